@@ -1,0 +1,68 @@
+//! Error types, one per stage, so that each message names what the user got wrong
+//! (option, value, expected form, file and line) before any I/O starts.
+
+use crate::options::Origin;
+use thiserror::Error;
+
+/// An error found while reading the command line or a job file.
+#[derive(Debug, Error)]
+pub enum ParseError {
+    /// An option name that the table does not know.
+    #[error("{origin}unknown option '{name}'{}", suggestion(.nearest))]
+    UnknownOption {
+        name: String,
+        nearest: Option<&'static str>,
+        origin: Origin,
+    },
+    /// A value that does not read as the option's kind.
+    #[error("{origin}bad value '{value}' for option '{option}': {reason} (expected {expected})")]
+    BadValue {
+        option: String,
+        value: String,
+        reason: String,
+        expected: &'static str,
+        origin: Origin,
+    },
+    /// An option that is in fio's table but not implemented by iobench yet.
+    #[error("{origin}option '{name}' is not supported yet")]
+    NotSupported { name: String, origin: Origin },
+    /// A structural problem in a job file (missing section, bad include, …).
+    #[error("{origin}{message}")]
+    Syntax { message: String, origin: Origin },
+    /// A file that could not be read (job file, include).
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn suggestion(nearest: &Option<&'static str>) -> String {
+    match nearest {
+        Some(n) => format!(" (did you mean '{n}'?)"),
+        None => String::new(),
+    }
+}
+
+/// An error found while turning raw options into a runnable job.
+#[derive(Debug, Error)]
+pub enum JobError {
+    #[error("job '{job}': {message}")]
+    Invalid { job: String, message: String },
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+}
+
+/// An error during the run itself.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("job '{job}': {message}")]
+    Setup { job: String, message: String },
+    #[error("job '{job}': {source}")]
+    Io {
+        job: String,
+        #[source]
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,15 @@
+//! iobench: a storage I/O benchmark that reads fio's command lines and job files and
+//! prints fio's outputs, built so that the generator is never the bottleneck.
+//!
+//! The data path, stage by stage (see the README's architecture section):
+//! command line + job files → [`options::RawJob`] → [`job::Job`] → [`run`] workers driving an
+//! [`engine::Engine`] → [`stats::JobStats`] → [`report`] renderers.
+
+pub mod cli;
+pub mod engine;
+pub mod error;
+pub mod job;
+pub mod options;
+pub mod report;
+pub mod run;
+pub mod stats;

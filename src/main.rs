@@ -1,0 +1,42 @@
+//! The `iobench` binary: arguments → options → jobs → run → report, and the exit status.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let inv = match iobench::cli::parse_args(&args) {
+        Ok(inv) => inv,
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if inv.config.version {
+        println!("iobench-{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    let mut jobs = Vec::new();
+    for raw in &inv.jobs {
+        match iobench::job::resolve(raw) {
+            Ok(j) => jobs.push(j),
+            Err(e) => {
+                eprintln!("iobench: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if inv.config.parse_only {
+        return ExitCode::SUCCESS;
+    }
+    let mut status = ExitCode::SUCCESS;
+    for (gid, job) in jobs.iter().enumerate() {
+        match iobench::run::run_job(job, gid as u32) {
+            Ok(stats) => print!("{}", iobench::report::normal::render_job(&stats)),
+            Err(e) => {
+                eprintln!("iobench: {e}");
+                status = ExitCode::FAILURE;
+            }
+        }
+    }
+    status
+}

@@ -1,0 +1,104 @@
+//! The RAW stage: options exactly as the user spelled them, checked one by one against the
+//! option table, with where each came from so errors can point at `file:line`.
+
+pub mod jobfile;
+pub mod table;
+pub mod value;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use table::{lookup, nearest, Kind, OptDef, Support, OPTIONS};
+
+/// Where an option or section came from: a job file line, or the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The job file's path as given; `None` for the command line.
+    pub file: Option<Arc<str>>,
+    /// 1-based line number in `file` (0 when unknown).
+    pub line: usize,
+}
+
+impl Origin {
+    pub fn command_line() -> Self {
+        Origin::default()
+    }
+    pub fn at(file: &Arc<str>, line: usize) -> Self {
+        Origin {
+            file: Some(file.clone()),
+            line,
+        }
+    }
+}
+
+/// Renders as a `file:line: ` prefix, or nothing for the command line.
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{}:{}: ", file, self.line),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One option setting as given: `name[=value]`, already matched to its table entry and with
+/// its value validated for the entry's kind.
+#[derive(Debug, Clone)]
+pub struct RawOpt {
+    pub def: &'static OptDef,
+    /// The value text after `${VAR}` expansion; `None` for a bare flag (`--time_based`).
+    pub value: Option<String>,
+    pub origin: Origin,
+}
+
+/// One job section (or command-line `--name`), with the `[global]` options in force where it
+/// was defined already folded in front of its own.
+#[derive(Debug, Clone, Default)]
+pub struct RawJob {
+    pub name: String,
+    /// Options in the order they apply: inherited globals first, then the section's own.
+    pub opts: Vec<RawOpt>,
+    pub origin: Origin,
+}
+
+impl RawJob {
+    /// The last setting of option `name` (canonical name), which is the one that wins.
+    pub fn get(&self, name: &str) -> Option<&RawOpt> {
+        self.opts.iter().rev().find(|o| o.def.name == name)
+    }
+
+    /// The value text of option `name`, with bare flags read as "1".
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
+    }
+}
+
+use crate::error::ParseError;
+
+/// Matches `name` to its table entry and checks `value` against its kind: the one gate every
+/// option passes through, from the command line or a job file.
+pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawOpt, ParseError> {
+    let def = lookup(name).ok_or_else(|| ParseError::UnknownOption {
+        name: name.to_string(),
+        nearest: nearest(name),
+        origin: origin.clone(),
+    })?;
+    if def.support == Support::NotYet {
+        return Err(ParseError::NotSupported {
+            name: def.name.to_string(),
+            origin: origin.clone(),
+        });
+    }
+    value::validate(def, value).map_err(|reason| ParseError::BadValue {
+        option: name.to_string(),
+        value: value.unwrap_or("").to_string(),
+        reason,
+        expected: value::expected_form(&def.kind),
+        origin: origin.clone(),
+    })?;
+    Ok(RawOpt {
+        def,
+        value: value.map(str::to_string),
+        origin: origin.clone(),
+    })
+}

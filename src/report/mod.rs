@@ -1,0 +1,3 @@
+//! Reports: pure functions from results to bytes, one module per format.
+
+pub mod normal;

@@ -1,0 +1,101 @@
+//! The runner: lays out files, starts workers group by group, and collects their stats.
+
+use crate::engine::psync::Psync;
+use crate::engine::{Engine, IoUnit};
+use crate::error::RunError;
+use crate::job::{Ddir, Job, SizeSpec};
+use crate::stats::JobStats;
+use std::fs::OpenOptions;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
+use std::time::Instant;
+
+/// Runs one job to completion with the psync engine (the first end-to-end path).
+pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
+    let err = |source| RunError::Io {
+        job: job.name.clone(),
+        source,
+    };
+    let path = match (&job.directory, &job.filename) {
+        (Some(d), Some(f)) => format!("{d}/{f}"),
+        (None, Some(f)) => f.clone(),
+        (Some(d), None) => format!("{d}/{}.0.0", job.name),
+        (None, None) => format!("{}.0.0", job.name),
+    };
+    let size = match job.size {
+        Some(SizeSpec::Bytes(b)) => b,
+        _ => {
+            return Err(RunError::Setup {
+                job: job.name.clone(),
+                message: "size must be given in bytes for now".into(),
+            })
+        }
+    };
+    let mut flags = 0;
+    if job.direct {
+        flags |= libc::O_DIRECT;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .custom_flags(flags)
+        .open(&path)
+        .map_err(err)?;
+    if file.metadata().map_err(err)?.len() < size {
+        file.set_len(size).map_err(err)?;
+    }
+    let bs = job.bs[0].0 as usize;
+    let layout = std::alloc::Layout::from_size_align(bs, 4096).expect("bs is non-zero");
+    // SAFETY: layout has non-zero size; the buffer is freed below with the same layout.
+    let buf = unsafe { std::alloc::alloc_zeroed(layout) };
+    let ddir = if job.pattern.writes() {
+        Ddir::Write
+    } else {
+        Ddir::Read
+    };
+    let mut engine = Psync;
+    let mut stats = JobStats {
+        name: job.name.clone(),
+        groupid,
+        jobs: 1,
+        pid: std::process::id(),
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let blocks = size / bs as u64;
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    for i in 0..blocks {
+        let block = if job.pattern.is_random() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % blocks
+        } else {
+            i
+        };
+        let mut io = IoUnit {
+            ddir,
+            fd: file.as_raw_fd(),
+            offset: block * bs as u64,
+            len: bs,
+            buf,
+            result: 0,
+        };
+        let t0 = Instant::now();
+        engine.queue(&mut io).map_err(err)?;
+        let d = &mut stats.dir[ddir as usize];
+        d.clat.add(t0.elapsed().as_nanos() as u64);
+        if io.result < 0 {
+            stats.error = (-io.result) as i32;
+            break;
+        }
+        d.ios += 1;
+        d.bytes += io.result as u64;
+    }
+    stats.dir[ddir as usize].runtime_ms = start.elapsed().as_millis().max(1) as u64;
+    // SAFETY: `buf` came from `alloc_zeroed` with this layout and is no longer used.
+    unsafe { std::alloc::dealloc(buf, layout) };
+    Ok(stats)
+}

@@ -16,13 +16,13 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         job: job.name.clone(),
         source,
     };
-    let path = match (&job.directory, &job.filename) {
+    let path = match (&job.files.directory, &job.files.filename) {
         (Some(d), Some(f)) => format!("{d}/{f}"),
         (None, Some(f)) => f.clone(),
         (Some(d), None) => format!("{d}/{}.0.0", job.name),
         (None, None) => format!("{}.0.0", job.name),
     };
-    let size = match job.size {
+    let size = match job.workload.size {
         Some(SizeSpec::Bytes(b)) => b,
         _ => {
             return Err(RunError::Setup {
@@ -32,7 +32,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         }
     };
     let mut flags = 0;
-    if job.direct {
+    if job.exec.direct {
         flags |= libc::O_DIRECT;
     }
     let file = OpenOptions::new()
@@ -46,11 +46,11 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
     if file.metadata().map_err(err)?.len() < size {
         file.set_len(size).map_err(err)?;
     }
-    let bs = job.bs[0].0 as usize;
+    let bs = job.workload.bs[0].0 as usize;
     let layout = std::alloc::Layout::from_size_align(bs, 4096).expect("bs is non-zero");
     // SAFETY: layout has non-zero size; the buffer is freed below with the same layout.
     let buf = unsafe { std::alloc::alloc_zeroed(layout) };
-    let ddir = if job.pattern.writes() {
+    let ddir = if job.workload.pattern.writes() {
         Ddir::Write
     } else {
         Ddir::Read
@@ -67,7 +67,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
     let blocks = size / bs as u64;
     let mut state: u64 = 0x2545_f491_4f6c_dd1d;
     for i in 0..blocks {
-        let block = if job.pattern.is_random() {
+        let block = if job.workload.pattern.is_random() {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
@@ -85,16 +85,15 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         };
         let t0 = Instant::now();
         engine.queue(&mut io).map_err(err)?;
-        let d = &mut stats.dir[ddir as usize];
-        d.clat.add(t0.elapsed().as_nanos() as u64);
+        let clat = t0.elapsed().as_nanos() as u64;
         if io.result < 0 {
             stats.error = (-io.result) as i32;
             break;
         }
-        d.ios += 1;
-        d.bytes += io.result as u64;
+        let now = start.elapsed().as_nanos() as u64;
+        stats.record_io(ddir, io.result as u64, 0, clat, now);
     }
-    stats.dir[ddir as usize].runtime_ms = start.elapsed().as_millis().max(1) as u64;
+    stats.set_runtime_ms(ddir, start.elapsed().as_millis().max(1) as u64);
     // SAFETY: `buf` came from `alloc_zeroed` with this layout and is no longer used.
     unsafe { std::alloc::dealloc(buf, layout) };
     Ok(stats)

@@ -1,0 +1,92 @@
+//! Typed reads of a raw job's values, each falling back to the option table's default, with
+//! errors that name the job and option.
+
+use crate::error::JobError;
+use crate::options::table::TimeUnit;
+use crate::options::value::{self, KbBase};
+use crate::options::RawJob;
+
+use super::SizeSpec;
+
+/// Reads one raw job's options as typed values.
+pub struct Reader<'a> {
+    pub raw: &'a RawJob,
+    kb: KbBase,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(raw: &'a RawJob) -> Self {
+        let kb = match raw.value("kb_base") {
+            Some("1000") => KbBase::Decimal,
+            _ => KbBase::Binary,
+        };
+        Reader { raw, kb }
+    }
+
+    pub fn kb_base(&self) -> KbBase {
+        self.kb
+    }
+
+    /// An error about option `name` of this job.
+    pub fn invalid(&self, name: &str, message: impl std::fmt::Display) -> JobError {
+        JobError::Invalid {
+            job: self.raw.name.clone(),
+            message: format!("{name}: {message}"),
+        }
+    }
+
+    /// True when the user set `name` (as opposed to it taking its default).
+    pub fn is_set(&self, name: &str) -> bool {
+        self.raw.get(name).is_some()
+    }
+
+    /// The value text, or the table's default.
+    pub fn text(&self, name: &str) -> Option<String> {
+        self.raw
+            .value(name)
+            .map(str::to_string)
+            .or_else(|| crate::options::lookup(name).and_then(|d| d.default.map(str::to_string)))
+    }
+
+    pub fn bool(&self, name: &str) -> Result<bool, JobError> {
+        match self.text(name) {
+            None => Ok(false),
+            Some(v) => value::parse_bool(&v).map_err(|e| self.invalid(name, e)),
+        }
+    }
+
+    pub fn int(&self, name: &str) -> Result<Option<i64>, JobError> {
+        self.text(name)
+            .map(|v| value::parse_int(&v).map_err(|e| self.invalid(name, e)))
+            .transpose()
+    }
+
+    pub fn size_of(&self, v: &str, name: &str) -> Result<u64, JobError> {
+        value::parse_size(v, self.kb).map_err(|e| self.invalid(name, e))
+    }
+
+    pub fn size(&self, name: &str) -> Result<Option<u64>, JobError> {
+        self.text(name).map(|v| self.size_of(&v, name)).transpose()
+    }
+
+    pub fn size_spec(&self, name: &str) -> Result<Option<SizeSpec>, JobError> {
+        match self.text(name) {
+            None => Ok(None),
+            Some(v) => match v.trim().strip_suffix('%') {
+                Some(p) => p
+                    .trim()
+                    .parse::<f64>()
+                    .map(|p| Some(SizeSpec::Percent(p)))
+                    .map_err(|_| self.invalid(name, format!("bad percentage '{v}'"))),
+                None => Ok(Some(SizeSpec::Bytes(self.size_of(&v, name)?))),
+            },
+        }
+    }
+
+    pub fn time_us(&self, name: &str, unit: TimeUnit) -> Result<u64, JobError> {
+        match self.text(name) {
+            None => Ok(0),
+            Some(v) => value::parse_time_us(&v, unit).map_err(|e| self.invalid(name, e)),
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! Shared helpers for integration tests: the iobench binary, the real fio, scratch dirs.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The iobench binary built for this test run.
+pub fn iobench() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_iobench"))
+}
+
+/// The real fio, or `None` when it is not installed. With `IOBENCH_REQUIRE_FIO=1` (CI) a
+/// missing fio is a test failure, so differential tests never skip silently there.
+pub fn fio() -> Option<Command> {
+    let found = Command::new("fio")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if found {
+        return Some(Command::new("fio"));
+    }
+    if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+        panic!(
+            "fio is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y fio)"
+        );
+    }
+    eprintln!("fio not installed: skipping differential test");
+    None
+}
+
+/// A fresh scratch directory under the target dir, removed and recreated.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Runs a command and returns its output, panicking with stderr if it could not start.
+pub fn run(mut cmd: Command) -> Output {
+    cmd.output().expect("spawn command")
+}
+
+/// The `../shared` folder beside the repository.
+pub fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")
+}

@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod engine;
 pub mod error;
+pub mod gen;
 pub mod job;
 pub mod options;
 pub mod report;

@@ -64,22 +64,17 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         ..Default::default()
     };
     let start = Instant::now();
-    let blocks = size / bs as u64;
-    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
-    for i in 0..blocks {
-        let block = if job.workload.pattern.is_random() {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % blocks
-        } else {
-            i
-        };
+    let extents = [crate::gen::FileExtent { real_size: size }];
+    let mut gen = crate::gen::Generator::new(job, 0, &extents).map_err(|e| RunError::Setup {
+        job: job.name.clone(),
+        message: e.to_string(),
+    })?;
+    while let Some(next) = gen.next() {
         let mut io = IoUnit {
-            ddir,
+            ddir: next.ddir,
             fd: file.as_raw_fd(),
-            offset: block * bs as u64,
-            len: bs,
+            offset: next.offset,
+            len: next.len as usize,
             buf,
             result: 0,
         };
@@ -91,7 +86,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
             break;
         }
         let now = start.elapsed().as_nanos() as u64;
-        stats.record_io(ddir, io.result as u64, 0, clat, now);
+        stats.record_io(next.ddir, io.result as u64, 0, clat, now);
     }
     stats.set_runtime_ms(ddir, start.elapsed().as_millis().max(1) as u64);
     // SAFETY: `buf` came from `alloc_zeroed` with this layout and is no longer used.

@@ -1,5 +1,5 @@
 //! I/O generation: which direction, file, offset and length each next I/O has. The worker
-//! asks [`Generator::next`] once per I/O; it must not allocate or lock.
+//! asks [`Generator::next_io`] once per I/O; it must not allocate or lock.
 
 use crate::error::JobError;
 use crate::job::{Ddir, Job, SizeSpec};
@@ -67,7 +67,7 @@ impl Generator {
     }
 
     /// The next I/O, or `None` when the job's amount of I/O for this pass is done.
-    pub fn next(&mut self) -> Option<NextIo> {
+    pub fn next_io(&mut self) -> Option<NextIo> {
         if self.issued >= self.blocks {
             return None;
         }

@@ -69,7 +69,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         job: job.name.clone(),
         message: e.to_string(),
     })?;
-    while let Some(next) = gen.next() {
+    while let Some(next) = gen.next_io() {
         let mut io = IoUnit {
             ddir: next.ddir,
             fd: file.as_raw_fd(),

@@ -31,7 +31,11 @@ fn main() -> ExitCode {
     let mut status = ExitCode::SUCCESS;
     for (gid, job) in jobs.iter().enumerate() {
         match iobench::run::run_job(job, gid as u32) {
-            Ok(stats) => print!("{}", iobench::report::normal::render_job(&stats)),
+            Ok(all) => {
+                for stats in &all {
+                    print!("{}", iobench::report::normal::render_job(stats));
+                }
+            }
             Err(e) => {
                 eprintln!("iobench: {e}");
                 status = ExitCode::FAILURE;

@@ -59,7 +59,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
     let mut stats = JobStats::for_job(job, 0, groupid);
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Process);
     let start = Instant::now();
-    let extents = [crate::gen::FileExtent { real_size: size }];
+    let extents = [crate::gen::FileExtent::new(&path, size)];
     let mut gen = crate::gen::Generator::new(job, 0, &extents).map_err(|e| RunError::Setup {
         job: job.name.clone(),
         message: e.to_string(),

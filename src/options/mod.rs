@@ -59,6 +59,9 @@ pub struct RawJob {
     /// Options in the order they apply: inherited globals first, then the section's own.
     pub opts: Vec<RawOpt>,
     pub origin: Origin,
+    /// How many of `opts` (at the front) were inherited from `[global]` or from options
+    /// before the first `--name`; JSON reports them as `global options`.
+    pub globals: usize,
 }
 
 impl RawJob {

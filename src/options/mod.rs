@@ -65,9 +65,11 @@ pub struct RawJob {
 }
 
 impl RawJob {
-    /// The last setting of option `name` (canonical name), which is the one that wins.
+    /// The last setting of option `name`, which is the one that wins. `name` may be the
+    /// option's canonical name or any of its aliases.
     pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        self.opts.iter().rev().find(|o| o.def.name == name)
+        let canon = lookup(name).map_or(name, |d| d.name);
+        self.opts.iter().rev().find(|o| o.def.name == canon)
     }
 
     /// The value text of option `name`, with bare flags read as "1".

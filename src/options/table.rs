@@ -2203,8 +2203,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("500")
     .cat(C::Log)
     .parent("write_bw_log")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "iopsavgtime",
         K::Int {
@@ -2216,14 +2215,12 @@ pub static OPTIONS: &[OptDef] = &[
     .def("500")
     .cat(C::Log)
     .parent("write_iops_log")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt("group_reporting", K::Bool, "Report each group as one job").cat(C::Stat),
     opt("stats", K::Bool, "Collect statistics for this job")
         .def("1")
         .cat(C::Stat)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
         .cat(C::Io)
         .not_yet(),
@@ -2314,8 +2311,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "lat_percentiles",
         K::Bool,
@@ -2323,8 +2319,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "slat_percentiles",
         K::Bool,
@@ -2332,8 +2327,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "percentile_list",
         K::FloatList,
@@ -2341,8 +2335,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
     .cat(C::Stat)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "significant_figures",
         K::Int { min: 1, max: 10 },
@@ -2350,13 +2343,11 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("4")
     .cat(C::Stat)
-    .range(1, 10)
-    .not_yet(),
+    .range(1, 10),
     opt("disk_util", K::Bool, "Report disk utilisation at the end")
         .def("1")
         .cat(C::Stat)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "gtod_reduce",
         K::Bool,
@@ -2364,26 +2355,22 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("disable_lat", K::Bool, "Do not measure total latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("disable_clat", K::Bool, "Do not measure completion latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("disable_slat", K::Bool, "Do not measure submission latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "disable_bw_measurement",
         K::Bool,
@@ -2393,8 +2380,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Stat)
     .parent("gtod_reduce")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "gtod_cpu",
         K::Int {
@@ -2412,8 +2398,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Report reads, writes and trims together, apart, or both",
     )
     .def("none")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "continue_on_error",
         K::Choice(CONTINUE_ON_ERROR_CHOICES),
@@ -2503,8 +2488,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Report in bytes (8) or bits (1); 0 picks automatically",
     )
     .cat(C::Other)
-    .prio(1)
-    .not_yet(),
+    .prio(1),
     opt(
         "hugepage-size",
         K::Int {

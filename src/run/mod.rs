@@ -86,32 +86,32 @@ pub fn run_clone(job: &Job, clone: u32, groupid: u32) -> Result<JobStats, RunErr
         size: real,
         writable: true,
     }];
-    let extents = [crate::gen::FileExtent { real_size: real }];
+    let extents = [crate::gen::FileExtent::new(&path, real)];
     let gen = crate::gen::Generator::new(job, clone, &extents).map_err(|e| RunError::Setup {
         job: job.name.clone(),
         message: e.to_string(),
     })?;
-    let stats = JobStats {
-        name: job.name.clone(),
-        groupid,
-        jobs: 1,
-        pid: std::process::id(),
-        ..Default::default()
-    };
+    let mut stats = JobStats::for_job(job, 0, groupid);
+    stats.pid = std::process::id();
     let cx = worker::WorkerCtx {
         job,
         fds: &fds,
         files: &efiles,
+        names: std::slice::from_ref(&path),
         gen,
         stats,
     };
+    let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
     let r = job
         .exec
         .engine
         .visit(&job.exec.engine_opts, Visit { cx })
         .map_err(err);
     drop(file);
-    r
+    r.map(|mut s| {
+        s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
+        s
+    })
 }
 
 /// Runs every clone of one job in turn (processes and groups come next).

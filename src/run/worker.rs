@@ -62,6 +62,8 @@ pub struct WorkerCtx<'a> {
     pub job: &'a Job,
     pub fds: &'a [RawFd],
     pub files: &'a [EngineFile],
+    /// File names, for error messages.
+    pub names: &'a [String],
     pub gen: Generator,
     pub stats: JobStats,
 }
@@ -105,7 +107,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut loops_left = ex.loops.max(1) - 1;
     let mut inflight = 0usize;
     let mut gen_done = false;
-    let mut error: Option<io::Error> = None;
+    let mut error: Option<String> = None;
 
     // Records one completion, returning its slot to the free list.
     macro_rules! complete {
@@ -115,25 +117,24 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             free.push($slot);
             if u.result < 0 {
                 let errno = (-u.result) as i32;
-                if !ex.continue_on_error {
-                    cx.stats.error = errno;
-                    error.get_or_insert_with(|| {
-                        io::Error::new(
-                            io::Error::from_raw_os_error(errno).kind(),
-                            format!(
-                                "{}: {}: offset={}, buflen={}: {}",
-                                cx.job.name,
-                                if matches!(u.op, Op::Rw(Ddir::Read)) {
-                                    "read"
-                                } else {
-                                    "write"
-                                },
-                                u.offset,
-                                u.len,
-                                io::Error::from_raw_os_error(errno)
-                            ),
-                        )
-                    });
+                let e = io::Error::from_raw_os_error(errno);
+                let what = match u.op {
+                    Op::Rw(Ddir::Read) => "read",
+                    Op::Rw(Ddir::Write) => "write",
+                    Op::Rw(Ddir::Trim) => "trim",
+                    Op::Sync { .. } => "sync",
+                };
+                let text = format!(
+                    "io_u error on file {}: {}: {} offset={}, buflen={}",
+                    cx.names.get(u.file as usize).map_or("?", |s| s.as_str()),
+                    e,
+                    what,
+                    u.offset,
+                    u.len
+                );
+                cx.stats.record_error(errno, &text);
+                if !ex.continue_on_error && error.is_none() {
+                    error = Some(text);
                 }
             } else if let Op::Rw(d) = u.op {
                 if !ramping {
@@ -195,6 +196,9 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             match engine.queue(u)? {
                 Queued::Completed => {
                     let t = now_ns();
+                    cx.stats.record_depth(1, 1);
+                    cx.stats.record_submit(1);
+                    cx.stats.record_complete(1);
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
                     if error.is_some() || end.is_some_and(|e| t >= e) || super::terminating() {
@@ -204,7 +208,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 Queued::Queued => {
                     staged.push(slot);
                     if staged.len() >= batch {
-                        commit(&mut engine, &mut pool, &mut staged, &mut inflight)?;
+                        commit(
+                            &mut engine,
+                            &mut pool,
+                            &mut staged,
+                            &mut inflight,
+                            &mut cx.stats,
+                        )?;
                     }
                 }
                 Queued::Busy => {
@@ -214,7 +224,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             }
         }
         if !staged.is_empty() {
-            commit(&mut engine, &mut pool, &mut staged, &mut inflight)?;
+            commit(
+                &mut engine,
+                &mut pool,
+                &mut staged,
+                &mut inflight,
+                &mut cx.stats,
+            )?;
         }
         if inflight == 0 {
             if gen_done && staged.is_empty() {
@@ -231,6 +247,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         loop {
             let n = engine.getevents(min, cmax.min(inflight))?;
             let t = now_ns();
+            if n > 0 {
+                cx.stats.record_complete(n as u32);
+                cx.stats.record_depth(inflight as u32, n as u32);
+            }
             for i in 0..n {
                 let c = engine.event(i);
                 complete!(c.slot, c.result, t);
@@ -253,15 +273,16 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         inflight -= n;
     }
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
+    cx.stats.set_total_runtime_ms(ms);
     for d in Ddir::ALL {
         if cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
     }
-    match error {
-        Some(e) => Err(e),
-        None => Ok(cx.stats),
+    if let Some(text) = error {
+        eprintln!("iobench: {text}");
     }
+    Ok(cx.stats)
 }
 
 fn commit<E: Engine>(
@@ -269,8 +290,12 @@ fn commit<E: Engine>(
     pool: &mut [IoUnit],
     staged: &mut Vec<u32>,
     inflight: &mut usize,
+    stats: &mut JobStats,
 ) -> io::Result<()> {
     let n = engine.commit()?;
+    if n > 0 {
+        stats.record_submit(n as u32);
+    }
     let t = now_ns();
     for &s in &staged[..n] {
         pool[s as usize].issue_ns = t;

@@ -93,7 +93,7 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
         option: name.to_string(),
         value: value.unwrap_or("").to_string(),
         reason,
-        expected: value::expected_form(&def.kind),
+        expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
     Ok(RawOpt {

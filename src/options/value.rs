@@ -69,6 +69,7 @@ pub fn expected_form(def: &OptDef) -> &'static str {
         Kind::Str => "text",
         Kind::Choice(_) => "one of the listed words",
         Kind::Int { .. } => "a whole number such as 8, 0x10 or 1k",
+        Kind::IntList { .. } => "whole numbers per direction, such as 100 or 100,50",
         Kind::Size => "a size such as 4k, 1m or 2g",
         Kind::SizeOrPercent => "a size such as 4k or 1g, or a whole percentage such as 20%",
         Kind::SizeList => "sizes per direction (read,write,trim), such as 4k or 4k,8k",
@@ -123,19 +124,22 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
             }
         }
         Kind::Choice(choices) => check_choice(v, choices),
-        Kind::Int { min, max } => {
-            let n = parse_int_kb(v, kb)?;
-            if n < min || n > max {
-                Err(format!("{n} is outside {min}..={max}"))
-            } else {
-                Ok(())
-            }
-        }
+        Kind::Int { min, max } => check_int(v, min, max),
+        Kind::IntList { min, max } => v
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .try_for_each(|p| check_int(p, min, max)),
         Kind::Size => parse_size(v, kb).map(|_| ()),
         Kind::SizeOrPercent => parse_size_or_percent(v, kb).map(|_| ()),
         Kind::SizeList => parse_size_list(v, kb).map(|_| ()),
         Kind::RangeList => parse_range_list(v, kb).map(|_| ()),
-        Kind::Time(unit) => parse_time_us(v, unit).map(|_| ()),
+        // Per-direction lists (max_latency=10ms,20ms) and ranges (startdelay=1-5) pass here;
+        // the option's resolver decides which of those it allows.
+        Kind::Time(unit) => v
+            .split(',')
+            .filter(|p| !p.trim().is_empty())
+            .flat_map(|p| p.split('-'))
+            .try_for_each(|p| parse_time_us(p, unit).map(|_| ())),
         Kind::Bool if FLAG_OPTIONS.contains(&def.name) => parse_flag(v).map(|_| ()),
         Kind::Bool => parse_bool(v).map(|_| ()),
         Kind::Float => number::parse_float(v).map(|_| ()),
@@ -143,15 +147,27 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
     }
 }
 
-/// Matches the word before any `:` or `,` modifier against the choices, case-sensitively as
-/// fio does (`rw=READ` is refused by fio too).
+/// Matches each comma-separated word (`sync_file_range=wait_before,write`), without any
+/// `:` suffix, against the choices, case-sensitively as fio does (fio refuses `rw=READ`).
 pub fn check_choice(v: &str, choices: &[(&str, &str)]) -> Result<(), String> {
-    let word = choice_word(v);
-    if choices.iter().any(|(c, _)| *c == word) {
-        Ok(())
+    v.split(',').try_for_each(|part| {
+        let word = choice_word(part);
+        if choices.iter().any(|(c, _)| *c == word) {
+            Ok(())
+        } else {
+            let names: Vec<&str> = choices.iter().map(|(c, _)| *c).collect();
+            Err(format!("'{word}' is not one of: {}", names.join(", ")))
+        }
+    })
+}
+
+/// Checks a whole number (size suffixes allowed, as in fio) against its bounds.
+fn check_int(v: &str, min: i64, max: i64) -> Result<(), String> {
+    let n = parse_int(v)?;
+    if n < min || n > max {
+        Err(format!("{n} is outside {min}..={max}"))
     } else {
-        let names: Vec<&str> = choices.iter().map(|(c, _)| *c).collect();
-        Err(format!("'{word}' is not one of: {}", names.join(", ")))
+        Ok(())
     }
 }
 

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Side-by-side performance of iobench and the real fio on the same jobs.
+
+Runs each job with both tools in turn (A B A B ...), for several rounds, and prints per job:
+IOPS (median), CPU time per I/O in ns (median, user + system of the whole process tree),
+peak RSS (max), start-up time, and the ratio iobench/fio for each.
+
+    python3 bench/run.py                   # all jobs, 3 rounds, 3 s each
+    python3 bench/run.py --rounds 5 --runtime 5 --only null
+    python3 bench/run.py --markdown        # the table for the README
+
+Timing lives here, never in the test suite: ratios measured in one run on one machine are
+comparable; absolute timings in tests are flaky.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def jobs(scratch, runtime):
+    """The benchmark jobs: (name, options). Each runs time-based for `runtime` seconds."""
+    t = ["--time_based", f"--runtime={runtime}", "--group_reporting"]
+    page_cached = os.path.join(scratch, "cached.dat")
+    direct_file = os.path.join(scratch, "direct.dat")
+    seq_file = os.path.join(scratch, "seq.dat")
+    return [
+        ("null 4k randread QD1",
+         ["--name=n1", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+          "--iodepth=1"] + t),
+        ("null 4k randread QD32",
+         ["--name=n32", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+          "--iodepth=32"] + t),
+        ("null 4k randread 16 jobs",
+         ["--name=n16", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+          "--numjobs=16"] + t),
+        ("psync 4k randread page cache",
+         ["--name=pc", f"--filename={page_cached}", "--ioengine=psync", "--rw=randread",
+          "--bs=4k", "--size=256m", "--invalidate=0"] + t),
+        ("io_uring 4k randread direct QD32",
+         ["--name=ur", f"--filename={direct_file}", "--ioengine=io_uring", "--rw=randread",
+          "--bs=4k", "--size=256m", "--direct=1", "--iodepth=32"] + t),
+        ("libaio 4k randread direct QD32",
+         ["--name=aio", f"--filename={direct_file}", "--ioengine=libaio", "--rw=randread",
+          "--bs=4k", "--size=256m", "--direct=1", "--iodepth=32"] + t),
+        ("libaio 1M write direct QD8",
+         ["--name=sw", f"--filename={seq_file}", "--ioengine=libaio", "--rw=write",
+          "--bs=1m", "--size=256m", "--direct=1", "--iodepth=8"] + t),
+        ("null 4k 64 jobs group_reporting",
+         ["--name=n64", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=64m",
+          "--numjobs=64"] + t),
+        ("null 4k randread write_lat_log",
+         ["--name=lat", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
+          f"--write_lat_log={os.path.join(scratch, 'latlog')}"] + t),
+    ]
+
+
+def run_once(cmd, cwd):
+    """Runs one command; returns (wall seconds, cpu seconds, peak rss KiB, stdout)."""
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out = proc.stdout.read()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode(errors='replace')[-2000:]}")
+    # ru_maxrss is the largest resident set of the process or any child it waited for.
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss, out
+
+
+def total_ios(doc):
+    """Sum of completed I/Os over all jobs and directions in fio's JSON."""
+    n = 0
+    for job in doc.get("jobs", []):
+        for d in ("read", "write", "trim"):
+            n += job.get(d, {}).get("total_ios", 0)
+    return n
+
+
+def total_iops(doc):
+    return sum(job.get(d, {}).get("iops", 0.0)
+               for job in doc.get("jobs", []) for d in ("read", "write", "trim"))
+
+
+def parse_json(out):
+    text = out.decode(errors="replace")
+    start = text.find("{")
+    return json.loads(text[start:])
+
+
+def prepare_files(scratch):
+    for name, size_mb in (("cached.dat", 256), ("direct.dat", 256), ("seq.dat", 256)):
+        path = os.path.join(scratch, name)
+        if not os.path.exists(path):
+            with open(path, "wb") as f:
+                block = os.urandom(1 << 20)
+                for _ in range(size_mb):
+                    f.write(block)
+    # Warm the page cache for the cached job.
+    with open(os.path.join(scratch, "cached.dat"), "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def startup_time(binary, scratch, rounds):
+    """Median wall time of a job that does almost nothing: the fixed cost of a run."""
+    cmd = [binary, "--name=s", "--ioengine=null", "--size=4k", "--output-format=json"]
+    return statistics.median(run_once(cmd, scratch)[0] for _ in range(rounds))
+
+
+def parse_only_time(binary, scratch, rounds):
+    """Median wall time of --parse-only on a 64-job file."""
+    path = os.path.join(scratch, "many.fio")
+    with open(path, "w") as f:
+        f.write("[global]\nioengine=null\nsize=1m\nrw=randread\n")
+        for i in range(64):
+            f.write(f"[job{i}]\nbs={4 << (i % 4)}k\n")
+    return statistics.median(run_once([binary, "--parse-only", path], scratch)[0]
+                             for _ in range(rounds))
+
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--iobench", default=os.path.join(ROOT, "target/release/iobench"))
+    ap.add_argument("--fio", default=shutil.which("fio") or "fio")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runtime", type=int, default=3)
+    ap.add_argument("--only", default="", help="run only jobs whose name contains this")
+    ap.add_argument("--scratch", default="")
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+
+    scratch = args.scratch or tempfile.mkdtemp(prefix="iobench-bench.")
+    os.makedirs(scratch, exist_ok=True)
+    prepare_files(scratch)
+    tools = {"iobench": args.iobench, "fio": args.fio}
+
+    rows = []
+    for name, opts in jobs(scratch, args.runtime):
+        if args.only and args.only not in name:
+            continue
+        samples = {t: {"iops": [], "cpu_ns": [], "rss": []} for t in tools}
+        for _ in range(args.rounds):
+            for tool, binary in tools.items():  # A B A B: drift hits both alike
+                cmd = [binary] + opts + ["--output-format=json"]
+                try:
+                    _, cpu, rss, out = run_once(cmd, scratch)
+                    doc = parse_json(out)
+                except (RuntimeError, ValueError) as e:
+                    print(f"# {name}: {tool} failed: {e}", file=sys.stderr)
+                    continue
+                ios = total_ios(doc)
+                samples[tool]["iops"].append(total_iops(doc))
+                samples[tool]["cpu_ns"].append(cpu * 1e9 / ios if ios else float("nan"))
+                samples[tool]["rss"].append(rss)
+        row = {"job": name}
+        for tool in tools:
+            s = samples[tool]
+            row[tool] = {
+                "iops": statistics.median(s["iops"]) if s["iops"] else float("nan"),
+                "cpu_ns": statistics.median(s["cpu_ns"]) if s["cpu_ns"] else float("nan"),
+                "rss": max(s["rss"]) if s["rss"] else float("nan"),
+            }
+        rows.append(row)
+        print_row(row, args.markdown)
+
+    fixed = {t: (startup_time(b, scratch, args.rounds), parse_only_time(b, scratch, args.rounds))
+             for t, b in tools.items()}
+    print()
+    print(f"start-up (null job, 4 KiB): iobench {fixed['iobench'][0]*1e3:.1f} ms, "
+          f"fio {fixed['fio'][0]*1e3:.1f} ms, ratio {ratio(fixed['iobench'][0], fixed['fio'][0]):.2f}")
+    print(f"--parse-only of a 64-job file: iobench {fixed['iobench'][1]*1e3:.1f} ms, "
+          f"fio {fixed['fio'][1]*1e3:.1f} ms, ratio {ratio(fixed['iobench'][1], fixed['fio'][1]):.2f}")
+    print(f"\n{datetime.date.today()} on {platform.node()}: {os.cpu_count()} cores, "
+          f"{platform.machine()}, kernel {platform.release()}, {args.rounds} rounds x {args.runtime} s")
+
+
+HEADER_DONE = False
+
+
+def print_row(row, markdown):
+    global HEADER_DONE
+    i, f = row["iobench"], row["fio"]
+    if markdown:
+        if not HEADER_DONE:
+            print("| job | IOPS iobench | IOPS fio | ratio | CPU ns/IO iobench | CPU ns/IO fio "
+                  "| ratio | peak RSS KiB iobench | fio | ratio |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print(f"| {row['job']} | {i['iops']:.0f} | {f['iops']:.0f} | {ratio(i['iops'], f['iops']):.2f} "
+              f"| {i['cpu_ns']:.0f} | {f['cpu_ns']:.0f} | {ratio(i['cpu_ns'], f['cpu_ns']):.2f} "
+              f"| {i['rss']:.0f} | {f['rss']:.0f} | {ratio(i['rss'], f['rss']):.2f} |")
+    else:
+        if not HEADER_DONE:
+            print(f"{'job':36} {'IOPS ib':>10} {'IOPS fio':>10} {'x':>5}  {'ns/IO ib':>9} "
+                  f"{'ns/IO fio':>9} {'x':>5}  {'RSS ib':>8} {'RSS fio':>8} {'x':>5}")
+        print(f"{row['job']:36} {i['iops']:10.0f} {f['iops']:10.0f} {ratio(i['iops'], f['iops']):5.2f}  "
+              f"{i['cpu_ns']:9.0f} {f['cpu_ns']:9.0f} {ratio(i['cpu_ns'], f['cpu_ns']):5.2f}  "
+              f"{i['rss']:8.0f} {f['rss']:8.0f} {ratio(i['rss'], f['rss']):5.2f}")
+    HEADER_DONE = True
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@ pub mod error;
 pub mod gen;
 pub mod job;
 pub mod options;
+pub mod peak;
 pub mod report;
 pub mod run;
 pub mod stats;

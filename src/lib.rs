@@ -9,6 +9,7 @@ pub mod cli;
 pub mod engine;
 pub mod error;
 pub mod gen;
+pub mod iolog;
 pub mod job;
 pub mod options;
 pub mod peak;

@@ -1,15 +1,48 @@
-//! I/O generation: which direction, file, offset and length each next I/O has. The worker
-//! asks [`Generator::next_io`] once per I/O; it must not allocate or lock.
+//! I/O generation: which direction, file, offset and length each next I/O has — the same
+//! sequence fio issues for the same job. The worker asks [`Generator::next_io`] once per
+//! I/O; it allocates, locks and calls the OS nowhere on that path.
+//!
+//! The parts: `rand` (fio's Tausworthe generators and seeds), `axmap` (the random map),
+//! `lfsr`, `dist` (zipf/pareto/normal), `plan` (each file's region), `offset` (the next
+//! offset and length), `files` (which file next), `replay` (read_iolog).
+
+mod axmap;
+mod dist;
+mod files;
+mod lfsr;
+mod offset;
+pub mod plan;
+pub mod rand;
+mod replay;
+
+pub use replay::replay_files;
 
 use crate::error::JobError;
-use crate::job::{Ddir, Job, SizeSpec};
+use crate::job::workload::{Distribution, FileService, RandomGenerator, RwSequencer, Workload};
+use crate::job::{Ddir, Job, Pattern};
+use axmap::BlockMap;
+use dist::{Gauss, Zipf};
+use lfsr::Lfsr;
+use rand::{FRand, SeedOpts, Stream, NR_STREAMS};
 
 /// The part of one file a job clone works on, computed by the runner from the file's real
-/// size before the generator is made.
+/// size (after laying it out) before the generator is made.
 #[derive(Debug, Clone, Copy)]
 pub struct FileExtent {
     /// The file's (or device's) size in bytes.
     pub real_size: u64,
+    /// fio's hash of the file name; it seeds the zipf/pareto/normal distributions.
+    pub name_hash: u32,
+}
+
+impl FileExtent {
+    /// The extent of file `name` of `real_size` bytes.
+    pub fn new(name: &str, real_size: u64) -> Self {
+        FileExtent {
+            real_size,
+            name_hash: rand::jhash(name.as_bytes(), 0),
+        }
+    }
 }
 
 /// The next I/O to issue.
@@ -22,74 +55,571 @@ pub struct NextIo {
     pub len: u64,
 }
 
+/// A block number that no I/O has started at yet (fio's -1).
+const NONE: u64 = u64::MAX;
+
+/// Per-file generation state.
+#[derive(Debug)]
+struct FileState {
+    real_size: u64,
+    /// Where the region starts now (moves with strided zones).
+    file_offset: u64,
+    /// Where the region starts at the beginning of a pass.
+    start_offset: u64,
+    io_size: u64,
+    name_hash: u32,
+    last_pos: [u64; 3],
+    last_start: [u64; 3],
+    done: bool,
+    map: Option<BlockMap>,
+    lfsr: Option<Lfsr>,
+    zipf: Option<Zipf>,
+    gauss: Option<Gauss>,
+}
+
+/// The random streams of one job clone.
+#[derive(Debug, Clone)]
+struct Rngs {
+    random: FRand,
+    bsrange: [FRand; 3],
+    rwmix: FRand,
+    seq_rand: [FRand; 3],
+    next_file: FRand,
+    file_zipf: Option<Zipf>,
+    file_gauss: Option<Gauss>,
+    zone: FRand,
+}
+
 /// Produces the I/O sequence of one job clone.
 #[derive(Debug)]
 pub struct Generator {
-    ddir: Ddir,
+    cfg: Config,
+    rng: Rngs,
+    files: Vec<FileState>,
+    // Counters, as fio keeps them per thread.
+    io_issues: [u64; 3],
+    issue_bytes: [u64; 3],
+    pass_bytes: u64,
+    pass_ios: u64,
+    passes_left: u32,
+    in_pass: bool,
+    started: bool,
+    number_ios: u64,
+    rwmix_ddir: Ddir,
+    rwmix_issues: u64,
+    seq_nr_left: u32,
+    zone_bytes: u64,
+    next_file: usize,
+    service_file: Option<usize>,
+    service_left: u32,
+    nr_done_files: usize,
+    replay: Option<replay::Replay>,
+}
+
+/// The resolved settings the hot path reads.
+#[derive(Debug)]
+struct Config {
+    read: bool,
+    write: bool,
     random: bool,
-    bs: u64,
-    start: u64,
-    blocks: u64,
-    issued: u64,
-    rng: u64,
+    trimwrite: bool,
+    randtrimwrite: bool,
+    seq_add: i64,
+    seq_nr: u32,
+    rw_seq: RwSequencer,
+    rwmix: [u32; 2],
+    perc_rand: [u32; 3],
+    min_bs: [u64; 3],
+    max_bs: [u64; 3],
+    ba: [u64; 3],
+    bssplit: [Vec<(u64, u32)>; 3],
+    bs_unaligned: bool,
+    bs_is_seq_rand: bool,
+    td_max_bs: u64,
+    lfsr: bool,
+    use64: bool,
+    repeatable: bool,
+    seeds: [u64; NR_STREAMS],
+    verify: bool,
+    distribution: Distribution,
+    zone_size: u64,
+    zone_range: u64,
+    zone_skip: u64,
+    time_based: bool,
+    loops: u32,
+    number_ios: u64,
+    /// The overall budget per loop: io_size, or size.
+    limit: u64,
+    io_size_set: bool,
+    pass_total: u64,
+    service: FileService,
+    service_nr: u32,
+    thread_number: u64,
 }
 
 impl Generator {
-    /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`.
+    /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`, taking
+    /// the clone's fio thread number to be `clone_index + 1` (right for a run of one job
+    /// section; see [`Generator::with_thread_number`] otherwise).
     pub fn new(job: &Job, clone_index: u32, files: &[FileExtent]) -> Result<Self, JobError> {
-        let _ = clone_index;
+        Self::with_thread_number(job, clone_index, clone_index as u64 + 1, files)
+    }
+
+    /// As [`Generator::new`], with fio's 1-based thread number of this clone among all
+    /// clones of all jobs of the run (it seeds the random streams, so random offsets match
+    /// fio's only when it matches).
+    pub fn with_thread_number(
+        job: &Job,
+        clone_index: u32,
+        thread_number: u64,
+        files: &[FileExtent],
+    ) -> Result<Self, JobError> {
         let w = &job.workload;
-        let ddir = if w.pattern.writes() {
-            Ddir::Write
-        } else {
-            Ddir::Read
-        };
-        let real = files.first().map(|f| f.real_size).unwrap_or(0);
-        let start = match w.offset {
-            SizeSpec::Bytes(b) => b,
-            SizeSpec::Percent(p) => (real as f64 * p / 100.0) as u64,
-        };
-        let size = match w.size {
-            Some(SizeSpec::Bytes(b)) => b,
-            Some(SizeSpec::Percent(p)) => (real as f64 * p / 100.0) as u64,
-            None => real.saturating_sub(start),
-        };
-        let bs = w.bs[ddir as usize].0.max(1);
-        Ok(Generator {
-            ddir,
-            random: w.pattern.is_random(),
-            bs,
-            start,
-            blocks: size / bs,
-            issued: 0,
-            rng: 0x2545_f491_4f6c_dd1d,
-        })
-    }
-
-    /// The next I/O, or `None` when the job's amount of I/O for this pass is done.
-    pub fn next_io(&mut self) -> Option<NextIo> {
-        if self.issued >= self.blocks {
-            return None;
+        if let Some(path) = &w.replay.read_iolog {
+            let log = crate::iolog::read_iolog(path, clone_index, &w.replay).map_err(|e| {
+                JobError::Invalid {
+                    job: job.name.clone(),
+                    message: format!("read_iolog: {e}"),
+                }
+            })?;
+            return Self::replaying(job, log, files);
         }
-        let block = if self.random {
-            self.rng ^= self.rng << 13;
-            self.rng ^= self.rng >> 7;
-            self.rng ^= self.rng << 17;
-            self.rng % self.blocks
-        } else {
-            self.issued
+        if files.is_empty() {
+            return Err(JobError::Invalid {
+                job: job.name.clone(),
+                message: "no files to do I/O on".into(),
+            });
+        }
+        let cfg = Config::resolve(job, clone_index, thread_number, files)?;
+        let file_states = plan::file_regions(job, clone_index, files)
+            .into_iter()
+            .zip(files)
+            .map(|(r, f)| FileState {
+                real_size: f.real_size,
+                file_offset: r.start,
+                start_offset: r.start,
+                io_size: r.io_size,
+                name_hash: f.name_hash,
+                last_pos: [r.start; 3],
+                last_start: [NONE; 3],
+                done: false,
+                map: None,
+                lfsr: None,
+                zipf: None,
+                gauss: None,
+            })
+            .collect();
+        let rng = Rngs::seeded(&cfg, files.len());
+        let mut g = Generator {
+            rng,
+            files: file_states,
+            io_issues: [0; 3],
+            issue_bytes: [0; 3],
+            pass_bytes: 0,
+            pass_ios: 0,
+            passes_left: cfg.loops,
+            in_pass: false,
+            started: false,
+            number_ios: cfg.number_ios,
+            rwmix_ddir: Ddir::Read,
+            rwmix_issues: 0,
+            seq_nr_left: 1,
+            zone_bytes: 0,
+            next_file: 0,
+            service_file: None,
+            service_left: 0,
+            nr_done_files: 0,
+            replay: None,
+            cfg,
         };
-        self.issued += 1;
-        Some(NextIo {
-            ddir: self.ddir,
-            file: 0,
-            offset: self.start + block * self.bs,
-            len: self.bs,
-        })
+        g.init_maps(&job.name, w)?;
+        Ok(g)
     }
 
-    /// Starts a new pass over the same region (time_based jobs, loops).
+    /// Sets up each file's random map, LFSR or distribution, as fio's `init_random_map`.
+    fn init_maps(&mut self, job: &str, w: &Workload) -> Result<(), JobError> {
+        let c = &self.cfg;
+        let range_size = c.min_bs[0].min(c.min_bs[1]);
+        let rw_min_bs = c.min_bs.iter().copied().min().unwrap_or(1);
+        for f in &mut self.files {
+            let fsize = f.real_size.min(f.io_size);
+            match &c.distribution {
+                Distribution::Zipf { .. }
+                | Distribution::Pareto { .. }
+                | Distribution::Normal { .. } => {
+                    let nranges = fsize.div_ceil(range_size);
+                    let seed = if c.repeatable {
+                        f.name_hash.wrapping_mul(c.thread_number as u32)
+                    } else {
+                        c.seeds[Stream::Block as usize] as u32
+                    };
+                    match c.distribution {
+                        Distribution::Zipf { theta, center } => {
+                            f.zipf = Some(Zipf::new_zipf(nranges.max(1), theta, center, seed))
+                        }
+                        Distribution::Pareto { h, center } => {
+                            f.zipf = Some(Zipf::new_pareto(nranges.max(1), h, center, seed))
+                        }
+                        Distribution::Normal { dev, center } => {
+                            f.gauss = Some(Gauss::new(nranges.max(1), dev, center, seed))
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if !c.random {
+                continue;
+            }
+            let region = if c.zone_size != 0 {
+                c.zone_range
+            } else {
+                fsize
+            };
+            let blocks = region / rw_min_bs;
+            if c.lfsr {
+                let l = Lfsr::new(blocks, c.seeds[Stream::Block as usize]).ok_or_else(|| {
+                    JobError::Invalid {
+                        job: job.to_string(),
+                        message: "random_generator=lfsr: cannot cover this many blocks".into(),
+                    }
+                })?;
+                f.lfsr = Some(l);
+            } else if !w.norandommap && c.uses_map() {
+                f.map = Some(BlockMap::new(blocks));
+            }
+        }
+        Ok(())
+    }
+
+    /// The next I/O, or `None` when the job's I/O (all loops) is done. A time_based job
+    /// starts over by itself and never ends here unless it cannot issue anything.
+    pub fn next_io(&mut self) -> Option<NextIo> {
+        if let Some(r) = &mut self.replay {
+            return r.next();
+        }
+        loop {
+            if !self.in_pass && !self.start_pass() {
+                return None;
+            }
+            if !self.cfg.time_based
+                && (self.issue_bytes_exceeded() || self.pass_bytes >= self.cfg.pass_total)
+            {
+                self.in_pass = false;
+                continue;
+            }
+            match self.get_io() {
+                Some(io) => {
+                    let d = io.ddir as usize;
+                    self.io_issues[d] += 1;
+                    self.issue_bytes[d] += io.len;
+                    self.pass_bytes += io.len;
+                    self.pass_ios += 1;
+                    return Some(io);
+                }
+                None => self.in_pass = false,
+            }
+        }
+    }
+
+    /// Starts a new pass over the same region, as a new loop does.
     pub fn restart(&mut self) {
-        self.issued = 0;
+        if let Some(r) = &mut self.replay {
+            r.restart();
+            return;
+        }
+        self.in_pass = false;
+        self.passes_left = self.passes_left.max(1);
+    }
+
+    /// For a replayed log: how long to wait, in microseconds since the previous I/O was
+    /// issued, before issuing the I/O `next_io` just returned (0 when not replaying or
+    /// with `replay_no_stall`).
+    pub fn replay_delay_us(&self) -> u64 {
+        self.replay.as_ref().map_or(0, |r| r.delay_us())
+    }
+
+    /// fio's `keep_running` plus the state reset between passes.
+    fn start_pass(&mut self) -> bool {
+        if self.started {
+            if self.cfg.time_based {
+                if self.pass_ios == 0 {
+                    return false;
+                }
+            } else if self.passes_left > 0 {
+                self.passes_left -= 1;
+            } else {
+                if self.number_ios_exceeded() {
+                    return false;
+                }
+                let done: u64 = self.issue_bytes.iter().sum();
+                if done >= self.cfg.limit {
+                    return false;
+                }
+                if self.cfg.limit - done < self.cfg.td_max_bs {
+                    return false;
+                }
+                if self.nr_done_files >= self.files.len() && !self.cfg.io_size_set {
+                    return false;
+                }
+            }
+            self.clear_state();
+        } else {
+            self.started = true;
+            self.passes_left -= 1;
+        }
+        if self.cfg.trimwrite {
+            self.number_ios = self.number_ios.saturating_mul(2);
+        }
+        self.in_pass = true;
+        self.pass_bytes = 0;
+        self.pass_ios = 0;
+        true
+    }
+
+    /// fio's `clear_io_state` between loops: files start over, seeds repeat.
+    fn clear_state(&mut self) {
+        self.zone_bytes = 0;
+        self.rwmix_issues = 0;
+        self.nr_done_files = 0;
+        for i in 0..self.files.len() {
+            self.files[i].done = false;
+            self.files[i].file_offset = self.files[i].start_offset;
+            self.reset_file(i);
+        }
+        if self.cfg.repeatable {
+            self.rng = Rngs::seeded(&self.cfg, self.files.len());
+        }
+    }
+
+    /// fio's `fio_file_reset`: positions back to the region start, map cleared.
+    fn reset_file(&mut self, i: usize) {
+        let seed = self.cfg.seeds[Stream::Block as usize];
+        let f = &mut self.files[i];
+        f.last_pos = [f.file_offset; 3];
+        f.last_start = [NONE; 3];
+        if let Some(m) = &mut f.map {
+            m.reset();
+        } else if let Some(l) = &mut f.lfsr {
+            l.reset(seed);
+        }
+    }
+
+    fn number_ios_exceeded(&self) -> bool {
+        self.number_ios != 0
+            && self.io_issues.iter().sum::<u64>() >= self.number_ios * self.cfg.loops as u64
+    }
+
+    fn issue_bytes_exceeded(&self) -> bool {
+        let c = &self.cfg;
+        let b = &self.issue_bytes;
+        let bytes = if c.read && c.write {
+            b[0] + b[1]
+        } else if c.write {
+            b[1]
+        } else if c.read {
+            b[0]
+        } else {
+            b[2]
+        };
+        bytes >= c.limit.saturating_mul(c.loops as u64) || self.number_ios_exceeded()
+    }
+
+    /// One I/O of the pass: pick a file, fill the I/O; a file that cannot give one is done.
+    fn get_io(&mut self) -> Option<NextIo> {
+        loop {
+            let fi = self.next_file()?;
+            if let Some(io) = self.fill_io(fi) {
+                let f = &mut self.files[fi];
+                f.last_start[io.ddir as usize] = io.offset;
+                f.last_pos[io.ddir as usize] = io.offset + io.len;
+                return Some(io);
+            }
+            if self.cfg.service.nonuniform() {
+                self.reset_file(fi);
+            } else {
+                self.files[fi].done = true;
+                self.nr_done_files += 1;
+            }
+        }
     }
 }
+
+impl FileService {
+    /// True for the zipf/pareto/normal services, which never finish a file.
+    fn nonuniform(&self) -> bool {
+        matches!(
+            self,
+            FileService::Zipf { .. } | FileService::Pareto { .. } | FileService::Normal { .. }
+        )
+    }
+}
+
+impl Config {
+    fn resolve(
+        job: &Job,
+        clone_index: u32,
+        thread_number: u64,
+        files: &[FileExtent],
+    ) -> Result<Self, JobError> {
+        let w = &job.workload;
+        let p = w.pattern;
+        let random = p.is_random();
+        let (read, write, _trim) = match p {
+            Pattern::Read | Pattern::RandRead => (true, false, false),
+            Pattern::Write | Pattern::RandWrite => (false, true, false),
+            Pattern::Trim | Pattern::RandTrim => (false, false, true),
+            Pattern::ReadWrite | Pattern::RandRw => (true, true, false),
+            Pattern::TrimWrite | Pattern::RandTrimWrite => (false, true, true),
+        };
+        let mut min_bs = [0u64; 3];
+        let mut max_bs = [0u64; 3];
+        let mut ba = [0u64; 3];
+        for d in 0..3 {
+            min_bs[d] = w.bs[d].0;
+            max_bs[d] = w.bs[d].1.max(w.bs[d].0);
+            ba[d] = if w.blockalign[d] == 0 || !random {
+                min_bs[d]
+            } else {
+                w.blockalign[d]
+            };
+        }
+        let regions = plan::file_regions(job, clone_index, files);
+        let total: u64 = regions.iter().map(|r| r.io_size_scaled).sum();
+        let size = match w.size {
+            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
+            _ => total,
+        };
+        let io_size_bytes = match w.io_size {
+            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 => Some(b),
+            _ => None,
+        };
+        let limit = io_size_bytes.unwrap_or(size);
+        let mut pass_total = size;
+        if write && random && w.norandommap {
+            pass_total = pass_total.max(io_size_bytes.unwrap_or(0));
+        }
+        if p == Pattern::TrimWrite || p == Pattern::RandTrimWrite {
+            pass_total += limit.saturating_mul(w.loops as u64);
+        }
+        let rw_min_bs = min_bs.iter().copied().min().unwrap_or(1);
+        let max_region = regions.iter().map(|r| r.io_size).max().unwrap_or(0);
+        let use64 = w.random_generator == RandomGenerator::Tausworthe64
+            || (!w.random_generator_set && max_region / rw_min_bs > u32::MAX as u64);
+        let seeds = rand::seed_table(
+            SeedOpts {
+                randrepeat: w.randrepeat,
+                randseed: w.randseed,
+                allrandrepeat: w.allrandrepeat,
+            },
+            thread_number,
+        );
+        let service_nr = match w.file_service {
+            FileService::RoundRobin(n) | FileService::Sequential(n) | FileService::Random(n) => n,
+            _ => 1,
+        };
+        let verify = job
+            .raw
+            .value("verify")
+            .is_some_and(|v| !matches!(v, "0" | "null"));
+        Ok(Config {
+            read,
+            write,
+
+            random,
+            trimwrite: p == Pattern::TrimWrite || p == Pattern::RandTrimWrite,
+            randtrimwrite: p == Pattern::RandTrimWrite,
+            seq_add: w.seq_add,
+            seq_nr: w.seq_nr,
+            rw_seq: w.rw_sequencer,
+            rwmix: [w.rwmix_read, 100 - w.rwmix_read],
+            perc_rand: w.perc_rand,
+            min_bs,
+            max_bs,
+            ba,
+            bssplit: w.bssplit.clone(),
+            bs_unaligned: w.bs_unaligned,
+            bs_is_seq_rand: w.bs_is_seq_rand,
+            td_max_bs: max_bs.iter().copied().max().unwrap_or(0),
+            lfsr: w.random_generator == RandomGenerator::Lfsr,
+            use64,
+            repeatable: w.randrepeat && w.randseed.is_none(),
+            seeds,
+            verify,
+            distribution: w.distribution.clone(),
+            zone_size: w.zone_size,
+            zone_range: w.zone_range,
+            zone_skip: w.zone_skip,
+            time_based: job.exec.time_based,
+            loops: w.loops,
+            number_ios: w.number_ios,
+
+            limit,
+            io_size_set: io_size_bytes.is_some(),
+            pass_total,
+            service: w.file_service,
+            service_nr,
+            thread_number,
+        })
+    }
+
+    /// A random map is kept for uniform random offsets only (fio turns it off for the
+    /// other distributions and when blockalign differs from the block size).
+    fn uses_map(&self) -> bool {
+        matches!(
+            self.distribution,
+            Distribution::Random | Distribution::Zoned(_) | Distribution::ZonedAbs(_)
+        ) && self.ba == self.min_bs
+    }
+}
+
+impl Rngs {
+    fn seeded(c: &Config, nr_files: usize) -> Self {
+        let s = &c.seeds;
+        let read_seed = s[Stream::BsRead as usize];
+        let mut write_seed = s[Stream::BsWrite as usize];
+        let mut trim_seed = s[Stream::BsTrim as usize];
+        if c.verify {
+            write_seed = read_seed;
+        }
+        if c.trimwrite {
+            trim_seed = write_seed;
+        }
+        let file_seed = s[Stream::File as usize];
+        let nranges = (nr_files as u64) << files::SERVICE_SHIFT;
+        let (file_zipf, file_gauss) = match c.service {
+            FileService::Zipf { theta, center } => (
+                Some(Zipf::new_zipf(nranges, theta, center, file_seed as u32).without_hash()),
+                None,
+            ),
+            FileService::Pareto { h, center } => (
+                Some(Zipf::new_pareto(nranges, h, center, file_seed as u32).without_hash()),
+                None,
+            ),
+            FileService::Normal { dev, center } => (
+                None,
+                Some(Gauss::new(nranges, dev, center, file_seed as u32).without_hash()),
+            ),
+            _ => (None, None),
+        };
+        let seq = FRand::new(s[Stream::SeqRandRead as usize], false);
+        Rngs {
+            random: FRand::new(s[Stream::Block as usize], c.use64),
+            bsrange: [
+                FRand::new(read_seed, c.use64),
+                FRand::new(write_seed, c.use64),
+                FRand::new(trim_seed, c.use64),
+            ],
+            rwmix: FRand::new(s[Stream::Mix as usize], false),
+            seq_rand: [seq, seq, seq],
+            next_file: FRand::new(file_seed, c.use64),
+            file_zipf,
+            file_gauss,
+            zone: FRand::new(s[Stream::Zone as usize], false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

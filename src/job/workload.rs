@@ -1,24 +1,181 @@
-//! What I/O a job issues: the pattern, block sizes, where and how much.
+//! What I/O a job issues: the pattern, block sizes, where and how much, randomness, zones
+//! and iologs, resolved into typed values with fio's defaults.
 
 use super::reader::Reader;
 use super::{Pattern, SizeSpec};
 use crate::error::JobError;
 
+/// How `rw_sequencer` fills the I/Os between the `:N` random ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RwSequencer {
+    Sequential,
+    Identical,
+}
+
+/// `random_generator=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RandomGenerator {
+    Tausworthe,
+    Lfsr,
+    Tausworthe64,
+}
+
+/// One entry of `random_distribution=zoned` (`size` in percent) or `zoned_abs` (bytes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZoneSplit {
+    pub access_perc: u32,
+    pub size: u64,
+}
+
+/// `random_distribution=`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Distribution {
+    Random,
+    Zipf {
+        theta: f64,
+        center: Option<f64>,
+    },
+    Pareto {
+        h: f64,
+        center: Option<f64>,
+    },
+    Normal {
+        dev: f64,
+        center: Option<f64>,
+    },
+    /// Per direction; sizes in percent of the file.
+    Zoned([Vec<ZoneSplit>; 3]),
+    /// Per direction; sizes in bytes.
+    ZonedAbs([Vec<ZoneSplit>; 3]),
+}
+
+/// `file_service_type=`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum FileService {
+    RoundRobin(u32),
+    Sequential(u32),
+    Random(u32),
+    Zipf { theta: f64, center: Option<f64> },
+    Pareto { h: f64, center: Option<f64> },
+    Normal { dev: f64, center: Option<f64> },
+}
+
+/// The iolog replay options.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Replay {
+    pub read_iolog: Option<String>,
+    pub write_iolog: Option<String>,
+    pub no_stall: bool,
+    /// Percent: 100 replays at the recorded pace, 200 twice as fast.
+    pub time_scale: u64,
+    pub redirect: Option<String>,
+    pub align: u64,
+    pub scale: u64,
+}
+
 /// The resolved workload options.
 #[derive(Debug, Clone)]
 pub struct Workload {
     pub pattern: Pattern,
+    /// `rw=…:N` for a sequential pattern: bytes added between I/Os (may be negative).
+    pub seq_add: i64,
+    /// `rw=…:N` for a random pattern: a new random offset every N I/Os.
+    pub seq_nr: u32,
+    pub rw_sequencer: RwSequencer,
+    /// `rwmixread`: the read share of a mixed job, in percent.
+    pub rwmix_read: u32,
+    /// `percentage_random` per direction.
+    pub perc_rand: [u32; 3],
     /// Block size range per direction (min, max), in bytes.
     pub bs: [(u64, u64); 3],
+    /// `bssplit` per direction: (size, percent), sorted by percent as fio sorts it.
+    pub bssplit: [Vec<(u64, u32)>; 3],
+    pub bs_unaligned: bool,
+    pub bs_is_seq_rand: bool,
+    /// `blockalign` per direction; 0 when not set.
+    pub blockalign: [u64; 3],
     pub size: Option<SizeSpec>,
+    pub io_size: Option<SizeSpec>,
     pub offset: SizeSpec,
+    pub offset_align: Option<u64>,
+    pub offset_increment: Option<SizeSpec>,
+    pub number_ios: u64,
+    pub loops: u32,
+    pub fill_device: bool,
+    /// `zonemode=strided` with `zonesize`, `zonerange`, `zoneskip` (0 when not strided).
+    pub zone_size: u64,
+    pub zone_range: u64,
+    pub zone_skip: u64,
+    pub file_service: FileService,
+    pub randrepeat: bool,
+    pub randseed: Option<u64>,
+    pub allrandrepeat: bool,
     pub norandommap: bool,
+    pub softrandommap: bool,
+    pub random_generator: RandomGenerator,
+    /// True when the user chose the generator (fio switches to 64-bit only otherwise).
+    pub random_generator_set: bool,
+    pub distribution: Distribution,
+    pub replay: Replay,
+}
+
+/// Splits a per-direction list `r,w,t` the way fio does: one value applies to all three;
+/// two give read and write (trim takes the write one); empty parts keep the default.
+fn per_ddir(text: &str) -> [Option<&str>; 3] {
+    let parts: Vec<&str> = text.split(',').collect();
+    let pick = |i: usize| {
+        let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
+        (!p.trim().is_empty()).then_some(p.trim())
+    };
+    [pick(0), pick(1), pick(2)]
+}
+
+/// Reads `word:postfix` distribution parameters: `1.2` or `1.2:0.5` (value, center).
+fn value_center(
+    r: &Reader,
+    name: &str,
+    post: Option<&str>,
+    default: f64,
+) -> Result<(f64, Option<f64>), JobError> {
+    let Some(post) = post else {
+        return Ok((default, None));
+    };
+    let (v, c) = match post.split_once(':') {
+        Some((v, c)) => (v, Some(c)),
+        None => (post, None),
+    };
+    let v: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| r.invalid(name, format!("'{v}' is not a number")))?;
+    let c = match c {
+        None => None,
+        Some(c) => {
+            let c: f64 = c
+                .trim()
+                .parse()
+                .map_err(|_| r.invalid(name, format!("'{c}' is not a number")))?;
+            if !(0.0..=1.0).contains(&c) {
+                return Err(r.invalid(name, "the center must be between 0 and 1"));
+            }
+            Some(c)
+        }
+    };
+    Ok((v, c))
+}
+
+fn split_word(text: &str) -> (&str, Option<&str>) {
+    match text.split_once(':') {
+        Some((w, p)) => (w.trim(), Some(p.trim())),
+        None => (text.trim(), None),
+    }
 }
 
 impl Workload {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
         let rw_text = r.text("rw").unwrap_or_else(|| "read".into());
-        let pattern = match rw_text.split(':').next().unwrap_or("read") {
+        let (rw_word, rw_post) = split_word(&rw_text);
+        let pattern = match rw_word {
             "read" => Pattern::Read,
             "write" => Pattern::Write,
             "trim" => Pattern::Trim,
@@ -31,31 +188,357 @@ impl Workload {
             "randtrimwrite" => Pattern::RandTrimWrite,
             other => return Err(r.invalid("rw", format!("unknown pattern '{other}'"))),
         };
+        let (mut seq_add, mut seq_nr) = (0i64, 1u32);
+        if let Some(post) = rw_post.filter(|p| !p.is_empty()) {
+            if pattern.is_random() {
+                seq_nr = post
+                    .parse()
+                    .map_err(|_| r.invalid("rw", format!("'{post}' is not a count")))?;
+            } else {
+                let (neg, body) = match post.strip_prefix('-') {
+                    Some(b) => (true, b),
+                    None => (false, post),
+                };
+                let v = r.size_of(body, "rw")? as i64;
+                seq_add = if neg { -v } else { v };
+            }
+        }
+        let rw_sequencer = match r.text("rw_sequencer").as_deref() {
+            None | Some("sequential") => RwSequencer::Sequential,
+            Some("identical") => RwSequencer::Identical,
+            Some(o) => return Err(r.invalid("rw_sequencer", format!("unknown value '{o}'"))),
+        };
+        let rwmix_read = if r.is_set("rwmixread") {
+            r.int("rwmixread")?.unwrap_or(50)
+        } else if r.is_set("rwmixwrite") {
+            100 - r.int("rwmixwrite")?.unwrap_or(50)
+        } else {
+            50
+        };
+        if !(0..=100).contains(&rwmix_read) {
+            return Err(r.invalid("rwmixread", "must be between 0 and 100"));
+        }
+
+        let mut perc_rand = [100u32; 3];
+        if let Some(t) = r.text("percentage_random") {
+            for (slot, p) in perc_rand.iter_mut().zip(per_ddir(&t)) {
+                if let Some(p) = p {
+                    let v = p.parse::<u32>().map_err(|_| {
+                        r.invalid("percentage_random", format!("'{p}' is not a percentage"))
+                    })?;
+                    *slot = v.min(100);
+                }
+            }
+        }
+
+        let mut bs = [(4096u64, 4096u64); 3];
         let bs_text = r.text("bs").unwrap_or_else(|| "4096".into());
-        let mut bs = [(4096, 4096); 3];
-        let parts: Vec<&str> = bs_text.split(',').collect();
-        for (i, slot) in bs.iter_mut().enumerate() {
-            let part = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-            if !part.is_empty() {
-                let v = r.size_of(part, "bs")?;
+        for (slot, p) in bs.iter_mut().zip(per_ddir(&bs_text)) {
+            if let Some(p) = p {
+                let v = r.size_of(p, "bs")?;
                 *slot = (v, v);
             }
         }
         if let Some(range) = r.text("bsrange") {
-            let parts: Vec<&str> = range.split(',').collect();
-            for (i, slot) in bs.iter_mut().enumerate() {
-                let part = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-                if let Some((a, b)) = part.split_once(['-', ':']) {
-                    *slot = (r.size_of(a, "bsrange")?, r.size_of(b, "bsrange")?);
+            for (slot, p) in bs.iter_mut().zip(per_ddir(&range)) {
+                if let Some(p) = p {
+                    let (a, b) = p.split_once(['-', ':']).unwrap_or((p, p));
+                    let (a, b) = (r.size_of(a, "bsrange")?, r.size_of(b, "bsrange")?);
+                    *slot = (a.min(b), a.max(b));
                 }
             }
         }
+        let mut bssplit: [Vec<(u64, u32)>; 3] = Default::default();
+        if let Some(t) = r.text("bssplit") {
+            for (d, p) in per_ddir(&t).into_iter().enumerate() {
+                if let Some(p) = p {
+                    bssplit[d] = parse_bssplit(r, p)?;
+                    if let (Some(min), Some(max)) = (
+                        bssplit[d].iter().map(|e| e.0).min(),
+                        bssplit[d].iter().map(|e| e.0).max(),
+                    ) {
+                        bs[d] = (min, max);
+                    }
+                }
+            }
+        }
+        for (min, _) in bs {
+            if min == 0 {
+                return Err(r.invalid("bs", "block size must not be zero"));
+            }
+        }
+        let mut blockalign = [0u64; 3];
+        if let Some(t) = r.text("blockalign") {
+            for (slot, p) in blockalign.iter_mut().zip(per_ddir(&t)) {
+                if let Some(p) = p {
+                    *slot = r.size_of(p, "blockalign")?;
+                }
+            }
+        }
+
+        let zonemode = r.text("zonemode").unwrap_or_else(|| "none".into());
+        let zone_size = r.size("zonesize")?.unwrap_or(0);
+        let (mut zs, mut zr, mut zk) = (0, 0, 0);
+        match zonemode.as_str() {
+            "none" if r.is_set("zonemode") && zone_size != 0 => {
+                return Err(r.invalid("zonesize", "zonemode=none does not take a zonesize"));
+            }
+            "strided" | "none" if zone_size != 0 || zonemode == "strided" => {
+                if zone_size == 0 {
+                    return Err(r.invalid("zonesize", "zonemode=strided needs a zonesize"));
+                }
+                zs = zone_size;
+                zr = r
+                    .size("zonerange")?
+                    .filter(|&v| v != 0)
+                    .unwrap_or(zone_size);
+                zk = r.size("zoneskip")?.unwrap_or(0);
+            }
+            "none" => {}
+            other => {
+                return Err(r.invalid(
+                    "zonemode",
+                    format!("'{other}' is not supported (none or strided)"),
+                ))
+            }
+        }
+
+        let file_service = parse_file_service(r)?;
+        let distribution = parse_distribution(r)?;
+        let random_generator = match r.text("random_generator").as_deref() {
+            None | Some("tausworthe") => RandomGenerator::Tausworthe,
+            Some("lfsr") => RandomGenerator::Lfsr,
+            Some("tausworthe64") => RandomGenerator::Tausworthe64,
+            Some(o) => {
+                return Err(r.invalid("random_generator", format!("unknown generator '{o}'")))
+            }
+        };
+        let randseed = if r.is_set("randseed") {
+            let t = r.text("randseed").unwrap_or_default();
+            Some(
+                r.size_of(&t, "randseed")
+                    .map_err(|_| r.invalid("randseed", format!("'{t}' is not a number")))?,
+            )
+        } else {
+            None
+        };
+        let bool_or = |name: &str, default: bool| -> Result<bool, JobError> {
+            if r.is_set(name) || crate::options::lookup(name).is_some_and(|d| d.default.is_some()) {
+                r.bool(name)
+            } else {
+                Ok(default)
+            }
+        };
+        let replay = Replay {
+            read_iolog: r.text("read_iolog"),
+            write_iolog: r.text("write_iolog"),
+            no_stall: r.bool("replay_no_stall")?,
+            time_scale: r.int("replay_time_scale")?.unwrap_or(100).max(1) as u64,
+            redirect: r.text("replay_redirect"),
+            align: r.size("replay_align")?.unwrap_or(0),
+            scale: r.int("replay_scale")?.unwrap_or(1).max(0) as u64,
+        };
+        if replay.align != 0 && !replay.align.is_power_of_two() {
+            return Err(r.invalid("replay_align", "must be a power of two"));
+        }
         Ok(Workload {
             pattern,
+            seq_add,
+            seq_nr,
+            rw_sequencer,
+            rwmix_read: rwmix_read as u32,
+            perc_rand,
             bs,
+            bssplit,
+            bs_unaligned: r.bool("blocksize_unaligned")?,
+            bs_is_seq_rand: r.bool("bs_is_seq_rand")?,
+            blockalign,
             size: r.size_spec("size")?,
+            io_size: r.size_spec("io_size")?,
             offset: r.size_spec("offset")?.unwrap_or(SizeSpec::Bytes(0)),
+            offset_align: r.size("offset_align")?.filter(|&v| v != 0),
+            offset_increment: r.size_spec("offset_increment")?,
+            number_ios: r.int("number_ios")?.unwrap_or(0).max(0) as u64,
+            loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
+            fill_device: r.bool("fill_device")?,
+            zone_size: zs,
+            zone_range: zr,
+            zone_skip: zk,
+            file_service,
+            randrepeat: bool_or("randrepeat", true)?,
+            randseed,
+            allrandrepeat: r.bool("allrandrepeat")?,
             norandommap: r.bool("norandommap")?,
+            softrandommap: r.bool("softrandommap")?,
+            random_generator,
+            random_generator_set: r.is_set("random_generator"),
+            distribution,
+            replay,
         })
     }
+}
+
+/// `bssplit` for one direction: `4k/10:64k/50:32k` (a missing share splits the rest).
+fn parse_bssplit(r: &Reader, text: &str) -> Result<Vec<(u64, u32)>, JobError> {
+    let mut out: Vec<(u64, Option<u32>)> = Vec::new();
+    for item in text.split(':') {
+        if item.is_empty() {
+            break;
+        }
+        let (size, perc) = match item.split_once('/') {
+            Some((s, p)) => {
+                let p: u32 = p
+                    .trim()
+                    .parse()
+                    .map_err(|_| r.invalid("bssplit", format!("'{p}' is not a percentage")))?;
+                (s, (p != 0).then_some(p.min(100)))
+            }
+            None => (item, None),
+        };
+        out.push((r.size_of(size, "bssplit")?, perc));
+    }
+    let given: u32 = out.iter().filter_map(|e| e.1).sum();
+    let missing = out.iter().filter(|e| e.1.is_none()).count() as u32;
+    if given > 100 && missing > 1 {
+        return Err(r.invalid("bssplit", "the percentages add up to more than 100"));
+    }
+    let rest = if missing == 1 && out.len() == 1 {
+        0
+    } else {
+        100u32.saturating_sub(given) / missing.max(1)
+    };
+    let mut v: Vec<(u64, u32)> = out
+        .into_iter()
+        .map(|(s, p)| {
+            (
+                s,
+                p.unwrap_or(if missing == 1 && given == 0 {
+                    100
+                } else {
+                    rest
+                }),
+            )
+        })
+        .collect();
+    v.sort_by_key(|e| e.1);
+    Ok(v)
+}
+
+fn parse_file_service(r: &Reader) -> Result<FileService, JobError> {
+    let name = "file_service_type";
+    let text = r.text(name).unwrap_or_else(|| "roundrobin".into());
+    let (word, post) = split_word(&text);
+    let count = |post: Option<&str>| -> Result<u32, JobError> {
+        match post {
+            None => Ok(1),
+            Some(p) => p
+                .parse::<u32>()
+                .map(|n| n.max(1))
+                .map_err(|_| r.invalid(name, format!("'{p}' is not a count"))),
+        }
+    };
+    Ok(match word {
+        "roundrobin" => FileService::RoundRobin(count(post)?),
+        "sequential" => FileService::Sequential(count(post)?),
+        "random" => FileService::Random(count(post)?),
+        "zipf" => {
+            let (theta, center) = value_center(r, name, post, 1.1)?;
+            FileService::Zipf { theta, center }
+        }
+        "pareto" => {
+            let (h, center) = value_center(r, name, post, 0.2)?;
+            FileService::Pareto { h, center }
+        }
+        "normal" | "gauss" => {
+            let (dev, center) = value_center(r, name, post, 0.0)?;
+            FileService::Normal { dev, center }
+        }
+        o => return Err(r.invalid(name, format!("unknown type '{o}'"))),
+    })
+}
+
+fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
+    let name = "random_distribution";
+    let Some(text) = r.text(name) else {
+        return Ok(Distribution::Random);
+    };
+    let (word, post) = split_word(&text);
+    Ok(match word {
+        "random" => Distribution::Random,
+        "zipf" => {
+            let (theta, center) = value_center(r, name, post, 1.1)?;
+            if theta == 1.0 {
+                return Err(r.invalid(name, "zipf theta must not be 1.0"));
+            }
+            Distribution::Zipf { theta, center }
+        }
+        "pareto" => {
+            let (h, center) = value_center(r, name, post, 0.2)?;
+            if h <= 0.0 || h >= 1.0 {
+                return Err(r.invalid(name, "pareto h must be between 0 and 1"));
+            }
+            Distribution::Pareto { h, center }
+        }
+        "normal" | "gauss" => {
+            let (dev, center) = value_center(r, name, post, 0.0)?;
+            if !(0.0..100.0).contains(&dev) {
+                return Err(r.invalid(name, "the deviation must be in 0..100"));
+            }
+            Distribution::Normal { dev, center }
+        }
+        "zoned" | "zoned_abs" => {
+            let abs = word == "zoned_abs";
+            let body = post.ok_or_else(|| r.invalid(name, "zoned needs its zones"))?;
+            let mut zones: [Vec<ZoneSplit>; 3] = Default::default();
+            for (d, p) in per_ddir(body).into_iter().enumerate() {
+                if let Some(p) = p {
+                    zones[d] = parse_zones(r, p, abs)?;
+                }
+            }
+            if abs {
+                Distribution::ZonedAbs(zones)
+            } else {
+                Distribution::Zoned(zones)
+            }
+        }
+        o => return Err(r.invalid(name, format!("unknown distribution '{o}'"))),
+    })
+}
+
+/// One direction of a zoned distribution: `60/10:30/20:10/70` (access%/size).
+fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobError> {
+    let name = "random_distribution";
+    let mut out = Vec::new();
+    for item in text.split(':') {
+        if item.is_empty() {
+            break;
+        }
+        let (a, s) = item
+            .split_once('/')
+            .ok_or_else(|| r.invalid(name, format!("zone '{item}' is not access/size")))?;
+        let access_perc: u32 = a
+            .trim()
+            .parse()
+            .map_err(|_| r.invalid(name, format!("'{a}' is not a percentage")))?;
+        let size = if abs {
+            r.size_of(s, name)?
+        } else {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| r.invalid(name, format!("'{s}' is not a percentage")))?
+                .min(100)
+        };
+        out.push(ZoneSplit { access_perc, size });
+    }
+    let access: u32 = out.iter().map(|z| z.access_perc).sum();
+    if access != 100 {
+        return Err(r.invalid(
+            name,
+            format!("zone access percentages must add up to 100 (got {access})"),
+        ));
+    }
+    if !abs && out.iter().map(|z| z.size).sum::<u64>() > 100 {
+        return Err(r.invalid(name, "zone size percentages add up to more than 100"));
+    }
+    Ok(out)
 }

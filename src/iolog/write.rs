@@ -1,0 +1,85 @@
+//! Writing a version 3 iolog: buffered, so logging an I/O costs a formatted line in
+//! memory and no system call until the buffer fills.
+
+use super::VERSION3;
+use crate::gen::NextIo;
+use crate::job::Ddir;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::time::Instant;
+
+/// Records one job clone's I/O. Make it once before the first I/O, call
+/// [`IologWriter::log_io`] per issued I/O, and [`IologWriter::finish`] at the end.
+#[derive(Debug)]
+pub struct IologWriter {
+    out: BufWriter<File>,
+    start: Instant,
+    names: Vec<String>,
+    opened: Vec<bool>,
+}
+
+fn ddir_name(d: Ddir) -> &'static str {
+    match d {
+        Ddir::Read => "read",
+        Ddir::Write => "write",
+        Ddir::Trim => "trim",
+    }
+}
+
+impl IologWriter {
+    /// Opens `path` for appending (as fio does) and writes the header and one `add` line
+    /// per file.
+    pub fn create(path: &str, file_names: &[String]) -> io::Result<Self> {
+        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let mut w = IologWriter {
+            out: BufWriter::with_capacity(64 * 1024, file),
+            start: Instant::now(),
+            names: file_names.to_vec(),
+            opened: vec![false; file_names.len()],
+        };
+        writeln!(w.out, "{VERSION3}")?;
+        for i in 0..w.names.len() {
+            w.file_action(i, "add")?;
+        }
+        Ok(w)
+    }
+
+    fn usec(&self) -> u128 {
+        self.start.elapsed().as_micros()
+    }
+
+    fn file_action(&mut self, file: usize, act: &str) -> io::Result<()> {
+        let t = self.usec();
+        let name = self.names.get(file).map_or("?", String::as_str);
+        writeln!(self.out, "{t} {name} {act}")
+    }
+
+    /// Records one issued I/O (and the file's `open` before its first one).
+    pub fn log_io(&mut self, io: &NextIo) -> io::Result<()> {
+        if let Some(o) = self.opened.get_mut(io.file) {
+            if !*o {
+                *o = true;
+                self.file_action(io.file, "open")?;
+            }
+        }
+        let t = self.usec();
+        let name = self.names.get(io.file).map_or("?", String::as_str);
+        writeln!(
+            self.out,
+            "{t} {name} {} {} {}",
+            ddir_name(io.ddir),
+            io.offset,
+            io.len
+        )
+    }
+
+    /// Closes the opened files in the log and flushes it.
+    pub fn finish(mut self) -> io::Result<()> {
+        for i in 0..self.names.len() {
+            if self.opened[i] {
+                self.file_action(i, "close")?;
+            }
+        }
+        self.out.flush()
+    }
+}

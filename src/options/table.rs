@@ -128,6 +128,10 @@ pub struct OptDef {
     pub parent: Option<&'static str>,
     /// The bounds `--cmdhelp=NAME` shows, when fio shows any (`i64::MAX` means unbounded).
     pub range: Option<(i64, i64)>,
+    /// For a supported option whose values are only partly implemented, the words that are
+    /// (`verify=0` but not `verify=md5`); any other value is refused as not supported yet.
+    /// `ioengine` is gated by `ENGINES`' `implemented` flags instead.
+    pub only: Option<&'static [&'static str]>,
 }
 
 /// Starts an option definition; the builder methods below fill in the rest.
@@ -144,6 +148,7 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         support: Support::Yes,
         parent: None,
         range: None,
+        only: None,
     }
 }
 
@@ -179,6 +184,22 @@ impl OptDef {
     pub const fn range(mut self, min: i64, max: i64) -> Self {
         self.range = Some((min, max));
         self
+    }
+    pub const fn only(mut self, words: &'static [&'static str]) -> Self {
+        self.only = Some(words);
+        self
+    }
+    /// True when `value` is implemented for this (supported) option: its leading word (before
+    /// any `:` or `,`) is in `only`, or for `ioengine`, names an implemented engine.
+    pub fn value_supported(&self, value: &str) -> bool {
+        let word = value.split([':', ',']).next().unwrap_or(value).trim();
+        if self.name == "ioengine" {
+            return engine(word).is_some_and(|e| e.implemented);
+        }
+        match self.only {
+            None => true,
+            Some(words) => words.iter().any(|w| w.eq_ignore_ascii_case(word)),
+        }
     }
     /// True when `name` is this option's name or one of its aliases.
     pub fn answers_to(&self, name: &str) -> bool {
@@ -1240,7 +1261,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Check written data with this method",
     )
     .def("0")
-    .cat(C::Verify),
+    .cat(C::Verify)
+    .only(&["0", "null"]),
     opt("do_verify", K::Bool, "Run the verify pass after writing")
         .def("1")
         .cat(C::Verify)

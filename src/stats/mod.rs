@@ -311,7 +311,7 @@ impl JobStats {
     /// it while no I/O completes.
     #[inline]
     pub fn sample_windows(&mut self, now_ns: u64) {
-        if !self.cfg.disable_bw && now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
+        if now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
             let spent = (now_ns - self.bw_win.start_ns) / 1_000_000;
             for (i, d) in self.dir.iter_mut().enumerate() {
                 let delta = d.bytes - self.bw_win.at_start[i];
@@ -323,9 +323,7 @@ impl JobStats {
             }
             self.bw_win.start_ns = now_ns;
         }
-        if !self.cfg.gtod_reduce
-            && now_ns >= self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000
-        {
+        if now_ns >= self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000 {
             let spent = (now_ns - self.iops_win.start_ns) / 1_000_000;
             for (i, d) in self.dir.iter_mut().enumerate() {
                 let delta = d.ios - self.iops_win.at_start[i];

@@ -182,6 +182,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
                 name: opt.value.clone().unwrap_or_default(),
                 opts: defaults.clone(),
                 origin: origin.clone(),
+                globals: defaults.len(),
             });
         } else if let Some(job) = inv.jobs.last_mut() {
             job.opts.push(opt);

@@ -15,6 +15,12 @@ fn main() -> ExitCode {
         println!("iobench-{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    if let Some(arg) = &inv.config.cmdhelp {
+        return exit(iobench::options::help::print_cmdhelp(arg));
+    }
+    if let Some(arg) = &inv.config.enghelp {
+        return exit(iobench::options::help::print_enghelp(arg));
+    }
     let mut jobs = Vec::new();
     for raw in &inv.jobs {
         match iobench::job::resolve(raw) {
@@ -28,15 +34,44 @@ fn main() -> ExitCode {
     if inv.config.parse_only {
         return ExitCode::SUCCESS;
     }
+    if let Err(e) = iobench::report::check_terse_version(&inv.config) {
+        eprintln!("iobench: {e}");
+        return ExitCode::FAILURE;
+    }
+    let mut reporter = match iobench::report::run::Reporter::start(&inv.config, &jobs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("iobench: output: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut status = ExitCode::SUCCESS;
-    for (gid, job) in jobs.iter().enumerate() {
-        match iobench::run::run_job(job, gid as u32) {
-            Ok(stats) => print!("{}", iobench::report::normal::render_job(&stats)),
+    let mut outcome = iobench::stats::RunOutcome::default();
+    let gids = iobench::report::group_ids(&jobs);
+    for (idx, job) in jobs.iter().enumerate() {
+        match iobench::run::run_job(job, gids[idx]) {
+            Ok(mut stats) => {
+                stats.job_index = idx;
+                outcome.results.push(stats);
+            }
             Err(e) => {
                 eprintln!("iobench: {e}");
                 status = ExitCode::FAILURE;
             }
         }
     }
+    if let Err(e) = reporter.finish(&inv.config, &jobs, &outcome) {
+        eprintln!("iobench: output: {e}");
+        status = ExitCode::FAILURE;
+    }
     status
+}
+
+/// Maps a help request's success flag to the exit status.
+fn exit(success: bool) -> ExitCode {
+    if success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -1,18 +1,108 @@
-//! What a job reports: grouping, percentiles, logs.
+//! What a job reports: grouping, percentiles, units, which latencies to measure, logs.
 
 use super::reader::Reader;
 use crate::error::JobError;
+use crate::stats::hist::PercentileList;
+use crate::stats::{StatsConfig, Unified};
 
 /// The resolved reporting options.
 #[derive(Debug, Clone)]
 pub struct ReportOpts {
     pub group_reporting: bool,
+    /// What the workers measure and how results are shown.
+    pub stats: StatsConfig,
+    /// `disk_util`: show the `Disk stats` section for the devices under the job's files.
+    pub disk_util: bool,
+    /// `description`: printed in the job's result block.
+    pub description: Option<String>,
+}
+
+/// A boolean option with fio's default when unset (the table may not list it yet).
+fn flag(r: &Reader, name: &str, default: bool) -> Result<bool, JobError> {
+    if r.is_set(name) {
+        r.bool(name)
+    } else {
+        Ok(default)
+    }
+}
+
+fn int_or(r: &Reader, name: &str, default: i64) -> Result<i64, JobError> {
+    if r.is_set(name) {
+        Ok(r.int(name)?.unwrap_or(default))
+    } else {
+        Ok(default)
+    }
 }
 
 impl ReportOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
+        let gtod_reduce = flag(r, "gtod_reduce", false)?;
+        let disable_lat = gtod_reduce || flag(r, "disable_lat", false)?;
+        let disable_clat = gtod_reduce || flag(r, "disable_clat", false)?;
+        let disable_slat = gtod_reduce || flag(r, "disable_slat", false)?;
+        let disable_bw = gtod_reduce || flag(r, "disable_bw_measurement", false)?;
+        let percentiles = match r.raw.value("percentile_list") {
+            Some(text) => {
+                PercentileList::parse(text).map_err(|e| r.invalid("percentile_list", e))?
+            }
+            None => PercentileList::default(),
+        };
+        let sig_figs = int_or(r, "significant_figures", 4)?;
+        if !(1..=10).contains(&sig_figs) {
+            return Err(r.invalid(
+                "significant_figures",
+                format!("{sig_figs} is outside 1 to 10"),
+            ));
+        }
+        let unified = match r.raw.value("unified_rw_reporting") {
+            None => Unified::None,
+            Some(v) => match v.trim() {
+                "none" | "0" => Unified::None,
+                "mixed" | "1" => Unified::Mixed,
+                "both" | "2" => Unified::Both,
+                other => {
+                    return Err(r.invalid(
+                        "unified_rw_reporting",
+                        format!("'{other}' is not one of none, mixed, both, 0, 1, 2"),
+                    ))
+                }
+            },
+        };
+        let bits = match r.raw.value("unit_base") {
+            None | Some("0") | Some("8") => false,
+            Some("1") => true,
+            Some(other) => {
+                return Err(r.invalid("unit_base", format!("'{other}' is not one of 0, 8, 1")))
+            }
+        };
+        let bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
+        let iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;
+        let stats = StatsConfig {
+            clat_percentiles: !disable_clat && flag(r, "clat_percentiles", true)?,
+            lat_percentiles: !disable_lat && flag(r, "lat_percentiles", false)?,
+            slat_percentiles: !disable_slat && flag(r, "slat_percentiles", false)?,
+            percentiles,
+            disable_lat,
+            disable_clat,
+            disable_slat,
+            disable_bw,
+            gtod_reduce,
+            bw_avg_ms,
+            iops_avg_ms,
+            unified,
+            sig_figs: sig_figs as u32,
+            kb_base: match r.kb_base() {
+                crate::options::value::KbBase::Decimal => 1000,
+                _ => 1024,
+            },
+            bits,
+            stats: flag(r, "stats", true)?,
+        };
         Ok(ReportOpts {
             group_reporting: r.bool("group_reporting")?,
+            stats,
+            disk_util: flag(r, "disk_util", true)?,
+            description: r.raw.value("description").map(str::to_string),
         })
     }
 }

@@ -56,6 +56,7 @@ pub fn parse_str(
                     name: name.to_string(),
                     opts: globals.clone(),
                     origin,
+                    globals: globals.len(),
                 });
             }
             continue;

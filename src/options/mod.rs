@@ -1,6 +1,7 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod help;
 pub mod jobfile;
 pub mod table;
 pub mod value;
@@ -59,12 +60,17 @@ pub struct RawJob {
     /// Options in the order they apply: inherited globals first, then the section's own.
     pub opts: Vec<RawOpt>,
     pub origin: Origin,
+    /// How many of `opts` (at the front) were inherited from `[global]` or from options
+    /// before the first `--name`; JSON reports them as `global options`.
+    pub globals: usize,
 }
 
 impl RawJob {
-    /// The last setting of option `name` (canonical name), which is the one that wins.
+    /// The last setting of option `name`, which is the one that wins. `name` may be the
+    /// option's canonical name or any of its aliases.
     pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        self.opts.iter().rev().find(|o| o.def.name == name)
+        let canon = lookup(name).map_or(name, |d| d.name);
+        self.opts.iter().rev().find(|o| o.def.name == canon)
     }
 
     /// The value text of option `name`, with bare flags read as "1".

@@ -1,6 +1,10 @@
 //! The one option table. Every option fio 3.33 knows is listed here once, with its aliases,
-//! value kind, default, help, category, owning engine, and whether iobench implements it.
+//! value kind, default, help, category, owning engines, and whether iobench implements it.
 //! Parsing, `--cmdhelp`, `--enghelp`, `--showcmd` ordering and the option docs all read it.
+//!
+//! The facts (names, aliases, kinds, defaults, ranges, choice words, parents, priorities,
+//! engines) were taken from fio 3.33 itself; `tests/option_table.rs` checks them against the
+//! installed fio. The help words are iobench's own.
 
 /// The unit a bare number means for a time option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -15,10 +19,13 @@ pub enum TimeUnit {
 pub enum Kind {
     /// Free text (a path, a name).
     Str,
-    /// One of a fixed set of words, each with its help text.
+    /// One of a fixed set of words, each with its help text. A word may carry a `:suffix`
+    /// (`rw=randread:8`, `random_distribution=zipf:1.2`); a comma separates several words.
     Choice(&'static [(&'static str, &'static str)]),
     /// A whole number in `min..=max`, with `0x` hex, size suffixes and `$ncpus`-style math.
     Int { min: i64, max: i64 },
+    /// Whole numbers per direction, comma separated: `rate_iops=500,200`.
+    IntList { min: i64, max: i64 },
     /// A byte count with optional unit suffix (`4k`, `1Mi`, `2g`).
     Size,
     /// A byte count or a percentage (`size=20%`, `offset=80%`).
@@ -58,6 +65,42 @@ pub enum Category {
     Other,
 }
 
+impl Category {
+    /// Every category, in the order the docs list them.
+    pub const ALL: [Category; 12] = [
+        Category::Description,
+        Category::File,
+        Category::Io,
+        Category::Target,
+        Category::Rate,
+        Category::Latency,
+        Category::Verify,
+        Category::Stat,
+        Category::Log,
+        Category::Profile,
+        Category::Engine,
+        Category::Other,
+    ];
+
+    /// A heading for the docs.
+    pub fn title(self) -> &'static str {
+        match self {
+            Category::Description => "Job description",
+            Category::File => "Files",
+            Category::Io => "I/O",
+            Category::Target => "Zones",
+            Category::Rate => "Rate limits",
+            Category::Latency => "Latency targets",
+            Category::Stat => "Statistics",
+            Category::Log => "Logs",
+            Category::Profile => "Profiles",
+            Category::Verify => "Verification",
+            Category::Engine => "Engine options",
+            Category::Other => "Process and general",
+        }
+    }
+}
+
 /// Whether iobench implements an option. A `NotYet` option is an error when used, never
 /// silently ignored: a benchmark that drops `direct=1` measures the page cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,6 +124,10 @@ pub struct OptDef {
     /// after `directory`); `--showcmd` prints in this order, stable within a priority.
     pub prio: i8,
     pub support: Support,
+    /// The option this one refines, as fio nests them in `--cmdhelp` (e.g. `bs` under `rw`).
+    pub parent: Option<&'static str>,
+    /// The bounds `--cmdhelp=NAME` shows, when fio shows any (`i64::MAX` means unbounded).
+    pub range: Option<(i64, i64)>,
 }
 
 /// Starts an option definition; the builder methods below fill in the rest.
@@ -95,6 +142,8 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         engines: &[],
         prio: 0,
         support: Support::Yes,
+        parent: None,
+        range: None,
     }
 }
 
@@ -123,10 +172,206 @@ impl OptDef {
         self.support = Support::NotYet;
         self
     }
+    pub const fn parent(mut self, parent: &'static str) -> Self {
+        self.parent = Some(parent);
+        self
+    }
+    pub const fn range(mut self, min: i64, max: i64) -> Self {
+        self.range = Some((min, max));
+        self
+    }
     /// True when `name` is this option's name or one of its aliases.
     pub fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
     }
+    /// True for an option that belongs to one or more engines.
+    pub fn is_engine_option(&self) -> bool {
+        !self.engines.is_empty()
+    }
+}
+
+/// One I/O engine fio knows, for `--enghelp` and the docs.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineDef {
+    pub name: &'static str,
+    /// One line saying what the engine does.
+    pub help: &'static str,
+    /// Whether iobench can run jobs with it today.
+    pub implemented: bool,
+}
+
+/// Every engine fio 3.33 lists, in its order. Flip `implemented` when an engine lands.
+pub static ENGINES: &[EngineDef] = &[
+    EngineDef {
+        name: "cpuio",
+        help: "burns CPU time, does no I/O",
+        implemented: false,
+    },
+    EngineDef {
+        name: "mmap",
+        help: "copies to and from a memory mapping of the file",
+        implemented: false,
+    },
+    EngineDef {
+        name: "sync",
+        help: "read and write at the current position",
+        implemented: false,
+    },
+    EngineDef {
+        name: "psync",
+        help: "pread and pwrite",
+        implemented: true,
+    },
+    EngineDef {
+        name: "vsync",
+        help: "readv and writev",
+        implemented: false,
+    },
+    EngineDef {
+        name: "pvsync",
+        help: "preadv and pwritev",
+        implemented: false,
+    },
+    EngineDef {
+        name: "pvsync2",
+        help: "preadv2 and pwritev2 with per-I/O flags",
+        implemented: false,
+    },
+    EngineDef {
+        name: "null",
+        help: "completes every I/O at once without moving data",
+        implemented: false,
+    },
+    EngineDef {
+        name: "net",
+        help: "sends or receives over TCP, UDP or a Unix socket",
+        implemented: false,
+    },
+    EngineDef {
+        name: "netsplice",
+        help: "like net, moving data with splice",
+        implemented: false,
+    },
+    EngineDef {
+        name: "ftruncate",
+        help: "each write truncates the file to its offset",
+        implemented: false,
+    },
+    EngineDef {
+        name: "filecreate",
+        help: "times creating files",
+        implemented: false,
+    },
+    EngineDef {
+        name: "filestat",
+        help: "times stat calls on files",
+        implemented: false,
+    },
+    EngineDef {
+        name: "filedelete",
+        help: "times deleting files",
+        implemented: false,
+    },
+    EngineDef {
+        name: "exec",
+        help: "runs a program alongside the jobs",
+        implemented: false,
+    },
+    EngineDef {
+        name: "posixaio",
+        help: "POSIX aio_read and aio_write",
+        implemented: false,
+    },
+    EngineDef {
+        name: "falloc",
+        help: "allocates and punches file space with fallocate",
+        implemented: false,
+    },
+    EngineDef {
+        name: "e4defrag",
+        help: "ext4 online defragmentation",
+        implemented: false,
+    },
+    EngineDef {
+        name: "splice",
+        help: "moves data through a pipe with splice and vmsplice",
+        implemented: false,
+    },
+    EngineDef {
+        name: "gfapi",
+        help: "GlusterFS library, synchronous",
+        implemented: false,
+    },
+    EngineDef {
+        name: "gfapi_async",
+        help: "GlusterFS library, asynchronous",
+        implemented: false,
+    },
+    EngineDef {
+        name: "mtd",
+        help: "raw flash (MTD) devices",
+        implemented: false,
+    },
+    EngineDef {
+        name: "sg",
+        help: "SCSI generic passthrough",
+        implemented: false,
+    },
+    EngineDef {
+        name: "io_uring",
+        help: "Linux io_uring",
+        implemented: false,
+    },
+    EngineDef {
+        name: "io_uring_cmd",
+        help: "io_uring passthrough commands (NVMe)",
+        implemented: false,
+    },
+    EngineDef {
+        name: "nbd",
+        help: "a Network Block Device server through libnbd",
+        implemented: false,
+    },
+    EngineDef {
+        name: "libaio",
+        help: "Linux native asynchronous I/O",
+        implemented: false,
+    },
+    EngineDef {
+        name: "rdma",
+        help: "RDMA reads, writes, sends and receives",
+        implemented: false,
+    },
+    EngineDef {
+        name: "rados",
+        help: "Ceph RADOS objects",
+        implemented: false,
+    },
+    EngineDef {
+        name: "rbd",
+        help: "Ceph RADOS block devices",
+        implemented: false,
+    },
+    EngineDef {
+        name: "pmemblk",
+        help: "PMDK libpmemblk",
+        implemented: false,
+    },
+    EngineDef {
+        name: "dev-dax",
+        help: "a DAX character device",
+        implemented: false,
+    },
+    EngineDef {
+        name: "libpmem",
+        help: "PMDK libpmem",
+        implemented: false,
+    },
+];
+
+/// The engine named `name`.
+pub fn engine(name: &str) -> Option<&'static EngineDef> {
+    ENGINES.iter().find(|e| e.name == name)
 }
 
 use Category as C;
@@ -152,9 +397,269 @@ const RW_CHOICES: &[(&str, &str)] = &[
     ),
 ];
 
-const INT_MAX: i64 = i64::MAX;
+const LOCKFILE_CHOICES: &[(&str, &str)] = &[
+    ("none", "no locking"),
+    ("exclusive", "one I/O at a time"),
+    ("readwrite", "many readers or one writer"),
+];
 
-/// Every option. Keep sorted by category, then as fio lists them.
+const RW_SEQUENCER_CHOICES: &[(&str, &str)] = &[
+    ("sequential", "skip ahead N blocks"),
+    ("identical", "repeat the same offset N times"),
+];
+
+const IOENGINE_CHOICES: &[(&str, &str)] = &[
+    ("sync", "read and write at the current position"),
+    ("psync", "pread and pwrite"),
+    ("vsync", "readv and writev"),
+    ("pvsync", "preadv and pwritev"),
+    ("pvsync2", "preadv2 and pwritev2 with per-I/O flags"),
+    ("libaio", "Linux native asynchronous I/O"),
+    ("io_uring", "Linux io_uring"),
+    ("posixaio", "POSIX aio_read and aio_write"),
+    ("rbd", "Ceph RADOS block devices"),
+    ("mmap", "copies to and from a memory mapping of the file"),
+    (
+        "splice",
+        "moves data through a pipe with splice and vmsplice",
+    ),
+    ("netsplice", "like net, moving data with splice"),
+    ("sg", "SCSI generic passthrough"),
+    ("null", "completes every I/O at once without moving data"),
+    ("net", "sends or receives over TCP, UDP or a Unix socket"),
+    ("cpuio", "burns CPU time, does no I/O"),
+    ("rdma", "RDMA reads, writes, sends and receives"),
+    ("e4defrag", "ext4 online defragmentation"),
+    ("falloc", "allocates and punches file space with fallocate"),
+    ("gfapi", "GlusterFS library, synchronous"),
+    ("gfapi_async", "GlusterFS library, asynchronous"),
+    ("pmemblk", "PMDK libpmemblk"),
+    ("dev-dax", "a DAX character device"),
+    ("filecreate", "times creating files"),
+    (
+        "external",
+        "an engine loaded from a shared object (external:path)",
+    ),
+    ("libpmem", "PMDK libpmem"),
+    ("nbd", "a Network Block Device server through libnbd"),
+];
+
+const IO_SUBMIT_MODE_CHOICES: &[(&str, &str)] = &[
+    ("inline", "the job submits its own I/O"),
+    ("offload", "helper threads submit I/O"),
+];
+
+const RANDOM_GENERATOR_CHOICES: &[(&str, &str)] = &[
+    ("tausworthe", "a fast, strong generator"),
+    (
+        "lfsr",
+        "a linear feedback shift register; visits each block once",
+    ),
+    ("tausworthe64", "a 64-bit variant for huge files"),
+];
+
+const RANDOM_DISTRIBUTION_CHOICES: &[(&str, &str)] = &[
+    ("random", "even spread"),
+    ("zipf", "Zipf skew (zipf:theta)"),
+    ("pareto", "Pareto skew (pareto:h)"),
+    ("normal", "bell curve (normal:dev)"),
+    ("zoned", "weighted zones by percentage"),
+    ("zoned_abs", "weighted zones by absolute size"),
+];
+
+const FILE_SERVICE_TYPE_CHOICES: &[(&str, &str)] = &[
+    ("random", "a random file"),
+    ("zipf", "files with Zipf skew"),
+    ("pareto", "files with Pareto skew"),
+    ("normal", "files on a bell curve"),
+    ("gauss", "same as normal"),
+    ("roundrobin", "each file in turn"),
+    ("sequential", "one file, then the next"),
+];
+
+const FALLOCATE_CHOICES: &[(&str, &str)] = &[
+    ("none", "no preallocation"),
+    ("native", "the native call if there is one"),
+    ("posix", "posix_fallocate"),
+    ("keep", "fallocate keeping the file size"),
+    ("truncate", "ftruncate to size"),
+    ("0", "same as none"),
+    ("1", "same as posix"),
+];
+
+const FADVISE_HINT_CHOICES: &[(&str, &str)] = &[
+    ("0", "no hint"),
+    ("1", "hint from the rw pattern"),
+    ("random", "random access"),
+    ("sequential", "sequential access"),
+];
+
+const SYNC_FILE_RANGE_CHOICES: &[(&str, &str)] = &[
+    ("wait_before", "wait for earlier writeback first"),
+    ("write", "start writeback"),
+    ("wait_after", "wait for writeback to finish"),
+];
+
+const CLOCKSOURCE_CHOICES: &[(&str, &str)] = &[
+    ("gettimeofday", "gettimeofday"),
+    ("clock_gettime", "clock_gettime"),
+    ("cpu", "the CPU's cycle counter"),
+];
+
+const MEM_CHOICES: &[(&str, &str)] = &[
+    ("malloc", "heap memory"),
+    ("shm", "System V shared memory"),
+    ("shmhuge", "shared memory in huge pages"),
+    ("mmap", "anonymous or file mapping"),
+    ("mmapshared", "shared anonymous mapping"),
+    ("mmaphuge", "mapping from a hugetlbfs file"),
+];
+
+const VERIFY_CHOICES: &[(&str, &str)] = &[
+    ("0", "no verification"),
+    ("md5", "MD5 digest"),
+    ("crc64", "CRC-64"),
+    ("crc32", "CRC-32"),
+    ("crc32c-intel", "CRC-32C (hardware when present)"),
+    ("crc32c", "CRC-32C"),
+    ("crc16", "CRC-16"),
+    ("crc7", "CRC-7"),
+    ("sha1", "SHA-1 digest"),
+    ("sha256", "SHA-256 digest"),
+    ("sha512", "SHA-512 digest"),
+    ("sha3-224", "SHA3-224 digest"),
+    ("sha3-256", "SHA3-256 digest"),
+    ("sha3-384", "SHA3-384 digest"),
+    ("sha3-512", "SHA3-512 digest"),
+    ("xxhash", "xxHash"),
+    ("meta", "header data only"),
+    ("pattern", "the verify_pattern bytes"),
+    ("null", "no verification"),
+];
+
+const ZONEMODE_CHOICES: &[(&str, &str)] = &[
+    ("none", "no zones"),
+    ("strided", "zones spaced by zoneskip"),
+    ("zbd", "the device's own zones"),
+];
+
+const THINKTIME_BLOCKS_TYPE_CHOICES: &[(&str, &str)] = &[
+    ("complete", "count completed I/Os"),
+    ("issue", "count issued I/Os"),
+];
+
+const RATE_PROCESS_CHOICES: &[(&str, &str)] =
+    &[("linear", "evenly spaced"), ("poisson", "Poisson arrivals")];
+
+const SYNC_CHOICES: &[(&str, &str)] = &[
+    ("none", "normal writes"),
+    ("0", "same as none"),
+    ("sync", "O_SYNC"),
+    ("1", "same as sync"),
+    ("dsync", "O_DSYNC"),
+];
+
+const WRITE_HINT_CHOICES: &[(&str, &str)] = &[
+    ("none", "no hint"),
+    ("short", "short lived"),
+    ("medium", "medium lived"),
+    ("long", "long lived"),
+    ("extreme", "very long lived"),
+];
+
+const CPUS_ALLOWED_POLICY_CHOICES: &[(&str, &str)] = &[
+    ("shared", "all clones use the whole set"),
+    ("split", "each clone gets its own CPU"),
+];
+
+const EXIT_WHAT_CHOICES: &[(&str, &str)] = &[
+    ("group", "jobs in the same group"),
+    ("stonewall", "jobs up to the next stonewall"),
+    ("all", "every job"),
+];
+
+const DEDUPE_MODE_CHOICES: &[(&str, &str)] = &[
+    ("repeat", "repeat an earlier buffer"),
+    ("working_set", "draw from a working set"),
+];
+
+const UNIFIED_RW_REPORTING_CHOICES: &[(&str, &str)] = &[
+    ("none", "per direction"),
+    ("mixed", "all directions as one"),
+    ("both", "per direction and as one"),
+    ("0", "same as none"),
+    ("1", "same as mixed"),
+    ("2", "same as both"),
+];
+
+const CONTINUE_ON_ERROR_CHOICES: &[(&str, &str)] = &[
+    ("none", "stop on any error"),
+    ("read", "read errors"),
+    ("write", "write errors"),
+    ("io", "any I/O error"),
+    ("verify", "verify errors"),
+    ("all", "all errors"),
+    ("0", "same as none"),
+    ("1", "same as all"),
+];
+
+const PROFILE_CHOICES: &[(&str, &str)] = &[
+    ("tiobench", "the tiotest-like profile"),
+    ("act", "the Aerospike certification profile"),
+];
+
+const KB_BASE_CHOICES: &[(&str, &str)] = &[("1024", "k means 1024"), ("1000", "k means 1000")];
+
+const UNIT_BASE_CHOICES: &[(&str, &str)] =
+    &[("0", "pick automatically"), ("8", "bytes"), ("1", "bits")];
+
+const STEADYSTATE_CHOICES: &[(&str, &str)] = &[
+    ("iops", "IOPS within a limit of the mean"),
+    ("iops_slope", "slope of IOPS under a limit"),
+    ("bw", "bandwidth within a limit of the mean"),
+    ("bw_slope", "slope of bandwidth under a limit"),
+];
+
+const CPUMODE_CHOICES: &[(&str, &str)] = &[("noop", "empty loop"), ("qsort", "sorting")];
+
+const STAT_TYPE_CHOICES: &[(&str, &str)] =
+    &[("stat", "stat"), ("lstat", "lstat"), ("statx", "statx")];
+
+const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
+    ("write", "WRITE"),
+    ("write_and_verify", "WRITE AND VERIFY"),
+    ("verify", "same as write_and_verify"),
+    ("write_same", "WRITE SAME"),
+    ("same", "same as write_same"),
+    ("write_same_ndob", "WRITE SAME with no data buffer"),
+    ("verify_bytchk_00", "VERIFY without data"),
+    ("verify_bytchk_01", "VERIFY comparing data"),
+    ("verify_bytchk_11", "VERIFY with one block of data"),
+    ("write_stream", "WRITE STREAM"),
+];
+
+const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
+
+const PROTOCOL_CHOICES: &[(&str, &str)] = &[
+    ("tcp", "TCP over IPv4"),
+    ("tcpv6", "TCP over IPv6"),
+    ("udp", "UDP over IPv4"),
+    ("udpv6", "UDP over IPv6"),
+    ("unix", "a Unix domain socket"),
+];
+
+const VERB_CHOICES: &[(&str, &str)] = &[
+    ("write", "RDMA write"),
+    ("read", "RDMA read"),
+    ("send", "send"),
+    ("recv", "receive"),
+];
+
+const INT_MAX: i64 = i64::MAX;
+const INT_MIN: i64 = i64::MIN;
+
+/// Every option: the general ones in fio's order (which `--cmdhelp` follows), then the
+/// engine options, each engine's in its own order. Keep one builder chain per option.
 pub static OPTIONS: &[OptDef] = &[
     opt("description", K::Str, "Free text describing the job").cat(C::Description),
     opt(
@@ -183,6 +688,41 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::File),
     opt(
+        "filename_format",
+        K::Str,
+        "Pattern for generated file names ($jobname, $jobnum, $filenum, $clientuid)",
+    )
+    .def("$jobname.$jobnum.$filenum")
+    .cat(C::File)
+    .prio(-1)
+    .not_yet(),
+    opt(
+        "unique_filename",
+        K::Bool,
+        "With client/server runs, put the client's address in file names",
+    )
+    .def("1")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "lockfile",
+        K::Choice(LOCKFILE_CHOICES),
+        "How to lock each file while doing I/O on it",
+    )
+    .def("none")
+    .cat(C::File)
+    .parent("filename")
+    .prio(1)
+    .not_yet(),
+    opt(
+        "opendir",
+        K::Str,
+        "Use every file found under this directory, recursively",
+    )
+    .cat(C::File)
+    .not_yet(),
+    opt(
         "rw",
         K::Choice(RW_CHOICES),
         "The I/O pattern, with an optional ':N' modifier",
@@ -191,135 +731,44 @@ pub static OPTIONS: &[OptDef] = &[
     .def("read")
     .cat(C::Io),
     opt(
-        "bs",
-        K::SizeList,
-        "Block size, per direction: read,write,trim",
+        "rw_sequencer",
+        K::Choice(RW_SEQUENCER_CHOICES),
+        "How the ':N' modifier of rw picks the next offset",
     )
-    .alias(&["blocksize"])
-    .def("4096")
-    .cat(C::Io),
-    opt(
-        "bsrange",
-        K::RangeList,
-        "Block size ranges, per direction: min-max",
-    )
-    .alias(&["blocksize_range"])
-    .cat(C::Io),
+    .def("sequential")
+    .cat(C::Io)
+    .not_yet(),
     opt(
         "ioengine",
-        K::Str,
-        "How I/O is issued (psync, libaio, io_uring, …)",
+        K::Choice(IOENGINE_CHOICES),
+        "How I/O is issued (psync, libaio, io_uring, ...)",
     )
     .def("psync")
     .cat(C::Io),
     opt(
         "iodepth",
-        K::Int { min: 1, max: 65536 },
-        "How many I/Os to keep in flight",
-    )
-    .def("1")
-    .cat(C::Io),
-    opt(
-        "size",
-        K::SizeOrPercent,
-        "How much to transfer per job, or a share of the file",
-    )
-    .cat(C::Io),
-    opt(
-        "filesize",
-        K::SizeList,
-        "The size of each file, or a range of sizes",
-    )
-    .cat(C::File),
-    opt("offset", K::SizeOrPercent, "Where in the file I/O starts")
-        .def("0")
-        .cat(C::Io),
-    opt("direct", K::Bool, "Bypass the page cache with O_DIRECT")
-        .def("0")
-        .cat(C::Io),
-    opt(
-        "buffered",
-        K::Bool,
-        "Go through the page cache (the opposite of direct)",
-    )
-    .def("1")
-    .cat(C::Io),
-    opt(
-        "numjobs",
         K::Int {
             min: 1,
             max: INT_MAX,
         },
-        "Run this many copies of the job",
+        "How many I/Os to keep in flight",
     )
     .def("1")
-    .cat(C::Io),
+    .cat(C::Io)
+    .range(1, INT_MAX),
     opt(
-        "runtime",
-        K::Time(TimeUnit::Sec),
-        "Stop the job after this long",
-    )
-    .alias(&["timeout"])
-    .def("0")
-    .cat(C::Io),
-    opt(
-        "time_based",
-        K::Bool,
-        "Keep running until runtime has passed, repeating the work",
-    )
-    .cat(C::Io),
-    opt(
-        "ramp_time",
-        K::Time(TimeUnit::Sec),
-        "Run this long before counting statistics",
-    )
-    .cat(C::Io),
-    opt("group_reporting", K::Bool, "Report each group as one job").cat(C::Stat),
-    opt(
-        "stonewall",
-        K::Bool,
-        "Wait for earlier jobs to finish, and start a new group",
-    )
-    .alias(&["wait_for_previous"])
-    .cat(C::Io),
-    opt("new_group", K::Bool, "Start a new reporting group").cat(C::Io),
-    opt(
-        "norandommap",
-        K::Bool,
-        "Let random I/O hit blocks more than once per pass",
-    )
-    .cat(C::Io),
-    opt(
-        "kb_base",
-        K::Choice(&[("1024", "k means 1024"), ("1000", "k means 1000")]),
-        "Whether k means 1024 or 1000 in sizes",
-    )
-    .def("1024")
-    .cat(C::Other)
-    .prio(1),
-    opt(
-        "verify",
-        K::Choice(&[
-            ("0", "no verification"),
-            ("null", "no verification"),
-            ("md5", "md5 checksum"),
-            ("crc32c", "crc32c checksum"),
-        ]),
-        "Check written data with this method",
-    )
-    .def("0")
-    .cat(C::Verify),
-    opt(
-        "iodepth_batch_submit",
+        "iodepth_batch",
         K::Int {
             min: 0,
             max: INT_MAX,
         },
         "Submit this many I/Os at once",
     )
-    .alias(&["iodepth_batch"])
+    .alias(&["iodepth_batch_submit"])
     .def("1")
-    .cat(C::Io),
+    .cat(C::Io)
+    .parent("iodepth")
+    .range(0, INT_MAX),
     opt(
         "iodepth_batch_complete_min",
         K::Int {
@@ -330,7 +779,9 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["iodepth_batch_complete"])
     .def("1")
-    .cat(C::Io),
+    .cat(C::Io)
+    .parent("iodepth")
+    .range(0, INT_MAX),
     opt(
         "iodepth_batch_complete_max",
         K::Int {
@@ -339,7 +790,2228 @@ pub static OPTIONS: &[OptDef] = &[
         },
         "Reap at most this many completions at once",
     )
+    .cat(C::Io)
+    .parent("iodepth")
+    .range(0, INT_MAX),
+    opt(
+        "iodepth_low",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Refill the queue only once it has drained to this depth",
+    )
+    .cat(C::Io)
+    .parent("iodepth")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "serialize_overlap",
+        K::Bool,
+        "Hold back an I/O until in-flight I/Os that overlap it are done",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("iodepth")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "io_submit_mode",
+        K::Choice(IO_SUBMIT_MODE_CHOICES),
+        "Submit I/O from the job itself or from a helper thread pool",
+    )
+    .def("inline")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "size",
+        K::SizeOrPercent,
+        "How much to transfer per job, or a share of the file",
+    )
     .cat(C::Io),
+    opt(
+        "io_size",
+        K::SizeOrPercent,
+        "Total bytes of I/O to do, if different from size",
+    )
+    .alias(&["io_limit"])
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "fill_device",
+        K::Bool,
+        "Write until the device or file system is full",
+    )
+    .alias(&["fill_fs"])
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "filesize",
+        K::RangeList,
+        "The size of each file, or a range of sizes",
+    )
+    .cat(C::File)
+    .range(1, INT_MAX),
+    opt(
+        "file_append",
+        K::Bool,
+        "Start I/O at the current end of each file",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt("offset", K::SizeOrPercent, "Where in the file I/O starts")
+        .alias(&["fileoffset"])
+        .def("0")
+        .cat(C::Io),
+    opt(
+        "offset_align",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Round a percentage offset to this alignment",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "offset_increment",
+        K::SizeOrPercent,
+        "Extra start offset for each further clone of the job",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("offset")
+    .not_yet(),
+    opt(
+        "number_ios",
+        K::Size,
+        "Stop after this many I/Os, whatever the size",
+    )
+    .def("0")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "bs",
+        K::SizeList,
+        "Block size, per direction: read,write,trim",
+    )
+    .alias(&["blocksize"])
+    .def("4096")
+    .cat(C::Io)
+    .parent("rw")
+    .range(1, INT_MAX),
+    opt(
+        "ba",
+        K::SizeList,
+        "Align random offsets to this many bytes, per direction",
+    )
+    .alias(&["blockalign"])
+    .cat(C::Io)
+    .parent("rw")
+    .range(1, INT_MAX)
+    .not_yet(),
+    opt(
+        "bsrange",
+        K::RangeList,
+        "Block size ranges, per direction: min-max",
+    )
+    .alias(&["blocksize_range"])
+    .cat(C::Io)
+    .parent("rw")
+    .range(1, INT_MAX),
+    opt(
+        "bssplit",
+        K::Special,
+        "Weighted mix of block sizes, e.g. 4k/50:64k/50",
+    )
+    .cat(C::Io)
+    .parent("rw")
+    .not_yet(),
+    opt(
+        "bs_unaligned",
+        K::Bool,
+        "Allow block sizes that are not a multiple of the sector size",
+    )
+    .alias(&["blocksize_unaligned"])
+    .cat(C::Io)
+    .parent("rw")
+    .not_yet(),
+    opt(
+        "bs_is_seq_rand",
+        K::Bool,
+        "Read the bs directions as sequential,random instead of read,write",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("blocksize")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "randrepeat",
+        K::Bool,
+        "Seed the random offsets the same way on every run",
+    )
+    .def("1")
+    .cat(C::Io)
+    .parent("rw")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "randseed",
+        K::Size,
+        "The seed for the random number generators",
+    )
+    .def("0x89")
+    .cat(C::Io)
+    .parent("rw")
+    .not_yet(),
+    opt(
+        "norandommap",
+        K::Bool,
+        "Let random I/O hit blocks more than once per pass",
+    )
+    .cat(C::Io)
+    .parent("rw"),
+    opt(
+        "softrandommap",
+        K::Bool,
+        "Continue without the random map when it cannot be allocated",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("norandommap")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "random_generator",
+        K::Choice(RANDOM_GENERATOR_CHOICES),
+        "Which pseudo random number generator makes offsets",
+    )
+    .def("tausworthe")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "random_distribution",
+        K::Choice(RANDOM_DISTRIBUTION_CHOICES),
+        "How random offsets are spread over the file",
+    )
+    .def("random")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "percentage_random",
+        K::IntList { min: 0, max: 100 },
+        "Share of I/O that is random in a mixed sequential/random job",
+    )
+    .def("100,100,100")
+    .cat(C::Io)
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "percentage_sequential",
+        K::Deprecated,
+        "Obsolete; use percentage_random",
+    )
+    .cat(C::Io),
+    opt(
+        "allrandrepeat",
+        K::Bool,
+        "Seed every random generator the same way on every run",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "nrfiles",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "How many files this job spreads its I/O over",
+    )
+    .alias(&["nr_files"])
+    .def("1")
+    .cat(C::File)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "openfiles",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "How many of the job's files may be open at one time",
+    )
+    .cat(C::File)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "file_service_type",
+        K::Choice(FILE_SERVICE_TYPE_CHOICES),
+        "How the next file to do I/O on is picked",
+    )
+    .def("roundrobin")
+    .cat(C::File)
+    .parent("nrfiles")
+    .not_yet(),
+    opt(
+        "fallocate",
+        K::Choice(FALLOCATE_CHOICES),
+        "How file space is reserved when files are laid out",
+    )
+    .def("native")
+    .cat(C::File)
+    .not_yet(),
+    opt(
+        "fadvise_hint",
+        K::Choice(FADVISE_HINT_CHOICES),
+        "Tell the kernel the expected access pattern with posix_fadvise",
+    )
+    .def("1")
+    .cat(C::File)
+    .not_yet(),
+    opt(
+        "fsync",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Call fsync after this many writes",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "fdatasync",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Call fdatasync after this many writes",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "write_barrier",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Make every Nth write a barrier write",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "sync_file_range",
+        K::Choice(SYNC_FILE_RANGE_CHOICES),
+        "Call sync_file_range with these flags every N writes (flags:N)",
+    )
+    .cat(C::File)
+    .not_yet(),
+    opt("direct", K::Bool, "Bypass the page cache with O_DIRECT")
+        .def("0")
+        .cat(C::Io)
+        .range(0, 1),
+    opt("atomic", K::Bool, "Ask for atomic writes with O_DIRECT")
+        .def("0")
+        .cat(C::Io)
+        .range(0, 1)
+        .not_yet(),
+    opt(
+        "buffered",
+        K::Bool,
+        "Go through the page cache (the opposite of direct)",
+    )
+    .def("1")
+    .cat(C::Io)
+    .range(0, 1),
+    opt(
+        "overwrite",
+        K::Bool,
+        "Lay files out fully first, so writes replace existing data",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "loops",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Repeat the whole job this many times",
+    )
+    .def("1")
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "numjobs",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Run this many copies of the job",
+    )
+    .def("1")
+    .cat(C::Other)
+    .range(0, INT_MAX),
+    opt(
+        "startdelay",
+        K::Time(TimeUnit::Sec),
+        "Wait this long (or a random time in a range) before starting",
+    )
+    .def("0")
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "runtime",
+        K::Time(TimeUnit::Sec),
+        "Stop the job after this long",
+    )
+    .alias(&["timeout"])
+    .def("0")
+    .cat(C::Other),
+    opt(
+        "time_based",
+        K::Bool,
+        "Keep running until runtime has passed, repeating the work",
+    )
+    .cat(C::Other),
+    opt(
+        "verify_only",
+        K::Bool,
+        "Only read back and check data written by an earlier run",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "ramp_time",
+        K::Time(TimeUnit::Sec),
+        "Run this long before counting statistics",
+    )
+    .cat(C::Other),
+    opt(
+        "clocksource",
+        K::Choice(CLOCKSOURCE_CHOICES),
+        "Which clock latencies are measured with",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "mem",
+        K::Choice(MEM_CHOICES),
+        "Where I/O buffers come from (malloc, shared memory, mmap, huge pages)",
+    )
+    .alias(&["iomem"])
+    .def("malloc")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "iomem_align",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Align I/O buffers in memory to this many bytes",
+    )
+    .alias(&["mem_align"])
+    .def("0")
+    .cat(C::Io)
+    .parent("iomem")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "verify",
+        K::Choice(VERIFY_CHOICES),
+        "Check written data with this method",
+    )
+    .def("0")
+    .cat(C::Verify),
+    opt("do_verify", K::Bool, "Run the verify pass after writing")
+        .def("1")
+        .cat(C::Verify)
+        .parent("verify")
+        .range(0, 1)
+        .not_yet(),
+    opt("verifysort", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
+    opt("verifysort_nr", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
+    opt(
+        "verify_interval",
+        K::Int {
+            min: 80,
+            max: INT_MAX,
+        },
+        "Write a verify header every this many bytes of a block",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .range(80, INT_MAX)
+    .not_yet(),
+    opt(
+        "verify_offset",
+        K::Int {
+            min: 40,
+            max: INT_MAX,
+        },
+        "Place the verify header this far into the block",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .range(40, INT_MAX)
+    .not_yet(),
+    opt(
+        "verify_pattern",
+        K::Special,
+        "The data pattern written and checked by verify=pattern",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .not_yet(),
+    opt(
+        "verify_fatal",
+        K::Bool,
+        "Stop the job at the first verify mismatch",
+    )
+    .def("0")
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "verify_dump",
+        K::Bool,
+        "Save the expected and actual data of a failed verify to files",
+    )
+    .def("0")
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "verify_async",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "How many threads check data in the background",
+    )
+    .def("0")
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "verify_backlog",
+        K::Size,
+        "Verify written blocks after this many have been written",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .not_yet(),
+    opt(
+        "verify_backlog_batch",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "How many blocks to check at each backlog verify",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "verify_async_cpus",
+        K::Special,
+        "CPUs the background verify threads may run on",
+    )
+    .cat(C::Verify)
+    .parent("verify_async")
+    .not_yet(),
+    opt(
+        "experimental_verify",
+        K::Bool,
+        "Verify by replaying offsets instead of remembering them",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "verify_state_load",
+        K::Bool,
+        "Resume verification from a saved state file",
+    )
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "verify_state_save",
+        K::Bool,
+        "Save the verify state when the job ends",
+    )
+    .def("1")
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "trim_percentage",
+        K::Int { min: 0, max: 100 },
+        "Share of verified blocks to discard (trim)",
+    )
+    .def("0")
+    .cat(C::Verify)
+    .parent("verify")
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "trim_verify_zero",
+        K::Bool,
+        "Check that trimmed blocks read back as zeroes",
+    )
+    .def("1")
+    .cat(C::Verify)
+    .parent("trim_percentage")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "trim_backlog",
+        K::Size,
+        "Trim after this many blocks have been written",
+    )
+    .cat(C::Verify)
+    .parent("trim_percentage")
+    .not_yet(),
+    opt(
+        "trim_backlog_batch",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "How many blocks to trim at each backlog point",
+    )
+    .cat(C::Verify)
+    .parent("trim_percentage")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt("write_iolog", K::Str, "Record the job's I/O to this file")
+        .cat(C::Io)
+        .not_yet(),
+    opt(
+        "read_iolog",
+        K::Str,
+        "Replay the I/O recorded in this file (or blktrace)",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "read_iolog_chunked",
+        K::Bool,
+        "Read the replay file a piece at a time",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("read_iolog")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "replay_no_stall",
+        K::Bool,
+        "Replay without the recorded delays between I/Os",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("read_iolog")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "replay_redirect",
+        K::Str,
+        "Send replayed I/O to this device instead of the recorded one",
+    )
+    .cat(C::Io)
+    .parent("read_iolog")
+    .not_yet(),
+    opt(
+        "replay_scale",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Divide replayed offsets by this factor",
+    )
+    .def("1")
+    .cat(C::Io)
+    .parent("read_iolog")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "replay_align",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Align replayed offsets to this many bytes",
+    )
+    .cat(C::Io)
+    .parent("read_iolog")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "replay_time_scale",
+        K::Int {
+            min: 1,
+            max: INT_MAX,
+        },
+        "Replay timing scaled by this percentage",
+    )
+    .def("100")
+    .cat(C::Io)
+    .parent("read_iolog")
+    .range(1, INT_MAX)
+    .not_yet(),
+    opt(
+        "replay_skip",
+        K::Special,
+        "Leave out these kinds of I/O when replaying (read,write,trim,sync)",
+    )
+    .cat(C::Io)
+    .parent("read_iolog")
+    .not_yet(),
+    opt(
+        "merge_blktrace_file",
+        K::Str,
+        "Write the merged blktrace traces to this file",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "merge_blktrace_scalars",
+        K::FloatList,
+        "Per trace, the percentage its timing is scaled to when merging",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "merge_blktrace_iters",
+        K::FloatList,
+        "Per trace, how many times it is repeated when merging",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "exec_prerun",
+        K::Str,
+        "Run this command before the job starts",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "exec_postrun",
+        K::Str,
+        "Run this command after the job ends",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "ioscheduler",
+        K::Str,
+        "Switch the device's I/O scheduler to this one",
+    )
+    .cat(C::File)
+    .not_yet(),
+    opt(
+        "zonemode",
+        K::Choice(ZONEMODE_CHOICES),
+        "How the device is split into zones",
+    )
+    .def("none")
+    .cat(C::Target)
+    .not_yet(),
+    opt(
+        "zonesize",
+        K::Size,
+        "Bytes of I/O done in each zone before moving on",
+    )
+    .def("0")
+    .cat(C::Target)
+    .not_yet(),
+    opt("zonecapacity", K::Size, "Usable bytes of each zone")
+        .def("0")
+        .cat(C::Target)
+        .not_yet(),
+    opt("zonerange", K::Size, "Size of each zone")
+        .def("0")
+        .cat(C::Target)
+        .not_yet(),
+    opt("zoneskip", K::SizeOrPercent, "Bytes skipped between zones")
+        .def("0")
+        .cat(C::Target)
+        .not_yet(),
+    opt(
+        "read_beyond_wp",
+        K::Bool,
+        "With zbd, allow reads past a zone's write pointer",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "max_open_zones",
+        K::Int { min: 0, max: 4096 },
+        "With zbd, at most this many sequential zones written at once",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 4096)
+    .not_yet(),
+    opt(
+        "job_max_open_zones",
+        K::Int { min: 0, max: 4096 },
+        "With zbd, at most this many zones written at once by one job",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 4096)
+    .not_yet(),
+    opt(
+        "ignore_zone_limits",
+        K::Bool,
+        "Do not apply the open/active zone limits the device reports",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "zone_reset_threshold",
+        K::FloatList,
+        "With zbd, the share of written zones that triggers resets",
+    )
+    .cat(C::Target)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "zone_reset_frequency",
+        K::FloatList,
+        "With zbd, how often zones are reset (0 to 1)",
+    )
+    .cat(C::Target)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "lockmem",
+        K::Size,
+        "Pin this much memory so the job runs with less available",
+    )
+    .def("0")
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "rwmixread",
+        K::Int { min: 0, max: 100 },
+        "In a mixed job, the percentage of I/O that reads",
+    )
+    .def("50")
+    .cat(C::Io)
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "rwmixwrite",
+        K::Int { min: 0, max: 100 },
+        "In a mixed job, the percentage of I/O that writes",
+    )
+    .def("50")
+    .cat(C::Io)
+    .range(0, 100)
+    .not_yet(),
+    opt("rwmixcycle", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
+    opt(
+        "nice",
+        K::Int { min: -20, max: 19 },
+        "Run the job at this nice level",
+    )
+    .def("0")
+    .cat(C::Other)
+    .range(-20, 19)
+    .not_yet(),
+    opt(
+        "prio",
+        K::Int { min: 0, max: 7 },
+        "The job's I/O priority level within its class (0 is highest)",
+    )
+    .cat(C::Other)
+    .range(0, 7)
+    .not_yet(),
+    opt(
+        "prioclass",
+        K::Int { min: 0, max: 3 },
+        "The job's I/O priority class (realtime, best effort, idle)",
+    )
+    .cat(C::Other)
+    .range(0, 3)
+    .not_yet(),
+    opt(
+        "thinktime",
+        K::Time(TimeUnit::Usec),
+        "Pause this long between I/Os (bare numbers in usec)",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "thinktime_spin",
+        K::Time(TimeUnit::Usec),
+        "Spend this much of the pause busy-looping instead of sleeping",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("thinktime")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "thinktime_blocks",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Pause after this many I/Os instead of after each one",
+    )
+    .def("1")
+    .cat(C::Io)
+    .parent("thinktime")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "thinktime_blocks_type",
+        K::Choice(THINKTIME_BLOCKS_TYPE_CHOICES),
+        "Count thinktime_blocks by completed or issued I/Os",
+    )
+    .def("complete")
+    .cat(C::Io)
+    .parent("thinktime")
+    .not_yet(),
+    opt(
+        "thinktime_iotime",
+        K::Time(TimeUnit::Sec),
+        "Pause after doing I/O for this long",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("thinktime")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt("rate", K::SizeList, "Cap the bandwidth, per direction")
+        .cat(C::Rate)
+        .range(0, INT_MAX)
+        .not_yet(),
+    opt(
+        "rate_min",
+        K::SizeList,
+        "Fail the job when bandwidth falls under this, per direction",
+    )
+    .alias(&["ratemin"])
+    .cat(C::Rate)
+    .parent("rate")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "rate_iops",
+        K::IntList {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Cap the I/Os per second, per direction",
+    )
+    .cat(C::Rate)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "rate_iops_min",
+        K::IntList {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Fail the job when IOPS falls under this, per direction",
+    )
+    .cat(C::Rate)
+    .parent("rate_iops")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "rate_process",
+        K::Choice(RATE_PROCESS_CHOICES),
+        "How I/Os are spread in time under a rate cap",
+    )
+    .def("linear")
+    .cat(C::Rate)
+    .parent("rate")
+    .not_yet(),
+    opt(
+        "rate_cycle",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Window in msec over which rate_min is checked",
+    )
+    .alias(&["ratecycle"])
+    .def("1000")
+    .cat(C::Rate)
+    .parent("rate")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "rate_ignore_thinktime",
+        K::Bool,
+        "Keep the rate target even while pausing for thinktime",
+    )
+    .cat(C::Rate)
+    .parent("rate")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "max_latency",
+        K::Time(TimeUnit::Usec),
+        "Fail the job when an I/O takes longer than this, per direction",
+    )
+    .cat(C::Latency)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "latency_target",
+        K::Time(TimeUnit::Usec),
+        "Find the largest queue depth that keeps latency under this",
+    )
+    .cat(C::Latency)
+    .not_yet(),
+    opt(
+        "latency_window",
+        K::Time(TimeUnit::Usec),
+        "How long each depth is tried by latency_target",
+    )
+    .cat(C::Latency)
+    .not_yet(),
+    opt(
+        "latency_percentile",
+        K::FloatList,
+        "Share of I/Os that must meet latency_target",
+    )
+    .def("100")
+    .cat(C::Latency)
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "latency_run",
+        K::Bool,
+        "Keep tuning the depth for latency_target for the whole run",
+    )
+    .def("0")
+    .cat(C::Latency)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "invalidate",
+        K::Bool,
+        "Drop the file's cached pages before starting",
+    )
+    .def("1")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "sync",
+        K::Choice(SYNC_CHOICES),
+        "Open files for synchronous writes (O_SYNC or O_DSYNC)",
+    )
+    .def("none")
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "write_hint",
+        K::Choice(WRITE_HINT_CHOICES),
+        "Tell the device how long written data is expected to live",
+    )
+    .cat(C::Engine)
+    .not_yet(),
+    opt(
+        "create_serialize",
+        K::Bool,
+        "Lay out the files of cloned jobs one after the other",
+    )
+    .def("1")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "create_fsync",
+        K::Bool,
+        "fsync each file after laying it out",
+    )
+    .def("1")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "create_on_open",
+        K::Bool,
+        "Create files only when they are first opened for I/O",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt("create_only", K::Bool, "Only lay out the files, then stop")
+        .def("0")
+        .cat(C::File)
+        .range(0, 1)
+        .not_yet(),
+    opt(
+        "allow_file_create",
+        K::Bool,
+        "May create files that do not exist yet",
+    )
+    .def("1")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "allow_mounted_write",
+        K::Bool,
+        "May write to a block device that has a mounted file system",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "pre_read",
+        K::Bool,
+        "Read the files into the page cache before starting",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "cpumask",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "CPUs the job may run on, as a bit mask",
+    )
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "cpus_allowed",
+        K::Special,
+        "CPUs the job may run on, as a list such as 0-3,6",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "cpus_allowed_policy",
+        K::Choice(CPUS_ALLOWED_POLICY_CHOICES),
+        "Whether cloned jobs share the CPU set or split it",
+    )
+    .cat(C::Other)
+    .parent("cpus_allowed")
+    .prio(1)
+    .not_yet(),
+    opt(
+        "numa_cpu_nodes",
+        K::Special,
+        "Run the job on the CPUs of these NUMA nodes",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "numa_mem_policy",
+        K::Special,
+        "Memory placement policy for the job (e.g. bind:0)",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "end_fsync",
+        K::Bool,
+        "fsync the files when the job is done writing",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "fsync_on_close",
+        K::Bool,
+        "fsync each file when it is closed",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt("unlink", K::Bool, "Delete the job's files when it finishes")
+        .def("0")
+        .cat(C::File)
+        .range(0, 1)
+        .not_yet(),
+    opt(
+        "unlink_each_loop",
+        K::Bool,
+        "Delete the job's files after each loop",
+    )
+    .def("0")
+    .cat(C::File)
+    .range(0, 1)
+    .not_yet(),
+    opt("exitall", K::Bool, "End every job when this one ends")
+        .cat(C::Other)
+        .not_yet(),
+    opt(
+        "exit_what",
+        K::Choice(EXIT_WHAT_CHOICES),
+        "Which jobs exitall ends",
+    )
+    .def("group")
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "exitall_on_error",
+        K::Bool,
+        "End every job when this one fails",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "stonewall",
+        K::Bool,
+        "Wait for earlier jobs to finish, and start a new group",
+    )
+    .alias(&["wait_for_previous"])
+    .cat(C::Other),
+    opt("new_group", K::Bool, "Start a new reporting group").cat(C::Other),
+    opt(
+        "thread",
+        K::Bool,
+        "Run jobs as threads rather than forked processes",
+    )
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "per_job_logs",
+        K::Bool,
+        "Put the job number in log file names",
+    )
+    .def("1")
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "write_bw_log",
+        K::Str,
+        "Log bandwidth over time to files with this prefix",
+    )
+    .cat(C::Log)
+    .not_yet(),
+    opt(
+        "write_lat_log",
+        K::Str,
+        "Log latencies over time to files with this prefix",
+    )
+    .cat(C::Log)
+    .not_yet(),
+    opt(
+        "write_iops_log",
+        K::Str,
+        "Log IOPS over time to files with this prefix",
+    )
+    .cat(C::Log)
+    .not_yet(),
+    opt(
+        "log_entries",
+        K::Int {
+            min: 1024,
+            max: 1048576,
+        },
+        "How many log entries to allocate at first",
+    )
+    .def("1024")
+    .cat(C::Log)
+    .range(1024, 1048576)
+    .not_yet(),
+    opt(
+        "log_avg_msec",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Average log samples over this many msec",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "log_hist_msec",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Log latency histograms every this many msec",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "log_hist_coarseness",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Merge histogram buckets: 0 keeps all, each step halves them",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "write_hist_log",
+        K::Str,
+        "Log latency histograms to files with this prefix",
+    )
+    .cat(C::Log)
+    .not_yet(),
+    opt(
+        "log_max_value",
+        K::Bool,
+        "Log the largest value in each window instead of the mean",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_offset",
+        K::Bool,
+        "Add each I/O's offset to log entries",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_prio",
+        K::Bool,
+        "Add each I/O's priority to log entries",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_compression",
+        K::Int {
+            min: 1024,
+            max: 536870912,
+        },
+        "Compress logs in memory in chunks of this size",
+    )
+    .cat(C::Log)
+    .range(1024, 536870912)
+    .not_yet(),
+    opt(
+        "log_compression_cpus",
+        K::Special,
+        "CPUs the log compression threads may run on",
+    )
+    .cat(C::Log)
+    .parent("log_compression")
+    .not_yet(),
+    opt(
+        "log_store_compressed",
+        K::Bool,
+        "Write logs to disk compressed",
+    )
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_unix_epoch",
+        K::Bool,
+        "Stamp log entries with Unix time",
+    )
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_alternate_epoch",
+        K::Bool,
+        "Stamp log entries with the time of log_alternate_epoch_clock_id",
+    )
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "log_alternate_epoch_clock_id",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "The clock_gettime clock used for log time stamps",
+    )
+    .cat(C::Log)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "block_error_percentiles",
+        K::Bool,
+        "Report percentiles of trim block errors",
+    )
+    .def("0")
+    .cat(C::Log)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "bwavgtime",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Average bandwidth samples over this many msec",
+    )
+    .def("500")
+    .cat(C::Log)
+    .parent("write_bw_log")
+    .range(0, INT_MAX),
+    opt(
+        "iopsavgtime",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Average IOPS samples over this many msec",
+    )
+    .def("500")
+    .cat(C::Log)
+    .parent("write_iops_log")
+    .range(0, INT_MAX),
+    opt("group_reporting", K::Bool, "Report each group as one job").cat(C::Stat),
+    opt("stats", K::Bool, "Collect statistics for this job")
+        .def("1")
+        .cat(C::Stat)
+        .range(0, 1),
+    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
+        .cat(C::Io)
+        .not_yet(),
+    opt(
+        "refill_buffers",
+        K::Bool,
+        "Refill write buffers with new data before every write",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "scramble_buffers",
+        K::Bool,
+        "Change part of each write buffer so data does not repeat",
+    )
+    .def("1")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "buffer_pattern",
+        K::Special,
+        "Fill write buffers with this pattern (string or hex)",
+    )
+    .cat(C::Io)
+    .not_yet(),
+    opt(
+        "buffer_compress_percentage",
+        K::Int { min: 0, max: 100 },
+        "Make write data compressible by about this much",
+    )
+    .cat(C::Io)
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "buffer_compress_chunk",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Size of the compressible pieces of write data",
+    )
+    .def("512")
+    .cat(C::Io)
+    .parent("buffer_compress_percentage")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "dedupe_percentage",
+        K::Int { min: 0, max: 100 },
+        "Make this share of writes duplicates of earlier ones",
+    )
+    .cat(C::Io)
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "dedupe_global",
+        K::Bool,
+        "Share duplicate buffers between jobs",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "dedupe_mode",
+        K::Choice(DEDUPE_MODE_CHOICES),
+        "How duplicate write buffers are chosen",
+    )
+    .def("repeat")
+    .cat(C::Io)
+    .parent("dedupe_percentage")
+    .not_yet(),
+    opt(
+        "dedupe_working_set_percentage",
+        K::Int { min: 0, max: 100 },
+        "Share of the file that duplicate buffers are drawn from",
+    )
+    .def("5")
+    .cat(C::Io)
+    .parent("dedupe_percentage")
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "clat_percentiles",
+        K::Bool,
+        "Report completion latency percentiles",
+    )
+    .def("1")
+    .cat(C::Stat)
+    .range(0, 1),
+    opt(
+        "lat_percentiles",
+        K::Bool,
+        "Report total latency percentiles",
+    )
+    .def("0")
+    .cat(C::Stat)
+    .range(0, 1),
+    opt(
+        "slat_percentiles",
+        K::Bool,
+        "Report submission latency percentiles",
+    )
+    .def("0")
+    .cat(C::Stat)
+    .range(0, 1),
+    opt(
+        "percentile_list",
+        K::FloatList,
+        "Which percentiles to report, separated by ':'",
+    )
+    .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
+    .cat(C::Stat)
+    .range(0, 100),
+    opt(
+        "significant_figures",
+        K::Int { min: 1, max: 10 },
+        "Digits of precision in the normal report",
+    )
+    .def("4")
+    .cat(C::Stat)
+    .range(1, 10),
+    opt("disk_util", K::Bool, "Report disk utilisation at the end")
+        .def("1")
+        .cat(C::Stat)
+        .range(0, 1),
+    opt(
+        "gtod_reduce",
+        K::Bool,
+        "Measure time less often; turns off most latency statistics",
+    )
+    .def("0")
+    .cat(C::Stat)
+    .range(0, 1),
+    opt("disable_lat", K::Bool, "Do not measure total latency")
+        .def("0")
+        .cat(C::Stat)
+        .parent("gtod_reduce")
+        .range(0, 1),
+    opt("disable_clat", K::Bool, "Do not measure completion latency")
+        .def("0")
+        .cat(C::Stat)
+        .parent("gtod_reduce")
+        .range(0, 1),
+    opt("disable_slat", K::Bool, "Do not measure submission latency")
+        .def("0")
+        .cat(C::Stat)
+        .parent("gtod_reduce")
+        .range(0, 1),
+    opt(
+        "disable_bw_measurement",
+        K::Bool,
+        "Do not measure bandwidth",
+    )
+    .alias(&["disable_bw"])
+    .def("0")
+    .cat(C::Stat)
+    .parent("gtod_reduce")
+    .range(0, 1),
+    opt(
+        "gtod_cpu",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Keep the time of day in a thread on this CPU",
+    )
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "unified_rw_reporting",
+        K::Choice(UNIFIED_RW_REPORTING_CHOICES),
+        "Report reads, writes and trims together, apart, or both",
+    )
+    .def("none")
+    .cat(C::Other),
+    opt(
+        "continue_on_error",
+        K::Choice(CONTINUE_ON_ERROR_CHOICES),
+        "Keep going after these kinds of I/O errors",
+    )
+    .def("none")
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "ignore_error",
+        K::Special,
+        "Error numbers to ignore, per direction",
+    )
+    .cat(C::Other)
+    .parent("rw")
+    .not_yet(),
+    opt("error_dump", K::Bool, "Print every I/O error")
+        .def("0")
+        .cat(C::Other)
+        .range(0, 1)
+        .not_yet(),
+    opt(
+        "profile",
+        K::Choice(PROFILE_CHOICES),
+        "Run one of the built-in workload profiles",
+    )
+    .cat(C::Profile)
+    .not_yet(),
+    opt("cgroup", K::Str, "Put the job in this control group")
+        .cat(C::Other)
+        .not_yet(),
+    opt(
+        "cgroup_nodelete",
+        K::Bool,
+        "Keep the control group after the job",
+    )
+    .def("0")
+    .cat(C::Other)
+    .parent("cgroup")
+    .range(0, 1)
+    .not_yet(),
+    opt(
+        "cgroup_weight",
+        K::Int {
+            min: 100,
+            max: 1000,
+        },
+        "The job's I/O weight in its control group",
+    )
+    .cat(C::Other)
+    .parent("cgroup")
+    .range(100, 1000)
+    .not_yet(),
+    opt(
+        "uid",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Run the job as this user id",
+    )
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "gid",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Run the job as this group id",
+    )
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "kb_base",
+        K::Choice(KB_BASE_CHOICES),
+        "Whether k means 1024 or 1000 in sizes",
+    )
+    .def("1024")
+    .cat(C::Other)
+    .prio(1),
+    opt(
+        "unit_base",
+        K::Choice(UNIT_BASE_CHOICES),
+        "Report in bytes (8) or bits (1); 0 picks automatically",
+    )
+    .cat(C::Other)
+    .prio(1),
+    opt(
+        "hugepage-size",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "The huge page size used for huge page buffers",
+    )
+    .def("2097152")
+    .cat(C::Other)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "flow_id",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Jobs with the same id take part in the same flow control",
+    )
+    .def("0")
+    .cat(C::Io)
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "flow",
+        K::Int { min: 0, max: 1000 },
+        "This job's weight in flow control",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("flow_id")
+    .range(0, 1000)
+    .not_yet(),
+    opt("flow_watermark", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
+    opt(
+        "flow_sleep",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Sleep this many usec when flow control holds the job back",
+    )
+    .def("0")
+    .cat(C::Io)
+    .parent("flow_id")
+    .range(0, INT_MAX)
+    .not_yet(),
+    opt(
+        "steadystate",
+        K::Choice(STEADYSTATE_CHOICES),
+        "Stop once this measure stays within this limit",
+    )
+    .alias(&["ss"])
+    .def("iops_slope:0.01%")
+    .cat(C::Other)
+    .not_yet(),
+    opt(
+        "steadystate_duration",
+        K::Time(TimeUnit::Sec),
+        "How long the measure must stay steady",
+    )
+    .alias(&["ss_dur"])
+    .def("0")
+    .cat(C::Other)
+    .parent("steadystate")
+    .not_yet(),
+    opt(
+        "steadystate_ramp_time",
+        K::Time(TimeUnit::Sec),
+        "Wait this long before judging steady state",
+    )
+    .alias(&["ss_ramp"])
+    .def("0")
+    .cat(C::Other)
+    .parent("steadystate")
+    .not_yet(),
+    opt(
+        "cpuload",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Busy the CPU this percentage of the time",
+    )
+    .cat(C::Engine)
+    .engines(&["cpuio"])
+    .not_yet(),
+    opt(
+        "cpuchunks",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Length in usec of each busy period",
+    )
+    .def("50000")
+    .cat(C::Engine)
+    .engines(&["cpuio"])
+    .parent("cpuload")
+    .not_yet(),
+    opt(
+        "cpumode",
+        K::Choice(CPUMODE_CHOICES),
+        "What the CPU is kept busy with",
+    )
+    .def("noop")
+    .cat(C::Engine)
+    .engines(&["cpuio"])
+    .not_yet(),
+    opt(
+        "exit_on_io_done",
+        K::Bool,
+        "Stop once the I/O jobs have finished",
+    )
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["cpuio"])
+    .not_yet(),
+    opt(
+        "thp",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Ask for transparent huge pages on the mapping",
+    )
+    .cat(C::Engine)
+    .engines(&["mmap"])
+    .not_yet(),
+    opt(
+        "hipri",
+        K::Bool,
+        "Poll for completions instead of waiting for interrupts",
+    )
+    .cat(C::Engine)
+    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "hipri_percentage",
+        K::Int { min: 0, max: 100 },
+        "Share of I/Os sent with the high-priority poll flag",
+    )
+    .def("100")
+    .cat(C::Engine)
+    .engines(&["pvsync2"])
+    .range(0, 100)
+    .not_yet(),
+    opt("hostname", K::Str, "The host to connect to")
+        .cat(C::Engine)
+        .engines(&["net", "netsplice", "rdma"])
+        .not_yet(),
+    opt(
+        "stat_type",
+        K::Choice(STAT_TYPE_CHOICES),
+        "Which stat call to time",
+    )
+    .def("stat")
+    .cat(C::Engine)
+    .engines(&["filestat"])
+    .not_yet(),
+    opt("program", K::Str, "The program to run")
+        .cat(C::Engine)
+        .engines(&["exec"])
+        .not_yet(),
+    opt("arguments", K::Str, "Arguments to pass to the program")
+        .cat(C::Engine)
+        .engines(&["exec"])
+        .not_yet(),
+    opt(
+        "grace_time",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Seconds to wait before killing the program",
+    )
+    .def("1")
+    .cat(C::Engine)
+    .engines(&["exec"])
+    .not_yet(),
+    opt(
+        "std_redirect",
+        K::Bool,
+        "Send the program's output to files",
+    )
+    .def("1")
+    .cat(C::Engine)
+    .engines(&["exec"])
+    .not_yet(),
+    opt(
+        "donorname",
+        K::Str,
+        "File that donates blocks for defragmentation",
+    )
+    .cat(C::Engine)
+    .engines(&["e4defrag"])
+    .not_yet(),
+    opt(
+        "inplace",
+        K::Int { min: 0, max: 1 },
+        "Allocate and free the donor space at each step",
+    )
+    .cat(C::Engine)
+    .engines(&["e4defrag"])
+    .range(0, 1)
+    .not_yet(),
+    opt("volume", K::Str, "The GlusterFS volume")
+        .cat(C::Engine)
+        .engines(&["gfapi", "gfapi_async"])
+        .not_yet(),
+    opt("brick", K::Str, "The GlusterFS brick to connect to")
+        .cat(C::Engine)
+        .engines(&["gfapi", "gfapi_async"])
+        .not_yet(),
+    opt(
+        "single-instance",
+        K::Bool,
+        "Use one GlusterFS connection for all jobs",
+    )
+    .cat(C::Engine)
+    .engines(&["gfapi", "gfapi_async"])
+    .not_yet(),
+    opt(
+        "skip_bad",
+        K::Bool,
+        "Skip blocks the flash device marks as bad",
+    )
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["mtd"])
+    .not_yet(),
+    opt("readfua", K::Bool, "Send reads with Force Unit Access")
+        .def("0")
+        .cat(C::Engine)
+        .engines(&["sg"])
+        .not_yet(),
+    opt("writefua", K::Bool, "Send writes with Force Unit Access")
+        .def("0")
+        .cat(C::Engine)
+        .engines(&["sg"])
+        .not_yet(),
+    opt(
+        "sg_write_mode",
+        K::Choice(SG_WRITE_MODE_CHOICES),
+        "Which SCSI command writes use",
+    )
+    .def("write")
+    .cat(C::Engine)
+    .engines(&["sg"])
+    .not_yet(),
+    opt(
+        "stream_id",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Stream id for SCSI WRITE STREAM commands",
+    )
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["sg"])
+    .not_yet(),
+    opt("uri", K::Str, "The NBD server address")
+        .cat(C::Engine)
+        .engines(&["nbd"])
+        .not_yet(),
+    opt(
+        "userspace_reap",
+        K::Bool,
+        "Reap completions from user space without a system call",
+    )
+    .cat(C::Engine)
+    .engines(&["libaio"])
+    .not_yet(),
+    opt(
+        "cmdprio_percentage",
+        K::IntList { min: 0, max: 100 },
+        "Share of I/Os sent at the cmdprio priority, per direction",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"])
+    .range(0, 100)
+    .not_yet(),
+    opt(
+        "cmdprio_class",
+        K::IntList { min: 1, max: 3 },
+        "Priority class for prioritised I/Os, per direction",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"])
+    .range(1, 3)
+    .not_yet(),
+    opt(
+        "cmdprio",
+        K::IntList { min: 0, max: 7 },
+        "Priority level for prioritised I/Os, per direction",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"])
+    .range(0, 7)
+    .not_yet(),
+    opt(
+        "cmdprio_bssplit",
+        K::Special,
+        "Priorities by block size, e.g. 4k/50/1/7",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd", "libaio"])
+    .not_yet(),
+    opt(
+        "fixedbufs",
+        K::Bool,
+        "Register I/O buffers with the kernel once",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "registerfiles",
+        K::Bool,
+        "Register files with the kernel once",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "sqthread_poll",
+        K::Bool,
+        "Let a kernel thread poll the submission queue",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "sqthread_poll_cpu",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "The CPU the kernel polling thread runs on",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "nonvectored",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Use plain read/write commands instead of vectored ones",
+    )
+    .def("-1")
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "uncached",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Ask for uncached buffered I/O",
+    )
+    .cat(C::Engine)
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "nowait",
+        K::Bool,
+        "Fail I/O that would block instead of waiting",
+    )
+    .cat(C::Engine)
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"])
+    .not_yet(),
+    opt(
+        "force_async",
+        K::Int {
+            min: INT_MIN,
+            max: INT_MAX,
+        },
+        "Mark every Nth I/O to be run asynchronously by the kernel",
+    )
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt(
+        "cmd_type",
+        K::Choice(CMD_TYPE_CHOICES),
+        "The kind of passthrough command",
+    )
+    .def("nvme")
+    .cat(C::Engine)
+    .engines(&["io_uring", "io_uring_cmd"])
+    .not_yet(),
+    opt("bindname", K::Str, "The local address to bind to")
+        .def("")
+        .cat(C::Engine)
+        .engines(&["rdma"])
+        .not_yet(),
+    opt(
+        "port",
+        K::Int { min: 1, max: 65535 },
+        "The port to connect to or listen on",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice", "rdma"])
+    .range(1, 65535)
+    .not_yet(),
+    opt(
+        "protocol",
+        K::Choice(PROTOCOL_CHOICES),
+        "The network protocol to use",
+    )
+    .alias(&["proto"])
+    .def("tcp")
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt(
+        "nodelay",
+        K::Bool,
+        "Turn off Nagle's algorithm on TCP sockets",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt("listen", K::Bool, "Wait for the other side to connect")
+        .cat(C::Engine)
+        .engines(&["net", "netsplice"])
+        .not_yet(),
+    opt(
+        "pingpong",
+        K::Bool,
+        "Answer each message before sending the next",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt(
+        "interface",
+        K::Str,
+        "The network interface used for multicast",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt(
+        "ttl",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Time to live for multicast UDP packets",
+    )
+    .def("1")
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt(
+        "window_size",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Socket buffer size",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt(
+        "mss",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "Largest TCP segment size",
+    )
+    .cat(C::Engine)
+    .engines(&["net", "netsplice"])
+    .not_yet(),
+    opt("verb", K::Choice(VERB_CHOICES), "The RDMA operation to do")
+        .alias(&["proto"])
+        .def("write")
+        .cat(C::Engine)
+        .engines(&["rdma"])
+        .not_yet(),
+    opt("clustername", K::Str, "The Ceph cluster name")
+        .cat(C::Engine)
+        .engines(&["rados", "rbd"])
+        .not_yet(),
+    opt("rbdname", K::Str, "The RBD image name")
+        .cat(C::Engine)
+        .engines(&["rbd"])
+        .not_yet(),
+    opt("pool", K::Str, "The Ceph pool")
+        .cat(C::Engine)
+        .engines(&["rados", "rbd"])
+        .not_yet(),
+    opt("clientname", K::Str, "The Ceph client name")
+        .cat(C::Engine)
+        .engines(&["rados", "rbd"])
+        .not_yet(),
+    opt("conf", K::Str, "The Ceph configuration file")
+        .def("/etc/ceph/ceph.conf")
+        .cat(C::Engine)
+        .engines(&["rados"])
+        .not_yet(),
+    opt("busy_poll", K::Bool, "Spin while waiting for completions")
+        .def("0")
+        .cat(C::Engine)
+        .engines(&["rados", "rbd"])
+        .not_yet(),
+    opt(
+        "touch_objects",
+        K::Bool,
+        "Create the objects before starting",
+    )
+    .def("1")
+    .cat(C::Engine)
+    .engines(&["rados"])
+    .not_yet(),
 ];
 
 /// The definition answering to `name` (its name or an alias).

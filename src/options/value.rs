@@ -126,6 +126,7 @@ pub fn expected_form(kind: &Kind) -> &'static str {
         Kind::Str => "text",
         Kind::Choice(_) => "one of the listed words",
         Kind::Int { .. } => "a whole number",
+        Kind::IntList { .. } => "whole numbers per direction, such as 100 or 100,50",
         Kind::Size => "a size such as 4k, 1m or 2g",
         Kind::SizeOrPercent => "a size such as 4k or 1g, or a percentage such as 20%",
         Kind::SizeList => "sizes per direction, such as 4k or 4k,8k",
@@ -149,23 +150,22 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
     };
     match def.kind {
         Kind::Str | Kind::Special | Kind::Deprecated => Ok(()),
-        Kind::Choice(choices) => {
-            let word = v.split(':').next().unwrap_or(v);
+        // Several words may be given comma separated (sync_file_range=wait_before,write);
+        // each may carry a ':' suffix that its resolver reads.
+        Kind::Choice(choices) => v.split(',').try_for_each(|part| {
+            let word = part.split(':').next().unwrap_or(part);
             if choices.iter().any(|(c, _)| c.eq_ignore_ascii_case(word)) {
                 Ok(())
             } else {
                 let names: Vec<&str> = choices.iter().map(|(c, _)| *c).collect();
                 Err(format!("'{word}' is not one of: {}", names.join(", ")))
             }
-        }
-        Kind::Int { min, max } => {
-            let n = parse_int(v)?;
-            if n < min || n > max {
-                Err(format!("{n} is outside {min}..{max}"))
-            } else {
-                Ok(())
-            }
-        }
+        }),
+        Kind::Int { min, max } => check_int(v, min, max),
+        Kind::IntList { min, max } => v
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .try_for_each(|p| check_int(p, min, max)),
         Kind::Size => parse_size(v, KbBase::Binary).map(|_| ()),
         Kind::SizeOrPercent => match v.trim().strip_suffix('%') {
             Some(p) => p
@@ -184,7 +184,13 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
             parse_size(a, KbBase::Binary)?;
             parse_size(b, KbBase::Binary).map(|_| ())
         }),
-        Kind::Time(unit) => parse_time_us(v, unit).map(|_| ()),
+        // Per-direction lists (max_latency=10ms,20ms) and ranges (startdelay=1-5) pass here;
+        // the option's resolver decides which of those it allows.
+        Kind::Time(unit) => v
+            .split(',')
+            .filter(|p| !p.is_empty())
+            .flat_map(|p| p.split('-'))
+            .try_for_each(|p| parse_time_us(p, unit).map(|_| ())),
         Kind::Bool => parse_bool(v).map(|_| ()),
         Kind::Float => v
             .trim()
@@ -197,5 +203,15 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
                 .map(|_| ())
                 .map_err(|_| format!("'{p}' is not a number"))
         }),
+    }
+}
+
+/// Checks a whole number against its bounds.
+fn check_int(v: &str, min: i64, max: i64) -> Result<(), String> {
+    let n = parse_int(v)?;
+    if n < min || n > max {
+        Err(format!("{n} is outside {min}..{max}"))
+    } else {
+        Ok(())
     }
 }

@@ -1,3 +1,149 @@
-//! Reports: pure functions from results to bytes, one module per format.
+//! Reports: pure functions from results to bytes, one module per format, and the glue that
+//! picks the formats (`--output-format`, `--minimal`) and the destination (`--output`).
 
+pub mod eta;
+pub mod json;
 pub mod normal;
+pub mod num;
+pub mod run;
+pub mod terse;
+
+use crate::cli::{CliConfig, OutputFormat};
+use crate::job::Job;
+use crate::stats::group::RunSummary;
+use std::time::SystemTime;
+
+/// The version string printed where fio prints `fio-3.33` (the version line, JSON's
+/// `fio version`, terse field 2). iobench names itself there; the layout stays fio's.
+pub const VERSION: &str = concat!("iobench-", env!("CARGO_PKG_VERSION"));
+
+/// The reporting group of each job, as fio numbers them: a job with `stonewall` or
+/// `new_group` starts a new group unless it is the first.
+pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
+    let mut gid = 0u32;
+    let mut in_group = 0usize;
+    jobs.iter()
+        .map(|j| {
+            if (j.exec.stonewall || j.exec.new_group) && in_group > 0 {
+                in_group = 0;
+                gid += 1;
+            }
+            in_group += j.exec.numjobs.max(1) as usize;
+            gid
+        })
+        .collect()
+}
+
+/// `Sun Nov 22 15:28:13 2026\n`, in local time, as C's ctime prints it.
+pub fn ctime(t: SystemTime) -> String {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_secs() as libc::time_t)
+        .unwrap_or(0);
+    // SAFETY: tm is plain old data, filled by localtime_r before we read it.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r is thread safe.
+    let ok = unsafe { !libc::localtime_r(&secs, &mut tm).is_null() };
+    if !ok {
+        return "Thu Jan  1 00:00:00 1970\n".to_string();
+    }
+    const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:>2} {:02}:{:02}:{:02} {}\n",
+        DAYS[tm.tm_wday.rem_euclid(7) as usize],
+        MONTHS[tm.tm_mon.rem_euclid(12) as usize],
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        tm.tm_year + 1900
+    )
+}
+
+/// The C library's text for an errno.
+pub fn strerror(errno: i32) -> String {
+    std::io::Error::from_raw_os_error(errno)
+        .to_string()
+        .split(" (os error")
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The formats asked for, with fio's default (normal) when none was.
+pub fn formats(cfg: &CliConfig) -> Vec<OutputFormat> {
+    if cfg.formats.is_empty() {
+        vec![OutputFormat::Normal]
+    } else {
+        cfg.formats.clone()
+    }
+}
+
+/// True when the normal format is among those asked for (headers and progress are then
+/// printed; with only json or terse, stdout carries nothing else).
+pub fn wants_normal(cfg: &CliConfig) -> bool {
+    formats(cfg).contains(&OutputFormat::Normal)
+}
+
+/// The end-of-run report in every format asked for, in fio's order: terse, json, normal.
+pub fn final_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String {
+    let f = formats(cfg);
+    let mut out = String::new();
+    if f.contains(&OutputFormat::Terse) {
+        let ver = cfg.terse_version.unwrap_or(3);
+        out.push_str(&terse::render(sum, ver));
+    }
+    let plus = f.contains(&OutputFormat::JsonPlus);
+    if plus || f.contains(&OutputFormat::Json) {
+        out.push_str(&json::render(jobs, sum, plus));
+    }
+    if f.contains(&OutputFormat::Normal) {
+        out.push_str(&normal::render(sum));
+    }
+    out
+}
+
+/// The terse version given, checked: fio knows 2, 3, 4 and 5.
+pub fn check_terse_version(cfg: &CliConfig) -> Result<(), String> {
+    match cfg.terse_version {
+        None | Some(2..=5) => Ok(()),
+        Some(v) => Err(format!(
+            "bad terse version {v}: expected 2, 3, 4 or 5 (--terse-version)"
+        )),
+    }
+}
+
+/// Where reports go: stdout, or the `--output` file (created, truncated).
+pub struct Sink {
+    file: Option<std::fs::File>,
+}
+
+impl Sink {
+    /// Opens `--output` if given.
+    pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
+        let file = match &cfg.output {
+            Some(p) => Some(std::fs::File::create(p)?),
+            None => None,
+        };
+        Ok(Sink { file })
+    }
+
+    /// Writes `text` and flushes it.
+    pub fn write(&mut self, text: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        match &mut self.file {
+            Some(f) => {
+                f.write_all(text.as_bytes())?;
+                f.flush()
+            }
+            None => {
+                let mut o = std::io::stdout().lock();
+                o.write_all(text.as_bytes())?;
+                o.flush()
+            }
+        }
+    }
+}

@@ -1,30 +1,574 @@
-//! fio's normal (human) text layout.
+//! fio's normal (human) text layout: the job headers before the run, then per reported job
+//! its result block, the `Run status group` totals and the `Disk stats` section.
 
-use crate::stats::JobStats;
+use super::num::{fw, num2str, Unit};
+use super::{ctime, group_ids, VERSION};
+use crate::job::{Ddir, Job};
+use crate::stats::disk::DiskUtil;
+use crate::stats::group::{GroupStats, RunSummary};
+use crate::stats::hist::Hist;
+use crate::stats::{JobStats, LatKind, Unified};
+use std::fmt::Write;
 
-/// Renders one job's result block.
-pub fn render_job(s: &JobStats) -> String {
-    let mut out = format!(
-        "{}: (groupid={}, jobs={}): err={:2}: pid={}\n",
-        s.name, s.groupid, s.jobs, s.error, s.pid
+/// The lines fio prints before it starts: one header per job (`...` for its clones), the
+/// version, and `Starting N processes` (or threads).
+pub fn header(jobs: &[Job]) -> String {
+    let mut out = String::new();
+    let gids = group_ids(jobs);
+    for (job, gid) in jobs.iter().zip(gids) {
+        let pow2 = job.kb_base != crate::options::value::KbBase::Decimal;
+        let sf = job.report.stats.sig_figs as usize;
+        let b = |v: u64| num2str(v, sf, 1, pow2, Unit::Byte);
+        let bs = &job.workload.bs;
+        let _ = writeln!(
+            out,
+            "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
+            job.name,
+            gid,
+            job.workload.pattern.fio_name(),
+            b(bs[0].0),
+            b(bs[0].1),
+            b(bs[1].0),
+            b(bs[1].1),
+            b(bs[2].0),
+            b(bs[2].1),
+            job.exec.ioengine,
+            job.exec.iodepth
+        );
+        if job.exec.numjobs > 1 {
+            out.push_str("...\n");
+        }
+    }
+    let _ = writeln!(out, "{VERSION}");
+    let nr: u64 = jobs.iter().map(|j| j.exec.numjobs as u64).sum();
+    let threads = jobs.iter().any(|j| {
+        j.raw
+            .value("thread")
+            .map(|v| v != "0" && v != "false")
+            .unwrap_or(false)
+    });
+    let (nt, np) = if threads { (nr, 0) } else { (0, nr) };
+    out.push_str("Starting ");
+    if nt > 0 {
+        let _ = write!(out, "{} thread{}", nt, if nt > 1 { "s" } else { "" });
+    }
+    if np > 0 {
+        if nt > 0 {
+            out.push_str(" and ");
+        }
+        let _ = write!(out, "{} process{}", np, if np > 1 { "es" } else { "" });
+    }
+    out.push('\n');
+    out
+}
+
+/// The whole end-of-run report: a blank line, each reported job, the group lines, disks.
+pub fn render(sum: &RunSummary) -> String {
+    let mut out = String::from("\n");
+    let now = ctime(std::time::SystemTime::now());
+    for t in &sum.threads {
+        if let Some(g) = sum.groups.get(t.groupid as usize) {
+            out.push_str(&render_thread(t, g, &now));
+        }
+    }
+    for g in &sum.groups {
+        out.push_str(&render_group(g));
+    }
+    out.push_str(&render_disks(&sum.disks));
+    out
+}
+
+/// Splits a latency summary into fio's display unit (nsec, usec or msec).
+fn scaled(min: u64, max: u64, mean: f64, dev: f64) -> (&'static str, u64, u64, f64, f64) {
+    if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        (
+            "(msec)",
+            min / 1_000_000,
+            max / 1_000_000,
+            mean / 1e6,
+            dev / 1e6,
+        )
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        ("(usec)", min / 1000, max / 1000, mean / 1e3, dev / 1e3)
+    } else {
+        ("(nsec)", min, max, mean, dev)
+    }
+}
+
+fn display_lat(out: &mut String, name: &str, s: &crate::stats::iostat::IoStat) {
+    let Some(m) = s.summary() else { return };
+    let (base, min, max, mean, dev) = scaled(m.min, m.max, m.mean, m.dev);
+    let _ = writeln!(
+        out,
+        "    {} {}: min={}, max={}, avg={}, stdev={}",
+        name,
+        base,
+        num2str(min, 6, 1, false, Unit::None),
+        num2str(max, 6, 1, false, Unit::None),
+        fw(5, 2, mean),
+        fw(5, 2, dev)
     );
-    for (label, d) in [
-        ("read", &s.dir[0]),
-        ("write", &s.dir[1]),
-        ("trim", &s.dir[2]),
-    ] {
-        if d.ios == 0 {
+}
+
+/// The percentile block of one histogram: unit chosen from the value range, several
+/// entries per line, widths as fio's.
+pub fn percentiles_block(out: &mut String, hist: &Hist, nr: u64, t: &JobStats, pre: &str) {
+    let list = &t.cfg.percentiles.list;
+    let prec = t.cfg.percentiles.precision;
+    let vals = hist.percentiles(list, nr);
+    if vals.is_empty() {
+        return;
+    }
+    let minv = *vals.iter().min().unwrap_or(&0);
+    let maxv = *vals.iter().max().unwrap_or(&0);
+    let (scale, divisor, unit) = if minv > 2_000_000 && maxv > 99_999_999 {
+        (2, 1_000_000u64, "msec")
+    } else if minv > 2000 && maxv > 99_999 {
+        (1, 1000, "usec")
+    } else {
+        (0, 1, "nsec")
+    };
+    let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
+    let q = maxv / divisor;
+    let digits = if q == 0 {
+        // log10(0) is -inf in C: the width falls back to the minimum.
+        0
+    } else {
+        ((q as f64).log10() + 1.0) as usize
+    };
+    let time_width = digits.max(5);
+    let per_line = (80 - 7) / (prec + 10 + time_width);
+    let len = vals.len();
+    for (j, (&p, &v)) in list.iter().zip(&vals).enumerate() {
+        if j != 0 && j % per_line == 0 {
+            out.push_str("     |");
+        }
+        let last = j == len - 1;
+        let mut v = v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let _ = write!(
+            out,
+            " {}th=[{:>w$}]{}",
+            fw(prec + 3, prec, p),
+            v,
+            if last { '\n' } else { ',' },
+            w = time_width
+        );
+        if last {
+            break;
+        }
+        if j % per_line == per_line - 1 {
+            out.push('\n');
+        }
+    }
+}
+
+fn ddir_label(t: &JobStats, d: usize) -> &'static str {
+    if t.cfg.unified == Unified::Mixed {
+        return "mixed";
+    }
+    ["read", "write", "trim"][d]
+}
+
+fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
+    let ds = &t.dir[d];
+    if ds.runtime_ms == 0 {
+        return;
+    }
+    let pow2 = g.kb_base != 1000;
+    let sf = t.cfg.sig_figs as usize;
+    let unit = if t.cfg.bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
+    };
+    let runt = ds.runtime_ms;
+    let bw = ds.bytes * 1000 / runt;
+    let iops = ds.ios * 1000 / runt;
+    let _ = writeln!(
+        out,
+        "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
+        ddir_label(t, d),
+        num2str(iops, sf, 1, false, Unit::None),
+        num2str(bw, sf, 1, pow2, unit),
+        num2str(bw, sf, 1, !pow2, unit),
+        num2str(ds.bytes, sf, 1, pow2, Unit::Byte),
+        runt,
+        if d == Ddir::Write as usize {
+            "; 0 zone resets"
+        } else {
+            ""
+        }
+    );
+    display_lat(out, "slat", &ds.slat);
+    display_lat(out, "clat", &ds.clat);
+    display_lat(out, " lat", &ds.lat);
+    let kinds = [
+        (t.cfg.slat_percentiles, LatKind::Slat, "slat"),
+        (t.cfg.clat_percentiles, LatKind::Clat, "clat"),
+        (t.cfg.lat_percentiles, LatKind::Lat, "lat"),
+    ];
+    for (on, k, name) in kinds {
+        let n = ds.lat_stat(k).samples;
+        if on && n > 0 {
+            percentiles_block(out, &ds.hist[k as usize], n, t, name);
+        }
+    }
+    if let Some(m) = ds.bw.summary() {
+        let kb = g.kb_base as f64;
+        let mut label = match (t.cfg.bits, pow2) {
+            (true, true) => "Kibit",
+            (true, false) => "kbit",
+            (false, true) => "KiB",
+            (false, false) => "kB",
+        };
+        let per = agg_percent(g, d, m.mean);
+        let (mut min, mut max, mut mean, mut dev) = (m.min, m.max, m.mean, m.dev);
+        if t.cfg.bits {
+            min *= 8;
+            max *= 8;
+            mean *= 8.0;
+            dev *= 8.0;
+        }
+        if mean > kb * kb {
+            min = (min as f64 / kb) as u64;
+            max = (max as f64 / kb) as u64;
+            mean /= kb;
+            dev /= kb;
+            label = if t.cfg.bits { "Mibit" } else { "MiB" };
+        }
+        let _ = writeln!(
+            out,
+            "   bw ({:>5}/s): min={:>5}, max={:>5}, per={}%, avg={}, stdev={}, samples={}",
+            label,
+            min,
+            max,
+            fw(3, 2, per),
+            fw(5, 2, mean),
+            fw(5, 2, dev),
+            ds.bw.samples
+        );
+    }
+    if let Some(m) = ds.iops.summary() {
+        let _ = writeln!(
+            out,
+            "   iops        : min={:>5}, max={:>5}, avg={}, stdev={}, samples={}",
+            m.min,
+            m.max,
+            fw(5, 2, m.mean),
+            fw(5, 2, m.dev),
+            ds.iops.samples
+        );
+    }
+}
+
+/// A job's mean bandwidth (KiB/s) as a share of its group's aggregate, capped at 100%.
+pub fn agg_percent(g: &GroupStats, d: usize, mean: f64) -> f64 {
+    if g.agg[d] > 1024 {
+        (mean * 100.0 / (g.agg[d] as f64 / 1024.0)).min(100.0)
+    } else {
+        100.0
+    }
+}
+
+/// Percentages of `map` over `total`, with tiny non-zero shares shown as `min`.
+pub fn dist(map: &[u64], total: u64, min: f64) -> Vec<f64> {
+    map.iter()
+        .map(|&m| {
+            if total == 0 {
+                return 0.0;
+            }
+            let v = m as f64 / total as f64 * 100.0;
+            if v < min && m > 0 {
+                min
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
+fn show_lat_lines(out: &mut String, vals: &[f64], labels: &[&str], unit: &str) {
+    let mut new_line = true;
+    let mut shown = false;
+    let mut line = 0;
+    for (v, l) in vals.iter().zip(labels) {
+        if *v <= 0.0 {
             continue;
         }
-        let iops = d.ios as f64 * 1000.0 / d.runtime_ms as f64;
-        let bw = d.bytes as f64 * 1000.0 / d.runtime_ms as f64;
-        out.push_str(&format!(
-            "  {label}: IOPS={:.0}, BW={:.0}KiB/s ({}B/{}msec)\n",
-            iops,
-            bw / 1024.0,
-            d.bytes,
-            d.runtime_ms
-        ));
+        shown = true;
+        if new_line {
+            if line > 0 {
+                out.push('\n');
+            }
+            let _ = write!(out, "  lat ({unit})   : ");
+            new_line = false;
+            line = 0;
+        }
+        if line > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{}={}%", l, fw(3, 2, *v));
+        line += 1;
+        if line == 5 {
+            new_line = true;
+        }
+    }
+    if shown {
+        out.push('\n');
+    }
+}
+
+/// Labels of the latency distribution buckets.
+pub const LAT_LABELS: [&str; 12] = [
+    "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+];
+
+/// One reported job's block.
+pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
+    let mut out = String::new();
+    if t.total_bytes() == 0 && t.total_ios() == 0 {
+        return out;
+    }
+    if t.error == 0 {
+        let _ = write!(
+            out,
+            "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}",
+            t.name, t.groupid, t.jobs, t.error, t.pid, now
+        );
+    } else {
+        let _ = write!(
+            out,
+            "{}: (groupid={}, jobs={}): err={:2} ({}): pid={}: {}",
+            t.name, t.groupid, t.jobs, t.error, t.verror, t.pid, now
+        );
+    }
+    if let Some(desc) = t.description.as_deref().filter(|d| !d.is_empty()) {
+        let _ = writeln!(out, "  Description  : [{desc}]");
+    }
+    for d in 0..3 {
+        if t.dir[d].bytes > 0 {
+            show_ddir(&mut out, g, t, d);
+        }
+    }
+    if t.cfg.unified == Unified::Both {
+        let m = t.mixed();
+        show_ddir(&mut out, g, &m, 0);
+    }
+    let total = t.total_ios();
+    show_lat_lines(
+        &mut out,
+        &dist(&t.lat_n, total, 0.01),
+        &LAT_LABELS[..10],
+        "nsec",
+    );
+    show_lat_lines(
+        &mut out,
+        &dist(&t.lat_u, total, 0.01),
+        &LAT_LABELS[..10],
+        "usec",
+    );
+    show_lat_lines(&mut out, &dist(&t.lat_m, total, 0.01), &LAT_LABELS, "msec");
+    if let Some(m) = t.sync.summary() {
+        let _ = m;
+        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        display_lat(&mut out, "sync", &t.sync);
+        percentiles_block(&mut out, &t.sync_hist, t.sync.samples, t, "sync");
+    }
+    let (usr, sys) = cpu_percent(t);
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={}%, sys={}%, ctx={}, majf={}, minf={}",
+        fw(3, 2, usr),
+        fw(3, 2, sys),
+        t.ctx,
+        t.majf,
+        t.minf
+    );
+    let d = dist(&t.depth_map, total, 0.1);
+    let _ = writeln!(
+        out,
+        "  IO depths    : 1={}%, 2={}%, 4={}%, 8={}%, 16={}%, 32={}%, >=64={}%",
+        fw(3, 1, d[0]),
+        fw(3, 1, d[1]),
+        fw(3, 1, d[2]),
+        fw(3, 1, d[3]),
+        fw(3, 1, d[4]),
+        fw(3, 1, d[5]),
+        fw(3, 1, d[6])
+    );
+    for (label, map, tot) in [
+        ("submit", &t.submit_map, t.total_submit),
+        ("complete", &t.complete_map, t.total_complete),
+    ] {
+        let d = dist(map, tot, 0.1);
+        let _ = writeln!(
+            out,
+            "     {:<10}: 0={}%, 4={}%, 8={}%, 16={}%, 32={}%, 64={}%, >=64={}%",
+            label,
+            fw(3, 1, d[0]),
+            fw(3, 1, d[1]),
+            fw(3, 1, d[2]),
+            fw(3, 1, d[3]),
+            fw(3, 1, d[4]),
+            fw(3, 1, d[5]),
+            fw(3, 1, d[6])
+        );
+    }
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},{} short={},{},{},0 dropped={},{},{},0",
+        t.dir[0].ios,
+        t.dir[1].ios,
+        t.dir[2].ios,
+        t.sync_ios,
+        t.dir[0].short,
+        t.dir[1].short,
+        t.dir[2].short,
+        t.dir[0].dropped,
+        t.dir[1].dropped,
+        t.dir[2].dropped
+    );
+    if t.continue_on_error {
+        let _ = writeln!(
+            out,
+            "     errors    : total={}, first_error={}/<{}>",
+            t.total_err_count,
+            t.first_error,
+            super::strerror(t.first_error)
+        );
+    }
+    if t.latency_depth > 0 {
+        let _ = writeln!(
+            out,
+            "     latency   : target={}, window={}, percentile={}%, depth={}",
+            t.latency_target,
+            t.latency_window,
+            fw(0, 2, t.latency_percentile),
+            t.latency_depth
+        );
+    }
+    out
+}
+
+/// usr and sys CPU as percentages of the job's run time.
+pub fn cpu_percent(t: &JobStats) -> (f64, f64) {
+    if t.total_run_ms == 0 {
+        return (0.0, 0.0);
+    }
+    let r = t.total_run_ms as f64;
+    (t.usr_ms as f64 * 100.0 / r, t.sys_ms as f64 * 100.0 / r)
+}
+
+/// One group's `Run status group N (all jobs):` block.
+pub fn render_group(g: &GroupStats) -> String {
+    let mut out = format!("\nRun status group {} (all jobs):\n", g.groupid);
+    let pow2 = g.kb_base != 1000;
+    let sf = g.sig_figs as usize;
+    let unit = if g.bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
+    };
+    let line =
+        |out: &mut String, label: &str, io: u64, agg: u64, min: u64, max: u64, r: (u64, u64)| {
+            let _ = writeln!(
+                out,
+                "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+                label,
+                num2str(agg, sf, 1, pow2, unit),
+                num2str(agg, sf, 1, !pow2, unit),
+                num2str(min, sf, 1, pow2, unit),
+                num2str(max, sf, 1, pow2, unit),
+                num2str(min, sf, 1, !pow2, unit),
+                num2str(max, sf, 1, !pow2, unit),
+                num2str(io, sf, 1, pow2, Unit::Byte),
+                num2str(io, sf, 1, !pow2, Unit::Byte),
+                r.0,
+                r.1
+            );
+        };
+    let labels = ["   READ", "  WRITE", "   TRIM"];
+    for (d, &dir_label) in labels.iter().enumerate() {
+        if g.max_run[d] == 0 {
+            continue;
+        }
+        let label = if g.unified == Unified::Mixed {
+            "  MIXED"
+        } else {
+            dir_label
+        };
+        line(
+            &mut out,
+            label,
+            g.io_bytes[d],
+            g.agg[d],
+            g.min_bw[d],
+            g.max_bw[d],
+            (g.min_run[d], g.max_run[d]),
+        );
+    }
+    if g.unified == Unified::Both {
+        let (mut io, mut agg, mut minb, mut maxb, mut minr, mut maxr) =
+            (0u64, 0u64, u64::MAX, 0u64, u64::MAX, 0u64);
+        for d in 0..3 {
+            if g.max_run[d] == 0 {
+                continue;
+            }
+            io += g.io_bytes[d];
+            agg += g.agg[d];
+            minb = minb.min(g.min_bw[d]);
+            maxb = maxb.max(g.max_bw[d]);
+            minr = minr.min(g.min_run[d]);
+            maxr = maxr.max(g.max_run[d]);
+        }
+        line(&mut out, "  MIXED", io, agg, minb, maxb, (minr, maxr));
+    }
+    out
+}
+
+/// The `Disk stats (read/write):` section; empty when no device was found.
+pub fn render_disks(disks: &[DiskUtil]) -> String {
+    let mut out = String::new();
+    if disks.is_empty() {
+        return out;
+    }
+    out.push_str("\nDisk stats (read/write):\n");
+    for d in disks {
+        if d.aggr.is_some() {
+            out.push_str("  ");
+        }
+        let s = &d.stat;
+        let _ = write!(
+            out,
+            "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
+            d.name,
+            s.ios[0],
+            s.ios[1],
+            s.merges[0],
+            s.merges[1],
+            s.ticks[0],
+            s.ticks[1],
+            s.time_in_queue,
+            fw(3, 2, d.util)
+        );
+        if let Some(a) = &d.aggr {
+            let _ = write!(
+                out,
+                ", aggrios={}/{}, aggrmerge={}/{}, aggrticks={}/{}, aggrin_queue={}, aggrutil={}%",
+                a.ios[0],
+                a.ios[1],
+                a.merges[0],
+                a.merges[1],
+                a.ticks[0],
+                a.ticks[1],
+                a.in_queue,
+                fw(3, 2, a.max_util)
+            );
+        }
+        out.push('\n');
     }
     out
 }

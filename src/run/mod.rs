@@ -56,13 +56,8 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         Ddir::Read
     };
     let mut engine = Psync;
-    let mut stats = JobStats {
-        name: job.name.clone(),
-        groupid,
-        jobs: 1,
-        pid: std::process::id(),
-        ..Default::default()
-    };
+    let mut stats = JobStats::for_job(job, 0, groupid);
+    let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Process);
     let start = Instant::now();
     let extents = [crate::gen::FileExtent::new(&path, size)];
     let mut gen = crate::gen::Generator::new(job, 0, &extents).map_err(|e| RunError::Setup {
@@ -86,9 +81,19 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
             break;
         }
         let now = start.elapsed().as_nanos() as u64;
+        stats.record_depth(1, 1);
+        stats.record_submit(1);
+        stats.record_complete(1);
         stats.record_io(next.ddir, io.result as u64, 0, clat, now);
     }
-    stats.set_runtime_ms(ddir, start.elapsed().as_millis().max(1) as u64);
+    for d in Ddir::ALL {
+        if stats.dir[d as usize].bytes > 0 || d == ddir {
+            stats.set_runtime_ms(d, start.elapsed().as_millis().max(1) as u64);
+        }
+    }
+    stats.set_total_runtime_ms(start.elapsed().as_millis() as u64);
+    stats
+        .set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Process).since(&ru_start));
     // SAFETY: `buf` came from `alloc_zeroed` with this layout and is no longer used.
     unsafe { std::alloc::dealloc(buf, layout) };
     Ok(stats)

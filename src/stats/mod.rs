@@ -1,49 +1,135 @@
 //! Statistics: per-job counters and latency summaries, recorded by workers through a small
-//! API (`record_*`) and merged into groups for reporting.
+//! API (`record_*`, `set_*`) and merged into groups for reporting (`+=`).
+//!
+//! Recording never allocates or locks: histograms are sized when the stats are made, and
+//! bandwidth/IOPS windows are cut inline from the completion timestamps.
+
+pub mod cpu;
+pub mod disk;
+pub mod group;
+pub mod hist;
+pub mod iostat;
 
 use crate::job::Ddir;
+use hist::{Hist, PercentileList};
+use iostat::IoStat;
 use serde::{Deserialize, Serialize};
 
-/// Latency summary in nanoseconds.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct LatStat {
-    pub samples: u64,
-    pub min: u64,
-    pub max: u64,
-    pub sum: f64,
-    pub sum_sq: f64,
+/// `unified_rw_reporting`: report directions apart, folded into one, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Unified {
+    #[default]
+    None,
+    Mixed,
+    Both,
 }
 
-impl LatStat {
-    pub fn add(&mut self, ns: u64) {
-        if self.samples == 0 || ns < self.min {
-            self.min = ns;
+/// What a job measures and how its numbers are shown; resolved from the job's options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatsConfig {
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub percentiles: PercentileList,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub disable_bw: bool,
+    pub gtod_reduce: bool,
+    /// `bwavgtime` in ms: the width of a bandwidth sample.
+    pub bw_avg_ms: u64,
+    /// `iopsavgtime` in ms: the width of an IOPS sample.
+    pub iops_avg_ms: u64,
+    pub unified: Unified,
+    /// `significant_figures`.
+    pub sig_figs: u32,
+    /// 1024 or 1000.
+    pub kb_base: u32,
+    /// `unit_base=1`: rates in bits.
+    pub bits: bool,
+    /// `stats=0` turns off all accounting for the job.
+    pub stats: bool,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig {
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            percentiles: PercentileList::default(),
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw: false,
+            gtod_reduce: false,
+            bw_avg_ms: 500,
+            iops_avg_ms: 500,
+            unified: Unified::None,
+            sig_figs: 4,
+            kb_base: 1024,
+            bits: false,
+            stats: true,
         }
-        self.max = self.max.max(ns);
-        self.samples += 1;
-        let v = ns as f64;
-        self.sum += v;
-        self.sum_sq += v * v;
     }
-    pub fn mean(&self) -> f64 {
-        if self.samples == 0 {
-            0.0
-        } else {
-            self.sum / self.samples as f64
-        }
-    }
+}
+
+/// Which latency a histogram or summary is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatKind {
+    Slat = 0,
+    Clat = 1,
+    Lat = 2,
 }
 
 /// One direction's counters.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct DirStats {
+    /// I/Os completed (fio's `total_io_u`).
     pub ios: u64,
+    /// Short I/Os (fewer bytes than asked).
+    pub short: u64,
+    /// I/Os dropped (not issued when a rate limit or time ran out).
+    pub dropped: u64,
     pub bytes: u64,
-    pub slat: LatStat,
-    pub clat: LatStat,
-    pub lat: LatStat,
     pub runtime_ms: u64,
+    pub slat: IoStat,
+    pub clat: IoStat,
+    pub lat: IoStat,
+    /// Bandwidth samples in KiB/s, one per `bwavgtime` window.
+    pub bw: IoStat,
+    /// IOPS samples, one per `iopsavgtime` window.
+    pub iops: IoStat,
+    /// Histograms of slat, clat, lat (empty when that percentile report is off).
+    pub hist: [Hist; 3],
 }
+
+impl DirStats {
+    /// The summary of latency `k`.
+    pub fn lat_stat(&self, k: LatKind) -> &IoStat {
+        match k {
+            LatKind::Slat => &self.slat,
+            LatKind::Clat => &self.clat,
+            LatKind::Lat => &self.lat,
+        }
+    }
+}
+
+/// Where the bandwidth/IOPS windows stand: when the current one began and the counts then.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct Window {
+    start_ns: u64,
+    at_start: [u64; 3],
+}
+
+/// Distribution buckets of fio's `IO depths`, `submit` and `complete` lines.
+pub const MAP_NR: usize = 7;
+/// `lat (nsec)` buckets: 2 4 10 20 50 100 250 500 750 1000.
+pub const LAT_N_NR: usize = 10;
+/// `lat (usec)` buckets, same edges.
+pub const LAT_U_NR: usize = 10;
+/// `lat (msec)` buckets: the same edges plus 2000 and >=2000.
+pub const LAT_M_NR: usize = 12;
 
 /// Everything measured for one job clone (or, after merging, a group).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -51,29 +137,370 @@ pub struct JobStats {
     /// Index of the job (section) in the resolved job list.
     pub job_index: usize,
     pub name: String,
+    pub description: Option<String>,
     pub groupid: u32,
+    /// Job clones merged into this one (fio's `jobs=`).
     pub jobs: u32,
     pub error: i32,
+    /// The error's text, shown as `err= 5 (text)`.
+    pub verror: String,
     pub pid: u32,
+    pub cfg: StatsConfig,
     pub dir: [DirStats; 3],
+    /// fsync/fdatasync latencies and count.
+    pub sync: IoStat,
+    pub sync_hist: Hist,
+    pub sync_ios: u64,
+    /// `IO depths` distribution (per I/O issued, by the depth at the time).
+    pub depth_map: [u64; MAP_NR],
+    pub submit_map: [u64; MAP_NR],
+    pub complete_map: [u64; MAP_NR],
+    pub total_submit: u64,
+    pub total_complete: u64,
+    pub lat_n: [u64; LAT_N_NR],
+    pub lat_u: [u64; LAT_U_NR],
+    pub lat_m: [u64; LAT_M_NR],
+    pub usr_ms: u64,
+    pub sys_ms: u64,
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
+    /// The job's whole run time in ms (the base of the cpu percentages).
+    pub total_run_ms: u64,
+    /// `iodepth` for the `latency   :` line (fio shows the depth the latency target
+    /// settled on; without a target that is the job's iodepth).
+    pub latency_depth: u32,
+    pub latency_target: u64,
+    pub latency_window: u64,
+    pub latency_percentile: f64,
+    pub continue_on_error: bool,
+    pub total_err_count: u64,
+    pub first_error: i32,
+    bw_win: Window,
+    iops_win: Window,
+}
+
+/// Index of a count in fio's submit/complete distribution (0, 1-4, 5-8, …, >64).
+fn map_idx(nr: u32) -> usize {
+    match nr {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
+}
+
+/// Index of a queue depth in fio's `IO depths` distribution (1, 2, 4, … >=64).
+fn depth_idx(depth: u32) -> usize {
+    match depth {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=7 => 2,
+        8..=15 => 3,
+        16..=31 => 4,
+        32..=63 => 5,
+        _ => 6,
+    }
+}
+
+/// Index in a 2/4/10/20/50/100/250/500/750/1000(/2000/more) latency bucket list.
+fn lat_bucket(v: u64) -> usize {
+    match v {
+        0..=1 => 0,
+        2..=3 => 1,
+        4..=9 => 2,
+        10..=19 => 3,
+        20..=49 => 4,
+        50..=99 => 5,
+        100..=249 => 6,
+        250..=499 => 7,
+        500..=749 => 8,
+        750..=999 => 9,
+        1000..=1999 => 10,
+        _ => 11,
+    }
 }
 
 impl JobStats {
-    /// One completed I/O. `now_ns` is the time since the job's statistics started, so that
+    /// Empty stats for one clone of a job, with the job's measuring options.
+    pub fn new(name: &str, groupid: u32, cfg: StatsConfig) -> Self {
+        let mut s = JobStats {
+            name: name.to_string(),
+            groupid,
+            jobs: 1,
+            pid: std::process::id(),
+            latency_depth: 1,
+            latency_percentile: 100.0,
+            ..Default::default()
+        };
+        for d in &mut s.dir {
+            if cfg.slat_percentiles {
+                d.hist[LatKind::Slat as usize] = Hist::new();
+            }
+            if cfg.clat_percentiles {
+                d.hist[LatKind::Clat as usize] = Hist::new();
+            }
+            if cfg.lat_percentiles {
+                d.hist[LatKind::Lat as usize] = Hist::new();
+            }
+        }
+        if cfg.clat_percentiles || cfg.lat_percentiles {
+            s.sync_hist = Hist::new();
+        }
+        s.cfg = cfg;
+        s
+    }
+
+    /// Empty stats for clone `_clone` of `job` in group `groupid`: name, description,
+    /// measuring options and the `latency` line's depth come from the job.
+    pub fn for_job(job: &crate::job::Job, job_index: usize, groupid: u32) -> Self {
+        let mut s = JobStats::new(&job.name, groupid, job.report.stats.clone());
+        s.job_index = job_index;
+        s.description = job.report.description.clone();
+        s.latency_depth = job.exec.iodepth;
+        s
+    }
+
+    /// One completed I/O. `slat_ns` is 0 when the engine completed the I/O as it was
+    /// submitted (sync engines): then no submission latency is recorded, as in fio. `lat`
+    /// is `slat + clat`. `now_ns` is the time since the job's statistics started, so that
     /// bandwidth and IOPS samples can be cut into windows.
+    #[inline]
     pub fn record_io(&mut self, ddir: Ddir, bytes: u64, slat_ns: u64, clat_ns: u64, now_ns: u64) {
-        let _ = now_ns;
+        if !self.cfg.stats {
+            return;
+        }
         let d = &mut self.dir[ddir as usize];
         d.ios += 1;
         d.bytes += bytes;
-        d.slat.add(slat_ns);
-        d.clat.add(clat_ns);
-        d.lat.add(slat_ns + clat_ns);
+        if slat_ns != 0 && !self.cfg.disable_slat {
+            d.slat.add(slat_ns);
+            if self.cfg.slat_percentiles {
+                d.hist[0].add(slat_ns);
+            }
+        }
+        if !self.cfg.disable_clat {
+            d.clat.add(clat_ns);
+            if self.cfg.clat_percentiles {
+                d.hist[1].add(clat_ns);
+            }
+            if clat_ns < 1000 {
+                self.lat_n[lat_bucket(clat_ns)] += 1;
+            } else if clat_ns < 1_000_000 {
+                self.lat_u[lat_bucket(clat_ns / 1000)] += 1;
+            } else {
+                self.lat_m[lat_bucket(clat_ns / 1_000_000)] += 1;
+            }
+        }
+        if !self.cfg.disable_lat {
+            let lat = slat_ns + clat_ns;
+            d.lat.add(lat);
+            if self.cfg.lat_percentiles {
+                d.hist[2].add(lat);
+            }
+        }
+        self.sample_windows(now_ns);
+    }
+
+    /// Closes the bandwidth and IOPS windows that have ended by `now_ns` (ns since the
+    /// stats started), adding one sample per direction that moved, as fio's helper thread
+    /// does every `bwavgtime`/`iopsavgtime` ms. Called by `record_io`; a runner may also call
+    /// it while no I/O completes.
+    #[inline]
+    pub fn sample_windows(&mut self, now_ns: u64) {
+        if now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
+            let spent = (now_ns - self.bw_win.start_ns) / 1_000_000;
+            for (i, d) in self.dir.iter_mut().enumerate() {
+                let delta = d.bytes - self.bw_win.at_start[i];
+                if delta == 0 {
+                    continue;
+                }
+                d.bw.add(delta * 1000 / spent / 1024);
+                self.bw_win.at_start[i] = d.bytes;
+            }
+            self.bw_win.start_ns = now_ns;
+        }
+        if now_ns >= self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000 {
+            let spent = (now_ns - self.iops_win.start_ns) / 1_000_000;
+            for (i, d) in self.dir.iter_mut().enumerate() {
+                let delta = d.ios - self.iops_win.at_start[i];
+                if delta == 0 {
+                    continue;
+                }
+                d.iops.add(delta * 1000 / spent);
+                self.iops_win.at_start[i] = d.ios;
+            }
+            self.iops_win.start_ns = now_ns;
+        }
+    }
+
+    /// One fsync/fdatasync/sync_file_range and its latency.
+    pub fn record_sync(&mut self, lat_ns: u64) {
+        if !self.cfg.stats {
+            return;
+        }
+        self.sync_ios += 1;
+        if !self.cfg.disable_clat {
+            self.sync.add(lat_ns);
+            if !self.sync_hist.is_empty() {
+                self.sync_hist.add(lat_ns);
+            }
+        }
+    }
+
+    /// `nr` I/Os issued while `depth` I/Os were in flight (the `IO depths` line). Sync
+    /// engines call this with depth 1, nr 1 per I/O.
+    #[inline]
+    pub fn record_depth(&mut self, depth: u32, nr: u32) {
+        self.depth_map[depth_idx(depth)] += nr as u64;
+    }
+
+    /// One submission call that carried `nr` I/Os (the `submit` line).
+    #[inline]
+    pub fn record_submit(&mut self, nr: u32) {
+        self.submit_map[map_idx(nr)] += 1;
+        self.total_submit += 1;
+    }
+
+    /// One reap that returned `nr` completions (the `complete` line).
+    #[inline]
+    pub fn record_complete(&mut self, nr: u32) {
+        self.complete_map[map_idx(nr)] += 1;
+        self.total_complete += 1;
+    }
+
+    /// An I/O that transferred fewer bytes than asked.
+    pub fn record_short(&mut self, ddir: Ddir) {
+        self.dir[ddir as usize].short += 1;
+    }
+
+    /// An I/O that was dropped rather than issued.
+    pub fn record_dropped(&mut self, ddir: Ddir) {
+        self.dir[ddir as usize].dropped += 1;
+    }
+
+    /// An I/O error: the first one sets the job's error (`err=`), every one counts toward
+    /// `continue_on_error`'s totals.
+    pub fn record_error(&mut self, errno: i32, text: &str) {
+        self.total_err_count += 1;
+        if self.first_error == 0 {
+            self.first_error = errno;
+        }
+        if self.error == 0 {
+            self.error = errno;
+            self.verror = text.to_string();
+        }
+    }
+
+    /// Marks that the job ran with `continue_on_error`, which adds the `errors` line.
+    pub fn set_continue_on_error(&mut self, on: bool) {
+        self.continue_on_error = on;
     }
 
     /// The run time of direction `ddir` in milliseconds, set when the job ends.
     pub fn set_runtime_ms(&mut self, ddir: Ddir, ms: u64) {
         self.dir[ddir as usize].runtime_ms = ms;
+    }
+
+    /// The job's whole run time in ms, the base of the `cpu` percentages.
+    pub fn set_total_runtime_ms(&mut self, ms: u64) {
+        self.total_run_ms = ms;
+    }
+
+    /// CPU used by the job: user and system ms, context switches, major/minor faults.
+    pub fn set_cpu(&mut self, c: cpu::CpuUsage) {
+        self.usr_ms = c.usr_ms;
+        self.sys_ms = c.sys_ms;
+        self.ctx = c.ctx;
+        self.majf = c.majf;
+        self.minf = c.minf;
+    }
+
+    /// The `latency   :` line's values when `latency_target` is used.
+    pub fn set_latency_target(&mut self, target_us: u64, window_us: u64, pct: f64, depth: u32) {
+        self.latency_target = target_us;
+        self.latency_window = window_us;
+        self.latency_percentile = pct;
+        self.latency_depth = depth;
+    }
+
+    /// Merges `src` into `self` (fio's sum_thread_stats): latencies combine as samples,
+    /// bandwidth and IOPS add up as parallel rates, counts add, run times take the longest.
+    /// With `unified_rw_reporting=mixed` in `self.cfg`, every direction folds into read.
+    pub fn merge(&mut self, src: &JobStats) {
+        let mixed = self.cfg.unified == Unified::Mixed;
+        for l in 0..3 {
+            let t = if mixed { 0 } else { l };
+            let s = &src.dir[l];
+            let d = &mut self.dir[t];
+            d.clat.merge(&s.clat);
+            d.slat.merge(&s.slat);
+            d.lat.merge(&s.lat);
+            d.bw.merge_sum(&s.bw);
+            d.iops.merge_sum(&s.iops);
+            d.bytes += s.bytes;
+            d.runtime_ms = d.runtime_ms.max(s.runtime_ms);
+            d.ios += s.ios;
+            d.short += s.short;
+            d.dropped += s.dropped;
+            for k in 0..3 {
+                d.hist[k].merge(&s.hist[k]);
+            }
+        }
+        self.sync.merge(&src.sync);
+        self.sync_hist.merge(&src.sync_hist);
+        self.sync_ios += src.sync_ios;
+        self.usr_ms += src.usr_ms;
+        self.sys_ms += src.sys_ms;
+        self.ctx += src.ctx;
+        self.majf += src.majf;
+        self.minf += src.minf;
+        for k in 0..MAP_NR {
+            self.depth_map[k] += src.depth_map[k];
+            self.submit_map[k] += src.submit_map[k];
+            self.complete_map[k] += src.complete_map[k];
+        }
+        for k in 0..LAT_N_NR {
+            self.lat_n[k] += src.lat_n[k];
+        }
+        for k in 0..LAT_U_NR {
+            self.lat_u[k] += src.lat_u[k];
+        }
+        for k in 0..LAT_M_NR {
+            self.lat_m[k] += src.lat_m[k];
+        }
+        self.total_run_ms += src.total_run_ms;
+        self.total_submit += src.total_submit;
+        self.total_complete += src.total_complete;
+    }
+
+    /// All read/write/trim I/Os completed.
+    pub fn total_ios(&self) -> u64 {
+        self.dir.iter().map(|d| d.ios).sum()
+    }
+
+    /// All read/write/trim bytes.
+    pub fn total_bytes(&self) -> u64 {
+        self.dir.iter().map(|d| d.bytes).sum()
+    }
+
+    /// A copy with every direction folded into read, for `unified_rw_reporting=both`'s
+    /// extra `mixed` block.
+    pub fn mixed(&self) -> JobStats {
+        let mut m = JobStats::new(&self.name, self.groupid, self.cfg.clone());
+        m.cfg.unified = Unified::Mixed;
+        m.merge(self);
+        m.cfg.unified = Unified::Mixed;
+        m
+    }
+}
+
+impl std::ops::AddAssign<&JobStats> for JobStats {
+    fn add_assign(&mut self, rhs: &JobStats) {
+        self.merge(rhs);
     }
 }
 

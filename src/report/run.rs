@@ -1,0 +1,78 @@
+//! The reporting side of a run, for the binary: opens `--output`, prints the headers before
+//! the jobs start, snapshots disk counters, and prints the final report in every format.
+
+use super::{final_report, wants_normal, Sink};
+use crate::cli::CliConfig;
+use crate::job::Job;
+use crate::stats::disk::DiskSnapshot;
+use crate::stats::group::summarize;
+use crate::stats::RunOutcome;
+use std::time::Instant;
+
+/// Engines that touch no block device: no disk statistics for their jobs.
+const DISKLESS: &[&str] = &["null", "cpuio", "net", "netsplice", "exec", "nbd", "rdma"];
+
+/// The files a job will do I/O on, as fio names them, for finding their devices.
+pub fn job_paths(job: &Job) -> Vec<String> {
+    let dir = job.files.directory.as_deref();
+    let join = |f: &str| match dir {
+        Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
+        _ => f.to_string(),
+    };
+    match &job.files.filename {
+        Some(names) => names
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .map(join)
+            .collect(),
+        None => vec![join(&format!("{}.0.0", job.name))],
+    }
+}
+
+/// Reporting state for one run.
+pub struct Reporter {
+    sink: Sink,
+    disks: Option<DiskSnapshot>,
+    start: Instant,
+}
+
+impl Reporter {
+    /// Opens the output, prints the job headers (normal format only) and takes the disk
+    /// snapshot. Call just before the jobs start.
+    pub fn start(cfg: &CliConfig, jobs: &[Job]) -> std::io::Result<Reporter> {
+        let mut sink = Sink::open(cfg)?;
+        if wants_normal(cfg) {
+            sink.write(&super::normal::header(jobs))?;
+        }
+        let paths: Vec<String> = jobs
+            .iter()
+            .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
+            .flat_map(job_paths)
+            .collect();
+        let disks = if paths.is_empty() {
+            None
+        } else {
+            Some(DiskSnapshot::take(&paths))
+        };
+        Ok(Reporter {
+            sink,
+            disks,
+            start: Instant::now(),
+        })
+    }
+
+    /// Prints the final report of `outcome` in every format asked for.
+    pub fn finish(
+        &mut self,
+        cfg: &CliConfig,
+        jobs: &[Job],
+        outcome: &RunOutcome,
+    ) -> std::io::Result<()> {
+        let mut sum = summarize(jobs, outcome);
+        if let Some(d) = &self.disks {
+            sum.disks = d.delta();
+        }
+        sum.elapsed_ms = self.start.elapsed().as_millis() as u64;
+        self.sink.write(&final_report(cfg, jobs, &sum))
+    }
+}

@@ -2024,29 +2024,25 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "write_bw_log",
         K::Str,
         "Log bandwidth over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_lat_log",
         K::Str,
         "Log latencies over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_iops_log",
         K::Str,
         "Log IOPS over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "log_entries",
         K::Int {
@@ -2069,8 +2065,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "log_hist_msec",
         K::Int {
@@ -2118,8 +2113,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_prio",
         K::Bool,
@@ -2127,8 +2121,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_compression",
         K::Int {
@@ -2162,8 +2155,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stamp log entries with Unix time",
     )
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_alternate_epoch",
         K::Bool,

@@ -15,6 +15,12 @@ fn main() -> ExitCode {
         println!("iobench-{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    if let Some(arg) = &inv.config.cmdhelp {
+        return exit(iobench::options::help::print_cmdhelp(arg));
+    }
+    if let Some(arg) = &inv.config.enghelp {
+        return exit(iobench::options::help::print_enghelp(arg));
+    }
     let mut jobs = Vec::new();
     for raw in &inv.jobs {
         match iobench::job::resolve(raw) {
@@ -59,4 +65,13 @@ fn main() -> ExitCode {
         status = ExitCode::FAILURE;
     }
     status
+}
+
+/// Maps a help request's success flag to the exit status.
+fn exit(success: bool) -> ExitCode {
+    if success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

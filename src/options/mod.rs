@@ -1,6 +1,7 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod help;
 pub mod jobfile;
 pub mod table;
 pub mod value;

@@ -2046,29 +2046,25 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "write_bw_log",
         K::Str,
         "Log bandwidth over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_lat_log",
         K::Str,
         "Log latencies over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_iops_log",
         K::Str,
         "Log IOPS over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "log_entries",
         K::Int {
@@ -2091,8 +2087,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "log_hist_msec",
         K::Int {
@@ -2140,8 +2135,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_prio",
         K::Bool,
@@ -2149,8 +2143,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_compression",
         K::Int {
@@ -2184,8 +2177,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stamp log entries with Unix time",
     )
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_alternate_epoch",
         K::Bool,

@@ -84,7 +84,7 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         stats.record_depth(1, 1);
         stats.record_submit(1);
         stats.record_complete(1);
-        stats.record_io(next.ddir, io.result as u64, 0, clat, now);
+        stats.record_io_at(next.ddir, io.result as u64, next.offset, 0, clat, now);
     }
     for d in Ddir::ALL {
         if stats.dir[d as usize].bytes > 0 || d == ddir {

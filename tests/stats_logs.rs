@@ -55,7 +55,10 @@ fn per_io_logs_match_fio_names_and_lines() {
     assert_eq!(f.len(), 5, "{f:?}");
     // Offsets are logged as fio logs them: each block's start.
     let clat = std::fs::read_to_string(b.join("lg_clat.1.log")).unwrap();
-    let offsets: Vec<&str> = clat.lines().map(|l| l.split(", ").nth(4).unwrap()).collect();
+    let offsets: Vec<&str> = clat
+        .lines()
+        .map(|l| l.split(", ").nth(4).unwrap())
+        .collect();
     assert_eq!(&offsets[..3], &["0", "4096", "8192"]);
 }
 

@@ -122,7 +122,7 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
                 let tid = unsafe { libc::gettid() } as u32;
                 let file = target.as_ref().map(|t| t.path.as_str()).unwrap_or("nop");
                 println!("submitter={t}, tid={tid}, file={file}, node=-1");
-                let mut lat = LatencyLog::default();
+                let mut lat = LatencyLog::new();
                 let seed = (tid as u64) << 32 | t as u64;
                 let c = &counters[t];
                 let result = if a.sync {
@@ -168,13 +168,7 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
         });
         let iops = now.0 - prev.0;
         let calls = now.1 - prev.1;
-        let per_call = |n: u64| {
-            if calls > 0 {
-                (n / calls) as i64
-            } else {
-                -1
-            }
-        };
+        let per_call = |n: u64| n.checked_div(calls).map_or(-1, |v| v as i64);
         max_iops = max_iops.max(iops);
         println!(
             "{}",
@@ -300,7 +294,7 @@ mod tests {
 
     #[test]
     fn percentiles_print_in_t_io_uring_layout() {
-        let mut h = LatencyLog::default();
+        let mut h = LatencyLog::new();
         for _ in 0..1000 {
             h.add(4000);
         }

@@ -37,7 +37,7 @@ pub fn run(
     let flags = if a.polled { libc::RWF_HIPRI } else { 0 };
     let mut done = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        let off = picker.next();
+        let off = picker.next_offset();
         let t0 = if a.track_latency { clock.ticks() } else { 0 };
         // SAFETY: iov points at one buffer of a.bs bytes owned by `bufs` for this call.
         let r = unsafe { libc::preadv2(target.fd, iov.as_ptr(), 1, off as libc::off_t, flags) };

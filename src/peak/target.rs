@@ -77,7 +77,7 @@ impl OffsetPicker {
 
     /// The next offset in bytes.
     #[inline]
-    pub fn next(&mut self) -> u64 {
+    pub fn next_offset(&mut self) -> u64 {
         let block = if self.random {
             // xorshift64*: cheap and good enough to spread reads over the device.
             self.state ^= self.state >> 12;
@@ -105,12 +105,12 @@ mod tests {
     fn offsets_stay_block_aligned_inside_the_target() {
         let mut p = OffsetPicker::new(1 << 20, 512, true, 42);
         for _ in 0..10_000 {
-            let o = p.next();
+            let o = p.next_offset();
             assert_eq!(o % 512, 0);
             assert!(o + 512 <= 1 << 20);
         }
         let mut s = OffsetPicker::new(2048, 512, false, 0);
-        let seq: Vec<u64> = (0..5).map(|_| s.next()).collect();
+        let seq: Vec<u64> = (0..5).map(|_| s.next_offset()).collect();
         assert_eq!(seq, vec![0, 512, 1024, 1536, 0]);
     }
 }

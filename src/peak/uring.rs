@@ -138,7 +138,7 @@ pub fn run(
                 let entry = if a.nop {
                     opcode::Nop::new().build()
                 } else {
-                    let off = picker.as_mut().map(|p| p.next()).unwrap_or(0);
+                    let off = picker.as_mut().map(|p| p.next_offset()).unwrap_or(0);
                     let buf = bufs.at(slot as usize);
                     match (a.fixedbufs, a.register_files) {
                         (true, true) => {

@@ -1,6 +1,7 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod help;
 pub mod jobfile;
 pub mod table;
 pub mod value;
@@ -91,6 +92,12 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
     if def.support == Support::NotYet {
         return Err(ParseError::NotSupported {
             name: def.name.to_string(),
+            origin: origin.clone(),
+        });
+    }
+    if let Some(v) = value.filter(|v| !def.value_supported(v)) {
+        return Err(ParseError::NotSupported {
+            name: format!("{}={v}", def.name),
             origin: origin.clone(),
         });
     }

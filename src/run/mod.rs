@@ -84,9 +84,13 @@ pub fn run_job(job: &Job, groupid: u32) -> Result<JobStats, RunError> {
         stats.record_depth(1, 1);
         stats.record_submit(1);
         stats.record_complete(1);
-        stats.record_io(next.ddir, io.result as u64, 0, clat, now);
+        stats.record_io_at(next.ddir, io.result as u64, next.offset, 0, clat, now);
     }
-    stats.set_runtime_ms(ddir, start.elapsed().as_millis().max(1) as u64);
+    for d in Ddir::ALL {
+        if stats.dir[d as usize].bytes > 0 || d == ddir {
+            stats.set_runtime_ms(d, start.elapsed().as_millis().max(1) as u64);
+        }
+    }
     stats.set_total_runtime_ms(start.elapsed().as_millis() as u64);
     stats
         .set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Process).since(&ru_start));

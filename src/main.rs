@@ -4,6 +4,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("peak") {
+        return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {

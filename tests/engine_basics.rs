@@ -64,6 +64,9 @@ fn an_engine_iobench_lacks_is_named_in_the_error() {
     let out = common::run(c);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("engine 'splice' is not supported"), "{err}");
+    assert!(
+        err.contains("option 'ioengine=splice' is not supported yet"),
+        "{err}"
+    );
     assert!(!dir.join("x.0.0").exists(), "no file before the error");
 }

@@ -496,3 +496,79 @@ fn options_doc_is_current() {
          `IOBENCH_BLESS=1 cargo test --test option_table` to regenerate it"
     );
 }
+
+/// A supported option with a not-yet value is refused, naming the value, not ignored.
+#[test]
+fn not_yet_values_are_refused() {
+    for (arg, shown) in [
+        ("--verify=md5", "verify=md5"),
+        ("--ioengine=rbd", "ioengine=rbd"),
+        ("--ioengine=external:/x.so", "ioengine=external:/x.so"),
+    ] {
+        let out = common::run({
+            let mut c = common::iobench();
+            c.args(["--parse-only", "--name=x", "--size=1m", arg]);
+            c
+        });
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{arg} accepted");
+        assert!(
+            err.contains(&format!("option '{shown}' is not supported yet")),
+            "{arg}: {err}"
+        );
+    }
+    let ok = common::run({
+        let mut c = common::iobench();
+        c.args(["--parse-only", "--name=x", "--size=1m", "--verify=0"]);
+        c.arg("--ioengine=psync");
+        c
+    });
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+/// Real-world value forms of options (supported or not) pass the value check, so options
+/// become usable as soon as their `.not_yet()` goes.
+#[test]
+fn real_value_forms_validate() {
+    use iobench::options::value::validate;
+    let cases = [
+        ("rw", "randread:8"),
+        ("rw", "randrw"),
+        ("random_distribution", "zipf:1.2"),
+        ("random_distribution", "zoned:60/10:30/20:10/70"),
+        ("file_service_type", "random:4"),
+        ("sync_file_range", "wait_before,write:8"),
+        ("bssplit", "4k/10:64k/50:32k/40"),
+        ("cpus_allowed", "0-3,6"),
+        ("verify_pattern", "0xff00ff"),
+        ("steadystate", "iops_slope:0.1%"),
+        ("mem", "mmaphuge:/hugepages/file"),
+        ("startdelay", "1-5"),
+        ("max_latency", "10ms,20ms"),
+        ("rate", "1m,500k"),
+        ("rate_iops", "500,200"),
+        ("percentage_random", "50,20"),
+        ("cmdprio_percentage", "30,10"),
+        ("bs", "4k,,8k"),
+        ("bsrange", "1k-4k,2k-8k"),
+        ("filesize", "1k-4k"),
+        ("size", "20%"),
+        ("runtime", "2m"),
+        ("thinktime", "500"),
+        ("percentile_list", "99:99.9:99.99"),
+        ("time_based", "1"),
+        ("unified_rw_reporting", "both"),
+        ("kb_base", "1000"),
+        ("ioengine", "io_uring"),
+        ("nice", "-5"),
+    ];
+    for (name, v) in cases {
+        let def = lookup(name).unwrap_or_else(|| panic!("{name} unknown"));
+        validate(def, Some(v)).unwrap_or_else(|e| panic!("{name}={v}: {e}"));
+    }
+    assert!(validate(lookup("time_based").unwrap(), None).is_ok());
+}

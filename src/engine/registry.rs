@@ -22,52 +22,6 @@ pub enum EngineKind {
     IoUring,
 }
 
-/// fio's engine names that iobench knows of but does not implement, for a clear error.
-const FIO_ONLY: &[&str] = &[
-    "mmap",
-    "posixaio",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "splice",
-    "sg",
-    "net",
-    "netsplice",
-    "cpuio",
-    "rdma",
-    "falloc",
-    "e4defrag",
-    "rbd",
-    "http",
-    "gfapi",
-    "gfapi_async",
-    "libhdfs",
-    "mtd",
-    "pmemblk",
-    "dev-dax",
-    "libpmem",
-    "ime_psync",
-    "ime_psyncv",
-    "ime_aio",
-    "libiscsi",
-    "nbd",
-    "libcufile",
-    "dfs",
-    "nfs",
-    "exec",
-    "xnvme",
-    "libblkio",
-    "io_uring_cmd",
-    "solarisaio",
-    "windowsaio",
-    "guasi",
-    "rados",
-    "external",
-    "dircreate",
-    "dirstat",
-    "dirdelete",
-];
-
 /// Per-engine options, resolved from the job (see `job::exec`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EngineOpts {
@@ -91,12 +45,6 @@ impl EngineKind {
             "null" => EngineKind::Null,
             "libaio" => EngineKind::Libaio,
             "io_uring" => EngineKind::IoUring,
-            other if FIO_ONLY.contains(&other) || other.starts_with("external") => {
-                return Err(format!(
-                    "engine '{other}' is not supported by iobench yet (available: {})",
-                    Self::NAMES.join(", ")
-                ))
-            }
             other => {
                 return Err(format!(
                     "unknown engine '{other}' (available: {})",

@@ -261,6 +261,19 @@ fn unit_name(unit: TimeUnit) -> &'static str {
     }
 }
 
+/// The docs' "supported" cell: yes, not yet, or which values are.
+fn support_text(o: &OptDef) -> String {
+    match (o.support, o.only) {
+        (Support::NotYet, _) => "not yet".into(),
+        (Support::Yes, _) if o.name == "ioengine" => "partly: the engines marked yes".into(),
+        (Support::Yes, Some(words)) => {
+            let w: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+            format!("partly: {}", w.join(", "))
+        }
+        (Support::Yes, None) => "yes".into(),
+    }
+}
+
 /// Escapes text for a Markdown table cell.
 fn cell(s: &str) -> String {
     s.replace('|', "\\|")
@@ -324,10 +337,7 @@ pub fn markdown() -> String {
                     .map(|d| format!("`{}`", cell(d)))
                     .unwrap_or_default(),
                 engines.join(", "),
-                match o.support {
-                    Support::Yes => "yes",
-                    Support::NotYet => "not yet",
-                },
+                support_text(o),
                 cell(o.help)
             );
         }

@@ -143,9 +143,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     } else {
                         0
                     };
-                    cx.stats.record_io(
+                    cx.stats.record_io_at(
                         d,
                         u.result as u64,
+                        u.offset,
                         slat,
                         $now - u.issue_ns,
                         $now - stat_start,

@@ -99,3 +99,41 @@ fn bad_command_lines_fail_with_a_message() {
         assert!(!out.stderr.is_empty(), "{args:?}");
     }
 }
+
+#[test]
+fn legacy_aio_reads_the_file_and_drops_what_aio_cannot_do() {
+    let dir = common::scratch("peak_aio");
+    let f = dir.join("peak.dat");
+    std::fs::write(&f, vec![0u8; 8 << 20]).unwrap();
+    let out = peak(&[
+        "-a1",
+        "-d8",
+        "-s2",
+        "-c2",
+        "-b4096",
+        "-O0",
+        "-t1",
+        "-r2",
+        f.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}{err}");
+    // t/io_uring's defaults ask for polling, fixed buffers and registered files: legacy
+    // AIO warns about each and runs without them.
+    assert!(
+        err.contains("aio does not support registered files or buffers"),
+        "{err}"
+    );
+    assert!(text.contains("Engine=aio"), "{text}");
+    assert!(
+        text.contains("polled=0, fixedbufs=0/0, register_files=0, buffered=1, QD=8"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("IOPS="))
+        .expect("a per-second line");
+    assert!(line.contains("BW="), "{line}");
+    assert!(text.contains("percentiles (usec):") || text.contains("percentiles (nsec):"));
+}

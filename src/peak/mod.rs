@@ -2,6 +2,7 @@
 //! (seed 002): a line a second with IOPS, bandwidth and I/Os per call, the maximum IOPS at
 //! the end, and latency percentiles with -t1.
 
+pub mod aio;
 pub mod args;
 pub mod clock;
 pub mod sync;
@@ -129,9 +130,8 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
                     let target = target.as_deref().expect("files checked by args");
                     sync::run(&a, target, c, &STOP, &clock, &mut lat, seed)
                 } else if a.aio {
-                    Err(std::io::Error::other(
-                        "-a1 (legacy AIO) is not supported yet",
-                    ))
+                    let target = target.as_deref().expect("files checked by args");
+                    aio::run(&a, target, c, &STOP, &clock, &mut lat, seed)
                 } else {
                     uring::run(&a, target.as_deref(), c, &STOP, &clock, &mut lat, seed)
                 };

@@ -1,6 +1,8 @@
 //! The runner: opens and lays out files, builds each job clone's engine and generator, and
 //! runs the worker loop (`worker`), collecting each clone's stats.
 
+pub mod pacing;
+pub mod syncing;
 pub mod worker;
 
 use crate::engine::registry::EngineVisitor;

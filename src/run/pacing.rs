@@ -76,6 +76,8 @@ pub struct Pacer {
     max_lat_ns: [u64; 3],
     lat: Option<LatTarget>,
     ios_done: u64,
+    /// rwmixread/rwmixwrite of a mixed job (0 for a direction it never issues).
+    mix: [u32; 2],
 }
 
 /// Reads a `a,b,c` per-direction list with `parse`, the last value repeating, as fio does.
@@ -157,14 +159,13 @@ impl Pacer {
             Some(v) => {
                 let target = usec(v).map_err(|e| r.invalid("latency_target", e))?;
                 let window = r.time_us("latency_window", TimeUnit::Usec)?;
-                let pct = match r.text("latency_percentile") {
-                    None => 100.0,
-                    Some(p) => p
-                        .trim()
-                        .trim_end_matches('%')
-                        .parse::<f64>()
-                        .map_err(|_| r.invalid("latency_percentile", "expected a percentage"))?,
-                };
+                let pct =
+                    match r.text("latency_percentile") {
+                        None => 100.0,
+                        Some(p) => p.trim().trim_end_matches('%').parse::<f64>().map_err(|_| {
+                            r.invalid("latency_percentile", "expected a percentage")
+                        })?,
+                    };
                 (target > 0).then_some(LatTarget {
                     target_ns: target * 1000,
                     window_ns: window * 1000,
@@ -215,6 +216,14 @@ impl Pacer {
             max_lat_ns,
             lat,
             ios_done: 0,
+            mix: if matches!(
+                job.workload.pattern,
+                crate::job::Pattern::ReadWrite | crate::job::Pattern::RandRw
+            ) {
+                [job.workload.rwmix_read, 100 - job.workload.rwmix_read]
+            } else {
+                [0, 0]
+            },
         })
     }
 
@@ -253,6 +262,28 @@ impl Pacer {
         }
         let due = self.epoch_ns + self.next_due_us[d] * 1000;
         due.saturating_sub(now_ns)
+    }
+
+    /// fio's rate_ddir: the direction to issue next and how long to wait for it. A mixed job
+    /// ahead of its rate in `ddir` switches to the other direction when that one is due,
+    /// or, when both are ahead, waits for whichever is due first.
+    #[inline]
+    pub fn choose(&self, ddir: Ddir, now_ns: u64) -> (Ddir, u64) {
+        let wait = self.wait_ns(ddir, now_ns);
+        let other = match ddir {
+            Ddir::Read => Ddir::Write,
+            Ddir::Write => Ddir::Read,
+            Ddir::Trim => return (ddir, wait),
+        };
+        if wait == 0 || self.mix[other as usize] == 0 {
+            return (ddir, wait);
+        }
+        let w2 = self.wait_ns(other, now_ns);
+        if wait <= w2 {
+            (ddir, wait)
+        } else {
+            (other, w2)
+        }
     }
 
     /// Accounts one issued I/O of `bytes` and computes when the next one is due.
@@ -424,7 +455,10 @@ impl Pacer {
 
     /// True when rate_min or rate_iops_min is set (the worker then checks after reaps).
     pub fn has_min_rate(&self) -> bool {
-        self.min_bps.iter().chain(self.min_iops.iter()).any(|&v| v > 0)
+        self.min_bps
+            .iter()
+            .chain(self.min_iops.iter())
+            .any(|&v| v > 0)
     }
 }
 
@@ -469,7 +503,12 @@ impl LatTarget {
     }
 }
 
-fn lat_message(lat_ns: u64, max_ns: u64, ddir: Ddir, (file, offset, len): (&str, u64, usize)) -> String {
+fn lat_message(
+    lat_ns: u64,
+    max_ns: u64,
+    ddir: Ddir,
+    (file, offset, len): (&str, u64, usize),
+) -> String {
     let dir = match ddir {
         Ddir::Read => "read",
         Ddir::Write => "write",
@@ -590,7 +629,9 @@ mod tests {
         p.start(0);
         let s = 1_000_000_000u64;
         assert!(p.check_min_rate("p", [100, 0, 0], [1, 0, 0], s).is_none());
-        assert!(p.check_min_rate("p", [100, 0, 0], [1, 0, 0], 2 * s).is_none());
+        assert!(p
+            .check_min_rate("p", [100, 0, 0], [1, 0, 0], 2 * s)
+            .is_none());
         let m = p.check_min_rate("p", [200, 0, 0], [2, 0, 0], 3 * s);
         assert!(m.unwrap().contains("rate_min=1048576B/s not met"));
     }

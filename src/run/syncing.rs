@@ -161,12 +161,21 @@ impl Syncer {
                     return 0;
                 }
                 // SAFETY: a plain system call on a descriptor the worker keeps open.
-                let r = unsafe {
-                    libc::sync_file_range(fd, first as i64, (end - first) as i64, flags)
-                };
+                let r =
+                    unsafe { libc::sync_file_range(fd, first as i64, (end - first) as i64, flags) };
                 neg_errno(r as i64)
             }
         }
+    }
+}
+
+/// Records a sync's latency as fio does: every kind adds to the sync latencies, only fsync
+/// counts in the sync `total_ios`.
+pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) {
+    let before = stats.sync_ios;
+    stats.record_sync(lat_ns);
+    if kind != SyncKind::Fsync {
+        stats.sync_ios = before;
     }
 }
 

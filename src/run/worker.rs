@@ -161,6 +161,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
+            // What was counted while ramping does not belong in the results.
+            let s = &mut cx.stats;
+            s.depth_map = Default::default();
+            s.submit_map = Default::default();
+            s.complete_map = Default::default();
+            s.total_submit = 0;
+            s.total_complete = 0;
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
             break;

@@ -129,6 +129,12 @@ fn label(line: &str) -> String {
             s.push(c);
         }
     }
+    // The time unit of a latency line follows the latencies measured, which differ between
+    // two runs; the layout is the same whatever unit each run picked.
+    let s = s
+        .replace("(nsec)", "(unit)")
+        .replace("(usec)", "(unit)")
+        .replace("(msec)", "(unit)");
     s.split(['=', ':']).next().unwrap_or("").to_string()
 }
 

@@ -31,8 +31,11 @@ fn layout_lines(out: &std::process::Output) -> Vec<String> {
         .collect()
 }
 
+/// One tool's output and the files it left.
+type Run = (std::process::Output, Vec<(String, u64)>);
+
 /// Runs the same job with fio and iobench in two directories; returns both outputs.
-fn both(name: &str, args: &[&str]) -> Option<[(std::process::Output, Vec<(String, u64)>); 2]> {
+fn both(name: &str, args: &[&str]) -> Option<[Run; 2]> {
     let fio = common::fio()?;
     let mut out = Vec::new();
     for (tool, mut cmd) in [("fio", fio), ("iobench", common::iobench())] {

@@ -756,8 +756,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How the ':N' modifier of rw picks the next offset",
     )
     .def("sequential")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "ioengine",
         K::Choice(IOENGINE_CHOICES),
@@ -855,8 +854,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Total bytes of I/O to do, if different from size",
     )
     .alias(&["io_limit"])
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "fill_device",
         K::Bool,
@@ -897,8 +895,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "offset_increment",
         K::SizeOrPercent,
@@ -906,16 +903,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .parent("offset")
-    .not_yet(),
+    .parent("offset"),
     opt(
         "number_ios",
         K::Size,
         "Stop after this many I/Os, whatever the size",
     )
     .def("0")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "bs",
         K::SizeList,
@@ -934,8 +929,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["blockalign"])
     .cat(C::Io)
     .parent("rw")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "bsrange",
         K::RangeList,
@@ -951,8 +945,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Weighted mix of block sizes, e.g. 4k/50:64k/50",
     )
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_unaligned",
         K::Bool,
@@ -960,8 +953,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["blocksize_unaligned"])
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_is_seq_rand",
         K::Bool,
@@ -970,8 +962,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("blocksize")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randrepeat",
         K::Bool,
@@ -980,8 +971,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("rw")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randseed",
         K::Size,
@@ -989,8 +979,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0x89")
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "norandommap",
         K::Bool,
@@ -1006,24 +995,21 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("norandommap")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "random_generator",
         K::Choice(RANDOM_GENERATOR_CHOICES),
         "Which pseudo random number generator makes offsets",
     )
     .def("tausworthe")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "random_distribution",
         K::Choice(RANDOM_DISTRIBUTION_CHOICES),
         "How random offsets are spread over the file",
     )
     .def("random")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "percentage_random",
         K::IntList { min: 0, max: 100 },
@@ -1031,8 +1017,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100,100,100")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "percentage_sequential",
         K::Deprecated,
@@ -1046,8 +1031,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "nrfiles",
         K::Int {
@@ -1104,8 +1088,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "fdatasync",
         K::Int {
@@ -1116,8 +1099,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "write_barrier",
         K::Int {
@@ -1135,8 +1117,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(SYNC_FILE_RANGE_CHOICES),
         "Call sync_file_range with these flags every N writes (flags:N)",
     )
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt("direct", K::Bool, "Bypass the page cache with O_DIRECT")
         .def("0")
         .cat(C::Io)
@@ -1173,8 +1154,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "numjobs",
         K::Int {
@@ -1192,8 +1172,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Wait this long (or a random time in a range) before starting",
     )
     .def("0")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "runtime",
         K::Time(TimeUnit::Sec),
@@ -1428,9 +1407,7 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("trim_percentage")
     .range(0, INT_MAX)
     .not_yet(),
-    opt("write_iolog", K::Str, "Record the job's I/O to this file")
-        .cat(C::Io)
-        .not_yet(),
+    opt("write_iolog", K::Str, "Record the job's I/O to this file").cat(C::Io),
     opt(
         "read_iolog",
         K::Str,
@@ -1649,8 +1626,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "rwmixwrite",
         K::Int { min: 0, max: 100 },
@@ -1658,8 +1634,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt("rwmixcycle", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "nice",
@@ -1692,8 +1667,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_spin",
         K::Time(TimeUnit::Usec),
@@ -1702,8 +1676,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks",
         K::Int {
@@ -1715,8 +1688,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks_type",
         K::Choice(THINKTIME_BLOCKS_TYPE_CHOICES),
@@ -1724,8 +1696,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("complete")
     .cat(C::Io)
-    .parent("thinktime")
-    .not_yet(),
+    .parent("thinktime"),
     opt(
         "thinktime_iotime",
         K::Time(TimeUnit::Sec),
@@ -1738,8 +1709,7 @@ pub static OPTIONS: &[OptDef] = &[
     .not_yet(),
     opt("rate", K::SizeList, "Cap the bandwidth, per direction")
         .cat(C::Rate)
-        .range(0, INT_MAX)
-        .not_yet(),
+        .range(0, INT_MAX),
     opt(
         "rate_min",
         K::SizeList,
@@ -1748,8 +1718,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ratemin"])
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops",
         K::IntList {
@@ -1759,8 +1728,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Cap the I/Os per second, per direction",
     )
     .cat(C::Rate)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops_min",
         K::IntList {
@@ -1771,8 +1739,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Rate)
     .parent("rate_iops")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_process",
         K::Choice(RATE_PROCESS_CHOICES),
@@ -1780,8 +1747,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("linear")
     .cat(C::Rate)
-    .parent("rate")
-    .not_yet(),
+    .parent("rate"),
     opt(
         "rate_cycle",
         K::Int {
@@ -1794,8 +1760,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1000")
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_ignore_thinktime",
         K::Bool,
@@ -1811,22 +1776,19 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job when an I/O takes longer than this, per direction",
     )
     .cat(C::Latency)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "latency_target",
         K::Time(TimeUnit::Usec),
         "Find the largest queue depth that keeps latency under this",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_window",
         K::Time(TimeUnit::Usec),
         "How long each depth is tried by latency_target",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_percentile",
         K::FloatList,
@@ -1834,8 +1796,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100")
     .cat(C::Latency)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "latency_run",
         K::Bool,
@@ -1843,8 +1804,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Latency)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "invalidate",
         K::Bool,
@@ -1859,8 +1819,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Open files for synchronous writes (O_SYNC or O_DSYNC)",
     )
     .def("none")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "write_hint",
         K::Choice(WRITE_HINT_CHOICES),
@@ -1969,8 +1928,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "fsync_on_close",
         K::Bool,
@@ -1978,8 +1936,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("unlink", K::Bool, "Delete the job's files when it finishes")
         .def("0")
         .cat(C::File)

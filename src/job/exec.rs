@@ -213,9 +213,10 @@ impl ExecOpts {
                 .map_err(|e| r.invalid("max_latency", e))?,
             },
             nice: r.int("nice")?.map(|v| v as i32),
-            cpus_allowed: match r.text("cpus_allowed") {
-                None => None,
-                Some(v) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+            cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {
+                (Some(v), _) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+                (None, Some(mask)) => Some((0..63).filter(|b| mask >> b & 1 == 1).collect()),
+                (None, None) => None,
             },
             exitall: r.bool("exitall")?,
             continue_on_error: !matches!(

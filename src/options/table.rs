@@ -715,8 +715,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("$jobname.$jobnum.$filenum")
     .cat(C::File)
-    .prio(-1)
-    .not_yet(),
+    .prio(-1),
     opt(
         "unique_filename",
         K::Bool,
@@ -1044,8 +1043,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["nr_files"])
     .def("1")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "openfiles",
         K::Int {
@@ -1064,16 +1062,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("roundrobin")
     .cat(C::File)
-    .parent("nrfiles")
-    .not_yet(),
+    .parent("nrfiles"),
     opt(
         "fallocate",
         K::Choice(FALLOCATE_CHOICES),
         "How file space is reserved when files are laid out",
     )
     .def("native")
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt(
         "fadvise_hint",
         K::Choice(FADVISE_HINT_CHOICES),
@@ -1647,8 +1643,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Other)
-    .range(-20, 19)
-    .not_yet(),
+    .range(-20, 19),
     opt(
         "prio",
         K::Int { min: 0, max: 7 },
@@ -1817,8 +1812,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "sync",
         K::Choice(SYNC_CHOICES),
@@ -1858,8 +1852,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("create_only", K::Bool, "Only lay out the files, then stop")
         .def("0")
         .cat(C::File)
@@ -1872,8 +1865,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "allow_mounted_write",
         K::Bool,
@@ -1881,8 +1873,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "pre_read",
         K::Bool,
@@ -1890,8 +1881,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "cpumask",
         K::Int {
@@ -1901,15 +1891,13 @@ pub static OPTIONS: &[OptDef] = &[
         "CPUs the job may run on, as a bit mask",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "cpus_allowed",
         K::Special,
         "CPUs the job may run on, as a list such as 0-3,6",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "cpus_allowed_policy",
         K::Choice(CPUS_ALLOWED_POLICY_CHOICES),
@@ -1952,8 +1940,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt("unlink", K::Bool, "Delete the job's files when it finishes")
         .def("0")
         .cat(C::File)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "unlink_each_loop",
         K::Bool,
@@ -1963,9 +1950,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::File)
     .range(0, 1)
     .not_yet(),
-    opt("exitall", K::Bool, "End every job when this one ends")
-        .cat(C::Other)
-        .not_yet(),
+    opt("exitall", K::Bool, "End every job when this one ends").cat(C::Other),
     opt(
         "exit_what",
         K::Choice(EXIT_WHAT_CHOICES),
@@ -1994,8 +1979,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "Run jobs as threads rather than forked processes",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "per_job_logs",
         K::Bool,

@@ -161,6 +161,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
+            cx.stats.reset_io_maps();
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
             break;
@@ -250,7 +251,6 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             let t = now_ns();
             if n > 0 {
                 cx.stats.record_complete(n as u32);
-                cx.stats.record_depth(inflight as u32, n as u32);
             }
             for i in 0..n {
                 let c = engine.event(i);
@@ -296,6 +296,8 @@ fn commit<E: Engine>(
     let n = engine.commit()?;
     if n > 0 {
         stats.record_submit(n as u32);
+        // fio's io_u_mark_depth: the batch counts at the depth reached once it is in.
+        stats.record_depth((*inflight + n) as u32, n as u32);
     }
     let t = now_ns();
     for &s in &staged[..n] {

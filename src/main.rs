@@ -18,6 +18,14 @@ fn main() -> ExitCode {
         println!("iobench-{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    if inv.config.help {
+        print!("{}", iobench::cli::usage());
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.showcmd {
+        print!("{}", inv.showcmd_text());
+        return ExitCode::SUCCESS;
+    }
     if let Some(arg) = &inv.config.cmdhelp {
         return exit(iobench::options::help::print_cmdhelp(arg));
     }

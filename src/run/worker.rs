@@ -161,7 +161,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
+            // What was counted while ramping does not belong in the results.
             cx.stats.reset_io_maps();
+            // The I/Os in flight now complete after the ramp and are counted then.
+            if inflight > 0 {
+                cx.stats.record_depth(inflight as u32, inflight as u32);
+            }
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
             break;
@@ -293,11 +298,12 @@ fn commit<E: Engine>(
     inflight: &mut usize,
     stats: &mut JobStats,
 ) -> io::Result<()> {
+    // fio marks the depth at commit, by every I/O busy at that moment.
+    let busy = (*inflight + staged.len()) as u32;
     let n = engine.commit()?;
     if n > 0 {
         stats.record_submit(n as u32);
-        // fio's io_u_mark_depth: the batch counts at the depth reached once it is in.
-        stats.record_depth((*inflight + n) as u32, n as u32);
+        stats.record_depth(busy, n as u32);
     }
     let t = now_ns();
     for &s in &staged[..n] {

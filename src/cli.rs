@@ -141,12 +141,14 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
     match flag {
         "output" => cfg.output = Some(val.to_string()),
         "output-format" => {
+            // As in fio, each --output-format replaces the formats given before it.
+            cfg.formats.clear();
             for f in val.split(',') {
                 cfg.formats.push(match f {
                     "normal" => OutputFormat::Normal,
                     "json" => OutputFormat::Json,
                     "json+" => OutputFormat::JsonPlus,
-                    "terse" => OutputFormat::Terse,
+                    "terse" | "minimal" | "csv" => OutputFormat::Terse,
                     _ => {
                         return Err(bad(
                             flag,

@@ -757,8 +757,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How the ':N' modifier of rw picks the next offset",
     )
     .def("sequential")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "ioengine",
         K::Choice(IOENGINE_CHOICES),
@@ -856,8 +855,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Total bytes of I/O to do, if different from size",
     )
     .alias(&["io_limit"])
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "fill_device",
         K::Bool,
@@ -898,8 +896,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "offset_increment",
         K::SizeOrPercent,
@@ -907,16 +904,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .parent("offset")
-    .not_yet(),
+    .parent("offset"),
     opt(
         "number_ios",
         K::Size,
         "Stop after this many I/Os, whatever the size",
     )
     .def("0")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "bs",
         K::SizeList,
@@ -935,8 +930,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["blockalign"])
     .cat(C::Io)
     .parent("rw")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "bsrange",
         K::RangeList,
@@ -952,8 +946,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Weighted mix of block sizes, e.g. 4k/50:64k/50",
     )
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_unaligned",
         K::Bool,
@@ -961,8 +954,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["blocksize_unaligned"])
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_is_seq_rand",
         K::Bool,
@@ -971,8 +963,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("blocksize")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randrepeat",
         K::Bool,
@@ -981,8 +972,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("rw")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randseed",
         K::Size,
@@ -990,8 +980,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0x89")
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "norandommap",
         K::Bool,
@@ -1007,24 +996,21 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("norandommap")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "random_generator",
         K::Choice(RANDOM_GENERATOR_CHOICES),
         "Which pseudo random number generator makes offsets",
     )
     .def("tausworthe")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "random_distribution",
         K::Choice(RANDOM_DISTRIBUTION_CHOICES),
         "How random offsets are spread over the file",
     )
     .def("random")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "percentage_random",
         K::IntList { min: 0, max: 100 },
@@ -1032,8 +1018,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100,100,100")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "percentage_sequential",
         K::Deprecated,
@@ -1047,8 +1032,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "nrfiles",
         K::Int {
@@ -1108,8 +1092,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "fdatasync",
         K::Int {
@@ -1120,8 +1103,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "write_barrier",
         K::Int {
@@ -1139,8 +1121,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(SYNC_FILE_RANGE_CHOICES),
         "Call sync_file_range with these flags every N writes (flags:N)",
     )
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt("direct", K::Bool, "Bypass the page cache with O_DIRECT")
         .def("0")
         .cat(C::Io)
@@ -1177,8 +1158,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "numjobs",
         K::Int {
@@ -1196,8 +1176,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Wait this long (or a random time in a range) before starting",
     )
     .def("0")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "runtime",
         K::Time(TimeUnit::Sec),
@@ -1432,9 +1411,7 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("trim_percentage")
     .range(0, INT_MAX)
     .not_yet(),
-    opt("write_iolog", K::Str, "Record the job's I/O to this file")
-        .cat(C::Io)
-        .not_yet(),
+    opt("write_iolog", K::Str, "Record the job's I/O to this file").cat(C::Io),
     opt(
         "read_iolog",
         K::Str,
@@ -1653,8 +1630,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "rwmixwrite",
         K::Int { min: 0, max: 100 },
@@ -1662,8 +1638,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt("rwmixcycle", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "nice",
@@ -1697,8 +1672,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_spin",
         K::Time(TimeUnit::Usec),
@@ -1707,8 +1681,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks",
         K::Int {
@@ -1720,8 +1693,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks_type",
         K::Choice(THINKTIME_BLOCKS_TYPE_CHOICES),
@@ -1729,8 +1701,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("complete")
     .cat(C::Io)
-    .parent("thinktime")
-    .not_yet(),
+    .parent("thinktime"),
     opt(
         "thinktime_iotime",
         K::Time(TimeUnit::Sec),
@@ -1743,8 +1714,7 @@ pub static OPTIONS: &[OptDef] = &[
     .not_yet(),
     opt("rate", K::SizeList, "Cap the bandwidth, per direction")
         .cat(C::Rate)
-        .range(0, INT_MAX)
-        .not_yet(),
+        .range(0, INT_MAX),
     opt(
         "rate_min",
         K::SizeList,
@@ -1753,8 +1723,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ratemin"])
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops",
         K::IntList {
@@ -1764,8 +1733,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Cap the I/Os per second, per direction",
     )
     .cat(C::Rate)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops_min",
         K::IntList {
@@ -1776,8 +1744,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Rate)
     .parent("rate_iops")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_process",
         K::Choice(RATE_PROCESS_CHOICES),
@@ -1785,8 +1752,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("linear")
     .cat(C::Rate)
-    .parent("rate")
-    .not_yet(),
+    .parent("rate"),
     opt(
         "rate_cycle",
         K::Int {
@@ -1799,8 +1765,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1000")
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_ignore_thinktime",
         K::Bool,
@@ -1816,22 +1781,19 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job when an I/O takes longer than this, per direction",
     )
     .cat(C::Latency)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "latency_target",
         K::Time(TimeUnit::Usec),
         "Find the largest queue depth that keeps latency under this",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_window",
         K::Time(TimeUnit::Usec),
         "How long each depth is tried by latency_target",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_percentile",
         K::FloatList,
@@ -1839,8 +1801,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100")
     .cat(C::Latency)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "latency_run",
         K::Bool,
@@ -1848,8 +1809,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Latency)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "invalidate",
         K::Bool,
@@ -1865,8 +1825,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Open files for synchronous writes (O_SYNC or O_DSYNC)",
     )
     .def("none")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "write_hint",
         K::Choice(WRITE_HINT_CHOICES),
@@ -1981,8 +1940,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "fsync_on_close",
         K::Bool,
@@ -1990,8 +1948,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("unlink", K::Bool, "Delete the job's files when it finishes")
         .def("0")
         .cat(C::File)

@@ -4,8 +4,10 @@
 
 pub mod files;
 pub mod groups;
+pub mod pacing;
 pub mod signals;
 pub mod spawn;
+pub mod syncing;
 pub mod worker;
 
 use crate::cli::CliConfig;

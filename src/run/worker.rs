@@ -107,6 +107,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut loops_left = ex.loops.max(1) - 1;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    let mut pending = None;
     let mut error: Option<String> = None;
 
     // Records one completion, returning its slot to the free list.
@@ -167,7 +168,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         }
         // Fill the queue.
         while !gen_done && !free.is_empty() {
-            let next = match cx.gen.next_io() {
+            // An I/O the engine had no room for comes first.
+            let next = match pending.take().or_else(|| cx.gen.next_io()) {
                 Some(n) => n,
                 None if ex.time_based || loops_left > 0 => {
                     loops_left = loops_left.saturating_sub(1);
@@ -220,6 +222,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    pending = Some(next);
                     break;
                 }
             }

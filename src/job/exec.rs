@@ -197,7 +197,7 @@ impl ExecOpts {
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
             startdelay_us: startdelay,
             loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
-            stonewall: r.bool("stonewall")?,
+            stonewall: r.bool("stonewall")? || r.raw.file_stonewall,
             new_group: r.bool("new_group")?,
             wait_for: r.text("wait_for").filter(|s| !s.is_empty()),
             thread: r.bool("thread")?,

@@ -3020,14 +3020,78 @@ pub static OPTIONS: &[OptDef] = &[
 
 /// The definition answering to `name` (its name or an alias).
 pub fn lookup(name: &str) -> Option<&'static OptDef> {
-    OPTIONS.iter().find(|o| o.answers_to(name))
+    OPTIONS
+        .iter()
+        .chain(PROFILE_OPTIONS)
+        .find(|o| o.answers_to(name))
 }
+
+/// The options fio's built-in `tiobench` profile adds to every job's option set. fio accepts
+/// them in any job (its own `examples/waitfor.fio` sets `threads=1`) and they change nothing
+/// unless `profile=tiobench` is given, so iobench accepts them the same way. fio's
+/// `--cmdhelp` does not list them, so they stay out of [`OPTIONS`].
+pub static PROFILE_OPTIONS: &[OptDef] = &[
+    opt(
+        "threads",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: threads per job",
+    )
+    .cat(C::Profile),
+    opt(
+        "block",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: block size in bytes",
+    )
+    .def("4096")
+    .cat(C::Profile),
+    opt(
+        "numruns",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: number of runs",
+    )
+    .cat(C::Profile),
+    opt("dir", K::Str, "tiobench profile: the directory to test in").cat(C::Profile),
+];
+
+/// Engine names fio 3.33 can load that are not in [`ENGINES`] (built only with optional
+/// libraries or hardware), so `ioengine=` names them as "not supported yet" rather than
+/// unknown.
+pub static OTHER_ENGINE_NAMES: &[&str] = &[
+    "cpp_null",
+    "dfs",
+    "http",
+    "ime_aio",
+    "ime_psync",
+    "ime_psyncv",
+    "libcufile",
+    "libhdfs",
+    "libiscsi",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
+    "libzbc",
+    "nfs",
+    "solarisaio",
+    "windowsaio",
+    "xnvme",
+];
 
 /// The known option name closest to `name`, for "did you mean" hints.
 pub fn nearest(name: &str) -> Option<&'static str> {
     OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .filter(|n| *n != name)
         .map(|n| (strsim::damerau_levenshtein(name, n), n))
         .filter(|(d, n)| *d <= 3.max(n.len() / 3))
         .min_by_key(|(d, _)| *d)

@@ -162,6 +162,17 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
+            // What was counted while ramping does not belong in the results.
+            let s = &mut cx.stats;
+            s.depth_map = Default::default();
+            s.submit_map = Default::default();
+            s.complete_map = Default::default();
+            s.total_submit = 0;
+            s.total_complete = 0;
+            // The I/Os in flight now complete after the ramp and are counted then.
+            if inflight > 0 {
+                s.record_depth(inflight as u32, inflight as u32);
+            }
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
             break;
@@ -253,7 +264,6 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             let t = now_ns();
             if n > 0 {
                 cx.stats.record_complete(n as u32);
-                cx.stats.record_depth(inflight as u32, n as u32);
             }
             for i in 0..n {
                 let c = engine.event(i);
@@ -296,9 +306,12 @@ fn commit<E: Engine>(
     inflight: &mut usize,
     stats: &mut JobStats,
 ) -> io::Result<()> {
+    // fio marks the depth at commit, by every I/O busy at that moment.
+    let busy = (*inflight + staged.len()) as u32;
     let n = engine.commit()?;
     if n > 0 {
         stats.record_submit(n as u32);
+        stats.record_depth(busy, n as u32);
     }
     let t = now_ns();
     for &s in &staged[..n] {

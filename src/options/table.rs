@@ -231,7 +231,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "mmap",
         help: "copies to and from a memory mapping of the file",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "sync",
@@ -301,7 +301,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "posixaio",
         help: "POSIX aio_read and aio_write",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "falloc",
@@ -2580,8 +2580,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Poll for completions instead of waiting for interrupts",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"]),
     opt(
         "hipri_percentage",
         K::Int { min: 0, max: 100 },
@@ -2717,8 +2716,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Reap completions from user space without a system call",
     )
     .cat(C::Engine)
-    .engines(&["libaio"])
-    .not_yet(),
+    .engines(&["libaio"]),
     opt(
         "cmdprio_percentage",
         K::IntList { min: 0, max: 100 },
@@ -2760,24 +2758,21 @@ pub static OPTIONS: &[OptDef] = &[
         "Register I/O buffers with the kernel once",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "registerfiles",
         K::Bool,
         "Register files with the kernel once",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "sqthread_poll",
         K::Bool,
         "Let a kernel thread poll the submission queue",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "sqthread_poll_cpu",
         K::Int {
@@ -2787,8 +2782,7 @@ pub static OPTIONS: &[OptDef] = &[
         "The CPU the kernel polling thread runs on",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "nonvectored",
         K::Int {
@@ -2799,8 +2793,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("-1")
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "uncached",
         K::Int {
@@ -2810,16 +2803,14 @@ pub static OPTIONS: &[OptDef] = &[
         "Ask for uncached buffered I/O",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd"]),
     opt(
         "nowait",
         K::Bool,
         "Fail I/O that would block instead of waiting",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"])
-    .not_yet(),
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"]),
     opt(
         "force_async",
         K::Int {
@@ -2829,8 +2820,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Mark every Nth I/O to be run asynchronously by the kernel",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "cmd_type",
         K::Choice(CMD_TYPE_CHOICES),

@@ -336,6 +336,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    pending = Some(next);
                     break;
                 }
             }

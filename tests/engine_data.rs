@@ -64,6 +64,7 @@ fn drive<E: Engine>(
     e.setup(&Setup {
         depth: DEPTH as u32,
         files: &files,
+        names: &[],
         buf_base: bufs.0,
         slot_len: BS,
     })
@@ -334,6 +335,7 @@ fn fixedbufs_uses_the_registered_buffers() {
     e.setup(&Setup {
         depth: DEPTH as u32,
         files: &files,
+        names: &[],
         buf_base: bufs.0,
         slot_len: BS,
     })
@@ -401,6 +403,7 @@ fn sqthread_poll_starts_a_kernel_thread_on_the_asked_cpu() {
     e.setup(&Setup {
         depth: DEPTH as u32,
         files: &files,
+        names: &[],
         buf_base: bufs.0,
         slot_len: BS,
     })

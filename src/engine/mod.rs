@@ -9,6 +9,7 @@
 //! with [`Engine::event`]. Units are named by their slot in the worker's pool, so engines
 //! carry only a `u32` as user data.
 
+pub mod fileops;
 pub mod libaio;
 pub mod mmap;
 pub mod null;
@@ -63,6 +64,9 @@ pub struct IoUnit {
     pub start_ns: u64,
     /// When it was handed to the kernel (fio's issue_time).
     pub issue_ns: u64,
+    /// The pass (loop) of the job it belongs to, counted from 0 (file engines act once per
+    /// file per pass).
+    pub pass: u32,
 }
 
 impl IoUnit {
@@ -79,6 +83,7 @@ impl IoUnit {
             result: 0,
             start_ns: 0,
             issue_ns: 0,
+            pass: 0,
         }
     }
 }
@@ -114,6 +119,8 @@ pub struct EngineFile {
 pub struct Setup<'a> {
     pub depth: u32,
     pub files: &'a [EngineFile],
+    /// The files' names, in the same order (for engines that act on names, not descriptors).
+    pub names: &'a [String],
     /// The worker's buffers: one region, `slot_len` bytes per pool slot, slot i at
     /// `buf_base + i * slot_len`.
     pub buf_base: *mut u8,
@@ -145,6 +152,15 @@ pub trait Engine: Send {
     /// commit step): the worker then stamps issue time after commit.
     fn stamps_issue_on_commit(&self) -> bool {
         !self.caps().sync
+    }
+    /// For `file_ops` engines: the latency of the file operation the last `queue` made, if
+    /// it made one (taken once). It is the only latency such engines report.
+    fn take_op_latency(&mut self) -> Option<u64> {
+        None
+    }
+    /// For `file_ops` engines: the name of the call, for error messages.
+    fn op_name(&self) -> &'static str {
+        "io_u"
     }
 }
 

@@ -2,6 +2,7 @@
 //! builds the engine and hands it to generic code (the worker), so each engine gets its
 //! own monomorphised worker loop.
 
+use super::fileops::{FileOp, FileOps, StatType};
 use super::libaio::{Libaio, LibaioOpts};
 use super::mmap::Mmap;
 use super::null::Null;
@@ -24,6 +25,9 @@ pub enum EngineKind {
     IoUring,
     PosixAio,
     Mmap,
+    FileCreate,
+    FileStat,
+    FileDelete,
 }
 
 /// Per-engine options, resolved from the job (see `job::exec`).
@@ -38,6 +42,8 @@ pub struct EngineOpts {
     pub direct: bool,
     /// madvise hint for mmap (from fadvise_hint and the pattern), if any.
     pub mmap_advice: Option<i32>,
+    /// filestat's `stat_type`.
+    pub stat_type: StatType,
 }
 
 impl EngineKind {
@@ -55,6 +61,9 @@ impl EngineKind {
             "io_uring" => EngineKind::IoUring,
             "posixaio" => EngineKind::PosixAio,
             "mmap" => EngineKind::Mmap,
+            "filecreate" => EngineKind::FileCreate,
+            "filestat" => EngineKind::FileStat,
+            "filedelete" => EngineKind::FileDelete,
             other => {
                 return Err(format!(
                     "unknown engine '{other}' (available: {})",
@@ -66,8 +75,19 @@ impl EngineKind {
 
     /// The names iobench implements.
     pub const NAMES: &'static [&'static str] = &[
-        "sync", "psync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio",
+        "sync",
+        "psync",
+        "vsync",
+        "pvsync",
+        "pvsync2",
+        "null",
+        "libaio",
+        "io_uring",
+        "posixaio",
         "mmap",
+        "filecreate",
+        "filestat",
+        "filedelete",
     ];
 
     /// fio's name for the engine, as printed in the job header.
@@ -83,6 +103,9 @@ impl EngineKind {
             EngineKind::IoUring => "io_uring",
             EngineKind::PosixAio => "posixaio",
             EngineKind::Mmap => "mmap",
+            EngineKind::FileCreate => "filecreate",
+            EngineKind::FileStat => "filestat",
+            EngineKind::FileDelete => "filedelete",
         }
     }
 
@@ -92,6 +115,24 @@ impl EngineKind {
         !matches!(
             self,
             EngineKind::Libaio | EngineKind::IoUring | EngineKind::Null | EngineKind::PosixAio
+        )
+    }
+
+    /// True for engines that touch no file data, so files are neither laid out nor sized
+    /// from disk (fio's "diskless" engines: null, filecreate).
+    pub fn is_diskless(self) -> bool {
+        matches!(self, EngineKind::Null | EngineKind::FileCreate)
+    }
+
+    /// True when the runner opens the job's files before the run; false for null and for
+    /// the file engines, whose timed operation takes the place of the open.
+    pub fn runner_opens_files(self) -> bool {
+        !matches!(
+            self,
+            EngineKind::Null
+                | EngineKind::FileCreate
+                | EngineKind::FileStat
+                | EngineKind::FileDelete
         )
     }
 
@@ -120,6 +161,9 @@ impl EngineKind {
             EngineKind::IoUring => v.visit(Uring::new(o.uring)),
             EngineKind::PosixAio => v.visit(PosixAio::new()),
             EngineKind::Mmap => v.visit(Mmap::new(o.direct, o.mmap_advice)),
+            EngineKind::FileCreate => v.visit(FileOps::new(FileOp::Create)),
+            EngineKind::FileStat => v.visit(FileOps::new(FileOp::Stat(o.stat_type))),
+            EngineKind::FileDelete => v.visit(FileOps::new(FileOp::Delete)),
         }
     }
 }

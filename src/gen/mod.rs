@@ -129,6 +129,8 @@ pub struct Generator {
     passes_left: u32,
     in_pass: bool,
     started: bool,
+    /// Passes begun so far (the first is 1).
+    passes_begun: u32,
     number_ios: u64,
     rwmix_ddir: Ddir,
     rwmix_issues: u64,
@@ -247,6 +249,7 @@ impl Generator {
             passes_left: cfg.loops,
             in_pass: false,
             started: false,
+            passes_begun: 0,
             number_ios: cfg.number_ios,
             rwmix_ddir: Ddir::Read,
             rwmix_issues: 0,
@@ -356,6 +359,13 @@ impl Generator {
         self.cfg.thread_number
     }
 
+    /// Which pass (loop) the I/O `next_io` last returned belongs to (the first is 1; 0 when
+    /// replaying a log, which has no passes).
+    #[inline]
+    pub fn pass(&self) -> u32 {
+        self.passes_begun
+    }
+
     /// Starts a new pass over the same region, as a new loop does.
     pub fn restart(&mut self) {
         if let Some(r) = &mut self.replay {
@@ -408,6 +418,7 @@ impl Generator {
         self.in_pass = true;
         self.pass_bytes = 0;
         self.pass_ios = 0;
+        self.passes_begun = self.passes_begun.wrapping_add(1);
         true
     }
 

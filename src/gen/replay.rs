@@ -80,6 +80,7 @@ impl Generator {
             passes_left: 0,
             in_pass: false,
             started: false,
+            passes_begun: 0,
             number_ios: 0,
             rwmix_ddir: crate::job::Ddir::Read,
             rwmix_issues: 0,

@@ -137,6 +137,11 @@ impl ExecOpts {
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,
             mmap_advice: mmap_advice(r),
+            stat_type: match r.text("stat_type") {
+                Some(v) => crate::engine::fileops::StatType::parse(&v)
+                    .map_err(|e| r.invalid("stat_type", e))?,
+                None => Default::default(),
+            },
         };
         let per_dir = |name: &str| -> Result<[u64; 3], JobError> {
             let mut out = [0u64; 3];

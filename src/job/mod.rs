@@ -50,6 +50,13 @@ impl Pattern {
                 | Pattern::RandTrimWrite
         )
     }
+    /// True when the pattern reads (fio's td_read).
+    pub fn reads(self) -> bool {
+        matches!(
+            self,
+            Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
+        )
+    }
     /// True when the pattern writes.
     pub fn writes(self) -> bool {
         !matches!(

@@ -281,17 +281,17 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "filecreate",
         help: "times creating files",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "filestat",
         help: "times stat calls on files",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "filedelete",
         help: "times deleting files",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "exec",
@@ -643,8 +643,11 @@ const STEADYSTATE_CHOICES: &[(&str, &str)] = &[
 
 const CPUMODE_CHOICES: &[(&str, &str)] = &[("noop", "empty loop"), ("qsort", "sorting")];
 
-const STAT_TYPE_CHOICES: &[(&str, &str)] =
-    &[("stat", "stat"), ("lstat", "lstat"), ("statx", "statx")];
+const STAT_TYPE_CHOICES: &[(&str, &str)] = &[
+    ("stat", "time stat(2), which follows symbolic links"),
+    ("lstat", "time lstat(2), which does not follow a final link"),
+    ("statx", "time statx(2) asking for every field"),
+];
 
 const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
     ("write", "WRITE"),
@@ -2602,8 +2605,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("stat")
     .cat(C::Engine)
-    .engines(&["filestat"])
-    .not_yet(),
+    .engines(&["filestat"]),
     opt("program", K::Str, "The program to run")
         .cat(C::Engine)
         .engines(&["exec"])

@@ -44,6 +44,7 @@ pub fn run(
         .setup(&Setup {
             depth: a.depth,
             files: &files,
+            names: &[],
             buf_base: bufs.at(0),
             slot_len: stride,
         })

@@ -10,7 +10,16 @@ use crate::stats::RunOutcome;
 use std::time::Instant;
 
 /// Engines that touch no block device: no disk statistics for their jobs.
-const DISKLESS: &[&str] = &["null", "cpuio", "net", "netsplice", "exec", "nbd", "rdma"];
+const DISKLESS: &[&str] = &[
+    "null",
+    "cpuio",
+    "net",
+    "netsplice",
+    "exec",
+    "nbd",
+    "rdma",
+    "filecreate",
+];
 
 /// The files a job will do I/O on, as fio names them, for finding their devices.
 pub fn job_paths(job: &Job) -> Vec<String> {

@@ -139,9 +139,11 @@ pub fn prepare(
     info: &mut dyn FnMut(&str),
 ) -> Result<Vec<Target>, crate::error::RunError> {
     let paths = job.files.paths(&job.name, clone);
-    let no_io = job.exec.engine == crate::engine::EngineKind::Null;
+    let no_io = job.exec.engine.is_diskless();
     let mut targets = Vec::with_capacity(paths.len());
+    let mut missing = Vec::with_capacity(paths.len());
     for path in paths {
+        missing.push(std::fs::symlink_metadata(&path).is_err());
         let (kind, size) = match std::fs::metadata(&path) {
             Ok(md) if md.file_type().is_block_device() => {
                 let f = File::open(&path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
@@ -169,9 +171,12 @@ pub fn prepare(
             Some(SizeSpec::Bytes(b)) => b / targets.len().max(1) as u64,
             _ => job.files.filesize.unwrap_or(0),
         };
-        for t in &mut targets {
+        let creates = job.exec.engine == crate::engine::EngineKind::FileCreate;
+        for (t, &m) in targets.iter_mut().zip(&missing) {
             t.size = per;
             t.setup_size = per;
+            // filecreate makes the files itself: they are this run's to unlink.
+            t.created = creates && m && t.kind == Kind::Regular;
         }
         return Ok(targets);
     }

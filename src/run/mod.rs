@@ -64,7 +64,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         source,
     };
     apply_placement(job)?;
-    let no_files = job.exec.engine == crate::engine::EngineKind::Null;
+    let no_files = !job.exec.engine.runner_opens_files();
     let opened = if no_files {
         Vec::new()
     } else {

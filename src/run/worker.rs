@@ -98,6 +98,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
+        names: cx.names,
         buf_base: bufs.base,
         slot_len: bufs.slot_len,
     })?;
@@ -111,6 +112,15 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
     let low = (ex.iodepth_low as usize).clamp(1, depth);
     let stamps_commit = engine.stamps_issue_on_commit();
+    // File engines (filecreate, ...): an I/O counts as bytes only; the file call's latency
+    // is the one sample, in the job's read direction unless it only writes (as fio's).
+    let file_ops = engine.caps().file_ops;
+    let op_dir = if cx.job.workload.pattern.writes() && !cx.job.workload.pattern.reads() {
+        Ddir::Write
+    } else {
+        Ddir::Read
+    };
+    let op_lat = !cx.job.report.stats.disable_lat;
     // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
     let inval =
         |e: crate::error::JobError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
@@ -159,20 +169,26 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     Op::Rw(Ddir::Trim) => "trim",
                     Op::Sync { .. } => "sync",
                 };
-                let text = format!(
-                    "io_u error on file {}: {}: {} offset={}, buflen={}",
-                    cx.names.get(u.file as usize).map_or("?", |s| s.as_str()),
-                    e,
-                    what,
-                    u.offset,
-                    u.len
-                );
+                let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
+                let text = if file_ops {
+                    format!("{}({}): {}", engine.op_name(), name, e)
+                } else {
+                    format!(
+                        "io_u error on file {}: {}: {} offset={}, buflen={}",
+                        name, e, what, u.offset, u.len
+                    )
+                };
                 cx.stats.record_error(errno, &text);
                 if !ex.continue_on_error && error.is_none() {
                     error = Some(text);
                 }
             } else if let Op::Rw(d) = u.op {
-                if !ramping {
+                if file_ops {
+                    if !ramping {
+                        cx.stats
+                            .record_io_bytes(d, u.result as u64, $now - stat_start);
+                    }
+                } else if !ramping {
                     let slat = if stamps_commit {
                         u.issue_ns - u.start_ns
                     } else {
@@ -307,12 +323,20 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             u.fd = cx.fds.get(next.file).copied().unwrap_or(-1);
             u.offset = next.offset;
             u.len = next.len as usize;
+            u.pass = cx.gen.pass();
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
             last_issue = u.start_ns;
             match engine.queue(u)? {
                 Queued::Completed => {
                     let t = now_ns();
+                    if file_ops {
+                        if let Some(ns) = engine.take_op_latency() {
+                            if op_lat && !ramping {
+                                cx.stats.record_clat_only(op_dir, ns);
+                            }
+                        }
+                    }
                     cx.stats.record_depth(1, 1);
                     cx.stats.record_submit(1);
                     cx.stats.record_complete(1);

@@ -347,6 +347,32 @@ impl JobStats {
         self.sample_windows(now_ns);
     }
 
+    /// One completed I/O counted in bytes and I/Os only, with no latency sample: the I/Os of
+    /// the file engines, whose only latency is that of their file call (fio's NOSTATS).
+    #[inline]
+    pub fn record_io_bytes(&mut self, ddir: Ddir, bytes: u64, now_ns: u64) {
+        if !self.cfg.stats {
+            return;
+        }
+        let d = &mut self.dir[ddir as usize];
+        d.ios += 1;
+        d.bytes += bytes;
+        self.sample_windows(now_ns);
+    }
+
+    /// One completion-latency sample that is not an I/O's (a file engine's create, stat or
+    /// unlink): it goes to clat and its percentiles only, as fio adds it.
+    pub fn record_clat_only(&mut self, ddir: Ddir, clat_ns: u64) {
+        if !self.cfg.stats || self.cfg.disable_clat {
+            return;
+        }
+        let d = &mut self.dir[ddir as usize];
+        d.clat.add(clat_ns);
+        if self.cfg.clat_percentiles {
+            d.hist[1].add(clat_ns);
+        }
+    }
+
     /// Closes the bandwidth and IOPS windows that have ended by `now_ns` (ns since the
     /// stats started), adding one sample per direction that moved, as fio's helper thread
     /// does every `bwavgtime`/`iopsavgtime` ms. Called by `record_io`; a runner may also call

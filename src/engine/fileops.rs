@@ -1,0 +1,184 @@
+//! filecreate, filestat and filedelete: engines whose measured operation is a file system
+//! call on each file (create, stat or unlink), not data transfer. As in fio, the call is
+//! made once per file per pass, when the pass first reaches the file (where another engine
+//! would open it); the I/O units themselves complete at once and count as bytes and I/Os
+//! only. The call's latency is the clat sample of the job's direction (read unless the job
+//! only writes), and nothing else is sampled per I/O.
+
+use super::{Caps, Engine, IoUnit, Queued, Setup};
+use std::ffi::CString;
+use std::io;
+
+/// Which stat call filestat times (`stat_type`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StatType {
+    #[default]
+    Stat,
+    Lstat,
+    Statx,
+}
+
+impl StatType {
+    /// Reads a `stat_type=` value (the option table has already checked the word).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "stat" => Ok(StatType::Stat),
+            "lstat" => Ok(StatType::Lstat),
+            "statx" => Ok(StatType::Statx),
+            other => Err(format!(
+                "'{other}' is not a stat type (expected stat, lstat or statx)"
+            )),
+        }
+    }
+}
+
+/// The operation a file engine performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileOp {
+    Create,
+    Stat(StatType),
+    Delete,
+}
+
+impl FileOp {
+    /// The call's name, for error messages (as fio names it in its own).
+    fn name(self) -> &'static str {
+        match self {
+            FileOp::Create => "open",
+            FileOp::Stat(_) => "stat",
+            FileOp::Delete => "delete",
+        }
+    }
+}
+
+/// `statx`'s "every field" mask (STATX_ALL: basic stats and birth time).
+const STATX_ALL: u32 = 0x0fff;
+
+/// The file-operation engine.
+#[derive(Debug)]
+pub struct FileOps {
+    op: FileOp,
+    /// Each file's name as given to the job.
+    paths: Vec<CString>,
+    /// Room for a resolved path: statx is timed with the `realpath` fio makes before it.
+    resolved: Vec<libc::c_char>,
+    /// The pass each file was last operated on in (`u32::MAX`: never).
+    done_in_pass: Vec<u32>,
+    /// The latency of the call the last `queue` made, until taken.
+    last_ns: Option<u64>,
+}
+
+impl FileOps {
+    pub fn new(op: FileOp) -> Self {
+        FileOps {
+            op,
+            paths: Vec::new(),
+            resolved: Vec::new(),
+            done_in_pass: Vec::new(),
+            last_ns: None,
+        }
+    }
+
+    /// Makes the call on file `i`; returns 0 or a negative errno.
+    fn call(&mut self, i: usize) -> i64 {
+        let p = self.paths[i].as_ptr();
+        let resolved = self.resolved.as_mut_ptr();
+        // SAFETY: `p` is a NUL-terminated path owned by `self`; `resolved` has PATH_MAX
+        // bytes, as realpath needs; every other out-buffer is a local the call fills; the
+        // descriptor filecreate gets is closed right away.
+        let r = unsafe {
+            match self.op {
+                FileOp::Create => {
+                    let fd = libc::open(p, libc::O_CREAT | libc::O_RDWR | libc::O_CLOEXEC, 0o600);
+                    if fd >= 0 {
+                        libc::close(fd);
+                        0
+                    } else {
+                        -1
+                    }
+                }
+                FileOp::Stat(StatType::Stat) => {
+                    let mut st: libc::stat = std::mem::zeroed();
+                    libc::stat(p, &mut st)
+                }
+                FileOp::Stat(StatType::Lstat) => {
+                    let mut st: libc::stat = std::mem::zeroed();
+                    libc::lstat(p, &mut st)
+                }
+                FileOp::Stat(StatType::Statx) => {
+                    let mut st: libc::statx = std::mem::zeroed();
+                    if libc::realpath(p, resolved).is_null() {
+                        -1
+                    } else {
+                        libc::statx(libc::AT_FDCWD, resolved, 0, STATX_ALL, &mut st)
+                    }
+                }
+                FileOp::Delete => libc::unlink(p),
+            }
+        };
+        super::neg_errno(r as isize)
+    }
+}
+
+impl Engine for FileOps {
+    fn caps(&self) -> Caps {
+        Caps {
+            sync: true,
+            file_ops: true,
+            ..Caps::default()
+        }
+    }
+
+    fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
+        let bad = |n: &str| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("file name '{n}' contains a NUL byte"),
+            )
+        };
+        self.paths = s
+            .names
+            .iter()
+            .map(|n| {
+                if n == "-" {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        "the file engines cannot use stdin/stdout ('-')",
+                    ));
+                }
+                CString::new(n.as_bytes()).map_err(|_| bad(n))
+            })
+            .collect::<io::Result<_>>()?;
+        self.resolved = vec![0; libc::PATH_MAX as usize + 1];
+        self.done_in_pass = vec![u32::MAX; self.paths.len()];
+        Ok(())
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+        let f = io.file as usize;
+        io.result = io.len as i64;
+        if let Some(seen) = self.done_in_pass.get_mut(f) {
+            if *seen != io.pass {
+                *seen = io.pass;
+                let t = crate::run::worker::now_ns();
+                let r = self.call(f);
+                let ns = crate::run::worker::now_ns().saturating_sub(t);
+                if r < 0 {
+                    io.result = r;
+                } else {
+                    self.last_ns = Some(ns);
+                }
+            }
+        }
+        Ok(Queued::Completed)
+    }
+
+    fn take_op_latency(&mut self) -> Option<u64> {
+        self.last_ns.take()
+    }
+
+    fn op_name(&self) -> &'static str {
+        self.op.name()
+    }
+}

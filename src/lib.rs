@@ -6,6 +6,7 @@
 //! [`engine::Engine`] → [`stats::JobStats`] → [`report`] renderers.
 
 pub mod cli;
+pub mod clock;
 pub mod engine;
 pub mod error;
 pub mod gen;

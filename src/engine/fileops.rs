@@ -161,9 +161,9 @@ impl Engine for FileOps {
         if let Some(seen) = self.done_in_pass.get_mut(f) {
             if *seen != io.pass {
                 *seen = io.pass;
-                let t = crate::run::worker::now_ns();
+                let t = crate::clock::now_ns();
                 let r = self.call(f);
-                let ns = crate::run::worker::now_ns().saturating_sub(t);
+                let ns = crate::clock::now_ns().saturating_sub(t);
                 if r < 0 {
                     io.result = r;
                 } else {

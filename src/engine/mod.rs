@@ -18,6 +18,7 @@ pub mod psync;
 pub mod registry;
 pub mod sync;
 pub mod uring;
+pub mod uring_probe;
 
 pub use registry::{EngineKind, EngineOpts};
 

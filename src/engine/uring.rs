@@ -3,6 +3,7 @@
 //! completions), nonvectored (-1: probe the kernel), force_async (IOSQE_ASYNC every N).
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
+use super::uring_probe::{missing_opcode, register_error, setup_error};
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
 use crate::job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring, Probe};
@@ -81,13 +82,6 @@ impl Uring {
     }
 }
 
-fn feature_error(what: &str, e: io::Error) -> io::Error {
-    io::Error::new(
-        e.kind(),
-        format!("io_uring: {what} failed: {e} (is io_uring enabled in this kernel? see /proc/sys/kernel/io_uring_disabled)"),
-    )
-}
-
 impl Engine for Uring {
     fn caps(&self) -> Caps {
         Caps::default()
@@ -100,6 +94,9 @@ impl Engine for Uring {
         }
         if self.opts.uncached {
             self.rw_flags |= super::psync::RWF_UNCACHED;
+        }
+        if let (true, Some(cpu)) = (self.opts.sqthread_poll, self.opts.sqthread_poll_cpu) {
+            super::uring_probe::check_sqpoll_cpu(cpu)?;
         }
         let mut b = IoUring::builder();
         if self.opts.hipri {
@@ -114,7 +111,7 @@ impl Engine for Uring {
         b.setup_cqsize((2 * self.depth as u32).next_power_of_two());
         let ring = b
             .build(self.depth.next_power_of_two() as u32)
-            .map_err(|e| feature_error("io_uring_setup", e))?;
+            .map_err(|e| setup_error(e, &self.opts))?;
         let mut probe = Probe::new();
         let probed = ring.submitter().register_probe(&mut probe).is_ok();
         let has = |op: u8| probed && probe.is_supported(op);
@@ -123,20 +120,14 @@ impl Engine for Uring {
             0 => false,
             _ => {
                 if probed && !(has(opcode::Read::CODE) && has(opcode::Write::CODE)) {
-                    return Err(io::Error::new(
-                        io::ErrorKind::Unsupported,
-                        "io_uring: nonvectored=1 needs IORING_OP_READ/WRITE, which this kernel lacks",
-                    ));
+                    return Err(missing_opcode("nonvectored=1", "IORING_OP_READ/WRITE"));
                 }
                 true
             }
         };
         if self.opts.fixedbufs {
             if probed && !has(opcode::ReadFixed::CODE) {
-                return Err(io::Error::new(
-                    io::ErrorKind::Unsupported,
-                    "io_uring: fixedbufs needs IORING_OP_READ_FIXED, which this kernel lacks",
-                ));
+                return Err(missing_opcode("fixedbufs", "IORING_OP_READ_FIXED"));
             }
             let bufs: Vec<libc::iovec> = (0..self.depth)
                 .map(|i| libc::iovec {
@@ -147,13 +138,13 @@ impl Engine for Uring {
                 .collect();
             // SAFETY: the buffers live as long as the worker, which outlives the ring.
             unsafe { ring.submitter().register_buffers(&bufs) }
-                .map_err(|e| feature_error("registering fixed buffers (fixedbufs)", e))?;
+                .map_err(|e| register_error("fixedbufs", e))?;
         }
         if self.opts.registerfiles {
             let fds: Vec<i32> = s.files.iter().map(|f| f.fd).collect();
             ring.submitter()
                 .register_files(&fds)
-                .map_err(|e| feature_error("registering files (registerfiles)", e))?;
+                .map_err(|e| register_error("registerfiles", e))?;
         }
         self.iovecs = vec![
             libc::iovec {

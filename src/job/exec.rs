@@ -48,6 +48,8 @@ pub struct ExecOpts {
     pub ioengine: String,
     pub engine: EngineKind,
     pub engine_opts: EngineOpts,
+    /// `clocksource`, when given (the process-wide clock; see `crate::clock`).
+    pub clocksource: Option<crate::clock::ClockSource>,
     pub iodepth: u32,
     pub iodepth_batch_submit: u32,
     pub iodepth_batch_complete_min: u32,
@@ -202,6 +204,13 @@ impl ExecOpts {
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
             startdelay_us: startdelay,
             loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
+            clocksource: match r.text("clocksource") {
+                Some(v) => Some(
+                    crate::clock::ClockSource::parse(&v)
+                        .map_err(|e| r.invalid("clocksource", e))?,
+                ),
+                None => None,
+            },
             stonewall: r.bool("stonewall")? || r.raw.file_stonewall,
             new_group: r.bool("new_group")?,
             wait_for: r.text("wait_for").filter(|s| !s.is_empty()),

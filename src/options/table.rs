@@ -522,9 +522,15 @@ const SYNC_FILE_RANGE_CHOICES: &[(&str, &str)] = &[
 ];
 
 const CLOCKSOURCE_CHOICES: &[(&str, &str)] = &[
-    ("gettimeofday", "gettimeofday"),
-    ("clock_gettime", "clock_gettime"),
-    ("cpu", "the CPU's cycle counter"),
+    (
+        "gettimeofday",
+        "gettimeofday(2): microsecond wall-clock time",
+    ),
+    (
+        "clock_gettime",
+        "clock_gettime(2) on CLOCK_MONOTONIC, through the vDSO",
+    ),
+    ("cpu", "the CPU's time-stamp counter, calibrated at start"),
 ];
 
 const MEM_CHOICES: &[(&str, &str)] = &[
@@ -1208,8 +1214,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(CLOCKSOURCE_CHOICES),
         "Which clock latencies are measured with",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "mem",
         K::Choice(MEM_CHOICES),

@@ -64,6 +64,12 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         source,
     };
     apply_placement(job)?;
+    if let Some(src) = job.exec.clocksource {
+        crate::clock::select(src).map_err(|message| RunError::Setup {
+            job: job.name.clone(),
+            message,
+        })?;
+    }
     let no_files = !job.exec.engine.runner_opens_files();
     let opened = if no_files {
         Vec::new()
@@ -127,6 +133,13 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
 /// failed clones, capped).
 pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     signals::install_main();
+    // fio's clocksource is global: the last job that sets it decides, before any job runs.
+    if let Some(src) = jobs.iter().rev().find_map(|j| j.exec.clocksource) {
+        if let Err(e) = crate::clock::select(src) {
+            eprintln!("iobench: {e}");
+            return (RunOutcome::default(), 1);
+        }
+    }
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     let mut info = |s: &str| {

@@ -9,16 +9,10 @@ use crate::stats::JobStats;
 use std::io;
 use std::os::fd::RawFd;
 
-/// A monotonic clock in nanoseconds (CLOCK_MONOTONIC, served by the vDSO: no syscall).
+/// The run clock in nanoseconds: the `clocksource` the job chose (see `crate::clock`).
 #[inline]
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    crate::clock::now_ns()
 }
 
 /// Aligned I/O buffers, one per pool slot, allocated once per job.

@@ -1,0 +1,211 @@
+//! The clock every latency and deadline is read from, chosen with `clocksource` as fio's:
+//! `clock_gettime` (the default: CLOCK_MONOTONIC through the vDSO, no system call),
+//! `gettimeofday` (microsecond wall-clock time), or `cpu` (the CPU's time-stamp counter,
+//! calibrated against CLOCK_MONOTONIC once, then read with a single instruction).
+//!
+//! The choice is process-wide (fio's is global too); reading it costs one relaxed load.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+/// A `clocksource=` value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClockSource {
+    Gettimeofday,
+    #[default]
+    ClockGettime,
+    Cpu,
+}
+
+impl ClockSource {
+    /// Reads a `clocksource=` value.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "gettimeofday" => Ok(ClockSource::Gettimeofday),
+            "clock_gettime" => Ok(ClockSource::ClockGettime),
+            "cpu" => Ok(ClockSource::Cpu),
+            other => Err(format!(
+                "'{other}' is not a clock source (expected gettimeofday, clock_gettime or cpu)"
+            )),
+        }
+    }
+}
+
+const SRC_GTOD: u8 = 0;
+const SRC_MONO: u8 = 1;
+const SRC_CPU: u8 = 2;
+
+static SOURCE: AtomicU8 = AtomicU8::new(SRC_MONO);
+/// Set once a source was chosen: later choices in the same process are ignored, so threads
+/// started later can never switch the clock under I/Os already being timed.
+static CHOSEN: AtomicBool = AtomicBool::new(false);
+
+/// The TSC's calibration: ns = base_ns + ((tsc - base_tsc) * mult) >> 32.
+#[derive(Debug, Clone, Copy)]
+struct Tsc {
+    base_tsc: u64,
+    base_ns: u64,
+    mult: u64,
+}
+
+static TSC: OnceLock<Result<Tsc, String>> = OnceLock::new();
+
+/// Makes `src` the clock of this process, unless one was chosen already (the first choice
+/// stands, before any I/O is timed). For `cpu` the counter is calibrated first (about
+/// 10 ms, once); the error says why it cannot be used.
+pub fn select(src: ClockSource) -> Result<(), String> {
+    if CHOSEN.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let code = match src {
+        ClockSource::Gettimeofday => SRC_GTOD,
+        ClockSource::ClockGettime => SRC_MONO,
+        ClockSource::Cpu => {
+            TSC.get_or_init(calibrate).clone()?;
+            SRC_CPU
+        }
+    };
+    SOURCE.store(code, Ordering::Relaxed);
+    CHOSEN.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+/// The clock of this process, in use now.
+pub fn selected() -> ClockSource {
+    match SOURCE.load(Ordering::Relaxed) {
+        SRC_GTOD => ClockSource::Gettimeofday,
+        SRC_CPU => ClockSource::Cpu,
+        _ => ClockSource::ClockGettime,
+    }
+}
+
+/// Nanoseconds on the selected clock. Only differences between readings mean anything.
+#[inline]
+pub fn now_ns() -> u64 {
+    match SOURCE.load(Ordering::Relaxed) {
+        SRC_MONO => mono_ns(),
+        SRC_CPU => cpu_ns(),
+        _ => gtod_ns(),
+    }
+}
+
+/// CLOCK_MONOTONIC in ns (served by the vDSO: no system call).
+#[inline]
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+#[inline]
+fn gtod_ns() -> u64 {
+    let mut tv = libc::timeval {
+        tv_sec: 0,
+        tv_usec: 0,
+    };
+    // SAFETY: gettimeofday writes into the timeval we own; no time zone is asked for.
+    unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) };
+    tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000
+}
+
+#[inline]
+fn cpu_ns() -> u64 {
+    match TSC.get() {
+        Some(Ok(t)) => {
+            let d = read_tsc().wrapping_sub(t.base_tsc);
+            t.base_ns + ((d as u128 * t.mult as u128) >> 32) as u64
+        }
+        _ => mono_ns(),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn read_tsc() -> u64 {
+    // SAFETY: RDTSC has no preconditions on x86_64.
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn read_tsc() -> u64 {
+    0
+}
+
+/// True when the CPU says its TSC runs at a constant rate in every state (invariant TSC).
+#[cfg(target_arch = "x86_64")]
+fn tsc_invariant() -> bool {
+    // Leaf 0x80000000 reports the highest extended leaf, checked before 0x80000007 is read.
+    let max = core::arch::x86_64::__cpuid(0x8000_0000).eax;
+    max >= 0x8000_0007 && core::arch::x86_64::__cpuid(0x8000_0007).edx & (1 << 8) != 0
+}
+
+#[cfg(target_arch = "x86_64")]
+fn calibrate() -> Result<Tsc, String> {
+    if !tsc_invariant() {
+        eprintln!("iobench: clocksource=cpu may not be reliable (this CPU's TSC is not invariant)");
+    }
+    // Count ticks over ~10 ms of CLOCK_MONOTONIC; pair each end's readings closely.
+    let pair = || {
+        let a = read_tsc();
+        let ns = mono_ns();
+        let b = read_tsc();
+        (a / 2 + b / 2, ns)
+    };
+    let (t0, n0) = pair();
+    let mut end = pair();
+    while end.1 - n0 < 10_000_000 {
+        std::hint::spin_loop();
+        end = pair();
+    }
+    let (ticks, ns) = (end.0.wrapping_sub(t0), end.1 - n0);
+    if ticks == 0 {
+        return Err("clocksource=cpu: the CPU clock did not advance".into());
+    }
+    // ns per tick in 32.32 fixed point.
+    let mult = ((ns as u128) << 32) / ticks as u128;
+    Ok(Tsc {
+        base_tsc: t0,
+        base_ns: n0,
+        mult: mult as u64,
+    })
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn calibrate() -> Result<Tsc, String> {
+    Err("clocksource=cpu is not available on this architecture".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_knows_fio_words() {
+        assert_eq!(ClockSource::parse("cpu"), Ok(ClockSource::Cpu));
+        assert_eq!(
+            ClockSource::parse("gettimeofday"),
+            Ok(ClockSource::Gettimeofday)
+        );
+        assert!(ClockSource::parse("tsc").is_err());
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_cpu_clock_keeps_time_with_the_monotonic_clock() {
+        let t = calibrate().unwrap();
+        let _ = TSC.set(Ok(t));
+        let (c0, m0) = (cpu_ns(), mono_ns());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let (c1, m1) = (cpu_ns(), mono_ns());
+        let (dc, dm) = ((c1 - c0) as f64, (m1 - m0) as f64);
+        assert!(
+            (dc / dm - 1.0).abs() < 0.01,
+            "cpu {dc} ns vs monotonic {dm} ns"
+        );
+    }
+}

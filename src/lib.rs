@@ -15,3 +15,4 @@ pub mod options;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod verify;

@@ -132,6 +132,53 @@ def parse_only_time(binary, scratch, rounds):
                              for _ in range(rounds))
 
 
+def peak_compare(args, scratch):
+    """`iobench peak` against fio's io_uring engine at the same settings (and t/io_uring when
+    a binary built by the user is given): 512-byte random O_DIRECT reads, QD32, batch 8."""
+    path = os.path.join(scratch, "direct.dat")
+    secs = args.runtime
+    cmds = {
+        "iobench peak": [args.iobench, "peak", "-d32", "-b512", "-s8", "-c8", "-p0", "-F1",
+                         "-B1", "-n1", "-D0", "-R1", "-X1", f"-r{secs + 1}", path],
+        "fio io_uring": [args.fio, "--name=peak", f"--filename={path}", "--ioengine=io_uring",
+                         "--rw=randread", "--bs=512", "--iodepth=32", "--iodepth_batch_submit=8",
+                         "--iodepth_batch_complete_min=8", "--registerfiles=1", "--fixedbufs=1",
+                         "--direct=1", "--time_based", f"--runtime={secs}",
+                         "--output-format=json"],
+    }
+    if args.t_io_uring:
+        cmds["t/io_uring"] = [args.t_io_uring, "-d32", "-b512", "-s8", "-c8", "-p0", "-F1",
+                              "-B1", "-n1", "-D0", "-R1", "-X1", f"-r{secs + 1}", path]
+    print("\npeak IOPS, 512 B random reads, O_DIRECT, QD32, batch 8:")
+    for name, cmd in cmds.items():
+        best = []
+        for _ in range(args.rounds):
+            try:
+                _, cpu, _, out = run_once(cmd, scratch)
+            except RuntimeError as e:
+                print(f"  {name}: failed: {e}")
+                break
+            text = out.decode(errors="replace")
+            if name.startswith("fio"):
+                doc = parse_json(out)
+                best.append(total_iops(doc))
+            else:
+                for line in text.splitlines():
+                    if line.startswith("Maximum IOPS="):
+                        v = line.split("=", 1)[1]
+                        scale = {"M": 1e6, "K": 1e3}.get(v[-1], 1)
+                        best.append(float(v.rstrip("MK")) * scale)
+        if best:
+            print(f"  {name:14} median {statistics.median(best):12.0f} IOPS")
+    nop = [args.iobench, "peak", "-N1", "-d32", "-s32", "-c32", "-n1", f"-r{secs + 1}"]
+    try:
+        _, _, _, out = run_once(nop, scratch)
+        line = [l for l in out.decode().splitlines() if l.startswith("Maximum IOPS=")]
+        print(f"  iobench peak -N1 (no-op requests, one thread): {line[0] if line else '?'}")
+    except RuntimeError as e:
+        print(f"  iobench peak -N1 failed: {e}")
+
+
 def ratio(a, b):
     return a / b if b else float("nan")
 
@@ -145,6 +192,9 @@ def main():
     ap.add_argument("--only", default="", help="run only jobs whose name contains this")
     ap.add_argument("--scratch", default="")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--no-peak", action="store_true", help="skip the peak-IOPS comparison")
+    ap.add_argument("--t-io-uring", default="",
+                    help="path to a t/io_uring binary you built yourself, to compare too")
     args = ap.parse_args()
 
     scratch = args.scratch or tempfile.mkdtemp(prefix="iobench-bench.")
@@ -180,6 +230,9 @@ def main():
             }
         rows.append(row)
         print_row(row, args.markdown)
+
+    if not args.no_peak:
+        peak_compare(args, scratch)
 
     fixed = {t: (startup_time(b, scratch, args.rounds), parse_only_time(b, scratch, args.rounds))
              for t, b in tools.items()}

@@ -12,6 +12,7 @@ pub mod gen;
 pub mod iolog;
 pub mod job;
 pub mod options;
+pub mod peak;
 pub mod report;
 pub mod run;
 pub mod stats;

@@ -4,6 +4,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("peak") {
+        return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {
@@ -14,6 +17,12 @@ fn main() -> ExitCode {
     if inv.config.version {
         println!("iobench-{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
+    }
+    if let Some(arg) = &inv.config.cmdhelp {
+        return exit(iobench::options::help::print_cmdhelp(arg));
+    }
+    if let Some(arg) = &inv.config.enghelp {
+        return exit(iobench::options::help::print_enghelp(arg));
     }
     let mut jobs = Vec::new();
     for raw in &inv.jobs {
@@ -44,9 +53,11 @@ fn main() -> ExitCode {
     let gids = iobench::report::group_ids(&jobs);
     for (idx, job) in jobs.iter().enumerate() {
         match iobench::run::run_job(job, gids[idx]) {
-            Ok(mut stats) => {
-                stats.job_index = idx;
-                outcome.results.push(stats);
+            Ok(all) => {
+                for mut stats in all {
+                    stats.job_index = idx;
+                    outcome.results.push(stats);
+                }
             }
             Err(e) => {
                 eprintln!("iobench: {e}");
@@ -59,4 +70,13 @@ fn main() -> ExitCode {
         status = ExitCode::FAILURE;
     }
     status
+}
+
+/// Maps a help request's success flag to the exit status.
+fn exit(success: bool) -> ExitCode {
+    if success {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }

@@ -102,7 +102,6 @@ fn json_plus_has_fios_keys_and_types() {
 }
 
 #[test]
-#[ignore = "percentile_list is not in the option table yet"]
 fn json_with_percentile_list_and_lat_percentiles() {
     compare_json(
         &[
@@ -192,4 +191,88 @@ fn terse_field_count_matches_fio() {
 
 fn fio_cmd(_probe: &Command) -> Command {
     Command::new("fio")
+}
+
+/// Two jobs on one file; `second` holds options for the second job.
+fn two_jobs(dir: &Path, first: &[&str], second: &[&str], common_opts: &[&str]) -> Vec<String> {
+    let f = format!("--filename={}", dir.join("f").display());
+    let mut v: Vec<String> = common_opts.iter().map(|s| s.to_string()).collect();
+    v.push("--name=a".into());
+    v.push(f.clone());
+    v.extend(first.iter().map(|s| s.to_string()));
+    v.push("--name=b".into());
+    v.push(f);
+    v.extend(second.iter().map(|s| s.to_string()));
+    v
+}
+
+fn compare_both(a: Vec<String>, dir: &Path) {
+    let Some(_) = common::fio() else { return };
+    std::fs::write(dir.join("f"), vec![0u8; 1 << 20]).unwrap();
+    let f = stdout_of(Command::new("fio"), &a);
+    let i = stdout_of(common::iobench(), &a);
+    assert_eq!(layout(&f), layout(&i), "fio:\n{f}\niobench:\n{i}");
+    // Before the jobs: fio prints a job's header when the next `--name` adds it, with the
+    // output format known by then.
+    let mut aj = vec!["--output-format=json".to_string()];
+    aj.extend(a.iter().cloned());
+    let f = json_shape(&stdout_of(Command::new("fio"), &aj));
+    let i = json_shape(&stdout_of(common::iobench(), &aj));
+    let only_fio: Vec<_> = f.difference(&i).collect();
+    let only_ours: Vec<_> = i.difference(&f).collect();
+    assert!(
+        only_fio.is_empty() && only_ours.is_empty(),
+        "JSON shapes differ\nonly in fio: {only_fio:#?}\nonly in iobench: {only_ours:#?}"
+    );
+}
+
+#[test]
+fn two_groups_with_stonewall() {
+    let dir = common::scratch("two_groups");
+    let a = two_jobs(
+        &dir,
+        &["--rw=read"],
+        &["--rw=write", "--stonewall"],
+        &["--size=1m", "--bs=4k"],
+    );
+    compare_both(a, &dir);
+}
+
+#[test]
+fn group_reporting_merges_jobs_of_a_group() {
+    let dir = common::scratch("group_rep");
+    let a = two_jobs(
+        &dir,
+        &["--rw=read"],
+        &["--rw=read"],
+        &["--size=1m", "--bs=4k", "--group_reporting"],
+    );
+    compare_both(a, &dir);
+}
+
+#[test]
+fn percentiles_options_and_description() {
+    let dir = common::scratch("pct_desc");
+    let a = two_jobs(
+        &dir,
+        &["--rw=read", "--description=first job"],
+        &["--rw=write", "--percentile_list=50:99:99.9"],
+        &["--size=1m", "--bs=4k", "--lat_percentiles=1"],
+    );
+    compare_both(a, &dir);
+}
+
+#[test]
+fn unified_rw_reporting_mixed_and_both() {
+    for mode in ["mixed", "both"] {
+        let dir = common::scratch(&format!("unified_{mode}"));
+        let u = format!("--unified_rw_reporting={mode}");
+        let a = two_jobs(
+            &dir,
+            &["--rw=randrw"],
+            &["--rw=write"],
+            &["--size=1m", "--bs=4k", &u],
+        );
+        compare_both(a, &dir);
+    }
 }

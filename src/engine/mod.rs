@@ -1,8 +1,22 @@
 //! I/O engines. Each engine is its own module; the worker is generic over [`Engine`] so its
-//! hot loop is monomorphised. Engines say what they can do through [`Caps`] instead of
-//! callers asking which engine they are.
+//! hot loop is monomorphised: no virtual call, no allocation and no lock per I/O. Engines say
+//! what they can do through [`Caps`] instead of callers asking which engine they are.
+//!
+//! The protocol mirrors fio's: the worker [`Engine::queue`]s I/O units one by one; a
+//! synchronous engine completes each unit inside `queue`, an asynchronous one stages it and
+//! the worker calls [`Engine::commit`] once a submit batch is ready, then
+//! [`Engine::getevents`] to reap between `min` and `max` completions, read back one by one
+//! with [`Engine::event`]. Units are named by their slot in the worker's pool, so engines
+//! carry only a `u32` as user data.
 
+pub mod libaio;
+pub mod null;
 pub mod psync;
+pub mod registry;
+pub mod sync;
+pub mod uring;
+
+pub use registry::{EngineKind, EngineOpts};
 
 use crate::job::Ddir;
 use std::io;
@@ -11,35 +25,147 @@ use std::os::fd::RawFd;
 /// What an engine can do, declared once.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Caps {
-    /// Each queue() completes the I/O before returning (iodepth is effectively 1).
+    /// Each `queue()` completes the I/O before returning (iodepth is effectively 1).
     pub sync: bool,
+    /// Does no I/O on files: the runner neither lays out nor opens them (null).
+    pub no_files: bool,
+    /// The "I/O" is a file operation (create, stat, unlink): the runner must not open or
+    /// lay out the files, the engine does what it does to each file name.
+    pub file_ops: bool,
 }
 
-/// One I/O request.
+/// What the kind of operation is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Rw(Ddir),
+    /// fsync (`data_only == false`) or fdatasync.
+    Sync {
+        data_only: bool,
+    },
+}
+
+/// One I/O request, owned by the worker's pool; `slot` names it to the engine.
 #[derive(Debug, Clone, Copy)]
 pub struct IoUnit {
-    pub ddir: Ddir,
+    pub slot: u32,
+    pub op: Op,
+    /// Index in the worker's file list.
+    pub file: u32,
     pub fd: RawFd,
     pub offset: u64,
     pub len: usize,
     pub buf: *mut u8,
     /// Bytes transferred, or a negative errno, once completed.
     pub result: i64,
+    /// When the worker took the unit (fio's start_time), ns on the run clock.
+    pub start_ns: u64,
+    /// When it was handed to the kernel (fio's issue_time).
+    pub issue_ns: u64,
+}
+
+impl IoUnit {
+    /// An unused unit for slot `slot` with buffer `buf`.
+    pub fn new(slot: u32, buf: *mut u8) -> Self {
+        IoUnit {
+            slot,
+            op: Op::Rw(Ddir::Read),
+            file: 0,
+            fd: -1,
+            offset: 0,
+            len: 0,
+            buf,
+            result: 0,
+            start_ns: 0,
+            issue_ns: 0,
+        }
+    }
 }
 
 /// The outcome of queueing one I/O.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Queued {
+    /// Done: `result` is set (synchronous engines).
     Completed,
+    /// Staged; it will come back through `getevents`.
     Queued,
+    /// No room now: reap some completions and try again.
     Busy,
 }
 
-/// The interface every engine implements.
+/// One finished I/O reported by `event`.
+#[derive(Debug, Clone, Copy)]
+pub struct Completion {
+    pub slot: u32,
+    /// Bytes transferred, or a negative errno.
+    pub result: i64,
+}
+
+/// One open file as the engine sees it (for registration or mapping).
+#[derive(Debug, Clone, Copy)]
+pub struct EngineFile {
+    pub fd: RawFd,
+    pub size: u64,
+    pub writable: bool,
+}
+
+/// What an engine gets to set itself up, once, before the first I/O.
+pub struct Setup<'a> {
+    pub depth: u32,
+    pub files: &'a [EngineFile],
+    /// The worker's buffers: one region, `slot_len` bytes per pool slot, slot i at
+    /// `buf_base + i * slot_len`.
+    pub buf_base: *mut u8,
+    pub slot_len: usize,
+}
+
+/// The interface every engine implements. Implementations are used through generics only.
 pub trait Engine: Send {
     fn caps(&self) -> Caps;
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
-    fn commit(&mut self) -> io::Result<()> {
+    /// Called once with the open files and buffers, before any I/O.
+    fn setup(&mut self, _s: &Setup<'_>) -> io::Result<()> {
         Ok(())
     }
+    /// Stages (or, for a synchronous engine, performs) one I/O.
+    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
+    /// Hands every staged I/O to the kernel; returns how many were submitted.
+    fn commit(&mut self) -> io::Result<usize> {
+        Ok(0)
+    }
+    /// Waits for at least `min` and reaps at most `max` completions; returns how many.
+    fn getevents(&mut self, _min: usize, _max: usize) -> io::Result<usize> {
+        Ok(0)
+    }
+    /// The `i`th completion of the last `getevents`.
+    fn event(&self, _i: usize) -> Completion {
+        Completion { slot: 0, result: 0 }
+    }
+    /// True when submit time is measured by the engine's commit (async engines with a
+    /// commit step): the worker then stamps issue time after commit.
+    fn stamps_issue_on_commit(&self) -> bool {
+        !self.caps().sync
+    }
+}
+
+/// The result of a libc call returning -1/errno as a negative errno.
+pub(crate) fn neg_errno(r: isize) -> i64 {
+    if r < 0 {
+        -(io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
+    } else {
+        r as i64
+    }
+}
+
+/// Performs a fsync or fdatasync on `fd`, as a completed result.
+pub(crate) fn do_sync(fd: RawFd, data_only: bool) -> i64 {
+    // SAFETY: plain syscalls on a descriptor the worker keeps open.
+    let r = unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    };
+    neg_errno(r as isize)
 }

@@ -33,15 +33,26 @@ pub struct FileExtent {
     pub real_size: u64,
     /// fio's hash of the file name; it seeds the zipf/pareto/normal distributions.
     pub name_hash: u32,
+    /// The size the file had before the runner laid it out (0 when it did not exist).
+    /// fio plans a job's region (`offset=N%`, default sizes) from it.
+    pub setup_size: u64,
 }
 
 impl FileExtent {
-    /// The extent of file `name` of `real_size` bytes.
+    /// The extent of file `name` of `real_size` bytes, which it already had before the
+    /// job was set up.
     pub fn new(name: &str, real_size: u64) -> Self {
         FileExtent {
             real_size,
             name_hash: rand::jhash(name.as_bytes(), 0),
+            setup_size: real_size,
         }
+    }
+
+    /// Records the size the file had before layout (0 for a file just created).
+    pub fn laid_out_from(mut self, setup_size: u64) -> Self {
+        self.setup_size = setup_size;
+        self
     }
 }
 
@@ -55,6 +66,18 @@ pub struct NextIo {
     pub len: u64,
 }
 
+/// fio's 1-based thread number of clone `clone_index` of a job section whose first clone
+/// is thread `first` (1 + the numjobs of every earlier section). fio numbers the section's
+/// own thread first, then the clones from the highest index down: with numjobs=3, clones
+/// 0, 2, 1 are threads first, first+1, first+2. The number seeds the random streams.
+pub fn fio_thread_number(first: u64, numjobs: u32, clone_index: u32) -> u64 {
+    if clone_index == 0 {
+        first
+    } else {
+        first + numjobs.saturating_sub(clone_index) as u64
+    }
+}
+
 /// A block number that no I/O has started at yet (fio's -1).
 const NONE: u64 = u64::MAX;
 
@@ -64,8 +87,10 @@ struct FileState {
     real_size: u64,
     /// Where the region starts now (moves with strided zones).
     file_offset: u64,
-    /// Where the region starts at the beginning of a pass.
+    /// Where the region starts in the first pass (planned from the pre-layout size).
     start_offset: u64,
+    /// Where it starts in later passes (fio recomputes it from the laid-out size).
+    loop_start: u64,
     io_size: u64,
     name_hash: u32,
     last_pos: [u64; 3],
@@ -158,11 +183,12 @@ struct Config {
 }
 
 impl Generator {
-    /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`, taking
-    /// the clone's fio thread number to be `clone_index + 1` (right for a run of one job
-    /// section; see [`Generator::with_thread_number`] otherwise).
+    /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`, as if
+    /// the job were the run's first job section (see [`Generator::with_thread_number`]
+    /// and [`fio_thread_number`] for the others).
     pub fn new(job: &Job, clone_index: u32, files: &[FileExtent]) -> Result<Self, JobError> {
-        Self::with_thread_number(job, clone_index, clone_index as u64 + 1, files)
+        let t = fio_thread_number(1, job.exec.numjobs, clone_index);
+        Self::with_thread_number(job, clone_index, t, files)
     }
 
     /// As [`Generator::new`], with fio's 1-based thread number of this clone among all
@@ -198,6 +224,7 @@ impl Generator {
                 real_size: f.real_size,
                 file_offset: r.start,
                 start_offset: r.start,
+                loop_start: plan::start_offset(job, clone_index, f.real_size),
                 io_size: r.io_size,
                 name_hash: f.name_hash,
                 last_pos: [r.start; 3],
@@ -385,7 +412,8 @@ impl Generator {
         self.nr_done_files = 0;
         for i in 0..self.files.len() {
             self.files[i].done = false;
-            self.files[i].file_offset = self.files[i].start_offset;
+            self.files[i].start_offset = self.files[i].loop_start;
+            self.files[i].file_offset = self.files[i].loop_start;
             self.reset_file(i);
         }
         if self.cfg.repeatable {
@@ -564,13 +592,11 @@ impl Config {
         })
     }
 
-    /// A random map is kept for uniform random offsets only (fio turns it off for the
-    /// other distributions and when blockalign differs from the block size).
+    /// A random map is kept for uniform random offsets only (fio turns it off for every
+    /// other distribution, zoned included, and when blockalign differs from the block
+    /// size).
     fn uses_map(&self) -> bool {
-        matches!(
-            self.distribution,
-            Distribution::Random | Distribution::Zoned(_) | Distribution::ZonedAbs(_)
-        ) && self.ba == self.min_bs
+        matches!(self.distribution, Distribution::Random) && self.ba == self.min_bs
     }
 }
 

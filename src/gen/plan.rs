@@ -57,7 +57,8 @@ pub fn start_offset(job: &Job, clone_index: u32, real_size: u64) -> u64 {
     offset.div_ceil(a).saturating_mul(a)
 }
 
-/// Every file's region, given the files' real sizes.
+/// Every file's region, planned from the files' sizes before layout. A file that did not
+/// exist counts as `size / nrfiles` bytes, as in fio.
 pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Region> {
     let w = &job.workload;
     let bs = min_bs(job);
@@ -76,9 +77,14 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
     files
         .iter()
         .map(|f| {
-            let start = start_offset(job, clone_index, f.real_size);
+            let real = if f.setup_size == 0 && size != 0 {
+                size / nr
+            } else {
+                f.setup_size
+            };
+            let start = start_offset(job, clone_index, real);
             let mut io_size = if fixed_filesize {
-                f.real_size.saturating_sub(start)
+                real.saturating_sub(start)
             } else {
                 let mut s = per_file;
                 if extra > 0 {
@@ -86,7 +92,7 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
                     s += bs;
                 }
                 if s == 0 {
-                    s = f.real_size.saturating_sub(start);
+                    s = real.saturating_sub(start);
                 }
                 s
             };
@@ -120,6 +126,7 @@ pub fn layout_size(job: &Job, clone_index: u32, current_sizes: &[u64]) -> Vec<u6
         .map(|&s| FileExtent {
             real_size: s,
             name_hash: 0,
+            setup_size: s,
         })
         .collect();
     file_regions(job, clone_index, &extents)

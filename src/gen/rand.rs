@@ -76,7 +76,9 @@ pub fn seed_table(o: SeedOpts, thread_number: u64) -> [u64; NR_STREAMS] {
                 .wrapping_add(i as u64);
         }
     }
-    if repeat {
+    // fio fills the seeds before it lets randseed turn randrepeat off, so with randrepeat
+    // on (its default) the block stream keeps the built-in seed even under randseed.
+    if o.randrepeat {
         seeds[Stream::Block as usize] = DEFAULT_SEED.wrapping_mul(thread_number);
     }
     seeds

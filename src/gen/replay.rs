@@ -66,6 +66,7 @@ impl Generator {
         let extents = [super::FileExtent {
             real_size: 0,
             name_hash: 0,
+            setup_size: 0,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);

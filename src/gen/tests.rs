@@ -18,7 +18,7 @@ pub(crate) fn gen_for(args: &[&str], clone: u32) -> Generator {
     let files: Vec<FileExtent> = sizes
         .iter()
         .enumerate()
-        .map(|(i, &s)| FileExtent::new(&format!("x.{clone}.{i}"), s))
+        .map(|(i, &s)| FileExtent::new(&format!("x.{clone}.{i}"), s).laid_out_from(0))
         .collect();
     Generator::new(&job, clone, &files).expect("generator")
 }

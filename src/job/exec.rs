@@ -1,21 +1,79 @@
-//! How a job issues its I/O: engine, queue depth, workers, timing and grouping.
+//! How a job issues its I/O: engine, queue depth and batching, workers, timing, grouping,
+//! syncing and rate limits, resolved into typed values the run core uses as they are.
 
 use super::reader::Reader;
+use crate::engine::{EngineKind, EngineOpts};
 use crate::error::JobError;
 use crate::options::table::TimeUnit;
+
+/// A value that may be given as a range `a-b` (picked at random per clone).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Range {
+    pub lo: u64,
+    pub hi: u64,
+}
+
+/// How often to sync written data: fsync=N, fdatasync=N.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SyncOpts {
+    pub fsync_blocks: u64,
+    pub fdatasync_blocks: u64,
+    pub end_fsync: bool,
+    pub fsync_on_close: bool,
+    /// Extra open flags for `sync=` (O_SYNC or O_DSYNC), 0 when off.
+    pub open_sync_flags: i32,
+}
+
+/// Rate limits per direction (read, write, trim).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RateOpts {
+    pub bps: [u64; 3],
+    pub min_bps: [u64; 3],
+    pub iops: [u64; 3],
+    pub min_iops: [u64; 3],
+    pub poisson: bool,
+    pub cycle_ms: u64,
+}
+
+impl RateOpts {
+    pub fn any(&self) -> bool {
+        self.bps.iter().chain(self.iops.iter()).any(|&v| v > 0)
+    }
+}
 
 /// The resolved execution options.
 #[derive(Debug, Clone)]
 pub struct ExecOpts {
+    /// The engine's name as written (for the job header).
     pub ioengine: String,
+    pub engine: EngineKind,
+    pub engine_opts: EngineOpts,
     pub iodepth: u32,
+    pub iodepth_batch_submit: u32,
+    pub iodepth_batch_complete_min: u32,
+    pub iodepth_batch_complete_max: u32,
+    pub iodepth_low: u32,
     pub direct: bool,
     pub numjobs: u32,
     pub runtime_us: u64,
     pub time_based: bool,
     pub ramp_time_us: u64,
+    pub startdelay_us: Range,
+    pub loops: u32,
     pub stonewall: bool,
     pub new_group: bool,
+    pub wait_for: Option<String>,
+    pub thread: bool,
+    pub sync: SyncOpts,
+    pub rate: RateOpts,
+    pub thinktime_us: u64,
+    pub thinktime_spin_us: u64,
+    pub thinktime_blocks: u64,
+    pub max_latency_us: u64,
+    pub nice: Option<i32>,
+    pub cpus_allowed: Option<Vec<usize>>,
+    pub exitall: bool,
+    pub continue_on_error: bool,
 }
 
 impl ExecOpts {
@@ -25,16 +83,158 @@ impl ExecOpts {
         } else {
             r.bool("direct")?
         };
+        let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
+        let engine = EngineKind::parse(&ioengine).map_err(|e| r.invalid("ioengine", e))?;
+        let iodepth = r.int("iodepth")?.unwrap_or(1).max(1) as u32;
+        let depth = if engine.is_sync() { 1 } else { iodepth };
+        let batch = r.int("iodepth_batch_submit")?.unwrap_or(1) as u32;
+        let batch = if batch == 0 || batch > depth {
+            depth
+        } else {
+            batch
+        };
+        let cmin = r.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32;
+        let cmax = r.int("iodepth_batch_complete_max")?.unwrap_or(0) as u32;
+        let cmax = if cmax == 0 { depth } else { cmax.max(cmin) };
+        let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
+        let low = if low == 0 || low > depth { depth } else { low };
+        let sync_flags = match r.text("sync").as_deref() {
+            None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
+            Some("dsync") => libc::O_DSYNC,
+            Some(_) => libc::O_SYNC,
+        };
+        let engine_opts = EngineOpts {
+            libaio: crate::engine::libaio::LibaioOpts {
+                userspace_reap: r.bool("userspace_reap")?,
+                nowait: r.bool("nowait")?,
+            },
+            uring: crate::engine::uring::UringOpts {
+                fixedbufs: r.bool("fixedbufs")?,
+                registerfiles: r.bool("registerfiles")?,
+                sqthread_poll: r.bool("sqthread_poll")?,
+                sqthread_poll_cpu: r.int("sqthread_poll_cpu")?.map(|v| v as u32),
+                hipri: r.bool("hipri")?,
+                nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
+                force_async: r.int("force_async")?.unwrap_or(0) as u32,
+                nowait: r.bool("nowait")?,
+            },
+            hipri: r.bool("hipri")?,
+            nowait: r.bool("nowait")?,
+            uncached: r.bool("uncached")? && !direct,
+        };
+        let per_dir = |name: &str| -> Result<[u64; 3], JobError> {
+            let mut out = [0u64; 3];
+            if let Some(v) = r.text(name) {
+                let parts: Vec<&str> = v.split(',').collect();
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
+                    if !p.is_empty() {
+                        *slot = r.size_of(p, name)?;
+                    }
+                }
+            }
+            Ok(out)
+        };
+        let per_dir_int = |name: &str| -> Result<[u64; 3], JobError> {
+            let mut out = [0u64; 3];
+            if let Some(v) = r.text(name) {
+                let parts: Vec<&str> = v.split(',').collect();
+                for (i, slot) in out.iter_mut().enumerate() {
+                    let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
+                    if !p.is_empty() {
+                        *slot = crate::options::value::parse_int(p)
+                            .map_err(|e| r.invalid(name, e))?
+                            .max(0) as u64;
+                    }
+                }
+            }
+            Ok(out)
+        };
+        let startdelay = match r.text("startdelay") {
+            None => Range::default(),
+            Some(v) => {
+                let (a, b) = v.split_once('-').unwrap_or((&v, &v));
+                let t = |s: &str| {
+                    crate::options::value::parse_time_us(s, TimeUnit::Sec)
+                        .map_err(|e| r.invalid("startdelay", e))
+                };
+                let (lo, hi) = (t(a)?, t(b)?);
+                Range {
+                    lo: lo.min(hi),
+                    hi: lo.max(hi),
+                }
+            }
+        };
         Ok(ExecOpts {
-            ioengine: r.text("ioengine").unwrap_or_else(|| "psync".into()),
-            iodepth: r.int("iodepth")?.unwrap_or(1) as u32,
+            ioengine,
+            engine,
+            engine_opts,
+            iodepth: depth,
+            iodepth_batch_submit: batch,
+            iodepth_batch_complete_min: cmin.min(depth),
+            iodepth_batch_complete_max: cmax.min(depth).max(1),
+            iodepth_low: low,
             direct,
-            numjobs: r.int("numjobs")?.unwrap_or(1) as u32,
+            numjobs: r.int("numjobs")?.unwrap_or(1).max(1) as u32,
             runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             time_based: r.bool("time_based")?,
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
+            startdelay_us: startdelay,
+            loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
             stonewall: r.bool("stonewall")?,
             new_group: r.bool("new_group")?,
+            wait_for: r.text("wait_for").filter(|s| !s.is_empty()),
+            thread: r.bool("thread")?,
+            sync: SyncOpts {
+                fsync_blocks: r.int("fsync")?.unwrap_or(0).max(0) as u64,
+                fdatasync_blocks: r.int("fdatasync")?.unwrap_or(0).max(0) as u64,
+                end_fsync: r.bool("end_fsync")?,
+                fsync_on_close: r.bool("fsync_on_close")?,
+                open_sync_flags: sync_flags,
+            },
+            rate: RateOpts {
+                bps: per_dir("rate")?,
+                min_bps: per_dir("rate_min")?,
+                iops: per_dir_int("rate_iops")?,
+                min_iops: per_dir_int("rate_iops_min")?,
+                poisson: r.text("rate_process").as_deref() == Some("poisson"),
+                cycle_ms: r.int("ratecycle")?.unwrap_or(1000).max(1) as u64,
+            },
+            thinktime_us: r.time_us("thinktime", TimeUnit::Usec)?,
+            thinktime_spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
+            thinktime_blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
+            max_latency_us: r.time_us("max_latency", TimeUnit::Usec)?,
+            nice: r.int("nice")?.map(|v| v as i32),
+            cpus_allowed: match r.text("cpus_allowed") {
+                None => None,
+                Some(v) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+            },
+            exitall: r.bool("exitall")?,
+            continue_on_error: !matches!(
+                r.text("continue_on_error").as_deref(),
+                None | Some("0") | Some("none")
+            ),
         })
     }
+}
+
+/// Reads a CPU list such as `0-3,6`.
+pub fn parse_cpu_list(v: &str) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let a: usize = a
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad CPU '{a}' (expected N or N-M)"))?;
+        let b: usize = b
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad CPU '{b}' (expected N or N-M)"))?;
+        if b < a {
+            return Err(format!("bad CPU range '{part}'"));
+        }
+        out.extend(a..=b);
+    }
+    Ok(out)
 }

@@ -3,6 +3,7 @@
 use super::reader::Reader;
 use crate::error::JobError;
 use crate::stats::hist::PercentileList;
+use crate::stats::logs::LogConfig;
 use crate::stats::{StatsConfig, Unified};
 
 /// The resolved reporting options.
@@ -15,6 +16,8 @@ pub struct ReportOpts {
     pub disk_util: bool,
     /// `description`: printed in the job's result block.
     pub description: Option<String>,
+    /// `write_*_log` and their settings.
+    pub logs: LogConfig,
 }
 
 /// A boolean option with fio's default when unset (the table may not list it yet).
@@ -75,8 +78,34 @@ impl ReportOpts {
                 return Err(r.invalid("unit_base", format!("'{other}' is not one of 0, 8, 1")))
             }
         };
-        let bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
-        let iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;
+        let prefix = |name: &str| {
+            r.raw.value(name).map(|v| {
+                if v.is_empty() || v == "1" {
+                    r.raw.name.clone()
+                } else {
+                    v.to_string()
+                }
+            })
+        };
+        let logs = LogConfig {
+            bw: prefix("write_bw_log"),
+            lat: prefix("write_lat_log"),
+            iops: prefix("write_iops_log"),
+            avg_ms: int_or(r, "log_avg_msec", 0)?.max(0) as u64,
+            offset: flag(r, "log_offset", false)?,
+            prio: flag(r, "log_prio", false)?,
+            per_job: flag(r, "per_job_logs", true)?,
+            unix_epoch: flag(r, "log_unix_epoch", false)?,
+        };
+        let mut bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
+        let mut iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;
+        // Averaged bw/iops logs take their samples from the same windows, as in fio.
+        if logs.avg_ms > 0 && logs.bw.is_some() {
+            bw_avg_ms = bw_avg_ms.min(logs.avg_ms);
+        }
+        if logs.avg_ms > 0 && logs.iops.is_some() {
+            iops_avg_ms = iops_avg_ms.min(logs.avg_ms);
+        }
         let stats = StatsConfig {
             clat_percentiles: !disable_clat && flag(r, "clat_percentiles", true)?,
             lat_percentiles: !disable_lat && flag(r, "lat_percentiles", false)?,
@@ -103,6 +132,7 @@ impl ReportOpts {
             stats,
             disk_util: flag(r, "disk_util", true)?,
             description: r.raw.value("description").map(str::to_string),
+            logs,
         })
     }
 }

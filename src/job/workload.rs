@@ -280,10 +280,13 @@ impl Workload {
         let zone_size = r.size("zonesize")?.unwrap_or(0);
         let (mut zs, mut zr, mut zk) = (0, 0, 0);
         match zonemode.as_str() {
-            "none" if r.is_set("zonemode") && zone_size != 0 => {
-                return Err(r.invalid("zonesize", "zonemode=none does not take a zonesize"));
+            "none" if zone_size != 0 => {
+                return Err(r.invalid(
+                    "zonesize",
+                    "zonemode=none (the default) does not take a zonesize; add zonemode=strided",
+                ));
             }
-            "strided" | "none" if zone_size != 0 || zonemode == "strided" => {
+            "strided" => {
                 if zone_size == 0 {
                     return Err(r.invalid("zonesize", "zonemode=strided needs a zonesize"));
                 }

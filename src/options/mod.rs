@@ -1,6 +1,7 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod help;
 pub mod jobfile;
 pub mod table;
 pub mod value;
@@ -94,11 +95,17 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
             origin: origin.clone(),
         });
     }
+    if let Some(v) = value.filter(|v| !def.value_supported(v)) {
+        return Err(ParseError::NotSupported {
+            name: format!("{}={v}", def.name),
+            origin: origin.clone(),
+        });
+    }
     value::validate(def, value).map_err(|reason| ParseError::BadValue {
         option: name.to_string(),
         value: value.unwrap_or("").to_string(),
         reason,
-        expected: value::expected_form(&def.kind),
+        expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
     Ok(RawOpt {

@@ -128,6 +128,10 @@ pub struct OptDef {
     pub parent: Option<&'static str>,
     /// The bounds `--cmdhelp=NAME` shows, when fio shows any (`i64::MAX` means unbounded).
     pub range: Option<(i64, i64)>,
+    /// For a supported option whose values are only partly implemented, the words that are
+    /// (`verify=0` but not `verify=md5`); any other value is refused as not supported yet.
+    /// `ioengine` is gated by `ENGINES`' `implemented` flags instead.
+    pub only: Option<&'static [&'static str]>,
 }
 
 /// Starts an option definition; the builder methods below fill in the rest.
@@ -144,6 +148,7 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         support: Support::Yes,
         parent: None,
         range: None,
+        only: None,
     }
 }
 
@@ -180,6 +185,22 @@ impl OptDef {
         self.range = Some((min, max));
         self
     }
+    pub const fn only(mut self, words: &'static [&'static str]) -> Self {
+        self.only = Some(words);
+        self
+    }
+    /// True when `value` is implemented for this (supported) option: its leading word (before
+    /// any `:` or `,`) is in `only`, or for `ioengine`, names an implemented engine.
+    pub fn value_supported(&self, value: &str) -> bool {
+        let word = value.split([':', ',']).next().unwrap_or(value).trim();
+        if self.name == "ioengine" {
+            return engine(word).is_some_and(|e| e.implemented);
+        }
+        match self.only {
+            None => true,
+            Some(words) => words.iter().any(|w| w.eq_ignore_ascii_case(word)),
+        }
+    }
     /// True when `name` is this option's name or one of its aliases.
     pub fn answers_to(&self, name: &str) -> bool {
         self.name == name || self.aliases.contains(&name)
@@ -215,7 +236,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "sync",
         help: "read and write at the current position",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "psync",
@@ -225,22 +246,22 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "vsync",
         help: "readv and writev",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "pvsync",
         help: "preadv and pwritev",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "pvsync2",
         help: "preadv2 and pwritev2 with per-I/O flags",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "null",
         help: "completes every I/O at once without moving data",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "net",
@@ -320,7 +341,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "io_uring",
         help: "Linux io_uring",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "io_uring_cmd",
@@ -335,7 +356,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "libaio",
         help: "Linux native asynchronous I/O",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "rdma",
@@ -1240,7 +1261,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Check written data with this method",
     )
     .def("0")
-    .cat(C::Verify),
+    .cat(C::Verify)
+    .only(&["0", "null"]),
     opt("do_verify", K::Bool, "Run the verify pass after writing")
         .def("1")
         .cat(C::Verify)
@@ -2024,29 +2046,25 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "write_bw_log",
         K::Str,
         "Log bandwidth over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_lat_log",
         K::Str,
         "Log latencies over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "write_iops_log",
         K::Str,
         "Log IOPS over time to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "log_entries",
         K::Int {
@@ -2069,8 +2087,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "log_hist_msec",
         K::Int {
@@ -2118,8 +2135,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_prio",
         K::Bool,
@@ -2127,8 +2143,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_compression",
         K::Int {
@@ -2162,8 +2177,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stamp log entries with Unix time",
     )
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_alternate_epoch",
         K::Bool,
@@ -2203,8 +2217,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("500")
     .cat(C::Log)
     .parent("write_bw_log")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "iopsavgtime",
         K::Int {
@@ -2216,14 +2229,12 @@ pub static OPTIONS: &[OptDef] = &[
     .def("500")
     .cat(C::Log)
     .parent("write_iops_log")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt("group_reporting", K::Bool, "Report each group as one job").cat(C::Stat),
     opt("stats", K::Bool, "Collect statistics for this job")
         .def("1")
         .cat(C::Stat)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
         .cat(C::Io)
         .not_yet(),
@@ -2314,8 +2325,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "lat_percentiles",
         K::Bool,
@@ -2323,8 +2333,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "slat_percentiles",
         K::Bool,
@@ -2332,8 +2341,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "percentile_list",
         K::FloatList,
@@ -2341,8 +2349,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99")
     .cat(C::Stat)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "significant_figures",
         K::Int { min: 1, max: 10 },
@@ -2350,13 +2357,11 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("4")
     .cat(C::Stat)
-    .range(1, 10)
-    .not_yet(),
+    .range(1, 10),
     opt("disk_util", K::Bool, "Report disk utilisation at the end")
         .def("1")
         .cat(C::Stat)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "gtod_reduce",
         K::Bool,
@@ -2364,26 +2369,22 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Stat)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("disable_lat", K::Bool, "Do not measure total latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("disable_clat", K::Bool, "Do not measure completion latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("disable_slat", K::Bool, "Do not measure submission latency")
         .def("0")
         .cat(C::Stat)
         .parent("gtod_reduce")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "disable_bw_measurement",
         K::Bool,
@@ -2393,8 +2394,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Stat)
     .parent("gtod_reduce")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "gtod_cpu",
         K::Int {
@@ -2412,8 +2412,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Report reads, writes and trims together, apart, or both",
     )
     .def("none")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "continue_on_error",
         K::Choice(CONTINUE_ON_ERROR_CHOICES),
@@ -2503,8 +2502,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Report in bytes (8) or bits (1); 0 picks automatically",
     )
     .cat(C::Other)
-    .prio(1)
-    .not_yet(),
+    .prio(1),
     opt(
         "hugepage-size",
         K::Int {

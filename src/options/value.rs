@@ -1,137 +1,81 @@
 //! Value syntax as fio reads it: numbers, sizes with unit suffixes under `kb_base`, times
-//! with units, booleans, percentages, ranges and per-direction lists.
+//! with units, booleans, percentages, ranges, per-direction lists, `bssplit`, `rw` modifiers
+//! and random distributions.
 //!
 //! Every function returns a plain `String` reason on error; callers wrap it with the option
 //! name, value and origin (see `error::ParseError::BadValue`).
+//!
+//! Where fio silently reads a prefix of nonsense (`1.5k` as 1, `4x` as 4, `10sec` as ten
+//! microseconds), iobench refuses the value with a reason instead: a benchmark that quietly
+//! measures something else than asked is worse than one that stops before any I/O.
 
-use super::table::{Kind, OptDef, TimeUnit};
+mod lists;
+mod number;
+mod pattern;
 
-/// `k` means 1024 (fio's default) or 1000.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KbBase {
-    Binary,
-    Decimal,
+pub use lists::{
+    parse_bssplit, parse_float_list, parse_percentile_list, parse_range_list, parse_size_list,
+    BsSplit, PerDir,
+};
+pub use number::{
+    parse_bool, parse_flag, parse_int, parse_int_kb, parse_percent, parse_signed_size, parse_size,
+    parse_size_or_percent, parse_time_us, KbBase, SizeOrPercent,
+};
+pub use pattern::{parse_distribution, parse_rw, Distribution, RwSpec, SeqModifier};
+
+use super::table::{Kind, OptDef};
+
+/// fio's "empty or boolean" options (`FIO_OPT_STR_SET`): given bare they mean 1, and on the
+/// command line they never take the next argument as their value. Every other boolean needs
+/// a value (`--direct=1`), as in fio.
+const FLAG_OPTIONS: &[&str] = &[
+    "bs_unaligned",
+    "norandommap",
+    "time_based",
+    "verify_only",
+    "exitall",
+    "exitall_on_error",
+    "stonewall",
+    "new_group",
+    "thread",
+    "group_reporting",
+    "zero_buffers",
+    "refill_buffers",
+    // engine options
+    "dummy",
+    "fixedbufs",
+    "hipri",
+    "listen",
+    "no_completion_thread",
+    "pingpong",
+    "registerfiles",
+    "sqthread_poll",
+    "userspace_reap",
+    "xnvme_iovec",
+];
+
+/// True when `def` may be given without a value (`--time_based`, `stonewall`).
+pub fn is_flag(def: &OptDef) -> bool {
+    matches!(def.kind, Kind::Bool) && FLAG_OPTIONS.contains(&def.name)
+        || matches!(def.kind, Kind::Deprecated)
 }
 
-/// Reads a whole number: decimal, or hex with `0x`.
-pub fn parse_int(s: &str) -> Result<i64, String> {
-    let t = s.trim();
-    let (neg, body) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t),
-    };
-    let v = if let Some(hex) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(hex, 16).map_err(|_| format!("'{s}' is not a hex number"))?
-    } else {
-        body.parse::<i64>()
-            .map_err(|_| format!("'{s}' is not a whole number"))?
-    };
-    Ok(if neg { -v } else { v })
-}
-
-/// Reads a byte count with an optional unit suffix.
-pub fn parse_size(s: &str, base: KbBase) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_hexdigit() || c == 'x' || c == 'X'))
-        .unwrap_or(t.len());
-    // A hex number may contain 'b'/'e'; only treat letters as digits after "0x".
-    let split = if t.starts_with("0x") || t.starts_with("0X") {
-        split
-    } else {
-        t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len())
-    };
-    let (num, suffix) = t.split_at(split);
-    if num.is_empty() {
-        return Err(format!("'{s}' does not start with a number"));
+/// The expected form of an option, for error messages.
+pub fn expected_form(def: &OptDef) -> &'static str {
+    if let Some(form) = special_form(def.name) {
+        return form;
     }
-    let n = parse_int(num)?;
-    if n < 0 {
-        return Err(format!("'{s}' is negative"));
-    }
-    let mult = size_multiplier(suffix, base).ok_or_else(|| format!("unknown unit '{suffix}'"))?;
-    (n as u64)
-        .checked_mul(mult)
-        .ok_or_else(|| format!("'{s}' is too large"))
-}
-
-/// The multiplier of a size suffix such as `k`, `KiB`, `mb`, or `""`.
-fn size_multiplier(suffix: &str, base: KbBase) -> Option<u64> {
-    let lower = suffix.to_ascii_lowercase();
-    let (letter, rest) = match lower.chars().next() {
-        None => return Some(1),
-        Some(c) => (c, &lower[1..]),
-    };
-    let power = match letter {
-        'b' if rest.is_empty() => return Some(1),
-        'k' => 1,
-        'm' => 2,
-        'g' => 3,
-        't' => 4,
-        'p' => 5,
-        _ => return None,
-    };
-    // "Ki", "KiB" are always binary; "KB" is decimal only under kb_base=1024's inverted
-    // convention handled fully by the value parser issue; plain "k" follows kb_base.
-    let k: u64 = match rest {
-        "i" | "ib" => 1024,
-        "" | "b" => match base {
-            KbBase::Binary => 1024,
-            KbBase::Decimal => 1000,
-        },
-        _ => return None,
-    };
-    Some(k.pow(power))
-}
-
-/// Reads a boolean: a bare flag, 0/1, true/false, yes/no, on/off.
-pub fn parse_bool(s: &str) -> Result<bool, String> {
-    match s.trim().to_ascii_lowercase().as_str() {
-        "" | "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => Err(format!("'{s}' is not a boolean")),
-    }
-}
-
-/// Reads a duration in microseconds; a bare number is in `unit`.
-pub fn parse_time_us(s: &str, unit: TimeUnit) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, suffix) = t.split_at(split);
-    if num.is_empty() {
-        return Err(format!("'{s}' does not start with a number"));
-    }
-    let n: u64 = num.parse().map_err(|_| format!("'{s}' is too large"))?;
-    let mult: u64 = match suffix.to_ascii_lowercase().as_str() {
-        "" => match unit {
-            TimeUnit::Usec => 1,
-            TimeUnit::Msec => 1_000,
-            TimeUnit::Sec => 1_000_000,
-        },
-        "us" | "usec" => 1,
-        "ms" | "msec" => 1_000,
-        "s" | "sec" => 1_000_000,
-        "m" | "min" => 60_000_000,
-        "h" => 3_600_000_000,
-        "d" => 86_400_000_000,
-        other => return Err(format!("unknown time unit '{other}'")),
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("'{s}' is too large"))
-}
-
-/// The expected form of a kind, for error messages.
-pub fn expected_form(kind: &Kind) -> &'static str {
-    match kind {
+    match def.kind {
         Kind::Str => "text",
         Kind::Choice(_) => "one of the listed words",
-        Kind::Int { .. } => "a whole number",
+        Kind::Int { .. } => "a whole number such as 8, 0x10 or 1k",
         Kind::IntList { .. } => "whole numbers per direction, such as 100 or 100,50",
         Kind::Size => "a size such as 4k, 1m or 2g",
-        Kind::SizeOrPercent => "a size such as 4k or 1g, or a percentage such as 20%",
-        Kind::SizeList => "sizes per direction, such as 4k or 4k,8k",
-        Kind::RangeList => "ranges per direction, such as 4k-512k",
+        Kind::SizeOrPercent => "a size such as 4k or 1g, or a whole percentage such as 20%",
+        Kind::SizeList => "sizes per direction (read,write,trim), such as 4k or 4k,8k",
+        Kind::RangeList => "ranges per direction (read,write,trim), such as 4k-512k",
         Kind::Time(_) => "a time such as 500ms, 10s or 2m",
+        Kind::Bool if FLAG_OPTIONS.contains(&def.name) => "nothing, 0 or 1",
         Kind::Bool => "0 or 1",
         Kind::Float => "a number",
         Kind::FloatList => "numbers separated by ':'",
@@ -140,78 +84,95 @@ pub fn expected_form(kind: &Kind) -> &'static str {
     }
 }
 
+/// Options whose values have a syntax of their own, checked here by name.
+fn special_form(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "rw" => "a pattern with an optional modifier, such as randread, randread:8 or write:-8k",
+        "bssplit" => "size/percent pairs split by ':', per direction, such as 4k/10:64k/90",
+        "random_distribution" => {
+            "random, zipf:THETA, pareto:H, normal:DEV[:CENTER], zoned:PCT/PCT:… or zoned_abs:PCT/SIZE:…"
+        }
+        "percentile_list" => "up to 20 percentiles in 0..100 separated by ':'",
+        _ => return None,
+    })
+}
+
 /// Checks that `value` reads as `def`'s kind. The meaning (units under kb_base, percentages
-/// of a file) is applied later, when the job is resolved.
+/// of a file) is applied later, when the job is resolved; sizes are checked here under
+/// `kb_base=1024`, which accepts exactly the same spellings as 1000.
 pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
     let v = match value {
-        None if matches!(def.kind, Kind::Bool | Kind::Str | Kind::Deprecated) => return Ok(()),
+        None if is_flag(def) => return Ok(()),
         None => return Err("a value is required".to_string()),
         Some(v) => v,
     };
+    let kb = KbBase::Binary;
+    match def.name {
+        "rw" => return parse_rw(v, kb).map(|_| ()),
+        "bssplit" => return parse_bssplit(v, kb).map(|_| ()),
+        "random_distribution" => return parse_distribution(v, kb).map(|_| ()),
+        "percentile_list" => return parse_percentile_list(v).map(|_| ()),
+        _ => {}
+    }
     match def.kind {
-        Kind::Str | Kind::Special | Kind::Deprecated => Ok(()),
-        // Several words may be given comma separated (sync_file_range=wait_before,write);
-        // each may carry a ':' suffix that its resolver reads.
-        Kind::Choice(choices) => v.split(',').try_for_each(|part| {
-            let word = part.split(':').next().unwrap_or(part);
-            if choices.iter().any(|(c, _)| c.eq_ignore_ascii_case(word)) {
-                Ok(())
+        Kind::Deprecated => Ok(()),
+        Kind::Str | Kind::Special => {
+            if v.trim().is_empty() {
+                Err("a value is required".to_string())
             } else {
-                let names: Vec<&str> = choices.iter().map(|(c, _)| *c).collect();
-                Err(format!("'{word}' is not one of: {}", names.join(", ")))
+                Ok(())
             }
-        }),
+        }
+        Kind::Choice(choices) => check_choice(v, choices),
         Kind::Int { min, max } => check_int(v, min, max),
         Kind::IntList { min, max } => v
             .split(',')
-            .filter(|p| !p.is_empty())
+            .filter(|p| !p.trim().is_empty())
             .try_for_each(|p| check_int(p, min, max)),
-        Kind::Size => parse_size(v, KbBase::Binary).map(|_| ()),
-        Kind::SizeOrPercent => match v.trim().strip_suffix('%') {
-            Some(p) => p
-                .trim()
-                .parse::<f64>()
-                .map(|_| ())
-                .map_err(|_| format!("'{v}' is not a percentage")),
-            None => parse_size(v, KbBase::Binary).map(|_| ()),
-        },
-        Kind::SizeList => v
-            .split(',')
-            .filter(|p| !p.is_empty())
-            .try_for_each(|p| parse_size(p, KbBase::Binary).map(|_| ())),
-        Kind::RangeList => v.split(',').filter(|p| !p.is_empty()).try_for_each(|p| {
-            let (a, b) = p.split_once(['-', ':']).unwrap_or((p, p));
-            parse_size(a, KbBase::Binary)?;
-            parse_size(b, KbBase::Binary).map(|_| ())
-        }),
+        Kind::Size => parse_size(v, kb).map(|_| ()),
+        Kind::SizeOrPercent => parse_size_or_percent(v, kb).map(|_| ()),
+        Kind::SizeList => parse_size_list(v, kb).map(|_| ()),
+        Kind::RangeList => parse_range_list(v, kb).map(|_| ()),
         // Per-direction lists (max_latency=10ms,20ms) and ranges (startdelay=1-5) pass here;
         // the option's resolver decides which of those it allows.
         Kind::Time(unit) => v
             .split(',')
-            .filter(|p| !p.is_empty())
+            .filter(|p| !p.trim().is_empty())
             .flat_map(|p| p.split('-'))
             .try_for_each(|p| parse_time_us(p, unit).map(|_| ())),
+        Kind::Bool if FLAG_OPTIONS.contains(&def.name) => parse_flag(v).map(|_| ()),
         Kind::Bool => parse_bool(v).map(|_| ()),
-        Kind::Float => v
-            .trim()
-            .parse::<f64>()
-            .map(|_| ())
-            .map_err(|_| format!("'{v}' is not a number")),
-        Kind::FloatList => v.split(':').try_for_each(|p| {
-            p.trim()
-                .parse::<f64>()
-                .map(|_| ())
-                .map_err(|_| format!("'{p}' is not a number"))
-        }),
+        Kind::Float => number::parse_float(v).map(|_| ()),
+        Kind::FloatList => parse_float_list(v).map(|_| ()),
     }
 }
 
-/// Checks a whole number against its bounds.
+/// Matches each comma-separated word (`sync_file_range=wait_before,write`), without any
+/// `:` suffix, against the choices, case-sensitively as fio does (fio refuses `rw=READ`).
+pub fn check_choice(v: &str, choices: &[(&str, &str)]) -> Result<(), String> {
+    v.split(',').try_for_each(|part| {
+        let word = choice_word(part);
+        if choices.iter().any(|(c, _)| *c == word) {
+            Ok(())
+        } else {
+            let names: Vec<&str> = choices.iter().map(|(c, _)| *c).collect();
+            Err(format!("'{word}' is not one of: {}", names.join(", ")))
+        }
+    })
+}
+
+/// Checks a whole number (size suffixes allowed, as in fio) against its bounds.
 fn check_int(v: &str, min: i64, max: i64) -> Result<(), String> {
     let n = parse_int(v)?;
     if n < min || n > max {
-        Err(format!("{n} is outside {min}..{max}"))
+        Err(format!("{n} is outside {min}..={max}"))
     } else {
         Ok(())
     }
+}
+
+/// The word of a choice value: the text before the first `,` or `:`, trimmed.
+pub fn choice_word(v: &str) -> &str {
+    let end = v.find([',', ':']).unwrap_or(v.len());
+    v[..end].trim()
 }

@@ -220,7 +220,10 @@ fn ddir_obj(t: &JobStats, g: &GroupStats, d: usize, plus: bool) -> Obj {
 fn opts_obj(opts: &[crate::options::RawOpt]) -> Obj {
     let mut o = Obj::new();
     for opt in opts {
-        let v = opt.value.as_deref().unwrap_or("");
+        // Bare flags (`--group_reporting`) carry no value and fio leaves them out.
+        let Some(v) = opt.value.as_deref() else {
+            continue;
+        };
         if let Some(slot) = o.0.iter_mut().find(|(k, _)| k == opt.def.name) {
             slot.1 = Value::Str(v.to_string());
         } else {

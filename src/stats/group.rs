@@ -77,6 +77,8 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
             threads.push(t);
         }
         let t = threads.last_mut().expect("pushed above");
+        // fio's `job options` are the last member's.
+        t.job_index = r.job_index;
         t.continue_on_error = r.continue_on_error;
         t.total_err_count += r.total_err_count;
         t.first_error = r.first_error;

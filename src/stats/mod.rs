@@ -9,6 +9,7 @@ pub mod disk;
 pub mod group;
 pub mod hist;
 pub mod iostat;
+pub mod logs;
 
 use crate::job::Ddir;
 use hist::{Hist, PercentileList};
@@ -178,6 +179,10 @@ pub struct JobStats {
     pub first_error: i32,
     bw_win: Window,
     iops_win: Window,
+    /// Sample logs, when the job writes any.
+    pub logs: Option<Box<logs::JobLogs>>,
+    /// Block size per direction for window log lines (0 when it varies).
+    pub log_bs: [u64; 3],
 }
 
 /// Index of a count in fio's submit/complete distribution (0, 1-4, 5-8, …, >64).
@@ -261,6 +266,19 @@ impl JobStats {
         s.job_index = job_index;
         s.description = job.report.description.clone();
         s.latency_depth = job.exec.iodepth;
+        let lc = &job.report.logs;
+        if lc.any() {
+            let c = &job.report.stats;
+            s.logs = Some(Box::new(logs::JobLogs::new(
+                lc.clone(),
+                c.disable_lat,
+                c.disable_slat,
+                c.disable_clat,
+            )));
+        }
+        for (d, &(lo, hi)) in job.workload.bs.iter().enumerate() {
+            s.log_bs[d] = if lo == hi { lo } else { 0 };
+        }
         s
     }
 
@@ -270,8 +288,32 @@ impl JobStats {
     /// bandwidth and IOPS samples can be cut into windows.
     #[inline]
     pub fn record_io(&mut self, ddir: Ddir, bytes: u64, slat_ns: u64, clat_ns: u64, now_ns: u64) {
+        self.record_io_at(ddir, bytes, 0, slat_ns, clat_ns, now_ns);
+    }
+
+    /// `record_io` with the I/O's file offset, for `log_offset` logs.
+    #[inline]
+    pub fn record_io_at(
+        &mut self,
+        ddir: Ddir,
+        bytes: u64,
+        offset: u64,
+        slat_ns: u64,
+        clat_ns: u64,
+        now_ns: u64,
+    ) {
         if !self.cfg.stats {
             return;
+        }
+        if let Some(l) = &mut self.logs {
+            l.io(
+                ddir as u8,
+                bytes,
+                offset,
+                slat_ns,
+                clat_ns,
+                now_ns / 1_000_000,
+            );
         }
         let d = &mut self.dir[ddir as usize];
         d.ios += 1;
@@ -311,29 +353,47 @@ impl JobStats {
     /// it while no I/O completes.
     #[inline]
     pub fn sample_windows(&mut self, now_ns: u64) {
-        if !self.cfg.disable_bw && now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
+        if now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
             let spent = (now_ns - self.bw_win.start_ns) / 1_000_000;
             for (i, d) in self.dir.iter_mut().enumerate() {
                 let delta = d.bytes - self.bw_win.at_start[i];
                 if delta == 0 {
                     continue;
                 }
-                d.bw.add(delta * 1000 / spent / 1024);
+                let rate = delta * 1000 / spent / 1024;
+                d.bw.add(rate);
                 self.bw_win.at_start[i] = d.bytes;
+                if let Some(l) = &mut self.logs {
+                    l.window(
+                        i as u8,
+                        Some(rate),
+                        None,
+                        self.log_bs[i],
+                        now_ns / 1_000_000,
+                    );
+                }
             }
             self.bw_win.start_ns = now_ns;
         }
-        if !self.cfg.gtod_reduce
-            && now_ns >= self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000
-        {
+        if now_ns >= self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000 {
             let spent = (now_ns - self.iops_win.start_ns) / 1_000_000;
             for (i, d) in self.dir.iter_mut().enumerate() {
                 let delta = d.ios - self.iops_win.at_start[i];
                 if delta == 0 {
                     continue;
                 }
-                d.iops.add(delta * 1000 / spent);
+                let rate = delta * 1000 / spent;
+                d.iops.add(rate);
                 self.iops_win.at_start[i] = d.ios;
+                if let Some(l) = &mut self.logs {
+                    l.window(
+                        i as u8,
+                        None,
+                        Some(rate),
+                        self.log_bs[i],
+                        now_ns / 1_000_000,
+                    );
+                }
             }
             self.iops_win.start_ns = now_ns;
         }

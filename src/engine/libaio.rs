@@ -1,0 +1,296 @@
+//! libaio: Linux kernel AIO through the raw io_setup/io_submit/io_getevents system calls (no
+//! C library needed). Staged iocbs are submitted in one io_submit per commit; completions
+//! are reaped with io_getevents, or, with `userspace_reap` and nothing to wait for, read
+//! straight from the ring the kernel shares with us.
+
+use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
+use crate::job::Ddir;
+use std::io;
+use std::sync::atomic::{fence, Ordering};
+
+/// The kernel's `struct iocb` (linux/aio_abi.h), little-endian field order.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct Iocb {
+    data: u64,
+    key: u32,
+    rw_flags: u32,
+    opcode: u16,
+    reqprio: i16,
+    fildes: u32,
+    buf: u64,
+    nbytes: u64,
+    offset: i64,
+    reserved2: u64,
+    flags: u32,
+    resfd: u32,
+}
+
+/// The kernel's `struct io_event`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+struct IoEvent {
+    data: u64,
+    obj: u64,
+    res: i64,
+    res2: i64,
+}
+
+/// The head of the completion ring the kernel maps at the context address.
+#[repr(C)]
+struct AioRing {
+    id: u32,
+    nr: u32,
+    head: u32,
+    tail: u32,
+    magic: u32,
+    compat_features: u32,
+    incompat_features: u32,
+    header_length: u32,
+}
+
+const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
+const IOCB_CMD_PREAD: u16 = 0;
+const IOCB_CMD_PWRITE: u16 = 1;
+const IOCB_CMD_FSYNC: u16 = 2;
+const IOCB_CMD_FDSYNC: u16 = 3;
+
+/// libaio's engine options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LibaioOpts {
+    pub userspace_reap: bool,
+    pub nowait: bool,
+}
+
+/// The kernel AIO engine.
+pub struct Libaio {
+    opts: LibaioOpts,
+    ctx: libc::c_ulong,
+    depth: usize,
+    /// One iocb per pool slot.
+    iocbs: Vec<Iocb>,
+    /// Staged iocbs, in queue order, not yet submitted.
+    staged: Vec<*mut Iocb>,
+    staged_from: usize,
+    events: Vec<IoEvent>,
+    in_kernel: usize,
+}
+
+// SAFETY: the raw pointers point into `iocbs`, owned by this value; the engine is used by
+// one worker at a time.
+unsafe impl Send for Libaio {}
+
+impl Libaio {
+    pub fn new(opts: LibaioOpts) -> Self {
+        Libaio {
+            opts,
+            ctx: 0,
+            depth: 0,
+            iocbs: Vec::new(),
+            staged: Vec::new(),
+            staged_from: 0,
+            events: Vec::new(),
+            in_kernel: 0,
+        }
+    }
+
+    /// Reads completions from the shared ring without a system call.
+    fn user_reap(&mut self, max: usize) -> Option<usize> {
+        let ring = self.ctx as *mut AioRing;
+        // SAFETY: the context address is the kernel's mapped ring header while the
+        // context lives; we check its magic before trusting the layout.
+        unsafe {
+            if (*ring).magic != AIO_RING_MAGIC {
+                return None;
+            }
+            let nr = (*ring).nr;
+            let events = (ring as *mut u8).add(std::mem::size_of::<AioRing>()) as *const IoEvent;
+            let mut n = 0;
+            while n < max {
+                let head = std::ptr::read_volatile(&(*ring).head);
+                let tail = std::ptr::read_volatile(&(*ring).tail);
+                if head == tail {
+                    break;
+                }
+                fence(Ordering::Acquire);
+                self.events[n] = std::ptr::read_volatile(events.add(head as usize));
+                fence(Ordering::Release);
+                std::ptr::write_volatile(&mut (*ring).head, (head + 1) % nr);
+                n += 1;
+            }
+            Some(n)
+        }
+    }
+}
+
+impl Drop for Libaio {
+    fn drop(&mut self) {
+        if self.ctx != 0 {
+            // SAFETY: destroying the context we set up; no I/O of ours references it after.
+            unsafe { libc::syscall(libc::SYS_io_destroy, self.ctx) };
+        }
+    }
+}
+
+impl Engine for Libaio {
+    fn caps(&self) -> Caps {
+        Caps::default()
+    }
+
+    fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
+        self.depth = s.depth.max(1) as usize;
+        self.iocbs = vec![Iocb::default(); self.depth];
+        self.staged = Vec::with_capacity(self.depth);
+        self.events = vec![IoEvent::default(); self.depth];
+        // SAFETY: io_setup writes the new context id into `self.ctx`.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_setup,
+                self.depth as libc::c_long,
+                &mut self.ctx as *mut libc::c_ulong,
+            )
+        };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            return Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "libaio: io_setup({}) failed: {e} (see /proc/sys/fs/aio-max-nr)",
+                    self.depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+        if self.staged.len() - self.staged_from + self.in_kernel >= self.depth {
+            return Ok(Queued::Busy);
+        }
+        let (opcode, rw_flags) = match io.op {
+            Op::Rw(Ddir::Read) => (IOCB_CMD_PREAD, self.nowait_flag()),
+            Op::Rw(Ddir::Write) => (IOCB_CMD_PWRITE, self.nowait_flag()),
+            Op::Rw(Ddir::Trim) => {
+                io.result = -(libc::EOPNOTSUPP as i64);
+                return Ok(Queued::Completed);
+            }
+            Op::Sync { data_only } => {
+                // The kernel's AIO fsync is not universally supported: do it in line once
+                // nothing else is outstanding, as fio does.
+                if self.in_kernel > 0 || self.staged.len() > self.staged_from {
+                    return Ok(Queued::Busy);
+                }
+                let _ = (IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC);
+                io.result = super::do_sync(io.fd, data_only);
+                return Ok(Queued::Completed);
+            }
+        };
+        let cb = &mut self.iocbs[io.slot as usize];
+        *cb = Iocb {
+            data: io.slot as u64,
+            rw_flags,
+            opcode,
+            fildes: io.fd as u32,
+            buf: io.buf as u64,
+            nbytes: io.len as u64,
+            offset: io.offset as i64,
+            ..Iocb::default()
+        };
+        self.staged.push(cb as *mut Iocb);
+        Ok(Queued::Queued)
+    }
+
+    fn commit(&mut self) -> io::Result<usize> {
+        let pending = self.staged.len() - self.staged_from;
+        if pending == 0 {
+            return Ok(0);
+        }
+        loop {
+            // SAFETY: `staged[from..]` are pointers to live iocbs in `self.iocbs`, which
+            // stay in place until their completion is reaped.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_submit,
+                    self.ctx,
+                    pending as libc::c_long,
+                    self.staged.as_mut_ptr().add(self.staged_from),
+                )
+            };
+            if r >= 0 {
+                let n = r as usize;
+                self.in_kernel += n;
+                self.staged_from += n;
+                if self.staged_from == self.staged.len() {
+                    self.staged.clear();
+                    self.staged_from = 0;
+                }
+                return Ok(n);
+            }
+            let e = io::Error::last_os_error();
+            match e.raw_os_error() {
+                Some(libc::EINTR) => continue,
+                Some(libc::EAGAIN) if self.in_kernel > 0 => return Ok(0),
+                Some(libc::EAGAIN) => std::thread::sleep(std::time::Duration::from_micros(1)),
+                _ => return Err(e),
+            }
+        }
+    }
+
+    fn getevents(&mut self, min: usize, max: usize) -> io::Result<usize> {
+        let max = max.min(self.depth).max(1);
+        if self.opts.userspace_reap && min == 0 {
+            if let Some(n) = self.user_reap(max) {
+                self.in_kernel -= n;
+                return Ok(n);
+            }
+        }
+        loop {
+            // SAFETY: `events` has room for `max` entries; no timeout.
+            let r = unsafe {
+                libc::syscall(
+                    libc::SYS_io_getevents,
+                    self.ctx,
+                    min as libc::c_long,
+                    max as libc::c_long,
+                    self.events.as_mut_ptr(),
+                    std::ptr::null_mut::<libc::timespec>(),
+                )
+            };
+            if r >= 0 {
+                self.in_kernel -= r as usize;
+                return Ok(r as usize);
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+    }
+
+    #[inline]
+    fn event(&self, i: usize) -> Completion {
+        let ev = &self.events[i];
+        Completion {
+            slot: ev.data as u32,
+            result: ev.res,
+        }
+    }
+}
+
+impl Libaio {
+    fn nowait_flag(&self) -> u32 {
+        if self.opts.nowait {
+            super::psync::RWF_NOWAIT as u32
+        } else {
+            0
+        }
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_layout() {
+    const _: () = assert!(std::mem::size_of::<Iocb>() == 64);
+    const _: () = assert!(std::mem::size_of::<IoEvent>() == 32);
+    let _ = neg_errno;
+}

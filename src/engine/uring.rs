@@ -1,0 +1,324 @@
+//! io_uring through the `io-uring` crate: one ring per worker, sized to iodepth. Options as
+//! fio's: fixedbufs (registered buffers), registerfiles, sqthread_poll(_cpu), hipri (polled
+//! completions), nonvectored (-1: probe the kernel), force_async (IOSQE_ASYNC every N).
+//! Kernel features are probed when the ring is made; a missing one is a clear error.
+
+use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
+use crate::job::Ddir;
+use io_uring::{opcode, squeue, types, IoUring, Probe};
+use std::io;
+
+/// io_uring's engine options.
+#[derive(Debug, Clone, Copy)]
+pub struct UringOpts {
+    pub fixedbufs: bool,
+    pub registerfiles: bool,
+    pub sqthread_poll: bool,
+    pub sqthread_poll_cpu: Option<u32>,
+    pub hipri: bool,
+    /// -1: use non-vectored opcodes when the kernel has them; 0: vectored; 1: non-vectored.
+    pub nonvectored: i32,
+    pub force_async: u32,
+    pub nowait: bool,
+}
+
+impl Default for UringOpts {
+    fn default() -> Self {
+        UringOpts {
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_poll_cpu: None,
+            hipri: false,
+            nonvectored: -1,
+            force_async: 0,
+            nowait: false,
+        }
+    }
+}
+
+/// The io_uring engine.
+pub struct Uring {
+    opts: UringOpts,
+    ring: Option<IoUring>,
+    iovecs: Vec<libc::iovec>,
+    events: Vec<Completion>,
+    staged: usize,
+    in_kernel: usize,
+    depth: usize,
+    prepped: u32,
+    nonvectored: bool,
+}
+
+// SAFETY: the iovecs point into the worker's buffers, used by one worker at a time.
+unsafe impl Send for Uring {}
+
+impl Uring {
+    pub fn new(opts: UringOpts) -> Self {
+        Uring {
+            opts,
+            ring: None,
+            iovecs: Vec::new(),
+            events: Vec::new(),
+            staged: 0,
+            in_kernel: 0,
+            depth: 0,
+            prepped: 0,
+            nonvectored: false,
+        }
+    }
+
+    fn ring(&mut self) -> &mut IoUring {
+        self.ring
+            .as_mut()
+            .expect("io_uring engine used before setup")
+    }
+}
+
+fn feature_error(what: &str, e: io::Error) -> io::Error {
+    io::Error::new(
+        e.kind(),
+        format!("io_uring: {what} failed: {e} (is io_uring enabled in this kernel? see /proc/sys/kernel/io_uring_disabled)"),
+    )
+}
+
+impl Engine for Uring {
+    fn caps(&self) -> Caps {
+        Caps::default()
+    }
+
+    fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
+        self.depth = s.depth.max(1) as usize;
+        let mut b = IoUring::builder();
+        if self.opts.hipri {
+            b.setup_iopoll();
+        }
+        if self.opts.sqthread_poll {
+            b.setup_sqpoll(1000);
+            if let Some(cpu) = self.opts.sqthread_poll_cpu {
+                b.setup_sqpoll_cpu(cpu);
+            }
+        }
+        b.setup_cqsize((2 * self.depth as u32).next_power_of_two());
+        let ring = b
+            .build(self.depth.next_power_of_two() as u32)
+            .map_err(|e| feature_error("io_uring_setup", e))?;
+        let mut probe = Probe::new();
+        let probed = ring.submitter().register_probe(&mut probe).is_ok();
+        let has = |op: u8| probed && probe.is_supported(op);
+        self.nonvectored = match self.opts.nonvectored {
+            -1 => has(opcode::Read::CODE) && has(opcode::Write::CODE),
+            0 => false,
+            _ => {
+                if probed && !(has(opcode::Read::CODE) && has(opcode::Write::CODE)) {
+                    return Err(io::Error::new(
+                        io::ErrorKind::Unsupported,
+                        "io_uring: nonvectored=1 needs IORING_OP_READ/WRITE, which this kernel lacks",
+                    ));
+                }
+                true
+            }
+        };
+        if self.opts.fixedbufs {
+            if probed && !has(opcode::ReadFixed::CODE) {
+                return Err(io::Error::new(
+                    io::ErrorKind::Unsupported,
+                    "io_uring: fixedbufs needs IORING_OP_READ_FIXED, which this kernel lacks",
+                ));
+            }
+            let bufs: Vec<libc::iovec> = (0..self.depth)
+                .map(|i| libc::iovec {
+                    // SAFETY: slot i's buffer lies inside the worker's region.
+                    iov_base: unsafe { s.buf_base.add(i * s.slot_len) }.cast(),
+                    iov_len: s.slot_len,
+                })
+                .collect();
+            // SAFETY: the buffers live as long as the worker, which outlives the ring.
+            unsafe { ring.submitter().register_buffers(&bufs) }
+                .map_err(|e| feature_error("registering fixed buffers (fixedbufs)", e))?;
+        }
+        if self.opts.registerfiles {
+            let fds: Vec<i32> = s.files.iter().map(|f| f.fd).collect();
+            ring.submitter()
+                .register_files(&fds)
+                .map_err(|e| feature_error("registering files (registerfiles)", e))?;
+        }
+        self.iovecs = vec![
+            libc::iovec {
+                iov_base: std::ptr::null_mut(),
+                iov_len: 0
+            };
+            self.depth
+        ];
+        self.events = vec![Completion { slot: 0, result: 0 }; 2 * self.depth];
+        self.ring = Some(ring);
+        Ok(())
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+        if self.staged + self.in_kernel >= self.depth {
+            return Ok(Queued::Busy);
+        }
+        let rw_flags = if self.opts.nowait {
+            super::psync::RWF_NOWAIT
+        } else {
+            0
+        };
+        let slot = io.slot as usize;
+        let len = io.len as u32;
+        macro_rules! with_fd {
+            ($build:expr) => {
+                if self.opts.registerfiles {
+                    let fd = types::Fixed(io.file);
+                    $build(fd)
+                } else {
+                    let fd = types::Fd(io.fd);
+                    $build(fd)
+                }
+            };
+        }
+        let entry: squeue::Entry = match io.op {
+            Op::Rw(Ddir::Trim) => {
+                io.result = -(libc::EOPNOTSUPP as i64);
+                return Ok(Queued::Completed);
+            }
+            Op::Sync { data_only } => {
+                let flags = if data_only {
+                    types::FsyncFlags::DATASYNC
+                } else {
+                    types::FsyncFlags::empty()
+                };
+                with_fd!(|fd| opcode::Fsync::new(fd).flags(flags).build())
+            }
+            Op::Rw(d) if self.opts.fixedbufs => {
+                if d == Ddir::Read {
+                    with_fd!(|fd| opcode::ReadFixed::new(fd, io.buf, len, slot as u16)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                } else {
+                    with_fd!(|fd| opcode::WriteFixed::new(fd, io.buf, len, slot as u16)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                }
+            }
+            Op::Rw(d) if self.nonvectored => {
+                if d == Ddir::Read {
+                    with_fd!(|fd| opcode::Read::new(fd, io.buf, len)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                } else {
+                    with_fd!(|fd| opcode::Write::new(fd, io.buf, len)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                }
+            }
+            Op::Rw(d) => {
+                self.iovecs[slot] = libc::iovec {
+                    iov_base: io.buf.cast(),
+                    iov_len: io.len,
+                };
+                let iov = &self.iovecs[slot] as *const libc::iovec;
+                if d == Ddir::Read {
+                    with_fd!(|fd| opcode::Readv::new(fd, iov, 1)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                } else {
+                    with_fd!(|fd| opcode::Writev::new(fd, iov, 1)
+                        .offset(io.offset)
+                        .rw_flags(rw_flags)
+                        .build())
+                }
+            }
+        };
+        let mut entry = entry.user_data(io.slot as u64);
+        if self.opts.force_async > 0 {
+            self.prepped += 1;
+            if self.prepped == self.opts.force_async {
+                self.prepped = 0;
+                entry = entry.flags(squeue::Flags::ASYNC);
+            }
+        }
+        // SAFETY: the buffer and iovec stay valid until the completion is reaped: they
+        // belong to the pool slot, which the worker does not reuse before then.
+        let pushed = unsafe { self.ring().submission().push(&entry) };
+        if pushed.is_err() {
+            return Ok(Queued::Busy);
+        }
+        self.staged += 1;
+        Ok(Queued::Queued)
+    }
+
+    fn commit(&mut self) -> io::Result<usize> {
+        if self.staged == 0 {
+            return Ok(0);
+        }
+        let n = self.staged;
+        loop {
+            match self.ring().submit() {
+                Ok(_) => break,
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.in_kernel > 0 => {
+                    return Ok(0)
+                }
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {
+                    std::thread::sleep(std::time::Duration::from_micros(1))
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        // With SQPOLL the kernel thread takes entries on its own; once the ring accepted
+        // them they count as submitted either way.
+        self.in_kernel += n;
+        self.staged = 0;
+        Ok(n)
+    }
+
+    fn getevents(&mut self, min: usize, max: usize) -> io::Result<usize> {
+        let max = max.min(self.events.len()).max(1);
+        let hipri = self.opts.hipri;
+        let mut got = 0;
+        loop {
+            {
+                let ring = self
+                    .ring
+                    .as_mut()
+                    .expect("io_uring engine used before setup");
+                let mut cq = ring.completion();
+                cq.sync();
+                for cqe in &mut cq {
+                    self.events[got] = Completion {
+                        slot: cqe.user_data() as u32,
+                        result: cqe.result() as i64,
+                    };
+                    got += 1;
+                    if got == max {
+                        break;
+                    }
+                }
+            }
+            if got >= min.max(usize::from(hipri && got == 0 && self.in_kernel > 0)) {
+                break;
+            }
+            let want = min.saturating_sub(got).max(1);
+            match self.ring().submit_and_wait(want) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        self.in_kernel -= got;
+        Ok(got)
+    }
+
+    #[inline]
+    fn event(&self, i: usize) -> Completion {
+        self.events[i]
+    }
+}

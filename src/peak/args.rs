@@ -1,0 +1,333 @@
+//! The command line of `iobench peak`, read the way fio's t/io_uring reads its own: single
+//! letter options with the value attached (`-d32`) or in the next argument (`-d 32`), then
+//! the files or devices.
+
+use std::fmt;
+
+/// Settings of one peak run, with t/io_uring's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PeakArgs {
+    /// -d: requests kept in flight per thread.
+    pub depth: u32,
+    /// -s: requests prepared per submit call.
+    pub batch_submit: u32,
+    /// -c: completions reaped per call at the least.
+    pub batch_complete: u32,
+    /// -b: block size in bytes.
+    pub bs: u32,
+    /// -p: polled completions (IORING_SETUP_IOPOLL).
+    pub polled: bool,
+    /// -B: buffers registered with the ring.
+    pub fixedbufs: bool,
+    /// -D: DMA-mapped buffers (NVMe passthrough only; refused when set).
+    pub dma_map: bool,
+    /// -F: files registered with the ring.
+    pub register_files: bool,
+    /// -n: submitting threads.
+    pub threads: u32,
+    /// -O: O_DIRECT (on by default).
+    pub direct: bool,
+    /// -N: no-op requests, no file needed.
+    pub nop: bool,
+    /// -t: latency tracking, printed as percentiles at the end.
+    pub track_latency: bool,
+    /// -T: the TSC rate in Hz, instead of calibrating it.
+    pub tsc_rate: Option<u64>,
+    /// -r: seconds to run; 0 runs until interrupted.
+    pub runtime: u32,
+    /// -R: random offsets (sequential otherwise).
+    pub random: bool,
+    /// -a: the kernel's legacy AIO instead of io_uring.
+    pub aio: bool,
+    /// -S: synchronous preadv2 instead of io_uring.
+    pub sync: bool,
+    /// -X: the ring's own descriptor registered (IORING_REGISTER_RING_FDS).
+    pub register_ring: bool,
+    /// -P: placement on the device's NUMA node (refused when set).
+    pub numa_placement: bool,
+    /// -u: NVMe passthrough (refused when set).
+    pub passthrough: bool,
+    pub files: Vec<String>,
+}
+
+impl Default for PeakArgs {
+    fn default() -> Self {
+        PeakArgs {
+            depth: 128,
+            batch_submit: 32,
+            batch_complete: 32,
+            bs: 4096,
+            polled: true,
+            fixedbufs: true,
+            dma_map: false,
+            register_files: true,
+            threads: 1,
+            direct: true,
+            nop: false,
+            track_latency: false,
+            tsc_rate: None,
+            runtime: 0,
+            random: true,
+            aio: false,
+            sync: false,
+            register_ring: true,
+            numa_placement: false,
+            passthrough: false,
+            files: Vec::new(),
+        }
+    }
+}
+
+/// A command line `peak` cannot run, with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgError(pub String);
+
+impl fmt::Display for ArgError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The usage text, with each option's default.
+pub fn usage() -> String {
+    let d = PeakArgs::default();
+    let b = |v: bool| v as u8;
+    format!(
+        "iobench peak [options] -- [files or devices]\n\
+         \x20-d <int>  : requests in flight per thread, default {}\n\
+         \x20-s <int>  : requests per submit call, default {}\n\
+         \x20-c <int>  : completions reaped per call, default {}\n\
+         \x20-b <int>  : block size in bytes, default {}\n\
+         \x20-p <bool> : polled completions, default {}\n\
+         \x20-B <bool> : registered buffers, default {}\n\
+         \x20-D <bool> : DMA-mapped buffers (NVMe passthrough), default {}\n\
+         \x20-F <bool> : registered files, default {}\n\
+         \x20-n <int>  : submitting threads, default {}\n\
+         \x20-O <bool> : O_DIRECT, default {}\n\
+         \x20-N <bool> : no-op requests only, default {}\n\
+         \x20-t <bool> : track latencies, default {}\n\
+         \x20-T <int>  : TSC rate in Hz\n\
+         \x20-r <int>  : seconds to run, default unlimited\n\
+         \x20-R <bool> : random offsets, default {}\n\
+         \x20-a <bool> : legacy kernel AIO, default {}\n\
+         \x20-S <bool> : synchronous preadv2, default {}\n\
+         \x20-X <bool> : registered ring descriptor, default {}\n\
+         \x20-P <bool> : place on the device's NUMA node, default {}\n\
+         \x20-u <bool> : NVMe passthrough, default {}\n",
+        d.depth,
+        d.batch_submit,
+        d.batch_complete,
+        d.bs,
+        b(d.polled),
+        b(d.fixedbufs),
+        b(d.dma_map),
+        b(d.register_files),
+        d.threads,
+        b(d.direct),
+        b(d.nop),
+        b(d.track_latency),
+        b(d.random),
+        b(d.aio),
+        b(d.sync),
+        b(d.register_ring),
+        b(d.numa_placement),
+        b(d.passthrough),
+    )
+}
+
+/// What the command line asked for: a run, or the usage text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    Run(PeakArgs),
+    Help,
+}
+
+fn number(letter: char, value: &str) -> Result<u64, ArgError> {
+    value.trim().parse::<u64>().map_err(|_| {
+        ArgError(format!(
+            "peak: option -{letter}: '{value}' is not a whole number"
+        ))
+    })
+}
+
+/// Parses the arguments after `peak`.
+pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
+    let mut a = PeakArgs::default();
+    let mut i = 0;
+    let mut only_files = false;
+    while i < args.len() {
+        let arg = args[i].as_ref();
+        i += 1;
+        if only_files || !arg.starts_with('-') || arg == "-" {
+            a.files.push(arg.to_string());
+            continue;
+        }
+        if arg == "--" {
+            only_files = true;
+            continue;
+        }
+        let mut chars = arg[1..].chars();
+        let letter = chars.next().unwrap_or('?');
+        if matches!(letter, 'h' | '?') {
+            return Ok(Parsed::Help);
+        }
+        let attached: String = chars.collect();
+        let value = if attached.is_empty() {
+            let v = args
+                .get(i)
+                .ok_or_else(|| ArgError(format!("peak: option -{letter} needs a value")))?;
+            i += 1;
+            v.as_ref().to_string()
+        } else {
+            attached
+        };
+        let n = || number(letter, &value);
+        let flag = || n().map(|v| v != 0);
+        let small = |v: u64| {
+            u32::try_from(v)
+                .map_err(|_| ArgError(format!("peak: option -{letter}: {v} is too large")))
+        };
+        match letter {
+            'd' => a.depth = small(n()?)?,
+            's' => a.batch_submit = small(n()?)?.max(1),
+            'c' => a.batch_complete = small(n()?)?.max(1),
+            'b' => a.bs = small(n()?)?,
+            'p' => a.polled = flag()?,
+            'B' => a.fixedbufs = flag()?,
+            'D' => a.dma_map = flag()?,
+            'F' => a.register_files = flag()?,
+            'n' => a.threads = small(n()?)?,
+            'O' => a.direct = flag()?,
+            'N' => a.nop = flag()?,
+            't' => a.track_latency = flag()?,
+            'T' => a.tsc_rate = Some(n()?),
+            'r' => a.runtime = small(n()?)?,
+            'R' => a.random = flag()?,
+            'a' => a.aio = flag()?,
+            'S' => a.sync = flag()?,
+            'X' => a.register_ring = flag()?,
+            'P' => a.numa_placement = flag()?,
+            'u' => a.passthrough = flag()?,
+            other => {
+                return Err(ArgError(format!(
+                    "peak: unknown option -{other} (see 'iobench peak -h')"
+                )))
+            }
+        }
+    }
+    check(&mut a)?;
+    Ok(Parsed::Run(a))
+}
+
+/// Rejects what cannot run and clamps the batches to the depth, as t/io_uring does.
+fn check(a: &mut PeakArgs) -> Result<(), ArgError> {
+    if a.depth == 0 {
+        return Err(ArgError("peak: -d must be at least 1".into()));
+    }
+    if a.threads == 0 {
+        return Err(ArgError("peak: -n must be at least 1 thread".into()));
+    }
+    if a.bs == 0 && !a.nop {
+        return Err(ArgError("peak: -b must be at least 1 byte".into()));
+    }
+    if a.dma_map && a.fixedbufs {
+        return Err(ArgError(
+            "peak: -D1 (DMA-mapped buffers) needs NVMe passthrough, which iobench peak does not do"
+                .into(),
+        ));
+    }
+    a.dma_map = a.dma_map && a.fixedbufs;
+    if a.numa_placement {
+        return Err(ArgError(
+            "peak: -P1 (NUMA placement) is not supported yet".into(),
+        ));
+    }
+    if a.passthrough {
+        return Err(ArgError(
+            "peak: -u1 (NVMe passthrough) is not supported yet".into(),
+        ));
+    }
+    if a.aio && a.sync {
+        return Err(ArgError("peak: -a1 and -S1 cannot be combined".into()));
+    }
+    if (a.aio || a.sync) && a.nop {
+        return Err(ArgError("peak: -N1 needs io_uring (drop -a1/-S1)".into()));
+    }
+    if !a.nop && a.files.is_empty() {
+        return Err(ArgError("peak: no files given".into()));
+    }
+    a.batch_complete = a.batch_complete.min(a.depth);
+    a.batch_submit = a.batch_submit.min(a.depth);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> PeakArgs {
+        match parse(args).expect("parses") {
+            Parsed::Run(a) => a,
+            Parsed::Help => panic!("help"),
+        }
+    }
+
+    #[test]
+    fn seed_002_command_line_reads_as_t_io_uring_reads_it() {
+        let a = run(&[
+            "-d32",
+            "-b512",
+            "-s8",
+            "-c8",
+            "-p0",
+            "-F1",
+            "-B1",
+            "-n1",
+            "-D0",
+            "-R0",
+            "-X1",
+            "-R1",
+            "-t1",
+            "-r5",
+            "/dev/nvme0n1",
+        ]);
+        assert_eq!(a.depth, 32);
+        assert_eq!(a.bs, 512);
+        assert_eq!((a.batch_submit, a.batch_complete), (8, 8));
+        assert!(!a.polled && a.register_files && a.fixedbufs && a.random);
+        assert!(a.track_latency && a.register_ring);
+        assert_eq!(a.runtime, 5);
+        assert_eq!(a.files, vec!["/dev/nvme0n1".to_string()]);
+    }
+
+    #[test]
+    fn separate_values_and_double_dash_work() {
+        let a = run(&["-d", "4", "-N", "1", "--", "-odd-name"]);
+        assert_eq!(a.depth, 4);
+        assert!(a.nop);
+        assert_eq!(a.files, vec!["-odd-name".to_string()]);
+    }
+
+    #[test]
+    fn batches_are_clamped_to_the_depth() {
+        let a = run(&["-d2", "-N1"]);
+        assert_eq!((a.batch_submit, a.batch_complete), (2, 2));
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        for bad in [
+            &["-dx", "f"][..],
+            &["-q1", "f"],
+            &["-d"],
+            &["-n0", "f"],
+            &["-d0", "f"],
+            &["-u1", "f"],
+            &["-a1", "-S1", "f"],
+            &[],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} should fail");
+        }
+        assert_eq!(parse(&["-h"]).unwrap(), Parsed::Help);
+    }
+}

@@ -1,0 +1,214 @@
+//! One io_uring submitter thread of `iobench peak`: keeps `depth` reads (or no-ops) in
+//! flight on one ring, submitting and reaping in batches, and counts what it did in relaxed
+//! atomics that the reporting thread reads once a second.
+
+use super::args::PeakArgs;
+use super::clock::Clock;
+use super::target::{OffsetPicker, Target};
+use super::{Counters, LatencyLog};
+use io_uring::{opcode, squeue, types, IoUring};
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Page-aligned buffers, one per request slot, allocated once.
+pub struct Buffers {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+    stride: usize,
+    count: usize,
+}
+
+// SAFETY: the buffers are plain memory owned by one submitter thread at a time.
+unsafe impl Send for Buffers {}
+
+impl Buffers {
+    pub fn new(count: usize, bs: usize) -> io::Result<Self> {
+        let stride = bs.max(1).next_multiple_of(4096);
+        let layout = std::alloc::Layout::from_size_align(stride * count.max(1), 4096)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        // SAFETY: the layout has a non-zero size; freed in Drop with the same layout.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        if ptr.is_null() {
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                "buffer allocation failed",
+            ));
+        }
+        Ok(Buffers {
+            ptr,
+            layout,
+            stride,
+            count,
+        })
+    }
+
+    /// The start of buffer `i`.
+    pub fn at(&self, i: usize) -> *mut u8 {
+        debug_assert!(i < self.count);
+        // SAFETY: i < count, so the offset stays inside the allocation.
+        unsafe { self.ptr.add(i * self.stride) }
+    }
+
+    pub fn iovecs(&self, len: usize) -> Vec<libc::iovec> {
+        (0..self.count)
+            .map(|i| libc::iovec {
+                iov_base: self.at(i).cast(),
+                iov_len: len,
+            })
+            .collect()
+    }
+}
+
+impl Drop for Buffers {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout and not used after this point.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) }
+    }
+}
+
+/// Runs one submitter until `stop` is set or an I/O fails.
+pub fn run(
+    a: &PeakArgs,
+    target: Option<&Target>,
+    counters: &Counters,
+    stop: &AtomicBool,
+    clock: &Clock,
+    lat: &mut LatencyLog,
+    seed: u64,
+) -> io::Result<()> {
+    let depth = a.depth as usize;
+    let mut builder = IoUring::<squeue::Entry>::builder();
+    if a.polled {
+        builder.setup_iopoll();
+    }
+    let mut ring = builder
+        .setup_cqsize(a.depth * 2)
+        .build(a.depth)
+        .map_err(|e| io::Error::new(e.kind(), format!("io_uring setup failed: {e}")))?;
+    let bufs = Buffers::new(depth, a.bs as usize)?;
+    if a.fixedbufs && !a.nop {
+        let iov = bufs.iovecs(a.bs as usize);
+        // SAFETY: the iovecs point into `bufs`, which outlives the ring (dropped after it).
+        unsafe { ring.submitter().register_buffers(&iov) }
+            .map_err(|e| io::Error::new(e.kind(), format!("registering buffers failed: {e}")))?;
+    }
+    let fd = target.map(|t| t.fd).unwrap_or(-1);
+    if a.register_files && !a.nop {
+        ring.submitter()
+            .register_files(&[fd])
+            .map_err(|e| io::Error::new(e.kind(), format!("registering files failed: {e}")))?;
+    }
+    if a.register_ring {
+        // Older kernels lack IORING_REGISTER_RING_FDS; t/io_uring carries on without it too.
+        let _ = ring.submitter().register_ring_fd();
+    }
+    if counters.first() {
+        println!(
+            "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
+            a.polled as u8,
+            a.fixedbufs as u8,
+            a.dma_map as u8,
+            a.register_files as u8,
+            (!a.direct) as u8,
+            a.depth
+        );
+        println!(
+            "Engine=io_uring, sq_ring={}, cq_ring={}",
+            ring.params().sq_entries(),
+            ring.params().cq_entries()
+        );
+    }
+
+    let mut picker = target.map(|t| OffsetPicker::new(t.size, a.bs as u64, a.random, seed));
+    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    let mut started: Vec<u64> = vec![0; depth];
+    let mut inflight = 0usize;
+    let (mut submitted, mut calls, mut reaped_total) = (0u64, 0u64, 0u64);
+    let batch_submit = a.batch_submit as usize;
+    let batch_complete = a.batch_complete as usize;
+    let track = a.track_latency;
+
+    while !stop.load(Ordering::Relaxed) {
+        // Prepare one batch of new requests.
+        let mut prepped = 0usize;
+        {
+            let mut sq = ring.submission();
+            while prepped < batch_submit && inflight + prepped < depth {
+                let Some(slot) = free.pop() else { break };
+                let entry = if a.nop {
+                    opcode::Nop::new().build()
+                } else {
+                    let off = picker.as_mut().map(|p| p.next_offset()).unwrap_or(0);
+                    let buf = bufs.at(slot as usize);
+                    match (a.fixedbufs, a.register_files) {
+                        (true, true) => {
+                            opcode::ReadFixed::new(types::Fixed(0), buf, a.bs, slot as u16)
+                                .offset(off)
+                                .build()
+                        }
+                        (true, false) => {
+                            opcode::ReadFixed::new(types::Fd(fd), buf, a.bs, slot as u16)
+                                .offset(off)
+                                .build()
+                        }
+                        (false, true) => opcode::Read::new(types::Fixed(0), buf, a.bs)
+                            .offset(off)
+                            .build(),
+                        (false, false) => opcode::Read::new(types::Fd(fd), buf, a.bs)
+                            .offset(off)
+                            .build(),
+                    }
+                }
+                .user_data(slot as u64);
+                if track {
+                    started[slot as usize] = clock.ticks();
+                }
+                // SAFETY: the entry's buffer is slot `slot` of `bufs`, not reused until its
+                // completion returns the slot to `free`; the fd stays open for the run.
+                if unsafe { sq.push(&entry) }.is_err() {
+                    free.push(slot);
+                    break;
+                }
+                prepped += 1;
+            }
+        }
+        inflight += prepped;
+        let to_wait = if prepped > 0 && inflight < depth {
+            0
+        } else {
+            inflight.min(batch_complete)
+        };
+        match ring.submit_and_wait(to_wait) {
+            Ok(n) => submitted += n as u64,
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {}
+            Err(e) => return Err(e),
+        }
+        calls += 1;
+        // Reap whatever has completed.
+        let now = if track { clock.ticks() } else { 0 };
+        let mut reaped = 0usize;
+        for cqe in ring.completion() {
+            let slot = cqe.user_data() as u32;
+            if cqe.result() < 0 {
+                let err = io::Error::from_raw_os_error(-cqe.result());
+                if a.polled && cqe.result() == -libc::EOPNOTSUPP {
+                    return Err(io::Error::new(
+                        err.kind(),
+                        "polled I/O (-p1) is not supported by this file, driver or kernel",
+                    ));
+                }
+                return Err(io::Error::new(err.kind(), format!("I/O failed: {err}")));
+            }
+            if track {
+                lat.add(clock.ticks_to_ns(now.saturating_sub(started[slot as usize])));
+            }
+            free.push(slot);
+            reaped += 1;
+        }
+        inflight -= reaped;
+        reaped_total += reaped as u64;
+        counters.publish(submitted, calls, reaped_total);
+    }
+    Ok(())
+}

@@ -1,0 +1,407 @@
+//! The live status line fio redraws while jobs run:
+//! `Jobs: 1 (f=1): [R(1)][45.5%][r=1024MiB/s][r=262k IOPS][eta 00m:06s]`.
+//!
+//! Pure pieces (state letters, the condensed job map, per-job ETA, the line itself) plus a
+//! small stateful [`EtaLine`] that remembers what the previous redraw needs (line length
+//! for blanking, rates since the last redraw, when to start a new line).
+
+use super::num::{num2str, Unit};
+use crate::cli::CliConfig;
+use std::fmt::Write;
+
+/// Where a job is in its life, as the status map shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Not started yet (`P`).
+    Pending,
+    /// Being set up: files laid out, engine opened (`I`).
+    SettingUp,
+    /// In `ramp_time` (`/`).
+    Ramp,
+    /// Doing I/O; the letter says what (`R`, `r`, `W`, `w`, `M`, `m`, `D`, `d`).
+    Running(char),
+    /// Verifying written data (`V`).
+    Verifying,
+    /// Final fsync (`F`).
+    Fsyncing,
+    /// Done with I/O, finishing up (`f`).
+    Finishing,
+    /// Exited, not yet reaped (`E`).
+    Exited,
+    /// Finished: `_` cleanly, `X` with an error, `K` killed by a signal.
+    Done { error: bool, killed: bool },
+}
+
+impl JobState {
+    /// The status map letter.
+    pub fn letter(self) -> char {
+        match self {
+            JobState::Pending => 'P',
+            JobState::SettingUp => 'I',
+            JobState::Ramp => '/',
+            JobState::Running(c) => c,
+            JobState::Verifying => 'V',
+            JobState::Fsyncing => 'F',
+            JobState::Finishing => 'f',
+            JobState::Exited => 'E',
+            JobState::Done { error: true, .. } => 'X',
+            JobState::Done { killed: true, .. } => 'K',
+            JobState::Done { .. } => '_',
+        }
+    }
+
+    /// True while the job counts as running in `Jobs: N`.
+    pub fn counts_running(self) -> bool {
+        matches!(
+            self,
+            JobState::Running(_)
+                | JobState::Verifying
+                | JobState::Fsyncing
+                | JobState::Finishing
+                | JobState::Ramp
+        )
+    }
+}
+
+/// The running letter for a job's pattern: upper case sequential, lower case random;
+/// R/W for pure reads or writes, M for a mix, D for trims.
+pub fn running_letter(pattern: crate::job::Pattern) -> char {
+    use crate::job::Pattern as P;
+    match pattern {
+        P::Read => 'R',
+        P::RandRead => 'r',
+        P::Write => 'W',
+        P::RandWrite => 'w',
+        P::ReadWrite => 'M',
+        P::RandRw => 'm',
+        P::Trim | P::TrimWrite => 'D',
+        P::RandTrim | P::RandTrimWrite => 'd',
+    }
+}
+
+/// `RRRR__` → `R(4),_(2)`.
+pub fn condense(states: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = states.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let mut n = 1;
+        while i + n < chars.len() && chars[i + n] == c {
+            n += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        let _ = write!(out, "{c}({n})");
+        i += n;
+    }
+    out
+}
+
+/// `01h:02m:03s`, `00m:06s`, `01d:00h:00m:00s`; `--` when unknown.
+pub fn eta_to_str(eta: Option<u64>) -> String {
+    let Some(mut e) = eta else {
+        return "--".to_string();
+    };
+    let s = e % 60;
+    e /= 60;
+    let m = e % 60;
+    e /= 60;
+    let h = e % 24;
+    let d = e / 24;
+    let mut out = String::new();
+    if d > 0 {
+        let _ = write!(out, "{d:02}d:");
+    }
+    if h > 0 || d > 0 {
+        let _ = write!(out, "{h:02}h:");
+    }
+    let _ = write!(out, "{m:02}m:{s:02}s");
+    out
+}
+
+/// What is known of one job clone while it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiveJob {
+    pub state: JobState,
+    /// Bytes and I/Os done so far per direction.
+    pub bytes: [u64; 3],
+    pub ios: [u64; 3],
+    /// Bytes the job will move in all (0 when unknown).
+    pub bytes_total: u64,
+    /// Seconds since the job started.
+    pub elapsed_s: u64,
+    /// `runtime` in seconds (0 when none) and whether the job is `time_based`.
+    pub runtime_s: u64,
+    pub time_based: bool,
+    /// `ramp_time` + `startdelay` in seconds (for jobs not started yet).
+    pub ramp_s: u64,
+    pub files_open: u32,
+    /// Whether this job began a new group with `stonewall` (pending ETAs add up).
+    pub stonewall: bool,
+}
+
+/// A job's remaining seconds, fio's best guess: from its progress through its bytes,
+/// capped by its runtime; a time-based job by its time alone.
+pub fn job_eta(j: &LiveJob) -> u64 {
+    match j.state {
+        JobState::Running(_) | JobState::Verifying => {
+            let done: u64 = j.bytes.iter().sum();
+            let mut perc = if j.bytes_total > 0 {
+                (done as f64 / j.bytes_total as f64).min(1.0)
+            } else {
+                0.0
+            };
+            if j.time_based {
+                perc = if j.runtime_s > 0 {
+                    perc.min(j.elapsed_s as f64 / j.runtime_s as f64)
+                } else {
+                    0.0
+                };
+            }
+            let mut eta = if perc == 0.0 {
+                j.runtime_s
+            } else {
+                ((j.elapsed_s as f64 * (1.0 / perc)) as u64).saturating_sub(j.elapsed_s)
+            };
+            if j.runtime_s > 0 {
+                eta = eta.min(j.runtime_s.saturating_sub(j.elapsed_s));
+            }
+            eta
+        }
+        JobState::Pending | JobState::SettingUp | JobState::Ramp if j.runtime_s > 0 => {
+            j.runtime_s + j.ramp_s
+        }
+        _ => 0,
+    }
+}
+
+/// Remembers the previous redraw; call [`EtaLine::render`] every `--eta-interval`.
+#[derive(Debug, Default)]
+pub struct EtaLine {
+    prev_bytes: [u64; 3],
+    prev_ios: [u64; 3],
+    prev_ms: u64,
+    last_len: usize,
+    eta_good: bool,
+    newline_pending: bool,
+    last_newline_ms: Option<u64>,
+    pub pow2: bool,
+    pub bits: bool,
+    pub sig_figs: u32,
+    pub mixed: bool,
+    /// `--eta-newline` in ms (0: never).
+    pub newline_ms: u64,
+}
+
+impl EtaLine {
+    /// A line printer with the first job's unit settings.
+    pub fn new(pow2: bool, bits: bool, sig_figs: u32, newline_ms: u64) -> Self {
+        EtaLine {
+            pow2,
+            bits,
+            sig_figs,
+            newline_ms,
+            ..Default::default()
+        }
+    }
+
+    /// The status text for `jobs` at `now_ms` since the run began (ending in `\r`; with
+    /// `--eta-newline` a `\n` starts a fresh line now and then).
+    pub fn render(&mut self, jobs: &[LiveJob], now_ms: u64) -> String {
+        let elapsed = now_ms.div_ceil(1000);
+        let mut nr_running = 0u32;
+        let mut nr_ramp = 0u32;
+        let mut nr_setting_up = 0u32;
+        let mut files = 0u32;
+        let mut bytes = [0u64; 3];
+        let mut ios = [0u64; 3];
+        let mut eta = 0u64;
+        let mut eta_stone = 0u64;
+        let mut states = String::new();
+        for j in jobs {
+            states.push(j.state.letter());
+            if j.state.counts_running() {
+                nr_running += 1;
+                files += j.files_open;
+            }
+            if j.state == JobState::Ramp {
+                nr_ramp += 1;
+            }
+            if j.state == JobState::SettingUp {
+                nr_setting_up += 1;
+            }
+            for d in 0..3 {
+                let t = if self.mixed { 0 } else { d };
+                bytes[t] += j.bytes[d];
+                ios[t] += j.ios[d];
+            }
+            let e = if elapsed >= 3 {
+                job_eta(j)
+            } else {
+                i32::MAX as u64
+            };
+            if j.state == JobState::Pending && j.stonewall {
+                eta_stone += e;
+            } else {
+                eta = eta.max(e);
+            }
+        }
+        let eta = eta.saturating_add(eta_stone);
+        let known = eta < i32::MAX as u64;
+        let span = now_ms.saturating_sub(self.prev_ms);
+        let mut rate = [0u64; 3];
+        let mut iops = [0u64; 3];
+        for d in 0..3 {
+            let db = bytes[d] - self.prev_bytes[d].min(bytes[d]);
+            let di = ios[d] - self.prev_ios[d].min(ios[d]);
+            rate[d] = (db * 1000).checked_div(span).unwrap_or(0) / 1024;
+            iops[d] = (di * 1000).checked_div(span).unwrap_or(0);
+        }
+        self.prev_bytes = bytes;
+        self.prev_ios = ios;
+        self.prev_ms = now_ms;
+
+        let mut out = String::new();
+        if self.newline_pending {
+            self.newline_pending = false;
+            self.last_len = 0;
+            out.push('\n');
+        }
+        let start = out.len();
+        let _ = write!(out, "Jobs: {nr_running} (f={files})");
+        if known && nr_running > 0 {
+            let perc_str = if (eta == 0 && !self.eta_good) || nr_ramp == nr_running {
+                "-.-%".to_string()
+            } else {
+                self.eta_good = true;
+                let mut mult = 100.0;
+                if nr_setting_up > 0 {
+                    mult *= 1.0 - nr_setting_up as f64 / nr_running as f64;
+                }
+                let perc = if elapsed > 0 {
+                    elapsed as f64 / (elapsed + eta) as f64
+                } else {
+                    0.0
+                };
+                format!("{:3.1}%", perc * mult)
+            };
+            let _ = write!(out, ": [{}][{}]", condense(&states), perc_str);
+            let unit = if self.bits {
+                Unit::BitPerSec
+            } else {
+                Unit::BytePerSec
+            };
+            let names = ['r', 'w', 't'];
+            let has: Vec<usize> = (0..3).filter(|&d| rate[d] > 0 || iops[d] > 0).collect();
+            if !has.is_empty() {
+                let r: Vec<String> = has
+                    .iter()
+                    .map(|&d| {
+                        format!(
+                            "{}={}",
+                            names[d],
+                            num2str(rate[d], 4, 1024, self.pow2, unit)
+                        )
+                    })
+                    .collect();
+                let i: Vec<String> = has
+                    .iter()
+                    .map(|&d| format!("{}={}", names[d], num2str(iops[d], 4, 1, false, Unit::None)))
+                    .collect();
+                let _ = write!(out, "[{}][{} IOPS]", r.join(","), i.join(","));
+            }
+            let _ = write!(out, "[eta {}]", eta_to_str(Some(eta)));
+            let len = out.len() - start;
+            if len < self.last_len {
+                out.push_str(&" ".repeat(self.last_len - len));
+            }
+            self.last_len = len;
+        }
+        out.push('\r');
+        match self.last_newline_ms {
+            None => self.last_newline_ms = Some(now_ms),
+            Some(t) if self.newline_ms > 0 && now_ms - t > self.newline_ms => {
+                self.last_newline_ms = Some(now_ms);
+                self.newline_pending = true;
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// Whether to draw the status line: `--eta=always`, never with `--eta=never`, and by
+/// default only when stdout is a terminal and carries the normal report.
+pub fn enabled(cfg: &CliConfig, stdout_is_tty: bool) -> bool {
+    let normal_on_stdout = super::wants_normal(cfg) && cfg.output.is_none();
+    match cfg.eta.as_deref() {
+        Some("never") => false,
+        Some("always") => true,
+        _ => normal_on_stdout && stdout_is_tty,
+    }
+}
+
+/// True when stdout is a terminal.
+pub fn stdout_is_tty() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running(bytes: u64, total: u64, elapsed: u64) -> LiveJob {
+        LiveJob {
+            state: JobState::Running('R'),
+            bytes: [bytes, 0, 0],
+            ios: [bytes / 4096, 0, 0],
+            bytes_total: total,
+            elapsed_s: elapsed,
+            runtime_s: 0,
+            time_based: false,
+            ramp_s: 0,
+            files_open: 1,
+            stonewall: false,
+        }
+    }
+
+    #[test]
+    fn condensed_map_and_eta_text() {
+        assert_eq!(condense("RRRR__m"), "R(4),_(2),m(1)");
+        assert_eq!(condense(""), "");
+        assert_eq!(eta_to_str(Some(6)), "00m:06s");
+        assert_eq!(eta_to_str(Some(3723)), "01h:02m:03s");
+        assert_eq!(eta_to_str(Some(86400)), "01d:00h:00m:00s");
+        assert_eq!(eta_to_str(None), "--");
+    }
+
+    #[test]
+    fn eta_from_progress_and_time() {
+        assert_eq!(job_eta(&running(50, 100, 5)), 5);
+        let mut tb = running(10, 100, 4);
+        tb.time_based = true;
+        tb.runtime_s = 10;
+        // Time-based: progress is the elapsed share of the runtime, never the bytes.
+        assert_eq!(job_eta(&tb), 6);
+        let mut capped = running(1, 1000, 5);
+        capped.runtime_s = 8;
+        assert_eq!(job_eta(&capped), 3);
+    }
+
+    #[test]
+    fn status_line_layout() {
+        let mut l = EtaLine::new(true, false, 4, 0);
+        let j = running(0, 1 << 30, 0);
+        // Under 3 s the ETA is unknown: only the job count shows.
+        assert_eq!(l.render(&[j], 1000), "Jobs: 1 (f=1)\r");
+        let j = running(512 << 20, 1 << 30, 4);
+        let line = l.render(&[j], 4000);
+        assert_eq!(
+            line,
+            "Jobs: 1 (f=1): [R(1)][50.0%][r=171MiB/s][r=43.7k IOPS][eta 00m:04s]\r"
+        );
+    }
+}

@@ -1,0 +1,433 @@
+//! Table-driven tests of every value kind, including the errors, and a differential check of
+//! size spellings against the real fio's own parse (`--debug=parse`).
+mod common;
+
+use iobench::job::Pattern;
+use iobench::options::table::TimeUnit;
+use iobench::options::value::*;
+
+const B: KbBase = KbBase::Binary;
+const D: KbBase = KbBase::Decimal;
+const K: u64 = 1024;
+
+#[test]
+fn sizes_follow_fios_units_under_both_kb_bases() {
+    // (text, under kb_base=1024, under kb_base=1000), as fio 3.33 reads them.
+    let table: &[(&str, u64, u64)] = &[
+        ("0", 0, 0),
+        ("512", 512, 512),
+        ("4096b", 4096, 4096),
+        ("4096B", 4096, 4096),
+        ("1k", K, 1000),
+        ("1K", K, 1000),
+        ("1kb", K, 1000),
+        ("1KB", K, 1000),
+        ("1kB", K, 1000),
+        ("1Ki", K, 1000),
+        ("1ki", K, 1000),
+        ("1KiB", 1000, K),
+        ("1kib", 1000, K),
+        ("4Mi", 4 * K * K, 4_000_000),
+        ("1m", K * K, 1_000_000),
+        ("1MB", K * K, 1_000_000),
+        ("1MiB", 1_000_000, K * K),
+        ("2g", 2 * K * K * K, 2_000_000_000),
+        ("1GiB", 1_000_000_000, K * K * K),
+        ("1t", K.pow(4), 1000u64.pow(4)),
+        ("1TiB", 1000u64.pow(4), K.pow(4)),
+        ("1p", K.pow(5), 1000u64.pow(5)),
+        ("1PiB", 1000u64.pow(5), K.pow(5)),
+        ("0x10", 16, 16),
+        ("0X1f", 31, 31),
+        (" 8k ", 8 * K, 8000),
+        ("+5", 5, 5),
+    ];
+    for &(text, bin, dec) in table {
+        assert_eq!(parse_size(text, B), Ok(bin), "{text} under 1024");
+        assert_eq!(parse_size(text, D), Ok(dec), "{text} under 1000");
+    }
+}
+
+#[test]
+fn sizes_refuse_what_fio_would_misread() {
+    for bad in [
+        "",
+        "k",
+        "-5",
+        "1.5k",
+        "4x",
+        "1kfoo",
+        "5 k",
+        "0x",
+        "0x1k",
+        "1e3",
+        "1 2",
+        "1kk",
+        "1iB",
+        "99999999999999999999",
+        "16384p",
+        "abc",
+        "%",
+    ] {
+        let err = parse_size(bad, B).expect_err(bad);
+        assert!(!err.is_empty(), "{bad}");
+    }
+    assert!(parse_size("1.5k", B).unwrap_err().contains("fraction"));
+    assert!(parse_size("4x", B).unwrap_err().contains("unknown unit"));
+}
+
+#[test]
+fn integers_take_hex_signs_and_size_suffixes() {
+    let table: &[(&str, i64)] = &[
+        ("0", 0),
+        ("17", 17),
+        ("-3", -3),
+        ("+3", 3),
+        ("0x20", 32),
+        ("1k", 1024),
+        (" 64 ", 64),
+    ];
+    for &(text, want) in table {
+        assert_eq!(parse_int(text), Ok(want), "{text}");
+    }
+    assert_eq!(parse_int_kb("2k", D), Ok(2000));
+    for bad in ["", "x", "1.0", "12abc", "0xg", "9223372036854775808", "--1"] {
+        assert!(parse_int(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn percentages_are_whole_and_at_most_100() {
+    assert_eq!(parse_percent("20%"), Ok(20.0));
+    assert_eq!(parse_percent("0%"), Ok(0.0));
+    assert_eq!(parse_percent("100%"), Ok(100.0));
+    for bad in ["101%", "12.5%", "%", "x%", "20", "-5%"] {
+        assert!(parse_percent(bad).is_err(), "{bad}");
+    }
+    assert_eq!(
+        parse_size_or_percent("80%", B),
+        Ok(SizeOrPercent::Percent(80.0))
+    );
+    assert_eq!(
+        parse_size_or_percent("256m", B),
+        Ok(SizeOrPercent::Bytes(256 * K * K))
+    );
+    assert_eq!(
+        parse_size_or_percent("10z", B),
+        Ok(SizeOrPercent::Zones(10))
+    );
+    for bad in ["z", "1.5z", "xz", "250%", "1q"] {
+        assert!(parse_size_or_percent(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn times_take_units_and_each_options_default_unit() {
+    let table: &[(&str, TimeUnit, u64)] = &[
+        ("10", TimeUnit::Sec, 10_000_000),
+        ("10", TimeUnit::Msec, 10_000),
+        ("10", TimeUnit::Usec, 10),
+        ("10s", TimeUnit::Usec, 10_000_000),
+        ("10S", TimeUnit::Usec, 10_000_000),
+        ("10sec", TimeUnit::Usec, 10_000_000),
+        ("500ms", TimeUnit::Sec, 500_000),
+        ("500msec", TimeUnit::Sec, 500_000),
+        ("100us", TimeUnit::Sec, 100),
+        ("100usec", TimeUnit::Sec, 100),
+        ("2m", TimeUnit::Sec, 120_000_000),
+        ("2M", TimeUnit::Sec, 120_000_000),
+        ("2min", TimeUnit::Sec, 120_000_000),
+        ("2h", TimeUnit::Sec, 7_200_000_000),
+        ("1d", TimeUnit::Sec, 86_400_000_000),
+        ("0x10", TimeUnit::Usec, 16),
+    ];
+    for &(text, unit, want) in table {
+        assert_eq!(parse_time_us(text, unit), Ok(want), "{text} {unit:?}");
+    }
+    for bad in [
+        "",
+        "s",
+        "10k",
+        "1.5s",
+        "-5",
+        "10 s",
+        "99999999999999999999d",
+    ] {
+        assert!(parse_time_us(bad, TimeUnit::Sec).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn booleans_are_numbers_as_in_fio() {
+    assert_eq!(parse_bool("1"), Ok(true));
+    assert_eq!(parse_bool("0"), Ok(false));
+    assert_eq!(parse_bool(" 1 "), Ok(true));
+    assert_eq!(parse_bool("0x1"), Ok(true));
+    for bad in ["2", "true", "yes", "", "-1", "1foo"] {
+        assert!(parse_bool(bad).is_err(), "{bad}");
+    }
+    assert_eq!(parse_flag(""), Ok(true));
+    assert_eq!(parse_flag("0"), Ok(false));
+    assert_eq!(parse_flag("2"), Ok(true));
+    assert!(parse_flag("yes").is_err());
+}
+
+#[test]
+fn size_lists_spread_over_read_write_trim_as_fio_does() {
+    let k = |n: u64| Some(n * K);
+    let table: &[(&str, [Option<u64>; 3])] = &[
+        ("4k", [k(4), k(4), k(4)]),
+        ("4k,8k", [k(4), k(8), k(8)]),
+        ("4k,8k,16k", [k(4), k(8), k(16)]),
+        (",8k", [None, k(8), k(8)]),
+        ("4k,", [k(4), k(4), k(4)]),
+        ("4k,,16k", [k(4), None, k(16)]),
+        ("4k:8k", [k(4), k(8), k(8)]),
+        ("4k-8k", [k(4), k(8), k(8)]),
+    ];
+    for (text, want) in table {
+        assert_eq!(parse_size_list(text, B).as_ref(), Ok(want), "{text}");
+    }
+    for bad in ["", ",", "4k,8k,16k,32k", "4k,x", "1.5k"] {
+        assert!(parse_size_list(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn ranges_swap_backwards_ends_and_spread_per_direction() {
+    let r = |a: u64, b: u64| Some((a * K, b * K));
+    let table: &[(&str, PerDir<(u64, u64)>)] = &[
+        ("4k-512k", [r(4, 512), r(4, 512), r(4, 512)]),
+        ("1k:4k", [r(1, 4), r(1, 4), r(1, 4)]),
+        ("4k:1k", [r(1, 4), r(1, 4), r(1, 4)]),
+        ("1k-4k,8k-32k", [r(1, 4), r(8, 32), r(8, 32)]),
+        ("1k-4k,,8k-16k", [r(1, 4), None, r(8, 16)]),
+    ];
+    for (text, want) in table {
+        assert_eq!(parse_range_list(text, B).as_ref(), Ok(want), "{text}");
+    }
+    for bad in [
+        "4k",
+        "",
+        "1k-4k/8k-32k",
+        "a-b",
+        "1k-",
+        "1k-2k,2k-3k,3k-4k,4k-5k",
+    ] {
+        assert!(parse_range_list(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn bssplit_fills_missing_shares_and_sorts_by_share() {
+    let all = |v: Vec<(u64, u32)>| [Some(v.clone()), Some(v.clone()), Some(v)];
+    assert_eq!(
+        parse_bssplit("4k/10:64k/50:32k/40", B),
+        Ok(all(vec![(4 * K, 10), (32 * K, 40), (64 * K, 50)]))
+    );
+    assert_eq!(
+        parse_bssplit("4k/10:64k", B),
+        Ok(all(vec![(4 * K, 10), (64 * K, 90)]))
+    );
+    assert_eq!(
+        parse_bssplit("4k:8k", B),
+        Ok(all(vec![(4 * K, 50), (8 * K, 50)]))
+    );
+    assert_eq!(parse_bssplit("4k/0", B), Ok(all(vec![(4 * K, 100)])));
+    let two = parse_bssplit("4k/10:64k/90,8k", B).unwrap();
+    assert_eq!(two[0], Some(vec![(4 * K, 10), (64 * K, 90)]));
+    assert_eq!(two[1], Some(vec![(8 * K, 100)]));
+    assert_eq!(two[2], Some(vec![(8 * K, 100)]));
+    let skip_read = parse_bssplit(",8k/100", B).unwrap();
+    assert_eq!(skip_read[0], None);
+    for bad in [
+        "",
+        "4k/x",
+        "4k/60:64k/60",
+        "4k/101",
+        "4k/10:foo/50",
+        "0/100",
+        "4k,4k,4k,4k",
+    ] {
+        assert!(parse_bssplit(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn float_lists_and_percentile_lists() {
+    assert_eq!(
+        parse_float_list("99:99.9:99.99"),
+        Ok(vec![99.0, 99.9, 99.99])
+    );
+    assert_eq!(parse_percentile_list("50"), Ok(vec![50.0]));
+    let twenty = (1..=20)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    assert!(parse_percentile_list(&twenty).is_ok());
+    let many = (1..=21)
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+    for bad in ["", "99:abc", "101", "-1", "nan", "inf", "1::2", &many] {
+        assert!(parse_percentile_list(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn rw_takes_a_count_for_random_and_a_signed_size_for_sequential() {
+    let table: &[(&str, Pattern, Option<SeqModifier>)] = &[
+        ("read", Pattern::Read, None),
+        ("randread:8", Pattern::RandRead, Some(SeqModifier::Count(8))),
+        ("randrw:2", Pattern::RandRw, Some(SeqModifier::Count(2))),
+        ("write:-8k", Pattern::Write, Some(SeqModifier::Skip(-8192))),
+        ("write:4k", Pattern::Write, Some(SeqModifier::Skip(4096))),
+        ("rw", Pattern::ReadWrite, None),
+        (
+            "readwrite:1m",
+            Pattern::ReadWrite,
+            Some(SeqModifier::Skip(1 << 20)),
+        ),
+        ("randread:", Pattern::RandRead, None),
+        ("trimwrite", Pattern::TrimWrite, None),
+        ("randtrimwrite", Pattern::RandTrimWrite, None),
+    ];
+    for &(text, pattern, modifier) in table {
+        assert_eq!(
+            parse_rw(text, B),
+            Ok(RwSpec { pattern, modifier }),
+            "{text}"
+        );
+    }
+    for bad in [
+        "READ",
+        "",
+        "randread:x",
+        "randread:0",
+        "write:foo",
+        "sideways",
+        "randread:-1",
+    ] {
+        assert!(parse_rw(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn distributions_check_their_parameters_as_fio_does() {
+    assert_eq!(parse_distribution("random", B), Ok(Distribution::Random));
+    assert_eq!(
+        parse_distribution("zipf:1.2", B),
+        Ok(Distribution::Zipf {
+            theta: 1.2,
+            center: None
+        })
+    );
+    assert_eq!(
+        parse_distribution("zipf", B),
+        Ok(Distribution::Zipf {
+            theta: 1.1,
+            center: None
+        })
+    );
+    assert_eq!(
+        parse_distribution("pareto:0.9", B),
+        Ok(Distribution::Pareto {
+            h: 0.9,
+            center: None
+        })
+    );
+    assert_eq!(
+        parse_distribution("normal:10:0.5", B),
+        Ok(Distribution::Normal {
+            dev: 10.0,
+            center: Some(0.5)
+        })
+    );
+    let zoned = parse_distribution("zoned:60/10:30/20:10/70", B).unwrap();
+    let z = vec![(60, 10), (30, 20), (10, 70)];
+    assert_eq!(
+        zoned,
+        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
+    );
+    let filled = parse_distribution("zoned:50/10:50", B).unwrap();
+    let z = vec![(50, 10), (50, 90)];
+    assert_eq!(
+        filled,
+        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
+    );
+    let abs = parse_distribution("zoned_abs:50/10m:50/90m", B).unwrap();
+    let z = vec![(50, 10 << 20), (50, 90 << 20)];
+    assert_eq!(
+        abs,
+        Distribution::ZonedAbs([Some(z.clone()), Some(z.clone()), Some(z)])
+    );
+    for bad in [
+        "zipf:1",
+        "zipf:abc",
+        "pareto:1.5",
+        "pareto:0",
+        "normal:100",
+        "normal:10:2",
+        "zoned:50/10:40/90",
+        "zoned:50/60:50/60",
+        "zoned",
+        "gauss",
+        "random:3",
+        "",
+    ] {
+        assert!(parse_distribution(bad, B).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn kb_base_reads_only_1024_or_1000() {
+    assert_eq!(KbBase::parse("1024"), Ok(KbBase::Binary));
+    assert_eq!(KbBase::parse("1000"), Ok(KbBase::Decimal));
+    assert!(KbBase::parse("512").is_err());
+}
+
+/// Runs fio once with one job per size spelling and reads back the byte count fio computed
+/// for each (`--debug=parse` prints `out=N` after every value it parses).
+fn fio_sizes(kb_base: &str, spellings: &[&str]) -> Option<Vec<u64>> {
+    let mut cmd = common::fio()?;
+    cmd.args([
+        "--debug=parse",
+        "--parse-only",
+        &format!("--kb_base={kb_base}"),
+    ]);
+    for (i, s) in spellings.iter().enumerate() {
+        cmd.arg(format!("--name=j{i}")).arg(format!("--size={s}"));
+    }
+    let out = common::run(cmd);
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    let mut values = Vec::new();
+    let mut in_size = false;
+    for line in text.lines() {
+        if line.contains("__handle_option=size,") {
+            in_size = true;
+        } else if in_size && line.contains("out=") {
+            let n = line.rsplit("out=").next().unwrap().trim();
+            values.push(n.parse().expect("fio's out= value"));
+            in_size = false;
+        }
+    }
+    Some(values)
+}
+
+#[test]
+fn sizes_agree_with_the_real_fio() {
+    let spellings = [
+        "1k", "1K", "1kb", "1KB", "1Ki", "1KiB", "1kib", "4Mi", "1MiB", "3m", "2g", "1GiB", "1t",
+        "1TiB", "1p", "4096b", "0x10",
+    ];
+    for (kb, base) in [("1024", B), ("1000", D)] {
+        let Some(fio) = fio_sizes(kb, &spellings) else {
+            return;
+        };
+        assert_eq!(fio.len(), spellings.len(), "fio printed {fio:?}");
+        for (s, want) in spellings.iter().zip(fio) {
+            assert_eq!(parse_size(s, base), Ok(want), "{s} under kb_base={kb}");
+        }
+    }
+}

@@ -65,6 +65,10 @@ fn main() -> ExitCode {
             }
         }
     }
+    // A job that ended with an error (I/O or verify) fails the run, as in fio.
+    if outcome.results.iter().any(|s| s.error != 0) {
+        status = ExitCode::FAILURE;
+    }
     if let Err(e) = reporter.finish(&inv.config, &jobs, &outcome) {
         eprintln!("iobench: output: {e}");
         status = ExitCode::FAILURE;

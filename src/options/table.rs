@@ -1217,8 +1217,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "Only read back and check data written by an earlier run",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ramp_time",
         K::Time(TimeUnit::Sec),
@@ -1261,14 +1260,12 @@ pub static OPTIONS: &[OptDef] = &[
         "Check written data with this method",
     )
     .def("0")
-    .cat(C::Verify)
-    .only(&["0", "null"]),
+    .cat(C::Verify),
     opt("do_verify", K::Bool, "Run the verify pass after writing")
         .def("1")
         .cat(C::Verify)
         .parent("verify")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("verifysort", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt("verifysort_nr", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt(
@@ -1281,8 +1278,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(80, INT_MAX)
-    .not_yet(),
+    .range(80, INT_MAX),
     opt(
         "verify_offset",
         K::Int {
@@ -1293,16 +1289,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(40, INT_MAX)
-    .not_yet(),
+    .range(40, INT_MAX),
     opt(
         "verify_pattern",
         K::Special,
         "The data pattern written and checked by verify=pattern",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_fatal",
         K::Bool,
@@ -1311,8 +1305,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_dump",
         K::Bool,
@@ -1321,8 +1314,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_async",
         K::Int {
@@ -1342,8 +1334,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Verify written blocks after this many have been written",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_backlog_batch",
         K::Int {
@@ -1354,8 +1345,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify_async_cpus",
         K::Special,
@@ -2235,16 +2225,13 @@ pub static OPTIONS: &[OptDef] = &[
         .def("1")
         .cat(C::Stat)
         .range(0, 1),
-    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
-        .cat(C::Io)
-        .not_yet(),
+    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes").cat(C::Io),
     opt(
         "refill_buffers",
         K::Bool,
         "Refill write buffers with new data before every write",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "scramble_buffers",
         K::Bool,
@@ -2252,23 +2239,20 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "buffer_pattern",
         K::Special,
         "Fill write buffers with this pattern (string or hex)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "buffer_compress_percentage",
         K::Int { min: 0, max: 100 },
         "Make write data compressible by about this much",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "buffer_compress_chunk",
         K::Int {
@@ -2280,16 +2264,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("512")
     .cat(C::Io)
     .parent("buffer_compress_percentage")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "dedupe_percentage",
         K::Int { min: 0, max: 100 },
         "Make this share of writes duplicates of earlier ones",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "dedupe_global",
         K::Bool,
@@ -2306,8 +2288,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("repeat")
     .cat(C::Io)
-    .parent("dedupe_percentage")
-    .not_yet(),
+    .parent("dedupe_percentage"),
     opt(
         "dedupe_working_set_percentage",
         K::Int { min: 0, max: 100 },
@@ -2316,8 +2297,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("5")
     .cat(C::Io)
     .parent("dedupe_percentage")
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "clat_percentiles",
         K::Bool,

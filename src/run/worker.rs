@@ -78,6 +78,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     };
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
     let bufs = Buffers::new(depth, max_bs)?;
+    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    data.init_buffers(bufs.base, bufs.slot_len, depth);
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
@@ -107,6 +109,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut loops_left = ex.loops.max(1) - 1;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    if data.verify_only() {
+        data.fake_writes(&mut cx.gen);
+        gen_done = true;
+    }
     let mut error: Option<String> = None;
 
     // Records one completion, returning its slot to the free list.
@@ -152,6 +158,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                         $now - stat_start,
                     );
                 }
+                let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
+                if let Err(text) = data.on_complete(u, name) {
+                    cx.stats
+                        .record_error(crate::verify::contents::EILSEQ, &text);
+                    error.get_or_insert(text);
+                }
             }
         }};
     }
@@ -166,7 +178,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             break;
         }
         // Fill the queue.
-        while !gen_done && !free.is_empty() {
+        while !gen_done && !free.is_empty() && !data.backlog_due() {
             let next = match cx.gen.next_io() {
                 Some(n) => n,
                 None if ex.time_based || loops_left > 0 => {
@@ -194,6 +206,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             u.len = next.len as usize;
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
+            data.before_queue(u);
             match engine.queue(u)? {
                 Queued::Completed => {
                     let t = now_ns();
@@ -232,6 +245,22 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 &mut inflight,
                 &mut cx.stats,
             )?;
+        }
+        if inflight == 0 && staged.is_empty() && data.backlog_due() {
+            let batch = Some(ex_backlog_batch(cx.job));
+            if let Err(t) = data.verify_phase(
+                &mut engine,
+                &mut pool,
+                cx.fds,
+                cx.names,
+                &mut cx.stats,
+                stat_start,
+                batch,
+            )? {
+                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+                error.get_or_insert(t);
+            }
+            continue;
         }
         if inflight == 0 {
             if gen_done && staged.is_empty() {
@@ -273,6 +302,21 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         }
         inflight -= n;
     }
+    if error.is_none() {
+        let r = data.verify_phase(
+            &mut engine,
+            &mut pool,
+            cx.fds,
+            cx.names,
+            &mut cx.stats,
+            stat_start,
+            None,
+        )?;
+        if let Err(t) = r {
+            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+            error = Some(t);
+        }
+    }
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     cx.stats.set_total_runtime_ms(ms);
     for d in Ddir::ALL {
@@ -284,6 +328,16 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         eprintln!("iobench: {text}");
     }
     Ok(cx.stats)
+}
+
+/// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).
+fn ex_backlog_batch(job: &Job) -> usize {
+    let v = &job.verify;
+    (if v.backlog_batch > 0 {
+        v.backlog_batch
+    } else {
+        v.backlog
+    }) as usize
 }
 
 fn commit<E: Engine>(

@@ -118,6 +118,20 @@ impl Method {
         }
     }
 
+    /// True when blocks carry fio's 40-byte header.
+    pub fn has_header(self) -> bool {
+        !matches!(self, Method::None | Method::Null | Method::PatternNoHdr)
+    }
+
+    /// Header plus checksum bytes at the start of each interval.
+    pub fn hdr_size(self) -> usize {
+        if self.has_header() {
+            super::header::HDR_LEN + self.sum_len()
+        } else {
+            0
+        }
+    }
+
     /// True when blocks carry a data checksum (as opposed to header only, pattern or none).
     pub fn has_sum(self) -> bool {
         self.sum_len() > 0
@@ -137,12 +151,16 @@ impl Method {
     pub fn compute(self, data: &[u8], out: &mut [u8]) {
         let out = &mut out[..self.sum_len()];
         match self {
-            Method::Crc32c | Method::Crc32cIntel => out.copy_from_slice(&crc32c_fio(data).to_le_bytes()),
+            Method::Crc32c | Method::Crc32cIntel => {
+                out.copy_from_slice(&crc32c_fio(data).to_le_bytes())
+            }
             Method::Crc32 => out.copy_from_slice(&CRC32.checksum(data).to_le_bytes()),
             Method::Crc64 => out.copy_from_slice(&CRC64.checksum(data).to_le_bytes()),
             Method::Crc16 => out.copy_from_slice(&CRC16.checksum(data).to_le_bytes()),
             Method::Crc7 => out[0] = CRC7.checksum(data),
-            Method::Xxhash => out.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes()),
+            Method::Xxhash => {
+                out.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes())
+            }
             Method::Md5 => out.copy_from_slice(&md5::Md5::digest(data)),
             Method::Sha1 => {
                 let d = sha1::Sha1::digest(data);

@@ -83,9 +83,12 @@ impl Contents {
     }
 
     /// Fills freshly allocated buffers (random data unless zeroes or a pattern were asked).
-    pub fn init_buffers(&mut self, base: *mut u8, slot_len: usize, slots: usize) {
+    ///
+    /// # Safety
+    /// `base` must point to `slots * slot_len` writable bytes that no I/O is using.
+    pub unsafe fn init_buffers(&mut self, base: *mut u8, slot_len: usize, slots: usize) {
         for i in 0..slots {
-            // SAFETY: the worker allocated `slots * slot_len` bytes at `base`; no I/O runs yet.
+            // SAFETY: the caller promises `slots * slot_len` bytes at `base`, not in use.
             let buf = unsafe { std::slice::from_raw_parts_mut(base.add(i * slot_len), slot_len) };
             self.filler.init(buf);
         }

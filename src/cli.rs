@@ -3,7 +3,9 @@
 //! the first `--name` are defaults for the jobs after them. Positional arguments are job files.
 
 use crate::error::ParseError;
-use crate::options::{self, jobfile, Kind, Origin, RawJob, RawOpt};
+use crate::options::jobfile::{self, FileOptions};
+use crate::options::table::TimeUnit;
+use crate::options::{self, Origin, RawJob, RawOpt};
 
 /// The output formats of `--output-format` (comma-combined).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,15 +28,24 @@ pub struct CliConfig {
     pub cmdhelp: Option<String>,
     pub enghelp: Option<String>,
     pub readonly: bool,
+    /// `--eta=always|never|auto`.
     pub eta: Option<String>,
+    /// `--eta-newline=TIME` in milliseconds (a bare number is seconds, as in fio).
     pub eta_newline: Option<u64>,
+    /// `--eta-interval=TIME` in milliseconds (a bare number is seconds, as in fio).
     pub eta_interval: Option<u64>,
+    /// `--status-interval=TIME` in milliseconds (a bare number is seconds, as in fio).
     pub status_interval: Option<u64>,
+    /// `--section=NAME` (repeatable): only these sections of the first job file run.
     pub sections: Vec<String>,
+    /// `--max-jobs=N`: accepted for compatibility; fio 3.33 ignores it too, since it no
+    /// longer has a fixed job limit.
     pub max_jobs: Option<u64>,
     pub warnings_fatal: bool,
     pub terse_version: Option<u32>,
     pub append_terse: bool,
+    /// `--help`: print the usage and exit.
+    pub help: bool,
 }
 
 /// The whole parsed invocation.
@@ -42,6 +53,24 @@ pub struct CliConfig {
 pub struct Invocation {
     pub config: CliConfig,
     pub jobs: Vec<RawJob>,
+    /// `--showcmd`'s rendering of each job file, in order (`None` for a file without
+    /// sections); command-line jobs are not rendered, as in fio.
+    pub showcmd: Vec<Option<String>>,
+}
+
+impl Invocation {
+    /// The `--showcmd` output: one line per job file, `iobench ` and its options.
+    pub fn showcmd_text(&self) -> String {
+        let mut out = String::new();
+        for line in &self.showcmd {
+            if let Some(opts) = line {
+                out.push_str("iobench ");
+                out.push_str(opts);
+            }
+            out.push('\n');
+        }
+        out
+    }
 }
 
 /// Flags of iobench itself, with whether they take a value.
@@ -64,6 +93,7 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("readonly", FlagArg::None),
     ("max-jobs", FlagArg::Required),
     ("warnings-fatal", FlagArg::None),
+    ("help", FlagArg::None),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +117,23 @@ fn parse_u64(flag: &str, v: &str) -> Result<u64, ParseError> {
     v.trim()
         .parse()
         .map_err(|_| bad(flag, v, "not a whole number", "a whole number"))
+}
+
+/// Reads an interval flag as fio does (a bare number is seconds; units allowed) into
+/// milliseconds, refusing anything under `min_ms`.
+fn parse_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, ParseError> {
+    const FORM: &str = "a time such as 1, 500ms or 2s";
+    let us = options::value::parse_time_us(v, TimeUnit::Sec).map_err(|e| bad(flag, v, &e, FORM))?;
+    let ms = us / 1000;
+    if ms < min_ms.max(1) {
+        return Err(bad(
+            flag,
+            v,
+            &format!("shorter than {}ms", min_ms.max(1)),
+            FORM,
+        ));
+    }
+    Ok(ms)
 }
 
 fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<(), ParseError> {
@@ -114,10 +161,14 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "minimal" => cfg.formats.push(OutputFormat::Terse),
         "terse-version" => cfg.terse_version = Some(parse_u64(flag, val)? as u32),
         "append-terse" => cfg.append_terse = true,
-        "eta" => cfg.eta = Some(val.to_string()),
-        "eta-newline" => cfg.eta_newline = Some(parse_u64(flag, val)?),
-        "eta-interval" => cfg.eta_interval = Some(parse_u64(flag, val)?),
-        "status-interval" => cfg.status_interval = Some(parse_u64(flag, val)?),
+        "eta" => match val {
+            "always" | "never" | "auto" => cfg.eta = Some(val.to_string()),
+            _ => return Err(bad(flag, val, "unknown setting", "always, never or auto")),
+        },
+        "eta-newline" => cfg.eta_newline = Some(parse_ms(flag, val, 1)?),
+        // fio's shortest: its disk-utilisation tick.
+        "eta-interval" => cfg.eta_interval = Some(parse_ms(flag, val, 250)?),
+        "status-interval" => cfg.status_interval = Some(parse_ms(flag, val, 1000)?),
         "section" => cfg.sections.push(val.to_string()),
         "parse-only" => cfg.parse_only = true,
         "showcmd" => cfg.showcmd = true,
@@ -127,9 +178,66 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "readonly" => cfg.readonly = true,
         "max-jobs" => cfg.max_jobs = Some(parse_u64(flag, val)?),
         "warnings-fatal" => cfg.warnings_fatal = true,
+        "help" => cfg.help = true,
         _ => unreachable!("flag listed in OWN_FLAGS"),
     }
     Ok(())
+}
+
+/// Finds the flag or option an argument names: exactly, or (as fio's `getopt_long_only`
+/// allows) by a prefix that only one name starts with.
+fn resolve_name(name: &str) -> Resolved {
+    if let Some((f, kind)) = OWN_FLAGS.iter().find(|(f, _)| *f == name) {
+        return Resolved::Flag(f, *kind);
+    }
+    if options::lookup(name).is_some() {
+        return Resolved::Option(name.to_string());
+    }
+    if name.is_empty() {
+        return Resolved::Unknown;
+    }
+    let flags = OWN_FLAGS.iter().filter(|(f, _)| f.starts_with(name));
+    let opts = options::OPTIONS.iter().flat_map(|o| {
+        std::iter::once(o.name)
+            .chain(o.aliases.iter().copied())
+            .filter(|n| n.starts_with(name))
+    });
+    let mut found: Vec<Resolved> = flags
+        .map(|(f, k)| Resolved::Flag(f, *k))
+        .chain(opts.map(|n| Resolved::Option(n.to_string())))
+        .take(2)
+        .collect();
+    if found.len() == 1 {
+        found.remove(0)
+    } else {
+        Resolved::Unknown
+    }
+}
+
+enum Resolved {
+    Flag(&'static str, FlagArg),
+    Option(String),
+    Unknown,
+}
+
+/// The usage `--help` prints.
+pub fn usage() -> String {
+    let mut out = String::from(
+        "usage: iobench [options] [job options] [job files]\n\
+         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\n\
+         Job options are fio's (see --cmdhelp), as --opt=value, --opt value or -opt=value;\n\
+         --name=NAME starts a job, and options before the first --name apply to every job.\n\n\
+         iobench's own options:\n",
+    );
+    for (flag, kind) in OWN_FLAGS {
+        let arg = match kind {
+            FlagArg::None => "",
+            FlagArg::Required => "=VALUE",
+            FlagArg::Optional => "[=VALUE]",
+        };
+        out.push_str(&format!("  --{flag}{arg}\n"));
+    }
+    out
 }
 
 /// Parses the arguments after the program name.
@@ -137,6 +245,10 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
     let mut defaults: Vec<RawOpt> = Vec::new();
     let mut job_files: Vec<String> = Vec::new();
+    // Options of a command-line job that `--section` leaves out are dropped with it.
+    let mut skipping = false;
+    // After `--name=global`, options are defaults again until the next job.
+    let mut in_global = false;
     let origin = Origin::command_line();
     let mut i = 0;
     while i < args.len() {
@@ -149,50 +261,102 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
                 continue;
             }
         };
-        let (name, mut value) = match body.split_once('=') {
+        let (given, mut value) = match body.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (body, None),
         };
-        if let Some((_, kind)) = OWN_FLAGS.iter().find(|(f, _)| *f == name) {
-            if value.is_none() && *kind == FlagArg::Required {
-                value = args.get(i).map(|s| s.as_ref().to_string());
-                i += 1;
-                if value.is_none() {
-                    return Err(bad(name, "", "a value is required", "a value"));
-                }
-            }
-            apply_own_flag(&mut inv.config, name, value.as_deref())?;
-            continue;
-        }
-        // A job option: take the next argument as its value when it needs one.
-        if value.is_none() {
-            if let Some(def) = options::lookup(name) {
-                let needs_value = !matches!(def.kind, Kind::Bool | Kind::Deprecated);
-                if needs_value {
-                    if let Some(next) = args.get(i) {
-                        value = Some(next.as_ref().to_string());
-                        i += 1;
+        let name = match resolve_name(given) {
+            Resolved::Flag(flag, kind) => {
+                if value.is_none() && kind == FlagArg::Required {
+                    value = args.get(i).map(|s| s.as_ref().to_string());
+                    i += 1;
+                    if value.is_none() {
+                        return Err(bad(flag, "", "a value is required", "a value"));
                     }
                 }
+                apply_own_flag(&mut inv.config, flag, value.as_deref())?;
+                continue;
+            }
+            Resolved::Option(name) => name,
+            Resolved::Unknown => given.to_string(),
+        };
+        // A job option: as in fio, every option but the "empty or boolean" flags takes the
+        // next argument as its value when none follows '='.
+        if value.is_none() {
+            if let Some(def) = options::lookup(&name) {
+                if !options::value::is_flag(def) {
+                    value = args.get(i).map(|s| s.as_ref().to_string());
+                    i += 1;
+                }
             }
         }
-        let opt = options::make_opt(name, value.as_deref(), &origin)?;
+        let opt = options::make_opt(&name, value.as_deref(), &origin)?;
         if opt.def.name == "name" {
-            inv.jobs.push(RawJob {
-                name: opt.value.clone().unwrap_or_default(),
-                opts: defaults.clone(),
-                origin: origin.clone(),
-                globals: defaults.len(),
-            });
-        } else if let Some(job) = inv.jobs.last_mut() {
-            job.opts.push(opt);
-        } else {
-            defaults.push(opt);
+            let job_name = opt.value.clone().unwrap_or_default();
+            // `--name=global…` opens a global section: what follows are defaults.
+            let global = job_name.starts_with("global");
+            in_global = global;
+            skipping = !global
+                && !inv.config.sections.is_empty()
+                && !inv.config.sections.contains(&job_name);
+            if !global && !skipping {
+                inv.jobs.push(RawJob {
+                    name: job_name,
+                    opts: defaults.clone(),
+                    origin: origin.clone(),
+                    globals: defaults.len(),
+                    ..Default::default()
+                });
+            }
+            continue;
+        }
+        if skipping {
+            continue;
+        }
+        match inv.jobs.last_mut() {
+            Some(job) if !in_global => job.opts.push(opt),
+            _ => defaults.push(opt),
         }
     }
-    for path in &job_files {
+    for (idx, path) in job_files.iter().enumerate() {
         let mut globals = defaults.clone();
-        inv.jobs.extend(jobfile::parse_file(path, &mut globals)?);
+        // As in fio, `--section` filters the first job file only, and each later file
+        // starts with a stonewall.
+        let opts = FileOptions {
+            sections: if idx == 0 {
+                inv.config.sections.clone()
+            } else {
+                Vec::new()
+            },
+            stonewall_first: idx > 0,
+            allow_not_yet: inv.config.showcmd,
+        };
+        let parsed = jobfile::parse_path(path, &mut globals, &opts)?;
+        inv.jobs.extend(parsed.jobs);
+        inv.showcmd.push(parsed.showcmd);
+    }
+    if inv.config.readonly {
+        check_readonly(&inv.jobs)?;
     }
     Ok(inv)
+}
+
+/// `--readonly`: refuses, before any I/O, every job whose `rw` writes or trims.
+fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
+    for job in jobs {
+        let rw = job.get("rw");
+        let word = rw.map_or("read", |o| {
+            options::value::choice_word(o.value.as_deref().unwrap_or("read"))
+        });
+        if !matches!(word, "read" | "randread") {
+            return Err(ParseError::Syntax {
+                message: format!(
+                    "job '{}' has rw={word}, which writes or trims, but --readonly is set",
+                    job.name
+                ),
+                origin: rw.map_or_else(|| job.origin.clone(), |o| o.origin.clone()),
+            });
+        }
+    }
+    Ok(())
 }

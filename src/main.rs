@@ -18,6 +18,14 @@ fn main() -> ExitCode {
         println!("iobench-{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    if inv.config.help {
+        print!("{}", iobench::cli::usage());
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.showcmd {
+        print!("{}", inv.showcmd_text());
+        return ExitCode::SUCCESS;
+    }
     if let Some(arg) = &inv.config.cmdhelp {
         return exit(iobench::options::help::print_cmdhelp(arg));
     }
@@ -41,6 +49,10 @@ fn main() -> ExitCode {
         eprintln!("iobench: {e}");
         return ExitCode::FAILURE;
     }
+    if let Err(e) = iobench::run::preflight(&inv.config, &jobs) {
+        eprintln!("iobench: {e}");
+        return ExitCode::FAILURE;
+    }
     let mut reporter = match iobench::report::run::Reporter::start(&inv.config, &jobs) {
         Ok(r) => r,
         Err(e) => {
@@ -48,27 +60,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let mut status = ExitCode::SUCCESS;
-    let mut outcome = iobench::stats::RunOutcome::default();
-    let gids = iobench::report::group_ids(&jobs);
-    for (idx, job) in jobs.iter().enumerate() {
-        match iobench::run::run_job(job, gids[idx]) {
-            Ok(all) => {
-                for mut stats in all {
-                    stats.job_index = idx;
-                    outcome.results.push(stats);
-                }
-            }
-            Err(e) => {
-                eprintln!("iobench: {e}");
-                status = ExitCode::FAILURE;
-            }
-        }
-    }
-    // A job that ended with an error (I/O or verify) fails the run, as in fio.
-    if outcome.results.iter().any(|s| s.error != 0) {
-        status = ExitCode::FAILURE;
-    }
+    let (outcome, code) = iobench::run::run_all(&inv.config, &jobs);
+    let mut status = ExitCode::from(code);
     if let Err(e) = reporter.finish(&inv.config, &jobs, &outcome) {
         eprintln!("iobench: output: {e}");
         status = ExitCode::FAILURE;

@@ -350,6 +350,12 @@ impl Generator {
         }
     }
 
+    /// fio's 1-based thread number of this clone (it seeds the clone's other streams too:
+    /// startdelay ranges, Poisson rates).
+    pub fn thread_number(&self) -> u64 {
+        self.cfg.thread_number
+    }
+
     /// Starts a new pass over the same region, as a new loop does.
     pub fn restart(&mut self) {
         if let Some(r) = &mut self.replay {

@@ -56,21 +56,20 @@ impl IologWriter {
 
     /// Records one issued I/O (and the file's `open` before its first one).
     pub fn log_io(&mut self, io: &NextIo) -> io::Result<()> {
-        if let Some(o) = self.opened.get_mut(io.file) {
+        self.log_op(io.file, ddir_name(io.ddir), io.offset, io.len)
+    }
+
+    /// Records one operation `act` (read, write, trim, sync, datasync, ...) on `file`.
+    pub fn log_op(&mut self, file: usize, act: &str, offset: u64, len: u64) -> io::Result<()> {
+        if let Some(o) = self.opened.get_mut(file) {
             if !*o {
                 *o = true;
-                self.file_action(io.file, "open")?;
+                self.file_action(file, "open")?;
             }
         }
         let t = self.usec();
-        let name = self.names.get(io.file).map_or("?", String::as_str);
-        writeln!(
-            self.out,
-            "{t} {name} {} {} {}",
-            ddir_name(io.ddir),
-            io.offset,
-            io.len
-        )
+        let name = self.names.get(file).map_or("?", String::as_str);
+        writeln!(self.out, "{t} {name} {act} {offset} {len}")
     }
 
     /// Closes the opened files in the log and flushes it.

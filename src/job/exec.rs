@@ -181,7 +181,7 @@ impl ExecOpts {
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
             startdelay_us: startdelay,
             loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
-            stonewall: r.bool("stonewall")?,
+            stonewall: r.bool("stonewall")? || r.raw.file_stonewall,
             new_group: r.bool("new_group")?,
             wait_for: r.text("wait_for").filter(|s| !s.is_empty()),
             thread: r.bool("thread")?,
@@ -203,7 +203,15 @@ impl ExecOpts {
             thinktime_us: r.time_us("thinktime", TimeUnit::Usec)?,
             thinktime_spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
             thinktime_blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
-            max_latency_us: r.time_us("max_latency", TimeUnit::Usec)?,
+            // Per direction (`r,w,t`); the pacer reads every part, this keeps the first.
+            max_latency_us: match r.text("max_latency") {
+                None => 0,
+                Some(v) => crate::options::value::parse_time_us(
+                    v.split(',').next().unwrap_or(""),
+                    TimeUnit::Usec,
+                )
+                .map_err(|e| r.invalid("max_latency", e))?,
+            },
             nice: r.int("nice")?.map(|v| v as i32),
             cpus_allowed: match r.text("cpus_allowed") {
                 None => None,

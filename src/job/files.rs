@@ -1,7 +1,20 @@
-//! Where a job does its I/O: file names, directories, devices and their sizes.
+//! Where a job does its I/O: file names, directories, devices and their sizes, and how the
+//! runner prepares them (layout, fallocate, cache dropping, unlinking).
 
 use super::reader::Reader;
 use crate::error::JobError;
+
+/// How file space is reserved when a file is laid out (`fallocate=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fallocate {
+    None,
+    /// `posix_fallocate`.
+    Posix,
+    /// `fallocate(2)` with mode 0 (fio's default, "native").
+    Native,
+    /// `fallocate(2)` with FALLOC_FL_KEEP_SIZE.
+    Keep,
+}
 
 /// The resolved file options.
 #[derive(Debug, Clone)]
@@ -9,14 +22,133 @@ pub struct FileOpts {
     pub filename: Option<String>,
     pub directory: Option<String>,
     pub filesize: Option<u64>,
+    /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
+    pub filename_format: String,
+    pub nrfiles: u32,
+    pub fallocate: Fallocate,
+    /// Drop the files' cached pages before the I/O starts.
+    pub invalidate: bool,
+    /// Read the files once into the page cache before the I/O starts.
+    pub pre_read: bool,
+    /// Create files when the worker opens them instead of laying them out first.
+    pub create_on_open: bool,
+    /// Delete files this run created when the job ends.
+    pub unlink: bool,
+    pub allow_file_create: bool,
+    pub allow_mounted_write: bool,
 }
 
 impl FileOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
+        let fallocate = match r.text("fallocate").as_deref() {
+            None | Some("native") | Some("1") => Fallocate::Native,
+            Some("none") | Some("0") => Fallocate::None,
+            Some("posix") => Fallocate::Posix,
+            Some("keep") => Fallocate::Keep,
+            Some(other) => {
+                return Err(r.invalid(
+                    "fallocate",
+                    format!("'{other}' is not one of none, native, posix, keep, 0, 1"),
+                ))
+            }
+        };
+        let pre_read = r.bool("pre_read")?;
         Ok(FileOpts {
-            filename: r.text("filename"),
-            directory: r.text("directory"),
+            filename: r.text("filename").filter(|s| !s.is_empty()),
+            directory: r.text("directory").filter(|s| !s.is_empty()),
             filesize: r.size("filesize")?,
+            filename_format: r
+                .text("filename_format")
+                .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
+            nrfiles: r.int("nrfiles")?.unwrap_or(1).max(1) as u32,
+            fallocate,
+            invalidate: r.bool("invalidate")? && !pre_read,
+            pre_read,
+            create_on_open: r.bool("create_on_open")?,
+            unlink: r.bool("unlink")?,
+            allow_file_create: r.bool("allow_file_create")?,
+            allow_mounted_write: r.bool("allow_mounted_write")?,
         })
+    }
+
+    /// The names of the files clone `clone` of job `job_name` works on, as fio makes
+    /// them: the `filename` list (split at ':', put under `directory` when relative), or
+    /// `nrfiles` names from `filename_format` under `directory`.
+    pub fn paths(&self, job_name: &str, clone: u32) -> Vec<String> {
+        let join = |f: &str| match &self.directory {
+            Some(d) if !f.starts_with('/') => format!("{}/{f}", d.trim_end_matches('/')),
+            _ => f.to_string(),
+        };
+        match &self.filename {
+            Some(list) => split_names(list).iter().map(|n| join(n)).collect(),
+            None => (0..self.nrfiles)
+                .map(|n| {
+                    let name = self
+                        .filename_format
+                        .replace("$jobname", job_name)
+                        .replace("$jobnum", &clone.to_string())
+                        .replace("$filenum", &n.to_string())
+                        .replace("$clientuid", "0");
+                    join(&name)
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Splits a `filename` value at ':' (a '\:' stays a colon in the name, as in fio).
+pub fn split_names(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&':') => {
+                cur.push(':');
+                chars.next();
+            }
+            ':' => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            _ => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> FileOpts {
+        FileOpts {
+            filename: None,
+            directory: None,
+            filesize: None,
+            filename_format: "$jobname.$jobnum.$filenum".into(),
+            nrfiles: 1,
+            fallocate: Fallocate::Native,
+            invalidate: true,
+            pre_read: false,
+            create_on_open: false,
+            unlink: false,
+            allow_file_create: true,
+            allow_mounted_write: false,
+        }
+    }
+
+    #[test]
+    fn generated_names_follow_fio() {
+        let mut o = opts();
+        o.nrfiles = 2;
+        o.directory = Some("/d/".into());
+        assert_eq!(o.paths("j", 3), vec!["/d/j.3.0", "/d/j.3.1"]);
+        o.filename = Some("a:/abs/b:c\\:d".into());
+        assert_eq!(o.paths("j", 0), vec!["/d/a", "/abs/b", "/d/c:d"]);
     }
 }

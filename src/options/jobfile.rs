@@ -1,90 +1,348 @@
-//! Job files: INI sections, `[global]` (each applying to the sections after it), comments,
-//! `${VAR}` from the environment, and `include`.
+//! Job files as fio reads them: `[sections]`, `[global]` (and any section whose name starts
+//! with `global`, each applying to the sections after it), `;` and `#` comments (also after
+//! a value), `include FILE`, `${VAR}` from the environment, fio's `$ncpus`-style keywords
+//! with arithmetic, `-` for standard input, `--section` filtering, and the `--showcmd` line.
 
-use super::{make_opt, Origin, RawJob, RawOpt};
+use super::keywords::{self, Machine};
+use super::showcmd::{ShowList, Shown};
+use super::{make_opt_with, Origin, RawJob, RawOpt};
 use crate::error::ParseError;
+use std::path::Path;
 use std::sync::Arc;
 
-/// Expands `${VAR}` from the environment; an unset variable expands to nothing, as in fio.
-pub fn expand_env(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        match rest[start + 2..].find('}') {
-            Some(end) => {
-                let var = &rest[start + 2..start + 2 + end];
-                out.push_str(&std::env::var(var).unwrap_or_default());
-                rest = &rest[start + 2 + end + 1..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+pub use keywords::expand_env;
+
+/// How deep `include` may nest before iobench stops (a file including itself).
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// The longest section name fio accepts.
+const MAX_SECTION_NAME: usize = 255;
+
+/// How one job file is read, beyond its text.
+#[derive(Debug, Clone, Default)]
+pub struct FileOptions {
+    /// `--section` names: when not empty, only these job sections are read (`[global]`
+    /// sections always are).
+    pub sections: Vec<String>,
+    /// fio separates several job files by a stonewall: the first job of every file after
+    /// the first waits for the jobs before it.
+    pub stonewall_first: bool,
+    /// Accept options iobench does not implement yet (for `--showcmd`, which only
+    /// translates the file and runs nothing).
+    pub allow_not_yet: bool,
 }
 
-/// Parses job-file text. `globals` carries `[global]` options in force from before (earlier
-/// files or the command line) and is updated as `[global]` sections are read.
+/// One job file's jobs and its `--showcmd` rendering.
+#[derive(Debug, Clone, Default)]
+pub struct ParsedFile {
+    pub jobs: Vec<RawJob>,
+    /// The file as command-line options (`--directory=/x --name=a --rw=read `), or `None`
+    /// when it has no section at all.
+    pub showcmd: Option<String>,
+}
+
+/// Which kind of section the lines being read belong to.
+enum Current {
+    /// Before the first section header.
+    None,
+    /// A `[global…]` section, with the options it has set so far (for `--showcmd`).
+    Global(ShowList),
+    /// A job section: the index in `jobs`, and its options for `--showcmd`.
+    Job(usize, ShowList),
+    /// A job section left out by `--section`.
+    Skipped,
+}
+
+/// The state of reading one top-level job file (and what it includes).
+struct Reader<'a> {
+    globals: &'a mut Vec<RawOpt>,
+    opts: &'a FileOptions,
+    machine: Machine,
+    jobs: Vec<RawJob>,
+    current: Current,
+    /// Every global option set so far (command-line defaults first), as `--showcmd`
+    /// prints them at the end of each `[global]` section.
+    global_shown: ShowList,
+    showcmd: Option<String>,
+    stonewall_pending: bool,
+}
+
+/// Parses job-file text. `globals` carries the options in force from before (options before
+/// the first `--name`) and is updated as `[global]` sections are read.
 pub fn parse_str(
     text: &str,
     path: &str,
     globals: &mut Vec<RawOpt>,
 ) -> Result<Vec<RawJob>, ParseError> {
-    let file: Arc<str> = Arc::from(path);
-    let mut jobs: Vec<RawJob> = Vec::new();
-    let mut in_global = false;
-    for (idx, raw_line) in text.lines().enumerate() {
-        let origin = Origin::at(&file, idx + 1);
-        let line = raw_line.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
-            continue;
-        }
-        if let Some(section) = line.strip_prefix('[') {
-            let name = section
-                .strip_suffix(']')
-                .ok_or_else(|| ParseError::Syntax {
-                    message: format!("section header '{line}' has no closing ']'"),
-                    origin: origin.clone(),
-                })?;
-            in_global = name == "global";
-            if !in_global {
-                jobs.push(RawJob {
-                    name: name.to_string(),
-                    opts: globals.clone(),
-                    origin,
-                    globals: globals.len(),
-                });
-            }
-            continue;
-        }
-        let (name, value) = match line.split_once('=') {
-            Some((n, v)) => (n.trim(), Some(expand_env(v.trim()))),
-            None => (line, None),
-        };
-        let opt = make_opt(name, value.as_deref(), &origin)?;
-        if in_global {
-            globals.push(opt);
-        } else if let Some(job) = jobs.last_mut() {
-            job.opts.push(opt);
-        } else {
-            return Err(ParseError::Syntax {
-                message: format!("option '{name}' comes before any [section]"),
-                origin,
-            });
-        }
-    }
-    Ok(jobs)
+    parse_text(text, path, globals, &FileOptions::default()).map(|p| p.jobs)
 }
 
-/// Reads and parses a job file from disk.
+/// Parses job-file text with `--section` filtering and file-stonewall as `opts` says.
+pub fn parse_text(
+    text: &str,
+    path: &str,
+    globals: &mut Vec<RawOpt>,
+    opts: &FileOptions,
+) -> Result<ParsedFile, ParseError> {
+    let global_shown = globals.iter().map(Shown::from_raw).collect();
+    let mut r = Reader {
+        globals,
+        opts,
+        machine: Machine::current(),
+        jobs: Vec::new(),
+        current: Current::None,
+        global_shown,
+        showcmd: None,
+        stonewall_pending: opts.stonewall_first,
+    };
+    r.read(text, path, 0)?;
+    r.end_section();
+    Ok(ParsedFile {
+        jobs: r.jobs,
+        showcmd: r.showcmd,
+    })
+}
+
+/// Reads and parses a job file from disk (`-` is standard input).
 pub fn parse_file(path: &str, globals: &mut Vec<RawOpt>) -> Result<Vec<RawJob>, ParseError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ParseError::Io {
+    parse_path(path, globals, &FileOptions::default()).map(|p| p.jobs)
+}
+
+/// Reads a job file from disk (`-` is standard input) and parses it as `opts` says.
+pub fn parse_path(
+    path: &str,
+    globals: &mut Vec<RawOpt>,
+    opts: &FileOptions,
+) -> Result<ParsedFile, ParseError> {
+    let text = read_source(path)?;
+    parse_text(&text, path, globals, opts)
+}
+
+/// The text of a job file, or of standard input for `-`.
+fn read_source(path: &str) -> Result<String, ParseError> {
+    let io = |source| ParseError::Io {
         path: path.to_string(),
         source,
-    })?;
-    parse_str(&text, path, globals)
+    };
+    if path == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(io)?;
+        return Ok(text);
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    String::from_utf8(bytes).map_err(|_| {
+        io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the job file is not UTF-8 text",
+        ))
+    })
+}
+
+/// Removes what fio removes from a line: leading blanks, everything from the first `;` or
+/// `#` on (a comment, also after a value), and trailing blanks and control characters.
+fn clean_line(raw: &str) -> &str {
+    let line = raw.trim_start();
+    let line = match line.find([';', '#']) {
+        Some(at) => &line[..at],
+        None => line,
+    };
+    line.trim_end_matches(|c: char| c.is_whitespace() || c.is_control())
+}
+
+/// True for a section name fio treats as global: any that starts with `global`.
+fn is_global_name(name: &str) -> bool {
+    name.starts_with("global")
+}
+
+/// Where an `include`d file is: as given when it exists (fio looks there first), otherwise
+/// beside the including file.
+fn include_path(target: &str, including: &str) -> String {
+    if Path::new(target).exists() || Path::new(target).is_absolute() {
+        return target.to_string();
+    }
+    match including.rfind('/') {
+        Some(slash) => format!("{}{}", &including[..=slash], target),
+        None => target.to_string(),
+    }
+}
+
+impl Reader<'_> {
+    /// Reads the lines of one file; `depth` > 0 inside an `include`.
+    fn read(&mut self, text: &str, path: &str, depth: usize) -> Result<(), ParseError> {
+        let file: Arc<str> = Arc::from(path);
+        for (idx, raw_line) in text.lines().enumerate() {
+            let origin = Origin::at(&file, idx + 1);
+            let line = clean_line(raw_line);
+            if line.is_empty() {
+                continue;
+            }
+            if line.starts_with('[') {
+                if depth > 0 {
+                    return Err(syntax(
+                        "an included file may not start a new section",
+                        origin,
+                    ));
+                }
+                self.start_section(line, origin)?;
+                continue;
+            }
+            if matches!(self.current, Current::Skipped) {
+                continue;
+            }
+            if let Some(target) = line
+                .strip_prefix("include")
+                .filter(|rest| rest.starts_with(char::is_whitespace))
+            {
+                self.include(target.trim(), path, depth, origin)?;
+                continue;
+            }
+            self.option(line, origin)?;
+        }
+        Ok(())
+    }
+
+    fn include(
+        &mut self,
+        target: &str,
+        including: &str,
+        depth: usize,
+        origin: Origin,
+    ) -> Result<(), ParseError> {
+        if matches!(self.current, Current::None) {
+            return Err(syntax(
+                &format!("'include {target}' comes before any [section]"),
+                origin,
+            ));
+        }
+        if target.is_empty() {
+            return Err(syntax("'include' needs a file name", origin));
+        }
+        if depth >= MAX_INCLUDE_DEPTH {
+            return Err(syntax(
+                &format!("includes nest deeper than {MAX_INCLUDE_DEPTH} files (does '{target}' include itself?)"),
+                origin,
+            ));
+        }
+        let path = include_path(target, including);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| syntax(&format!("cannot read included file '{path}': {e}"), origin))?;
+        self.read(&text, &path, depth + 1)
+    }
+
+    fn start_section(&mut self, line: &str, origin: Origin) -> Result<(), ParseError> {
+        let name = line
+            .strip_prefix('[')
+            .and_then(|s| s.strip_suffix(']'))
+            .ok_or_else(|| {
+                syntax(
+                    &format!("section header '{line}' has no closing ']'"),
+                    origin.clone(),
+                )
+            })?;
+        if name.is_empty() {
+            return Err(syntax("a section needs a name: '[]'", origin));
+        }
+        if name.len() > MAX_SECTION_NAME {
+            return Err(syntax(
+                &format!("a section name is longer than {MAX_SECTION_NAME} characters"),
+                origin,
+            ));
+        }
+        self.end_section();
+        let global = is_global_name(name);
+        if !global
+            && !self.opts.sections.is_empty()
+            && !self.opts.sections.iter().any(|s| s == name)
+        {
+            self.current = Current::Skipped;
+            return Ok(());
+        }
+        let show = self.showcmd.get_or_insert_with(String::new);
+        if global {
+            self.current = Current::Global(ShowList::new());
+            return Ok(());
+        }
+        show.push_str(&format!("--name={name} "));
+        let mut job = RawJob {
+            name: name.to_string(),
+            opts: self.globals.clone(),
+            origin,
+            globals: self.globals.len(),
+            ..Default::default()
+        };
+        job.file_stonewall = std::mem::take(&mut self.stonewall_pending);
+        self.jobs.push(job);
+        self.current = Current::Job(self.jobs.len() - 1, ShowList::new());
+        Ok(())
+    }
+
+    /// Closes the section being read: its options go to the `--showcmd` line, in fio's
+    /// order (by priority, general options before engine options).
+    fn end_section(&mut self) {
+        match std::mem::replace(&mut self.current, Current::None) {
+            Current::Global(list) => {
+                self.global_shown.extend(super::showcmd::sorted(list));
+                let show = self.showcmd.get_or_insert_with(String::new);
+                super::showcmd::render(show, &self.global_shown);
+            }
+            Current::Job(_, list) => {
+                let show = self.showcmd.get_or_insert_with(String::new);
+                super::showcmd::render(show, &super::showcmd::sorted(list));
+            }
+            Current::None | Current::Skipped => {}
+        }
+    }
+
+    fn option(&mut self, line: &str, origin: Origin) -> Result<(), ParseError> {
+        let line = keywords::expand_env(line);
+        let (name, value) = match line.split_once('=') {
+            Some((n, v)) => (n.trim_end(), Some(v)),
+            None => (line.as_str(), None),
+        };
+        let value =
+            match value {
+                None => None,
+                Some(v) => Some(keywords::replace_keywords(v, &self.machine).map_err(
+                    |reason| ParseError::BadValue {
+                        option: name.to_string(),
+                        value: v.trim().to_string(),
+                        reason,
+                        expected: "whole-number arithmetic such as $ncpus*2",
+                        origin: origin.clone(),
+                    },
+                )?),
+            };
+        let opt = make_opt_with(
+            name,
+            value.as_deref().map(str::trim),
+            &origin,
+            self.opts.allow_not_yet,
+        )?;
+        let shown = Shown::new(opt.def, value);
+        match &mut self.current {
+            Current::Global(list) => {
+                list.push(shown);
+                self.globals.push(opt);
+            }
+            Current::Job(idx, list) => {
+                list.push(shown);
+                self.jobs[*idx].opts.push(opt);
+            }
+            Current::None => {
+                return Err(syntax(
+                    &format!("option '{name}' comes before any [section]"),
+                    origin,
+                ))
+            }
+            Current::Skipped => {}
+        }
+        Ok(())
+    }
+}
+
+fn syntax(message: &str, origin: Origin) -> ParseError {
+    ParseError::Syntax {
+        message: message.to_string(),
+        origin,
+    }
 }

@@ -3,6 +3,8 @@
 
 pub mod help;
 pub mod jobfile;
+pub mod keywords;
+pub mod showcmd;
 pub mod table;
 pub mod value;
 
@@ -63,6 +65,9 @@ pub struct RawJob {
     /// How many of `opts` (at the front) were inherited from `[global]` or from options
     /// before the first `--name`; JSON reports them as `global options`.
     pub globals: usize,
+    /// The first job of a second or later job file: fio separates job files by a
+    /// stonewall, so this job waits for all before it as if it said `stonewall`.
+    pub file_stonewall: bool,
 }
 
 impl RawJob {
@@ -84,20 +89,25 @@ use crate::error::ParseError;
 /// Matches `name` to its table entry and checks `value` against its kind: the one gate every
 /// option passes through, from the command line or a job file.
 pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawOpt, ParseError> {
+    make_opt_with(name, value, origin, false)
+}
+
+/// [`make_opt`], optionally letting through options (and values) iobench does not implement
+/// yet: `--showcmd` only translates a job file, it never runs it.
+pub fn make_opt_with(
+    name: &str,
+    value: Option<&str>,
+    origin: &Origin,
+    allow_not_yet: bool,
+) -> Result<RawOpt, ParseError> {
     let def = lookup(name).ok_or_else(|| ParseError::UnknownOption {
         name: name.to_string(),
         nearest: nearest(name),
         origin: origin.clone(),
     })?;
-    if def.support == Support::NotYet {
+    if def.support == Support::NotYet && !allow_not_yet {
         return Err(ParseError::NotSupported {
             name: def.name.to_string(),
-            origin: origin.clone(),
-        });
-    }
-    if let Some(v) = value.filter(|v| !def.value_supported(v)) {
-        return Err(ParseError::NotSupported {
-            name: format!("{}={v}", def.name),
             origin: origin.clone(),
         });
     }
@@ -108,6 +118,13 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
         expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
+    let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
+    if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
+        return Err(ParseError::NotSupported {
+            name: format!("{}={v}", def.name),
+            origin: origin.clone(),
+        });
+    }
     Ok(RawOpt {
         def,
         value: value.map(str::to_string),

@@ -757,8 +757,7 @@ pub static OPTIONS: &[OptDef] = &[
         "How the ':N' modifier of rw picks the next offset",
     )
     .def("sequential")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "ioengine",
         K::Choice(IOENGINE_CHOICES),
@@ -856,8 +855,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Total bytes of I/O to do, if different from size",
     )
     .alias(&["io_limit"])
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "fill_device",
         K::Bool,
@@ -898,8 +896,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "offset_increment",
         K::SizeOrPercent,
@@ -907,16 +904,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .parent("offset")
-    .not_yet(),
+    .parent("offset"),
     opt(
         "number_ios",
         K::Size,
         "Stop after this many I/Os, whatever the size",
     )
     .def("0")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "bs",
         K::SizeList,
@@ -935,8 +930,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["blockalign"])
     .cat(C::Io)
     .parent("rw")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "bsrange",
         K::RangeList,
@@ -952,8 +946,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Weighted mix of block sizes, e.g. 4k/50:64k/50",
     )
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_unaligned",
         K::Bool,
@@ -961,8 +954,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["blocksize_unaligned"])
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "bs_is_seq_rand",
         K::Bool,
@@ -971,8 +963,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("blocksize")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randrepeat",
         K::Bool,
@@ -981,8 +972,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("rw")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "randseed",
         K::Size,
@@ -990,8 +980,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0x89")
     .cat(C::Io)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt(
         "norandommap",
         K::Bool,
@@ -1007,24 +996,21 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("norandommap")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "random_generator",
         K::Choice(RANDOM_GENERATOR_CHOICES),
         "Which pseudo random number generator makes offsets",
     )
     .def("tausworthe")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "random_distribution",
         K::Choice(RANDOM_DISTRIBUTION_CHOICES),
         "How random offsets are spread over the file",
     )
     .def("random")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "percentage_random",
         K::IntList { min: 0, max: 100 },
@@ -1032,8 +1018,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100,100,100")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "percentage_sequential",
         K::Deprecated,
@@ -1047,8 +1032,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "nrfiles",
         K::Int {
@@ -1108,8 +1092,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "fdatasync",
         K::Int {
@@ -1120,8 +1103,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "write_barrier",
         K::Int {
@@ -1139,8 +1121,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(SYNC_FILE_RANGE_CHOICES),
         "Call sync_file_range with these flags every N writes (flags:N)",
     )
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt("direct", K::Bool, "Bypass the page cache with O_DIRECT")
         .def("0")
         .cat(C::Io)
@@ -1177,8 +1158,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "numjobs",
         K::Int {
@@ -1196,8 +1176,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Wait this long (or a random time in a range) before starting",
     )
     .def("0")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "runtime",
         K::Time(TimeUnit::Sec),
@@ -1422,9 +1401,7 @@ pub static OPTIONS: &[OptDef] = &[
     .parent("trim_percentage")
     .range(0, INT_MAX)
     .not_yet(),
-    opt("write_iolog", K::Str, "Record the job's I/O to this file")
-        .cat(C::Io)
-        .not_yet(),
+    opt("write_iolog", K::Str, "Record the job's I/O to this file").cat(C::Io),
     opt(
         "read_iolog",
         K::Str,
@@ -1643,8 +1620,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "rwmixwrite",
         K::Int { min: 0, max: 100 },
@@ -1652,8 +1628,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("50")
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt("rwmixcycle", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "nice",
@@ -1687,8 +1662,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_spin",
         K::Time(TimeUnit::Usec),
@@ -1697,8 +1671,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks",
         K::Int {
@@ -1710,8 +1683,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("thinktime")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "thinktime_blocks_type",
         K::Choice(THINKTIME_BLOCKS_TYPE_CHOICES),
@@ -1719,8 +1691,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("complete")
     .cat(C::Io)
-    .parent("thinktime")
-    .not_yet(),
+    .parent("thinktime"),
     opt(
         "thinktime_iotime",
         K::Time(TimeUnit::Sec),
@@ -1733,8 +1704,7 @@ pub static OPTIONS: &[OptDef] = &[
     .not_yet(),
     opt("rate", K::SizeList, "Cap the bandwidth, per direction")
         .cat(C::Rate)
-        .range(0, INT_MAX)
-        .not_yet(),
+        .range(0, INT_MAX),
     opt(
         "rate_min",
         K::SizeList,
@@ -1743,8 +1713,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ratemin"])
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops",
         K::IntList {
@@ -1754,8 +1723,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Cap the I/Os per second, per direction",
     )
     .cat(C::Rate)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_iops_min",
         K::IntList {
@@ -1766,8 +1734,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Rate)
     .parent("rate_iops")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_process",
         K::Choice(RATE_PROCESS_CHOICES),
@@ -1775,8 +1742,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("linear")
     .cat(C::Rate)
-    .parent("rate")
-    .not_yet(),
+    .parent("rate"),
     opt(
         "rate_cycle",
         K::Int {
@@ -1789,8 +1755,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1000")
     .cat(C::Rate)
     .parent("rate")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "rate_ignore_thinktime",
         K::Bool,
@@ -1806,22 +1771,19 @@ pub static OPTIONS: &[OptDef] = &[
         "Fail the job when an I/O takes longer than this, per direction",
     )
     .cat(C::Latency)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "latency_target",
         K::Time(TimeUnit::Usec),
         "Find the largest queue depth that keeps latency under this",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_window",
         K::Time(TimeUnit::Usec),
         "How long each depth is tried by latency_target",
     )
-    .cat(C::Latency)
-    .not_yet(),
+    .cat(C::Latency),
     opt(
         "latency_percentile",
         K::FloatList,
@@ -1829,8 +1791,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("100")
     .cat(C::Latency)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "latency_run",
         K::Bool,
@@ -1838,8 +1799,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Latency)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "invalidate",
         K::Bool,
@@ -1855,8 +1815,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Open files for synchronous writes (O_SYNC or O_DSYNC)",
     )
     .def("none")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "write_hint",
         K::Choice(WRITE_HINT_CHOICES),
@@ -1971,8 +1930,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "fsync_on_close",
         K::Bool,
@@ -1980,8 +1938,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("unlink", K::Bool, "Delete the job's files when it finishes")
         .def("0")
         .cat(C::File)
@@ -3010,14 +2967,78 @@ pub static OPTIONS: &[OptDef] = &[
 
 /// The definition answering to `name` (its name or an alias).
 pub fn lookup(name: &str) -> Option<&'static OptDef> {
-    OPTIONS.iter().find(|o| o.answers_to(name))
+    OPTIONS
+        .iter()
+        .chain(PROFILE_OPTIONS)
+        .find(|o| o.answers_to(name))
 }
+
+/// The options fio's built-in `tiobench` profile adds to every job's option set. fio accepts
+/// them in any job (its own `examples/waitfor.fio` sets `threads=1`) and they change nothing
+/// unless `profile=tiobench` is given, so iobench accepts them the same way. fio's
+/// `--cmdhelp` does not list them, so they stay out of [`OPTIONS`].
+pub static PROFILE_OPTIONS: &[OptDef] = &[
+    opt(
+        "threads",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: threads per job",
+    )
+    .cat(C::Profile),
+    opt(
+        "block",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: block size in bytes",
+    )
+    .def("4096")
+    .cat(C::Profile),
+    opt(
+        "numruns",
+        K::Int {
+            min: 0,
+            max: INT_MAX,
+        },
+        "tiobench profile: number of runs",
+    )
+    .cat(C::Profile),
+    opt("dir", K::Str, "tiobench profile: the directory to test in").cat(C::Profile),
+];
+
+/// Engine names fio 3.33 can load that are not in [`ENGINES`] (built only with optional
+/// libraries or hardware), so `ioengine=` names them as "not supported yet" rather than
+/// unknown.
+pub static OTHER_ENGINE_NAMES: &[&str] = &[
+    "cpp_null",
+    "dfs",
+    "http",
+    "ime_aio",
+    "ime_psync",
+    "ime_psyncv",
+    "libcufile",
+    "libhdfs",
+    "libiscsi",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
+    "libzbc",
+    "nfs",
+    "solarisaio",
+    "windowsaio",
+    "xnvme",
+];
 
 /// The known option name closest to `name`, for "did you mean" hints.
 pub fn nearest(name: &str) -> Option<&'static str> {
     OPTIONS
         .iter()
         .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .filter(|n| *n != name)
         .map(|n| (strsim::damerau_levenshtein(name, n), n))
         .filter(|(d, n)| *d <= 3.max(n.len() / 3))
         .min_by_key(|(d, _)| *d)

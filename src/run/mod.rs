@@ -1,21 +1,27 @@
-//! The runner: opens and lays out files, builds each job clone's engine and generator, and
-//! runs the worker loop (`worker`), collecting each clone's stats.
+//! The runner: checks and prepares every job's targets, starts the clones of each group
+//! together (processes by default, threads with `thread=1`), runs the groups in order, and
+//! collects each clone's stats. `worker` is the per-clone I/O loop.
 
+pub mod files;
+pub mod groups;
+pub mod pacing;
+pub mod signals;
+pub mod spawn;
+pub mod syncing;
 pub mod worker;
 
+use crate::cli::CliConfig;
 use crate::engine::registry::EngineVisitor;
 use crate::engine::{Engine, EngineFile};
 use crate::error::RunError;
-use crate::job::{Job, SizeSpec};
-use crate::stats::JobStats;
-use std::fs::OpenOptions;
+use crate::job::Job;
+use crate::stats::{JobStats, RunOutcome};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static TERMINATE: AtomicBool = AtomicBool::new(false);
 
-/// True once a stop was asked for (signal): workers end their loops promptly.
+/// True once a stop was asked for (signal, `exitall`): workers end their loops promptly.
 #[inline]
 pub fn terminating() -> bool {
     TERMINATE.load(Ordering::Relaxed)
@@ -24,6 +30,13 @@ pub fn terminating() -> bool {
 /// Asks every worker to stop.
 pub fn request_stop() {
     TERMINATE.store(true, Ordering::Relaxed);
+}
+
+/// Lets the next group run after an `exitall` stop (a signal's stop stays).
+fn clear_stop() {
+    if signals::signalled().is_none() {
+        TERMINATE.store(false, Ordering::Relaxed);
+    }
 }
 
 struct Visit<'a> {
@@ -37,67 +50,60 @@ impl EngineVisitor for Visit<'_> {
     }
 }
 
-/// Runs one clone of a job (for now: one file per clone, `jobname.clone.0` or `filename`).
-pub fn run_clone(job: &Job, clone: u32, groupid: u32) -> Result<JobStats, RunError> {
+/// Checks made before anything is printed or any I/O is done (`--readonly`, mounted
+/// block devices).
+pub fn preflight(cfg: &CliConfig, jobs: &[Job]) -> Result<(), String> {
+    files::preflight(cfg.readonly, jobs)
+}
+
+/// Runs one clone over its prepared targets, in this process or thread.
+pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
+    let job = spec.job;
     let err = |source| RunError::Io {
         job: job.name.clone(),
         source,
     };
-    let path = match (&job.files.directory, &job.files.filename) {
-        (Some(d), Some(f)) => format!("{d}/{f}"),
-        (None, Some(f)) => f.clone(),
-        (Some(d), None) => format!("{d}/{}.{clone}.0", job.name),
-        (None, None) => format!("{}.{clone}.0", job.name),
-    };
-    let size = match job.workload.size {
-        Some(SizeSpec::Bytes(b)) => b,
-        _ => {
-            return Err(RunError::Setup {
-                job: job.name.clone(),
-                message: "size must be given in bytes for now".into(),
-            })
-        }
-    };
-    let mut flags = job.exec.sync.open_sync_flags;
-    if job.exec.direct {
-        flags |= libc::O_DIRECT;
-    }
     let no_files = job.exec.engine == crate::engine::EngineKind::Null;
-    let (file, real) = if no_files {
-        (None, size)
+    let opened = if no_files {
+        Vec::new()
     } else {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .custom_flags(flags)
-            .open(&path)
-            .map_err(err)?;
-        if file.metadata().map_err(err)?.len() < size {
-            file.set_len(size).map_err(err)?;
-        }
-        (Some(file), size)
+        files::open_all(job, &spec.targets).map_err(err)?
     };
-    let fd = file.as_ref().map_or(-1, |f| f.as_raw_fd());
-    let fds = [fd];
-    let efiles = [EngineFile {
-        fd,
-        size: real,
-        writable: true,
-    }];
-    let extents = [crate::gen::FileExtent::new(&path, real)];
-    let gen = crate::gen::Generator::new(job, clone, &extents).map_err(|e| RunError::Setup {
-        job: job.name.clone(),
-        message: e.to_string(),
-    })?;
-    let mut stats = JobStats::for_job(job, 0, groupid);
+    let writable = files::job_writes(job);
+    let fds: Vec<i32> = if no_files {
+        spec.targets.iter().map(|_| -1).collect()
+    } else {
+        opened.iter().map(|f| f.as_raw_fd()).collect()
+    };
+    let efiles: Vec<EngineFile> = spec
+        .targets
+        .iter()
+        .zip(&fds)
+        .map(|(t, &fd)| EngineFile {
+            fd,
+            size: t.size,
+            writable,
+        })
+        .collect();
+    let names: Vec<String> = spec.targets.iter().map(|t| t.path.clone()).collect();
+    let extents: Vec<crate::gen::FileExtent> = spec
+        .targets
+        .iter()
+        .map(|t| crate::gen::FileExtent::new(&t.path, t.size).laid_out_from(t.setup_size))
+        .collect();
+    let gen =
+        crate::gen::Generator::with_thread_number(job, spec.clone, spec.thread_number, &extents)
+            .map_err(|e| RunError::Setup {
+                job: job.name.clone(),
+                message: e.to_string(),
+            })?;
+    let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
     let cx = worker::WorkerCtx {
         job,
         fds: &fds,
         files: &efiles,
-        names: std::slice::from_ref(&path),
+        names: &names,
         gen,
         stats,
     };
@@ -107,16 +113,98 @@ pub fn run_clone(job: &Job, clone: u32, groupid: u32) -> Result<JobStats, RunErr
         .engine
         .visit(&job.exec.engine_opts, Visit { cx })
         .map_err(err);
-    drop(file);
+    drop(opened);
     r.map(|mut s| {
         s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
+        s.job_index = spec.job_index;
         s
     })
 }
 
-/// Runs every clone of one job in turn (processes and groups come next).
-pub fn run_job(job: &Job, groupid: u32) -> Result<Vec<JobStats>, RunError> {
-    (0..job.exec.numjobs)
-        .map(|c| run_clone(job, c, groupid))
-        .collect()
+/// Runs every job: groups in order, the clones of a group at once. Returns the stats of
+/// every clone that ran and the exit status (fio's: 128 after a signal, else the number of
+/// failed clones, capped).
+pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
+    signals::install_main();
+    let gids = crate::report::group_ids(jobs);
+    let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
+    let mut info = |s: &str| {
+        if normal {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(s.as_bytes());
+            let _ = out.flush();
+        }
+    };
+    let mut outcome = RunOutcome::default();
+    let mut failed = 0u32;
+    let mut first_thread = 1u64;
+    let firsts: Vec<u64> = jobs
+        .iter()
+        .map(|j| {
+            let f = first_thread;
+            first_thread += j.exec.numjobs.max(1) as u64;
+            f
+        })
+        .collect();
+    for phase in groups::phases(jobs) {
+        if terminating() {
+            break;
+        }
+        let mut specs = Vec::new();
+        let mut prepared_ok = true;
+        for &ji in &phase {
+            let job = &jobs[ji];
+            for clone in 0..job.exec.numjobs.max(1) {
+                match files::prepare(job, clone, &mut info) {
+                    Ok(targets) => specs.push(spawn::CloneSpec {
+                        job,
+                        job_index: ji,
+                        clone,
+                        thread_number: crate::gen::fio_thread_number(
+                            firsts[ji],
+                            job.exec.numjobs,
+                            clone,
+                        ),
+                        groupid: gids[ji],
+                        targets,
+                    }),
+                    Err(e) => {
+                        eprintln!("iobench: {e}");
+                        failed += 1;
+                        prepared_ok = false;
+                    }
+                }
+            }
+        }
+        if !prepared_ok && specs.is_empty() {
+            continue;
+        }
+        let results = spawn::run_together(&specs);
+        for (spec, r) in specs.iter().zip(results) {
+            match r {
+                Ok(s) => {
+                    if s.error != 0 {
+                        failed += 1;
+                    }
+                    outcome.results.push(s);
+                }
+                Err(e) => {
+                    eprintln!("iobench: {e}");
+                    failed += 1;
+                }
+            }
+            if spec.job.files.unlink {
+                files::unlink_created(&spec.targets);
+            }
+        }
+        clear_stop();
+    }
+    outcome.signal = signals::signalled();
+    let code = if outcome.signal.is_some() {
+        signals::SIGNAL_EXIT
+    } else {
+        failed.min(127) as u8
+    };
+    (outcome, code)
 }

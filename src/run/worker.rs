@@ -68,6 +68,23 @@ pub struct WorkerCtx<'a> {
     pub stats: JobStats,
 }
 
+/// Why the worker holds back from issuing (pacing and syncing, see `pacing`/`syncing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hold {
+    None,
+    /// Reap everything in flight, then carry on (latency_target lowered the depth).
+    Drain,
+    /// Reap everything in flight, then sync.
+    Sync(super::syncing::SyncKind),
+    /// Reap everything in flight, then pause for thinktime.
+    Think,
+    /// Sleep until this time (after reaping everything in flight when `drain`).
+    Until {
+        at: u64,
+        drain: bool,
+    },
+}
+
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
 pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
@@ -97,8 +114,27 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
     let low = (ex.iodepth_low as usize).clamp(1, depth);
     let stamps_commit = engine.stamps_issue_on_commit();
+    // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
+    let inval =
+        |e: crate::error::JobError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
+    let mut pace =
+        super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
+    let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
+    let mut iolog = match &cx.job.workload.replay.write_iolog {
+        Some(p) => Some(crate::iolog::IologWriter::create(p, cx.names)?),
+        None => None,
+    };
+    let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
+    let mut hold = Hold::None;
+    let mut pending: Option<crate::gen::NextIo> = None;
+    let mut last_issue = 0u64;
+    let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
+    if delay > 0 {
+        super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
+    }
 
     let t0 = now_ns();
+    pace.start(t0);
     let ramp_end = t0 + ex.ramp_time_us * 1000;
     let end = if ex.runtime_us > 0 {
         Some(ramp_end + ex.runtime_us * 1000)
@@ -107,7 +143,6 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     };
     let mut stat_start = t0;
     let mut ramping = ex.ramp_time_us > 0;
-    let mut loops_left = ex.loops.max(1) - 1;
     let mut inflight = 0usize;
     let mut gen_done = false;
     if data.verify_only() {
@@ -165,6 +200,16 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                         .record_error(crate::verify::contents::EILSEQ, &text);
                     error.get_or_insert(text);
                 }
+                match pace.completed(d, $now - u.start_ns, (name, u.offset, u.len)) {
+                    super::pacing::Verdict::Go => {}
+                    super::pacing::Verdict::Fail(errno, text) => {
+                        cx.stats.record_error(errno, &text);
+                        if error.is_none() {
+                            error = Some(text);
+                        }
+                    }
+                    _ => hold = Hold::Drain,
+                }
             }
         }};
     }
@@ -174,30 +219,108 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
+            pace.start(now);
+            // What was counted while ramping does not belong in the results.
+            let s = &mut cx.stats;
+            s.depth_map = Default::default();
+            s.submit_map = Default::default();
+            s.complete_map = Default::default();
+            s.total_submit = 0;
+            s.total_complete = 0;
+            // The I/Os in flight now complete after the ramp and are counted then.
+            if inflight > 0 {
+                s.record_depth(inflight as u32, inflight as u32);
+            }
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
             break;
         }
-        // Fill the queue.
-        while !gen_done && !free.is_empty() && !data.backlog_due() {
-            let next = match cx.gen.next_io() {
-                Some(n) => n,
-                None if ex.time_based || loops_left > 0 => {
-                    loops_left = loops_left.saturating_sub(1);
-                    cx.gen.restart();
-                    match cx.gen.next_io() {
-                        Some(n) => n,
-                        None => {
-                            gen_done = true;
-                            break;
-                        }
+        // Pacing/syncing: act on a hold once nothing it waits for is in flight.
+        if hold != Hold::None && (inflight == 0 || matches!(hold, Hold::Until { drain: false, .. }))
+        {
+            match std::mem::replace(&mut hold, Hold::None) {
+                Hold::Sync(kind) => {
+                    let (f, off) = (syncer.last_file, syncer.last_offset);
+                    let t = now_ns();
+                    let r = syncer.sync(cx.fds.get(f).copied().unwrap_or(-1), kind);
+                    if r < 0 {
+                        let text = format!(
+                            "io_u error on file {}: {}: {}",
+                            cx.names.get(f).map_or("?", |s| s.as_str()),
+                            io::Error::from_raw_os_error((-r) as i32),
+                            kind.log_name()
+                        );
+                        cx.stats.record_error((-r) as i32, &text);
+                        error.get_or_insert(text);
+                    } else if !ramping {
+                        super::syncing::account(&mut cx.stats, kind, now_ns() - t);
+                    }
+                    if let Some(l) = &mut iolog {
+                        l.log_op(f, kind.log_name(), off, 0)?;
                     }
                 }
+                Hold::Think => pace.think(super::terminating),
+                Hold::Until { at, .. } => {
+                    super::pacing::sleep_until(end.map_or(at, |e| at.min(e)), super::terminating)
+                }
+                Hold::Drain | Hold::None => {}
+            }
+            if let Some(s) = &fresh_stats {
+                match pace.check_latency_window(now_ns()) {
+                    super::pacing::Verdict::FinalRun => {
+                        cx.stats = s.clone();
+                        stat_start = now_ns();
+                    }
+                    super::pacing::Verdict::Done => gen_done = true,
+                    _ => {}
+                }
+            }
+            continue;
+        }
+        // Fill the queue.
+        let limit = pace.depth_limit(depth);
+        while hold == Hold::None
+            && !gen_done
+            && !free.is_empty()
+            && inflight + staged.len() < limit
+            && !data.backlog_due()
+        {
+            let next = match pending.take().or_else(|| cx.gen.next_io()) {
+                Some(n) => n,
                 None => {
                     gen_done = true;
                     break;
                 }
             };
+            if let Some(kind) = syncer.due() {
+                (pending, hold) = (Some(next), Hold::Sync(kind));
+                break;
+            }
+            if pace.think_due() {
+                (pending, hold) = (Some(next), Hold::Think);
+                break;
+            }
+            let mut next = next;
+            let replay_us = cx.gen.replay_delay_us();
+            if replay_us > 0 || pace.rated() {
+                let t = now_ns();
+                let wait;
+                (next.ddir, wait) = pace.choose(next.ddir, t);
+                let replay_at = last_issue + replay_us * 1000;
+                if wait > 0 || (replay_us > 0 && replay_at > t) {
+                    pending = Some(next);
+                    hold = Hold::Until {
+                        at: (t + wait).max(replay_at),
+                        drain: wait > 0,
+                    };
+                    break;
+                }
+            }
+            pace.issued(next.ddir, next.len);
+            syncer.issued(next.ddir, next.file, next.offset, next.len);
+            if let Some(l) = &mut iolog {
+                l.log_io(&next)?;
+            }
             let slot = free.pop().expect("free slot");
             let u = &mut pool[slot as usize];
             u.op = Op::Rw(next.ddir);
@@ -208,6 +331,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
             data.before_queue(u);
+            last_issue = u.start_ns;
             match engine.queue(u)? {
                 Queued::Completed => {
                     let t = now_ns();
@@ -247,6 +371,14 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 &mut cx.stats,
             )?;
         }
+        if pace.has_min_rate() {
+            let bytes = cx.stats.dir.each_ref().map(|d| d.bytes);
+            let blocks = cx.stats.dir.each_ref().map(|d| d.ios);
+            if let Some(m) = pace.check_min_rate(&cx.job.name, bytes, blocks, now_ns()) {
+                cx.stats.record_error(libc::EIO, &m);
+                error.get_or_insert(m);
+            }
+        }
         if inflight == 0 && staged.is_empty() && data.backlog_due() {
             let batch = Some(ex_backlog_batch(cx.job));
             if let Err(t) = data.verify_phase(
@@ -261,16 +393,17 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
                 error.get_or_insert(t);
             }
-            continue;
         }
         if inflight == 0 {
-            if gen_done && staged.is_empty() {
+            if gen_done && staged.is_empty() && hold == Hold::None {
                 break;
             }
             continue;
         }
-        // Reap: at least one when the queue is full or nothing more can be queued.
-        let full = free.is_empty() || gen_done;
+        // Reap: at least one when the queue is full or nothing more can be queued; all of
+        // them when pacing or syncing waits for the queue to drain.
+        let drain = !matches!(hold, Hold::None | Hold::Until { drain: false, .. });
+        let full = free.is_empty() || gen_done || drain || inflight >= limit;
         let mut min = cmin.min(inflight);
         if min == 0 && full {
             min = 1;
@@ -280,14 +413,18 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             let t = now_ns();
             if n > 0 {
                 cx.stats.record_complete(n as u32);
-                cx.stats.record_depth(inflight as u32, n as u32);
             }
             for i in 0..n {
                 let c = engine.event(i);
                 complete!(c.slot, c.result, t);
             }
             inflight -= n;
-            if !(full && inflight > low) {
+            let keep = if drain {
+                inflight > 0
+            } else {
+                full && inflight > low
+            };
+            if !keep {
                 break;
             }
             min = 1;
@@ -318,7 +455,24 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             error = Some(t);
         }
     }
+    let _ = hold;
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
+    // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
+    // but leaves them out of the sync statistics).
+    if (syncer.end_fsync || syncer.fsync_on_close) && cx.job.workload.pattern.writes() {
+        for (i, &fd) in cx.fds.iter().enumerate() {
+            super::syncing::sync_fd(fd, false);
+            if let Some(l) = &mut iolog {
+                l.log_op(i, "sync", syncer.last_offset, 0)?;
+            }
+        }
+    }
+    if let Some(l) = iolog.take() {
+        l.finish()?;
+    }
+    if let Some((t, w, p, d)) = pace.latency_report() {
+        cx.stats.set_latency_target(t, w, p, d);
+    }
     cx.stats.set_total_runtime_ms(ms);
     for d in Ddir::ALL {
         if cx.stats.dir[d as usize].ios > 0 {
@@ -348,9 +502,12 @@ fn commit<E: Engine>(
     inflight: &mut usize,
     stats: &mut JobStats,
 ) -> io::Result<()> {
+    // fio marks the depth at commit, by every I/O busy at that moment.
+    let busy = (*inflight + staged.len()) as u32;
     let n = engine.commit()?;
     if n > 0 {
         stats.record_submit(n as u32);
+        stats.record_depth(busy, n as u32);
     }
     let t = now_ns();
     for &s in &staged[..n] {

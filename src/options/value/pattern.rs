@@ -231,9 +231,13 @@ fn zones<S>(
     Ok(Some(out))
 }
 
-/// Reads a zone's size percentage; 0 means "share the rest".
+/// Reads a zone's size percentage; 0 or nothing (`20/`, as fio's own example writes it)
+/// means "share the rest".
 fn parse_zone_pct(s: &str) -> Result<Option<u32>, String> {
     let t = s.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
     match t.parse::<u32>() {
         Ok(0) => Ok(None),
         Ok(n) if n <= 100 => Ok(Some(n)),

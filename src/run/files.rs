@@ -1,0 +1,367 @@
+//! A job clone's targets: what each file is (regular file, block or character device), how
+//! large, laying files out before the run (fio's "Laying out IO file" step), fallocate,
+//! opening for I/O, dropping or warming the page cache, and the safety checks that run
+//! before any I/O (`--readonly`, mounted block devices).
+
+use crate::job::files::Fallocate;
+use crate::job::{Job, SizeSpec};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+
+/// What kind of thing a target is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Kind {
+    Regular,
+    Block,
+    Char,
+}
+
+/// One prepared target of a clone.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Target {
+    pub path: String,
+    pub kind: Kind,
+    /// The size I/O may use (device size, or the file's size after layout).
+    pub size: u64,
+    /// The size before layout (0 when the file did not exist), for region planning.
+    pub setup_size: u64,
+    /// True when this run created the file (only such files are ever unlinked).
+    pub created: bool,
+}
+
+/// `BLKGETSIZE64`: the size of a block device in bytes.
+const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
+
+/// The size of the block device open as `f`.
+pub fn block_size(f: &File) -> io::Result<u64> {
+    let mut size: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer, which points at `size`.
+    let r = unsafe { libc::ioctl(f.as_raw_fd(), BLKGETSIZE64 as _, &mut size as *mut u64) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(size)
+}
+
+/// Whether the job will write or trim (and so needs its files open for writing).
+pub fn job_writes(job: &Job) -> bool {
+    job.workload.pattern.writes()
+        || matches!(
+            job.workload.pattern,
+            crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
+        )
+}
+
+fn job_reads(job: &Job) -> bool {
+    use crate::job::Pattern::*;
+    matches!(job.workload.pattern, Read | RandRead | ReadWrite | RandRw)
+}
+
+fn setup_err(job: &Job, message: String) -> crate::error::RunError {
+    crate::error::RunError::Setup {
+        job: job.name.clone(),
+        message,
+    }
+}
+
+/// Checks made before any job starts: `--readonly` against write jobs, and block devices
+/// with a mounted file system against write jobs without `allow_mounted_write=1`.
+pub fn preflight(readonly: bool, jobs: &[Job]) -> Result<(), String> {
+    for job in jobs {
+        if !job_writes(job) || job.exec.engine == crate::engine::EngineKind::Null {
+            continue;
+        }
+        if readonly {
+            return Err(
+                "trim and write operations are not allowed with the --readonly parameter.".into(),
+            );
+        }
+        if job.files.allow_mounted_write {
+            continue;
+        }
+        for path in job.files.paths(&job.name, 0) {
+            if let Some(mnt) = mounted_at(&path) {
+                return Err(format!(
+                    "{path} appears mounted (on {mnt}), and 'allow_mounted_write' isn't set. Aborting."
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where block device `path` (or a partition of it) is mounted, if it is.
+fn mounted_at(path: &str) -> Option<String> {
+    let md = std::fs::metadata(path).ok()?;
+    if !md.file_type().is_block_device() {
+        return None;
+    }
+    let want = md.rdev();
+    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
+    for line in mounts.lines() {
+        let mut it = line.split_whitespace();
+        let (Some(src), Some(dir)) = (it.next(), it.next()) else {
+            continue;
+        };
+        if !src.starts_with('/') {
+            continue;
+        }
+        let Ok(m) = std::fs::metadata(src) else {
+            continue;
+        };
+        if !m.file_type().is_block_device() {
+            continue;
+        }
+        if m.rdev() == want || parent_dev(m.rdev()) == Some(want) {
+            return Some(dir.to_string());
+        }
+    }
+    None
+}
+
+/// The whole-disk device of partition `rdev`, from sysfs.
+fn parent_dev(rdev: u64) -> Option<u64> {
+    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
+    let sys = format!("/sys/dev/block/{maj}:{min}");
+    std::fs::metadata(format!("{sys}/partition")).ok()?;
+    let text = std::fs::read_to_string(format!("{sys}/../dev")).ok()?;
+    let (a, b) = text.trim().split_once(':')?;
+    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
+}
+
+/// Prepares the targets of clone `clone`: finds each one's kind and size and lays out
+/// regular files that are missing or too small. `info` receives fio's progress lines.
+pub fn prepare(
+    job: &Job,
+    clone: u32,
+    info: &mut dyn FnMut(&str),
+) -> Result<Vec<Target>, crate::error::RunError> {
+    let paths = job.files.paths(&job.name, clone);
+    let no_io = job.exec.engine == crate::engine::EngineKind::Null;
+    let mut targets = Vec::with_capacity(paths.len());
+    for path in paths {
+        let (kind, size) = match std::fs::metadata(&path) {
+            Ok(md) if md.file_type().is_block_device() => {
+                let f = File::open(&path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
+                let s = block_size(&f).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
+                (Kind::Block, s)
+            }
+            Ok(md) if md.file_type().is_char_device() => (Kind::Char, 0),
+            Ok(md) if md.is_dir() => {
+                return Err(setup_err(job, format!("{path} is a directory")));
+            }
+            Ok(md) => (Kind::Regular, md.len()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
+            Err(e) => return Err(setup_err(job, format!("{path}: {e}"))),
+        };
+        targets.push(Target {
+            path,
+            kind,
+            size,
+            setup_size: size,
+            created: false,
+        });
+    }
+    if no_io {
+        let per = match job.workload.size {
+            Some(SizeSpec::Bytes(b)) => b / targets.len().max(1) as u64,
+            _ => job.files.filesize.unwrap_or(0),
+        };
+        for t in &mut targets {
+            t.size = per;
+            t.setup_size = per;
+        }
+        return Ok(targets);
+    }
+    // How large each regular file must be.
+    let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
+    let need: Vec<u64> = match job.files.filesize {
+        Some(fs) => current.iter().map(|&c| c.max(fs)).collect(),
+        None => crate::gen::plan::layout_size(job, clone, &current),
+    };
+    for (t, &n) in targets.iter().zip(&need) {
+        match t.kind {
+            Kind::Char if job.workload.size.is_none() && job.files.filesize.is_none() => {
+                return Err(setup_err(
+                    job,
+                    format!("{}: a character device needs size= to be given", t.path),
+                ));
+            }
+            Kind::Regular if n == 0 => {
+                return Err(setup_err(
+                    job,
+                    "you need to specify size= (or a file that exists)".to_string(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    for t in targets.iter_mut().filter(|t| t.kind == Kind::Char) {
+        t.size = job
+            .files
+            .filesize
+            .or(match job.workload.size {
+                Some(SizeSpec::Bytes(b)) => Some(b),
+                _ => None,
+            })
+            .unwrap_or(0);
+        t.setup_size = t.size;
+    }
+    let extend: Vec<usize> = targets
+        .iter()
+        .zip(&need)
+        .enumerate()
+        .filter(|(_, (t, &n))| t.kind == Kind::Regular && t.size < n)
+        .map(|(i, _)| i)
+        .collect();
+    if extend.is_empty() || job.files.create_on_open {
+        if job.files.create_on_open {
+            for &i in &extend {
+                targets[i].created = targets[i].size == 0;
+                targets[i].size = need[i];
+            }
+        }
+        return Ok(targets);
+    }
+    if !job.files.allow_file_create && extend.iter().any(|&i| targets[i].setup_size == 0) {
+        return Err(setup_err(
+            job,
+            "file creation disallowed by allow_file_create=0".into(),
+        ));
+    }
+    let total: u64 = extend.iter().map(|&i| need[i]).sum();
+    let n = extend.len();
+    info(&format!(
+        "{}: Laying out IO file{} ({} file{} / {}{}MiB)\n",
+        job.name,
+        if n > 1 { "s" } else { "" },
+        n,
+        if n > 1 { "s" } else { "" },
+        if n > 1 { "total " } else { "" },
+        total >> 20
+    ));
+    for &i in &extend {
+        let t = &mut targets[i];
+        let existed = std::fs::metadata(&t.path).is_ok();
+        layout(job, &t.path, need[i]).map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
+        t.created = !existed;
+        t.size = need[i];
+    }
+    Ok(targets)
+}
+
+/// Creates or extends one file to `size` bytes: space reserved per `fallocate`, and the
+/// data written in full when the job reads (so reads do not hit holes), as fio does.
+fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
+    let reads = job_reads(job);
+    let f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(reads)
+        .open(path)?;
+    let fd = f.as_raw_fd();
+    let r = match job.files.fallocate {
+        Fallocate::None => 0,
+        // SAFETY: fd is an open file; the call only reserves blocks.
+        Fallocate::Posix => unsafe { libc::posix_fallocate(fd, 0, size as libc::off_t) },
+        // SAFETY: as above; mode 0 may also extend the size.
+        Fallocate::Native => unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) },
+        // SAFETY: as above; KEEP_SIZE leaves the size alone.
+        Fallocate::Keep => unsafe {
+            libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
+        },
+    };
+    let _ = r; // unsupported by the file system: the file is still sized below.
+    if f.metadata()?.len() < size {
+        f.set_len(size)?;
+    }
+    if reads {
+        use std::io::Write;
+        let bs = job
+            .workload
+            .bs
+            .iter()
+            .map(|b| b.1)
+            .max()
+            .unwrap_or(4096)
+            .clamp(4096, 1 << 20) as usize;
+        let mut buf = vec![0u8; bs];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ size;
+        for chunk in buf.chunks_mut(8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let b = x.to_le_bytes();
+            chunk.copy_from_slice(&b[..chunk.len()]);
+        }
+        let mut w = &f;
+        let mut left = size;
+        while left > 0 && !super::terminating() {
+            let n = left.min(bs as u64) as usize;
+            w.write_all(&buf[..n])?;
+            left -= n as u64;
+        }
+    }
+    f.sync_all()?;
+    Ok(())
+}
+
+/// Opens every target for I/O as the job needs them; returns the files in order.
+pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
+    let writes = job_writes(job);
+    let mut flags = job.exec.sync.open_sync_flags;
+    if job.exec.direct {
+        flags |= libc::O_DIRECT;
+    }
+    let mut out = Vec::with_capacity(targets.len());
+    for t in targets {
+        let create = t.kind == Kind::Regular && job.files.allow_file_create;
+        let f = OpenOptions::new()
+            .read(true)
+            .write(writes)
+            .create(create && writes)
+            .truncate(false)
+            .custom_flags(flags)
+            .open(&t.path)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", t.path)))?;
+        if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
+            f.set_len(t.size)?;
+        }
+        if job.files.pre_read {
+            pre_read(&t.path, t.size)?;
+        } else if job.files.invalidate {
+            // SAFETY: fadvise only drops clean cached pages of this open file.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+        out.push(f);
+    }
+    Ok(out)
+}
+
+/// Reads `size` bytes of `path` through the page cache so the run starts warm.
+fn pre_read(path: &str, size: u64) -> io::Result<()> {
+    use std::io::Read;
+    let mut f = File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut left = size;
+    while left > 0 && !super::terminating() {
+        let n = f.read(&mut buf[..left.min(1 << 20) as usize])?;
+        if n == 0 {
+            break;
+        }
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Removes the files this run created (`unlink=1`); others are left alone.
+pub fn unlink_created(targets: &[Target]) {
+    for t in targets
+        .iter()
+        .filter(|t| t.created && t.kind == Kind::Regular)
+    {
+        let _ = std::fs::remove_file(&t.path);
+    }
+}

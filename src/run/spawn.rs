@@ -1,0 +1,226 @@
+//! Starting a group's job clones together and collecting their stats: a forked process
+//! per clone by default (as fio does), a thread per clone with `thread=1`. A process
+//! sends its stats back as JSON over a pipe; one that dies without doing so is reported
+//! with its job name. The collector forwards a stop (signal or `exitall`) to every worker
+//! and never waits on a worker that is gone.
+
+use super::files::Target;
+use crate::job::Job;
+use crate::stats::JobStats;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+/// One clone to run.
+pub struct CloneSpec<'a> {
+    pub job: &'a Job,
+    pub job_index: usize,
+    pub clone: u32,
+    /// fio's 1-based thread number among all clones of the run (seeds randomness).
+    pub thread_number: u64,
+    pub groupid: u32,
+    pub targets: Vec<Target>,
+}
+
+/// What a worker hands back.
+type Outcome = Result<JobStats, String>;
+
+enum Worker<'s> {
+    Proc {
+        pid: libc::pid_t,
+        pipe: OwnedFd,
+        buf: Vec<u8>,
+    },
+    Thread(std::thread::ScopedJoinHandle<'s, Outcome>),
+    Done,
+}
+
+fn run_one(spec: &CloneSpec<'_>) -> Outcome {
+    super::run_clone(spec).map_err(|e| e.to_string())
+}
+
+/// Forks a worker process for `spec`.
+fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 writes two descriptors into the array we own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both descriptors were just opened by pipe2 and are owned by nobody else.
+    let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // SAFETY: the main process forks only from its main thread while no other thread of
+    // ours is running; the child runs the clone and leaves with _exit, never returning.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        drop(rd);
+        super::signals::become_worker();
+        let out = run_one(spec);
+        let bytes = serde_json::to_vec(&out).unwrap_or_default();
+        let mut off = 0;
+        while off < bytes.len() {
+            // SAFETY: writes from our own buffer to our own pipe end.
+            let n = unsafe {
+                libc::write(
+                    wr.as_raw_fd(),
+                    bytes[off..].as_ptr().cast(),
+                    bytes.len() - off,
+                )
+            };
+            if n <= 0 {
+                if n < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                    continue;
+                }
+                break;
+            }
+            off += n as usize;
+        }
+        // SAFETY: leaves the child at once, running none of the parent's exit handlers.
+        unsafe { libc::_exit(if out.is_ok() { 0 } else { 1 }) };
+    }
+    drop(wr);
+    Ok((pid, rd))
+}
+
+fn describe_status(status: i32) -> String {
+    if libc::WIFSIGNALED(status) {
+        format!("killed by signal {}", libc::WTERMSIG(status))
+    } else {
+        format!("exited with status {}", libc::WEXITSTATUS(status))
+    }
+}
+
+/// Runs every clone of `specs` at once and returns their outcomes in order.
+pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    let mut results: Vec<Option<Outcome>> = specs.iter().map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let mut workers: Vec<Worker<'_>> = Vec::with_capacity(specs.len());
+        // Processes first, while this is still the only thread.
+        for (i, s) in specs.iter().enumerate() {
+            if s.job.exec.thread {
+                workers.push(Worker::Done);
+                continue;
+            }
+            match fork_worker(s) {
+                Ok((pid, pipe)) => workers.push(Worker::Proc {
+                    pid,
+                    pipe,
+                    buf: Vec::new(),
+                }),
+                Err(e) => {
+                    results[i] = Some(Err(e));
+                    workers.push(Worker::Done);
+                }
+            }
+        }
+        for (i, s) in specs.iter().enumerate() {
+            if s.job.exec.thread {
+                workers[i] = Worker::Thread(scope.spawn(move || run_one(s)));
+            }
+        }
+        collect(specs, &mut workers, &mut results);
+    });
+    results
+        .into_iter()
+        .map(|r| r.unwrap_or_else(|| Err("worker ended without results".into())))
+        .collect()
+}
+
+fn collect(specs: &[CloneSpec<'_>], workers: &mut [Worker<'_>], results: &mut [Option<Outcome>]) {
+    let mut forwarded = false;
+    loop {
+        if workers.iter().all(|w| matches!(w, Worker::Done)) {
+            return;
+        }
+        if super::terminating() && !forwarded {
+            forwarded = true;
+            for w in workers.iter() {
+                if let Worker::Proc { pid, .. } = w {
+                    // SAFETY: signals our own child, which is alive or a zombie until reaped.
+                    unsafe { libc::kill(*pid, libc::SIGTERM) };
+                }
+            }
+        }
+        let mut pfds: Vec<libc::pollfd> = Vec::new();
+        let mut idx: Vec<usize> = Vec::new();
+        for (i, w) in workers.iter().enumerate() {
+            if let Worker::Proc { pipe, .. } = w {
+                pfds.push(libc::pollfd {
+                    fd: pipe.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                idx.push(i);
+            }
+        }
+        // SAFETY: pfds is a valid array of pollfd of the given length.
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 50) };
+        let mut finished = Vec::new();
+        for (p, &i) in pfds.iter().zip(&idx) {
+            if p.revents == 0 {
+                continue;
+            }
+            if let Worker::Proc { pipe, buf, .. } = &mut workers[i] {
+                let mut chunk = [0u8; 65536];
+                // SAFETY: reads into our stack buffer from our pipe end.
+                let n =
+                    unsafe { libc::read(pipe.as_raw_fd(), chunk.as_mut_ptr().cast(), chunk.len()) };
+                if n > 0 {
+                    buf.extend_from_slice(&chunk[..n as usize]);
+                } else if n == 0
+                    || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+                {
+                    finished.push(i);
+                }
+            }
+        }
+        for i in finished {
+            if let Worker::Proc { pid, buf, .. } = std::mem::replace(&mut workers[i], Worker::Done)
+            {
+                let mut status = 0;
+                // SAFETY: reaps our own child; it closed its pipe, so it is exiting.
+                while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+                    && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                {
+                }
+                let out = match serde_json::from_slice::<Outcome>(&buf) {
+                    Ok(o) => o,
+                    Err(_) => Err(format!(
+                        "worker process {pid} for job '{}' {} without results",
+                        specs[i].job.name,
+                        describe_status(status)
+                    )),
+                };
+                results[i] = Some(out);
+                finished_clone(&specs[i]);
+            }
+        }
+        for i in 0..workers.len() {
+            if matches!(&workers[i], Worker::Thread(h) if h.is_finished()) {
+                if let Worker::Thread(h) = std::mem::replace(&mut workers[i], Worker::Done) {
+                    results[i] = Some(h.join().unwrap_or_else(|_| {
+                        Err(format!(
+                            "worker thread for job '{}' panicked",
+                            specs[i].job.name
+                        ))
+                    }));
+                    finished_clone(&specs[i]);
+                }
+            }
+        }
+        if pfds.is_empty() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// `exitall`: when a clone of such a job ends, the rest of the group is stopped.
+fn finished_clone(spec: &CloneSpec<'_>) {
+    if spec.job.exec.exitall {
+        super::request_stop();
+    }
+}

@@ -1,0 +1,254 @@
+//! Syncing written data as fio 3.33 does: `fsync=N`, `fdatasync=N` and
+//! `sync_file_range=flags:N` after every N writes, `end_fsync` when the job is done,
+//! `fsync_on_close` when a file is closed. (`sync=` and `direct`/`buffered` are open flags,
+//! applied by the runner when it opens files.)
+//!
+//! fio decides before picking each next I/O whether a sync is due: the job writes, its
+//! write count is a nonzero multiple of N, and the last operation was not already a sync.
+//! [`Syncer::due`] answers that with integer arithmetic; the sync itself is done
+//! synchronously after the queue drains, as fio's libaio and psync engines do it.
+
+use crate::error::JobError;
+use crate::job::reader::Reader;
+use crate::job::{Ddir, Job};
+use std::os::fd::RawFd;
+
+/// Which system call a sync uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncKind {
+    Fsync,
+    Fdatasync,
+    /// sync_file_range with these flags, over the range written since the last sync.
+    Range(u32),
+}
+
+impl SyncKind {
+    /// The action name fio writes in an iolog.
+    pub fn log_name(self) -> &'static str {
+        match self {
+            SyncKind::Fsync => "sync",
+            SyncKind::Fdatasync => "datasync",
+            SyncKind::Range(_) => "sync_file_range",
+        }
+    }
+}
+
+/// A job clone's sync state.
+#[derive(Debug, Clone)]
+pub struct Syncer {
+    writes_job: bool,
+    fsync_nr: u64,
+    fdatasync_nr: u64,
+    range_nr: u64,
+    range_flags: u32,
+    writes: u64,
+    last_was_sync: bool,
+    /// The file and offset of the last write (fio logs a sync at it).
+    pub last_file: usize,
+    pub last_offset: u64,
+    first_write: u64,
+    last_write_end: u64,
+    /// fsync every written file when the job ends.
+    pub end_fsync: bool,
+    /// fsync each file as it is closed.
+    pub fsync_on_close: bool,
+}
+
+/// Parses `sync_file_range=flag[,flag...][:N]`.
+fn parse_range(r: &Reader, v: &str) -> Result<(u32, u64), JobError> {
+    let (flags, nr) = match v.split_once(':') {
+        Some((f, n)) => (
+            f,
+            n.trim().parse::<u64>().map_err(|_| {
+                r.invalid(
+                    "sync_file_range",
+                    format!("bad count '{n}' (expected flags:N)"),
+                )
+            })?,
+        ),
+        None => (v, 1),
+    };
+    let mut bits = 0u32;
+    for f in flags.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        bits |= match f {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => {
+                return Err(r.invalid(
+                    "sync_file_range",
+                    format!("unknown flag '{f}' (expected wait_before, write, wait_after)"),
+                ))
+            }
+        };
+    }
+    Ok((bits, nr))
+}
+
+impl Syncer {
+    /// Reads the job's sync options.
+    pub fn new(job: &Job) -> Result<Self, JobError> {
+        let r = Reader::new(&job.raw);
+        let (range_flags, range_nr) = match r.raw.value("sync_file_range") {
+            Some(v) => parse_range(&r, v)?,
+            None => (0, 0),
+        };
+        let s = &job.exec.sync;
+        Ok(Syncer {
+            writes_job: job.workload.pattern.writes(),
+            fsync_nr: s.fsync_blocks,
+            fdatasync_nr: s.fdatasync_blocks,
+            range_nr,
+            range_flags,
+            writes: 0,
+            last_was_sync: false,
+            last_file: 0,
+            last_offset: 0,
+            first_write: u64::MAX,
+            last_write_end: 0,
+            end_fsync: s.end_fsync,
+            fsync_on_close: s.fsync_on_close,
+        })
+    }
+
+    /// True when any periodic sync is asked for.
+    pub fn periodic(&self) -> bool {
+        self.fsync_nr + self.fdatasync_nr + self.range_nr > 0
+    }
+
+    /// Accounts one issued I/O.
+    #[inline]
+    pub fn issued(&mut self, ddir: Ddir, file: usize, offset: u64, len: u64) {
+        self.last_was_sync = false;
+        if ddir == Ddir::Write {
+            self.writes += 1;
+            self.last_file = file;
+            self.last_offset = offset;
+            self.first_write = self.first_write.min(offset);
+            self.last_write_end = self.last_write_end.max(offset + len);
+        }
+    }
+
+    /// The sync due before the next I/O, if any (fio's check in get_rw_ddir).
+    #[inline]
+    pub fn due(&self) -> Option<SyncKind> {
+        if self.last_was_sync || !self.writes_job || self.writes == 0 {
+            return None;
+        }
+        let hit = |n: u64| n > 0 && self.writes % n == 0;
+        if hit(self.fsync_nr) {
+            Some(SyncKind::Fsync)
+        } else if hit(self.fdatasync_nr) {
+            Some(SyncKind::Fdatasync)
+        } else if hit(self.range_nr) {
+            Some(SyncKind::Range(self.range_flags))
+        } else {
+            None
+        }
+    }
+
+    /// Performs the sync on `fd`; returns 0 or a negative errno.
+    pub fn sync(&mut self, fd: RawFd, kind: SyncKind) -> i64 {
+        self.last_was_sync = true;
+        let (first, end) = (self.first_write, self.last_write_end);
+        self.first_write = u64::MAX;
+        self.last_write_end = 0;
+        match kind {
+            SyncKind::Fsync => sync_fd(fd, false),
+            SyncKind::Fdatasync => sync_fd(fd, true),
+            SyncKind::Range(flags) => {
+                if first >= end {
+                    return 0;
+                }
+                // SAFETY: a plain system call on a descriptor the worker keeps open.
+                let r =
+                    unsafe { libc::sync_file_range(fd, first as i64, (end - first) as i64, flags) };
+                neg_errno(r as i64)
+            }
+        }
+    }
+}
+
+/// Records a sync's latency as fio does: every kind adds to the sync latencies, only fsync
+/// counts in the sync `total_ios`.
+pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) {
+    let before = stats.sync_ios;
+    stats.record_sync(lat_ns);
+    if kind != SyncKind::Fsync {
+        stats.sync_ios = before;
+    }
+}
+
+fn neg_errno(r: i64) -> i64 {
+    if r < 0 {
+        -(std::io::Error::last_os_error()
+            .raw_os_error()
+            .unwrap_or(libc::EIO) as i64)
+    } else {
+        r
+    }
+}
+
+/// fsync (or fdatasync) `fd`; 0 or a negative errno. Descriptors below 0 (no file, as with
+/// the null engine) succeed at once.
+pub fn sync_fd(fd: RawFd, data_only: bool) -> i64 {
+    if fd < 0 {
+        return 0;
+    }
+    // SAFETY: plain system calls on a descriptor the caller keeps open.
+    let r = unsafe {
+        if data_only {
+            libc::fdatasync(fd)
+        } else {
+            libc::fsync(fd)
+        }
+    };
+    neg_errno(r as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn syncer(args: &[(&str, &str)]) -> Syncer {
+        let mut raw = crate::options::RawJob {
+            name: "s".into(),
+            ..Default::default()
+        };
+        for (n, v) in args {
+            raw.opts.push(crate::options::RawOpt {
+                def: crate::options::lookup(n).expect("known option"),
+                value: Some(v.to_string()),
+                origin: crate::options::Origin::command_line(),
+            });
+        }
+        Syncer::new(&crate::job::resolve(&raw).expect("job")).expect("syncer")
+    }
+
+    #[test]
+    fn fsync_every_n_writes_once() {
+        let mut s = syncer(&[("rw", "write"), ("fsync", "2")]);
+        assert_eq!(s.due(), None);
+        s.issued(Ddir::Write, 0, 0, 4096);
+        assert_eq!(s.due(), None);
+        s.issued(Ddir::Write, 0, 4096, 4096);
+        assert_eq!(s.due(), Some(SyncKind::Fsync));
+        assert_eq!(s.sync(-1, SyncKind::Fsync), 0);
+        assert_eq!(s.due(), None);
+        assert_eq!(s.last_offset, 4096);
+    }
+
+    #[test]
+    fn reads_do_not_sync_and_range_flags_parse() {
+        let s = syncer(&[("rw", "read"), ("fsync", "1")]);
+        assert!(s.periodic());
+        assert_eq!(s.due(), None);
+        let mut s = syncer(&[("rw", "write"), ("sync_file_range", "write:4")]);
+        for i in 0..4 {
+            s.issued(Ddir::Write, 0, i * 4096, 4096);
+        }
+        assert_eq!(s.due(), Some(SyncKind::Range(libc::SYNC_FILE_RANGE_WRITE)));
+        let s = syncer(&[("rw", "write"), ("fdatasync", "1")]);
+        assert_eq!(s.due(), None);
+    }
+}

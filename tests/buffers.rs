@@ -164,3 +164,54 @@ fn buffer_pattern_is_repeated_through_the_block() {
         assert_eq!(w, b"ab");
     }
 }
+
+/// Every iomem kind that needs no reserved huge pages carries data intact (a verified
+/// write), with and without iomem_align, and a mapped file is made and removed.
+#[test]
+fn iomem_kinds_carry_verified_data() {
+    let dir = common::scratch("buf_iomem");
+    let map = dir.join("bufmap");
+    let mapped = format!("--iomem=mmap:{}", map.display());
+    for mem in [
+        "--iomem=malloc",
+        "--mem=shm",
+        "--iomem=mmap",
+        "--iomem=mmapshared",
+        mapped.as_str(),
+    ] {
+        for align in ["--iomem_align=0", "--iomem_align=512"] {
+            let d = write(
+                &dir,
+                "16k",
+                256 << 10,
+                &[mem, align, "--verify=crc32c", "--iodepth=4"],
+            );
+            assert_eq!(d.len(), 256 << 10, "{mem} {align}");
+            assert!(!map.exists(), "{mem}: mapping file left behind");
+        }
+    }
+}
+
+/// Huge-page memory without reserved huge pages fails with a message, not silently.
+#[test]
+fn iomem_huge_without_huge_pages_is_an_error() {
+    let reserved = std::fs::read_to_string("/proc/sys/vm/nr_hugepages")
+        .map(|s| s.trim() != "0")
+        .unwrap_or(true);
+    if reserved {
+        return;
+    }
+    let dir = common::scratch("buf_iomem_huge");
+    for mem in ["shmhuge", "mmaphuge"] {
+        let mut c = common::iobench();
+        c.arg("--name=h")
+            .arg(format!("--filename={}", dir.join("f").display()))
+            .args(["--rw=write", "--bs=4k", "--size=64k"])
+            .arg(format!("--iomem={mem}"));
+        let o = common::run(c);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned()
+            + &String::from_utf8_lossy(&o.stdout);
+        assert!(!o.status.success(), "{mem}: {err}");
+        assert!(err.contains("huge pages"), "{mem}: {err}");
+    }
+}

@@ -3,6 +3,7 @@
 //! decide what a compressing or deduplicating device does, so they must be what was asked.
 
 pub mod fill;
+pub mod mem;
 
 use crate::error::JobError;
 use crate::job::reader::Reader;
@@ -33,6 +34,8 @@ pub struct BufferOpts {
     pub dedupe_pct: u32,
     pub dedupe_mode: DedupeMode,
     pub dedupe_ws_pct: u32,
+    /// Where the buffers live (`iomem`, `iomem_align`, `hugepage-size`).
+    pub mem: mem::MemOpts,
 }
 
 impl BufferOpts {
@@ -123,6 +126,7 @@ impl BufferOpts {
             dedupe_pct,
             dedupe_mode,
             dedupe_ws_pct,
+            mem: mem::MemOpts::resolve(r)?,
         })
     }
 

@@ -73,7 +73,12 @@ pub struct ExecOpts {
     pub nice: Option<i32>,
     pub cpus_allowed: Option<Vec<usize>>,
     pub exitall: bool,
-    pub continue_on_error: bool,
+    /// `cpus_allowed_policy=split`: each clone runs on one CPU of the set.
+    pub cpus_split: bool,
+    /// `prioclass`/`prio` for ioprio_set, when either is given: (class, level).
+    pub ioprio: Option<(u32, u32)>,
+    /// What to do on I/O errors and which jobs stop with this one.
+    pub errors: super::errors::ErrorPolicy,
 }
 
 /// The madvise hint fio's mmap engine gives a mapping: none with fadvise_hint=0, else
@@ -111,6 +116,14 @@ impl ExecOpts {
         let cmax = if cmax == 0 { depth } else { cmax.max(cmin) };
         let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
         let low = if low == 0 || low > depth { depth } else { low };
+        if let Some(mode) = r.text("io_submit_mode").filter(|m| m != "inline") {
+            return Err(r.invalid(
+                "io_submit_mode",
+                format!(
+                    "'{mode}' is not supported yet (only inline: each job submits its own I/O)"
+                ),
+            ));
+        }
         let sync_flags = match r.text("sync").as_deref() {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,
@@ -235,10 +248,25 @@ impl ExecOpts {
                 (None, None) => None,
             },
             exitall: r.bool("exitall")?,
-            continue_on_error: !matches!(
-                r.text("continue_on_error").as_deref(),
-                None | Some("0") | Some("none")
-            ),
+            cpus_split: match r.text("cpus_allowed_policy").as_deref() {
+                None | Some("shared") => false,
+                Some("split") => true,
+                Some(o) => {
+                    return Err(r.invalid(
+                        "cpus_allowed_policy",
+                        format!("'{o}' is not one of shared, split"),
+                    ))
+                }
+            },
+            ioprio: if r.is_set("prio") || r.is_set("prioclass") {
+                Some((
+                    r.int("prioclass")?.unwrap_or(0).clamp(0, 3) as u32,
+                    r.int("prio")?.unwrap_or(0).clamp(0, 7) as u32,
+                ))
+            } else {
+                None
+            },
+            errors: super::errors::ErrorPolicy::resolve(r)?,
         })
     }
 }

@@ -840,8 +840,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Submit I/O from the job itself or from a helper thread pool",
     )
     .def("inline")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "size",
         K::SizeOrPercent,
@@ -1650,16 +1649,14 @@ pub static OPTIONS: &[OptDef] = &[
         "The job's I/O priority level within its class (0 is highest)",
     )
     .cat(C::Other)
-    .range(0, 7)
-    .not_yet(),
+    .range(0, 7),
     opt(
         "prioclass",
         K::Int { min: 0, max: 3 },
         "The job's I/O priority class (realtime, best effort, idle)",
     )
     .cat(C::Other)
-    .range(0, 3)
-    .not_yet(),
+    .range(0, 3),
     opt(
         "thinktime",
         K::Time(TimeUnit::Usec),
@@ -1905,8 +1902,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Other)
     .parent("cpus_allowed")
-    .prio(1)
-    .not_yet(),
+    .prio(1),
     opt(
         "numa_cpu_nodes",
         K::Special,
@@ -1957,15 +1953,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Which jobs exitall ends",
     )
     .def("group")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "exitall_on_error",
         K::Bool,
         "End every job when this one fails",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "stonewall",
         K::Bool,
@@ -2360,21 +2354,18 @@ pub static OPTIONS: &[OptDef] = &[
         "Keep going after these kinds of I/O errors",
     )
     .def("none")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ignore_error",
         K::Special,
         "Error numbers to ignore, per direction",
     )
     .cat(C::Other)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt("error_dump", K::Bool, "Print every I/O error")
         .def("0")
         .cat(C::Other)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "profile",
         K::Choice(PROFILE_CHOICES),

@@ -152,24 +152,33 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             free.push($slot);
             if u.result < 0 {
                 let errno = (-u.result) as i32;
-                let e = io::Error::from_raw_os_error(errno);
-                let what = match u.op {
-                    Op::Rw(Ddir::Read) => "read",
-                    Op::Rw(Ddir::Write) => "write",
-                    Op::Rw(Ddir::Trim) => "trim",
-                    Op::Sync { .. } => "sync",
+                let d = match u.op {
+                    Op::Rw(d) => {
+                        // fio counts the failed I/O as issued, with no bytes.
+                        cx.stats.dir[d as usize].ios += 1;
+                        d as usize
+                    }
+                    Op::Sync { .. } => 1,
                 };
-                let text = format!(
-                    "io_u error on file {}: {}: {} offset={}, buflen={}",
-                    cx.names.get(u.file as usize).map_or("?", |s| s.as_str()),
-                    e,
-                    what,
-                    u.offset,
-                    u.len
-                );
-                cx.stats.record_error(errno, &text);
-                if !ex.continue_on_error && error.is_none() {
-                    error = Some(text);
+                let fatal = !ex.errors.non_fatal(d, errno);
+                // Text is only built when it is shown or kept (errors are off the hot path).
+                if fatal || ex.errors.error_dump || cx.stats.error == 0 {
+                    let line = io_error_line(
+                        cx.names.get(u.file as usize).map_or("", |s| s.as_str()),
+                        errno,
+                        u.op,
+                        u.offset,
+                        u.len,
+                    );
+                    if fatal || ex.errors.error_dump {
+                        eprintln!("iobench: {line}");
+                    }
+                    cx.stats.record_error(errno, &io_verror(errno));
+                    if fatal && error.is_none() {
+                        error = Some(line);
+                    }
+                } else {
+                    cx.stats.record_error(errno, "");
                 }
             } else if let Op::Rw(d) = u.op {
                 if !ramping {
@@ -227,14 +236,20 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     let t = now_ns();
                     let r = syncer.sync(cx.fds.get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
+                        let errno = (-r) as i32;
                         let text = format!(
                             "io_u error on file {}: {}: {}",
                             cx.names.get(f).map_or("?", |s| s.as_str()),
-                            io::Error::from_raw_os_error((-r) as i32),
+                            crate::job::errors::strerror(errno),
                             kind.log_name()
                         );
-                        cx.stats.record_error((-r) as i32, &text);
-                        error.get_or_insert(text);
+                        if ex.errors.non_fatal(1, errno) {
+                            cx.stats.record_error(errno, &io_verror(errno));
+                        } else {
+                            eprintln!("iobench: {text}");
+                            cx.stats.record_error(errno, &io_verror(errno));
+                            error.get_or_insert(text);
+                        }
                     } else if !ramping {
                         super::syncing::account(&mut cx.stats, kind, now_ns() - t);
                     }
@@ -428,10 +443,48 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             cx.stats.set_runtime_ms(d, ms);
         }
     }
-    if let Some(text) = error {
-        eprintln!("iobench: {text}");
+    if error.is_some() {
+        cx.stats.failed = true;
+        if cx.stats.error != 0 {
+            // fio's closing line for a failed job, on stdout.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "iobench: pid={}, err={}/{}",
+                std::process::id(),
+                cx.stats.error,
+                cx.stats.verror
+            );
+        }
     }
     Ok(cx.stats)
+}
+
+/// fio's line for a failed I/O: file, error text, direction, offset and length.
+fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> String {
+    let what = match op {
+        Op::Rw(Ddir::Read) => "read",
+        Op::Rw(Ddir::Write) => "write",
+        Op::Rw(Ddir::Trim) => "trim",
+        Op::Sync { .. } => "sync",
+    };
+    let on = if file.is_empty() {
+        String::new()
+    } else {
+        format!(" on file {file}")
+    };
+    format!(
+        "io_u error{on}: {}: {what} offset={offset}, buflen={len}",
+        crate::job::errors::strerror(errno)
+    )
+}
+
+/// The job's error text for an I/O error, in fio's `file:…, func=…, error=…` form.
+fn io_verror(errno: i32) -> String {
+    format!(
+        "file:io_u.c:1876, func=io_u error, error={}",
+        crate::job::errors::strerror(errno)
+    )
 }
 
 fn commit<E: Engine>(

@@ -177,6 +177,10 @@ pub struct JobStats {
     pub continue_on_error: bool,
     pub total_err_count: u64,
     pub first_error: i32,
+    /// True when the job stopped on an error it could not pass over (the run's exit
+    /// status counts it; an error `continue_on_error` passed over is only shown).
+    #[serde(default)]
+    pub failed: bool,
     bw_win: Window,
     iops_win: Window,
     /// Sample logs, when the job writes any.

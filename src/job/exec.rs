@@ -116,14 +116,6 @@ impl ExecOpts {
         let cmax = if cmax == 0 { depth } else { cmax.max(cmin) };
         let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
         let low = if low == 0 || low > depth { depth } else { low };
-        if let Some(mode) = r.text("io_submit_mode").filter(|m| m != "inline") {
-            return Err(r.invalid(
-                "io_submit_mode",
-                format!(
-                    "'{mode}' is not supported yet (only inline: each job submits its own I/O)"
-                ),
-            ));
-        }
         let sync_flags = match r.text("sync").as_deref() {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,

@@ -21,7 +21,10 @@ pub enum Fallocate {
 pub struct FileOpts {
     pub filename: Option<String>,
     pub directory: Option<String>,
+    /// `filesize`, or the low end of a `filesize=low-high` range.
     pub filesize: Option<u64>,
+    /// The high end of a `filesize` range (equal to `filesize` when it is one size).
+    pub filesize_high: u64,
     /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
     pub filename_format: String,
     pub nrfiles: u32,
@@ -53,10 +56,33 @@ impl FileOpts {
             }
         };
         let pre_read = r.bool("pre_read")?;
+        let (filesize, filesize_high) = match r.text("filesize") {
+            None => (None, 0),
+            Some(t) => {
+                let t = t.trim();
+                let cut = t
+                    .char_indices()
+                    .skip(1)
+                    .find(|&(_, c)| c == '-' || c == ':')
+                    .map(|(i, _)| i);
+                let (a, b) = match cut {
+                    Some(i) => (&t[..i], &t[i + 1..]),
+                    None => (t, t),
+                };
+                let (a, b) = (r.size_of(a, "filesize")?, r.size_of(b, "filesize")?);
+                let (lo, hi) = (a.min(b), a.max(b));
+                if lo == 0 {
+                    (None, 0)
+                } else {
+                    (Some(lo), hi)
+                }
+            }
+        };
         Ok(FileOpts {
             filename: r.text("filename").filter(|s| !s.is_empty()),
             directory: r.text("directory").filter(|s| !s.is_empty()),
-            filesize: r.size("filesize")?,
+            filesize,
+            filesize_high,
             filename_format: r
                 .text("filename_format")
                 .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
@@ -130,6 +156,7 @@ mod tests {
             filename: None,
             directory: None,
             filesize: None,
+            filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),
             nrfiles: 1,
             fallocate: Fallocate::Native,

@@ -136,6 +136,7 @@ fn parent_dev(rdev: u64) -> Option<u64> {
 pub fn prepare(
     job: &Job,
     clone: u32,
+    thread_number: u64,
     info: &mut dyn FnMut(&str),
 ) -> Result<Vec<Target>, crate::error::RunError> {
     let paths = job.files.paths(&job.name, clone);
@@ -177,8 +178,12 @@ pub fn prepare(
     }
     // How large each regular file must be.
     let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
-    let need: Vec<u64> = match job.files.filesize {
-        Some(fs) => current.iter().map(|&c| c.max(fs)).collect(),
+    let planned = job
+        .files
+        .filesize
+        .map(|_| planned_sizes(job, thread_number, &current));
+    let need: Vec<u64> = match &planned {
+        Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };
     for (t, &n) in targets.iter().zip(&need) {
@@ -248,12 +253,52 @@ pub fn prepare(
         layout(job, &t.path, need[i]).map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
         t.created = !existed;
         t.size = need[i];
-        if job.files.filesize.is_some() {
-            // fio plans a fixed-size file's region from the size it was made with.
-            t.setup_size = need[i];
+    }
+    if let Some(p) = &planned {
+        // With `filesize`, fio plans each file's region from its planned size.
+        for (t, &p) in targets.iter_mut().zip(p) {
+            if t.kind == Kind::Regular {
+                t.setup_size = p;
+            }
         }
     }
     Ok(targets)
+}
+
+/// The size fio gives each file under `filesize`: a file already within the range keeps
+/// its size; any other gets the one size, or for a range a size drawn from the clone's
+/// file-size random stream (rounded down to the smallest block size), file by file.
+fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
+    use crate::gen::rand::{seed_table, FRand, SeedOpts, Stream};
+    let (lo, hi) = match job.files.filesize {
+        Some(lo) => (lo, job.files.filesize_high.max(lo)),
+        None => return current.to_vec(),
+    };
+    let w = &job.workload;
+    let seeds = seed_table(
+        SeedOpts {
+            randrepeat: w.randrepeat,
+            randseed: w.randseed,
+            allrandrepeat: w.allrandrepeat,
+        },
+        thread_number,
+    );
+    let use64 = w.random_generator == crate::job::workload::RandomGenerator::Tausworthe64;
+    let mut rng = FRand::new(seeds[Stream::FileSize as usize], use64);
+    let min_bs = w.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
+    current
+        .iter()
+        .map(|&c| {
+            if (lo..=hi).contains(&c) {
+                c
+            } else if lo == hi {
+                lo
+            } else {
+                let v = lo + rng.scaled(hi - lo);
+                v - v % min_bs
+            }
+        })
+        .collect()
 }
 
 /// Creates or extends one file to `size` bytes: space reserved per `fallocate`, and the

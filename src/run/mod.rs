@@ -200,16 +200,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         for &ji in &phase {
             let job = &jobs[ji];
             for clone in 0..job.exec.numjobs.max(1) {
-                match files::prepare(job, clone, &mut info) {
+                let thread_number =
+                    crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
+                match files::prepare(job, clone, thread_number, &mut info) {
                     Ok(targets) => specs.push(spawn::CloneSpec {
                         job,
                         job_index: ji,
                         clone,
-                        thread_number: crate::gen::fio_thread_number(
-                            firsts[ji],
-                            job.exec.numjobs,
-                            clone,
-                        ),
+                        thread_number,
                         groupid: gids[ji],
                         targets,
                     }),

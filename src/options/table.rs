@@ -1192,8 +1192,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "Only read back and check data written by an earlier run",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ramp_time",
         K::Time(TimeUnit::Sec),
@@ -1236,14 +1235,12 @@ pub static OPTIONS: &[OptDef] = &[
         "Check written data with this method",
     )
     .def("0")
-    .cat(C::Verify)
-    .only(&["0", "null"]),
+    .cat(C::Verify),
     opt("do_verify", K::Bool, "Run the verify pass after writing")
         .def("1")
         .cat(C::Verify)
         .parent("verify")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("verifysort", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt("verifysort_nr", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt(
@@ -1256,8 +1253,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(80, INT_MAX)
-    .not_yet(),
+    .range(80, INT_MAX),
     opt(
         "verify_offset",
         K::Int {
@@ -1268,16 +1264,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(40, INT_MAX)
-    .not_yet(),
+    .range(40, INT_MAX),
     opt(
         "verify_pattern",
         K::Special,
         "The data pattern written and checked by verify=pattern",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_fatal",
         K::Bool,
@@ -1286,8 +1280,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_dump",
         K::Bool,
@@ -1296,8 +1289,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_async",
         K::Int {
@@ -1317,8 +1309,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Verify written blocks after this many have been written",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_backlog_batch",
         K::Int {
@@ -1329,8 +1320,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify_async_cpus",
         K::Special,
@@ -2171,16 +2161,13 @@ pub static OPTIONS: &[OptDef] = &[
         .def("1")
         .cat(C::Stat)
         .range(0, 1),
-    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
-        .cat(C::Io)
-        .not_yet(),
+    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes").cat(C::Io),
     opt(
         "refill_buffers",
         K::Bool,
         "Refill write buffers with new data before every write",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "scramble_buffers",
         K::Bool,
@@ -2188,23 +2175,20 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "buffer_pattern",
         K::Special,
         "Fill write buffers with this pattern (string or hex)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "buffer_compress_percentage",
         K::Int { min: 0, max: 100 },
         "Make write data compressible by about this much",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "buffer_compress_chunk",
         K::Int {
@@ -2216,16 +2200,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("512")
     .cat(C::Io)
     .parent("buffer_compress_percentage")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "dedupe_percentage",
         K::Int { min: 0, max: 100 },
         "Make this share of writes duplicates of earlier ones",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "dedupe_global",
         K::Bool,
@@ -2242,8 +2224,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("repeat")
     .cat(C::Io)
-    .parent("dedupe_percentage")
-    .not_yet(),
+    .parent("dedupe_percentage"),
     opt(
         "dedupe_working_set_percentage",
         K::Int { min: 0, max: 100 },
@@ -2252,8 +2233,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("5")
     .cat(C::Io)
     .parent("dedupe_percentage")
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "clat_percentiles",
         K::Bool,

@@ -95,6 +95,9 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     };
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
     let bufs = Buffers::new(depth, max_bs)?;
+    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
+    unsafe { data.init_buffers(bufs.base, bufs.slot_len, depth) };
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
@@ -142,6 +145,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut ramping = ex.ramp_time_us > 0;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    if data.verify_only() {
+        data.fake_writes(&mut cx.gen);
+        gen_done = true;
+    }
     let mut error: Option<String> = None;
 
     // Records one completion, returning its slot to the free list.
@@ -197,6 +204,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     );
                 }
                 let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
+                if let Err(text) = data.on_complete(u, name) {
+                    cx.stats
+                        .record_error(crate::verify::contents::EILSEQ, &text);
+                    error.get_or_insert(text);
+                }
                 match pace.completed(d, $now - u.start_ns, (name, u.offset, u.len)) {
                     super::pacing::Verdict::Go => {}
                     super::pacing::Verdict::Fail(errno, text) => {
@@ -277,7 +289,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         }
         // Fill the queue.
         let limit = pace.depth_limit(depth);
-        while hold == Hold::None && !gen_done && !free.is_empty() && inflight + staged.len() < limit
+        while hold == Hold::None
+            && !gen_done
+            && !free.is_empty()
+            && inflight + staged.len() < limit
+            && !data.backlog_due()
         {
             let next = match pending.take().or_else(|| cx.gen.next_io()) {
                 Some(n) => n,
@@ -324,6 +340,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             u.len = next.len as usize;
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
+            data.before_queue(u);
             last_issue = u.start_ns;
             match engine.queue(u)? {
                 Queued::Completed => {
@@ -373,6 +390,21 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 error.get_or_insert(m);
             }
         }
+        if inflight == 0 && staged.is_empty() && data.backlog_due() {
+            let batch = Some(ex_backlog_batch(cx.job));
+            if let Err(t) = data.verify_phase(
+                &mut engine,
+                &mut pool,
+                cx.fds,
+                cx.names,
+                &mut cx.stats,
+                stat_start,
+                batch,
+            )? {
+                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+                error.get_or_insert(t);
+            }
+        }
         if inflight == 0 {
             if gen_done && staged.is_empty() && hold == Hold::None {
                 break;
@@ -418,6 +450,21 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             complete!(c.slot, c.result, t);
         }
         inflight -= n;
+    }
+    if error.is_none() {
+        let r = data.verify_phase(
+            &mut engine,
+            &mut pool,
+            cx.fds,
+            cx.names,
+            &mut cx.stats,
+            stat_start,
+            None,
+        )?;
+        if let Err(t) = r {
+            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+            error = Some(t);
+        }
     }
     let _ = hold;
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
@@ -485,6 +532,16 @@ fn io_verror(errno: i32) -> String {
         "file:io_u.c:1876, func=io_u error, error={}",
         crate::job::errors::strerror(errno)
     )
+}
+
+/// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).
+fn ex_backlog_batch(job: &Job) -> usize {
+    let v = &job.verify;
+    (if v.backlog_batch > 0 {
+        v.backlog_batch
+    } else {
+        v.backlog
+    }) as usize
 }
 
 fn commit<E: Engine>(

@@ -198,3 +198,43 @@ fn a_worker_that_dies_is_reported_by_name() {
     assert!(err.contains("'bad'"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: (groupid=0"));
 }
+
+/// The `IO depths` line of a buffered libaio read (every I/O completes at once, so the
+/// refill pattern alone decides the depths).
+fn depths(mut c: Command, dir: &std::path::Path, low: &str) -> String {
+    c.current_dir(dir).args([
+        "--name=n",
+        "--ioengine=libaio",
+        "--filename=aio.dat",
+        "--size=4m",
+        "--bs=4k",
+        "--iodepth=8",
+        &format!("--iodepth_low={low}"),
+        "--rw=read",
+    ]);
+    let out = common::run(c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.contains("IO depths"))
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn iodepth_low_refills_the_queue_as_fio_does() {
+    let dir = common::scratch("iodepth_low");
+    // With low=1 the queue drains to 1 and refills: depths 2..8 in turn.
+    let one = depths(common::iobench(), &dir, "1");
+    assert!(one.contains("2=28.6%, 4=57.0%, 8=14.3%"), "{one}");
+    for low in ["0", "1", "4"] {
+        let ours = depths(common::iobench(), &dir, low);
+        if let Some(fio) = common::fio() {
+            assert_eq!(ours, depths(fio, &dir, low), "iodepth_low={low}");
+        }
+    }
+}

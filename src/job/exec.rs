@@ -113,7 +113,8 @@ impl ExecOpts {
         };
         let cmin = r.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32;
         let cmax = r.int("iodepth_batch_complete_max")?.unwrap_or(0) as u32;
-        let cmax = if cmax == 0 { depth } else { cmax.max(cmin) };
+        // fio leaves an unset maximum at the minimum (one completion per reap by default).
+        let cmax = cmax.max(cmin).max(1);
         let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
         let low = if low == 0 || low > depth { depth } else { low };
         let sync_flags = match r.text("sync").as_deref() {

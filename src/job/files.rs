@@ -35,6 +35,13 @@ pub struct FileOpts {
     pub pre_read: bool,
     /// Create files when the worker opens them instead of laying them out first.
     pub create_on_open: bool,
+    /// Lay files out one job after another before the run (`create_serialize`, on by
+    /// default); off, each clone lays out its own files when it starts.
+    pub create_serialize: bool,
+    /// fsync each file after laying it out (`create_fsync`, on by default).
+    pub create_fsync: bool,
+    /// Only lay the files out; do no I/O (`create_only`).
+    pub create_only: bool,
     /// Delete files this run created when the job ends.
     pub unlink: bool,
     pub allow_file_create: bool,
@@ -91,6 +98,9 @@ impl FileOpts {
             invalidate: r.bool("invalidate")? && !pre_read,
             pre_read,
             create_on_open: r.bool("create_on_open")?,
+            create_serialize: r.bool("create_serialize")?,
+            create_fsync: r.bool("create_fsync")?,
+            create_only: r.bool("create_only")?,
             unlink: r.bool("unlink")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
@@ -163,6 +173,9 @@ mod tests {
             invalidate: true,
             pre_read: false,
             create_on_open: false,
+            create_serialize: true,
+            create_fsync: true,
+            create_only: false,
             unlink: false,
             allow_file_create: true,
             allow_mounted_write: false,

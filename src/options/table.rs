@@ -822,8 +822,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Io)
     .parent("iodepth")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "serialize_overlap",
         K::Bool,
@@ -863,8 +862,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["fill_fs"])
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "filesize",
         K::RangeList,
@@ -1822,8 +1820,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "create_fsync",
         K::Bool,
@@ -1831,8 +1828,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "create_on_open",
         K::Bool,
@@ -1844,8 +1840,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt("create_only", K::Bool, "Only lay out the files, then stop")
         .def("0")
         .cat(C::File)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "allow_file_create",
         K::Bool,

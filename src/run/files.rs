@@ -29,6 +29,17 @@ pub struct Target {
     pub setup_size: u64,
     /// True when this run created the file (only such files are ever unlinked).
     pub created: bool,
+    /// With `create_serialize=0`: the size the clone lays this file out to when it
+    /// starts (0 when there is nothing left to lay out).
+    #[serde(default)]
+    pub lay_out_to: u64,
+}
+
+/// What `prepare` found: the targets, and with `create_serialize=0` the "Laying out"
+/// line the clone prints when it lays its files out itself.
+pub struct Prepared {
+    pub targets: Vec<Target>,
+    pub deferred_note: Option<String>,
 }
 
 /// `BLKGETSIZE64`: the size of a block device in bytes.
@@ -138,7 +149,11 @@ pub fn prepare(
     clone: u32,
     thread_number: u64,
     info: &mut dyn FnMut(&str),
-) -> Result<Vec<Target>, crate::error::RunError> {
+) -> Result<Prepared, crate::error::RunError> {
+    let done = |targets| Prepared {
+        targets,
+        deferred_note: None,
+    };
     let paths = job.files.paths(&job.name, clone);
     let no_io = job.exec.engine == crate::engine::EngineKind::Null;
     let mut targets = Vec::with_capacity(paths.len());
@@ -163,6 +178,7 @@ pub fn prepare(
             size,
             setup_size: size,
             created: false,
+            lay_out_to: 0,
         });
     }
     if no_io {
@@ -174,7 +190,7 @@ pub fn prepare(
             t.size = per;
             t.setup_size = per;
         }
-        return Ok(targets);
+        return Ok(done(targets));
     }
     // How large each regular file must be.
     let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
@@ -182,7 +198,25 @@ pub fn prepare(
         .files
         .filesize
         .map(|_| planned_sizes(job, thread_number, &current));
+    // fill_device without a size: write until the file system is full, as fio does.
+    let fill = job.workload.fill_device
+        && job.workload.size.is_none()
+        && job.files.filesize.is_none()
+        && job.workload.io_size.is_none();
+    if fill && !job_writes(job) {
+        return Err(setup_err(
+            job,
+            "fill_device=1 for a job that only reads is not supported yet".into(),
+        ));
+    }
     let need: Vec<u64> = match &planned {
+        _ if fill => targets
+            .iter()
+            .map(|t| match t.kind {
+                Kind::Regular => FILL,
+                _ => t.size,
+            })
+            .collect(),
         Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };
@@ -228,7 +262,7 @@ pub fn prepare(
                 targets[i].size = need[i];
             }
         }
-        return Ok(targets);
+        return Ok(done(targets));
     }
     if !job.files.allow_file_create && extend.iter().any(|&i| targets[i].setup_size == 0) {
         return Err(setup_err(
@@ -236,9 +270,9 @@ pub fn prepare(
             "file creation disallowed by allow_file_create=0".into(),
         ));
     }
-    let total: u64 = extend.iter().map(|&i| need[i]).sum();
+    let total: u64 = extend.iter().fold(0u64, |a, &i| a.saturating_add(need[i]));
     let n = extend.len();
-    info(&format!(
+    let note = format!(
         "{}: Laying out IO file{} ({} file{} / {}{}MiB)\n",
         job.name,
         if n > 1 { "s" } else { "" },
@@ -246,13 +280,25 @@ pub fn prepare(
         if n > 1 { "s" } else { "" },
         if n > 1 { "total " } else { "" },
         total >> 20
-    ));
+    );
+    let serialize = job.files.create_serialize;
+    if serialize {
+        info(&note);
+    }
     for &i in &extend {
         let t = &mut targets[i];
-        let existed = std::fs::metadata(&t.path).is_ok();
-        layout(job, &t.path, need[i]).map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
-        t.created = !existed;
+        t.created = std::fs::metadata(&t.path).is_err();
+        if serialize {
+            layout(job, &t.path, need[i])
+                .map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
+        } else {
+            t.lay_out_to = need[i];
+        }
         t.size = need[i];
+        if need[i] == FILL {
+            t.size = fill_extent(job, &t.path);
+            t.setup_size = t.size;
+        }
     }
     if let Some(p) = &planned {
         // With `filesize`, fio plans each file's region from its planned size.
@@ -262,7 +308,54 @@ pub fn prepare(
             }
         }
     }
-    Ok(targets)
+    Ok(Prepared {
+        targets,
+        deferred_note: (!serialize).then_some(note),
+    })
+}
+
+/// The size a `fill_device` file is "laid out" to (fio's unlimited size; its layout
+/// line shows it in MiB).
+const FILL: u64 = u64::MAX;
+
+/// How far a `fill_device` job's I/O may range in `path`: far beyond any file system for
+/// sequential I/O (it ends at ENOSPC), the file system's free space for random I/O (so
+/// the random map stays small). Rounded down to the largest block size.
+fn fill_extent(job: &Job, path: &str) -> u64 {
+    let bs = job
+        .workload
+        .bs
+        .iter()
+        .map(|b| b.1)
+        .max()
+        .unwrap_or(4096)
+        .max(1);
+    let span = if job.workload.pattern.is_random() {
+        let dir = std::path::Path::new(path)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap_or_default();
+        // SAFETY: statvfs writes into the struct we own; c is a valid C string.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
+            (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+        } else {
+            1 << 40
+        }
+    } else {
+        1 << 62
+    };
+    (span - span % bs).max(bs)
+}
+
+/// Lays out, in the clone itself, the files `prepare` left for it (`create_serialize=0`).
+pub fn lay_out_deferred(job: &Job, targets: &[Target]) -> io::Result<()> {
+    for t in targets.iter().filter(|t| t.lay_out_to > 0) {
+        layout(job, &t.path, t.lay_out_to)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", t.path)))?;
+    }
+    Ok(())
 }
 
 /// The size fio gives each file under `filesize`: a file already within the range keeps
@@ -304,6 +397,11 @@ fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
 /// Creates or extends one file to `size` bytes: space reserved per `fallocate`, and the
 /// data written in full when the job reads (so reads do not hit holes), as fio does.
 fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
+    if size == FILL {
+        // fill_device: the file is only created; the job's writes fill it.
+        OpenOptions::new().write(true).create(true).open(path)?;
+        return Ok(());
+    }
     let reads = job_reads(job);
     let f = OpenOptions::new()
         .write(true)
@@ -353,7 +451,10 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             left -= n as u64;
         }
     }
-    f.sync_all()?;
+    // fio syncs a laid-out file only when it wrote its data (jobs that read).
+    if reads && job.files.create_fsync {
+        f.sync_all()?;
+    }
     Ok(())
 }
 

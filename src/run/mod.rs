@@ -96,6 +96,13 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         source,
     };
     apply_placement(job, spec.thread_number)?;
+    if let Some(note) = &spec.layout_note {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(note.as_bytes());
+        let _ = out.flush();
+    }
+    files::lay_out_deferred(job, &spec.targets).map_err(err)?;
     let no_files = job.exec.engine == crate::engine::EngineKind::Null;
     let opened = if no_files {
         Vec::new()
@@ -196,30 +203,42 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             continue;
         }
         let mut specs = Vec::new();
-        let mut prepared_ok = true;
         for &ji in &phase {
             let job = &jobs[ji];
             for clone in 0..job.exec.numjobs.max(1) {
                 let thread_number =
                     crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
                 match files::prepare(job, clone, thread_number, &mut info) {
-                    Ok(targets) => specs.push(spawn::CloneSpec {
+                    Ok(p) if job.files.create_only => {
+                        // Only the layout: fio reports the job with nothing done.
+                        if let Some(note) = &p.deferred_note {
+                            info(note);
+                        }
+                        if let Err(e) = files::lay_out_deferred(job, &p.targets) {
+                            eprintln!("iobench: job '{}': {e}", job.name);
+                            failed += 1;
+                        }
+                        let mut s = JobStats::for_job(job, ji, gids[ji]);
+                        s.pid = std::process::id();
+                        outcome.results.push(s);
+                    }
+                    Ok(p) => specs.push(spawn::CloneSpec {
                         job,
                         job_index: ji,
                         clone,
                         thread_number,
                         groupid: gids[ji],
-                        targets,
+                        targets: p.targets,
+                        layout_note: p.deferred_note.filter(|_| normal),
                     }),
                     Err(e) => {
                         eprintln!("iobench: {e}");
                         failed += 1;
-                        prepared_ok = false;
                     }
                 }
             }
         }
-        if !prepared_ok && specs.is_empty() {
+        if specs.is_empty() {
             continue;
         }
         let results = spawn::run_together(&specs);

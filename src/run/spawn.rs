@@ -21,6 +21,9 @@ pub struct CloneSpec<'a> {
     pub thread_number: u64,
     pub groupid: u32,
     pub targets: Vec<Target>,
+    /// With `create_serialize=0`: the "Laying out" line this clone prints itself
+    /// (when the normal report goes to stdout) before laying out its files.
+    pub layout_note: Option<String>,
 }
 
 /// What a worker hands back.

@@ -167,9 +167,16 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     }
                     Op::Sync { .. } => 1,
                 };
-                let fatal = !ex.errors.non_fatal(d, errno);
+                // fill_device: running out of space is how the job ends, not a failure.
+                let full =
+                    cx.job.workload.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT);
+                if full {
+                    gen_done = true;
+                    pending = None;
+                }
+                let fatal = !full && !ex.errors.non_fatal(d, errno);
                 // Text is only built when it is shown or kept (errors are off the hot path).
-                if fatal || ex.errors.error_dump || cx.stats.error == 0 {
+                if full || fatal || ex.errors.error_dump || cx.stats.error == 0 {
                     let line = io_error_line(
                         cx.names.get(u.file as usize).map_or("", |s| s.as_str()),
                         errno,
@@ -177,10 +184,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                         u.offset,
                         u.len,
                     );
-                    if fatal || ex.errors.error_dump {
+                    if full || fatal || ex.errors.error_dump {
                         eprintln!("iobench: {line}");
                     }
-                    cx.stats.record_error(errno, &io_verror(errno));
+                    if !full {
+                        cx.stats.record_error(errno, &io_verror(errno));
+                    }
                     if fatal && error.is_none() {
                         error = Some(line);
                     }
@@ -466,7 +475,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             error = Some(t);
         }
     }
-    let _ = hold;
+    let _ = (hold, gen_done, pending.is_some());
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
     // but leaves them out of the sync statistics).

@@ -277,3 +277,36 @@ fn a_too_small_block_for_the_header_is_refused() {
     assert!(!o.status.success());
     assert!(text(&o).contains("too small"), "{}", text(&o));
 }
+
+/// `--crctest=LIST` prints one `name:<tabs>N MiB/sec` line per hash, laid out as fio's.
+#[test]
+fn crctest_prints_fio_lines() {
+    let mut c = common::iobench();
+    c.arg("--crctest=crc32c,xxhash");
+    let o = common::run(c);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let shape = |s: &str| -> Vec<String> {
+        s.lines()
+            .map(|l| {
+                let (name, rest) = l.split_once(':').unwrap();
+                let tabs = rest.chars().take_while(|&c| c == '\t').count();
+                assert!(rest.ends_with(" MiB/sec"), "{l}");
+                let n = rest.trim().trim_end_matches(" MiB/sec");
+                assert!(n.parse::<f64>().unwrap() > 0.0, "{l}");
+                format!("{name}:{tabs}")
+            })
+            .collect()
+    };
+    assert_eq!(shape(&out), ["crc32c:2", "xxhash:2"]);
+    if let Some(mut f) = common::fio() {
+        f.arg("--crctest=crc32c,xxhash");
+        let fo = common::run(f);
+        assert_eq!(shape(&String::from_utf8_lossy(&fo.stdout)), shape(&out));
+    }
+    let mut c = common::iobench();
+    c.arg("--crctest=nosuch");
+    let o = common::run(c);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("unknown hash `nosuch`"), "{}", text(&o));
+}

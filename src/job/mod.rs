@@ -109,7 +109,14 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     let r = Reader::new(raw);
     let workload = workload::Workload::resolve(&r)?;
     let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
-    let buffers = crate::buffer::BufferOpts::resolve(&r, verify.on())?;
+    let buffers = crate::buffer::BufferOpts::resolve(
+        &r,
+        verify.on(),
+        matches!(
+            workload.pattern,
+            Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
+        ),
+    )?;
     Ok(Job {
         name: raw.name.clone(),
         kb_base: r.kb_base(),

@@ -1211,8 +1211,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["iomem"])
     .def("malloc")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "iomem_align",
         K::Int {
@@ -1225,8 +1224,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("iomem")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify",
         K::Choice(VERIFY_CHOICES),
@@ -2421,8 +2419,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("2097152")
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "flow_id",
         K::Int {

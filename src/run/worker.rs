@@ -21,42 +21,6 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Aligned I/O buffers, one per pool slot, allocated once per job.
-struct Buffers {
-    base: *mut u8,
-    layout: std::alloc::Layout,
-    slot_len: usize,
-}
-
-impl Buffers {
-    fn new(slots: usize, slot_len: usize) -> io::Result<Self> {
-        let slot_len = slot_len.max(1).next_multiple_of(4096);
-        let layout = std::alloc::Layout::from_size_align(slots * slot_len, 4096)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-        // SAFETY: the layout has non-zero size; freed in Drop with the same layout.
-        let base = unsafe { std::alloc::alloc_zeroed(layout) };
-        if base.is_null() {
-            return Err(io::Error::from(io::ErrorKind::OutOfMemory));
-        }
-        Ok(Buffers {
-            base,
-            layout,
-            slot_len,
-        })
-    }
-    fn slot(&self, i: usize) -> *mut u8 {
-        // SAFETY: i < slots, so the offset stays inside the allocation.
-        unsafe { self.base.add(i * self.slot_len) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout, and no I/O is in flight any more.
-        unsafe { std::alloc::dealloc(self.base, self.layout) };
-    }
-}
-
 /// What a worker needs besides the engine.
 pub struct WorkerCtx<'a> {
     pub job: &'a Job,
@@ -94,15 +58,15 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         ex.iodepth.max(1) as usize
     };
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
-    let bufs = Buffers::new(depth, max_bs)?;
+    let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
     // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
-    unsafe { data.init_buffers(bufs.base, bufs.slot_len, depth) };
+    unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
-        buf_base: bufs.base,
-        slot_len: bufs.slot_len,
+        buf_base: bufs.base(),
+        slot_len: bufs.slot_len(),
     })?;
     let mut pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))

@@ -5,6 +5,7 @@
 pub mod block;
 pub mod checksum;
 pub mod contents;
+pub mod crctest;
 pub mod header;
 pub mod opts;
 pub mod pattern;

@@ -399,7 +399,11 @@ fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
 fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
     if size == FILL {
         // fill_device: the file is only created; the job's writes fill it.
-        OpenOptions::new().write(true).create(true).open(path)?;
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
         return Ok(());
     }
     let reads = job_reads(job);

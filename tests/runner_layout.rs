@@ -191,12 +191,8 @@ impl Drop for Tmpfs {
 }
 
 /// What a fill_device run did: exit code, layout line, write bytes, issued writes,
-/// err=, the stderr error lines' offsets, and the files left.
-fn fill_run(
-    tool: Command,
-    prefix: &str,
-    name: &str,
-) -> Option<(
+/// err=, the stderr error lines (directory replaced), and the files left.
+type FillSeen = (
     Option<i32>,
     String,
     u64,
@@ -204,7 +200,9 @@ fn fill_run(
     i64,
     Vec<String>,
     Vec<(String, u64)>,
-)> {
+);
+
+fn fill_run(tool: Command, prefix: &str, name: &str) -> Option<FillSeen> {
     let fs = Tmpfs::new(name, "8m")?;
     let out = in_dir(
         tool,

@@ -238,3 +238,62 @@ fn iodepth_low_refills_the_queue_as_fio_does() {
         }
     }
 }
+
+#[test]
+fn a_killed_worker_process_is_named_and_the_run_ends() {
+    let dir = common::scratch("worker_killed");
+    let mut child = job(
+        &dir,
+        &[
+            "--name=victim",
+            "--rw=read",
+            "--size=1m",
+            "--time_based",
+            "--runtime=20",
+            "--name=other",
+            "--rw=read",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    // Find the first worker process (the 'victim' clone) and kill it outright.
+    let parent = child.id().to_string();
+    let start = Instant::now();
+    let victim = loop {
+        let out = Command::new("pgrep")
+            .args(["-P", &parent])
+            .output()
+            .expect("pgrep");
+        let pids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        if pids.len() >= 2 {
+            break pids[0].clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no workers");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let _ = Command::new("kill").args(["-9", &victim]).status();
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        start.elapsed()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!(
+            "worker process {victim} for job 'victim' killed by signal 9"
+        )),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("other: (groupid=0"));
+}

@@ -19,7 +19,8 @@ fn write(dir: &Path, bs: &str, size: usize, extra: &[&str]) -> Vec<u8> {
         .args(["--rw=write", "--ioengine=psync", "--iodepth=1"])
         .arg(format!("--bs={bs}"))
         .arg(format!("--size={size}"))
-        .args(extra);
+        .args(extra)
+        .current_dir(dir);
     let o = common::run(c);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::read(&f).unwrap()
@@ -209,8 +210,8 @@ fn iomem_huge_without_huge_pages_is_an_error() {
             .args(["--rw=write", "--bs=4k", "--size=64k"])
             .arg(format!("--iomem={mem}"));
         let o = common::run(c);
-        let err = String::from_utf8_lossy(&o.stderr).into_owned()
-            + &String::from_utf8_lossy(&o.stdout);
+        let err =
+            String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
         assert!(!o.status.success(), "{mem}: {err}");
         assert!(err.contains("huge pages"), "{mem}: {err}");
     }

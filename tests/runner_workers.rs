@@ -242,7 +242,7 @@ fn iodepth_low_refills_the_queue_as_fio_does() {
 #[test]
 fn a_killed_worker_process_is_named_and_the_run_ends() {
     let dir = common::scratch("worker_killed");
-    let mut child = job(
+    let child = job(
         &dir,
         &[
             "--name=victim",

@@ -15,7 +15,7 @@ pub mod plan;
 pub mod rand;
 mod replay;
 
-pub use replay::replay_files;
+pub use replay::{replay_extents, replay_files, replay_writes};
 
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RandomGenerator, RwSequencer, Workload};

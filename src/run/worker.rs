@@ -117,9 +117,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut pace =
         super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
     let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
-    let mut iolog = match &cx.job.workload.replay.write_iolog {
-        Some(p) => Some(crate::iolog::IologWriter::create(p, cx.names)?),
-        None => None,
+    let mut iolog = match &cx.job.workload.replay {
+        r if r.read_iolog.is_some() => None,
+        crate::job::workload::Replay {
+            write_iolog: Some(p),
+            ..
+        } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
+        _ => None,
     };
     let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
     let mut hold = Hold::None;

@@ -141,12 +141,14 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
     match flag {
         "output" => cfg.output = Some(val.to_string()),
         "output-format" => {
+            // As in fio, each --output-format replaces the formats given before it.
+            cfg.formats.clear();
             for f in val.split(',') {
                 cfg.formats.push(match f {
                     "normal" => OutputFormat::Normal,
                     "json" => OutputFormat::Json,
                     "json+" => OutputFormat::JsonPlus,
-                    "terse" => OutputFormat::Terse,
+                    "terse" | "minimal" | "csv" => OutputFormat::Terse,
                     _ => {
                         return Err(bad(
                             flag,
@@ -338,6 +340,9 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
     if inv.config.readonly {
         check_readonly(&inv.jobs)?;
     }
+    if !inv.config.showcmd {
+        check_wait_for(&inv.jobs)?;
+    }
     Ok(inv)
 }
 
@@ -357,6 +362,35 @@ fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
                 origin: rw.map_or_else(|| job.origin.clone(), |o| o.origin.clone()),
             });
         }
+    }
+    Ok(())
+}
+
+/// `wait_for=NAME` must name a job defined before this one, and not the job itself, as fio
+/// checks before it starts.
+fn check_wait_for(jobs: &[RawJob]) -> Result<(), ParseError> {
+    for (idx, job) in jobs.iter().enumerate() {
+        let Some(opt) = job.get("wait_for") else {
+            continue;
+        };
+        let target = opt.value.as_deref().unwrap_or("").trim();
+        let message = if target == job.name {
+            format!(
+                "job '{}' cannot wait for itself (wait_for={target})",
+                job.name
+            )
+        } else if !jobs[..idx].iter().any(|j| j.name == target) {
+            format!(
+                "job '{}' waits for '{target}', but no job before it has that name",
+                job.name
+            )
+        } else {
+            continue;
+        };
+        return Err(ParseError::Syntax {
+            message,
+            origin: opt.origin.clone(),
+        });
     }
     Ok(())
 }

@@ -29,7 +29,8 @@ fn run_engine(engine: &str, rw: &str, extra: &[&str]) -> u64 {
 #[test]
 fn every_engine_moves_exactly_size_bytes() {
     for engine in [
-        "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
+        "psync", "sync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio",
+        "mmap",
     ] {
         for rw in ["randread", "write"] {
             let bytes = run_engine(engine, rw, &["--iodepth=8", "--direct=1"]);
@@ -40,7 +41,7 @@ fn every_engine_moves_exactly_size_bytes() {
 
 #[test]
 fn async_engines_honour_batching_options() {
-    for engine in ["libaio", "io_uring", "null"] {
+    for engine in ["libaio", "io_uring", "null", "posixaio"] {
         let bytes = run_engine(
             engine,
             "randwrite",

@@ -431,3 +431,205 @@ fn sizes_agree_with_the_real_fio() {
         }
     }
 }
+
+use iobench::options::keywords::{eval, expand_env_with, replace_keywords, Machine};
+use iobench::options::{lookup, make_opt, value::validate, Origin};
+
+#[test]
+fn env_variables_expand_like_fio() {
+    let env = |name: &str| match name {
+        "DIR" => Some("/mnt/x".to_string()),
+        "N" => Some("4".to_string()),
+        _ => None,
+    };
+    let table: &[(&str, &str)] = &[
+        ("${DIR}", "/mnt/x"),
+        ("${DIR}/f.${N}", "/mnt/x/f.4"),
+        ("${UNSET}x", "x"),
+        ("${}", "${}"),
+        ("${DIR", "${DIR"),
+        ("$DIR", "$DIR"),
+        ("a${N}${N}b", "a44b"),
+        ("", ""),
+    ];
+    for &(text, want) in table {
+        assert_eq!(expand_env_with(text, env), want, "{text}");
+    }
+}
+
+#[test]
+fn keywords_and_arithmetic_work_out_as_bc_would() {
+    let m = Machine {
+        pagesize: 4096,
+        mb_memory: 16000,
+        ncpus: 8,
+    };
+    let table: &[(&str, &str)] = &[
+        ("$ncpus", "8"),
+        ("$pagesize", "4096"),
+        ("$mb_memory", "16000"),
+        ("$ncpus*2", "16"),
+        ("$ncpus/3", "2"),
+        ("$ncpus-10", "-2"),
+        ("2*$ncpus+1", "17"),
+        ("($ncpus+2)*3", "30"),
+        ("($ncpus%3)+1", "3"),
+        ("2^$ncpus-1", "255"),
+        // fio works out arithmetic only when there is a + - * or /.
+        ("$ncpus%3", "8%3"),
+        (" $ncpus * 2 ", "16"),
+        ("-$ncpus+1", "-7"),
+        // Not arithmetic: replaced, left for the option's own parser to judge.
+        ("$mb_memory*1k", "16000*1k"),
+        ("file-$ncpus", "file-8"),
+        // No keyword: untouched, even if it looks like arithmetic (fio does no math then).
+        ("4*2", "4*2"),
+        ("4k-8k", "4k-8k"),
+    ];
+    for &(text, want) in table {
+        assert_eq!(replace_keywords(text, &m).as_deref(), Ok(want), "{text}");
+    }
+    for bad in [
+        "$ncpus/0",
+        "$ncpus+1%0",
+        "($ncpus+1",
+        "$ncpus*",
+        "$ncpus^99+1",
+    ] {
+        assert!(replace_keywords(bad, &m).is_err(), "{bad}");
+    }
+    assert_eq!(eval("1+2*3"), Ok(7));
+    assert_eq!(eval("(1+2)*3"), Ok(9));
+    assert_eq!(eval("2^3^2"), Ok(512), "right-associative");
+    assert_eq!(eval("7/2"), Ok(3));
+    assert_eq!(eval("--3"), Ok(3));
+    let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert!(
+        eval(&deep).is_err(),
+        "deep nesting is an error, not a stack overflow"
+    );
+    let minus = format!("{}1", "-".repeat(10_000));
+    assert!(eval(&minus).is_err());
+    assert!(eval("9223372036854775807+1").is_err());
+    assert!(eval("").is_err());
+    assert!(eval("1 2").is_err());
+}
+
+/// (option, value, valid?) through the one gate every option passes, for every value kind.
+#[test]
+fn every_value_kind_validates_through_the_option_table() {
+    let table: &[(&str, Option<&str>, bool)] = &[
+        // Int, with hex and suffixes, and its bounds
+        ("iodepth", Some("32"), true),
+        ("iodepth", Some("0x20"), true),
+        ("iodepth", Some("1k"), true),
+        ("iodepth", Some("-1"), false),
+        ("iodepth", Some("many"), false),
+        ("numjobs", Some("0"), true),
+        ("nice", Some("-20"), true),
+        ("nice", Some("20"), false),
+        // Size
+        ("size", Some("1GiB"), true),
+        ("size", Some("20%"), true),
+        ("size", Some("1.5g"), false),
+        ("offset", Some("80%"), true),
+        ("offset", Some("101%"), false),
+        // SizeList, per direction
+        ("bs", Some("4k,8k,16k"), true),
+        ("bs", Some(",8k"), true),
+        ("bs", Some("4k,8k,16k,32k"), false),
+        ("bs", Some("4kk"), false),
+        // RangeList
+        ("bsrange", Some("4k-512k"), true),
+        ("bsrange", Some("1k-4k,8k-32k"), true),
+        ("bsrange", Some("4k"), false),
+        // bssplit
+        ("bssplit", Some("4k/10:64k/50:32k/40"), true),
+        ("bssplit", Some("4k/50:8k/50,16k/100"), true),
+        ("bssplit", Some("4k/80:8k/80"), false),
+        // Time, each with its default unit
+        ("runtime", Some("10"), true),
+        ("runtime", Some("2m"), true),
+        ("runtime", Some("10parsecs"), false),
+        ("thinktime", Some("500"), true),
+        ("ramp_time", Some("1s"), true),
+        // Bool and flags
+        ("direct", Some("1"), true),
+        ("direct", Some("2"), false),
+        ("direct", None, false),
+        ("time_based", None, true),
+        ("time_based", Some("1"), true),
+        ("stonewall", None, true),
+        ("new_group", None, true),
+        ("group_reporting", None, true),
+        // Choices, with modifiers
+        ("rw", Some("randread:8"), true),
+        ("rw", Some("write:-8k"), true),
+        ("rw", Some("readwrite"), true),
+        ("rw", Some("READ"), false),
+        ("rw", Some("sideways"), false),
+        ("kb_base", Some("1000"), true),
+        ("kb_base", Some("1024"), true),
+        ("kb_base", Some("1001"), false),
+        ("unit_base", Some("0"), true),
+        ("unit_base", Some("1"), true),
+        ("unit_base", Some("8"), true),
+        ("unit_base", Some("2"), false),
+        ("random_distribution", Some("zipf:1.2"), true),
+        ("random_distribution", Some("pareto:0.5"), true),
+        ("random_distribution", Some("normal:10"), true),
+        ("random_distribution", Some("zoned:50/5:30/15:20/"), true),
+        ("random_distribution", Some("zipf:1"), false),
+        ("random_distribution", Some("zipf:x"), false),
+        ("random_distribution", Some("zoned:50/5:30/15"), false),
+        // Float and float list
+        ("percentile_list", Some("99:99.9:99.99"), true),
+        ("percentile_list", Some("99:101"), false),
+        ("percentile_list", Some("a:b"), false),
+        // Text
+        ("filename", Some("/dev/sdb"), true),
+        ("filename", Some(""), false),
+        ("write_bw_log", None, true),
+        // ioengine: known names pass validation
+        ("ioengine", Some("psync"), true),
+        ("ioengine", Some("libhdfs"), true),
+        ("ioengine", Some("bogus"), false),
+        ("filesize", Some("1g"), true),
+        ("filesize", Some("1k-4k"), true),
+        ("filesize", Some("lots"), false),
+    ];
+    for &(name, value, ok) in table {
+        let def = lookup(name).unwrap_or_else(|| panic!("{name} unknown"));
+        assert_eq!(
+            validate(def, value).is_ok(),
+            ok,
+            "{name}={value:?}: {:?}",
+            validate(def, value)
+        );
+    }
+}
+
+#[test]
+fn bad_values_name_option_value_and_expected_form() {
+    let origin = Origin::command_line();
+    let e = make_opt("bs", Some("4q"), &origin).unwrap_err().to_string();
+    assert!(
+        e.contains("bad value '4q' for option 'bs'") && e.contains("expected sizes"),
+        "{e}"
+    );
+    let e = make_opt("rw", Some("randread:x"), &origin)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("'rw'") && e.contains("randread:8"), "{e}");
+    let e = make_opt("runtime", Some("5y"), &origin)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("expected a time"), "{e}");
+    let e = make_opt("bsize", Some("4k"), &origin)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown option 'bsize'") && e.contains("did you mean"),
+        "{e}"
+    );
+}

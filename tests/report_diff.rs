@@ -66,6 +66,13 @@ fn shape(v: &Value, path: &str, out: &mut BTreeSet<String>) {
 }
 
 fn json_shape(text: &str) -> BTreeSet<String> {
+    // fio prints notes on stdout before its JSON: skip to the document.
+    let text = text.find("\n{").map_or(text, |i| &text[i + 1..]);
+    let text = if text.starts_with('{') {
+        text
+    } else {
+        text.trim_start()
+    };
     let v: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("bad JSON ({e}): {text}"));
     let mut s = BTreeSet::new();
     shape(&v, "", &mut s);
@@ -129,7 +136,11 @@ fn label(line: &str) -> String {
             s.push(c);
         }
     }
-    s.split(['=', ':']).next().unwrap_or("").to_string()
+    let s = s.split(['=', ':']).next().unwrap_or("").to_string();
+    // The unit follows the measured values (nsec/usec/msec): fold it too.
+    s.replace("(nsec)", "(unit)")
+        .replace("(usec)", "(unit)")
+        .replace("(msec)", "(unit)")
 }
 
 /// The normal report's line labels, leaving out lines whose presence depends on the
@@ -275,4 +286,160 @@ fn unified_rw_reporting_mixed_and_both() {
         );
         compare_both(a, &dir);
     }
+}
+
+/// Both tools' JSON shapes and normal layouts for one job on `engine` doing `rw`.
+fn compare_engine(engine: &str, rw: &str, extra: &[&str]) {
+    let name = format!("eng_{engine}_{rw}_{}", extra.len());
+    let e = format!("--ioengine={engine}");
+    let r = format!("--rw={rw}");
+    let mut ex: Vec<&str> = vec![&e, &r, "--iodepth=8"];
+    ex.extend_from_slice(extra);
+    let mut j = ex.clone();
+    j.push("--output-format=json");
+    compare_json(&j, &name);
+    compare_normal(&ex, &name);
+}
+
+#[test]
+fn engines_null_psync_libaio_io_uring_match_fio() {
+    for engine in ["null", "psync", "libaio", "io_uring"] {
+        compare_engine(engine, "randrw", &[]);
+    }
+}
+
+#[test]
+fn libaio_read_write_and_direct_match_fio() {
+    compare_engine("libaio", "read", &["--direct=1"]);
+    compare_engine("io_uring", "write", &["--direct=1"]);
+    compare_engine("libaio", "randrw", &["--numjobs=2", "--group_reporting"]);
+    compare_engine("io_uring", "randrw", &["--numjobs=2"]);
+}
+
+#[test]
+fn json_plus_on_async_engines_has_fios_bins() {
+    compare_json(
+        &[
+            "--ioengine=libaio",
+            "--rw=randrw",
+            "--iodepth=4",
+            "--output-format=json+",
+        ],
+        "jp_libaio",
+    );
+}
+
+/// With json, stdout is one JSON document even when the job earns a note (fio would put
+/// the note on stdout; iobench sends it to stderr).
+#[test]
+fn json_stdout_is_only_json_even_with_notes() {
+    let dir = common::scratch("json_clean");
+    let a = args(
+        &dir,
+        &[
+            "--rw=read",
+            "--ioengine=psync",
+            "--iodepth=8",
+            "--output-format=json",
+        ],
+    );
+    let out = common::iobench().args(&a).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let v: Result<Value, _> = serde_json::from_str(&text);
+    assert!(v.is_ok(), "stdout is not pure JSON:\n{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("queue depth will be capped at 1"), "{err}");
+}
+
+/// The last --output-format wins, as in fio.
+#[test]
+fn last_output_format_wins() {
+    let dir = common::scratch("fmt_last");
+    let a = args(
+        &dir,
+        &["--rw=read", "--output-format=json+", "--output-format=json"],
+    );
+    let text = stdout_of(common::iobench(), &a);
+    assert!(!text.contains("\"bins\""), "{text}");
+}
+
+/// fio's own json+ consumer reads iobench's json+ (run from fio's source tree, if present).
+#[test]
+fn fio_jsonplus_clat2csv_accepts_our_json_plus() {
+    let tool = Path::new("/tmp/fio-src/tools/fio_jsonplus_clat2csv");
+    let py = Command::new("python3").arg("--version").output();
+    if !tool.exists() || !py.map(|o| o.status.success()).unwrap_or(false) {
+        eprintln!("fio_jsonplus_clat2csv or python3 missing: skipping");
+        return;
+    }
+    let dir = common::scratch("clat2csv");
+    let a = args(
+        &dir,
+        &[
+            "--rw=randrw",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--output-format=json+",
+        ],
+    );
+    let json = stdout_of(common::iobench(), &a);
+    let src = dir.join("out.json");
+    std::fs::write(&src, json).unwrap();
+    let dst = dir.join("out.csv");
+    // First convert, then let the tool check its CSV against our bins.
+    for pass in [None, Some("--validate")] {
+        let st = Command::new("python3")
+            .arg(tool)
+            .args(pass)
+            .arg(&src)
+            .arg(&dst)
+            .current_dir("/tmp/fio-src/tools")
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{pass:?}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+    }
+    let csv = std::fs::read_to_string(dir.join("out_job0.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("nsec, read_slat_ns_count"));
+    assert!(lines.count() > 1, "{csv}");
+}
+
+/// Regression: the IO depths distribution counted I/Os issued during ramp_time and at reap
+/// time, summing past 100% (`>=64=131.5%` on a libaio QD64 job). It must sum like fio's.
+#[test]
+fn io_depths_sum_to_at_most_100_percent_with_ramp_and_batches() {
+    let dir = common::scratch("depth_sum");
+    let a = args(
+        &dir,
+        &[
+            "--rw=randread",
+            "--ioengine=libaio",
+            "--iodepth=64",
+            "--iodepth_batch_submit=16",
+            "--iodepth_batch_complete_min=8",
+            "--iodepth_batch_complete_max=32",
+            "--ramp_time=200ms",
+            "--runtime=300ms",
+            "--time_based",
+        ],
+    );
+    let text = stdout_of(common::iobench(), &a);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("IO depths"))
+        .expect("IO depths line");
+    let sum: f64 = line
+        .split(',')
+        .filter_map(|p| p.rsplit('=').next())
+        .map(|v| v.trim_end_matches('%').parse::<f64>().unwrap())
+        .sum();
+    assert!(sum <= 100.2 && sum > 90.0, "{line}");
 }

@@ -10,7 +10,9 @@
 //! carry only a `u32` as user data.
 
 pub mod libaio;
+pub mod mmap;
 pub mod null;
+pub mod posixaio;
 pub mod psync;
 pub mod registry;
 pub mod sync;

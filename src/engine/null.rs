@@ -19,7 +19,8 @@ pub struct Null {
 impl Engine for Null {
     fn caps(&self) -> Caps {
         Caps {
-            sync: self.depth <= 1,
+            // Before setup (depth 0) the worker asks for its depth: not sync then.
+            sync: self.depth == 1,
             no_files: true,
             ..Caps::default()
         }

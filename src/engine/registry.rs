@@ -3,7 +3,9 @@
 //! own monomorphised worker loop.
 
 use super::libaio::{Libaio, LibaioOpts};
+use super::mmap::Mmap;
 use super::null::Null;
+use super::posixaio::PosixAio;
 use super::psync::{PosMode, Psync, RWF_HIPRI, RWF_NOWAIT, RWF_UNCACHED};
 use super::sync::SyncRw;
 use super::uring::{Uring, UringOpts};
@@ -20,6 +22,8 @@ pub enum EngineKind {
     Null,
     Libaio,
     IoUring,
+    PosixAio,
+    Mmap,
 }
 
 /// Per-engine options, resolved from the job (see `job::exec`).
@@ -30,6 +34,10 @@ pub struct EngineOpts {
     pub hipri: bool,
     pub nowait: bool,
     pub uncached: bool,
+    /// direct=1 (mmap writes back and drops each I/O's pages).
+    pub direct: bool,
+    /// madvise hint for mmap (from fadvise_hint and the pattern), if any.
+    pub mmap_advice: Option<i32>,
 }
 
 impl EngineKind {
@@ -45,6 +53,8 @@ impl EngineKind {
             "null" => EngineKind::Null,
             "libaio" => EngineKind::Libaio,
             "io_uring" => EngineKind::IoUring,
+            "posixaio" => EngineKind::PosixAio,
+            "mmap" => EngineKind::Mmap,
             other => {
                 return Err(format!(
                     "unknown engine '{other}' (available: {})",
@@ -56,7 +66,8 @@ impl EngineKind {
 
     /// The names iobench implements.
     pub const NAMES: &'static [&'static str] = &[
-        "sync", "psync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring",
+        "sync", "psync", "vsync", "pvsync", "pvsync2", "null", "libaio", "io_uring", "posixaio",
+        "mmap",
     ];
 
     /// fio's name for the engine, as printed in the job header.
@@ -70,6 +81,8 @@ impl EngineKind {
             EngineKind::Null => "null",
             EngineKind::Libaio => "libaio",
             EngineKind::IoUring => "io_uring",
+            EngineKind::PosixAio => "posixaio",
+            EngineKind::Mmap => "mmap",
         }
     }
 
@@ -78,7 +91,7 @@ impl EngineKind {
     pub fn is_sync(self) -> bool {
         !matches!(
             self,
-            EngineKind::Libaio | EngineKind::IoUring | EngineKind::Null
+            EngineKind::Libaio | EngineKind::IoUring | EngineKind::Null | EngineKind::PosixAio
         )
     }
 
@@ -105,6 +118,8 @@ impl EngineKind {
             EngineKind::Null => v.visit(Null::default()),
             EngineKind::Libaio => v.visit(Libaio::new(o.libaio)),
             EngineKind::IoUring => v.visit(Uring::new(o.uring)),
+            EngineKind::PosixAio => v.visit(PosixAio::new()),
+            EngineKind::Mmap => v.visit(Mmap::new(o.direct, o.mmap_advice)),
         }
     }
 }

@@ -20,6 +20,8 @@ pub struct UringOpts {
     pub nonvectored: i32,
     pub force_async: u32,
     pub nowait: bool,
+    /// RWF_UNCACHED on buffered reads and writes (already off when direct=1).
+    pub uncached: bool,
 }
 
 impl Default for UringOpts {
@@ -33,6 +35,7 @@ impl Default for UringOpts {
             nonvectored: -1,
             force_async: 0,
             nowait: false,
+            uncached: false,
         }
     }
 }
@@ -48,6 +51,8 @@ pub struct Uring {
     depth: usize,
     prepped: u32,
     nonvectored: bool,
+    /// RWF_* flags put on every read and write (nowait, uncached).
+    rw_flags: i32,
 }
 
 // SAFETY: the iovecs point into the worker's buffers, used by one worker at a time.
@@ -65,6 +70,7 @@ impl Uring {
             depth: 0,
             prepped: 0,
             nonvectored: false,
+            rw_flags: 0,
         }
     }
 
@@ -89,6 +95,12 @@ impl Engine for Uring {
 
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth.max(1) as usize;
+        if self.opts.nowait {
+            self.rw_flags |= super::psync::RWF_NOWAIT;
+        }
+        if self.opts.uncached {
+            self.rw_flags |= super::psync::RWF_UNCACHED;
+        }
         let mut b = IoUring::builder();
         if self.opts.hipri {
             b.setup_iopoll();
@@ -160,11 +172,7 @@ impl Engine for Uring {
         if self.staged + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
-        let rw_flags = if self.opts.nowait {
-            super::psync::RWF_NOWAIT
-        } else {
-            0
-        };
+        let rw_flags = self.rw_flags;
         let slot = io.slot as usize;
         let len = io.len as u32;
         macro_rules! with_fd {
@@ -246,7 +254,18 @@ impl Engine for Uring {
         }
         // SAFETY: the buffer and iovec stay valid until the completion is reaped: they
         // belong to the pool slot, which the worker does not reuse before then.
-        let pushed = unsafe { self.ring().submission().push(&entry) };
+        let mut pushed = unsafe { self.ring().submission().push(&entry) };
+        if pushed.is_err() && self.opts.sqthread_poll {
+            // The polling thread has not taken the entries already committed: wait until
+            // it frees a submission slot (the ring holds `depth` entries, never more).
+            let ring = self.ring();
+            ring.submission().sync();
+            if ring.submission().is_full() {
+                ring.submitter().squeue_wait()?;
+            }
+            // SAFETY: as above.
+            pushed = unsafe { self.ring().submission().push(&entry) };
+        }
         if pushed.is_err() {
             return Ok(Queued::Busy);
         }

@@ -76,6 +76,19 @@ pub struct ExecOpts {
     pub continue_on_error: bool,
 }
 
+/// The madvise hint fio's mmap engine gives a mapping: none with fadvise_hint=0, else
+/// sequential or random access as the hint or the pattern says.
+fn mmap_advice(r: &Reader) -> Option<i32> {
+    let random = r.text("rw").is_some_and(|v| v.contains("rand"));
+    match r.text("fadvise_hint").as_deref() {
+        Some("0") | Some("false") | Some("off") | Some("no") => None,
+        Some("sequential") => Some(libc::MADV_SEQUENTIAL),
+        Some("random") => Some(libc::MADV_RANDOM),
+        _ if random => Some(libc::MADV_RANDOM),
+        _ => Some(libc::MADV_SEQUENTIAL),
+    }
+}
+
 impl ExecOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
         let direct = if r.is_set("buffered") && !r.is_set("direct") {
@@ -117,10 +130,13 @@ impl ExecOpts {
                 nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
                 force_async: r.int("force_async")?.unwrap_or(0) as u32,
                 nowait: r.bool("nowait")?,
+                uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             },
             hipri: r.bool("hipri")?,
             nowait: r.bool("nowait")?,
-            uncached: r.bool("uncached")? && !direct,
+            uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
+            direct,
+            mmap_advice: mmap_advice(r),
         };
         let per_dir = |name: &str| -> Result<[u64; 3], JobError> {
             let mut out = [0u64; 3];
@@ -213,9 +229,10 @@ impl ExecOpts {
                 .map_err(|e| r.invalid("max_latency", e))?,
             },
             nice: r.int("nice")?.map(|v| v as i32),
-            cpus_allowed: match r.text("cpus_allowed") {
-                None => None,
-                Some(v) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+            cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {
+                (Some(v), _) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+                (None, Some(mask)) => Some((0..63).filter(|b| mask >> b & 1 == 1).collect()),
+                (None, None) => None,
             },
             exitall: r.bool("exitall")?,
             continue_on_error: !matches!(

@@ -508,6 +508,9 @@ fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
     })
 }
 
+/// Marks a zone written without its size (`20/`) until the remainder is shared out.
+const MISSING_SIZE: u64 = u64::MAX;
+
 /// One direction of a zoned distribution: `60/10:30/20:10/70` (access%/size).
 fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobError> {
     let name = "random_distribution";
@@ -525,6 +528,9 @@ fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobE
             .map_err(|_| r.invalid(name, format!("'{a}' is not a percentage")))?;
         let size = if abs {
             r.size_of(s, name)?
+        } else if s.trim().is_empty() {
+            // fio shares what the other zones leave among the zones without a size.
+            MISSING_SIZE
         } else {
             s.trim()
                 .parse::<u64>()
@@ -532,6 +538,18 @@ fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobE
                 .min(100)
         };
         out.push(ZoneSplit { access_perc, size });
+    }
+    let missing = out.iter().filter(|z| z.size == MISSING_SIZE).count() as u64;
+    if missing > 0 {
+        let given: u64 = out
+            .iter()
+            .filter(|z| z.size != MISSING_SIZE)
+            .map(|z| z.size)
+            .sum();
+        let share = 100u64.saturating_sub(given) / missing;
+        for z in out.iter_mut().filter(|z| z.size == MISSING_SIZE) {
+            z.size = share;
+        }
     }
     let access: u32 = out.iter().map(|z| z.access_perc).sum();
     if access != 100 {

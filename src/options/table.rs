@@ -231,7 +231,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "mmap",
         help: "copies to and from a memory mapping of the file",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "sync",
@@ -301,7 +301,7 @@ pub static ENGINES: &[EngineDef] = &[
     EngineDef {
         name: "posixaio",
         help: "POSIX aio_read and aio_write",
-        implemented: false,
+        implemented: true,
     },
     EngineDef {
         name: "falloc",
@@ -715,8 +715,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("$jobname.$jobnum.$filenum")
     .cat(C::File)
-    .prio(-1)
-    .not_yet(),
+    .prio(-1),
     opt(
         "unique_filename",
         K::Bool,
@@ -1044,8 +1043,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["nr_files"])
     .def("1")
     .cat(C::File)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "openfiles",
         K::Int {
@@ -1064,16 +1062,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("roundrobin")
     .cat(C::File)
-    .parent("nrfiles")
-    .not_yet(),
+    .parent("nrfiles"),
     opt(
         "fallocate",
         K::Choice(FALLOCATE_CHOICES),
         "How file space is reserved when files are laid out",
     )
     .def("native")
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt(
         "fadvise_hint",
         K::Choice(FADVISE_HINT_CHOICES),
@@ -1641,8 +1637,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Other)
-    .range(-20, 19)
-    .not_yet(),
+    .range(-20, 19),
     opt(
         "prio",
         K::Int { min: 0, max: 7 },
@@ -1811,8 +1806,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "sync",
         K::Choice(SYNC_CHOICES),
@@ -1852,8 +1846,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("create_only", K::Bool, "Only lay out the files, then stop")
         .def("0")
         .cat(C::File)
@@ -1866,8 +1859,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "allow_mounted_write",
         K::Bool,
@@ -1875,8 +1867,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "pre_read",
         K::Bool,
@@ -1884,8 +1875,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "cpumask",
         K::Int {
@@ -1895,15 +1885,13 @@ pub static OPTIONS: &[OptDef] = &[
         "CPUs the job may run on, as a bit mask",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "cpus_allowed",
         K::Special,
         "CPUs the job may run on, as a list such as 0-3,6",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "cpus_allowed_policy",
         K::Choice(CPUS_ALLOWED_POLICY_CHOICES),
@@ -1946,8 +1934,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt("unlink", K::Bool, "Delete the job's files when it finishes")
         .def("0")
         .cat(C::File)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "unlink_each_loop",
         K::Bool,
@@ -1957,9 +1944,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::File)
     .range(0, 1)
     .not_yet(),
-    opt("exitall", K::Bool, "End every job when this one ends")
-        .cat(C::Other)
-        .not_yet(),
+    opt("exitall", K::Bool, "End every job when this one ends").cat(C::Other),
     opt(
         "exit_what",
         K::Choice(EXIT_WHAT_CHOICES),
@@ -1988,8 +1973,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "Run jobs as threads rather than forked processes",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "per_job_logs",
         K::Bool,
@@ -2590,8 +2574,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Poll for completions instead of waiting for interrupts",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"]),
     opt(
         "hipri_percentage",
         K::Int { min: 0, max: 100 },
@@ -2727,8 +2710,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Reap completions from user space without a system call",
     )
     .cat(C::Engine)
-    .engines(&["libaio"])
-    .not_yet(),
+    .engines(&["libaio"]),
     opt(
         "cmdprio_percentage",
         K::IntList { min: 0, max: 100 },
@@ -2770,24 +2752,21 @@ pub static OPTIONS: &[OptDef] = &[
         "Register I/O buffers with the kernel once",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "registerfiles",
         K::Bool,
         "Register files with the kernel once",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "sqthread_poll",
         K::Bool,
         "Let a kernel thread poll the submission queue",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "sqthread_poll_cpu",
         K::Int {
@@ -2797,8 +2776,7 @@ pub static OPTIONS: &[OptDef] = &[
         "The CPU the kernel polling thread runs on",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "nonvectored",
         K::Int {
@@ -2809,8 +2787,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("-1")
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "uncached",
         K::Int {
@@ -2820,16 +2797,14 @@ pub static OPTIONS: &[OptDef] = &[
         "Ask for uncached buffered I/O",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd"]),
     opt(
         "nowait",
         K::Bool,
         "Fail I/O that would block instead of waiting",
     )
     .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"])
-    .not_yet(),
+    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"]),
     opt(
         "force_async",
         K::Int {
@@ -2839,8 +2814,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Mark every Nth I/O to be run asynchronously by the kernel",
     )
     .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
+    .engines(&["io_uring", "io_uring_cmd"]),
     opt(
         "cmd_type",
         K::Choice(CMD_TYPE_CHOICES),

@@ -34,6 +34,34 @@ pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
         .collect()
 }
 
+/// The `iodepth` as the user gave it: fio's header and `latency` line show it even when a
+/// synchronous engine caps the real depth at 1.
+pub fn given_iodepth(job: &Job) -> u32 {
+    crate::job::reader::Reader::new(&job.raw)
+        .int("iodepth")
+        .ok()
+        .flatten()
+        .map(|v| v.clamp(1, u32::MAX as i64) as u32)
+        .unwrap_or(job.exec.iodepth)
+}
+
+/// fio's note for a synchronous engine asked for a deeper queue, once per job clone
+/// (empty when it does not apply).
+pub fn sync_depth_notes(jobs: &[Job]) -> String {
+    let mut out = String::new();
+    for j in jobs {
+        if j.exec.engine.is_sync() && given_iodepth(j) > 1 {
+            for _ in 0..j.exec.numjobs.max(1) {
+                out.push_str(
+                    "note: both iodepth >= 1 and synchronous I/O engine are selected, \
+                     queue depth will be capped at 1\n",
+                );
+            }
+        }
+    }
+    out
+}
+
 /// `Sun Nov 22 15:28:13 2026\n`, in local time, as C's ctime prints it.
 pub fn ctime(t: SystemTime) -> String {
     let secs = t

@@ -33,7 +33,7 @@ pub fn header(jobs: &[Job]) -> String {
             b(bs[2].0),
             b(bs[2].1),
             job.exec.ioengine,
-            job.exec.iodepth
+            super::given_iodepth(job)
         );
         if job.exec.numjobs > 1 {
             out.push_str("...\n");

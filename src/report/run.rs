@@ -43,6 +43,10 @@ impl Reporter {
         let mut sink = Sink::open(cfg)?;
         if wants_normal(cfg) {
             sink.write(&super::normal::header(jobs))?;
+            sink.write(&super::sync_depth_notes(jobs))?;
+        } else {
+            // Machine formats keep stdout clean: fio's notes go to stderr.
+            eprint!("{}", super::sync_depth_notes(jobs));
         }
         let paths: Vec<String> = jobs
             .iter()

@@ -262,6 +262,10 @@ pub fn prepare(
         layout(job, &t.path, need[i]).map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
         t.created = !existed;
         t.size = need[i];
+        if job.files.filesize.is_some() {
+            // fio plans a fixed-size file's region from the size it was made with.
+            t.setup_size = need[i];
+        }
     }
     Ok(targets)
 }

@@ -63,6 +63,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         job: job.name.clone(),
         source,
     };
+    apply_placement(job)?;
     let no_files = job.exec.engine == crate::engine::EngineKind::Null;
     let opened = if no_files {
         Vec::new()
@@ -207,4 +208,35 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// Applies `cpus_allowed`/`cpumask` and `nice` to the calling worker (process or thread).
+fn apply_placement(job: &Job) -> Result<(), RunError> {
+    let fail = |what: &str| RunError::Setup {
+        job: job.name.clone(),
+        message: format!("{what}: {}", std::io::Error::last_os_error()),
+    };
+    if let Some(cpus) = &job.exec.cpus_allowed {
+        // SAFETY: cpu_set_t is plain data; CPU_SET only sets bits inside it.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+            // SAFETY: c is below CPU_SETSIZE.
+            unsafe { libc::CPU_SET(c, &mut set) };
+        }
+        // SAFETY: pid 0 is the calling thread; set is a valid cpu_set_t of that size.
+        if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
+            return Err(fail("cpus_allowed"));
+        }
+    }
+    if let Some(n) = job.exec.nice {
+        // SAFETY: gettid has no arguments; setpriority on a thread id changes only it.
+        let r = unsafe {
+            let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+            libc::setpriority(libc::PRIO_PROCESS, tid, n)
+        };
+        if r < 0 {
+            return Err(fail("nice"));
+        }
+    }
+    Ok(())
 }

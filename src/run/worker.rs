@@ -213,15 +213,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             stat_start = now;
             pace.start(now);
             // What was counted while ramping does not belong in the results.
-            let s = &mut cx.stats;
-            s.depth_map = Default::default();
-            s.submit_map = Default::default();
-            s.complete_map = Default::default();
-            s.total_submit = 0;
-            s.total_complete = 0;
+            cx.stats.reset_io_maps();
             // The I/Os in flight now complete after the ramp and are counted then.
             if inflight > 0 {
-                s.record_depth(inflight as u32, inflight as u32);
+                cx.stats.record_depth(inflight as u32, inflight as u32);
             }
         }
         if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
@@ -345,6 +340,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    pending = Some(next);
                     break;
                 }
             }

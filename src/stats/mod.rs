@@ -265,7 +265,7 @@ impl JobStats {
         let mut s = JobStats::new(&job.name, groupid, job.report.stats.clone());
         s.job_index = job_index;
         s.description = job.report.description.clone();
-        s.latency_depth = job.exec.iodepth;
+        s.latency_depth = crate::report::given_iodepth(job);
         let lc = &job.report.logs;
         if lc.any() {
             let c = &job.report.stats;
@@ -432,6 +432,16 @@ impl JobStats {
     pub fn record_complete(&mut self, nr: u32) {
         self.complete_map[map_idx(nr)] += 1;
         self.total_complete += 1;
+    }
+
+    /// Forgets the depth, submit and complete distributions, as fio does when `ramp_time`
+    /// ends: the I/Os counted in them are then the ones the report's totals count.
+    pub fn reset_io_maps(&mut self) {
+        self.depth_map = [0; MAP_NR];
+        self.submit_map = [0; MAP_NR];
+        self.complete_map = [0; MAP_NR];
+        self.total_submit = 0;
+        self.total_complete = 0;
     }
 
     /// An I/O that transferred fewer bytes than asked.

@@ -1,0 +1,238 @@
+//! mmap: each file is mapped into memory (shared) and an I/O is a copy between the
+//! worker's buffer and the mapping, as fio's mmap engine does. A sync is an msync of the
+//! file's mapping; with direct=1 each I/O's pages are written back (msync) and dropped
+//! (madvise DONTNEED) right after the copy. When the whole file cannot be mapped at once,
+//! a window around the I/O is mapped instead and moved when an I/O falls outside it.
+
+use super::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
+use crate::job::Ddir;
+use std::io;
+
+/// The most bytes mapped at once over all files when whole files do not fit (fio's
+/// choice for its fallback windows).
+const WINDOW_TOTAL: u64 = 1 << 30;
+
+/// One file's mapping.
+#[derive(Debug, Clone, Copy)]
+struct Map {
+    ptr: *mut u8,
+    /// File offset of `ptr`.
+    off: u64,
+    len: usize,
+    file: EngineFile,
+    /// True once mapping the whole file failed: use windows from then on.
+    windowed: bool,
+}
+
+/// The memory-mapping engine.
+pub struct Mmap {
+    maps: Vec<Map>,
+    prot: libc::c_int,
+    direct: bool,
+    /// Advice for the access pattern (MADV_SEQUENTIAL/RANDOM), or None.
+    advice: Option<libc::c_int>,
+    window: u64,
+}
+
+// SAFETY: the mappings are owned by this value and used by one worker at a time.
+unsafe impl Send for Mmap {}
+
+impl Mmap {
+    /// `direct`: write back and drop each I/O's pages (direct=1). `advice`: madvise
+    /// hint for the whole mapping (fadvise_hint).
+    pub fn new(direct: bool, advice: Option<libc::c_int>) -> Self {
+        Mmap {
+            maps: Vec::new(),
+            prot: libc::PROT_READ,
+            direct,
+            advice,
+            window: WINDOW_TOTAL,
+        }
+    }
+
+    /// Maps `len` bytes of `m.file` from `off`, replacing any earlier mapping.
+    fn map(&self, m: &mut Map, off: u64, len: usize) -> i32 {
+        if !m.ptr.is_null() {
+            // SAFETY: unmapping a mapping this engine made, with its length.
+            unsafe { libc::munmap(m.ptr.cast(), m.len) };
+            m.ptr = std::ptr::null_mut();
+            m.len = 0;
+        }
+        if len == 0 {
+            return libc::EINVAL;
+        }
+        // SAFETY: a fresh shared mapping of an open descriptor; the kernel picks the address.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                self.prot,
+                libc::MAP_SHARED,
+                m.file.fd,
+                off as libc::off_t,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::ENOMEM);
+        }
+        // SAFETY: advice on the mapping just made; failures are harmless and ignored.
+        unsafe {
+            if let Some(a) = self.advice {
+                libc::madvise(p, len, a);
+            }
+            // Start with no pages resident, as fio does, so reads really reach the file.
+            libc::madvise(p, len, libc::MADV_DONTNEED);
+        }
+        m.ptr = p.cast();
+        m.off = off;
+        m.len = len;
+        0
+    }
+
+    /// The address of `len` bytes at `off` in file `f`, mapping as needed.
+    #[inline]
+    fn locate(&mut self, f: usize, off: u64, len: usize) -> Result<*mut u8, i32> {
+        let mut m = self.maps[f];
+        if !m.ptr.is_null() && off >= m.off && off + len as u64 <= m.off + m.len as u64 {
+            // SAFETY: the range lies inside the mapping, checked just above.
+            return Ok(unsafe { m.ptr.add((off - m.off) as usize) });
+        }
+        if !m.windowed {
+            let whole = m.file.size.max(off + len as u64);
+            if self.map(&mut m, 0, whole as usize) != 0 {
+                m.windowed = true;
+            }
+        }
+        if m.windowed {
+            if len as u64 > self.window {
+                self.maps[f] = m;
+                return Err(libc::EINVAL);
+            }
+            let page = 4096u64;
+            let start = off / page * page;
+            let span = self.window.max(off + len as u64 - start);
+            let e = self.map(&mut m, start, span as usize);
+            if e != 0 {
+                self.maps[f] = m;
+                return Err(e);
+            }
+        }
+        self.maps[f] = m;
+        // SAFETY: the new mapping covers [off, off + len).
+        Ok(unsafe { m.ptr.add((off - m.off) as usize) })
+    }
+}
+
+impl Drop for Mmap {
+    fn drop(&mut self) {
+        for m in &self.maps {
+            if !m.ptr.is_null() {
+                // SAFETY: unmapping what this engine mapped.
+                unsafe { libc::munmap(m.ptr.cast(), m.len) };
+            }
+        }
+    }
+}
+
+fn errno() -> i64 {
+    -(io::Error::last_os_error()
+        .raw_os_error()
+        .unwrap_or(libc::EIO) as i64)
+}
+
+impl Engine for Mmap {
+    fn caps(&self) -> Caps {
+        Caps {
+            sync: true,
+            ..Caps::default()
+        }
+    }
+
+    fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
+        self.prot = if s.files.iter().any(|f| f.writable) {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        self.window = WINDOW_TOTAL / s.files.len().max(1) as u64;
+        self.maps = s
+            .files
+            .iter()
+            .map(|&file| Map {
+                ptr: std::ptr::null_mut(),
+                off: 0,
+                len: 0,
+                file,
+                windowed: false,
+            })
+            .collect();
+        // Map each file now, so the first I/O does not pay for it.
+        for i in 0..self.maps.len() {
+            let mut m = self.maps[i];
+            let size = m.file.size as usize;
+            if size > 0 && self.map(&mut m, 0, size) != 0 {
+                m.windowed = true;
+            }
+            self.maps[i] = m;
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+        let f = io.file as usize;
+        let ddir = match io.op {
+            Op::Rw(d) => d,
+            Op::Sync { .. } => {
+                let m = self.maps[f];
+                io.result = if m.ptr.is_null() {
+                    0
+                // SAFETY: msync over this engine's own mapping.
+                } else if unsafe { libc::msync(m.ptr.cast(), m.len, libc::MS_SYNC) } != 0 {
+                    errno()
+                } else {
+                    0
+                };
+                return Ok(Queued::Completed);
+            }
+        };
+        if ddir == Ddir::Trim {
+            io.result = -(libc::EOPNOTSUPP as i64);
+            return Ok(Queued::Completed);
+        }
+        let at = match self.locate(f, io.offset, io.len) {
+            Ok(p) => p,
+            Err(e) => {
+                io.result = -(e as i64);
+                return Ok(Queued::Completed);
+            }
+        };
+        // SAFETY: `at` covers `io.len` mapped bytes (locate) and `io.buf` is the slot's
+        // buffer of at least `io.len` bytes; the two never overlap.
+        unsafe {
+            if ddir == Ddir::Read {
+                std::ptr::copy_nonoverlapping(at, io.buf, io.len);
+            } else {
+                std::ptr::copy_nonoverlapping(io.buf, at, io.len);
+            }
+        }
+        io.result = io.len as i64;
+        if self.direct {
+            // Not real direct I/O: write the pages back and drop them from the cache.
+            let page = 4096usize;
+            let a = at as usize / page * page;
+            let l = at as usize + io.len - a;
+            // SAFETY: [a, a + l) lies inside the mapping (page-aligned down from `at`,
+            // and mappings start on page boundaries).
+            unsafe {
+                if libc::msync(a as *mut libc::c_void, l, libc::MS_SYNC) != 0 {
+                    io.result = errno();
+                }
+                libc::madvise(a as *mut libc::c_void, l, libc::MADV_DONTNEED);
+            }
+        }
+        Ok(Queued::Completed)
+    }
+}

@@ -58,7 +58,7 @@ pub fn start_offset(job: &Job, clone_index: u32, real_size: u64) -> u64 {
 }
 
 /// Every file's region, planned from the files' sizes before layout. A file that did not
-/// exist counts as `size / nrfiles` bytes, as in fio.
+/// exist counts as empty (the null engine's files are `size / nrfiles`, see run::files).
 pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Region> {
     let w = &job.workload;
     let bs = min_bs(job);
@@ -77,11 +77,9 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
     files
         .iter()
         .map(|f| {
-            let real = if f.setup_size == 0 && size != 0 {
-                size / nr
-            } else {
-                f.setup_size
-            };
+            // A file that does not exist yet has size 0 here, so a percentage offset
+            // starts it at 0, as in fio (whose offsets come before layout).
+            let real = f.setup_size;
             let start = start_offset(job, clone_index, real);
             let mut io_size = if fixed_filesize {
                 real.saturating_sub(start)

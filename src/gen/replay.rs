@@ -72,11 +72,8 @@ pub fn replay_writes(job: &Job) -> bool {
     };
     let n = list.split(':').filter(|s| !s.is_empty()).count() as u32;
     (0..n).any(|c| {
-        crate::iolog::read_iolog(list, c, &w.replay).is_ok_and(|log| {
-            log.entries
-                .iter()
-                .any(|e| e.ddir != crate::job::Ddir::Read)
-        })
+        crate::iolog::read_iolog(list, c, &w.replay)
+            .is_ok_and(|log| log.entries.iter().any(|e| e.ddir != crate::job::Ddir::Read))
     })
 }
 
@@ -123,6 +120,7 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            loop_no: 0,
             replay: Some(Replay {
                 entries: log.entries,
                 next: 0,

@@ -191,7 +191,11 @@ pub fn prepare(
     // How large each regular file must be.
     let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
     let need: Vec<u64> = match job.files.filesize {
-        _ if !replay.is_empty() => current.iter().zip(&replay).map(|(&c, r)| c.max(r.1)).collect(),
+        _ if !replay.is_empty() => current
+            .iter()
+            .zip(&replay)
+            .map(|(&c, r)| c.max(r.1))
+            .collect(),
         Some(fs) => current.iter().map(|&c| c.max(fs)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };

@@ -302,7 +302,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             pace.issued(next.ddir, next.len);
             syncer.issued(next.ddir, next.file, next.offset, next.len);
             if let Some(l) = &mut iolog {
-                l.log_io(&next)?;
+                l.log_io(&next, cx.gen.loop_number())?;
             }
             let slot = free.pop().expect("free slot");
             let u = &mut pool[slot as usize];

@@ -1343,8 +1343,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_state_save",
         K::Bool,
@@ -1353,8 +1352,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "trim_percentage",
         K::Int { min: 0, max: 100 },

@@ -60,6 +60,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
     unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     engine.setup(&Setup {

@@ -63,6 +63,7 @@ pub fn job_writes(job: &Job) -> bool {
             job.workload.pattern,
             crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
         )
+        || crate::gen::replay_writes(job)
 }
 
 fn job_reads(job: &Job) -> bool {
@@ -154,7 +155,13 @@ pub fn prepare(
         targets,
         deferred_note: None,
     };
-    let paths = job.files.paths(&job.name, clone);
+    // A replayed log names its own files and how far its I/O reaches (see gen::replay).
+    let replay = crate::gen::replay_extents(job, clone).map_err(|e| setup_err(job, e))?;
+    let paths = if job.workload.replay.read_iolog.is_some() {
+        replay.iter().map(|(p, _)| p.clone()).collect()
+    } else {
+        job.files.paths(&job.name, clone)
+    };
     let no_io = job.exec.engine == crate::engine::EngineKind::Null;
     let mut targets = Vec::with_capacity(paths.len());
     for path in paths {
@@ -180,6 +187,12 @@ pub fn prepare(
             created: false,
             lay_out_to: 0,
         });
+    }
+    if no_io && !replay.is_empty() {
+        for (t, r) in targets.iter_mut().zip(&replay) {
+            (t.size, t.setup_size) = (r.1, r.1);
+        }
+        return Ok(done(targets));
     }
     if no_io {
         let per = match job.workload.size {
@@ -216,6 +229,11 @@ pub fn prepare(
                 Kind::Regular => FILL,
                 _ => t.size,
             })
+            .collect(),
+        _ if !replay.is_empty() => current
+            .iter()
+            .zip(&replay)
+            .map(|(&c, r)| c.max(r.1))
             .collect(),
         Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),

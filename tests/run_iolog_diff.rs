@@ -267,3 +267,107 @@ fn logs_replay_in_either_tool() {
         }
     }
 }
+
+#[test]
+fn strided_zones_match_fio() {
+    let z = ["--ioengine=null", "--zonemode=strided"];
+    for (tag, extra) in [
+        (
+            "zones_seq",
+            &["--rw=read", "--zonesize=16k", "--zoneskip=16k"][..],
+        ),
+        (
+            "zones_range",
+            &[
+                "--rw=read",
+                "--zonesize=8k",
+                "--zonerange=32k",
+                "--zoneskip=8k",
+            ][..],
+        ),
+        (
+            "zones_rand",
+            &["--rw=randread", "--zonesize=16k", "--zoneskip=16k"][..],
+        ),
+        (
+            "zones_loops",
+            &[
+                "--rw=write",
+                "--zonesize=16k",
+                "--zoneskip=16k",
+                "--loops=2",
+            ][..],
+        ),
+    ] {
+        let mut args = z.to_vec();
+        args.extend_from_slice(extra);
+        args.push("--size=128k");
+        let log = same_iolog(tag, &args);
+        // Whatever fio says, no I/O lands in a skipped stretch.
+        if tag != "zones_range" {
+            assert!(
+                ios(&log[0]).iter().all(|(_, o, _)| o % 32768 < 16384),
+                "{tag}"
+            );
+        }
+    }
+}
+
+/// Wall time of a replay of `log` by iobench, and its (reads, writes) counts.
+fn timed_replay(dir: &Path, log: &Path, extra: &[&str]) -> (std::time::Duration, [u64; 4]) {
+    let t = std::time::Instant::now();
+    let r = replay(common::iobench(), dir, log, extra);
+    (t.elapsed(), r)
+}
+
+#[test]
+fn version2_logs_and_replay_timing() {
+    let dir = common::scratch("iolog_v2");
+    let f = dir.join("f");
+    std::fs::write(&f, vec![0u8; 16384]).unwrap();
+    let f = f.display();
+    // Version 2: no times; `wait` holds until that many ms after the start.
+    let v2 = dir.join("v2.log");
+    std::fs::write(
+        &v2,
+        format!(
+            "fio version 2 iolog\n{f} add\n{f} open\n{f} write 0 4096\n{f} write 8192 4096\n\
+             {f} wait 300 0\n{f} read 0 4096\n{f} read 8192 8192\n{f} close\n"
+        ),
+    )
+    .unwrap();
+    let (took, ours) = timed_replay(&dir, &v2, &[]);
+    assert_eq!(ours, [2, 2, 12, 8]);
+    assert!(took.as_millis() >= 300, "v2 wait not honoured: {took:?}");
+    let (took, _) = timed_replay(&dir, &v2, &["--replay_no_stall=1"]);
+    assert!(
+        took.as_millis() < 250,
+        "replay_no_stall still waited: {took:?}"
+    );
+    if let Some(fio) = common::fio() {
+        assert_eq!(replay(fio, &dir, &v2, &[]), ours);
+    }
+    // Version 3: the times between entries are replayed, scaled by replay_time_scale.
+    let v3 = dir.join("v3.log");
+    std::fs::write(
+        &v3,
+        format!(
+            "fio version 3 iolog\n1 {f} add\n2 {f} open\n1000 {f} read 0 4096\n\
+             400000 {f} write 4096 4096\n400010 {f} close\n"
+        ),
+    )
+    .unwrap();
+    let (took, ours) = timed_replay(&dir, &v3, &[]);
+    assert_eq!(ours, [1, 1, 4, 4]);
+    assert!(took.as_millis() >= 399, "v3 times not honoured: {took:?}");
+    let (fast, _) = timed_replay(&dir, &v3, &["--replay_time_scale=400"]);
+    assert!(
+        fast.as_millis() >= 99 && fast < took,
+        "scaled replay took {fast:?}"
+    );
+    let (none, _) = timed_replay(&dir, &v3, &["--replay_no_stall=1"]);
+    assert!(none < fast, "no_stall {none:?} vs scaled {fast:?}");
+    if let Some(fio) = common::fio() {
+        assert_eq!(replay(fio, &dir, &v3, &[]), ours);
+    }
+}

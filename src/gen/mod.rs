@@ -413,7 +413,9 @@ impl Generator {
                     return false;
                 }
             }
-            if !self.cfg.time_based {
+            // fio logs no close/open between loops in strided zone mode (seen with
+            // fio 3.33's write_iolog), nor for time_based wraps.
+            if !self.cfg.time_based && self.cfg.zone_size == 0 {
                 self.loop_no += 1;
             }
             self.clear_state();

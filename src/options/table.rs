@@ -1515,28 +1515,24 @@ pub static OPTIONS: &[OptDef] = &[
         "How the device is split into zones",
     )
     .def("none")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt(
         "zonesize",
         K::Size,
         "Bytes of I/O done in each zone before moving on",
     )
     .def("0")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt("zonecapacity", K::Size, "Usable bytes of each zone")
         .def("0")
         .cat(C::Target)
         .not_yet(),
     opt("zonerange", K::Size, "Size of each zone")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt("zoneskip", K::SizeOrPercent, "Bytes skipped between zones")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt(
         "read_beyond_wp",
         K::Bool,

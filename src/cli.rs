@@ -27,6 +27,8 @@ pub struct CliConfig {
     /// `--cmdhelp` with an optional option name (`Some("")` for all).
     pub cmdhelp: Option<String>,
     pub enghelp: Option<String>,
+    /// `--crctest` with an optional list of hashes (`Some("")` for all).
+    pub crctest: Option<String>,
     pub readonly: bool,
     /// `--eta=always|never|auto`.
     pub eta: Option<String>,
@@ -89,6 +91,7 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("showcmd", FlagArg::None),
     ("cmdhelp", FlagArg::Optional),
     ("enghelp", FlagArg::Optional),
+    ("crctest", FlagArg::Optional),
     ("version", FlagArg::None),
     ("readonly", FlagArg::None),
     ("max-jobs", FlagArg::Required),
@@ -176,6 +179,7 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "showcmd" => cfg.showcmd = true,
         "cmdhelp" => cfg.cmdhelp = Some(val.to_string()),
         "enghelp" => cfg.enghelp = Some(val.to_string()),
+        "crctest" => cfg.crctest = Some(val.to_string()),
         "version" => cfg.version = true,
         "readonly" => cfg.readonly = true,
         "max-jobs" => cfg.max_jobs = Some(parse_u64(flag, val)?),

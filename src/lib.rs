@@ -5,6 +5,7 @@
 //! command line + job files → [`options::RawJob`] → [`job::Job`] → [`run`] workers driving an
 //! [`engine::Engine`] → [`stats::JobStats`] → [`report`] renderers.
 
+pub mod buffer;
 pub mod cli;
 pub mod engine;
 pub mod error;
@@ -16,3 +17,4 @@ pub mod peak;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod verify;

@@ -29,6 +29,9 @@ fn main() -> ExitCode {
     if let Some(arg) = &inv.config.cmdhelp {
         return exit(iobench::options::help::print_cmdhelp(arg));
     }
+    if let Some(list) = &inv.config.crctest {
+        return exit(iobench::verify::crctest::run(list));
+    }
     if let Some(arg) = &inv.config.enghelp {
         return exit(iobench::options::help::print_enghelp(arg));
     }

@@ -501,7 +501,6 @@ fn options_doc_is_current() {
 #[test]
 fn not_yet_values_are_refused() {
     for (arg, shown) in [
-        ("--verify=md5", "verify=md5"),
         ("--ioengine=rbd", "ioengine=rbd"),
         ("--ioengine=external:/x.so", "ioengine=external:/x.so"),
     ] {

@@ -93,6 +93,10 @@ pub struct Job {
     pub exec: exec::ExecOpts,
     /// Where: files, directories, devices.
     pub files: files::FileOpts,
+    /// Verify method and options (`verify=`, `verify_*`).
+    pub verify: crate::verify::VerifyOpts,
+    /// What write buffers hold (`zero_buffers`, `buffer_compress_percentage`, dedupe …).
+    pub buffers: crate::buffer::BufferOpts,
     /// What to report and log.
     pub report: reportopts::ReportOpts,
     /// The raw options, for `--showcmd` and for messages.
@@ -102,10 +106,22 @@ pub struct Job {
 /// Resolves one raw job into a typed job.
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     let r = Reader::new(raw);
+    let workload = workload::Workload::resolve(&r)?;
+    let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
+    let buffers = crate::buffer::BufferOpts::resolve(
+        &r,
+        verify.on(),
+        matches!(
+            workload.pattern,
+            Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
+        ),
+    )?;
     Ok(Job {
         name: raw.name.clone(),
         kb_base: r.kb_base(),
-        workload: workload::Workload::resolve(&r)?,
+        verify,
+        buffers,
+        workload,
         exec: exec::ExecOpts::resolve(&r)?,
         files: files::FileOpts::resolve(&r)?,
         report: reportopts::ReportOpts::resolve(&r)?,

@@ -540,13 +540,12 @@ fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobE
         out.push(ZoneSplit { access_perc, size });
     }
     let missing = out.iter().filter(|z| z.size == MISSING_SIZE).count() as u64;
-    if missing > 0 {
-        let given: u64 = out
-            .iter()
-            .filter(|z| z.size != MISSING_SIZE)
-            .map(|z| z.size)
-            .sum();
-        let share = 100u64.saturating_sub(given) / missing;
+    let given: u64 = out
+        .iter()
+        .filter(|z| z.size != MISSING_SIZE)
+        .map(|z| z.size)
+        .sum();
+    if let Some(share) = 100u64.saturating_sub(given).checked_div(missing) {
         for z in out.iter_mut().filter(|z| z.size == MISSING_SIZE) {
             z.size = share;
         }

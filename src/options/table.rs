@@ -1192,8 +1192,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Bool,
         "Only read back and check data written by an earlier run",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ramp_time",
         K::Time(TimeUnit::Sec),
@@ -1214,8 +1213,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["iomem"])
     .def("malloc")
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "iomem_align",
         K::Int {
@@ -1228,22 +1226,19 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("iomem")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify",
         K::Choice(VERIFY_CHOICES),
         "Check written data with this method",
     )
     .def("0")
-    .cat(C::Verify)
-    .only(&["0", "null"]),
+    .cat(C::Verify),
     opt("do_verify", K::Bool, "Run the verify pass after writing")
         .def("1")
         .cat(C::Verify)
         .parent("verify")
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt("verifysort", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt("verifysort_nr", K::Deprecated, "Obsolete; has no effect").cat(C::Verify),
     opt(
@@ -1256,8 +1251,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(80, INT_MAX)
-    .not_yet(),
+    .range(80, INT_MAX),
     opt(
         "verify_offset",
         K::Int {
@@ -1268,16 +1262,14 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(40, INT_MAX)
-    .not_yet(),
+    .range(40, INT_MAX),
     opt(
         "verify_pattern",
         K::Special,
         "The data pattern written and checked by verify=pattern",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_fatal",
         K::Bool,
@@ -1286,8 +1278,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_dump",
         K::Bool,
@@ -1296,8 +1287,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_async",
         K::Int {
@@ -1317,8 +1307,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Verify written blocks after this many have been written",
     )
     .cat(C::Verify)
-    .parent("verify")
-    .not_yet(),
+    .parent("verify"),
     opt(
         "verify_backlog_batch",
         K::Int {
@@ -1329,8 +1318,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify_async_cpus",
         K::Special,
@@ -2170,16 +2158,13 @@ pub static OPTIONS: &[OptDef] = &[
         .def("1")
         .cat(C::Stat)
         .range(0, 1),
-    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes")
-        .cat(C::Io)
-        .not_yet(),
+    opt("zero_buffers", K::Bool, "Fill write buffers with zeroes").cat(C::Io),
     opt(
         "refill_buffers",
         K::Bool,
         "Refill write buffers with new data before every write",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "scramble_buffers",
         K::Bool,
@@ -2187,23 +2172,20 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "buffer_pattern",
         K::Special,
         "Fill write buffers with this pattern (string or hex)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "buffer_compress_percentage",
         K::Int { min: 0, max: 100 },
         "Make write data compressible by about this much",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "buffer_compress_chunk",
         K::Int {
@@ -2215,16 +2197,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("512")
     .cat(C::Io)
     .parent("buffer_compress_percentage")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "dedupe_percentage",
         K::Int { min: 0, max: 100 },
         "Make this share of writes duplicates of earlier ones",
     )
     .cat(C::Io)
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "dedupe_global",
         K::Bool,
@@ -2241,8 +2221,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("repeat")
     .cat(C::Io)
-    .parent("dedupe_percentage")
-    .not_yet(),
+    .parent("dedupe_percentage"),
     opt(
         "dedupe_working_set_percentage",
         K::Int { min: 0, max: 100 },
@@ -2251,8 +2230,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("5")
     .cat(C::Io)
     .parent("dedupe_percentage")
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "clat_percentiles",
         K::Bool,
@@ -2448,8 +2426,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("2097152")
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "flow_id",
         K::Int {

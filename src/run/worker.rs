@@ -21,42 +21,6 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
-/// Aligned I/O buffers, one per pool slot, allocated once per job.
-struct Buffers {
-    base: *mut u8,
-    layout: std::alloc::Layout,
-    slot_len: usize,
-}
-
-impl Buffers {
-    fn new(slots: usize, slot_len: usize) -> io::Result<Self> {
-        let slot_len = slot_len.max(1).next_multiple_of(4096);
-        let layout = std::alloc::Layout::from_size_align(slots * slot_len, 4096)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-        // SAFETY: the layout has non-zero size; freed in Drop with the same layout.
-        let base = unsafe { std::alloc::alloc_zeroed(layout) };
-        if base.is_null() {
-            return Err(io::Error::from(io::ErrorKind::OutOfMemory));
-        }
-        Ok(Buffers {
-            base,
-            layout,
-            slot_len,
-        })
-    }
-    fn slot(&self, i: usize) -> *mut u8 {
-        // SAFETY: i < slots, so the offset stays inside the allocation.
-        unsafe { self.base.add(i * self.slot_len) }
-    }
-}
-
-impl Drop for Buffers {
-    fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this layout, and no I/O is in flight any more.
-        unsafe { std::alloc::dealloc(self.base, self.layout) };
-    }
-}
-
 /// What a worker needs besides the engine.
 pub struct WorkerCtx<'a> {
     pub job: &'a Job,
@@ -94,12 +58,15 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         ex.iodepth.max(1) as usize
     };
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
-    let bufs = Buffers::new(depth, max_bs)?;
+    let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
+    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
+    unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
-        buf_base: bufs.base,
-        slot_len: bufs.slot_len,
+        buf_base: bufs.base(),
+        slot_len: bufs.slot_len(),
     })?;
     let mut pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
@@ -142,6 +109,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut ramping = ex.ramp_time_us > 0;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    if data.verify_only() {
+        data.fake_writes(&mut cx.gen);
+        gen_done = true;
+    }
     let mut error: Option<String> = None;
 
     // Records one completion, returning its slot to the free list.
@@ -188,6 +159,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     );
                 }
                 let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
+                if let Err(text) = data.on_complete(u, name) {
+                    cx.stats
+                        .record_error(crate::verify::contents::EILSEQ, &text);
+                    error.get_or_insert(text);
+                }
                 match pace.completed(d, $now - u.start_ns, (name, u.offset, u.len)) {
                     super::pacing::Verdict::Go => {}
                     super::pacing::Verdict::Fail(errno, text) => {
@@ -262,7 +238,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         }
         // Fill the queue.
         let limit = pace.depth_limit(depth);
-        while hold == Hold::None && !gen_done && !free.is_empty() && inflight + staged.len() < limit
+        while hold == Hold::None
+            && !gen_done
+            && !free.is_empty()
+            && inflight + staged.len() < limit
+            && !data.backlog_due()
         {
             let next = match pending.take().or_else(|| cx.gen.next_io()) {
                 Some(n) => n,
@@ -309,6 +289,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             u.len = next.len as usize;
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
+            data.before_queue(u);
             last_issue = u.start_ns;
             match engine.queue(u)? {
                 Queued::Completed => {
@@ -358,6 +339,21 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 error.get_or_insert(m);
             }
         }
+        if inflight == 0 && staged.is_empty() && data.backlog_due() {
+            let batch = Some(ex_backlog_batch(cx.job));
+            if let Err(t) = data.verify_phase(
+                &mut engine,
+                &mut pool,
+                cx.fds,
+                cx.names,
+                &mut cx.stats,
+                stat_start,
+                batch,
+            )? {
+                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+                error.get_or_insert(t);
+            }
+        }
         if inflight == 0 {
             if gen_done && staged.is_empty() && hold == Hold::None {
                 break;
@@ -404,6 +400,21 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         }
         inflight -= n;
     }
+    if error.is_none() {
+        let r = data.verify_phase(
+            &mut engine,
+            &mut pool,
+            cx.fds,
+            cx.names,
+            &mut cx.stats,
+            stat_start,
+            None,
+        )?;
+        if let Err(t) = r {
+            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+            error = Some(t);
+        }
+    }
     let _ = hold;
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
@@ -432,6 +443,16 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         eprintln!("iobench: {text}");
     }
     Ok(cx.stats)
+}
+
+/// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).
+fn ex_backlog_batch(job: &Job) -> usize {
+    let v = &job.verify;
+    (if v.backlog_batch > 0 {
+        v.backlog_batch
+    } else {
+        v.backlog
+    }) as usize
 }
 
 fn commit<E: Engine>(

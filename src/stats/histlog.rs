@@ -60,10 +60,10 @@ impl HistLog {
         let stride = 1usize << self.coarse;
         for j in (0..PLAT_NR).step_by(stride) {
             let mut sum = 0u64;
-            for k in j..j + stride {
+            for (k, prev) in last.iter_mut().enumerate().skip(j).take(stride) {
                 let cur = now.get(k).copied().unwrap_or(0);
-                sum += cur.saturating_sub(last[k]);
-                last[k] = cur;
+                sum += cur.saturating_sub(*prev);
+                *prev = cur;
             }
             let _ = write!(self.text, ", {sum}");
         }

@@ -1,0 +1,325 @@
+//! Where a job's I/O buffers live (`iomem`/`mem`): heap, System V shared memory (optionally
+//! in huge pages), or a private, shared or huge-page mapping (optionally of a file), placed
+//! `iomem_align` bytes past a page boundary as fio places them. Allocated once per job
+//! clone, before any I/O; nothing here runs per I/O.
+
+use crate::error::JobError;
+use crate::job::reader::Reader;
+use std::io;
+use std::path::PathBuf;
+
+/// The `iomem` kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MemKind {
+    #[default]
+    Malloc,
+    Shm,
+    ShmHuge,
+    Mmap,
+    MmapHuge,
+    MmapShared,
+}
+
+/// The resolved memory options of a job.
+#[derive(Debug, Clone, Default)]
+pub struct MemOpts {
+    pub kind: MemKind,
+    /// `mmap:FILE`, `mmaphuge:FILE`, `mmapshared:FILE`: map this file instead of anonymous
+    /// memory (for mmaphuge, a file on hugetlbfs).
+    pub file: Option<PathBuf>,
+    /// `iomem_align`: the buffers start this many bytes past a page boundary.
+    pub align: usize,
+    /// `hugepage-size`: huge-page allocations are rounded up to this.
+    pub hugepage: usize,
+}
+
+impl MemOpts {
+    /// Reads `iomem`/`mem`, `iomem_align` and `hugepage-size`.
+    pub fn resolve(r: &Reader) -> Result<Self, JobError> {
+        let v = r.text("mem").unwrap_or_else(|| "malloc".into());
+        let (word, file) = match v.split_once(':') {
+            Some((w, f)) => (w.trim(), Some(f.trim())),
+            None => (v.trim(), None),
+        };
+        let kind = match word {
+            "malloc" => MemKind::Malloc,
+            "shm" => MemKind::Shm,
+            "shmhuge" => MemKind::ShmHuge,
+            "mmap" => MemKind::Mmap,
+            "mmaphuge" => MemKind::MmapHuge,
+            "mmapshared" => MemKind::MmapShared,
+            _ => {
+                return Err(r.invalid(
+                    "mem",
+                    format!("'{v}' is not one of malloc, shm, shmhuge, mmap, mmaphuge, mmapshared"),
+                ))
+            }
+        };
+        let file = match (kind, file) {
+            (MemKind::Mmap | MemKind::MmapHuge | MemKind::MmapShared, Some(f)) if !f.is_empty() => {
+                Some(PathBuf::from(f))
+            }
+            _ => None,
+        };
+        let hugepage = r.int("hugepage-size")?.unwrap_or(2 << 20).max(0) as usize;
+        if matches!(kind, MemKind::ShmHuge | MemKind::MmapHuge) && !hugepage.is_power_of_two() {
+            return Err(r.invalid("hugepage-size", format!("{hugepage} is not a power of two")));
+        }
+        Ok(MemOpts {
+            kind,
+            file,
+            align: r.int("iomem_align")?.unwrap_or(0).max(0) as usize,
+            hugepage,
+        })
+    }
+}
+
+const PAGE: usize = 4096;
+
+/// How the region was obtained, to give it back the same way.
+enum Source {
+    Heap(std::alloc::Layout),
+    Shm,
+    Map { fd: Option<(i32, Option<PathBuf>)> },
+}
+
+/// The I/O buffers of one job clone: `slots` buffers of `slot_len` bytes each, the first
+/// starting `align` bytes past a page boundary, every slot a whole number of pages apart.
+pub struct IoMem {
+    raw: *mut u8,
+    total: usize,
+    base: *mut u8,
+    slot_len: usize,
+    source: Source,
+}
+
+fn os_err(what: &str) -> io::Error {
+    let e = io::Error::last_os_error();
+    io::Error::new(e.kind(), format!("iomem: {what}: {e}"))
+}
+
+impl IoMem {
+    /// Allocates the buffers (zeroed) as `opts` asks.
+    pub fn new(opts: &MemOpts, slots: usize, slot_len: usize) -> io::Result<IoMem> {
+        let slot_len = slot_len.max(1).next_multiple_of(PAGE);
+        let mut total = slots
+            .max(1)
+            .checked_mul(slot_len)
+            .and_then(|n| n.checked_add(PAGE + opts.align))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "iomem: too large"))?;
+        let huge = matches!(opts.kind, MemKind::ShmHuge | MemKind::MmapHuge);
+        if huge && opts.hugepage > 0 {
+            total = total.next_multiple_of(opts.hugepage);
+        }
+        let (raw, source) = match opts.kind {
+            MemKind::Malloc => {
+                let layout = std::alloc::Layout::from_size_align(total, PAGE)
+                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+                // SAFETY: the layout has a non-zero size; freed in Drop with the same layout.
+                let p = unsafe { std::alloc::alloc_zeroed(layout) };
+                if p.is_null() {
+                    return Err(io::Error::from(io::ErrorKind::OutOfMemory));
+                }
+                (p, Source::Heap(layout))
+            }
+            MemKind::Shm | MemKind::ShmHuge => {
+                let mut flags = libc::IPC_CREAT | 0o600;
+                if huge {
+                    flags |= libc::SHM_HUGETLB;
+                }
+                // SAFETY: plain system calls on a private segment we create here.
+                let id = unsafe { libc::shmget(libc::IPC_PRIVATE, total, flags) };
+                if id < 0 {
+                    return Err(os_err(if huge {
+                        "shmget with huge pages (are huge pages reserved in \
+                         /proc/sys/vm/nr_hugepages?)"
+                    } else {
+                        "shmget"
+                    }));
+                }
+                // SAFETY: attaching the segment just created; checked for failure below.
+                let p = unsafe { libc::shmat(id, std::ptr::null(), 0) };
+                let failed = p as isize == -1;
+                let err = failed.then(|| os_err("shmat"));
+                // Marked for removal now: it goes away when detached, even if we crash.
+                // SAFETY: IPC_RMID on our own segment; no buffer argument needed.
+                unsafe { libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) };
+                if let Some(e) = err {
+                    return Err(e);
+                }
+                (p as *mut u8, Source::Shm)
+            }
+            MemKind::Mmap | MemKind::MmapHuge | MemKind::MmapShared => {
+                let mut flags = 0;
+                let mut fd = -1;
+                let mut owned = None;
+                if let Some(path) = &opts.file {
+                    let existed = path.exists();
+                    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+                        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+                    // SAFETY: a NUL-terminated path; the fd is closed in Drop or below.
+                    fd = unsafe { libc::open(c.as_ptr(), libc::O_RDWR | libc::O_CREAT, 0o644) };
+                    if fd < 0 {
+                        return Err(os_err(&format!("open {}", path.display())));
+                    }
+                    owned = Some((fd, (!existed).then(|| path.clone())));
+                    if opts.kind == MemKind::Mmap {
+                        // SAFETY: truncating the file we just opened.
+                        if unsafe { libc::ftruncate(fd, total as libc::off_t) } < 0 {
+                            let e = os_err(&format!("truncate {}", path.display()));
+                            close_and_unlink(owned);
+                            return Err(e);
+                        }
+                        flags |= libc::MAP_PRIVATE;
+                    } else {
+                        flags |= libc::MAP_SHARED;
+                    }
+                } else {
+                    flags |= libc::MAP_ANONYMOUS;
+                    flags |= if opts.kind == MemKind::MmapShared {
+                        libc::MAP_SHARED
+                    } else {
+                        libc::MAP_PRIVATE
+                    };
+                    if huge {
+                        flags |= libc::MAP_HUGETLB;
+                    }
+                }
+                // SAFETY: a fresh mapping of `total` bytes; unmapped in Drop.
+                let p = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        total,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        flags,
+                        fd,
+                        0,
+                    )
+                };
+                if p == libc::MAP_FAILED {
+                    let e = os_err(if huge {
+                        "mmap with huge pages (are huge pages reserved in \
+                         /proc/sys/vm/nr_hugepages?)"
+                    } else {
+                        "mmap"
+                    });
+                    close_and_unlink(owned);
+                    return Err(e);
+                }
+                (p as *mut u8, Source::Map { fd: owned })
+            }
+        };
+        // fio: the first buffer starts `iomem_align` bytes past the first page boundary.
+        let skip = (raw as usize).next_multiple_of(PAGE) - raw as usize + opts.align;
+        // SAFETY: `total` has room for a page of slack plus `align` before the slots.
+        let base = unsafe { raw.add(skip) };
+        let mem = IoMem {
+            raw,
+            total,
+            base,
+            slot_len,
+            source,
+        };
+        if !matches!(mem.source, Source::Heap(_)) {
+            // Fresh shared/mapped memory reads as zeroes already, except a reused file.
+            // SAFETY: the whole region is ours and nothing uses it yet.
+            unsafe { std::ptr::write_bytes(mem.base, 0, slots.max(1) * slot_len) };
+        }
+        Ok(mem)
+    }
+
+    /// The first buffer.
+    pub fn base(&self) -> *mut u8 {
+        self.base
+    }
+
+    /// Bytes from one buffer to the next (a whole number of pages).
+    pub fn slot_len(&self) -> usize {
+        self.slot_len
+    }
+
+    /// Buffer `i`.
+    pub fn slot(&self, i: usize) -> *mut u8 {
+        // SAFETY: callers pass i < slots, which keeps the offset inside the region.
+        unsafe { self.base.add(i * self.slot_len) }
+    }
+}
+
+fn close_and_unlink(owned: Option<(i32, Option<PathBuf>)>) {
+    if let Some((fd, created)) = owned {
+        // SAFETY: closing a descriptor we opened and nobody else holds.
+        unsafe { libc::close(fd) };
+        if let Some(p) = created {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+impl Drop for IoMem {
+    fn drop(&mut self) {
+        match &mut self.source {
+            Source::Heap(layout) => {
+                // SAFETY: allocated in `new` with this layout; no I/O is in flight any more.
+                unsafe { std::alloc::dealloc(self.raw, *layout) };
+            }
+            Source::Shm => {
+                // SAFETY: detaching the segment attached in `new`; no I/O is in flight.
+                unsafe { libc::shmdt(self.raw as *const libc::c_void) };
+            }
+            Source::Map { fd } => {
+                // SAFETY: unmapping the mapping made in `new`; no I/O is in flight.
+                unsafe { libc::munmap(self.raw as *mut libc::c_void, self.total) };
+                close_and_unlink(fd.take());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(kind: MemKind, align: usize) -> MemOpts {
+        MemOpts {
+            kind,
+            file: None,
+            align,
+            hugepage: 2 << 20,
+        }
+    }
+
+    #[test]
+    fn every_plain_kind_gives_zeroed_writable_aligned_slots() {
+        for kind in [
+            MemKind::Malloc,
+            MemKind::Shm,
+            MemKind::Mmap,
+            MemKind::MmapShared,
+        ] {
+            for align in [0usize, 512, 4096] {
+                let m = IoMem::new(&opts(kind, align), 3, 5000).unwrap();
+                assert_eq!(m.slot_len(), 8192);
+                assert_eq!(m.base() as usize % PAGE, align % PAGE, "{kind:?} {align}");
+                for i in 0..3 {
+                    // SAFETY: slot i has slot_len bytes, ours.
+                    let s = unsafe { std::slice::from_raw_parts_mut(m.slot(i), m.slot_len()) };
+                    assert!(s.iter().all(|&b| b == 0));
+                    s.fill(0xa5);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_mapped_file_is_created_and_removed() {
+        let p = std::env::temp_dir().join(format!("iobench-iomem-{}", std::process::id()));
+        let o = MemOpts {
+            file: Some(p.clone()),
+            ..opts(MemKind::Mmap, 0)
+        };
+        let m = IoMem::new(&o, 2, 4096).unwrap();
+        assert!(p.exists());
+        drop(m);
+        assert!(!p.exists());
+    }
+}

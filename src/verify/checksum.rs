@@ -1,0 +1,295 @@
+//! The per-block checksums of fio's verify methods, byte for byte as fio 3.33 stores them,
+//! so that data written by either program checks out in the other.
+//!
+//! Most methods are the textbook algorithms from well-kept crates (crc32c with SSE4.2/ARMv8
+//! instructions, md-5, sha1, sha2's block function with SHA-NI, sha3, xxhash-rust). A few of
+//! fio's variants differ from the textbook and are reproduced here on purpose:
+//! - crc32c: the register is not inverted at the end (fio stores `!crc32c(data)`).
+//! - crc32: MSB-first polynomial 0x04c11db7, initial value 0, no final inversion.
+//! - crc64: LSB-first polynomial 0x95ac9329ac4bc9b5 ("Jones"), initial value 0.
+//! - sha1: the five state words are stored in host (little-endian) order.
+//! - sha256: the bit length is appended little-endian, and the 64-byte area holds the low
+//!   byte of each state word followed by the rest of the last compressed block.
+//! - sha512: fio never finalises it; the 128-byte area is the context's block buffer after
+//!   the data went through (the tail of the data over the start of the first block).
+
+use crc::{Algorithm, Crc, Table};
+use md5::Digest;
+use sha2::digest::generic_array::GenericArray;
+
+/// A checksum method, in fio's on-disk numbering (`verify_type` in the block header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum Method {
+    None = 0,
+    Meta = 1,
+    Md5 = 2,
+    Crc64 = 3,
+    Crc32 = 4,
+    Crc32c = 5,
+    Crc32cIntel = 6,
+    Crc16 = 7,
+    Crc7 = 8,
+    Sha256 = 9,
+    Sha512 = 10,
+    Sha3_224 = 11,
+    Sha3_256 = 12,
+    Sha3_384 = 13,
+    Sha3_512 = 14,
+    Xxhash = 15,
+    Sha1 = 16,
+    /// `verify_pattern` without `verify=`: a header, then the pattern.
+    Pattern = 17,
+    /// `verify=pattern`: the pattern alone, no header.
+    PatternNoHdr = 18,
+    Null = 19,
+}
+
+/// Every method with its `verify=` spelling.
+pub const METHODS: &[(&str, Method)] = &[
+    ("0", Method::None),
+    ("md5", Method::Md5),
+    ("crc64", Method::Crc64),
+    ("crc32", Method::Crc32),
+    ("crc32c", Method::Crc32c),
+    ("crc32c-intel", Method::Crc32cIntel),
+    ("crc16", Method::Crc16),
+    ("crc7", Method::Crc7),
+    ("sha256", Method::Sha256),
+    ("sha512", Method::Sha512),
+    ("sha3-224", Method::Sha3_224),
+    ("sha3-256", Method::Sha3_256),
+    ("sha3-384", Method::Sha3_384),
+    ("sha3-512", Method::Sha3_512),
+    ("xxhash", Method::Xxhash),
+    ("sha1", Method::Sha1),
+    ("meta", Method::Meta),
+    ("pattern", Method::PatternNoHdr),
+    ("null", Method::Null),
+];
+
+/// The largest checksum area any method uses (sha512).
+pub const MAX_SUM: usize = 128;
+
+impl Method {
+    /// The method for a `verify=` value.
+    pub fn from_name(name: &str) -> Option<Method> {
+        METHODS.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
+    }
+
+    /// The method with on-disk number `n`.
+    pub fn from_number(n: u16) -> Option<Method> {
+        METHODS
+            .iter()
+            .map(|(_, m)| *m)
+            .chain([Method::Pattern])
+            .find(|m| *m as u16 == n)
+    }
+
+    /// The name fio prints for the method in failure messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Pattern | Method::PatternNoHdr => "pattern",
+            Method::Crc32cIntel => "crc32c",
+            m => METHODS
+                .iter()
+                .find(|(_, x)| *x == m)
+                .map(|(n, _)| *n)
+                .unwrap_or("none"),
+        }
+    }
+
+    /// Bytes of checksum stored after the 40-byte header.
+    pub fn sum_len(self) -> usize {
+        match self {
+            Method::Md5 => 16,
+            Method::Crc64 => 8,
+            Method::Crc32 | Method::Crc32c | Method::Crc32cIntel | Method::Xxhash => 4,
+            Method::Crc16 => 2,
+            Method::Crc7 => 1,
+            Method::Sha256 => 64,
+            Method::Sha512 => 128,
+            Method::Sha3_224 => 28,
+            Method::Sha3_256 => 32,
+            Method::Sha3_384 => 48,
+            Method::Sha3_512 => 64,
+            Method::Sha1 => 20,
+            _ => 0,
+        }
+    }
+
+    /// True when blocks carry fio's 40-byte header.
+    pub fn has_header(self) -> bool {
+        !matches!(self, Method::None | Method::Null | Method::PatternNoHdr)
+    }
+
+    /// Header plus checksum bytes at the start of each interval.
+    pub fn hdr_size(self) -> usize {
+        if self.has_header() {
+            super::header::HDR_LEN + self.sum_len()
+        } else {
+            0
+        }
+    }
+
+    /// True when blocks carry a data checksum (as opposed to header only, pattern or none).
+    pub fn has_sum(self) -> bool {
+        self.sum_len() > 0
+    }
+
+    /// The number of bytes of the stored sum that are fully determined by the data.
+    /// fio's unfinished sha512 leaves part of its area undefined for short data.
+    pub fn defined_len(self, data_len: usize) -> usize {
+        match self {
+            Method::Sha512 if data_len < 128 => data_len,
+            m => m.sum_len(),
+        }
+    }
+
+    /// Computes the method's stored checksum of `data` into `out[..self.sum_len()]`.
+    /// Bytes of `out` the method leaves undefined are left as they were.
+    pub fn compute(self, data: &[u8], out: &mut [u8]) {
+        let out = &mut out[..self.sum_len()];
+        match self {
+            Method::Crc32c | Method::Crc32cIntel => {
+                out.copy_from_slice(&crc32c_fio(data).to_le_bytes())
+            }
+            Method::Crc32 => out.copy_from_slice(&CRC32.checksum(data).to_le_bytes()),
+            Method::Crc64 => out.copy_from_slice(&CRC64.checksum(data).to_le_bytes()),
+            Method::Crc16 => out.copy_from_slice(&CRC16.checksum(data).to_le_bytes()),
+            Method::Crc7 => out[0] = CRC7.checksum(data),
+            Method::Xxhash => {
+                out.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes())
+            }
+            Method::Md5 => out.copy_from_slice(&md5::Md5::digest(data)),
+            Method::Sha1 => {
+                let d = sha1::Sha1::digest(data);
+                for (o, w) in out.chunks_exact_mut(4).zip(d.chunks_exact(4)) {
+                    o.copy_from_slice(&[w[3], w[2], w[1], w[0]]);
+                }
+            }
+            Method::Sha256 => sha256_fio(data, out),
+            Method::Sha512 => sha512_fio(data, out),
+            Method::Sha3_224 => out.copy_from_slice(&sha3::Sha3_224::digest(data)),
+            Method::Sha3_256 => out.copy_from_slice(&sha3::Sha3_256::digest(data)),
+            Method::Sha3_384 => out.copy_from_slice(&sha3::Sha3_384::digest(data)),
+            Method::Sha3_512 => out.copy_from_slice(&sha3::Sha3_512::digest(data)),
+            _ => {}
+        }
+    }
+}
+
+/// fio's crc32c: the Castagnoli CRC without the final inversion. It also guards the header.
+#[inline]
+pub fn crc32c_fio(data: &[u8]) -> u32 {
+    !crc32c::crc32c(data)
+}
+
+const CRC32_FIO: Algorithm<u32> = Algorithm {
+    width: 32,
+    poly: 0x04c1_1db7,
+    init: 0,
+    refin: false,
+    refout: false,
+    xorout: 0,
+    check: 0,
+    residue: 0,
+};
+
+const CRC64_FIO: Algorithm<u64> = Algorithm {
+    width: 64,
+    // 0x95ac9329ac4bc9b5 bit-reversed: the same polynomial written MSB-first.
+    poly: 0xad93_d235_94c9_35a9,
+    init: 0,
+    refin: true,
+    refout: true,
+    xorout: 0,
+    check: 0,
+    residue: 0,
+};
+
+static CRC32: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC32_FIO);
+static CRC64: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC64_FIO);
+static CRC16: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&crc::CRC_16_ARC);
+static CRC7: Crc<u8, Table<1>> = Crc::<u8, Table<1>>::new(&crc::CRC_7_MMC);
+
+const SHA256_IV: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+fn compress(state: &mut [u32; 8], blocks: &[u8]) {
+    // Feed whole 64-byte blocks in batches so the SHA-NI path sees long runs.
+    let mut batch = [GenericArray::default(); 16];
+    for group in blocks.chunks(64 * 16) {
+        let n = group.len() / 64;
+        for (slot, b) in batch.iter_mut().zip(group.chunks_exact(64)) {
+            slot.copy_from_slice(b);
+        }
+        sha2::compress256(state, &batch[..n]);
+    }
+}
+
+/// fio's sha256 variant (see the module comment) into a 64-byte area.
+fn sha256_fio(data: &[u8], out: &mut [u8]) {
+    let mut st = SHA256_IV;
+    let full = data.len() / 64 * 64;
+    compress(&mut st, &data[..full]);
+    let tail = &data[full..];
+    let mut last = [0u8; 64];
+    last[..tail.len()].copy_from_slice(tail);
+    last[tail.len()] = 0x80;
+    if tail.len() >= 56 {
+        compress(&mut st, &last);
+        last = [0u8; 64];
+    }
+    let bits = (data.len() as u32 as u64) << 3;
+    last[56..].copy_from_slice(&bits.to_le_bytes());
+    compress(&mut st, &last);
+    for (i, w) in st.iter().enumerate() {
+        last[i] = *w as u8;
+    }
+    out[..64].copy_from_slice(&last);
+}
+
+/// fio's unfinished sha512 (see the module comment) into a 128-byte area.
+fn sha512_fio(data: &[u8], out: &mut [u8]) {
+    let len = data.len();
+    if len < 128 {
+        out[..len].copy_from_slice(data);
+        return;
+    }
+    let rem = len % 128;
+    out[..128].copy_from_slice(&data[..128]);
+    out[..rem].copy_from_slice(&data[len - rem..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_parameters_check_out() {
+        // fio's crc7 table starts 0x00, 0x09, 0x12, 0x1b: crc7 of the bytes 0..3.
+        assert_eq!(CRC7.checksum(&[1]), 0x09);
+        assert_eq!(CRC7.checksum(&[3]), 0x1b);
+        // fio's crc16 table has 0xc0c1 at index 1, its crc64 table 0x7ad870c830358979.
+        assert_eq!(CRC16.checksum(&[1]), 0xc0c1);
+        assert_eq!(CRC64.checksum(&[1]), 0x7ad8_70c8_3035_8979);
+        assert_eq!(CRC32.checksum(&[1]), 0x04c1_1db7);
+    }
+
+    #[test]
+    fn numbering_round_trips() {
+        for (name, m) in METHODS {
+            assert_eq!(Method::from_number(*m as u16), Some(*m), "{name}");
+            assert_eq!(Method::from_name(name), Some(*m));
+        }
+    }
+}

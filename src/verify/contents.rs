@@ -1,0 +1,341 @@
+//! The worker's data hooks: fill each write buffer before it is queued, remember what was
+//! written, check reads on completion, and run the verify read phase after the writes.
+//! The worker calls these in a few places; everything else about data lives here.
+
+use super::block::{self, Expect, Failure, Stamp};
+use super::checksum::Method;
+use crate::buffer::fill::Filler;
+use crate::engine::{Engine, IoUnit, Op, Queued};
+use crate::gen::Generator;
+use crate::job::{Ddir, Job, SizeSpec};
+use crate::stats::JobStats;
+use std::os::fd::RawFd;
+
+/// fio's errno for a verify failure (EILSEQ).
+pub const EILSEQ: i32 = libc::EILSEQ;
+
+/// One written block, remembered for the verify phase.
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    file: u32,
+    offset: u64,
+    len: u32,
+    numberio: u16,
+    seed: u64,
+    seq: u64,
+}
+
+/// Per-worker data state.
+pub struct Contents {
+    filler: Filler,
+    v: super::opts::VerifyOpts,
+    /// Something to do for each write (verify data, refill, scramble).
+    writes_active: bool,
+    slots: Vec<Stamp>,
+    issued_writes: u64,
+    thread: u16,
+    hist: Vec<Piece>,
+    since_backlog: u64,
+    keep_hist: bool,
+    check_numberio: bool,
+    check_seed: bool,
+    /// The job writes and reads: main-loop reads are not checked (written data is).
+    mixed: bool,
+}
+
+fn realtime() -> (u32, u32) {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_secs() as u32, t.subsec_nanos())
+}
+
+impl Contents {
+    /// The data state for clone `clone` of `job` with `depth` buffer slots.
+    pub fn new(job: &Job, clone: u32, depth: usize) -> Contents {
+        let w = &job.workload;
+        let size = match w.size {
+            Some(SizeSpec::Bytes(b)) => b,
+            _ => 0,
+        };
+        let seed = w.randseed.unwrap_or(0x1234_5678_9abc_def0) ^ ((clone as u64 + 1) << 32);
+        let filler = Filler::new(&job.buffers, seed, size, w.bs[1].0);
+        let v = job.verify.clone();
+        let writes = w.pattern.writes();
+        let reads =
+            w.pattern != crate::job::Pattern::Write && w.pattern != crate::job::Pattern::RandWrite;
+        let verify_on = v.on();
+        let b = filler.opts();
+        Contents {
+            writes_active: verify_on || b.refill || b.scramble,
+            slots: vec![Stamp::default(); depth],
+            issued_writes: 0,
+            thread: (clone + 1) as u16,
+            hist: Vec::new(),
+            since_backlog: 0,
+            keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0),
+            check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
+            check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0,
+            mixed: writes && reads,
+            v,
+            filler,
+        }
+    }
+
+    /// Fills freshly allocated buffers (random data unless zeroes or a pattern were asked).
+    ///
+    /// # Safety
+    /// `base` must point to `slots * slot_len` writable bytes that no I/O is using.
+    pub unsafe fn init_buffers(&mut self, base: *mut u8, slot_len: usize, slots: usize) {
+        for i in 0..slots {
+            // SAFETY: the caller promises `slots * slot_len` bytes at `base`, not in use.
+            let buf = unsafe { std::slice::from_raw_parts_mut(base.add(i * slot_len), slot_len) };
+            self.filler.init(buf);
+        }
+    }
+
+    /// True with `verify_only` on a writing job: writes are not issued, only remembered.
+    pub fn verify_only(&self) -> bool {
+        self.v.only && self.keep_hist
+    }
+
+    /// Prepares a unit about to be queued: writes get their contents.
+    #[inline]
+    pub fn before_queue(&mut self, u: &mut IoUnit) {
+        if u.op != Op::Rw(Ddir::Write) || !self.writes_active {
+            return;
+        }
+        // SAFETY: the unit's buffer is its pool slot, at least `len` bytes, not in flight.
+        let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+        if self.v.on() {
+            let (time_sec, time_nsec) = realtime();
+            let st = Stamp {
+                seed: self.filler.write_seed(),
+                numberio: self.issued_writes as u16,
+                thread: self.thread,
+                time_sec,
+                time_nsec,
+            };
+            block::fill(&self.v, &self.filler, buf, u.offset, &st);
+            self.slots[u.slot as usize] = st;
+        } else {
+            self.filler.before_write(buf, u.offset, u.start_ns);
+        }
+        self.issued_writes += 1;
+    }
+
+    /// Handles a successful completion: remembers writes, checks reads. An error is the
+    /// text for the job's error line (the details were printed already).
+    #[inline]
+    pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
+        match u.op {
+            Op::Rw(Ddir::Write) if self.keep_hist => {
+                let st = self.slots[u.slot as usize];
+                self.remember(u.file, u.offset, u.len as u32, st);
+                Ok(())
+            }
+            Op::Rw(Ddir::Read) if self.v.on() && !self.mixed => {
+                // SAFETY: the read completed into the unit's own buffer.
+                let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+                let r = block::check(
+                    &self.v,
+                    &self.filler,
+                    buf,
+                    u.offset,
+                    Expect::default(),
+                    name,
+                    0,
+                );
+                r.map_err(|f| fail(&f, name, u))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp) {
+        let seq = self.hist.len() as u64;
+        self.hist.push(Piece {
+            file,
+            offset,
+            len,
+            numberio: st.numberio,
+            seed: st.seed,
+            seq,
+        });
+        self.since_backlog += 1;
+    }
+
+    /// With `verify_only`: walks the write pattern without writing, remembering blocks.
+    pub fn fake_writes(&mut self, gen: &mut Generator) {
+        while let Some(n) = gen.next_io() {
+            if n.ddir == Ddir::Write {
+                let st = Stamp {
+                    numberio: self.issued_writes as u16,
+                    ..Stamp::default()
+                };
+                self.issued_writes += 1;
+                self.remember(n.file as u32, n.offset, n.len as u32, st);
+            }
+        }
+    }
+
+    /// True when `verify_backlog` blocks were written since the last backlog check.
+    #[inline]
+    pub fn backlog_due(&self) -> bool {
+        self.v.backlog > 0 && self.since_backlog >= self.v.backlog
+    }
+
+    /// Reads back and checks written blocks: all of them (`batch == None`, the phase after
+    /// the writes, sorted by offset with overwritten blocks dropped) or the oldest `batch`.
+    /// Reads count in the read statistics, as fio counts them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn verify_phase<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        pool: &mut [IoUnit],
+        fds: &[RawFd],
+        names: &[String],
+        stats: &mut JobStats,
+        stat_start: u64,
+        batch: Option<usize>,
+    ) -> std::io::Result<Result<(), String>> {
+        let todo: Vec<Piece> = match batch {
+            Some(n) => {
+                self.since_backlog = 0;
+                let n = n.min(self.hist.len());
+                self.hist.drain(..n).collect()
+            }
+            None => {
+                if !self.keep_hist || !self.v.do_verify {
+                    return Ok(Ok(()));
+                }
+                let mut h = std::mem::take(&mut self.hist);
+                h.sort_by_key(|p| (p.file, p.offset, p.seq));
+                let mut out: Vec<Piece> = Vec::with_capacity(h.len());
+                for p in h {
+                    match out.last_mut() {
+                        Some(l) if l.file == p.file && p.offset < l.offset + l.len as u64 => {
+                            if p.seq > l.seq {
+                                *l = p;
+                            }
+                        }
+                        _ => out.push(p),
+                    }
+                }
+                out
+            }
+        };
+        let depth = pool.len();
+        let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+        let mut which = vec![0usize; depth];
+        let (mut next, mut staged, mut inflight) = (0usize, 0usize, 0usize);
+        let mut error: Option<String> = None;
+        let mut done = |this: &mut Self, u: &mut IoUnit, p: &Piece, now: u64| -> Option<String> {
+            let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
+            if u.result < 0 {
+                let e = std::io::Error::from_raw_os_error((-u.result) as i32);
+                return Some(format!(
+                    "io_u error on file {name}: {e}: read offset={}, buflen={}",
+                    p.offset, p.len
+                ));
+            }
+            stats.record_io_at(
+                Ddir::Read,
+                u.result as u64,
+                p.offset,
+                0,
+                now.saturating_sub(u.issue_ns),
+                now.saturating_sub(stat_start),
+            );
+            if (u.result as usize) < u.len {
+                return Some(format!(
+                    "verify: short read at file {name} offset {}: {} of {} bytes",
+                    p.offset, u.result, u.len
+                ));
+            }
+            // SAFETY: the read completed into this unit's buffer of `len` bytes.
+            let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+            let expect = Expect {
+                numberio: this.check_numberio.then_some(p.numberio),
+                seed: this.check_seed.then_some(p.seed),
+            };
+            block::check(&this.v, &this.filler, buf, p.offset, expect, name, 0x88)
+                .err()
+                .map(|f| fail(&f, name, u))
+        };
+        loop {
+            while error.is_none() && next < todo.len() && !crate::run::terminating() {
+                let Some(slot) = free.pop() else { break };
+                let p = todo[next];
+                let u = &mut pool[slot as usize];
+                u.op = Op::Rw(Ddir::Read);
+                u.file = p.file;
+                u.fd = fds.get(p.file as usize).copied().unwrap_or(-1);
+                u.offset = p.offset;
+                u.len = p.len as usize;
+                u.start_ns = crate::run::worker::now_ns();
+                u.issue_ns = u.start_ns;
+                which[slot as usize] = next;
+                match engine.queue(u)? {
+                    Queued::Completed => {
+                        next += 1;
+                        let now = crate::run::worker::now_ns();
+                        error = done(self, &mut pool[slot as usize], &p, now);
+                        free.push(slot);
+                    }
+                    Queued::Queued => {
+                        next += 1;
+                        staged += 1;
+                    }
+                    Queued::Busy => {
+                        free.push(slot);
+                        break;
+                    }
+                }
+            }
+            if staged > 0 {
+                let n = engine.commit()?;
+                staged -= n.min(staged);
+                inflight += n;
+            }
+            if inflight == 0 {
+                if staged == 0
+                    && (error.is_some() || next >= todo.len() || crate::run::terminating())
+                {
+                    break;
+                }
+                continue;
+            }
+            let n = engine.getevents(1, inflight)?;
+            let now = crate::run::worker::now_ns();
+            for i in 0..n {
+                let c = engine.event(i);
+                let u = &mut pool[c.slot as usize];
+                u.result = c.result;
+                let p = todo[which[c.slot as usize]];
+                let e = done(self, u, &p, now);
+                if error.is_none() {
+                    error = e;
+                }
+                free.push(c.slot);
+            }
+            inflight -= n;
+        }
+        Ok(error.map_or(Ok(()), Err))
+    }
+
+    /// The verify method in use (for callers deciding whether to bother).
+    pub fn method(&self) -> Method {
+        self.v.method
+    }
+}
+
+/// Prints the failure's details and returns the one-line text for the job's error.
+fn fail(f: &Failure, name: &str, u: &IoUnit) -> String {
+    block::report(f);
+    format!(
+        "verify failed on file {name} at offset {} ({}): Invalid or incomplete multibyte or wide character",
+        u.offset,
+        if f.misplaced { "misplaced block" } else { "data mismatch" }
+    )
+}

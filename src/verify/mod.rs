@@ -1,0 +1,14 @@
+//! Data verification as fio 3.33 does it: per-block headers and checksums written with the
+//! data, checked when the data is read back, in fio's on-disk format so that either program
+//! can check what the other wrote.
+
+pub mod block;
+pub mod checksum;
+pub mod contents;
+pub mod crctest;
+pub mod header;
+pub mod opts;
+pub mod pattern;
+
+pub use contents::Contents;
+pub use opts::VerifyOpts;

@@ -1,0 +1,115 @@
+//! The resolved verify options of a job, with fio's derived values (the header interval,
+//! `verify_pattern` implying a pattern method).
+
+use super::checksum::Method;
+use super::pattern::DataPattern;
+use crate::error::JobError;
+use crate::job::reader::Reader;
+use crate::job::workload::Workload;
+
+/// What and how to verify.
+#[derive(Debug, Clone)]
+pub struct VerifyOpts {
+    /// `Method::None` when off.
+    pub method: Method,
+    /// Bytes covered by one header (fio's verify_interval after its adjustments).
+    pub interval: u32,
+    /// Where in each interval the header sits (`verify_offset`), 0 = at the start.
+    pub offset: u32,
+    pub pattern: Option<DataPattern>,
+    pub do_verify: bool,
+    pub only: bool,
+    /// Verify after this many written blocks (0 = only at the end).
+    pub backlog: u64,
+    pub backlog_batch: u64,
+    pub fatal: bool,
+    pub dump: bool,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl VerifyOpts {
+    /// True when writes carry verify data and reads are checked.
+    pub fn on(&self) -> bool {
+        !matches!(self.method, Method::None | Method::Null)
+    }
+
+    /// Resolves the options against the job's block sizes.
+    pub fn resolve(r: &Reader, w: &Workload) -> Result<Self, JobError> {
+        let pattern = match r.text("verify_pattern") {
+            Some(t) if !t.is_empty() => {
+                Some(DataPattern::parse(&t).map_err(|e| r.invalid("verify_pattern", e))?)
+            }
+            _ => None,
+        };
+        let name = r.text("verify").unwrap_or_else(|| "0".into());
+        let mut method = Method::from_name(&name)
+            .ok_or_else(|| r.invalid("verify", format!("unknown method '{name}'")))?;
+        if pattern.is_some() && !r.is_set("verify") {
+            method = Method::Pattern;
+        }
+        if method == Method::PatternNoHdr && pattern.is_none() {
+            return Err(r.invalid(
+                "verify",
+                "verify=pattern needs verify_pattern (a hex number, \"string\" or %o)",
+            ));
+        }
+        let (wmin, wmax) = w.bs[1];
+        let rmin = w.bs[0].0;
+        let mut interval = r.int("verify_interval")?.unwrap_or(0).max(0) as u64;
+        if method != Method::None {
+            if wmax != wmin && interval == 0 {
+                interval = wmin;
+            }
+            if interval > wmin {
+                interval = wmin;
+            } else if w.pattern != crate::job::Pattern::Write
+                && w.pattern != crate::job::Pattern::RandWrite
+                && interval > rmin
+            {
+                interval = rmin;
+            }
+            if interval == 0 || wmin % interval != 0 || wmax % interval != 0 {
+                interval = gcd(wmin, wmax);
+            }
+        }
+        let hdr = method.hdr_size() as u64;
+        if hdr > 0 && wmin > 0 && interval.min(wmin) <= hdr {
+            return Err(r.invalid(
+                "verify",
+                format!(
+                    "blocksize too small: {} bytes cannot hold the {hdr}-byte {} header",
+                    interval.min(wmin),
+                    method.name()
+                ),
+            ));
+        }
+        let offset = r.int("verify_offset")?.unwrap_or(0).max(0) as u32;
+        if method.has_header() && offset > 0 && (offset as u64 + hdr) > interval {
+            return Err(r.invalid(
+                "verify_offset",
+                format!(
+                    "{offset} plus the {hdr}-byte header does not fit in a {interval}-byte block"
+                ),
+            ));
+        }
+        Ok(VerifyOpts {
+            method,
+            interval: interval as u32,
+            offset,
+            pattern,
+            do_verify: r.bool("do_verify")?,
+            only: r.bool("verify_only")?,
+            backlog: r.size("verify_backlog")?.unwrap_or(0),
+            backlog_batch: r.int("verify_backlog_batch")?.unwrap_or(0).max(0) as u64,
+            fatal: r.bool("verify_fatal")?,
+            dump: r.bool("verify_dump")?,
+        })
+    }
+}

@@ -209,8 +209,8 @@ fn iomem_huge_without_huge_pages_is_an_error() {
             .args(["--rw=write", "--bs=4k", "--size=64k"])
             .arg(format!("--iomem={mem}"));
         let o = common::run(c);
-        let err = String::from_utf8_lossy(&o.stderr).into_owned()
-            + &String::from_utf8_lossy(&o.stdout);
+        let err =
+            String::from_utf8_lossy(&o.stderr).into_owned() + &String::from_utf8_lossy(&o.stdout);
         assert!(!o.status.success(), "{mem}: {err}");
         assert!(err.contains("huge pages"), "{mem}: {err}");
     }

@@ -1343,8 +1343,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_state_save",
         K::Bool,
@@ -1353,8 +1352,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "trim_percentage",
         K::Int { min: 0, max: 100 },
@@ -1401,8 +1399,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "Replay the I/O recorded in this file (or blktrace)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "read_iolog_chunked",
         K::Bool,
@@ -1421,16 +1418,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "replay_redirect",
         K::Str,
         "Send replayed I/O to this device instead of the recorded one",
     )
     .cat(C::Io)
-    .parent("read_iolog")
-    .not_yet(),
+    .parent("read_iolog"),
     opt(
         "replay_scale",
         K::Int {
@@ -1442,8 +1437,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_align",
         K::Int {
@@ -1454,8 +1448,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_time_scale",
         K::Int {
@@ -1467,8 +1460,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("100")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "replay_skip",
         K::Special,
@@ -1525,28 +1517,24 @@ pub static OPTIONS: &[OptDef] = &[
         "How the device is split into zones",
     )
     .def("none")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt(
         "zonesize",
         K::Size,
         "Bytes of I/O done in each zone before moving on",
     )
     .def("0")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt("zonecapacity", K::Size, "Usable bytes of each zone")
         .def("0")
         .cat(C::Target)
         .not_yet(),
     opt("zonerange", K::Size, "Size of each zone")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt("zoneskip", K::SizeOrPercent, "Bytes skipped between zones")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt(
         "read_beyond_wp",
         K::Bool,

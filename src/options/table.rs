@@ -2005,27 +2005,21 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "log_hist_coarseness",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
+        K::Int { min: 0, max: 6 },
         "Merge histogram buckets: 0 keeps all, each step halves them",
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, 6),
     opt(
         "write_hist_log",
         K::Str,
         "Log latency histograms to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "log_max_value",
         K::Bool,

@@ -140,6 +140,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
     stats.set_continue_on_error(job.exec.errors.continues());
+    stats.set_log_number(spec.thread_number);
     let cx = worker::WorkerCtx {
         job,
         fds: &fds,
@@ -158,6 +159,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     r.map(|mut s| {
         s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
         s.job_index = spec.job_index;
+        if let Err(e) = s.finish_logs() {
+            eprintln!("iobench: {}: writing logs: {e}", job.name);
+        }
         s
     })
 }

@@ -19,7 +19,8 @@ fn write(dir: &Path, bs: &str, size: usize, extra: &[&str]) -> Vec<u8> {
         .args(["--rw=write", "--ioengine=psync", "--iodepth=1"])
         .arg(format!("--bs={bs}"))
         .arg(format!("--size={size}"))
-        .args(extra);
+        .args(extra)
+        .current_dir(dir);
     let o = common::run(c);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     std::fs::read(&f).unwrap()

@@ -469,9 +469,9 @@ fn not_yet_options_are_refused_by_name() {
     );
     let e = parse_err(&["--name=x", "--ioengine=nosuchengine"]);
     assert!(e.contains("bad value 'nosuchengine'"), "{e}");
-    let e = parse_err(&["--name=x", "--filesize=1k-4k"]);
+    let e = parse_err(&["--name=x", "--io_submit_mode=offload"]);
     assert!(
-        e.contains("option 'filesize=1k-4k' is not supported yet"),
+        e.contains("option 'io_submit_mode=offload' is not supported yet"),
         "{e}"
     );
     // --showcmd only translates, so it lets them through, as fio does.

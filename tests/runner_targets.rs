@@ -317,3 +317,55 @@ fn seed003_runs_on_a_loop_device() {
     assert_eq!(text.matches("Run status group 0").count(), 2, "{text}");
     assert_eq!(text.matches("Laying out IO file").count(), 16, "{text}");
 }
+
+#[test]
+fn filesize_ranges_give_the_sizes_fio_gives() {
+    let Some(_) = common::fio() else {
+        return;
+    };
+    let args = [
+        "--name=x",
+        "--nrfiles=4",
+        "--filesize=1k-64k",
+        "--bs=1k",
+        "--rw=read",
+        "--numjobs=2",
+        "--output-format=json",
+    ];
+    let mut seen = Vec::new();
+    for (tool, mut cmd) in [
+        ("fio", common::fio().expect("fio")),
+        ("iobench", common::iobench()),
+    ] {
+        let dir = common::scratch(&format!("filesize_range_{tool}"));
+        let out = common::run({
+            cmd.args(args).arg(format!("--directory={}", dir.display()));
+            cmd
+        });
+        assert!(
+            out.status.success(),
+            "{tool}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let bytes: Vec<u64> = v["jobs"]
+            .as_array()
+            .expect("jobs")
+            .iter()
+            .map(|j| j["read"]["io_bytes"].as_u64().unwrap_or(0))
+            .collect();
+        seen.push((listing(&dir), bytes));
+    }
+    let sizes: Vec<u64> = seen[1].0.iter().map(|e| e.1).collect();
+    assert!(
+        sizes
+            .iter()
+            .all(|&s| (1024..=65536).contains(&s) && s % 1024 == 0),
+        "{sizes:?}"
+    );
+    assert!(
+        sizes.windows(2).any(|w| w[0] != w[1]),
+        "sizes all equal: {sizes:?}"
+    );
+    assert_eq!(seen[1], seen[0]);
+}

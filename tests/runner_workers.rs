@@ -198,3 +198,102 @@ fn a_worker_that_dies_is_reported_by_name() {
     assert!(err.contains("'bad'"), "{err}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("ok: (groupid=0"));
 }
+
+/// The `IO depths` line of a buffered libaio read (every I/O completes at once, so the
+/// refill pattern alone decides the depths).
+fn depths(mut c: Command, dir: &std::path::Path, low: &str) -> String {
+    c.current_dir(dir).args([
+        "--name=n",
+        "--ioengine=libaio",
+        "--filename=aio.dat",
+        "--size=4m",
+        "--bs=4k",
+        "--iodepth=8",
+        &format!("--iodepth_low={low}"),
+        "--rw=read",
+    ]);
+    let out = common::run(c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.contains("IO depths"))
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn iodepth_low_refills_the_queue_as_fio_does() {
+    let dir = common::scratch("iodepth_low");
+    // With low=1 the queue drains to 1 and refills: depths 2..8 in turn.
+    let one = depths(common::iobench(), &dir, "1");
+    assert!(one.contains("2=28.6%, 4=57.0%, 8=14.3%"), "{one}");
+    for low in ["0", "1", "4"] {
+        let ours = depths(common::iobench(), &dir, low);
+        if let Some(fio) = common::fio() {
+            assert_eq!(ours, depths(fio, &dir, low), "iodepth_low={low}");
+        }
+    }
+}
+
+#[test]
+fn a_killed_worker_process_is_named_and_the_run_ends() {
+    let dir = common::scratch("worker_killed");
+    let child = job(
+        &dir,
+        &[
+            "--name=victim",
+            "--rw=read",
+            "--size=1m",
+            "--time_based",
+            "--runtime=20",
+            "--name=other",
+            "--rw=read",
+            "--size=1m",
+            "--time_based",
+            "--runtime=1",
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("spawn");
+    // Find the first worker process (the 'victim' clone) and kill it outright.
+    let parent = child.id().to_string();
+    let start = Instant::now();
+    let victim = loop {
+        let out = Command::new("pgrep")
+            .args(["-P", &parent])
+            .output()
+            .expect("pgrep");
+        let pids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        if pids.len() >= 2 {
+            break pids[0].clone();
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "no workers");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let _ = Command::new("kill").args(["-9", &victim]).status();
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        start.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        start.elapsed()
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!(
+            "worker process {victim} for job 'victim' killed by signal 9"
+        )),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("other: (groupid=0"));
+}

@@ -75,7 +75,12 @@ pub struct ExecOpts {
     pub nice: Option<i32>,
     pub cpus_allowed: Option<Vec<usize>>,
     pub exitall: bool,
-    pub continue_on_error: bool,
+    /// `cpus_allowed_policy=split`: each clone runs on one CPU of the set.
+    pub cpus_split: bool,
+    /// `prioclass`/`prio` for ioprio_set, when either is given: (class, level).
+    pub ioprio: Option<(u32, u32)>,
+    /// What to do on I/O errors and which jobs stop with this one.
+    pub errors: super::errors::ErrorPolicy,
 }
 
 /// The madvise hint fio's mmap engine gives a mapping: none with fadvise_hint=0, else
@@ -110,7 +115,8 @@ impl ExecOpts {
         };
         let cmin = r.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32;
         let cmax = r.int("iodepth_batch_complete_max")?.unwrap_or(0) as u32;
-        let cmax = if cmax == 0 { depth } else { cmax.max(cmin) };
+        // fio leaves an unset maximum at the minimum (one completion per reap by default).
+        let cmax = cmax.max(cmin).max(1);
         let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
         let low = if low == 0 || low > depth { depth } else { low };
         let sync_flags = match r.text("sync").as_deref() {
@@ -249,10 +255,25 @@ impl ExecOpts {
                 (None, None) => None,
             },
             exitall: r.bool("exitall")?,
-            continue_on_error: !matches!(
-                r.text("continue_on_error").as_deref(),
-                None | Some("0") | Some("none")
-            ),
+            cpus_split: match r.text("cpus_allowed_policy").as_deref() {
+                None | Some("shared") => false,
+                Some("split") => true,
+                Some(o) => {
+                    return Err(r.invalid(
+                        "cpus_allowed_policy",
+                        format!("'{o}' is not one of shared, split"),
+                    ))
+                }
+            },
+            ioprio: if r.is_set("prio") || r.is_set("prioclass") {
+                Some((
+                    r.int("prioclass")?.unwrap_or(0).clamp(0, 3) as u32,
+                    r.int("prio")?.unwrap_or(0).clamp(0, 7) as u32,
+                ))
+            } else {
+                None
+            },
+            errors: super::errors::ErrorPolicy::resolve(r)?,
         })
     }
 }

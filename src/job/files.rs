@@ -21,7 +21,10 @@ pub enum Fallocate {
 pub struct FileOpts {
     pub filename: Option<String>,
     pub directory: Option<String>,
+    /// `filesize`, or the low end of a `filesize=low-high` range.
     pub filesize: Option<u64>,
+    /// The high end of a `filesize` range (equal to `filesize` when it is one size).
+    pub filesize_high: u64,
     /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
     pub filename_format: String,
     pub nrfiles: u32,
@@ -32,6 +35,13 @@ pub struct FileOpts {
     pub pre_read: bool,
     /// Create files when the worker opens them instead of laying them out first.
     pub create_on_open: bool,
+    /// Lay files out one job after another before the run (`create_serialize`, on by
+    /// default); off, each clone lays out its own files when it starts.
+    pub create_serialize: bool,
+    /// fsync each file after laying it out (`create_fsync`, on by default).
+    pub create_fsync: bool,
+    /// Only lay the files out; do no I/O (`create_only`).
+    pub create_only: bool,
     /// Delete files this run created when the job ends.
     pub unlink: bool,
     pub allow_file_create: bool,
@@ -53,10 +63,33 @@ impl FileOpts {
             }
         };
         let pre_read = r.bool("pre_read")?;
+        let (filesize, filesize_high) = match r.text("filesize") {
+            None => (None, 0),
+            Some(t) => {
+                let t = t.trim();
+                let cut = t
+                    .char_indices()
+                    .skip(1)
+                    .find(|&(_, c)| c == '-' || c == ':')
+                    .map(|(i, _)| i);
+                let (a, b) = match cut {
+                    Some(i) => (&t[..i], &t[i + 1..]),
+                    None => (t, t),
+                };
+                let (a, b) = (r.size_of(a, "filesize")?, r.size_of(b, "filesize")?);
+                let (lo, hi) = (a.min(b), a.max(b));
+                if lo == 0 {
+                    (None, 0)
+                } else {
+                    (Some(lo), hi)
+                }
+            }
+        };
         Ok(FileOpts {
             filename: r.text("filename").filter(|s| !s.is_empty()),
             directory: r.text("directory").filter(|s| !s.is_empty()),
-            filesize: r.size("filesize")?,
+            filesize,
+            filesize_high,
             filename_format: r
                 .text("filename_format")
                 .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
@@ -65,6 +98,9 @@ impl FileOpts {
             invalidate: r.bool("invalidate")? && !pre_read,
             pre_read,
             create_on_open: r.bool("create_on_open")?,
+            create_serialize: r.bool("create_serialize")?,
+            create_fsync: r.bool("create_fsync")?,
+            create_only: r.bool("create_only")?,
             unlink: r.bool("unlink")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
@@ -130,12 +166,16 @@ mod tests {
             filename: None,
             directory: None,
             filesize: None,
+            filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),
             nrfiles: 1,
             fallocate: Fallocate::Native,
             invalidate: true,
             pre_read: false,
             create_on_open: false,
+            create_serialize: true,
+            create_fsync: true,
+            create_only: false,
             unlink: false,
             allow_file_create: true,
             allow_mounted_write: false,

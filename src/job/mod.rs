@@ -1,6 +1,7 @@
 //! The RESOLVED stage: a [`Job`] has every value typed and in bytes, microseconds and counts,
 //! with defaults applied, so the run core never looks at option text.
 
+pub mod errors;
 pub mod exec;
 pub mod files;
 pub mod reader;

@@ -831,8 +831,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Io)
     .parent("iodepth")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "serialize_overlap",
         K::Bool,
@@ -850,7 +849,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("inline")
     .cat(C::Io)
-    .not_yet(),
+    .only(&["inline"]),
     opt(
         "size",
         K::SizeOrPercent,
@@ -872,8 +871,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["fill_fs"])
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "filesize",
         K::RangeList,
@@ -1351,8 +1349,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_state_save",
         K::Bool,
@@ -1361,8 +1358,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "trim_percentage",
         K::Int { min: 0, max: 100 },
@@ -1409,8 +1405,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "Replay the I/O recorded in this file (or blktrace)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "read_iolog_chunked",
         K::Bool,
@@ -1429,16 +1424,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "replay_redirect",
         K::Str,
         "Send replayed I/O to this device instead of the recorded one",
     )
     .cat(C::Io)
-    .parent("read_iolog")
-    .not_yet(),
+    .parent("read_iolog"),
     opt(
         "replay_scale",
         K::Int {
@@ -1450,8 +1443,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_align",
         K::Int {
@@ -1462,8 +1454,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_time_scale",
         K::Int {
@@ -1475,8 +1466,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("100")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "replay_skip",
         K::Special,
@@ -1533,28 +1523,24 @@ pub static OPTIONS: &[OptDef] = &[
         "How the device is split into zones",
     )
     .def("none")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt(
         "zonesize",
         K::Size,
         "Bytes of I/O done in each zone before moving on",
     )
     .def("0")
-    .cat(C::Target)
-    .not_yet(),
+    .cat(C::Target),
     opt("zonecapacity", K::Size, "Usable bytes of each zone")
         .def("0")
         .cat(C::Target)
         .not_yet(),
     opt("zonerange", K::Size, "Size of each zone")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt("zoneskip", K::SizeOrPercent, "Bytes skipped between zones")
         .def("0")
-        .cat(C::Target)
-        .not_yet(),
+        .cat(C::Target),
     opt(
         "read_beyond_wp",
         K::Bool,
@@ -1646,16 +1632,14 @@ pub static OPTIONS: &[OptDef] = &[
         "The job's I/O priority level within its class (0 is highest)",
     )
     .cat(C::Other)
-    .range(0, 7)
-    .not_yet(),
+    .range(0, 7),
     opt(
         "prioclass",
         K::Int { min: 0, max: 3 },
         "The job's I/O priority class (realtime, best effort, idle)",
     )
     .cat(C::Other)
-    .range(0, 3)
-    .not_yet(),
+    .range(0, 3),
     opt(
         "thinktime",
         K::Time(TimeUnit::Usec),
@@ -1830,8 +1814,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "create_fsync",
         K::Bool,
@@ -1839,8 +1822,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "create_on_open",
         K::Bool,
@@ -1852,8 +1834,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt("create_only", K::Bool, "Only lay out the files, then stop")
         .def("0")
         .cat(C::File)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "allow_file_create",
         K::Bool,
@@ -1901,8 +1882,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Other)
     .parent("cpus_allowed")
-    .prio(1)
-    .not_yet(),
+    .prio(1),
     opt(
         "numa_cpu_nodes",
         K::Special,
@@ -1953,15 +1933,13 @@ pub static OPTIONS: &[OptDef] = &[
         "Which jobs exitall ends",
     )
     .def("group")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "exitall_on_error",
         K::Bool,
         "End every job when this one fails",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "stonewall",
         K::Bool,
@@ -2035,27 +2013,21 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "log_hist_coarseness",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
+        K::Int { min: 0, max: 6 },
         "Merge histogram buckets: 0 keeps all, each step halves them",
     )
     .def("0")
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, 6),
     opt(
         "write_hist_log",
         K::Str,
         "Log latency histograms to files with this prefix",
     )
-    .cat(C::Log)
-    .not_yet(),
+    .cat(C::Log),
     opt(
         "log_max_value",
         K::Bool,
@@ -2346,21 +2318,18 @@ pub static OPTIONS: &[OptDef] = &[
         "Keep going after these kinds of I/O errors",
     )
     .def("none")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ignore_error",
         K::Special,
         "Error numbers to ignore, per direction",
     )
     .cat(C::Other)
-    .parent("rw")
-    .not_yet(),
+    .parent("rw"),
     opt("error_dump", K::Bool, "Print every I/O error")
         .def("0")
         .cat(C::Other)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "profile",
         K::Choice(PROFILE_CHOICES),

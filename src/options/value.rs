@@ -184,9 +184,10 @@ fn is_range(v: &str) -> bool {
 }
 
 /// True when `v` is a valid spelling that iobench does not implement yet for `def`, so it is
-/// refused as "not supported yet" rather than accepted and ignored: `filesize` ranges.
+/// refused as "not supported yet" rather than accepted and ignored (none at present).
 pub fn unsupported_form(def: &OptDef, v: &str) -> bool {
-    def.name == "filesize" && is_range(v)
+    let _ = (def, v);
+    false
 }
 
 /// Matches each comma-separated word (`sync_file_range=wait_before,write`), without any

@@ -86,17 +86,6 @@ impl Reporter {
             sum.disks = d.delta();
         }
         sum.elapsed_ms = self.start.elapsed().as_millis() as u64;
-        let mut log_err = Ok(());
-        for (i, r) in outcome.results.iter().enumerate() {
-            if let Some(l) = &r.logs {
-                let mut l = (**l).clone();
-                if let Err(e) = l.write(i + 1, r.total_run_ms) {
-                    eprintln!("iobench: {}: writing logs: {e}", r.name);
-                    log_err = Err(e);
-                }
-            }
-        }
-        self.sink.write(&final_report(cfg, jobs, &sum))?;
-        log_err
+        self.sink.write(&final_report(cfg, jobs, &sum))
     }
 }

@@ -29,6 +29,17 @@ pub struct Target {
     pub setup_size: u64,
     /// True when this run created the file (only such files are ever unlinked).
     pub created: bool,
+    /// With `create_serialize=0`: the size the clone lays this file out to when it
+    /// starts (0 when there is nothing left to lay out).
+    #[serde(default)]
+    pub lay_out_to: u64,
+}
+
+/// What `prepare` found: the targets, and with `create_serialize=0` the "Laying out"
+/// line the clone prints when it lays its files out itself.
+pub struct Prepared {
+    pub targets: Vec<Target>,
+    pub deferred_note: Option<String>,
 }
 
 /// `BLKGETSIZE64`: the size of a block device in bytes.
@@ -52,6 +63,7 @@ pub fn job_writes(job: &Job) -> bool {
             job.workload.pattern,
             crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
         )
+        || crate::gen::replay_writes(job)
 }
 
 fn job_reads(job: &Job) -> bool {
@@ -136,9 +148,20 @@ fn parent_dev(rdev: u64) -> Option<u64> {
 pub fn prepare(
     job: &Job,
     clone: u32,
+    thread_number: u64,
     info: &mut dyn FnMut(&str),
-) -> Result<Vec<Target>, crate::error::RunError> {
-    let paths = job.files.paths(&job.name, clone);
+) -> Result<Prepared, crate::error::RunError> {
+    let done = |targets| Prepared {
+        targets,
+        deferred_note: None,
+    };
+    // A replayed log names its own files and how far its I/O reaches (see gen::replay).
+    let replay = crate::gen::replay_extents(job, clone).map_err(|e| setup_err(job, e))?;
+    let paths = if job.workload.replay.read_iolog.is_some() {
+        replay.iter().map(|(p, _)| p.clone()).collect()
+    } else {
+        job.files.paths(&job.name, clone)
+    };
     let no_io = job.exec.engine.is_diskless();
     let mut targets = Vec::with_capacity(paths.len());
     let mut missing = Vec::with_capacity(paths.len());
@@ -164,7 +187,14 @@ pub fn prepare(
             size,
             setup_size: size,
             created: false,
+            lay_out_to: 0,
         });
+    }
+    if no_io && !replay.is_empty() {
+        for (t, r) in targets.iter_mut().zip(&replay) {
+            (t.size, t.setup_size) = (r.1, r.1);
+        }
+        return Ok(done(targets));
     }
     if no_io {
         let per = match job.workload.size {
@@ -178,12 +208,39 @@ pub fn prepare(
             // filecreate makes the files itself: they are this run's to unlink.
             t.created = creates && m && t.kind == Kind::Regular;
         }
-        return Ok(targets);
+        return Ok(done(targets));
     }
     // How large each regular file must be.
     let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
-    let need: Vec<u64> = match job.files.filesize {
-        Some(fs) => current.iter().map(|&c| c.max(fs)).collect(),
+    let planned = job
+        .files
+        .filesize
+        .map(|_| planned_sizes(job, thread_number, &current));
+    // fill_device without a size: write until the file system is full, as fio does.
+    let fill = job.workload.fill_device
+        && job.workload.size.is_none()
+        && job.files.filesize.is_none()
+        && job.workload.io_size.is_none();
+    if fill && !job_writes(job) {
+        return Err(setup_err(
+            job,
+            "fill_device=1 for a job that only reads is not supported yet".into(),
+        ));
+    }
+    let need: Vec<u64> = match &planned {
+        _ if fill => targets
+            .iter()
+            .map(|t| match t.kind {
+                Kind::Regular => FILL,
+                _ => t.size,
+            })
+            .collect(),
+        _ if !replay.is_empty() => current
+            .iter()
+            .zip(&replay)
+            .map(|(&c, r)| c.max(r.1))
+            .collect(),
+        Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };
     for (t, &n) in targets.iter().zip(&need) {
@@ -228,7 +285,7 @@ pub fn prepare(
                 targets[i].size = need[i];
             }
         }
-        return Ok(targets);
+        return Ok(done(targets));
     }
     if !job.files.allow_file_create && extend.iter().any(|&i| targets[i].setup_size == 0) {
         return Err(setup_err(
@@ -236,9 +293,9 @@ pub fn prepare(
             "file creation disallowed by allow_file_create=0".into(),
         ));
     }
-    let total: u64 = extend.iter().map(|&i| need[i]).sum();
+    let total: u64 = extend.iter().fold(0u64, |a, &i| a.saturating_add(need[i]));
     let n = extend.len();
-    info(&format!(
+    let note = format!(
         "{}: Laying out IO file{} ({} file{} / {}{}MiB)\n",
         job.name,
         if n > 1 { "s" } else { "" },
@@ -246,24 +303,132 @@ pub fn prepare(
         if n > 1 { "s" } else { "" },
         if n > 1 { "total " } else { "" },
         total >> 20
-    ));
+    );
+    let serialize = job.files.create_serialize;
+    if serialize {
+        info(&note);
+    }
     for &i in &extend {
         let t = &mut targets[i];
-        let existed = std::fs::metadata(&t.path).is_ok();
-        layout(job, &t.path, need[i]).map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
-        t.created = !existed;
+        t.created = std::fs::metadata(&t.path).is_err();
+        if serialize {
+            layout(job, &t.path, need[i])
+                .map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
+        } else {
+            t.lay_out_to = need[i];
+        }
         t.size = need[i];
-        if job.files.filesize.is_some() {
-            // fio plans a fixed-size file's region from the size it was made with.
-            t.setup_size = need[i];
+        if need[i] == FILL {
+            t.size = fill_extent(job, &t.path);
+            t.setup_size = t.size;
         }
     }
-    Ok(targets)
+    if let Some(p) = &planned {
+        // With `filesize`, fio plans each file's region from its planned size.
+        for (t, &p) in targets.iter_mut().zip(p) {
+            if t.kind == Kind::Regular {
+                t.setup_size = p;
+            }
+        }
+    }
+    Ok(Prepared {
+        targets,
+        deferred_note: (!serialize).then_some(note),
+    })
+}
+
+/// The size a `fill_device` file is "laid out" to (fio's unlimited size; its layout
+/// line shows it in MiB).
+const FILL: u64 = u64::MAX;
+
+/// How far a `fill_device` job's I/O may range in `path`: far beyond any file system for
+/// sequential I/O (it ends at ENOSPC), the file system's free space for random I/O (so
+/// the random map stays small). Rounded down to the largest block size.
+fn fill_extent(job: &Job, path: &str) -> u64 {
+    let bs = job
+        .workload
+        .bs
+        .iter()
+        .map(|b| b.1)
+        .max()
+        .unwrap_or(4096)
+        .max(1);
+    let span = if job.workload.pattern.is_random() {
+        let dir = std::path::Path::new(path)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap_or_default();
+        // SAFETY: statvfs writes into the struct we own; c is a valid C string.
+        let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
+            (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+        } else {
+            1 << 40
+        }
+    } else {
+        1 << 62
+    };
+    (span - span % bs).max(bs)
+}
+
+/// Lays out, in the clone itself, the files `prepare` left for it (`create_serialize=0`).
+pub fn lay_out_deferred(job: &Job, targets: &[Target]) -> io::Result<()> {
+    for t in targets.iter().filter(|t| t.lay_out_to > 0) {
+        layout(job, &t.path, t.lay_out_to)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", t.path)))?;
+    }
+    Ok(())
+}
+
+/// The size fio gives each file under `filesize`: a file already within the range keeps
+/// its size; any other gets the one size, or for a range a size drawn from the clone's
+/// file-size random stream (rounded down to the smallest block size), file by file.
+fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
+    use crate::gen::rand::{seed_table, FRand, SeedOpts, Stream};
+    let (lo, hi) = match job.files.filesize {
+        Some(lo) => (lo, job.files.filesize_high.max(lo)),
+        None => return current.to_vec(),
+    };
+    let w = &job.workload;
+    let seeds = seed_table(
+        SeedOpts {
+            randrepeat: w.randrepeat,
+            randseed: w.randseed,
+            allrandrepeat: w.allrandrepeat,
+        },
+        thread_number,
+    );
+    let use64 = w.random_generator == crate::job::workload::RandomGenerator::Tausworthe64;
+    let mut rng = FRand::new(seeds[Stream::FileSize as usize], use64);
+    let min_bs = w.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);
+    current
+        .iter()
+        .map(|&c| {
+            if (lo..=hi).contains(&c) {
+                c
+            } else if lo == hi {
+                lo
+            } else {
+                let v = lo + rng.scaled(hi - lo);
+                v - v % min_bs
+            }
+        })
+        .collect()
 }
 
 /// Creates or extends one file to `size` bytes: space reserved per `fallocate`, and the
 /// data written in full when the job reads (so reads do not hit holes), as fio does.
 fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
+    if size == FILL {
+        // fill_device: the file is only created; the job's writes fill it.
+        OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
+        return Ok(());
+    }
     let reads = job_reads(job);
     let f = OpenOptions::new()
         .write(true)
@@ -313,7 +478,10 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             left -= n as u64;
         }
     }
-    f.sync_all()?;
+    // fio syncs a laid-out file only when it wrote its data (jobs that read).
+    if reads && job.files.create_fsync {
+        f.sync_all()?;
+    }
     Ok(())
 }
 

@@ -20,21 +20,53 @@ use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static TERMINATE: AtomicBool = AtomicBool::new(false);
+/// Set when no later group may start either (a signal, `exit_what=all`).
+static STOP_ALL: AtomicBool = AtomicBool::new(false);
+/// Set when any job has `exitall` (fio applies it to every job then).
+static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
+
+thread_local! {
+    /// A thread worker's own stop flag (`exitall` stopping only its group).
+    static CLONE_STOP: std::cell::Cell<Option<&'static AtomicBool>> =
+        const { std::cell::Cell::new(None) };
+}
 
 /// True once a stop was asked for (signal, `exitall`): workers end their loops promptly.
 #[inline]
 pub fn terminating() -> bool {
     TERMINATE.load(Ordering::Relaxed)
+        || CLONE_STOP.with(|c| c.get().is_some_and(|f| f.load(Ordering::Relaxed)))
 }
 
-/// Asks every worker to stop.
+/// Asks every running worker to stop.
 pub fn request_stop() {
     TERMINATE.store(true, Ordering::Relaxed);
 }
 
-/// Lets the next group run after an `exitall` stop (a signal's stop stays).
+/// Asks every running worker to stop, and no later group to start.
+pub fn request_stop_all() {
+    STOP_ALL.store(true, Ordering::Relaxed);
+    TERMINATE.store(true, Ordering::Relaxed);
+}
+
+fn stopped_all() -> bool {
+    STOP_ALL.load(Ordering::Relaxed) || signals::signalled().is_some()
+}
+
+/// Gives the calling thread worker its own stop flag.
+pub(crate) fn set_clone_stop(flag: &'static AtomicBool) {
+    CLONE_STOP.with(|c| c.set(Some(flag)));
+}
+
+/// True when some job of the run has `exitall`.
+pub(crate) fn exitall_any() -> bool {
+    EXITALL_ANY.load(Ordering::Relaxed)
+}
+
+/// Lets the next group run after an `exitall` stop (a signal's or `exit_what=all`'s
+/// stop stays).
 fn clear_stop() {
-    if signals::signalled().is_none() {
+    if !stopped_all() {
         TERMINATE.store(false, Ordering::Relaxed);
     }
 }
@@ -63,7 +95,14 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         job: job.name.clone(),
         source,
     };
-    apply_placement(job)?;
+    apply_placement(job, spec.thread_number)?;
+    if let Some(note) = &spec.layout_note {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(note.as_bytes());
+        let _ = out.flush();
+    }
+    files::lay_out_deferred(job, &spec.targets).map_err(err)?;
     if let Some(src) = job.exec.clocksource {
         crate::clock::select(src).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -106,6 +145,8 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
             })?;
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
+    stats.set_continue_on_error(job.exec.errors.continues());
+    stats.set_log_number(spec.thread_number);
     let cx = worker::WorkerCtx {
         job,
         fds: &fds,
@@ -124,6 +165,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     r.map(|mut s| {
         s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
         s.job_index = spec.job_index;
+        if let Err(e) = s.finish_logs() {
+            eprintln!("iobench: {}: writing logs: {e}", job.name);
+        }
         s
     })
 }
@@ -140,6 +184,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             return (RunOutcome::default(), 1);
         }
     }
+    EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     let mut info = |s: &str| {
@@ -162,43 +207,62 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     for phase in groups::phases(jobs) {
-        if terminating() {
-            break;
+        if stopped_all() {
+            // fio still reports the jobs a signal or `exit_what=all` kept from starting,
+            // with nothing done.
+            for &ji in &phase {
+                for _ in 0..jobs[ji].exec.numjobs.max(1) {
+                    outcome
+                        .results
+                        .push(JobStats::for_job(&jobs[ji], ji, gids[ji]));
+                }
+            }
+            continue;
         }
         let mut specs = Vec::new();
-        let mut prepared_ok = true;
         for &ji in &phase {
             let job = &jobs[ji];
             for clone in 0..job.exec.numjobs.max(1) {
-                match files::prepare(job, clone, &mut info) {
-                    Ok(targets) => specs.push(spawn::CloneSpec {
+                let thread_number =
+                    crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
+                match files::prepare(job, clone, thread_number, &mut info) {
+                    Ok(p) if job.files.create_only => {
+                        // Only the layout: fio reports the job with nothing done.
+                        if let Some(note) = &p.deferred_note {
+                            info(note);
+                        }
+                        if let Err(e) = files::lay_out_deferred(job, &p.targets) {
+                            eprintln!("iobench: job '{}': {e}", job.name);
+                            failed += 1;
+                        }
+                        let mut s = JobStats::for_job(job, ji, gids[ji]);
+                        s.pid = std::process::id();
+                        outcome.results.push(s);
+                    }
+                    Ok(p) => specs.push(spawn::CloneSpec {
                         job,
                         job_index: ji,
                         clone,
-                        thread_number: crate::gen::fio_thread_number(
-                            firsts[ji],
-                            job.exec.numjobs,
-                            clone,
-                        ),
+                        thread_number,
                         groupid: gids[ji],
-                        targets,
+                        targets: p.targets,
+                        layout_note: p.deferred_note.filter(|_| normal),
                     }),
                     Err(e) => {
                         eprintln!("iobench: {e}");
                         failed += 1;
-                        prepared_ok = false;
                     }
                 }
             }
         }
-        if !prepared_ok && specs.is_empty() {
+        if specs.is_empty() {
             continue;
         }
         let results = spawn::run_together(&specs);
         for (spec, r) in specs.iter().zip(results) {
             match r {
                 Ok(s) => {
-                    if s.error != 0 {
+                    if s.failed {
                         failed += 1;
                     }
                     outcome.results.push(s);
@@ -223,13 +287,64 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     (outcome, code)
 }
 
-/// Applies `cpus_allowed`/`cpumask` and `nice` to the calling worker (process or thread).
-fn apply_placement(job: &Job) -> Result<(), RunError> {
+/// The CPUs a clone may run on: the job's set, or with `cpus_allowed_policy=split` the
+/// one CPU of the set that falls to clone `thread_number` (1-based, counted over the
+/// whole run and wrapping around the set, as fio splits it).
+pub fn clone_cpus(job: &Job, thread_number: u64) -> Option<Vec<usize>> {
+    let cpus = job.exec.cpus_allowed.as_ref()?;
+    if !job.exec.cpus_split || cpus.is_empty() {
+        return Some(cpus.clone());
+    }
+    let mut set: Vec<usize> = cpus.clone();
+    set.sort_unstable();
+    set.dedup();
+    let i = (thread_number.saturating_sub(1) % set.len() as u64) as usize;
+    Some(vec![set[i]])
+}
+
+/// `IOPRIO_CLASS_SHIFT`: where the class sits in an I/O priority value.
+const IOPRIO_CLASS_SHIFT: u32 = 13;
+/// `IOPRIO_CLASS_BE`: the class used when only a level is given.
+const IOPRIO_CLASS_BE: u32 = 2;
+
+/// The kernel's I/O priority value for `(class, level)`; class 0 means best effort.
+pub fn ioprio_value(class: u32, level: u32) -> u32 {
+    let class = if class == 0 { IOPRIO_CLASS_BE } else { class };
+    (class << IOPRIO_CLASS_SHIFT) | level
+}
+
+/// Sets the calling thread's I/O priority (`prio`, `prioclass`).
+pub fn set_ioprio(class: u32, level: u32) -> std::io::Result<()> {
+    // IOPRIO_WHO_PROCESS with who 0: the calling thread.
+    // SAFETY: ioprio_set takes three integers and changes only the caller's priority.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            1 as libc::c_int,
+            0 as libc::c_int,
+            ioprio_value(class, level) as libc::c_int,
+        )
+    };
+    if r < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Applies `cpus_allowed`/`cpumask` (split per clone when asked), `nice` and the I/O
+/// priority to the calling worker (process or thread).
+fn apply_placement(job: &Job, thread_number: u64) -> Result<(), RunError> {
     let fail = |what: &str| RunError::Setup {
         job: job.name.clone(),
         message: format!("{what}: {}", std::io::Error::last_os_error()),
     };
-    if let Some(cpus) = &job.exec.cpus_allowed {
+    if let Some(cpus) = clone_cpus(job, thread_number) {
+        if cpus.is_empty() {
+            return Err(RunError::Setup {
+                job: job.name.clone(),
+                message: "no CPUs set (cpus_allowed/cpumask is empty)".into(),
+            });
+        }
         // SAFETY: cpu_set_t is plain data; CPU_SET only sets bits inside it.
         let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
         for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
@@ -251,5 +366,62 @@ fn apply_placement(job: &Job) -> Result<(), RunError> {
             return Err(fail("nice"));
         }
     }
+    if let Some((class, level)) = job.exec.ioprio {
+        set_ioprio(class, level).map_err(|e| RunError::Setup {
+            job: job.name.clone(),
+            message: format!("ioprio_set: {e}"),
+        })?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ioprio_get() -> i64 {
+        // SAFETY: ioprio_get with IOPRIO_WHO_PROCESS and who 0 reads the caller's value.
+        unsafe { libc::syscall(libc::SYS_ioprio_get, 1 as libc::c_int, 0 as libc::c_int) }
+    }
+
+    fn job(args: &[&str]) -> Job {
+        let mut all = vec!["--name=x"];
+        all.extend_from_slice(args);
+        let inv = crate::cli::parse_args(&all).expect("arguments parse");
+        crate::job::resolve(&inv.jobs[0]).expect("job resolves")
+    }
+
+    #[test]
+    fn split_policy_gives_each_clone_one_cpu_in_turn() {
+        let j = job(&["--cpus_allowed=1,3-4", "--cpus_allowed_policy=split"]);
+        let got: Vec<_> = (1..=4).map(|t| clone_cpus(&j, t)).collect();
+        assert_eq!(
+            got,
+            [Some(vec![1]), Some(vec![3]), Some(vec![4]), Some(vec![1])]
+        );
+        let j = job(&["--cpus_allowed=1,3-4"]);
+        assert_eq!(clone_cpus(&j, 2), Some(vec![1, 3, 4]));
+        assert_eq!(clone_cpus(&job(&[]), 1), None);
+        let j = job(&["--prio=3"]);
+        assert_eq!(j.exec.ioprio, Some((0, 3)));
+        assert_eq!(ioprio_value(0, 3), (2 << 13) | 3);
+        assert!(
+            crate::cli::parse_args(&["--name=x", "--io_submit_mode=offload"])
+                .ok()
+                .and_then(|i| crate::job::resolve(&i.jobs[0]).ok())
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn ioprio_is_set_on_the_calling_thread() {
+        std::thread::spawn(|| {
+            set_ioprio(0, 5).expect("ioprio_set");
+            assert_eq!(ioprio_get(), ((2 << 13) | 5) as i64);
+            set_ioprio(3, 0).expect("ioprio_set idle");
+            assert_eq!(ioprio_get(), (3 << 13) as i64);
+        })
+        .join()
+        .expect("thread");
+    }
 }

@@ -5,9 +5,11 @@
 //! and never waits on a worker that is gone.
 
 use super::files::Target;
+use crate::job::errors::ExitWhat;
 use crate::job::Job;
 use crate::stats::JobStats;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// One clone to run.
@@ -19,6 +21,9 @@ pub struct CloneSpec<'a> {
     pub thread_number: u64,
     pub groupid: u32,
     pub targets: Vec<Target>,
+    /// With `create_serialize=0`: the "Laying out" line this clone prints itself
+    /// (when the normal report goes to stdout) before laying out its files.
+    pub layout_note: Option<String>,
 }
 
 /// What a worker hands back.
@@ -35,7 +40,19 @@ enum Worker<'s> {
 }
 
 fn run_one(spec: &CloneSpec<'_>) -> Outcome {
-    super::run_clone(spec).map_err(|e| e.to_string())
+    // A panic in a worker must not unwind into the collector's code (in a forked child
+    // that would run the parent's logic twice): it becomes this clone's error.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::run_clone(spec))) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(p) => {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown cause".into());
+            Err(format!("worker for job '{}' failed: {what}", spec.job.name))
+        }
+    }
 }
 
 /// Forks a worker process for `spec`.
@@ -117,12 +134,20 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 }
             }
         }
+        let stops: Vec<&'static AtomicBool> = specs
+            .iter()
+            .map(|_| &*Box::leak(Box::new(AtomicBool::new(false))))
+            .collect();
         for (i, s) in specs.iter().enumerate() {
             if s.job.exec.thread {
-                workers[i] = Worker::Thread(scope.spawn(move || run_one(s)));
+                let flag = stops[i];
+                workers[i] = Worker::Thread(scope.spawn(move || {
+                    super::set_clone_stop(flag);
+                    run_one(s)
+                }));
             }
         }
-        collect(specs, &mut workers, &mut results);
+        collect(specs, &mut workers, &mut results, &stops);
     });
     results
         .into_iter()
@@ -130,7 +155,24 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
         .collect()
 }
 
-fn collect(specs: &[CloneSpec<'_>], workers: &mut [Worker<'_>], results: &mut [Option<Outcome>]) {
+/// Asks one running clone to stop: a process by SIGTERM, a thread by its own flag.
+fn stop_clone(w: &Worker<'_>, flag: &AtomicBool) {
+    match w {
+        Worker::Proc { pid, .. } => {
+            // SAFETY: signals our own child, which is alive or a zombie until reaped.
+            unsafe { libc::kill(*pid, libc::SIGTERM) };
+        }
+        Worker::Thread(_) => flag.store(true, Ordering::Relaxed),
+        Worker::Done => {}
+    }
+}
+
+fn collect(
+    specs: &[CloneSpec<'_>],
+    workers: &mut [Worker<'_>],
+    results: &mut [Option<Outcome>],
+    stops: &[&'static AtomicBool],
+) {
     let mut forwarded = false;
     loop {
         if workers.iter().all(|w| matches!(w, Worker::Done)) {
@@ -195,20 +237,23 @@ fn collect(specs: &[CloneSpec<'_>], workers: &mut [Worker<'_>], results: &mut [O
                         describe_status(status)
                     )),
                 };
+                let failed = !matches!(&out, Ok(s) if !s.failed);
                 results[i] = Some(out);
-                finished_clone(&specs[i]);
+                finished_clone(specs, workers, stops, i, failed);
             }
         }
         for i in 0..workers.len() {
             if matches!(&workers[i], Worker::Thread(h) if h.is_finished()) {
                 if let Worker::Thread(h) = std::mem::replace(&mut workers[i], Worker::Done) {
-                    results[i] = Some(h.join().unwrap_or_else(|_| {
+                    let out = h.join().unwrap_or_else(|_| {
                         Err(format!(
                             "worker thread for job '{}' panicked",
                             specs[i].job.name
                         ))
-                    }));
-                    finished_clone(&specs[i]);
+                    });
+                    let failed = !matches!(&out, Ok(s) if !s.failed);
+                    results[i] = Some(out);
+                    finished_clone(specs, workers, stops, i, failed);
                 }
             }
         }
@@ -218,9 +263,30 @@ fn collect(specs: &[CloneSpec<'_>], workers: &mut [Worker<'_>], results: &mut [O
     }
 }
 
-/// `exitall`: when a clone of such a job ends, the rest of the group is stopped.
-fn finished_clone(spec: &CloneSpec<'_>) {
-    if spec.job.exec.exitall {
-        super::request_stop();
+/// `exitall` (set on any job, it applies to all, as in fio) or `exitall_on_error` with a
+/// failed clone: when clone `i` ends, stop the clones `exit_what` names: the running
+/// ones of its reporting group, every running one, or every job including later groups.
+fn finished_clone(
+    specs: &[CloneSpec<'_>],
+    workers: &[Worker<'_>],
+    stops: &[&'static AtomicBool],
+    i: usize,
+    failed: bool,
+) {
+    let spec = &specs[i];
+    let errs = &spec.job.exec.errors;
+    if !(super::exitall_any() || (errs.exitall_on_error && failed)) {
+        return;
+    }
+    match errs.exit_what {
+        ExitWhat::Group => {
+            for (j, w) in workers.iter().enumerate() {
+                if specs[j].groupid == spec.groupid {
+                    stop_clone(w, stops[j]);
+                }
+            }
+        }
+        ExitWhat::Stonewall => super::request_stop(),
+        ExitWhat::All => super::request_stop_all(),
     }
 }

@@ -54,6 +54,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
     unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     engine.setup(&Setup {
@@ -88,9 +89,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut pace =
         super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
     let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
-    let mut iolog = match &cx.job.workload.replay.write_iolog {
-        Some(p) => Some(crate::iolog::IologWriter::create(p, cx.names)?),
-        None => None,
+    let mut iolog = match &cx.job.workload.replay {
+        r if r.read_iolog.is_some() => None,
+        crate::job::workload::Replay {
+            write_iolog: Some(p),
+            ..
+        } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
+        _ => None,
     };
     let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
     let mut hold = Hold::None;
@@ -127,25 +132,50 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             free.push($slot);
             if u.result < 0 {
                 let errno = (-u.result) as i32;
-                let e = io::Error::from_raw_os_error(errno);
-                let what = match u.op {
-                    Op::Rw(Ddir::Read) => "read",
-                    Op::Rw(Ddir::Write) => "write",
-                    Op::Rw(Ddir::Trim) => "trim",
-                    Op::Sync { .. } => "sync",
+                let d = match u.op {
+                    Op::Rw(d) => {
+                        // fio counts the failed I/O as issued, with no bytes (a file
+                        // engine's failed call is not an I/O: nothing was issued).
+                        if !file_ops {
+                            cx.stats.dir[d as usize].ios += 1;
+                        }
+                        d as usize
+                    }
+                    Op::Sync { .. } => 1,
                 };
-                let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
-                let text = if file_ops {
-                    format!("{}({}): {}", engine.op_name(), name, e)
+                // fill_device: running out of space is how the job ends, not a failure.
+                let full =
+                    cx.job.workload.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT);
+                if full {
+                    gen_done = true;
+                    pending = None;
+                }
+                let fatal = !full && !ex.errors.non_fatal(d, errno);
+                // Text is only built when it is shown or kept (errors are off the hot path).
+                if full || fatal || ex.errors.error_dump || cx.stats.error == 0 {
+                    let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
+                    let line = if file_ops {
+                        // File engines fail in their call, named as fio names it.
+                        format!(
+                            "{}({}): {}",
+                            engine.op_name(),
+                            name,
+                            io::Error::from_raw_os_error(errno)
+                        )
+                    } else {
+                        io_error_line(name, errno, u.op, u.offset, u.len)
+                    };
+                    if full || fatal || ex.errors.error_dump {
+                        eprintln!("iobench: {line}");
+                    }
+                    if !full {
+                        cx.stats.record_error(errno, &io_verror(errno));
+                    }
+                    if fatal && error.is_none() {
+                        error = Some(line);
+                    }
                 } else {
-                    format!(
-                        "io_u error on file {}: {}: {} offset={}, buflen={}",
-                        name, e, what, u.offset, u.len
-                    )
-                };
-                cx.stats.record_error(errno, &text);
-                if !ex.continue_on_error && error.is_none() {
-                    error = Some(text);
+                    cx.stats.record_error(errno, "");
                 }
             } else if let Op::Rw(d) = u.op {
                 if file_ops {
@@ -213,14 +243,20 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     let t = now_ns();
                     let r = syncer.sync(cx.fds.get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
+                        let errno = (-r) as i32;
                         let text = format!(
                             "io_u error on file {}: {}: {}",
                             cx.names.get(f).map_or("?", |s| s.as_str()),
-                            io::Error::from_raw_os_error((-r) as i32),
+                            crate::job::errors::strerror(errno),
                             kind.log_name()
                         );
-                        cx.stats.record_error((-r) as i32, &text);
-                        error.get_or_insert(text);
+                        if ex.errors.non_fatal(1, errno) {
+                            cx.stats.record_error(errno, &io_verror(errno));
+                        } else {
+                            eprintln!("iobench: {text}");
+                            cx.stats.record_error(errno, &io_verror(errno));
+                            error.get_or_insert(text);
+                        }
                     } else if !ramping {
                         super::syncing::account(&mut cx.stats, kind, now_ns() - t);
                     }
@@ -288,7 +324,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             pace.issued(next.ddir, next.len);
             syncer.issued(next.ddir, next.file, next.offset, next.len);
             if let Some(l) = &mut iolog {
-                l.log_io(&next)?;
+                l.log_io(&next, cx.gen.loop_number())?;
             }
             let slot = free.pop().expect("free slot");
             let u = &mut pool[slot as usize];
@@ -433,7 +469,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             error = Some(t);
         }
     }
-    let _ = hold;
+    let _ = (hold, gen_done, pending.is_some());
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
     // but leaves them out of the sync statistics).
@@ -457,10 +493,48 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             cx.stats.set_runtime_ms(d, ms);
         }
     }
-    if let Some(text) = error {
-        eprintln!("iobench: {text}");
+    if error.is_some() {
+        cx.stats.failed = true;
+        if cx.stats.error != 0 {
+            // fio's closing line for a failed job, on stdout.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "iobench: pid={}, err={}/{}",
+                std::process::id(),
+                cx.stats.error,
+                cx.stats.verror
+            );
+        }
     }
     Ok(cx.stats)
+}
+
+/// fio's line for a failed I/O: file, error text, direction, offset and length.
+fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> String {
+    let what = match op {
+        Op::Rw(Ddir::Read) => "read",
+        Op::Rw(Ddir::Write) => "write",
+        Op::Rw(Ddir::Trim) => "trim",
+        Op::Sync { .. } => "sync",
+    };
+    let on = if file.is_empty() {
+        String::new()
+    } else {
+        format!(" on file {file}")
+    };
+    format!(
+        "io_u error{on}: {}: {what} offset={offset}, buflen={len}",
+        crate::job::errors::strerror(errno)
+    )
+}
+
+/// The job's error text for an I/O error, in fio's `file:…, func=…, error=…` form.
+fn io_verror(errno: i32) -> String {
+    format!(
+        "file:io_u.c:1876, func=io_u error, error={}",
+        crate::job::errors::strerror(errno)
+    )
 }
 
 /// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).

@@ -2,8 +2,9 @@
 //! `write_iops_log`, with `log_avg_msec`, `log_offset`, `log_prio`, `per_job_logs` and
 //! `log_unix_epoch`. Lines are fio's: `time, value, ddir, bs[, offset], prio`.
 //!
-//! Samples are kept in memory while the job runs (amortised pushes, no syscalls) and written
-//! when the run's report is made, as fio does for uncompressed logs.
+//! Samples gather in memory while the job runs (amortised pushes, no syscall per I/O) and
+//! the worker appends them to their files every second of job time and at the end, so an
+//! interrupted run keeps what it logged. `write_hist_log` lines come from [`super::histlog`].
 
 use super::iostat::IoStat;
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,12 @@ pub struct LogConfig {
     pub bw: Option<String>,
     pub lat: Option<String>,
     pub iops: Option<String>,
+    /// `write_hist_log` prefix.
+    pub hist: Option<String>,
+    /// `log_hist_msec` (0: no histogram lines).
+    pub hist_ms: u64,
+    /// `log_hist_coarseness`.
+    pub hist_coarse: u32,
     /// `log_avg_msec`: average samples over windows of this many ms (0: every I/O).
     pub avg_ms: u64,
     pub offset: bool,
@@ -29,7 +36,7 @@ pub struct LogConfig {
 impl LogConfig {
     /// True when any log is on.
     pub fn any(&self) -> bool {
-        self.bw.is_some() || self.lat.is_some() || self.iops.is_some()
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
     }
 }
 
@@ -47,6 +54,8 @@ pub struct Sample {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct SampleLog {
     pub samples: Vec<Sample>,
+    /// Whether the file was created (later flushes append).
+    pub opened: bool,
     window: [IoStat; 3],
     window_start: [Option<u64>; 3],
 }
@@ -106,6 +115,12 @@ pub struct JobLogs {
     pub lat: Option<SampleLog>,
     pub slat: Option<SampleLog>,
     pub clat: Option<SampleLog>,
+    pub hist: Option<super::histlog::HistLog>,
+    /// The job's number in file names (fio's thread number).
+    pub num: usize,
+    next_flush_ms: u64,
+    /// The first error met while flushing during the run (reported at the end).
+    error: Option<String>,
     /// ms since the Unix epoch when the job's clock started (for `log_unix_epoch`).
     pub epoch_ms: u64,
 }
@@ -126,6 +141,13 @@ impl JobLogs {
             lat: mk(cfg.lat.is_some() && !disable_lat),
             slat: mk(cfg.lat.is_some() && !disable_slat),
             clat: mk(cfg.lat.is_some() && !disable_clat),
+            hist: cfg
+                .hist
+                .as_ref()
+                .map(|_| super::histlog::HistLog::new(cfg.hist_ms, cfg.hist_coarse)),
+            num: 1,
+            next_flush_ms: FLUSH_MS,
+            error: None,
             cfg,
             epoch_ms,
         }
@@ -162,6 +184,7 @@ impl JobLogs {
                 l.add(0, s(1));
             }
         }
+        self.maybe_flush(now_ms);
     }
 
     /// A bandwidth (KiB/s) and IOPS window sample, for the averaged bw/iops logs.
@@ -200,53 +223,152 @@ impl JobLogs {
         }
     }
 
-    /// Writes every log of this job (job number `num`, 1-based), appending when the file is
-    /// shared (`per_job_logs=0`).
-    pub fn write(&mut self, num: usize, end_ms: u64) -> std::io::Result<()> {
-        let avg = self.cfg.avg_ms;
+    /// Sets the job's number (fio's thread number, 1-based), which names its log files.
+    pub fn set_number(&mut self, num: u64) {
+        self.num = num as usize;
+    }
+
+    /// Called with each completion's time: writes out what has gathered once a second of
+    /// job time has passed or many samples wait, so an interrupted run keeps its logs.
+    #[inline]
+    pub fn maybe_flush(&mut self, now_ms: u64) {
+        if now_ms >= self.next_flush_ms || self.pending() >= FLUSH_AT {
+            self.next_flush_ms = now_ms + FLUSH_MS;
+            if let Err(e) = self.flush() {
+                self.error.get_or_insert(e.to_string());
+            }
+        }
+    }
+
+    fn pending(&self) -> usize {
+        [&self.bw, &self.lat, &self.slat, &self.clat, &self.iops]
+            .iter()
+            .map(|l| l.as_ref().map_or(0, |l| l.samples.len()))
+            .sum::<usize>()
+            + self.hist.as_ref().map_or(0, |h| h.pending_lines)
+    }
+
+    /// Appends every gathered sample to its file (creating or truncating it on first use).
+    pub fn flush(&mut self) -> std::io::Result<()> {
         let base = if self.cfg.unix_epoch {
             self.epoch_ms
         } else {
             0
         };
-        let cfg = self.cfg.clone();
+        let (offset, prio, per_job, num) =
+            (self.cfg.offset, self.cfg.prio, self.cfg.per_job, self.num);
+        let name = |prefix: &str, kind: &str| {
+            if per_job {
+                format!("{prefix}_{kind}.{num}.log")
+            } else {
+                format!("{prefix}_{kind}.log")
+            }
+        };
+        let cfg = &self.cfg;
         let targets = [
-            (cfg.bw.as_deref(), "bw", self.bw.take()),
-            (cfg.lat.as_deref(), "lat", self.lat.take()),
-            (cfg.lat.as_deref(), "slat", self.slat.take()),
-            (cfg.lat.as_deref(), "clat", self.clat.take()),
-            (cfg.iops.as_deref(), "iops", self.iops.take()),
+            (cfg.bw.as_deref(), "bw", &mut self.bw),
+            (cfg.lat.as_deref(), "lat", &mut self.lat),
+            (cfg.lat.as_deref(), "slat", &mut self.slat),
+            (cfg.lat.as_deref(), "clat", &mut self.clat),
+            (cfg.iops.as_deref(), "iops", &mut self.iops),
         ];
         for (prefix, kind, log) in targets {
-            let (Some(prefix), Some(mut log)) = (prefix, log) else {
+            let (Some(prefix), Some(log)) = (prefix, log.as_mut()) else {
                 continue;
             };
-            if kind != "bw" && kind != "iops" {
-                log.finish(avg, end_ms);
+            if log.opened && log.samples.is_empty() {
+                continue;
             }
-            let name = self.file_name(prefix, kind, num);
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(!cfg.per_job)
-                .write(true)
-                .truncate(cfg.per_job)
-                .open(&name)?;
-            let mut w = std::io::BufWriter::new(file);
+            let mut text = String::with_capacity(log.samples.len() * 32);
             for s in &log.samples {
-                write!(w, "{}, {}, {}, {}", s.time_ms + base, s.value, s.ddir, s.bs)?;
-                if cfg.offset {
-                    write!(w, ", {}", s.offset)?;
+                use std::fmt::Write as _;
+                let _ = write!(
+                    text,
+                    "{}, {}, {}, {}",
+                    s.time_ms + base,
+                    s.value,
+                    s.ddir,
+                    s.bs
+                );
+                if offset {
+                    let _ = write!(text, ", {}", s.offset);
                 }
-                if cfg.prio {
-                    writeln!(w, ", 0x0000")?;
-                } else {
-                    writeln!(w, ", 0")?;
-                }
+                text.push_str(if prio { ", 0x0000\n" } else { ", 0\n" });
             }
-            w.flush()?;
+            append(
+                &name(prefix, kind),
+                &mut log.opened,
+                per_job,
+                text.as_bytes(),
+            )?;
+            log.samples.clear();
+        }
+        if let (Some(prefix), Some(h)) = (cfg.hist.as_deref(), self.hist.as_mut()) {
+            if !h.opened || !h.text.is_empty() {
+                append(
+                    &name(prefix, "clat_hist"),
+                    &mut h.opened,
+                    per_job,
+                    h.text.as_bytes(),
+                )?;
+                h.text.clear();
+                h.pending_lines = 0;
+            }
         }
         Ok(())
     }
+
+    /// Ends the logs at `end_ms` (ms since the job's stats began): closes partly filled
+    /// averaging windows and writes everything out.
+    pub fn finish(&mut self, end_ms: u64) -> std::io::Result<()> {
+        let avg = self.cfg.avg_ms;
+        for l in [&mut self.lat, &mut self.slat, &mut self.clat]
+            .into_iter()
+            .flatten()
+        {
+            l.finish(avg, end_ms);
+        }
+        self.flush()?;
+        match self.error.take() {
+            Some(e) => Err(std::io::Error::other(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// A completion's clat histogram (`clat`, cumulative, empty when clat percentiles are
+    /// off): every `log_hist_msec` a `write_hist_log` line with the counts since the last.
+    #[inline]
+    pub fn hist_tick(&mut self, ddir: u8, bs: u64, now_ms: u64, clat: &super::hist::Hist) {
+        let base = if self.cfg.unix_epoch {
+            self.epoch_ms
+        } else {
+            0
+        };
+        if let Some(h) = &mut self.hist {
+            h.tick(ddir as usize % 3, bs, now_ms, base, clat);
+        }
+    }
+}
+
+/// Samples gathered before a flush, at most (then the flush comes early).
+const FLUSH_AT: usize = 8192;
+/// How often, in ms of job time, gathered samples are written out.
+const FLUSH_MS: u64 = 1000;
+
+/// Writes `bytes` to the log file `name`: truncating it the first time for a per-job log,
+/// appending otherwise (a shared log gathers every clone's lines, as in fio).
+fn append(name: &str, opened: &mut bool, per_job: bool, bytes: &[u8]) -> std::io::Result<()> {
+    let fresh = !*opened && per_job;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(!fresh)
+        .truncate(fresh)
+        .open(name)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{name}: {e}")))?;
+    *opened = true;
+    f.write_all(bytes)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{name}: {e}")))
 }
 
 #[cfg(test)]
@@ -289,7 +411,7 @@ mod tests {
         };
         let mut logs = JobLogs::new(cfg, false, false, false);
         logs.io(0, 4096, 8192, 0, 1000, 3);
-        logs.write(1, 3).unwrap();
+        logs.finish(3).unwrap();
         let read = |k: &str| std::fs::read_to_string(format!("{prefix}_{k}.1.log")).unwrap();
         assert_eq!(read("clat"), "3, 1000, 0, 4096, 8192, 0\n");
         assert_eq!(read("lat"), "3, 1000, 0, 4096, 8192, 0\n");

@@ -8,6 +8,7 @@ pub mod cpu;
 pub mod disk;
 pub mod group;
 pub mod hist;
+pub mod histlog;
 pub mod iostat;
 pub mod logs;
 
@@ -177,9 +178,15 @@ pub struct JobStats {
     pub continue_on_error: bool,
     pub total_err_count: u64,
     pub first_error: i32,
+    /// True when the job stopped on an error it could not pass over (the run's exit
+    /// status counts it; an error `continue_on_error` passed over is only shown).
+    #[serde(default)]
+    pub failed: bool,
     bw_win: Window,
     iops_win: Window,
-    /// Sample logs, when the job writes any.
+    /// Sample logs, when the job writes any. The worker writes them itself: they never
+    /// travel with the stats.
+    #[serde(skip)]
     pub logs: Option<Box<logs::JobLogs>>,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
@@ -345,6 +352,26 @@ impl JobStats {
             }
         }
         self.sample_windows(now_ns);
+        if let Some(l) = &mut self.logs {
+            let hist = &self.dir[ddir as usize].hist[LatKind::Clat as usize];
+            l.hist_tick(ddir as u8, bytes, now_ns / 1_000_000, hist);
+        }
+    }
+
+    /// Names this clone's log files with its number (fio's thread number, 1-based).
+    pub fn set_log_number(&mut self, num: u64) {
+        if let Some(l) = &mut self.logs {
+            l.set_number(num);
+        }
+    }
+
+    /// Writes out what the logs still hold, at the end of the job. Errors name the file.
+    pub fn finish_logs(&mut self) -> std::io::Result<()> {
+        let end = self.total_run_ms;
+        match &mut self.logs {
+            Some(l) => l.finish(end),
+            None => Ok(()),
+        }
     }
 
     /// One completed I/O counted in bytes and I/Os only, with no latency sample: the I/Os of

@@ -41,6 +41,17 @@ pub struct Contents {
     check_seed: bool,
     /// The job writes and reads: main-loop reads are not checked (written data is).
     mixed: bool,
+    /// With `verify_state_save`: the last completed writes, saved when the job ends.
+    saving: Option<SaveTo>,
+    /// With `verify_state_load`: where the saved run's certain writes end.
+    loaded: Option<super::state::Loaded>,
+}
+
+/// Where and what the verify state is saved as.
+struct SaveTo {
+    comps: super::state::Completions,
+    name: String,
+    index: u64,
 }
 
 fn realtime() -> (u32, u32) {
@@ -77,9 +88,42 @@ impl Contents {
             check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
             check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0,
             mixed: writes && reads,
+            saving: None,
+            loaded: None,
             v,
             filler,
         }
+    }
+
+    /// Sets up the verify state file of thread `thread_number` (1-based) over `files`
+    /// files: kept for saving when the job writes with verify, loaded with
+    /// `verify_state_load`. Fails when the state to load is missing or corrupt.
+    pub fn attach_state(
+        &mut self,
+        job: &Job,
+        thread_number: u64,
+        files: usize,
+    ) -> std::io::Result<()> {
+        let index = thread_number.saturating_sub(1);
+        let writes = job.workload.pattern.writes();
+        if self.v.state_load && self.v.method != Method::None {
+            if !writes {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "verify_state_load needs the writing job (run it with verify_only=1)",
+                ));
+            }
+            let here = std::path::Path::new(".");
+            self.loaded = Some(super::state::Loaded::load(here, &job.name, index)?);
+        }
+        if self.v.state_save && self.v.method != Method::None && writes {
+            self.saving = Some(SaveTo {
+                comps: super::state::Completions::new(files, self.slots.len()),
+                name: job.name.clone(),
+                index,
+            });
+        }
+        Ok(())
     }
 
     /// Fills freshly allocated buffers (random data unless zeroes or a pattern were asked).
@@ -129,9 +173,14 @@ impl Contents {
     #[inline]
     pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
         match u.op {
-            Op::Rw(Ddir::Write) if self.keep_hist => {
-                let st = self.slots[u.slot as usize];
-                self.remember(u.file, u.offset, u.len as u32, st);
+            Op::Rw(Ddir::Write) => {
+                if let Some(s) = &mut self.saving {
+                    s.comps.record(u.file as usize, u.offset);
+                }
+                if self.keep_hist {
+                    let st = self.slots[u.slot as usize];
+                    self.remember(u.file, u.offset, u.len as u32, st);
+                }
                 Ok(())
             }
             Op::Rw(Ddir::Read) if self.v.on() && !self.mixed => {
@@ -174,6 +223,9 @@ impl Contents {
                     ..Stamp::default()
                 };
                 self.issued_writes += 1;
+                if let Some(s) = &mut self.saving {
+                    s.comps.record(n.file, n.offset);
+                }
                 self.remember(n.file as u32, n.offset, n.len as u32, st);
             }
         }
@@ -210,6 +262,11 @@ impl Contents {
                     return Ok(Ok(()));
                 }
                 let mut h = std::mem::take(&mut self.hist);
+                if let Some(l) = &self.loaded {
+                    // Only what the saved run is known to have written (see `state`).
+                    let stop = l.stop_at(h.iter().map(|p| (p.seq, p.file as u64, p.offset)));
+                    h.retain(|p| p.seq < stop);
+                }
                 h.sort_by_key(|p| (p.file, p.offset, p.seq));
                 let mut out: Vec<Piece> = Vec::with_capacity(h.len());
                 for p in h {
@@ -338,4 +395,17 @@ fn fail(f: &Failure, name: &str, u: &IoUnit) -> String {
         u.offset,
         if f.misplaced { "misplaced block" } else { "data mismatch" }
     )
+}
+
+impl Drop for Contents {
+    /// Saves the verify state when the job ends, however it ends (as fio does at thread
+    /// exit); a failure to save is reported, not fatal.
+    fn drop(&mut self) {
+        if let Some(s) = &self.saving {
+            let here = std::path::Path::new(".");
+            if let Err(e) = s.comps.save(here, &s.name, s.index, self.issued_writes) {
+                eprintln!("iobench: job '{}': verify state: {e}", s.name);
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub mod crctest;
 pub mod header;
 pub mod opts;
 pub mod pattern;
+pub mod state;
 
 pub use contents::Contents;
 pub use opts::VerifyOpts;

@@ -24,6 +24,10 @@ pub struct VerifyOpts {
     pub backlog_batch: u64,
     pub fatal: bool,
     pub dump: bool,
+    /// Leave fio's verify state file behind when a writing job ends.
+    pub state_save: bool,
+    /// Check only what a saved state says reached the device.
+    pub state_load: bool,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -110,6 +114,8 @@ impl VerifyOpts {
             backlog_batch: r.int("verify_backlog_batch")?.unwrap_or(0).max(0) as u64,
             fatal: r.bool("verify_fatal")?,
             dump: r.bool("verify_dump")?,
+            state_save: r.bool("verify_state_save")?,
+            state_load: r.bool("verify_state_load")?,
         })
     }
 }

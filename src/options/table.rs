@@ -1299,8 +1299,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify_backlog",
         K::Size,

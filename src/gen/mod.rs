@@ -15,7 +15,7 @@ pub mod plan;
 pub mod rand;
 mod replay;
 
-pub use replay::replay_files;
+pub use replay::{replay_extents, replay_files, replay_writes};
 
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RandomGenerator, RwSequencer, Workload};
@@ -138,6 +138,9 @@ pub struct Generator {
     service_file: Option<usize>,
     service_left: u32,
     nr_done_files: usize,
+    /// Loops (not time_based wraps) started after the first: the iolog closes and
+    /// reopens the files at each, as fio does.
+    loop_no: u32,
     replay: Option<replay::Replay>,
 }
 
@@ -221,7 +224,13 @@ impl Generator {
             .into_iter()
             .zip(files)
             .map(|(r, f)| FileState {
-                real_size: f.real_size,
+                // The null engine's files reach as far as their I/O does, as fio's fake
+                // I/O files do (so `offset` plus `size` is not cut at `size`).
+                real_size: if job.exec.engine == crate::engine::EngineKind::Null {
+                    f.real_size.max(r.start + r.io_size)
+                } else {
+                    f.real_size
+                },
                 file_offset: r.start,
                 start_offset: r.start,
                 loop_start: plan::start_offset(job, clone_index, f.real_size),
@@ -256,6 +265,7 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            loop_no: 0,
             replay: None,
             cfg,
         };
@@ -366,6 +376,12 @@ impl Generator {
         self.passes_left = self.passes_left.max(1);
     }
 
+    /// How many loops have started after the first (time_based wraps do not count): the
+    /// iolog writer closes and reopens files when this changes.
+    pub fn loop_number(&self) -> u32 {
+        self.loop_no
+    }
+
     /// For a replayed log: how long to wait, in microseconds since the previous I/O was
     /// issued, before issuing the I/O `next_io` just returned (0 when not replaying or
     /// with `replay_no_stall`).
@@ -396,6 +412,9 @@ impl Generator {
                 if self.nr_done_files >= self.files.len() && !self.cfg.io_size_set {
                     return false;
                 }
+            }
+            if !self.cfg.time_based {
+                self.loop_no += 1;
             }
             self.clear_state();
         } else {

@@ -58,7 +58,7 @@ pub fn start_offset(job: &Job, clone_index: u32, real_size: u64) -> u64 {
 }
 
 /// Every file's region, planned from the files' sizes before layout. A file that did not
-/// exist counts as `size / nrfiles` bytes, as in fio.
+/// exist counts as empty, except that the null engine's count as `size / nrfiles`.
 pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Region> {
     let w = &job.workload;
     let bs = min_bs(job);
@@ -68,6 +68,7 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
         _ => 0,
     };
     let fixed_filesize = job.files.filesize.is_some();
+    let null = job.exec.engine == crate::engine::EngineKind::Null;
     let (per_file, mut extra) = if size != 0 && !fixed_filesize {
         let fs = size / nr;
         (fs, (size - fs * nr) / bs)
@@ -77,7 +78,10 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
     files
         .iter()
         .map(|f| {
-            let real = if f.setup_size == 0 && size != 0 {
+            // A file that does not exist yet has size 0 here, so a percentage offset
+            // starts it at 0, as in fio (whose offsets come before layout); the null
+            // engine's files count as `size / nrfiles`.
+            let real = if f.setup_size == 0 && size != 0 && null {
                 size / nr
             } else {
                 f.setup_size

@@ -46,6 +46,37 @@ pub fn replay_files(job: &Job, clone_index: u32) -> Result<Vec<String>, String> 
     Ok(crate::iolog::read_iolog(path, clone_index, &w.replay)?.files)
 }
 
+/// The files a replayed log does I/O on, each with the size its I/O needs (the end of its
+/// furthest I/O): the runner creates or extends them to that size, as fio does.
+pub fn replay_extents(job: &Job, clone_index: u32) -> Result<Vec<(String, u64)>, String> {
+    let w = &job.workload;
+    let Some(path) = &w.replay.read_iolog else {
+        return Ok(Vec::new());
+    };
+    let log = crate::iolog::read_iolog(path, clone_index, &w.replay)?;
+    let mut out: Vec<(String, u64)> = log.files.into_iter().map(|f| (f, 0)).collect();
+    for e in &log.entries {
+        if let Some(f) = out.get_mut(e.file) {
+            f.1 = f.1.max(e.offset + e.len);
+        }
+    }
+    Ok(out)
+}
+
+/// True when a replayed log (any clone's) writes or trims, so its files must be opened for
+/// writing whatever `rw` says.
+pub fn replay_writes(job: &Job) -> bool {
+    let w = &job.workload;
+    let Some(list) = &w.replay.read_iolog else {
+        return false;
+    };
+    let n = list.split(':').filter(|s| !s.is_empty()).count() as u32;
+    (0..n).any(|c| {
+        crate::iolog::read_iolog(list, c, &w.replay)
+            .is_ok_and(|log| log.entries.iter().any(|e| e.ddir != crate::job::Ddir::Read))
+    })
+}
+
 impl Generator {
     pub(super) fn replaying(
         job: &Job,
@@ -89,6 +120,7 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            loop_no: 0,
             replay: Some(Replay {
                 entries: log.entries,
                 next: 0,

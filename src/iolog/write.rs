@@ -16,6 +16,7 @@ pub struct IologWriter {
     start: Instant,
     names: Vec<String>,
     opened: Vec<bool>,
+    loop_no: u32,
 }
 
 fn ddir_name(d: Ddir) -> &'static str {
@@ -36,6 +37,7 @@ impl IologWriter {
             start: Instant::now(),
             names: file_names.to_vec(),
             opened: vec![false; file_names.len()],
+            loop_no: 0,
         };
         writeln!(w.out, "{VERSION3}")?;
         for i in 0..w.names.len() {
@@ -54,9 +56,26 @@ impl IologWriter {
         writeln!(self.out, "{t} {name} {act}")
     }
 
-    /// Records one issued I/O (and the file's `open` before its first one).
-    pub fn log_io(&mut self, io: &NextIo) -> io::Result<()> {
+    /// Records one issued I/O (and the file's `open` before its first one). `loop_no` is
+    /// the generator's [`crate::gen::Generator::loop_number`]: when it changes, the files
+    /// opened so far are logged as closed first (and reopen at their next I/O), since fio
+    /// closes a job's files between loops.
+    pub fn log_io(&mut self, io: &NextIo, loop_no: u32) -> io::Result<()> {
+        if loop_no != self.loop_no {
+            self.loop_no = loop_no;
+            self.close_opened()?;
+        }
         self.log_op(io.file, ddir_name(io.ddir), io.offset, io.len)
+    }
+
+    fn close_opened(&mut self) -> io::Result<()> {
+        for i in 0..self.names.len() {
+            if self.opened[i] {
+                self.opened[i] = false;
+                self.file_action(i, "close")?;
+            }
+        }
+        Ok(())
     }
 
     /// Records one operation `act` (read, write, trim, sync, datasync, ...) on `file`.
@@ -74,11 +93,7 @@ impl IologWriter {
 
     /// Closes the opened files in the log and flushes it.
     pub fn finish(mut self) -> io::Result<()> {
-        for i in 0..self.names.len() {
-            if self.opened[i] {
-                self.file_action(i, "close")?;
-            }
-        }
+        self.close_opened()?;
         self.out.flush()
     }
 }

@@ -1398,8 +1398,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "Replay the I/O recorded in this file (or blktrace)",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "read_iolog_chunked",
         K::Bool,
@@ -1418,16 +1417,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "replay_redirect",
         K::Str,
         "Send replayed I/O to this device instead of the recorded one",
     )
     .cat(C::Io)
-    .parent("read_iolog")
-    .not_yet(),
+    .parent("read_iolog"),
     opt(
         "replay_scale",
         K::Int {
@@ -1439,8 +1436,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_align",
         K::Int {
@@ -1451,8 +1447,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "replay_time_scale",
         K::Int {
@@ -1464,8 +1459,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("100")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(1, INT_MAX)
-    .not_yet(),
+    .range(1, INT_MAX),
     opt(
         "replay_skip",
         K::Special,

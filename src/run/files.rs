@@ -52,6 +52,7 @@ pub fn job_writes(job: &Job) -> bool {
             job.workload.pattern,
             crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
         )
+        || crate::gen::replay_writes(job)
 }
 
 fn job_reads(job: &Job) -> bool {
@@ -138,7 +139,13 @@ pub fn prepare(
     clone: u32,
     info: &mut dyn FnMut(&str),
 ) -> Result<Vec<Target>, crate::error::RunError> {
-    let paths = job.files.paths(&job.name, clone);
+    // A replayed log names its own files and how far its I/O reaches (see gen::replay).
+    let replay = crate::gen::replay_extents(job, clone).map_err(|e| setup_err(job, e))?;
+    let paths = if job.workload.replay.read_iolog.is_some() {
+        replay.iter().map(|(p, _)| p.clone()).collect()
+    } else {
+        job.files.paths(&job.name, clone)
+    };
     let no_io = job.exec.engine == crate::engine::EngineKind::Null;
     let mut targets = Vec::with_capacity(paths.len());
     for path in paths {
@@ -164,6 +171,12 @@ pub fn prepare(
             created: false,
         });
     }
+    if no_io && !replay.is_empty() {
+        for (t, r) in targets.iter_mut().zip(&replay) {
+            (t.size, t.setup_size) = (r.1, r.1);
+        }
+        return Ok(targets);
+    }
     if no_io {
         let per = match job.workload.size {
             Some(SizeSpec::Bytes(b)) => b / targets.len().max(1) as u64,
@@ -178,6 +191,11 @@ pub fn prepare(
     // How large each regular file must be.
     let current: Vec<u64> = targets.iter().map(|t| t.size).collect();
     let need: Vec<u64> = match job.files.filesize {
+        _ if !replay.is_empty() => current
+            .iter()
+            .zip(&replay)
+            .map(|(&c, r)| c.max(r.1))
+            .collect(),
         Some(fs) => current.iter().map(|&c| c.max(fs)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };

@@ -85,9 +85,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut pace =
         super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
     let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
-    let mut iolog = match &cx.job.workload.replay.write_iolog {
-        Some(p) => Some(crate::iolog::IologWriter::create(p, cx.names)?),
-        None => None,
+    let mut iolog = match &cx.job.workload.replay {
+        r if r.read_iolog.is_some() => None,
+        crate::job::workload::Replay {
+            write_iolog: Some(p),
+            ..
+        } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
+        _ => None,
     };
     let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
     let mut hold = Hold::None;
@@ -279,7 +283,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             pace.issued(next.ddir, next.len);
             syncer.issued(next.ddir, next.file, next.offset, next.len);
             if let Some(l) = &mut iolog {
-                l.log_io(&next)?;
+                l.log_io(&next, cx.gen.loop_number())?;
             }
             let slot = free.pop().expect("free slot");
             let u = &mut pool[slot as usize];

@@ -61,7 +61,9 @@ fn ddir_name(d: Ddir) -> &'static str {
 /// Every I/O of clone `clone` (thread number `clone + 1`) of the job, on files laid out as
 /// fio's null engine lays them out.
 pub fn iobench_ios(args: &[&str], clone: u32) -> Vec<Io> {
-    let j = job(args);
+    let mut all = vec!["--ioengine=null"];
+    all.extend_from_slice(args);
+    let j = job(&all);
     let nr: usize = j
         .raw
         .value("nrfiles")

@@ -365,3 +365,24 @@ fn verify_state_save_and_load() {
     assert!(o.status.success(), "fio with iobench's state: {}", text(&o));
     assert!(text(&o).contains("(48.0KiB/"), "{}", text(&o));
 }
+
+/// verify_async: checker threads give the same verdicts (a clean pass, then the flipped
+/// block reported with its offset) with reads in flight.
+#[test]
+fn verify_async_checks_in_threads() {
+    let dir = common::scratch("verify_async");
+    let f = dir.join("data");
+    let q = ["--ioengine=libaio", "--iodepth=8", "--verify_async=2"];
+    let o = ib(&f, "md5", &q, &dir);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("read: IOPS="), "{}", text(&o));
+    let mut only = q.to_vec();
+    only.push("--verify_only=1");
+    let o = ib(&f, "md5", &only, &dir);
+    assert!(o.status.success(), "{}", text(&o));
+    flip(&f, 4096 * 20 + 3000);
+    let o = ib(&f, "md5", &only, &dir);
+    let t = text(&o);
+    assert!(!o.status.success(), "{t}");
+    assert!(t.contains("offset 81920"), "{t}");
+}

@@ -1305,8 +1305,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "verify_backlog",
         K::Size,

@@ -4,6 +4,7 @@
 
 use super::block::{self, Expect, Failure, Stamp};
 use super::checksum::Method;
+use super::offload::{Checkers, Verdict};
 use crate::buffer::fill::Filler;
 use crate::engine::{Engine, IoUnit, Op, Queued};
 use crate::gen::Generator;
@@ -195,7 +196,7 @@ impl Contents {
                     name,
                     0,
                 );
-                r.map_err(|f| fail(&f, name, u))
+                r.map_err(|f| fail(&f, name, u.offset))
             }
             _ => Ok(()),
         }
@@ -283,102 +284,147 @@ impl Contents {
             }
         };
         let depth = pool.len();
-        let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-        let mut which = vec![0usize; depth];
-        let (mut next, mut staged, mut inflight) = (0usize, 0usize, 0usize);
-        let mut error: Option<String> = None;
-        let mut done = |this: &mut Self, u: &mut IoUnit, p: &Piece, now: u64| -> Option<String> {
-            let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
-            if u.result < 0 {
-                let e = std::io::Error::from_raw_os_error((-u.result) as i32);
-                return Some(format!(
-                    "io_u error on file {name}: {e}: read offset={}, buflen={}",
-                    p.offset, p.len
-                ));
-            }
-            stats.record_io_at(
-                Ddir::Read,
-                u.result as u64,
-                p.offset,
-                0,
-                now.saturating_sub(u.issue_ns),
-                now.saturating_sub(stat_start),
-            );
-            if (u.result as usize) < u.len {
-                return Some(format!(
-                    "verify: short read at file {name} offset {}: {} of {} bytes",
-                    p.offset, u.result, u.len
-                ));
-            }
-            // SAFETY: the read completed into this unit's buffer of `len` bytes.
-            let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
-            let expect = Expect {
-                numberio: this.check_numberio.then_some(p.numberio),
-                seed: this.check_seed.then_some(p.seed),
+        let this: &Self = self;
+        let workers = this.v.async_threads as usize;
+        std::thread::scope(|scope| {
+            let mut ck = (workers > 0)
+                .then(|| Checkers::spawn(scope, workers, depth, &this.v, &this.filler, names));
+            let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+            let mut which = vec![0usize; depth];
+            let (mut next, mut staged, mut inflight) = (0usize, 0usize, 0usize);
+            let mut error: Option<String> = None;
+            // Accounts a completed read, then checks it here or hands it to a checker.
+            // Returns the failure text, if any, and whether the slot is free again.
+            let mut done = |ck: &mut Option<Checkers>,
+                            u: &mut IoUnit,
+                            p: &Piece,
+                            now: u64|
+             -> (Option<String>, bool) {
+                let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
+                if u.result < 0 {
+                    let e = std::io::Error::from_raw_os_error((-u.result) as i32);
+                    let t = format!(
+                        "io_u error on file {name}: {e}: read offset={}, buflen={}",
+                        p.offset, p.len
+                    );
+                    return (Some(t), true);
+                }
+                stats.record_io_at(
+                    Ddir::Read,
+                    u.result as u64,
+                    p.offset,
+                    0,
+                    now.saturating_sub(u.issue_ns),
+                    now.saturating_sub(stat_start),
+                );
+                if (u.result as usize) < u.len {
+                    let t = format!(
+                        "verify: short read at file {name} offset {}: {} of {} bytes",
+                        p.offset, u.result, u.len
+                    );
+                    return (Some(t), true);
+                }
+                let expect = Expect {
+                    numberio: this.check_numberio.then_some(p.numberio),
+                    seed: this.check_seed.then_some(p.seed),
+                };
+                if let Some(c) = ck {
+                    c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file);
+                    return (None, false);
+                }
+                // SAFETY: the read completed into this unit's buffer of `len` bytes.
+                let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+                let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, 0x88);
+                (r.err().map(|f| fail(&f, name, p.offset)), true)
             };
-            block::check(&this.v, &this.filler, buf, p.offset, expect, name, 0x88)
-                .err()
-                .map(|f| fail(&f, name, u))
-        };
-        loop {
-            while error.is_none() && next < todo.len() && !crate::run::terminating() {
-                let Some(slot) = free.pop() else { break };
-                let p = todo[next];
-                let u = &mut pool[slot as usize];
-                u.op = Op::Rw(Ddir::Read);
-                u.file = p.file;
-                u.fd = fds.get(p.file as usize).copied().unwrap_or(-1);
-                u.offset = p.offset;
-                u.len = p.len as usize;
-                u.start_ns = crate::run::worker::now_ns();
-                u.issue_ns = u.start_ns;
-                which[slot as usize] = next;
-                match engine.queue(u)? {
-                    Queued::Completed => {
-                        next += 1;
-                        let now = crate::run::worker::now_ns();
-                        error = done(self, &mut pool[slot as usize], &p, now);
-                        free.push(slot);
+            // A checker's verdict: its slot is free again; the first failure is kept.
+            macro_rules! verdict {
+                ($v:expr) => {{
+                    let v: Verdict = $v;
+                    free.push(v.slot);
+                    if let Err(f) = v.result {
+                        let name = names.get(v.file as usize).map_or("?", |s| s.as_str());
+                        let t = fail(&f, name, v.offset);
+                        error.get_or_insert(t);
                     }
-                    Queued::Queued => {
-                        next += 1;
-                        staged += 1;
+                }};
+            }
+            loop {
+                if let Some(c) = &mut ck {
+                    while let Some(v) = c.try_verdict() {
+                        verdict!(v);
                     }
-                    Queued::Busy => {
-                        free.push(slot);
+                }
+                while error.is_none() && next < todo.len() && !crate::run::terminating() {
+                    let Some(slot) = free.pop() else { break };
+                    let p = todo[next];
+                    let u = &mut pool[slot as usize];
+                    u.op = Op::Rw(Ddir::Read);
+                    u.file = p.file;
+                    u.fd = fds.get(p.file as usize).copied().unwrap_or(-1);
+                    u.offset = p.offset;
+                    u.len = p.len as usize;
+                    u.start_ns = crate::run::worker::now_ns();
+                    u.issue_ns = u.start_ns;
+                    which[slot as usize] = next;
+                    match engine.queue(u)? {
+                        Queued::Completed => {
+                            next += 1;
+                            let now = crate::run::worker::now_ns();
+                            let (e, freed) = done(&mut ck, &mut pool[slot as usize], &p, now);
+                            if error.is_none() {
+                                error = e;
+                            }
+                            if freed {
+                                free.push(slot);
+                            }
+                        }
+                        Queued::Queued => {
+                            next += 1;
+                            staged += 1;
+                        }
+                        Queued::Busy => {
+                            free.push(slot);
+                            break;
+                        }
+                    }
+                }
+                if staged > 0 {
+                    let n = engine.commit()?;
+                    staged -= n.min(staged);
+                    inflight += n;
+                }
+                if inflight == 0 {
+                    if let Some(v) = ck.as_mut().and_then(|c| c.wait_verdict()) {
+                        verdict!(v);
+                        continue;
+                    }
+                    if staged == 0
+                        && (error.is_some() || next >= todo.len() || crate::run::terminating())
+                    {
                         break;
                     }
+                    continue;
                 }
-            }
-            if staged > 0 {
-                let n = engine.commit()?;
-                staged -= n.min(staged);
-                inflight += n;
-            }
-            if inflight == 0 {
-                if staged == 0
-                    && (error.is_some() || next >= todo.len() || crate::run::terminating())
-                {
-                    break;
+                let n = engine.getevents(1, inflight)?;
+                let now = crate::run::worker::now_ns();
+                for i in 0..n {
+                    let c = engine.event(i);
+                    let u = &mut pool[c.slot as usize];
+                    u.result = c.result;
+                    let p = todo[which[c.slot as usize]];
+                    let (e, freed) = done(&mut ck, u, &p, now);
+                    if error.is_none() {
+                        error = e;
+                    }
+                    if freed {
+                        free.push(c.slot);
+                    }
                 }
-                continue;
+                inflight -= n;
             }
-            let n = engine.getevents(1, inflight)?;
-            let now = crate::run::worker::now_ns();
-            for i in 0..n {
-                let c = engine.event(i);
-                let u = &mut pool[c.slot as usize];
-                u.result = c.result;
-                let p = todo[which[c.slot as usize]];
-                let e = done(self, u, &p, now);
-                if error.is_none() {
-                    error = e;
-                }
-                free.push(c.slot);
-            }
-            inflight -= n;
-        }
-        Ok(error.map_or(Ok(()), Err))
+            Ok(error.map_or(Ok(()), Err))
+        })
     }
 
     /// The verify method in use (for callers deciding whether to bother).
@@ -388,11 +434,11 @@ impl Contents {
 }
 
 /// Prints the failure's details and returns the one-line text for the job's error.
-fn fail(f: &Failure, name: &str, u: &IoUnit) -> String {
+fn fail(f: &Failure, name: &str, offset: u64) -> String {
     block::report(f);
     format!(
         "verify failed on file {name} at offset {} ({}): Invalid or incomplete multibyte or wide character",
-        u.offset,
+        offset,
         if f.misplaced { "misplaced block" } else { "data mismatch" }
     )
 }

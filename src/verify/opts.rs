@@ -28,6 +28,8 @@ pub struct VerifyOpts {
     pub state_save: bool,
     /// Check only what a saved state says reached the device.
     pub state_load: bool,
+    /// `verify_async`: checker threads for the verify pass (0 = check inline).
+    pub async_threads: u32,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -116,6 +118,7 @@ impl VerifyOpts {
             dump: r.bool("verify_dump")?,
             state_save: r.bool("verify_state_save")?,
             state_load: r.bool("verify_state_load")?,
+            async_threads: r.int("verify_async")?.unwrap_or(0).clamp(0, 1024) as u32,
         })
     }
 }

@@ -203,8 +203,10 @@ mod tests {
         std::thread::sleep(std::time::Duration::from_millis(50));
         let (c1, m1) = (cpu_ns(), mono_ns());
         let (dc, dm) = ((c1 - c0) as f64, (m1 - m0) as f64);
+        // A loaded machine disturbs the 10 ms calibration by a few percent; a wrong rate
+        // (a unit slip, a bad counter) is off by far more than this bound.
         assert!(
-            (dc / dm - 1.0).abs() < 0.01,
+            (dc / dm - 1.0).abs() < 0.10,
             "cpu {dc} ns vs monotonic {dm} ns"
         );
     }

@@ -23,6 +23,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,19 +67,80 @@ def jobs(scratch, runtime):
     ]
 
 
+def tree_pids(pid):
+    """The process and all its descendants, from /proc/<pid>/task/<tid>/children."""
+    pids, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        pids.append(p)
+        try:
+            for tid in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{tid}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+        except OSError:
+            pass
+    return pids
+
+
+def rss_kib(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def run_once(cmd, cwd):
-    """Runs one command; returns (wall seconds, cpu seconds, peak rss KiB, stdout)."""
+    """Runs one command; returns (wall seconds, cpu seconds, peak rss KiB, stdout).
+
+    Peak RSS is sampled from /proc while the tool runs: the largest sum of resident memory
+    over its process tree (workers included), and at least the main process's own high-water
+    mark. (wait4's ru_maxrss would count this Python process's memory too: a forked child
+    keeps its pre-exec high-water mark.)"""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out = proc.stdout.read()
-    err = proc.stderr.read()
+    chunks = {"out": b"", "err": b""}
+
+    def drain(name, pipe):
+        chunks[name] = pipe.read()
+
+    readers = [threading.Thread(target=drain, args=("out", proc.stdout)),
+               threading.Thread(target=drain, args=("err", proc.stderr))]
+    for r in readers:
+        r.start()
+    peak = 0
+    while True:
+        pids = tree_pids(proc.pid)
+        peak = max(peak, sum(rss_kib(p, "VmRSS") for p in pids), rss_kib(proc.pid, "VmHWM"))
+        # Stop sampling once the main process has exited (a zombie has no memory left).
+        try:
+            with open(f"/proc/{proc.pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    break
+        except OSError:
+            break
+        time.sleep(0.02)
+    for r in readers:
+        r.join()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
+    out, err = chunks["out"], chunks["err"]
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {err.decode(errors='replace')[-2000:]}")
-    # ru_maxrss is the largest resident set of the process or any child it waited for.
     cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss, out
+    return wall, cpu, peak, out
+
+
+def wall_once(cmd, cwd):
+    """Wall seconds of one run, with nothing sampled alongside (for start-up timings)."""
+    start = time.monotonic()
+    done = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.decode(errors='replace')}")
+    return time.monotonic() - start
 
 
 def total_ios(doc):
@@ -118,7 +180,7 @@ def prepare_files(scratch):
 def startup_time(binary, scratch, rounds):
     """Median wall time of a job that does almost nothing: the fixed cost of a run."""
     cmd = [binary, "--name=s", "--ioengine=null", "--size=4k", "--output-format=json"]
-    return statistics.median(run_once(cmd, scratch)[0] for _ in range(rounds))
+    return statistics.median(wall_once(cmd, scratch) for _ in range(rounds))
 
 
 def parse_only_time(binary, scratch, rounds):
@@ -128,7 +190,7 @@ def parse_only_time(binary, scratch, rounds):
         f.write("[global]\nioengine=null\nsize=1m\nrw=randread\n")
         for i in range(64):
             f.write(f"[job{i}]\nbs={4 << (i % 4)}k\n")
-    return statistics.median(run_once([binary, "--parse-only", path], scratch)[0]
+    return statistics.median(wall_once([binary, "--parse-only", path], scratch)
                              for _ in range(rounds))
 
 

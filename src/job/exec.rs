@@ -81,18 +81,45 @@ pub struct ExecOpts {
     pub ioprio: Option<(u32, u32)>,
     /// What to do on I/O errors and which jobs stop with this one.
     pub errors: super::errors::ErrorPolicy,
+    /// `fadvise_hint`: the access pattern announced for each opened file, if any.
+    pub access_hint: Option<AccessHint>,
 }
 
-/// The madvise hint fio's mmap engine gives a mapping: none with fadvise_hint=0, else
-/// sequential or random access as the hint or the pattern says.
-fn mmap_advice(r: &Reader) -> Option<i32> {
-    let random = r.text("rw").is_some_and(|v| v.contains("rand"));
-    match r.text("fadvise_hint").as_deref() {
-        Some("0") | Some("false") | Some("off") | Some("no") => None,
-        Some("sequential") => Some(libc::MADV_SEQUENTIAL),
-        Some("random") => Some(libc::MADV_RANDOM),
-        _ if random => Some(libc::MADV_RANDOM),
-        _ => Some(libc::MADV_SEQUENTIAL),
+/// The access pattern fio announces to the kernel (`fadvise_hint`): none with
+/// fadvise_hint=0; with 1 (the default) random for random patterns, else sequential.
+/// It decides read-ahead on buffered files, so leaving it out would change what is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccessHint {
+    Random,
+    Sequential,
+}
+
+impl AccessHint {
+    fn resolve(r: &Reader) -> Option<Self> {
+        let random = r.text("rw").is_some_and(|v| v.contains("rand"));
+        match r.text("fadvise_hint").as_deref() {
+            Some("0") | Some("false") | Some("off") | Some("no") => None,
+            Some("sequential") => Some(AccessHint::Sequential),
+            Some("random") => Some(AccessHint::Random),
+            _ if random => Some(AccessHint::Random),
+            _ => Some(AccessHint::Sequential),
+        }
+    }
+
+    /// The posix_fadvise advice for an opened file.
+    pub fn fadvise(self) -> i32 {
+        match self {
+            AccessHint::Random => libc::POSIX_FADV_RANDOM,
+            AccessHint::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+        }
+    }
+
+    /// The madvise advice for the mmap engine's mapping.
+    pub fn madvise(self) -> i32 {
+        match self {
+            AccessHint::Random => libc::MADV_RANDOM,
+            AccessHint::Sequential => libc::MADV_SEQUENTIAL,
+        }
     }
 }
 
@@ -144,7 +171,7 @@ impl ExecOpts {
             nowait: r.bool("nowait")?,
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,
-            mmap_advice: mmap_advice(r),
+            mmap_advice: AccessHint::resolve(r).map(AccessHint::madvise),
             stat_type: match r.text("stat_type") {
                 Some(v) => crate::engine::fileops::StatType::parse(&v)
                     .map_err(|e| r.invalid("stat_type", e))?,
@@ -274,6 +301,7 @@ impl ExecOpts {
                 None
             },
             errors: super::errors::ErrorPolicy::resolve(r)?,
+            access_hint: AccessHint::resolve(r),
         })
     }
 }

@@ -1083,8 +1083,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Tell the kernel the expected access pattern with posix_fadvise",
     )
     .def("1")
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt(
         "fsync",
         K::Int {

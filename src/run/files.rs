@@ -512,9 +512,27 @@ pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
             // SAFETY: fadvise only drops clean cached pages of this open file.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         }
+        if let Some(hint) = job.exec.access_hint.filter(|_| t.kind != Kind::Char) {
+            advise(&f, hint.fadvise());
+        }
         out.push(f);
     }
     Ok(out)
+}
+
+/// Announces the job's access pattern for an opened file (as fio does after opening it):
+/// random access turns the kernel's read-ahead off, sequential access widens it. A refusal
+/// is reported once and the run goes on, as with fio.
+fn advise(f: &File, advice: i32) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    // SAFETY: posix_fadvise only changes the kernel's caching policy for this open file.
+    let rc = unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, advice) };
+    if rc != 0 && !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "iobench: fadvise hint failed: {}",
+            io::Error::from_raw_os_error(rc)
+        );
+    }
 }
 
 /// Reads `size` bytes of `path` through the page cache so the run starts warm.

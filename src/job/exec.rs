@@ -83,6 +83,9 @@ pub struct ExecOpts {
     pub errors: super::errors::ErrorPolicy,
     /// `fadvise_hint`: the access pattern announced for each opened file, if any.
     pub access_hint: Option<AccessHint>,
+    /// `exec_prerun` / `exec_postrun`: shell commands run around the job's I/O.
+    pub exec_prerun: Option<String>,
+    pub exec_postrun: Option<String>,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -302,6 +305,8 @@ impl ExecOpts {
             },
             errors: super::errors::ErrorPolicy::resolve(r)?,
             access_hint: AccessHint::resolve(r),
+            exec_prerun: r.text("exec_prerun"),
+            exec_postrun: r.text("exec_postrun"),
         })
     }
 }

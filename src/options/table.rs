@@ -1497,17 +1497,15 @@ pub static OPTIONS: &[OptDef] = &[
     opt(
         "exec_prerun",
         K::Str,
-        "Run this command before the job starts",
+        "Run this shell command before the job starts; its output goes to <job>.prerun.txt",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "exec_postrun",
         K::Str,
-        "Run this command after the job ends",
+        "Run this shell command after the job ends; its output goes to <job>.postrun.txt",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "ioscheduler",
         K::Str,

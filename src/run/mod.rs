@@ -4,6 +4,7 @@
 
 pub mod files;
 pub mod groups;
+pub mod hooks;
 pub mod pacing;
 pub mod signals;
 pub mod spawn;
@@ -24,6 +25,19 @@ static TERMINATE: AtomicBool = AtomicBool::new(false);
 static STOP_ALL: AtomicBool = AtomicBool::new(false);
 /// Set when any job has `exitall` (fio applies it to every job then).
 static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
+/// True when the normal report goes to stdout: fio's informational lines go there too.
+static INFO_ON_STDOUT: AtomicBool = AtomicBool::new(false);
+
+/// Prints one of fio's informational lines ("Laying out …", "Saving output of …") where
+/// fio would: on stdout with the normal report, nowhere when stdout carries JSON or terse.
+pub(crate) fn info(s: &str) {
+    if INFO_ON_STDOUT.load(Ordering::Relaxed) {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(s.as_bytes());
+        let _ = out.flush();
+    }
+}
 
 thread_local! {
     /// A thread worker's own stop flag (`exitall` stopping only its group).
@@ -115,6 +129,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     } else {
         files::open_all(job, &spec.targets).map_err(err)?
     };
+    hooks::run(job, hooks::Hook::Prerun)?;
     let writable = files::job_writes(job);
     let fds: Vec<i32> = if no_files {
         spec.targets.iter().map(|_| -1).collect()
@@ -162,6 +177,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .visit(&job.exec.engine_opts, Visit { cx })
         .map_err(err);
     drop(opened);
+    hooks::run(job, hooks::Hook::Postrun)?;
     r.map(|mut s| {
         s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
         s.job_index = spec.job_index;
@@ -188,6 +204,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
+    INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
     let mut info = |s: &str| {
         if normal {
             use std::io::Write;

@@ -162,60 +162,7 @@ fn unlink_removes_only_files_the_run_created() {
     assert_eq!(listing(&dir), vec![("keep".to_string(), 65536)]);
 }
 
-/// A loop device over a sparse image, detached on drop.
-struct Loop {
-    dev: String,
-    img: std::path::PathBuf,
-    mnt: Option<std::path::PathBuf>,
-}
-
-impl Loop {
-    fn new(name: &str, size: &str) -> Option<Loop> {
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipping {name}: needs root for a loop device");
-            return None;
-        }
-        let dir = common::scratch(name);
-        let img = dir.join("img");
-        let ok = Command::new("truncate")
-            .args(["-s", size])
-            .arg(&img)
-            .status();
-        if !ok.map(|s| s.success()).unwrap_or(false) {
-            eprintln!("skipping {name}: truncate failed");
-            return None;
-        }
-        let out = Command::new("losetup")
-            .args(["--find", "--show"])
-            .arg(&img)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            eprintln!(
-                "skipping {name}: losetup failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            return None;
-        }
-        let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Some(Loop {
-            dev,
-            img,
-            mnt: None,
-        })
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        if let Some(m) = &self.mnt {
-            let _ = Command::new("umount").arg(m).status();
-        }
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-        let _ = std::fs::remove_file(&self.img);
-    }
-}
+use common::loopdev::Loop;
 
 #[test]
 fn block_device_size_comes_from_the_device() {

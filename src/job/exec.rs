@@ -86,6 +86,8 @@ pub struct ExecOpts {
     /// `exec_prerun` / `exec_postrun`: shell commands run around the job's I/O.
     pub exec_prerun: Option<String>,
     pub exec_postrun: Option<String>,
+    /// `ioscheduler`: the I/O scheduler to switch the job's disks to.
+    pub ioscheduler: Option<String>,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -307,6 +309,7 @@ impl ExecOpts {
             access_hint: AccessHint::resolve(r),
             exec_prerun: r.text("exec_prerun"),
             exec_postrun: r.text("exec_postrun"),
+            ioscheduler: r.text("ioscheduler"),
         })
     }
 }

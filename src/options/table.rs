@@ -1511,8 +1511,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "Switch the device's I/O scheduler to this one",
     )
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt(
         "zonemode",
         K::Choice(ZONEMODE_CHOICES),

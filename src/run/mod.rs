@@ -5,6 +5,7 @@
 pub mod files;
 pub mod groups;
 pub mod hooks;
+pub mod iosched;
 pub mod pacing;
 pub mod signals;
 pub mod spawn;
@@ -129,6 +130,17 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     } else {
         files::open_all(job, &spec.targets).map_err(err)?
     };
+    if let Some(name) = job
+        .exec
+        .ioscheduler
+        .as_ref()
+        .filter(|_| !job.exec.engine.is_diskless())
+    {
+        iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
+            job: job.name.clone(),
+            message,
+        })?;
+    }
     hooks::run(job, hooks::Hook::Prerun)?;
     let writable = files::job_writes(job);
     let fds: Vec<i32> = if no_files {

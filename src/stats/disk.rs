@@ -141,6 +141,13 @@ fn find_block_dir(maj: u64, min: u64) -> Option<PathBuf> {
     None
 }
 
+/// The sysfs directory (/sys/block/<disk>) of the disk holding `path`: the device itself
+/// for a block device, else the device of its filesystem; a partition maps to its disk.
+pub fn disk_dir_of(path: &Path) -> Option<PathBuf> {
+    let (maj, min) = dev_numbers(path)?;
+    find_block_dir(maj, min)
+}
+
 impl DiskSnapshot {
     /// Finds the devices under `paths` (files need not exist yet: their directory is used)
     /// and reads their counters now.

@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests: the iobench binary, the real fio, scratch dirs.
 #![allow(dead_code)]
 
+pub mod loopdev;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

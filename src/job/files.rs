@@ -40,6 +40,9 @@ pub struct FileOpts {
     pub create_serialize: bool,
     /// fsync each file after laying it out (`create_fsync`, on by default).
     pub create_fsync: bool,
+    /// Write a write job's files in full before it starts (`overwrite`), so its writes
+    /// replace data instead of filling fresh blocks; reading jobs always get that.
+    pub overwrite: bool,
     /// Only lay the files out; do no I/O (`create_only`).
     pub create_only: bool,
     /// Delete files this run created when the job ends.
@@ -100,6 +103,7 @@ impl FileOpts {
             create_on_open: r.bool("create_on_open")?,
             create_serialize: r.bool("create_serialize")?,
             create_fsync: r.bool("create_fsync")?,
+            overwrite: r.bool("overwrite")?,
             create_only: r.bool("create_only")?,
             unlink: r.bool("unlink")?,
             allow_file_create: r.bool("allow_file_create")?,
@@ -175,6 +179,7 @@ mod tests {
             create_on_open: false,
             create_serialize: true,
             create_fsync: true,
+            overwrite: false,
             create_only: false,
             unlink: false,
             allow_file_create: true,

@@ -1148,8 +1148,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "loops",
         K::Int {

@@ -418,7 +418,8 @@ fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
 }
 
 /// Creates or extends one file to `size` bytes: space reserved per `fallocate`, and the
-/// data written in full when the job reads (so reads do not hit holes), as fio does.
+/// data written in full when the job reads (so reads do not hit holes) or asks for
+/// `overwrite`, as fio does.
 fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
     if size == FILL {
         // fill_device: the file is only created; the job's writes fill it.
@@ -429,7 +430,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             .open(path)?;
         return Ok(());
     }
-    let reads = job_reads(job);
+    let reads = job_reads(job) || job.files.overwrite;
     let f = OpenOptions::new()
         .write(true)
         .create(true)
@@ -447,8 +448,10 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
         },
     };
-    let _ = r; // unsupported by the file system: the file is still sized below.
-    if f.metadata()?.len() < size {
+    let _ = r; // unsupported by the file system: a full layout still sizes the file below.
+               // Like fio, only a full layout sets the size: a write job's file otherwise grows (or
+               // was already extended by fallocate) as its writes land.
+    if reads && f.metadata()?.len() < size {
         f.set_len(size)?;
     }
     if reads {

@@ -36,6 +36,8 @@ pub struct FileExtent {
     /// The size the file had before the runner laid it out (0 when it did not exist).
     /// fio plans a job's region (`offset=N%`, default sizes) from it.
     pub setup_size: u64,
+    /// A block or character device rather than a regular file (`file_append` skips it).
+    pub device: bool,
 }
 
 impl FileExtent {
@@ -46,7 +48,14 @@ impl FileExtent {
             real_size,
             name_hash: rand::jhash(name.as_bytes(), 0),
             setup_size: real_size,
+            device: false,
         }
+    }
+
+    /// Marks the extent as a device's.
+    pub fn on_device(mut self, device: bool) -> Self {
+        self.device = device;
+        self
     }
 
     /// Records the size the file had before layout (0 for a file just created).
@@ -235,7 +244,11 @@ impl Generator {
                 },
                 file_offset: r.start,
                 start_offset: r.start,
-                loop_start: plan::start_offset(job, clone_index, f.real_size),
+                loop_start: if job.files.file_append && !f.device {
+                    r.start
+                } else {
+                    plan::start_offset(job, clone_index, f.real_size)
+                },
                 io_size: r.io_size,
                 name_hash: f.name_hash,
                 last_pos: [r.start; 3],

@@ -86,7 +86,12 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
             } else {
                 f.setup_size
             };
-            let start = start_offset(job, clone_index, real);
+            // file_append: I/O starts where the regular file ends (fio ignores it on devices).
+            let start = if job.files.file_append && !f.device {
+                f.setup_size
+            } else {
+                start_offset(job, clone_index, real)
+            };
             let mut io_size = if fixed_filesize {
                 real.saturating_sub(start)
             } else {
@@ -131,6 +136,7 @@ pub fn layout_size(job: &Job, clone_index: u32, current_sizes: &[u64]) -> Vec<u6
             real_size: s,
             name_hash: 0,
             setup_size: s,
+            device: false,
         })
         .collect();
     file_regions(job, clone_index, &extents)

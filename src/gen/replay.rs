@@ -98,6 +98,7 @@ impl Generator {
             real_size: 0,
             name_hash: 0,
             setup_size: 0,
+            device: false,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);

@@ -43,6 +43,8 @@ pub struct FileOpts {
     /// Write a write job's files in full before it starts (`overwrite`), so its writes
     /// replace data instead of filling fresh blocks; reading jobs always get that.
     pub overwrite: bool,
+    /// Start I/O at the end of each regular file (`file_append`), as `offset` = its size.
+    pub file_append: bool,
     /// Only lay the files out; do no I/O (`create_only`).
     pub create_only: bool,
     /// Delete files this run created when the job ends.
@@ -104,6 +106,7 @@ impl FileOpts {
             create_serialize: r.bool("create_serialize")?,
             create_fsync: r.bool("create_fsync")?,
             overwrite: r.bool("overwrite")?,
+            file_append: r.bool("file_append")?,
             create_only: r.bool("create_only")?,
             unlink: r.bool("unlink")?,
             allow_file_create: r.bool("allow_file_create")?,
@@ -180,6 +183,7 @@ mod tests {
             create_serialize: true,
             create_fsync: true,
             overwrite: false,
+            file_append: false,
             create_only: false,
             unlink: false,
             allow_file_create: true,

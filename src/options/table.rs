@@ -886,8 +886,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt("offset", K::SizeOrPercent, "Where in the file I/O starts")
         .alias(&["fileoffset"])
         .def("0")

@@ -430,7 +430,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             .open(path)?;
         return Ok(());
     }
-    let reads = job_reads(job) || job.files.overwrite;
+    let reads = job_reads(job) || (job.files.overwrite && !job.files.file_append);
     let f = OpenOptions::new()
         .write(true)
         .create(true)

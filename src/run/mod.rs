@@ -162,7 +162,11 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let extents: Vec<crate::gen::FileExtent> = spec
         .targets
         .iter()
-        .map(|t| crate::gen::FileExtent::new(&t.path, t.size).laid_out_from(t.setup_size))
+        .map(|t| {
+            crate::gen::FileExtent::new(&t.path, t.size)
+                .laid_out_from(t.setup_size)
+                .on_device(t.kind != files::Kind::Regular)
+        })
         .collect();
     let gen =
         crate::gen::Generator::with_thread_number(job, spec.clone, spec.thread_number, &extents)

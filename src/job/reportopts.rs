@@ -95,6 +95,7 @@ impl ReportOpts {
             hist_ms: int_or(r, "log_hist_msec", 0)?.max(0) as u64,
             hist_coarse: int_or(r, "log_hist_coarseness", 0)?.clamp(0, 6) as u32,
             avg_ms: int_or(r, "log_avg_msec", 0)?.max(0) as u64,
+            max_value: flag(r, "log_max_value", false)?,
             offset: flag(r, "log_offset", false)?,
             prio: flag(r, "log_prio", false)?,
             per_job: flag(r, "per_job_logs", true)?,

@@ -2028,8 +2028,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_offset",
         K::Bool,

@@ -25,6 +25,9 @@ pub struct LogConfig {
     pub hist_coarse: u32,
     /// `log_avg_msec`: average samples over windows of this many ms (0: every I/O).
     pub avg_ms: u64,
+    /// `log_max_value`: a window logs its largest sample instead of its mean (a latency
+    /// log then shows the worst I/O of each window).
+    pub max_value: bool,
     pub offset: bool,
     pub prio: bool,
     /// `per_job_logs`: put the job number in the file name.
@@ -58,12 +61,16 @@ pub struct SampleLog {
     pub opened: bool,
     window: [IoStat; 3],
     window_start: [Option<u64>; 3],
+    /// Log each window's maximum rather than its mean (`log_max_value`).
+    #[serde(default)]
+    window_max: bool,
 }
 
 impl SampleLog {
-    fn with_capacity(n: usize) -> Self {
+    fn with_capacity(n: usize, window_max: bool) -> Self {
         SampleLog {
             samples: Vec::with_capacity(n),
+            window_max,
             ..Default::default()
         }
     }
@@ -87,7 +94,11 @@ impl SampleLog {
         if self.window[d].samples > 0 {
             self.samples.push(Sample {
                 time_ms,
-                value: (self.window[d].mean + 0.5) as u64,
+                value: if self.window_max {
+                    self.window[d].max
+                } else {
+                    (self.window[d].mean + 0.5) as u64
+                },
                 ddir: d as u8,
                 bs: 0,
                 offset: 0,
@@ -130,7 +141,7 @@ const RESERVE: usize = 1024;
 impl JobLogs {
     /// Logs for a job with these options (the latency logs the job measures).
     pub fn new(cfg: LogConfig, disable_lat: bool, disable_slat: bool, disable_clat: bool) -> Self {
-        let mk = |on: bool| on.then(|| SampleLog::with_capacity(RESERVE));
+        let mk = |on: bool| on.then(|| SampleLog::with_capacity(RESERVE, cfg.max_value));
         let epoch_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -394,6 +405,27 @@ mod tests {
         let v: Vec<(u64, u64)> = l.samples.iter().map(|s| (s.time_ms, s.value)).collect();
         // 0..=10 averages 5; 11..=20 averages 15.5 → 16; 21..=24 at the end averages 22.5 → 23.
         assert_eq!(v, vec![(10, 5), (20, 16), (25, 23)]);
+    }
+
+    #[test]
+    fn max_value_windows() {
+        let mut l = SampleLog::with_capacity(4, true);
+        for t in 0..25u64 {
+            let value = if t == 3 { 100 } else { t };
+            l.add(
+                10,
+                Sample {
+                    time_ms: t,
+                    value,
+                    ddir: 0,
+                    bs: 4096,
+                    offset: 0,
+                },
+            );
+        }
+        l.finish(10, 25);
+        let v: Vec<(u64, u64)> = l.samples.iter().map(|s| (s.time_ms, s.value)).collect();
+        assert_eq!(v, vec![(10, 100), (20, 20), (25, 24)]);
     }
 
     #[test]

@@ -200,9 +200,13 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 }
                 let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
                 if let Err(text) = data.on_complete(u, name) {
-                    cx.stats
-                        .record_error(crate::verify::contents::EILSEQ, &text);
-                    error.get_or_insert(text);
+                    if data.keeps_going() {
+                        cx.stats.record_error(crate::verify::contents::EILSEQ, "");
+                    } else {
+                        cx.stats
+                            .record_error(crate::verify::contents::EILSEQ, &text);
+                        error.get_or_insert(text);
+                    }
                 }
                 match pace.completed(d, $now - u.start_ns, (name, u.offset, u.len)) {
                     super::pacing::Verdict::Go => {}

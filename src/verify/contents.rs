@@ -46,6 +46,9 @@ pub struct Contents {
     saving: Option<SaveTo>,
     /// With `verify_state_load`: where the saved run's certain writes end.
     loaded: Option<super::state::Loaded>,
+    /// `continue_on_error` covers verify errors (and `verify_fatal` is off): a failed
+    /// block is counted and reported, and checking goes on.
+    keep_going: bool,
 }
 
 /// Where and what the verify state is saved as.
@@ -91,6 +94,7 @@ impl Contents {
             mixed: writes && reads,
             saving: None,
             loaded: None,
+            keep_going: !v.fatal && job.exec.errors.non_fatal(0, EILSEQ),
             v,
             filler,
         }
@@ -167,6 +171,12 @@ impl Contents {
             self.filler.before_write(buf, u.offset, u.start_ns);
         }
         self.issued_writes += 1;
+    }
+
+    /// True when verify failures are passed over (`continue_on_error=verify`): the caller
+    /// counts them without ending the job.
+    pub fn keeps_going(&self) -> bool {
+        self.keep_going
     }
 
     /// Handles a successful completion: remembers writes, checks reads. An error is the
@@ -337,6 +347,20 @@ impl Contents {
                 let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, 0x88);
                 (r.err().map(|f| fail(&f, name, p.offset)), true)
             };
+            // A failure ends the pass (the first one is kept) unless verify errors are
+            // passed over: then it is counted and checking goes on.
+            let mut passed = 0u64;
+            macro_rules! note {
+                ($e:expr) => {{
+                    if let Some(t) = $e {
+                        if this.keep_going {
+                            passed += 1;
+                        } else if error.is_none() {
+                            error = Some(t);
+                        }
+                    }
+                }};
+            }
             // A checker's verdict: its slot is free again; the first failure is kept.
             macro_rules! verdict {
                 ($v:expr) => {{
@@ -345,7 +369,7 @@ impl Contents {
                     if let Err(f) = v.result {
                         let name = names.get(v.file as usize).map_or("?", |s| s.as_str());
                         let t = fail(&f, name, v.offset);
-                        error.get_or_insert(t);
+                        note!(Some(t));
                     }
                 }};
             }
@@ -372,9 +396,7 @@ impl Contents {
                             next += 1;
                             let now = crate::run::worker::now_ns();
                             let (e, freed) = done(&mut ck, &mut pool[slot as usize], &p, now);
-                            if error.is_none() {
-                                error = e;
-                            }
+                            note!(e);
                             if freed {
                                 free.push(slot);
                             }
@@ -414,16 +436,20 @@ impl Contents {
                     u.result = c.result;
                     let p = todo[which[c.slot as usize]];
                     let (e, freed) = done(&mut ck, u, &p, now);
-                    if error.is_none() {
-                        error = e;
-                    }
+                    note!(e);
                     if freed {
                         free.push(c.slot);
                     }
                 }
                 inflight -= n;
             }
-            Ok(error.map_or(Ok(()), Err))
+            Ok((error, passed))
+        })
+        .map(|(error, passed)| {
+            for _ in 0..passed {
+                stats.record_error(EILSEQ, "");
+            }
+            error.map_or(Ok(()), Err)
         })
     }
 

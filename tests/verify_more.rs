@@ -56,7 +56,10 @@ fn continue_on_error_verify_reports_every_bad_block_and_goes_on() {
     assert!(o.status.success(), "{t}");
     let ours = failures(&t);
     assert_eq!(ours.len(), 2, "{t}");
-    assert!(ours[0].contains("offset 4096,") && ours[1].contains("offset 16384,"), "{t}");
+    assert!(
+        ours[0].contains("offset 4096,") && ours[1].contains("offset 16384,"),
+        "{t}"
+    );
     assert!(t.contains("err=84 ()"), "{t}");
     assert!(t.contains("errors    : total=2, first_error=84/"), "{t}");
     // Without it the first bad block ends the job, which fails.
@@ -71,4 +74,82 @@ fn continue_on_error_verify_reports_every_bad_block_and_goes_on() {
     assert!(o.status.success(), "{t}");
     assert_eq!(failures(&t), ours, "{t}");
     assert!(t.contains("errors    : total=2, first_error=84/"), "{t}");
+}
+
+/// The `Cpus_allowed_list` of every checker thread ("iobench-verify") in process `pid` or
+/// its children, as seen in /proc now.
+fn checker_cpus(pid: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return out;
+    };
+    for p in procs.flatten() {
+        let Ok(tgid) = p.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(p.path().join("stat")).unwrap_or_default();
+        // The parent pid is the second field after the ")" closing the command name.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.split_whitespace().nth(1))
+            .and_then(|s| s.parse::<u32>().ok());
+        if tgid != pid && ppid != Some(pid) {
+            continue;
+        }
+        let Ok(tasks) = std::fs::read_dir(p.path().join("task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+            if comm.trim() != "iobench-verify" {
+                continue;
+            }
+            let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+            if let Some(l) = status.lines().find(|l| l.starts_with("Cpus_allowed_list:")) {
+                out.push(l["Cpus_allowed_list:".len()..].trim().to_string());
+            }
+        }
+    }
+    out
+}
+
+/// verify_async_cpus: the checker threads run only on the CPUs given (seen in /proc while
+/// the verify pass runs); a CPU the machine lacks is refused up front.
+#[test]
+fn verify_async_cpus_pins_the_checker_threads() {
+    // SAFETY: sysconf has no memory effects.
+    let ncpu = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if ncpu < 2 {
+        return;
+    }
+    let dir = common::scratch("verify_async_cpus");
+    let f = dir.join("data");
+    let q = [
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--verify=sha512",
+        "--verify_async=2",
+        "--verify_async_cpus=1",
+        "--bs=4k",
+        "--size=48m",
+        "--output=/dev/null",
+    ];
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let mut c = common::iobench();
+        args(&mut c, &f, &q);
+        let mut child = c.spawn().unwrap();
+        while child.try_wait().unwrap().is_none() {
+            seen.extend(checker_cpus(child.id()));
+        }
+        assert!(child.wait().unwrap().success());
+        if !seen.is_empty() {
+            break;
+        }
+    }
+    assert!(!seen.is_empty(), "no checker thread seen in /proc");
+    assert!(seen.iter().all(|c| c == "1"), "{seen:?}");
+    let o = ib(&f, &["--verify_async=1", "--verify_async_cpus=4096"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("verify_async_cpus"), "{}", text(&o));
 }

@@ -1327,8 +1327,7 @@ pub static OPTIONS: &[OptDef] = &[
         "CPUs the background verify threads may run on",
     )
     .cat(C::Verify)
-    .parent("verify_async")
-    .not_yet(),
+    .parent("verify_async"),
     opt(
         "experimental_verify",
         K::Bool,

@@ -297,8 +297,17 @@ impl Contents {
         let this: &Self = self;
         let workers = this.v.async_threads as usize;
         std::thread::scope(|scope| {
-            let mut ck = (workers > 0)
-                .then(|| Checkers::spawn(scope, workers, depth, &this.v, &this.filler, names));
+            let mut ck = match workers {
+                0 => None,
+                n => Some(Checkers::spawn(
+                    scope,
+                    n,
+                    depth,
+                    &this.v,
+                    &this.filler,
+                    names,
+                )?),
+            };
             let mut free: Vec<u32> = (0..depth as u32).rev().collect();
             let mut which = vec![0usize; depth];
             let (mut next, mut staged, mut inflight) = (0usize, 0usize, 0usize);

@@ -9,6 +9,21 @@ use crate::buffer::fill::Filler;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 
+/// Pins the calling thread to `cpus` (all below CPU_SETSIZE, checked when resolved).
+fn pin(cpus: &[usize]) -> std::io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+        // SAFETY: c is below CPU_SETSIZE, inside the set.
+        unsafe { libc::CPU_SET(c, &mut set) };
+    }
+    // SAFETY: pid 0 is the calling thread; `set` is a valid cpu_set_t of that size.
+    if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// A read-back block for a checker.
 struct Work {
     slot: u32,
@@ -41,7 +56,7 @@ pub struct Checkers {
 }
 
 impl Checkers {
-    /// Starts `n` checkers in `scope` for a queue of `depth` blocks.
+    /// Starts `n` checkers (at least one) in `scope` for a queue of `depth` blocks.
     pub fn spawn<'scope, 'env>(
         scope: &'scope Scope<'scope, 'env>,
         n: usize,
@@ -49,14 +64,19 @@ impl Checkers {
         v: &'env VerifyOpts,
         filler: &'env Filler,
         names: &'env [String],
-    ) -> Checkers {
+    ) -> std::io::Result<Checkers> {
         let depth = depth.max(1);
         let (vtx, verdicts) = sync_channel(depth);
         let mut work = Vec::with_capacity(n);
         for _ in 0..n.max(1) {
             let (tx, rx) = sync_channel::<Work>(depth);
             let vtx = vtx.clone();
-            scope.spawn(move || {
+            let run = move || {
+                if let Some(cpus) = &v.async_cpus {
+                    if let Err(e) = pin(cpus) {
+                        eprintln!("iobench: verify_async_cpus: cannot pin a checker: {e}");
+                    }
+                }
                 for w in rx {
                     // SAFETY: see `Work`: the slot's `len` bytes are ours until we answer.
                     let buf = unsafe { std::slice::from_raw_parts_mut(w.buf, w.len) };
@@ -72,15 +92,18 @@ impl Checkers {
                         break;
                     }
                 }
-            });
+            };
+            // Named so that they can be told apart (in /proc, top, a debugger).
+            let b = std::thread::Builder::new().name("iobench-verify".into());
+            b.spawn_scoped(scope, run)?;
             work.push(tx);
         }
-        Checkers {
+        Ok(Checkers {
             work,
             verdicts,
             next: 0,
             pending: 0,
-        }
+        })
     }
 
     /// Hands slot `slot`'s buffer (`len` bytes read from `offset` of file `file`) over.

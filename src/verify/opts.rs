@@ -30,6 +30,9 @@ pub struct VerifyOpts {
     pub state_load: bool,
     /// `verify_async`: checker threads for the verify pass (0 = check inline).
     pub async_threads: u32,
+    /// `verify_async_cpus`: the CPUs the checker threads are pinned to (None = inherit
+    /// the job's).
+    pub async_cpus: Option<Vec<usize>>,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -37,6 +40,26 @@ fn gcd(a: u64, b: u64) -> u64 {
         a
     } else {
         gcd(b, a % b)
+    }
+}
+
+/// A CPU list (`0-3,6`) whose CPUs all exist on this machine.
+fn cpu_list(t: &str) -> Result<Vec<usize>, String> {
+    let cpus = crate::job::exec::parse_cpu_list(t)?;
+    // SAFETY: sysconf has no memory effects.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) }.max(1) as usize;
+    if cpus.is_empty() {
+        return Err("an empty CPU list (expected N, N-M or a comma list of them)".into());
+    }
+    match cpus
+        .iter()
+        .find(|&&c| c >= n || c >= libc::CPU_SETSIZE as usize)
+    {
+        Some(c) => Err(format!(
+            "CPU {c} does not exist (this machine has CPUs 0-{})",
+            n - 1
+        )),
+        None => Ok(cpus),
     }
 }
 
@@ -119,6 +142,10 @@ impl VerifyOpts {
             state_save: r.bool("verify_state_save")?,
             state_load: r.bool("verify_state_load")?,
             async_threads: r.int("verify_async")?.unwrap_or(0).clamp(0, 1024) as u32,
+            async_cpus: match r.text("verify_async_cpus") {
+                Some(t) => Some(cpu_list(&t).map_err(|e| r.invalid("verify_async_cpus", e))?),
+                None => None,
+            },
         })
     }
 }

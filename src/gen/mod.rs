@@ -91,7 +91,7 @@ pub fn fio_thread_number(first: u64, numjobs: u32, clone_index: u32) -> u64 {
 const NONE: u64 = u64::MAX;
 
 /// Per-file generation state.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct FileState {
     real_size: u64,
     /// Where the region starts now (moves with strided zones).
@@ -125,7 +125,7 @@ struct Rngs {
 }
 
 /// Produces the I/O sequence of one job clone.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Generator {
     cfg: Config,
     rng: Rngs,
@@ -156,7 +156,7 @@ pub struct Generator {
 }
 
 /// The resolved settings the hot path reads.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Config {
     read: bool,
     write: bool,

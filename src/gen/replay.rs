@@ -6,7 +6,7 @@ use crate::iolog::{IoLog, LogEntry};
 use crate::job::Job;
 
 /// A log being replayed.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Replay {
     entries: Vec<LogEntry>,
     next: usize,

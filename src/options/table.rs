@@ -1335,8 +1335,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "verify_state_load",
         K::Bool,

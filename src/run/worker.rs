@@ -55,6 +55,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
+    data.attach_replay(&cx.gen);
     // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
     unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     engine.setup(&Setup {

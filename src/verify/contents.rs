@@ -16,7 +16,7 @@ use std::os::fd::RawFd;
 pub const EILSEQ: i32 = libc::EILSEQ;
 
 /// One written block, remembered for the verify phase.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Piece {
     file: u32,
     offset: u64,
@@ -49,6 +49,55 @@ pub struct Contents {
     /// `continue_on_error` covers verify errors (and `verify_fatal` is off): a failed
     /// block is counted and reported, and checking goes on.
     keep_going: bool,
+    /// `experimental_verify`: the write sequence is replayed from a copy of the generator
+    /// taken before the first I/O, instead of being remembered.
+    replay: Option<crate::gen::Generator>,
+    experimental: bool,
+    /// Bytes written so far: how far an experimental replay reads.
+    written: u64,
+}
+
+/// Where a verify pass takes its blocks from: a list of remembered writes, or the writes
+/// of a replayed generator (up to a byte budget).
+enum Source<'a> {
+    List(std::vec::IntoIter<Piece>),
+    Replay {
+        gen: &'a mut crate::gen::Generator,
+        left: u64,
+        numberio: u64,
+    },
+}
+
+impl Source<'_> {
+    fn next(&mut self) -> Option<Piece> {
+        match self {
+            Source::List(l) => l.next(),
+            Source::Replay {
+                gen,
+                left,
+                numberio,
+            } => loop {
+                let n = gen.next_io()?;
+                if n.ddir != Ddir::Write {
+                    continue;
+                }
+                if n.len > *left {
+                    return None;
+                }
+                *left -= n.len;
+                let seq = *numberio;
+                *numberio += 1;
+                return Some(Piece {
+                    file: n.file as u32,
+                    offset: n.offset,
+                    len: n.len as u32,
+                    numberio: seq as u16,
+                    seed: 0,
+                    seq,
+                });
+            },
+        }
+    }
 }
 
 /// Where and what the verify state is saved as.
@@ -88,13 +137,16 @@ impl Contents {
             thread: (clone + 1) as u16,
             hist: Vec::new(),
             since_backlog: 0,
-            keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0),
+            keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0) && !v.experimental,
             check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
-            check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0,
+            check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0 && !v.experimental,
             mixed: writes && reads,
             saving: None,
             loaded: None,
             keep_going: !v.fatal && job.exec.errors.non_fatal(0, EILSEQ),
+            replay: None,
+            experimental: verify_on && writes && v.do_verify && v.experimental,
+            written: 0,
             v,
             filler,
         }
@@ -143,9 +195,17 @@ impl Contents {
         }
     }
 
+    /// With `experimental_verify`: keeps a copy of the generator, taken before its first
+    /// I/O, to replay the writes in the verify pass.
+    pub fn attach_replay(&mut self, gen: &crate::gen::Generator) {
+        if self.experimental {
+            self.replay = Some(gen.clone());
+        }
+    }
+
     /// True with `verify_only` on a writing job: writes are not issued, only remembered.
     pub fn verify_only(&self) -> bool {
-        self.v.only && self.keep_hist
+        self.v.only && (self.keep_hist || self.experimental)
     }
 
     /// Prepares a unit about to be queued: writes get their contents.
@@ -185,6 +245,7 @@ impl Contents {
     pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
         match u.op {
             Op::Rw(Ddir::Write) => {
+                self.written += u.len as u64;
                 if let Some(s) = &mut self.saving {
                     s.comps.record(u.file as usize, u.offset);
                 }
@@ -237,7 +298,10 @@ impl Contents {
                 if let Some(s) = &mut self.saving {
                     s.comps.record(n.file, n.offset);
                 }
-                self.remember(n.file as u32, n.offset, n.len as u32, st);
+                self.written += n.len;
+                if self.keep_hist {
+                    self.remember(n.file as u32, n.offset, n.len as u32, st);
+                }
             }
         }
     }
@@ -262,13 +326,19 @@ impl Contents {
         stat_start: u64,
         batch: Option<usize>,
     ) -> std::io::Result<Result<(), String>> {
-        let todo: Vec<Piece> = match batch {
-            Some(n) => {
+        let mut replay = self.replay.take();
+        let mut todo = match (batch, &mut replay) {
+            (Some(n), _) => {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
-                self.hist.drain(..n).collect()
+                Source::List(self.hist.drain(..n).collect::<Vec<_>>().into_iter())
             }
-            None => {
+            (None, Some(gen)) => Source::Replay {
+                gen,
+                left: self.written,
+                numberio: 0,
+            },
+            (None, None) => {
                 if !self.keep_hist || !self.v.do_verify {
                     return Ok(Ok(()));
                 }
@@ -290,8 +360,14 @@ impl Contents {
                         _ => out.push(p),
                     }
                 }
-                out
+                Source::List(out.into_iter())
             }
+        };
+        // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
+        let flags = if matches!(todo, Source::Replay { .. }) {
+            0x08
+        } else {
+            0x88
         };
         let depth = pool.len();
         let this: &Self = self;
@@ -309,8 +385,9 @@ impl Contents {
                 )?),
             };
             let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-            let mut which = vec![0usize; depth];
-            let (mut next, mut staged, mut inflight) = (0usize, 0usize, 0usize);
+            let mut which = vec![Piece::default(); depth];
+            let mut ahead = todo.next();
+            let (mut staged, mut inflight) = (0usize, 0usize);
             let mut error: Option<String> = None;
             // Accounts a completed read, then checks it here or hands it to a checker.
             // Returns the failure text, if any, and whether the slot is free again.
@@ -348,12 +425,12 @@ impl Contents {
                     seed: this.check_seed.then_some(p.seed),
                 };
                 if let Some(c) = ck {
-                    c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file);
+                    c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file, flags);
                     return (None, false);
                 }
                 // SAFETY: the read completed into this unit's buffer of `len` bytes.
                 let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
-                let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, 0x88);
+                let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, flags);
                 (r.err().map(|f| fail(&f, name, p.offset)), true)
             };
             // A failure ends the pass (the first one is kept) unless verify errors are
@@ -388,9 +465,9 @@ impl Contents {
                         verdict!(v);
                     }
                 }
-                while error.is_none() && next < todo.len() && !crate::run::terminating() {
+                while error.is_none() && ahead.is_some() && !crate::run::terminating() {
                     let Some(slot) = free.pop() else { break };
-                    let p = todo[next];
+                    let Some(p) = ahead else { break };
                     let u = &mut pool[slot as usize];
                     u.op = Op::Rw(Ddir::Read);
                     u.file = p.file;
@@ -399,10 +476,10 @@ impl Contents {
                     u.len = p.len as usize;
                     u.start_ns = crate::run::worker::now_ns();
                     u.issue_ns = u.start_ns;
-                    which[slot as usize] = next;
+                    which[slot as usize] = p;
                     match engine.queue(u)? {
                         Queued::Completed => {
-                            next += 1;
+                            ahead = todo.next();
                             let now = crate::run::worker::now_ns();
                             let (e, freed) = done(&mut ck, &mut pool[slot as usize], &p, now);
                             note!(e);
@@ -411,7 +488,7 @@ impl Contents {
                             }
                         }
                         Queued::Queued => {
-                            next += 1;
+                            ahead = todo.next();
                             staged += 1;
                         }
                         Queued::Busy => {
@@ -431,7 +508,7 @@ impl Contents {
                         continue;
                     }
                     if staged == 0
-                        && (error.is_some() || next >= todo.len() || crate::run::terminating())
+                        && (error.is_some() || ahead.is_none() || crate::run::terminating())
                     {
                         break;
                     }
@@ -443,7 +520,7 @@ impl Contents {
                     let c = engine.event(i);
                     let u = &mut pool[c.slot as usize];
                     u.result = c.result;
-                    let p = todo[which[c.slot as usize]];
+                    let p = which[c.slot as usize];
                     let (e, freed) = done(&mut ck, u, &p, now);
                     note!(e);
                     if freed {

@@ -32,6 +32,7 @@ struct Work {
     offset: u64,
     expect: Expect,
     file: u32,
+    flags: u32,
 }
 
 // SAFETY: `buf` is a pool slot's buffer that the job's thread leaves alone from the hand-over
@@ -81,7 +82,7 @@ impl Checkers {
                     // SAFETY: see `Work`: the slot's `len` bytes are ours until we answer.
                     let buf = unsafe { std::slice::from_raw_parts_mut(w.buf, w.len) };
                     let name = names.get(w.file as usize).map_or("?", |s| s.as_str());
-                    let result = block::check(v, filler, buf, w.offset, w.expect, name, 0x88);
+                    let result = block::check(v, filler, buf, w.offset, w.expect, name, w.flags);
                     let verdict = Verdict {
                         slot: w.slot,
                         file: w.file,
@@ -116,6 +117,7 @@ impl Checkers {
         offset: u64,
         expect: Expect,
         file: u32,
+        flags: u32,
     ) {
         let i = self.next;
         self.next = (i + 1) % self.work.len();
@@ -126,6 +128,7 @@ impl Checkers {
             offset,
             expect,
             file,
+            flags,
         };
         // The channels hold a whole queue's worth, so this never waits for long; a
         // checker that is gone (it cannot be, while we hold its channel) loses the block.

@@ -33,6 +33,8 @@ pub struct VerifyOpts {
     /// `verify_async_cpus`: the CPUs the checker threads are pinned to (None = inherit
     /// the job's).
     pub async_cpus: Option<Vec<usize>>,
+    /// `experimental_verify`: check by replaying the write sequence, not from a log.
+    pub experimental: bool,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -146,6 +148,7 @@ impl VerifyOpts {
                 Some(t) => Some(cpu_list(&t).map_err(|e| r.invalid("verify_async_cpus", e))?),
                 None => None,
             },
+            experimental: r.bool("experimental_verify")?,
         })
     }
 }

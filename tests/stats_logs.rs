@@ -124,7 +124,10 @@ fn hist_log_matches_fio_name_and_bins() {
     assert!((2..=4).contains(&times.len()), "{times:?}");
     // Windows are aligned to multiples of 200 ms (as fio's): a late line (say at 207 under
     // load) is followed by the next window's line at 400, each in a window of its own.
-    assert!(times.windows(2).all(|w| w[1] / 200 > w[0] / 200), "{times:?}");
+    assert!(
+        times.windows(2).all(|w| w[1] / 200 > w[0] / 200),
+        "{times:?}"
+    );
     // rate_iops holds each direction to 2000/s: about 4 per ms in all.
     assert!(total > 1000 && total < 3000, "{total}");
 }

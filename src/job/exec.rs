@@ -88,6 +88,8 @@ pub struct ExecOpts {
     pub exec_postrun: Option<String>,
     /// `ioscheduler`: the I/O scheduler to switch the job's disks to.
     pub ioscheduler: Option<String>,
+    /// `lockmem`: bytes of memory to pin while the job runs (0: none).
+    pub lockmem: u64,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -310,6 +312,7 @@ impl ExecOpts {
             exec_prerun: r.text("exec_prerun"),
             exec_postrun: r.text("exec_postrun"),
             ioscheduler: r.text("ioscheduler"),
+            lockmem: r.size("lockmem")?.unwrap_or(0),
         })
     }
 }

@@ -728,12 +728,11 @@ pub static OPTIONS: &[OptDef] = &[
     opt(
         "unique_filename",
         K::Bool,
-        "With client/server runs, put the client's address in file names",
+        "With client/server runs, put the client's address in file names (iobench runs locally: names never get one)",
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "lockfile",
         K::Choice(LOCKFILE_CHOICES),
@@ -1592,8 +1591,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Pin this much memory so the job runs with less available",
     )
     .def("0")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "rwmixread",
         K::Int { min: 0, max: 100 },

@@ -2083,8 +2083,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stamp log entries with the time of log_alternate_epoch_clock_id",
     )
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_alternate_epoch_clock_id",
         K::Int {
@@ -2094,8 +2093,7 @@ pub static OPTIONS: &[OptDef] = &[
         "The clock_gettime clock used for log time stamps",
     )
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "block_error_percentiles",
         K::Bool,

@@ -1796,8 +1796,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(WRITE_HINT_CHOICES),
         "Tell the device how long written data is expected to live",
     )
-    .cat(C::Engine)
-    .not_yet(),
+    .cat(C::Engine),
     opt(
         "create_serialize",
         K::Bool,

@@ -177,6 +177,7 @@ impl ExecOpts {
                 uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             },
             hipri: r.bool("hipri")?,
+            hipri_percentage: r.int("hipri_percentage")?.unwrap_or(100).clamp(0, 100) as u32,
             nowait: r.bool("nowait")?,
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,

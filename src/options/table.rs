@@ -2530,8 +2530,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("100")
     .cat(C::Engine)
     .engines(&["pvsync2"])
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt("hostname", K::Str, "The host to connect to")
         .cat(C::Engine)
         .engines(&["net", "netsplice", "rdma"])

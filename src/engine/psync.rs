@@ -20,6 +20,10 @@ pub enum PosMode {
 #[derive(Debug)]
 pub struct Psync {
     mode: PosMode,
+    /// pvsync2 with RWF_HIPRI: the percentage of I/Os that keep the flag (fio's
+    /// `hipri_percentage`), drawn per I/O from `coin`.
+    hipri_percentage: u32,
+    coin: u64,
 }
 
 /// RWF_HIPRI: poll for completion (needs a polled queue).
@@ -31,7 +35,35 @@ pub const RWF_UNCACHED: i32 = 0x40;
 
 impl Psync {
     pub fn new(mode: PosMode) -> Self {
-        Psync { mode }
+        Psync {
+            mode,
+            hipri_percentage: 100,
+            coin: 0x2545_f491_4f6c_dd1d,
+        }
+    }
+
+    /// Sends only `pct` percent of I/Os with RWF_HIPRI, chosen at random (pvsync2).
+    pub fn with_hipri_percentage(mut self, pct: u32) -> Self {
+        self.hipri_percentage = pct.min(100);
+        self
+    }
+
+    /// The RWF_* flags of the next I/O: RWF_HIPRI dropped for the share of I/Os that
+    /// `hipri_percentage` leaves out.
+    #[inline]
+    fn flags(&mut self, flags: i32) -> i32 {
+        if flags & RWF_HIPRI == 0 || self.hipri_percentage >= 100 {
+            return flags;
+        }
+        // xorshift64: a cheap, well-spread draw of 0..100 per I/O.
+        self.coin ^= self.coin << 13;
+        self.coin ^= self.coin >> 7;
+        self.coin ^= self.coin << 17;
+        if ((self.coin % 100) as u32) < self.hipri_percentage {
+            flags
+        } else {
+            flags & !RWF_HIPRI
+        }
     }
 }
 
@@ -50,10 +82,14 @@ impl Engine for Psync {
             iov_base: io.buf.cast(),
             iov_len: io.len,
         };
+        let mode = match self.mode {
+            PosMode::Vector2(f) => PosMode::Vector2(self.flags(f)),
+            m => m,
+        };
         // SAFETY: `io.buf` points to at least `io.len` bytes owned by the worker for the
         // duration of this call, and `io.fd` is an open descriptor.
         let r = unsafe {
-            match (io.op, self.mode) {
+            match (io.op, mode) {
                 (Op::Rw(Ddir::Read), PosMode::Plain) => {
                     libc::pread(io.fd, iov.iov_base, io.len, off)
                 }

@@ -36,6 +36,8 @@ pub struct EngineOpts {
     pub libaio: LibaioOpts,
     pub uring: UringOpts,
     pub hipri: bool,
+    /// pvsync2's `hipri_percentage`: the share of I/Os that carry RWF_HIPRI (100: all).
+    pub hipri_percentage: u32,
     pub nowait: bool,
     pub uncached: bool,
     /// direct=1 (mmap writes back and drops each I/O's pages).
@@ -154,7 +156,7 @@ impl EngineKind {
                 if o.uncached {
                     f |= RWF_UNCACHED;
                 }
-                v.visit(Psync::new(PosMode::Vector2(f)))
+                v.visit(Psync::new(PosMode::Vector2(f)).with_hipri_percentage(o.hipri_percentage))
             }
             EngineKind::Null => v.visit(Null::default()),
             EngineKind::Libaio => v.visit(Libaio::new(o.libaio)),

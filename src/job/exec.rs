@@ -88,6 +88,10 @@ pub struct ExecOpts {
     pub exec_postrun: Option<String>,
     /// `ioscheduler`: the I/O scheduler to switch the job's disks to.
     pub ioscheduler: Option<String>,
+    /// `lockmem`: bytes of memory to pin while the job runs (0: none).
+    pub lockmem: u64,
+    /// `write_hint`: the kernel's RWH_WRITE_LIFE_* value to set on each file, if given.
+    pub write_hint: Option<u64>,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -173,6 +177,7 @@ impl ExecOpts {
                 uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             },
             hipri: r.bool("hipri")?,
+            hipri_percentage: r.int("hipri_percentage")?.unwrap_or(100).clamp(0, 100) as u32,
             nowait: r.bool("nowait")?,
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,
@@ -310,6 +315,21 @@ impl ExecOpts {
             exec_prerun: r.text("exec_prerun"),
             exec_postrun: r.text("exec_postrun"),
             ioscheduler: r.text("ioscheduler"),
+            lockmem: r.size("lockmem")?.unwrap_or(0),
+            write_hint: match r.text("write_hint").as_deref() {
+                None => None,
+                Some("none") => Some(1),
+                Some("short") => Some(2),
+                Some("medium") => Some(3),
+                Some("long") => Some(4),
+                Some("extreme") => Some(5),
+                Some(other) => {
+                    return Err(r.invalid(
+                        "write_hint",
+                        format!("'{other}' is not one of none, short, medium, long, extreme"),
+                    ))
+                }
+            },
         })
     }
 }

@@ -37,6 +37,26 @@ fn int_or(r: &Reader, name: &str, default: i64) -> Result<i64, JobError> {
     }
 }
 
+/// `log_alternate_epoch_clock_id`: the clock_gettime clock whose epoch absolute log
+/// times count from (0, CLOCK_REALTIME, is the Unix epoch). Checked here, so a clock this
+/// system lacks is an error before the run rather than garbage times in the logs.
+fn epoch_clock(r: &Reader) -> Result<i32, JobError> {
+    let id = int_or(r, "log_alternate_epoch_clock_id", 0)?;
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own; a bad id only fails.
+    let ok = i32::try_from(id).is_ok_and(|c| unsafe { libc::clock_gettime(c, &mut ts) } == 0);
+    if !ok {
+        return Err(r.invalid(
+            "log_alternate_epoch_clock_id",
+            format!("{id} is not a clock id of this system (0 = CLOCK_REALTIME, 1 = CLOCK_MONOTONIC, ...)"),
+        ));
+    }
+    Ok(id as i32)
+}
+
 impl ReportOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
         let gtod_reduce = flag(r, "gtod_reduce", false)?;
@@ -99,7 +119,8 @@ impl ReportOpts {
             offset: flag(r, "log_offset", false)?,
             prio: flag(r, "log_prio", false)?,
             per_job: flag(r, "per_job_logs", true)?,
-            unix_epoch: flag(r, "log_unix_epoch", false)?,
+            unix_epoch: flag(r, "log_unix_epoch", false)? || flag(r, "log_alternate_epoch", false)?,
+            epoch_clock: epoch_clock(r)?,
         };
         let mut bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
         let mut iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;

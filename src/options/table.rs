@@ -728,12 +728,11 @@ pub static OPTIONS: &[OptDef] = &[
     opt(
         "unique_filename",
         K::Bool,
-        "With client/server runs, put the client's address in file names",
+        "With client/server runs, put the client's address in file names (iobench runs locally: names never get one)",
     )
     .def("1")
     .cat(C::File)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "lockfile",
         K::Choice(LOCKFILE_CHOICES),
@@ -1590,8 +1589,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Pin this much memory so the job runs with less available",
     )
     .def("0")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "rwmixread",
         K::Int { min: 0, max: 100 },
@@ -1796,8 +1794,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Choice(WRITE_HINT_CHOICES),
         "Tell the device how long written data is expected to live",
     )
-    .cat(C::Engine)
-    .not_yet(),
+    .cat(C::Engine),
     opt(
         "create_serialize",
         K::Bool,
@@ -2083,8 +2080,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Stamp log entries with the time of log_alternate_epoch_clock_id",
     )
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "log_alternate_epoch_clock_id",
         K::Int {
@@ -2094,8 +2090,7 @@ pub static OPTIONS: &[OptDef] = &[
         "The clock_gettime clock used for log time stamps",
     )
     .cat(C::Log)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "block_error_percentiles",
         K::Bool,
@@ -2533,8 +2528,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("100")
     .cat(C::Engine)
     .engines(&["pvsync2"])
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt("hostname", K::Str, "The host to connect to")
         .cat(C::Engine)
         .engines(&["net", "netsplice", "rdma"])

@@ -6,6 +6,7 @@ pub mod files;
 pub mod groups;
 pub mod hooks;
 pub mod iosched;
+pub mod lockmem;
 pub mod pacing;
 pub mod signals;
 pub mod spawn;
@@ -142,6 +143,10 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         })?;
     }
     hooks::run(job, hooks::Hook::Prerun)?;
+    let _pinned = lockmem::pin(job.exec.lockmem).map_err(|message| RunError::Setup {
+        job: job.name.clone(),
+        message,
+    })?;
     let writable = files::job_writes(job);
     let fds: Vec<i32> = if no_files {
         spec.targets.iter().map(|_| -1).collect()

@@ -32,8 +32,12 @@ pub struct LogConfig {
     pub prio: bool,
     /// `per_job_logs`: put the job number in the file name.
     pub per_job: bool,
-    /// `log_unix_epoch`: times since the Unix epoch instead of since the job began.
+    /// `log_unix_epoch` or `log_alternate_epoch`: times since the epoch of `epoch_clock`
+    /// instead of since the job began.
     pub unix_epoch: bool,
+    /// `log_alternate_epoch_clock_id`: the clock_gettime clock of those times (0, the
+    /// default, is CLOCK_REALTIME: the Unix epoch).
+    pub epoch_clock: i32,
 }
 
 impl LogConfig {
@@ -132,7 +136,8 @@ pub struct JobLogs {
     next_flush_ms: u64,
     /// The first error met while flushing during the run (reported at the end).
     error: Option<String>,
-    /// ms since the Unix epoch when the job's clock started (for `log_unix_epoch`).
+    /// ms since the epoch of `epoch_clock` when the job's clock started (for
+    /// `log_unix_epoch` / `log_alternate_epoch`).
     pub epoch_ms: u64,
 }
 
@@ -142,10 +147,14 @@ impl JobLogs {
     /// Logs for a job with these options (the latency logs the job measures).
     pub fn new(cfg: LogConfig, disable_lat: bool, disable_slat: bool, disable_clat: bool) -> Self {
         let mk = |on: bool| on.then(|| SampleLog::with_capacity(RESERVE, cfg.max_value));
-        let epoch_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes into the timespec we own (the id was checked when
+        // the job was read; a failure leaves zeros).
+        unsafe { libc::clock_gettime(cfg.epoch_clock, &mut ts) };
+        let epoch_ms = ts.tv_sec.max(0) as u64 * 1000 + ts.tv_nsec.max(0) as u64 / 1_000_000;
         JobLogs {
             bw: mk(cfg.bw.is_some()),
             iops: mk(cfg.iops.is_some()),

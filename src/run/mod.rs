@@ -227,6 +227,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
+    signals::notice_on_stdout(crate::report::wants_normal(cfg));
     let mut info = |s: &str| {
         if normal {
             use std::io::Write;

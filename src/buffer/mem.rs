@@ -78,9 +78,13 @@ const PAGE: usize = 4096;
 
 /// How the region was obtained, to give it back the same way.
 enum Source {
-    Heap(std::alloc::Layout),
+    /// calloc'd: large blocks come zeroed from fresh pages that are only faulted in when
+    /// first touched, as fio's malloc'd buffers are (a read job's first reads fault them).
+    Heap,
     Shm,
-    Map { fd: Option<(i32, Option<PathBuf>)> },
+    Map {
+        fd: Option<(i32, Option<PathBuf>)>,
+    },
 }
 
 /// The I/O buffers of one job clone: `slots` buffers of `slot_len` bytes each, the first
@@ -113,14 +117,12 @@ impl IoMem {
         }
         let (raw, source) = match opts.kind {
             MemKind::Malloc => {
-                let layout = std::alloc::Layout::from_size_align(total, PAGE)
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
-                // SAFETY: the layout has a non-zero size; freed in Drop with the same layout.
-                let p = unsafe { std::alloc::alloc_zeroed(layout) };
+                // SAFETY: a plain allocation of `total` (non-zero) bytes; freed in Drop.
+                let p = unsafe { libc::calloc(1, total) } as *mut u8;
                 if p.is_null() {
                     return Err(io::Error::from(io::ErrorKind::OutOfMemory));
                 }
-                (p, Source::Heap(layout))
+                (p, Source::Heap)
             }
             MemKind::Shm | MemKind::ShmHuge => {
                 let mut flags = libc::IPC_CREAT | 0o600;
@@ -220,7 +222,7 @@ impl IoMem {
             slot_len,
             source,
         };
-        if !matches!(mem.source, Source::Heap(_)) {
+        if !matches!(mem.source, Source::Heap) {
             // Fresh shared/mapped memory reads as zeroes already, except a reused file.
             // SAFETY: the whole region is ours and nothing uses it yet.
             unsafe { std::ptr::write_bytes(mem.base, 0, slots.max(1) * slot_len) };
@@ -258,9 +260,9 @@ fn close_and_unlink(owned: Option<(i32, Option<PathBuf>)>) {
 impl Drop for IoMem {
     fn drop(&mut self) {
         match &mut self.source {
-            Source::Heap(layout) => {
-                // SAFETY: allocated in `new` with this layout; no I/O is in flight any more.
-                unsafe { std::alloc::dealloc(self.raw, *layout) };
+            Source::Heap => {
+                // SAFETY: calloc'd in `new`; no I/O is in flight any more.
+                unsafe { libc::free(self.raw.cast()) };
             }
             Source::Shm => {
                 // SAFETY: detaching the segment attached in `new`; no I/O is in flight.

@@ -21,6 +21,8 @@ pub enum Fallocate {
 pub struct FileOpts {
     pub filename: Option<String>,
     pub directory: Option<String>,
+    /// `opendir`: every regular file below this directory is one of the job's files.
+    pub opendir: Option<String>,
     /// `filesize`, or the low end of a `filesize=low-high` range.
     pub filesize: Option<u64>,
     /// The high end of a `filesize` range (equal to `filesize` when it is one size).
@@ -93,6 +95,7 @@ impl FileOpts {
         Ok(FileOpts {
             filename: r.text("filename").filter(|s| !s.is_empty()),
             directory: r.text("directory").filter(|s| !s.is_empty()),
+            opendir: r.text("opendir").filter(|s| !s.is_empty()),
             filesize,
             filesize_high,
             filename_format: r
@@ -124,6 +127,8 @@ impl FileOpts {
         };
         match &self.filename {
             Some(list) => split_names(list).iter().map(|n| join(n)).collect(),
+            // The files `opendir` finds take the place of generated names.
+            None if self.opendir.is_some() => Vec::new(),
             None => (0..self.nrfiles)
                 .map(|n| {
                     let name = self
@@ -137,6 +142,30 @@ impl FileOpts {
                 .collect(),
         }
     }
+}
+
+/// The regular files below `dir`, depth first in directory order (fio's `opendir`).
+pub fn files_under(dir: &str) -> std::io::Result<Vec<String>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = format!(
+            "{}/{}",
+            dir.trim_end_matches('/'),
+            entry.file_name().to_string_lossy()
+        );
+        let kind = match entry.file_type() {
+            Ok(k) => k,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e),
+        };
+        if kind.is_file() {
+            out.push(path);
+        } else if kind.is_dir() {
+            out.extend(files_under(&path)?);
+        }
+    }
+    Ok(out)
 }
 
 /// Splits a `filename` value at ':' (a '\:' stays a colon in the name, as in fio).
@@ -172,6 +201,7 @@ mod tests {
         FileOpts {
             filename: None,
             directory: None,
+            opendir: None,
             filesize: None,
             filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),

@@ -748,8 +748,7 @@ pub static OPTIONS: &[OptDef] = &[
         K::Str,
         "Use every file found under this directory, recursively",
     )
-    .cat(C::File)
-    .not_yet(),
+    .cat(C::File),
     opt(
         "rw",
         K::Choice(RW_CHOICES),

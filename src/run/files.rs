@@ -159,6 +159,14 @@ pub fn prepare(
     let replay = crate::gen::replay_extents(job, clone).map_err(|e| setup_err(job, e))?;
     let paths = if job.workload.replay.read_iolog.is_some() {
         replay.iter().map(|(p, _)| p.clone()).collect()
+    } else if let Some(dir) = &job.files.opendir {
+        let mut found = crate::job::files::files_under(dir)
+            .map_err(|e| setup_err(job, format!("opendir {dir}: {e}")))?;
+        if clone == 0 {
+            info(&format!("iobench: opendir added {} files\n", found.len()));
+        }
+        found.extend(job.files.paths(&job.name, clone));
+        found
     } else {
         job.files.paths(&job.name, clone)
     };

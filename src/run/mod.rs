@@ -200,7 +200,8 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     drop(opened);
     hooks::run(job, hooks::Hook::Postrun)?;
     r.map(|mut s| {
-        s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&ru_start));
+        let start = s.cpu_start.unwrap_or(ru_start);
+        s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&start));
         s.job_index = spec.job_index;
         if let Err(e) = s.finish_logs() {
             eprintln!("iobench: {}: writing logs: {e}", job.name);
@@ -226,6 +227,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
+    signals::notice_on_stdout(crate::report::wants_normal(cfg));
     let mut info = |s: &str| {
         if normal {
             use std::io::Write;

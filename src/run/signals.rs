@@ -7,6 +7,14 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 static COUNT: AtomicU32 = AtomicU32::new(0);
 static IS_WORKER: AtomicBool = AtomicBool::new(false);
+/// Where the "terminating" line goes: stdout with the normal report (as fio prints it),
+/// stderr when stdout carries JSON or terse, so machine output stays parseable.
+static NOTICE_FD: AtomicI32 = AtomicI32::new(1);
+
+/// Sends the "terminating on signal N" line to stdout (`true`) or stderr.
+pub fn notice_on_stdout(stdout: bool) {
+    NOTICE_FD.store(if stdout { 1 } else { 2 }, Ordering::Relaxed);
+}
 
 /// The exit status fio uses after it was stopped by a signal.
 pub const SIGNAL_EXIT: u8 = 128;
@@ -53,7 +61,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
     buf[len] = b'\n';
     len += 1;
     // SAFETY: write(2) is async-signal-safe; buf outlives the call.
-    unsafe { libc::write(1, buf.as_ptr().cast(), len) };
+    unsafe { libc::write(NOTICE_FD.load(Ordering::Relaxed), buf.as_ptr().cast(), len) };
 }
 
 fn install(handler: libc::sighandler_t) {

@@ -56,8 +56,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
-    // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
-    unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
+    // A job that writes gets its buffers filled now; a read-only job's are left untouched
+    // until its reads land in them, as fio leaves them (so its page faults fall in the run).
+    if cx.job.workload.pattern.writes() {
+        // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
+        unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
+    }
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
@@ -70,6 +74,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         .collect();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
     let mut staged: Vec<u32> = Vec::with_capacity(depth);
+    // CPU use counts from here: buffers and queues are in place (fio's ru_start).
+    cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
+        crate::stats::cpu::Who::Thread,
+    ));
     let batch = (ex.iodepth_batch_submit as usize).clamp(1, depth);
     let cmin = (ex.iodepth_batch_complete_min as usize).min(depth);
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);

@@ -188,6 +188,10 @@ pub struct JobStats {
     /// travel with the stats.
     #[serde(skip)]
     pub logs: Option<Box<logs::JobLogs>>,
+    /// The worker's rusage when its I/O began (after its buffers were allocated, as fio
+    /// takes it), so `minf` counts the faults of the I/O and not of the set-up.
+    #[serde(skip)]
+    pub cpu_start: Option<cpu::Rusage>,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
 }

@@ -56,7 +56,7 @@ fn status_lines_have_fios_layout() {
     let text = String::from_utf8_lossy(&out.stdout);
     let lines = status_lines(&text);
     let full: Vec<&String> = lines.iter().filter(|l| is_full_line(l, "R(1)")).collect();
-    assert!(full.len() >= 1, "{lines:?}");
+    assert!(!full.is_empty(), "{lines:?}");
     // The ETA counts down to the end of the 4 s runtime.
     assert!(full.iter().all(|l| l.contains("[eta 00m:0")), "{full:?}");
     assert!(text.contains("Run status group 0"), "{text}");

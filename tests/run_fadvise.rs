@@ -20,12 +20,7 @@ fn advice(tool: Command, dir: &Path, args: &[&str]) -> Vec<String> {
         .args(["--name=f", "--size=1m", "--minimal"])
         .arg(format!("--filename={}", file.display()))
         .args(args);
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(c);
     let text = std::fs::read_to_string(&log).expect("strace log");
     text.lines()
         .filter_map(|l| l.split("POSIX_FADV_").nth(1))

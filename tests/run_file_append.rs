@@ -26,12 +26,7 @@ fn appended(tool: Command, dir: &Path, existing: usize) -> (Vec<(u64, u64)>, u64
     ])
     .arg(format!("--filename={}", file.display()))
     .arg(format!("--write_iolog={}", log.display()));
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(c);
     let text = std::fs::read_to_string(&log).expect("iolog");
     let writes = text
         .lines()

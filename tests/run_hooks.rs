@@ -19,12 +19,7 @@ fn prerun_and_postrun_run_in_order_and_keep_their_output() {
         "--exec_prerun=echo pre; echo to-stderr >&2; stat -c %s data",
         "--exec_postrun=echo post; stat -c %s data",
     ]);
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(c);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let pre_note = stdout
         .find("h : Saving output of prerun in h.prerun.txt")

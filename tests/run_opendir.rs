@@ -14,12 +14,7 @@ fn iolog_of(mut tool: Command, dir: &Path) -> Vec<String> {
         .args(["--name=o", "--opendir=tree", "--rw=read", "--bs=16k"])
         .arg(format!("--write_iolog={}", log.display()))
         .stdout(std::process::Stdio::null());
-    let out = common::run(tool);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(tool);
     std::fs::read_to_string(&log)
         .unwrap()
         .lines()

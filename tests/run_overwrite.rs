@@ -24,12 +24,7 @@ fn layout(tool: Command, dir: &Path, fallocate: &str, overwrite: &str) -> (u64, 
     .arg(format!("--filename={}", file.display()))
     .arg(format!("--fallocate={fallocate}"))
     .arg(format!("--overwrite={overwrite}"));
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(c);
     let m = std::fs::metadata(&file).expect("file");
     (m.len(), m.blocks() * 512)
 }

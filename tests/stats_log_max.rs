@@ -19,12 +19,7 @@ fn log_max_value_logs_the_worst_latency_of_each_window() {
         "--output-format=json",
     ])
     .arg(format!("--write_lat_log={}", prefix.display()));
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(c);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let clat_max = doc["jobs"][0]["read"]["clat_ns"]["max"].as_u64().unwrap();
     let log = std::fs::read_to_string(format!("{}_clat.1.log", prefix.display())).unwrap();

@@ -18,12 +18,7 @@ fn minf(mut tool: Command, dir: &Path, engine: &str, rw: &str) -> i64 {
     .arg(format!("--filename={}", dir.join("f").display()))
     .arg(format!("--ioengine={engine}"))
     .arg(format!("--rw={rw}"));
-    let out = common::run(tool);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(tool);
     let text = String::from_utf8_lossy(&out.stdout);
     let doc: serde_json::Value =
         serde_json::from_str(&text[text.find('{').unwrap()..]).expect("json");

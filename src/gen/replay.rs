@@ -78,6 +78,13 @@ pub fn replay_writes(job: &Job) -> bool {
 }
 
 impl Generator {
+    /// The longest I/O a replayed log asks for (None when not replaying): the worker's
+    /// buffers must hold it, whatever the job's `bs` says (fio sizes them from the log).
+    pub fn replay_max_len(&self) -> Option<u64> {
+        let r = self.replay.as_ref()?;
+        Some(r.entries.iter().map(|e| e.len).max().unwrap_or(0))
+    }
+
     pub(super) fn replaying(
         job: &Job,
         log: IoLog,

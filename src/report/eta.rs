@@ -250,6 +250,10 @@ impl EtaLine {
         }
         let eta = eta.saturating_add(eta_stone);
         let known = eta < i32::MAX as u64;
+        // A time_based job without a runtime runs until stopped: no ETA, no percentage.
+        let endless = jobs
+            .iter()
+            .any(|j| j.state.counts_running() && j.time_based && j.runtime_s == 0);
         let span = now_ms.saturating_sub(self.prev_ms);
         let mut rate = [0u64; 3];
         let mut iops = [0u64; 3];
@@ -272,7 +276,7 @@ impl EtaLine {
         let start = out.len();
         let _ = write!(out, "Jobs: {nr_running} (f={files})");
         if known && nr_running > 0 {
-            let perc_str = if (eta == 0 && !self.eta_good) || nr_ramp == nr_running {
+            let perc_str = if endless || (eta == 0 && !self.eta_good) || nr_ramp == nr_running {
                 "-.-%".to_string()
             } else {
                 self.eta_good = true;
@@ -312,7 +316,7 @@ impl EtaLine {
                     .collect();
                 let _ = write!(out, "[{}][{} IOPS]", r.join(","), i.join(","));
             }
-            let _ = write!(out, "[eta {}]", eta_to_str(Some(eta)));
+            let _ = write!(out, "[eta {}]", eta_to_str((!endless).then_some(eta)));
             let len = out.len() - start;
             if len < self.last_len {
                 out.push_str(&" ".repeat(self.last_len - len));

@@ -27,6 +27,107 @@ static TERMINATE: AtomicBool = AtomicBool::new(false);
 static STOP_ALL: AtomicBool = AtomicBool::new(false);
 /// Set when any job has `exitall` (fio applies it to every job then).
 static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
+/// The status line while the run goes (with `--eta`): what each clone will do and the
+/// line's own memory; drawn from the collector's loop by [`live_tick`].
+struct Status {
+    line: crate::report::eta::EtaLine,
+    plans: Vec<crate::stats::board::Plan>,
+    every_ms: u64,
+    next_ms: u64,
+    /// With JSON or terse on stdout, a forced status line (`--eta=always`) goes to
+    /// stderr so the machine output stays parseable.
+    to_stdout: bool,
+}
+
+static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
+
+/// Redraws the status line when its interval is due (main process only; a few times a
+/// second at most, never on an I/O path).
+pub(crate) fn live_tick() {
+    let Ok(mut guard) = STATUS.lock() else {
+        return;
+    };
+    let Some(st) = guard.as_mut() else {
+        return;
+    };
+    if crate::stats::board::board_ms() < st.next_ms {
+        return;
+    }
+    let (jobs, now) = crate::stats::board::snapshot(&st.plans);
+    st.next_ms = now + st.every_ms;
+    let text = st.line.render(&jobs, now);
+    use std::io::Write;
+    if st.to_stdout {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    } else {
+        let _ = std::io::stderr().write_all(text.as_bytes());
+    }
+}
+
+/// Sets up the board and, when the status line is on, its drawing state.
+fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
+    crate::stats::board::init(clones);
+    if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
+        return;
+    }
+    let Some(first) = jobs.first() else {
+        return;
+    };
+    let st = &first.report.stats;
+    let mut plans = Vec::with_capacity(clones);
+    for j in jobs {
+        for _ in 0..j.exec.numjobs.max(1) {
+            plans.push(crate::stats::board::Plan {
+                runtime_s: j.exec.runtime_us / 1_000_000,
+                time_based: j.exec.time_based,
+                ramp_s: (j.exec.ramp_time_us + j.exec.startdelay_us.lo) / 1_000_000,
+                stonewall: j.exec.stonewall || j.exec.new_group,
+                ..Default::default()
+            });
+        }
+    }
+    let line = crate::report::eta::EtaLine::new(
+        st.kb_base == 1024,
+        st.bits,
+        st.sig_figs,
+        cfg.eta_newline.unwrap_or(0),
+    );
+    if let Ok(mut g) = STATUS.lock() {
+        *g = Some(Status {
+            line,
+            plans,
+            every_ms: cfg.eta_interval.unwrap_or(1000).max(250),
+            next_ms: 0,
+            to_stdout: crate::report::wants_normal(cfg),
+        });
+    }
+}
+
+/// Records what a prepared clone will move, for its ETA.
+fn plan_clone(thread_number: u64, job: &Job, targets: &[files::Target]) {
+    let Ok(mut g) = STATUS.lock() else { return };
+    let Some(st) = g.as_mut() else { return };
+    let Some(p) = st.plans.get_mut((thread_number as usize).wrapping_sub(1)) else {
+        return;
+    };
+    let per_pass = match job.workload.io_size.or(job.workload.size) {
+        Some(crate::job::SizeSpec::Bytes(b)) if b > 0 => b,
+        _ => targets.iter().map(|t| t.size).sum(),
+    };
+    p.bytes_total = per_pass.saturating_mul(job.exec.loops.max(1) as u64);
+    p.files = targets.len() as u32;
+}
+
+/// Stops drawing the status line. The last one ends in `\r`; the report's leading blank
+/// line follows it, as in fio's output.
+fn end_status() {
+    if let Ok(mut g) = STATUS.lock() {
+        *g = None;
+    }
+}
+
 /// True when the normal report goes to stdout: fio's informational lines go there too.
 static INFO_ON_STDOUT: AtomicBool = AtomicBool::new(false);
 
@@ -182,6 +283,10 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
     stats.set_continue_on_error(job.exec.errors.continues());
+    stats.live = crate::stats::board::slot(spec.thread_number);
+    if let Some(slot) = stats.live {
+        slot.set_running(crate::report::eta::running_letter(job.workload.pattern));
+    }
     stats.set_log_number(spec.thread_number);
     let cx = worker::WorkerCtx {
         job,
@@ -198,6 +303,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .visit(&job.exec.engine_opts, Visit { cx })
         .map_err(err);
     drop(opened);
+    if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
+        slot.set_exited();
+    }
     hooks::run(job, hooks::Hook::Postrun)?;
     r.map(|mut s| {
         let start = s.cpu_start.unwrap_or(ru_start);
@@ -247,6 +355,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             f
         })
         .collect();
+    start_status(cfg, jobs, (first_thread - 1) as usize);
     for phase in groups::phases(jobs) {
         if stopped_all() {
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
@@ -280,14 +389,17 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                         s.pid = std::process::id();
                         outcome.results.push(s);
                     }
-                    Ok(p) => specs.push(spawn::CloneSpec {
-                        job,
-                        job_index: ji,
-                        clone,
-                        thread_number,
-                        groupid: gids[ji],
-                        targets: p.targets,
-                        layout_note: p.deferred_note.filter(|_| normal),
+                    Ok(p) => specs.push({
+                        plan_clone(thread_number, job, &p.targets);
+                        spawn::CloneSpec {
+                            job,
+                            job_index: ji,
+                            clone,
+                            thread_number,
+                            groupid: gids[ji],
+                            targets: p.targets,
+                            layout_note: p.deferred_note.filter(|_| normal),
+                        }
                     }),
                     Err(e) => {
                         eprintln!("iobench: {e}");
@@ -301,6 +413,9 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         let results = spawn::run_together(&specs);
         for (spec, r) in specs.iter().zip(results) {
+            if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
+                slot.set_done(!matches!(&r, Ok(s) if !s.failed));
+            }
             match r {
                 Ok(s) => {
                     if s.failed {
@@ -319,6 +434,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         clear_stop();
     }
+    end_status();
     outcome.signal = signals::signalled();
     let code = if outcome.signal.is_some() {
         signals::SIGNAL_EXIT

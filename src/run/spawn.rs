@@ -260,6 +260,7 @@ fn collect(
         if pfds.is_empty() {
             std::thread::sleep(Duration::from_millis(20));
         }
+        super::live_tick();
     }
 }
 

@@ -51,7 +51,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     } else {
         ex.iodepth.max(1) as usize
     };
-    let max_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096) as usize;
+    let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
+    let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
@@ -333,6 +334,17 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     };
                     break;
                 }
+            }
+            if next.len > bufs.slot_len() as u64 {
+                // The buffers were sized for the job's largest I/O; never read past one.
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "an I/O of {} bytes does not fit the {}-byte buffers",
+                        next.len,
+                        bufs.slot_len()
+                    ),
+                ));
             }
             pace.issued(next.ddir, next.len);
             syncer.issued(next.ddir, next.file, next.offset, next.len);

@@ -4,6 +4,7 @@
 //! Recording never allocates or locks: histograms are sized when the stats are made, and
 //! bandwidth/IOPS windows are cut inline from the completion timestamps.
 
+pub mod board;
 pub mod cpu;
 pub mod disk;
 pub mod group;
@@ -192,6 +193,9 @@ pub struct JobStats {
     /// takes it), so `minf` counts the faults of the I/O and not of the set-up.
     #[serde(skip)]
     pub cpu_start: Option<cpu::Rusage>,
+    /// Where this clone publishes its progress for the status line (see `board`).
+    #[serde(skip)]
+    pub live: Option<&'static board::Slot>,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
 }
@@ -329,6 +333,9 @@ impl JobStats {
         let d = &mut self.dir[ddir as usize];
         d.ios += 1;
         d.bytes += bytes;
+        if let Some(slot) = self.live {
+            slot.set_progress(ddir as usize, d.bytes, d.ios);
+        }
         if slat_ns != 0 && !self.cfg.disable_slat {
             d.slat.add(slat_ns);
             if self.cfg.slat_percentiles {

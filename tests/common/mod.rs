@@ -44,6 +44,18 @@ pub fn run(mut cmd: Command) -> Output {
     cmd.output().expect("spawn command")
 }
 
+/// Runs a command that must succeed; a failure panics with the command line and stderr.
+pub fn run_ok(mut cmd: Command) -> Output {
+    let out = cmd.output().expect("spawn command");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// The `../shared` folder beside the repository.
 pub fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")

@@ -1,0 +1,172 @@
+//! The live board: one slot per job clone in memory shared with the forked workers, where
+//! each worker publishes its progress (bytes and I/Os per direction, its state letter)
+//! with plain relaxed stores, and the main process reads them to draw fio's status line
+//! (`Jobs: 1 (f=1): [R(1)][45.5%][r=1024MiB/s][r=262k IOPS][eta 00m:06s]`).
+//!
+//! Only the worker writes its counters and only whole values, so no read-modify-write
+//! and no lock sits on the I/O path; a reader may see one counter a few I/Os ahead of
+//! another, which a status line does not mind.
+
+use crate::report::eta::{JobState, LiveJob};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// One clone's published progress (a cache line of its own, written by one worker).
+#[derive(Debug)]
+#[repr(C, align(64))]
+pub struct Slot {
+    bytes: [AtomicU64; 3],
+    ios: [AtomicU64; 3],
+    /// Board milliseconds when the clone's I/O began (0: not yet).
+    started_ms: AtomicU64,
+    /// The state letter as a char code (0: pending).
+    state: AtomicU32,
+}
+
+impl Slot {
+    /// Publishes the running totals of direction `d`.
+    #[inline]
+    pub fn set_progress(&self, d: usize, bytes: u64, ios: u64) {
+        self.bytes[d].store(bytes, Ordering::Relaxed);
+        self.ios[d].store(ios, Ordering::Relaxed);
+    }
+
+    /// Marks the clone as doing I/O, with the letter fio shows for its pattern.
+    pub fn set_running(&self, letter: char) {
+        self.started_ms.store(board_ms().max(1), Ordering::Relaxed);
+        self.state.store(letter as u32, Ordering::Relaxed);
+    }
+
+    /// Marks the clone as done with its I/O (`E` until the main process reaps it).
+    pub fn set_exited(&self) {
+        self.state.store('E' as u32, Ordering::Relaxed);
+    }
+
+    /// Marks the clone as reaped: `_`, or `X` when it failed.
+    pub fn set_done(&self, failed: bool) {
+        let c = if failed { 'X' } else { '_' };
+        self.state.store(c as u32, Ordering::Relaxed);
+    }
+}
+
+/// What the main process knows of a clone before it runs (for its ETA).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Plan {
+    pub bytes_total: u64,
+    pub runtime_s: u64,
+    pub time_based: bool,
+    pub ramp_s: u64,
+    pub files: u32,
+    pub stonewall: bool,
+}
+
+struct Board {
+    slots: &'static [Slot],
+    epoch: std::time::Instant,
+}
+
+// SAFETY: the slots are atomics in a mapping that lives for the whole process.
+unsafe impl Sync for Board {}
+// SAFETY: as above; the board is only ever shared, never moved out of.
+unsafe impl Send for Board {}
+
+static BOARD: OnceLock<Board> = OnceLock::new();
+
+/// Milliseconds since the board was made (0 without a board).
+pub fn board_ms() -> u64 {
+    BOARD
+        .get()
+        .map(|b| b.epoch.elapsed().as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Creates the board for `clones` clones, in shared memory so that workers forked later
+/// write where the main process reads. Called once, before any worker starts; without
+/// it (or if the mapping fails) nothing is published and no status line is drawn.
+pub fn init(clones: usize) {
+    if BOARD.get().is_some() || clones == 0 {
+        return;
+    }
+    let len = clones * std::mem::size_of::<Slot>();
+    // SAFETY: a fresh shared anonymous mapping; zeroed memory is a valid array of Slot
+    // (atomics of zero). It is never unmapped: the board lives as long as the process.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return;
+    }
+    // SAFETY: the mapping holds `clones` zeroed, suitably aligned (page-aligned) slots.
+    let slots = unsafe { std::slice::from_raw_parts(p as *const Slot, clones) };
+    let _ = BOARD.set(Board {
+        slots,
+        epoch: std::time::Instant::now(),
+    });
+}
+
+/// The slot of the clone with fio thread number `thread_number` (1-based), if any.
+pub fn slot(thread_number: u64) -> Option<&'static Slot> {
+    let b = BOARD.get()?;
+    b.slots.get((thread_number as usize).checked_sub(1)?)
+}
+
+/// Reads every clone's slot into the status line's view, with `plans` (one per clone,
+/// in thread-number order).
+pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
+    let Some(b) = BOARD.get() else {
+        return (Vec::new(), 0);
+    };
+    let now = board_ms();
+    let jobs = b
+        .slots
+        .iter()
+        .zip(plans)
+        .map(|(s, p)| {
+            let load = |a: &[AtomicU64; 3]| {
+                [
+                    a[0].load(Ordering::Relaxed),
+                    a[1].load(Ordering::Relaxed),
+                    a[2].load(Ordering::Relaxed),
+                ]
+            };
+            let state = match s.state.load(Ordering::Relaxed) {
+                0 => JobState::Pending,
+                c if c == 'E' as u32 => JobState::Exited,
+                c if c == '_' as u32 => JobState::Done {
+                    error: false,
+                    killed: false,
+                },
+                c if c == 'X' as u32 => JobState::Done {
+                    error: true,
+                    killed: false,
+                },
+                c => JobState::Running(char::from_u32(c).unwrap_or('R')),
+            };
+            let started = s.started_ms.load(Ordering::Relaxed);
+            LiveJob {
+                state,
+                bytes: load(&s.bytes),
+                ios: load(&s.ios),
+                bytes_total: p.bytes_total,
+                elapsed_s: if started > 0 {
+                    now.saturating_sub(started) / 1000
+                } else {
+                    0
+                },
+                runtime_s: p.runtime_s,
+                time_based: p.time_based,
+                ramp_s: p.ramp_s,
+                files_open: p.files,
+                stonewall: p.stonewall,
+            }
+        })
+        .collect();
+    (jobs, now)
+}

@@ -78,6 +78,9 @@ impl Checkers {
                         eprintln!("iobench: verify_async_cpus: cannot pin a checker: {e}");
                     }
                 }
+                // Named once pinned, so a checker never shows under its name on other CPUs.
+                // SAFETY: PR_SET_NAME reads a NUL-terminated name of at most 16 bytes.
+                unsafe { libc::prctl(libc::PR_SET_NAME, c"iobench-verify".as_ptr()) };
                 for w in rx {
                     // SAFETY: see `Work`: the slot's `len` bytes are ours until we answer.
                     let buf = unsafe { std::slice::from_raw_parts_mut(w.buf, w.len) };
@@ -94,9 +97,9 @@ impl Checkers {
                     }
                 }
             };
-            // Named so that they can be told apart (in /proc, top, a debugger).
-            let b = std::thread::Builder::new().name("iobench-verify".into());
-            b.spawn_scoped(scope, run)?;
+            // Named (by itself, above) so that checkers can be told apart in /proc, top
+            // or a debugger.
+            std::thread::Builder::new().spawn_scoped(scope, run)?;
             work.push(tx);
         }
         Ok(Checkers {

@@ -8,6 +8,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn args(cmd: &mut Command, file: &Path, extra: &[&str]) {
+    // In the file's scratch folder: verify state files land there, not in the repository.
+    if let Some(dir) = file.parent() {
+        cmd.current_dir(dir);
+    }
     cmd.arg("--name=v")
         .arg(format!("--filename={}", file.display()))
         .args(["--rw=write", "--bs=4k", "--size=64k", "--verify=crc32c"])

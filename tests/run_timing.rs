@@ -97,5 +97,8 @@ fn ramp_time_io_is_not_counted() {
         within(kib, 1024.0, 0.03),
         "counted {kib} KiB, want 1024 (not 2048)"
     );
-    assert!(within(w["runtime"].as_f64().unwrap(), 1000.0, 0.03), "{w}");
+    // The measured time is the 1 s after the ramp, not 2 s. The bound leaves room for a
+    // worker descheduled at the deadline on a busy (or CPU-stolen) host; the byte count
+    // above is what tells counted ramp I/O apart.
+    assert!(within(w["runtime"].as_f64().unwrap(), 1000.0, 0.10), "{w}");
 }

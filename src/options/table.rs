@@ -2437,8 +2437,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["ss"])
     .def("iops_slope:0.01%")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "steadystate_duration",
         K::Time(TimeUnit::Sec),
@@ -2447,8 +2446,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ss_dur"])
     .def("0")
     .cat(C::Other)
-    .parent("steadystate")
-    .not_yet(),
+    .parent("steadystate"),
     opt(
         "steadystate_ramp_time",
         K::Time(TimeUnit::Sec),
@@ -2457,8 +2455,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ss_ramp"])
     .def("0")
     .cat(C::Other)
-    .parent("steadystate")
-    .not_yet(),
+    .parent("steadystate"),
     opt(
         "cpuload",
         K::Int {

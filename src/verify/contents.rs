@@ -24,6 +24,10 @@ struct Piece {
     numberio: u16,
     seed: u64,
     seq: u64,
+    /// The job's number of the write (see `trim`).
+    wno: u64,
+    /// Trimmed since written: it must read back as zeroes.
+    zeroes: bool,
 }
 
 /// Per-worker data state.
@@ -55,6 +59,10 @@ pub struct Contents {
     experimental: bool,
     /// Bytes written so far: how far an experimental replay reads.
     written: u64,
+    /// Verify trims (`trim_percentage`), when asked for.
+    trims: Option<super::trim::Trims>,
+    /// The write number of the write in each slot.
+    slot_wno: Vec<u64>,
 }
 
 /// Where a verify pass takes its blocks from: a list of remembered writes, or the writes
@@ -94,6 +102,8 @@ impl Source<'_> {
                     numberio: seq as u16,
                     seed: 0,
                     seq,
+                    wno: seq,
+                    zeroes: false,
                 });
             },
         }
@@ -139,7 +149,13 @@ impl Contents {
             since_backlog: 0,
             keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0) && !v.experimental,
             check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
-            check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0 && !v.experimental,
+            // A verify_only pass knows no seeds (nothing was written), so it checks none.
+            check_seed: writes
+                && reads
+                && v.pattern.is_none()
+                && v.backlog == 0
+                && !v.experimental
+                && !v.only,
             mixed: writes && reads,
             saving: None,
             loaded: None,
@@ -147,6 +163,8 @@ impl Contents {
             replay: None,
             experimental: verify_on && writes && v.do_verify && v.experimental,
             written: 0,
+            trims: None,
+            slot_wno: vec![0; depth],
             v,
             filler,
         }
@@ -203,6 +221,17 @@ impl Contents {
         }
     }
 
+    /// Sets up verify trims (`trim_percentage`) from the clone's trim random stream.
+    pub fn attach_trims(&mut self, gen: &Generator) {
+        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, gen);
+    }
+
+    /// The verify trim due now, issued before the next generated I/O (see `trim`).
+    #[inline]
+    pub fn next_trim(&mut self) -> Option<crate::gen::NextIo> {
+        self.trims.as_mut()?.due()
+    }
+
     /// True with `verify_only` on a writing job: writes are not issued, only remembered.
     pub fn verify_only(&self) -> bool {
         self.v.only && (self.keep_hist || self.experimental)
@@ -213,6 +242,10 @@ impl Contents {
     pub fn before_queue(&mut self, u: &mut IoUnit) {
         if u.op != Op::Rw(Ddir::Write) || !self.writes_active {
             return;
+        }
+        self.slot_wno[u.slot as usize] = self.issued_writes;
+        if let (Some(t), true) = (&mut self.trims, self.keep_hist) {
+            t.logged(u.file, u.offset, u.len as u64, self.issued_writes);
         }
         // SAFETY: the unit's buffer is its pool slot, at least `len` bytes, not in flight.
         let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
@@ -243,6 +276,9 @@ impl Contents {
     /// text for the job's error line (the details were printed already).
     #[inline]
     pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
+        if let (Some(t), Op::Rw(d)) = (&mut self.trims, u.op) {
+            t.completed(d);
+        }
         match u.op {
             Op::Rw(Ddir::Write) => {
                 self.written += u.len as u64;
@@ -251,7 +287,8 @@ impl Contents {
                 }
                 if self.keep_hist {
                     let st = self.slots[u.slot as usize];
-                    self.remember(u.file, u.offset, u.len as u32, st);
+                    let wno = self.slot_wno[u.slot as usize];
+                    self.remember(u.file, u.offset, u.len as u32, st, wno);
                 }
                 Ok(())
             }
@@ -273,7 +310,7 @@ impl Contents {
         }
     }
 
-    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp) {
+    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp, wno: u64) {
         let seq = self.hist.len() as u64;
         self.hist.push(Piece {
             file,
@@ -282,14 +319,31 @@ impl Contents {
             numberio: st.numberio,
             seed: st.seed,
             seq,
+            wno,
+            zeroes: false,
         });
         self.since_backlog += 1;
     }
 
     /// With `verify_only`: walks the write pattern without writing, remembering blocks.
     pub fn fake_writes(&mut self, gen: &mut Generator) {
-        while let Some(n) = gen.next_io() {
+        loop {
+            // Trims are scheduled as in a real run (their blocks read back as zeroes).
+            if self.next_trim().is_some() {
+                if let Some(t) = &mut self.trims {
+                    t.completed(Ddir::Trim);
+                }
+                continue;
+            }
+            let Some(n) = gen.next_io() else { break };
+            if let Some(t) = &mut self.trims {
+                t.completed(n.ddir);
+            }
             if n.ddir == Ddir::Write {
+                let wno = self.issued_writes;
+                if let (Some(t), true) = (&mut self.trims, self.keep_hist) {
+                    t.logged(n.file as u32, n.offset, n.len, wno);
+                }
                 let st = Stamp {
                     numberio: self.issued_writes as u16,
                     ..Stamp::default()
@@ -300,7 +354,7 @@ impl Contents {
                 }
                 self.written += n.len;
                 if self.keep_hist {
-                    self.remember(n.file as u32, n.offset, n.len as u32, st);
+                    self.remember(n.file as u32, n.offset, n.len as u32, st, wno);
                 }
             }
         }
@@ -331,7 +385,8 @@ impl Contents {
             (Some(n), _) => {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
-                Source::List(self.hist.drain(..n).collect::<Vec<_>>().into_iter())
+                let h = self.hist.drain(..n).collect::<Vec<_>>();
+                Source::List(self.mark_trims(h).into_iter())
             }
             (None, Some(gen)) => Source::Replay {
                 gen,
@@ -360,7 +415,7 @@ impl Contents {
                         _ => out.push(p),
                     }
                 }
-                Source::List(out.into_iter())
+                Source::List(self.mark_trims(out).into_iter())
             }
         };
         // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
@@ -419,6 +474,15 @@ impl Contents {
                         p.offset, u.result, u.len
                     );
                     return (Some(t), true);
+                }
+                if p.zeroes {
+                    // SAFETY: the read completed into this unit's buffer of `len` bytes.
+                    let buf = unsafe { std::slice::from_raw_parts(u.buf, u.len) };
+                    let r = super::trim::check_zeroes(buf, name, p.offset);
+                    if let Err(t) = &r {
+                        eprintln!("{t}");
+                    }
+                    return (r.err(), true);
                 }
                 let expect = Expect {
                     numberio: this.check_numberio.then_some(p.numberio),
@@ -539,6 +603,23 @@ impl Contents {
         })
     }
 
+    /// Applies the verify trims to blocks about to be checked: trimmed ones are to read
+    /// back as zeroes, or are left out with `trim_verify_zero=0`.
+    fn mark_trims(&self, mut pieces: Vec<Piece>) -> Vec<Piece> {
+        use super::trim::Fate;
+        if let Some(t) = &self.trims {
+            pieces.retain_mut(|p| match t.fate(p.file, p.offset, p.wno) {
+                Fate::Data => true,
+                Fate::Zeroes => {
+                    p.zeroes = true;
+                    true
+                }
+                Fate::Skip => false,
+            });
+        }
+        pieces
+    }
+
     /// The verify method in use (for callers deciding whether to bother).
     pub fn method(&self) -> Method {
         self.v.method
@@ -559,6 +640,17 @@ impl Drop for Contents {
     /// Saves the verify state when the job ends, however it ends (as fio does at thread
     /// exit); a failure to save is reported, not fatal.
     fn drop(&mut self) {
+        if let Some(n) = self
+            .trims
+            .as_ref()
+            .map(|t| t.left_over())
+            .filter(|&n| n > 0)
+        {
+            eprintln!(
+                "iobench: {n} blocks chosen for trimming were never trimmed (trim_backlog \
+                 decides when verify trims happen)"
+            );
+        }
         if let Some(s) = &self.saving {
             let here = std::path::Path::new(".");
             if let Err(e) = s.comps.save(here, &s.name, s.index, self.issued_writes) {

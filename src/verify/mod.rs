@@ -11,6 +11,7 @@ pub mod offload;
 pub mod opts;
 pub mod pattern;
 pub mod state;
+pub mod trim;
 
 pub use contents::Contents;
 pub use opts::VerifyOpts;

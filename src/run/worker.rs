@@ -435,8 +435,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 stat_start,
                 batch,
             )? {
-                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
-                error.get_or_insert(t);
+                cx.stats.record_error(t.0, &t.1);
+                error.get_or_insert(t.1);
             }
         }
         if inflight == 0 {
@@ -495,8 +495,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             stat_start,
             None,
         )?;
-        if let Err(t) = r {
-            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+        if let Err((errno, t)) = r {
+            cx.stats.record_error(errno, &t);
             error = Some(t);
         }
     }

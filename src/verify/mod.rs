@@ -13,5 +13,8 @@ pub mod pattern;
 pub mod state;
 pub mod trim;
 
+#[cfg(test)]
+mod phase_tests;
+
 pub use contents::Contents;
 pub use opts::VerifyOpts;

@@ -6,5 +6,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
-cargo build --release
-cargo test --release -- --test-threads=2
+# The suite profile (Cargo.toml) is release without LTO: the same optimised code, built
+# in a third of the time.
+cargo test --profile suite --no-fail-fast -- --test-threads=2

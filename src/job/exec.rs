@@ -92,6 +92,8 @@ pub struct ExecOpts {
     pub lockmem: u64,
     /// `write_hint`: the kernel's RWH_WRITE_LIFE_* value to set on each file, if given.
     pub write_hint: Option<u64>,
+    /// `steadystate*`: when to end the job early because its throughput stopped moving.
+    pub steady: Option<crate::stats::steady::SteadySpec>,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -330,8 +332,26 @@ impl ExecOpts {
                     ))
                 }
             },
+            steady: steady_spec(r)?,
         })
     }
+}
+
+/// `steadystate`, `steadystate_duration` and `steadystate_ramp_time`; none unless the
+/// duration is at least a whole second (fio counts it in whole seconds).
+fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, JobError> {
+    let dur_s = r.time_us("steadystate_duration", TimeUnit::Sec)? / 1_000_000;
+    if dur_s == 0 {
+        return Ok(None);
+    }
+    let text = r.text("steadystate").unwrap_or_default();
+    let criterion = crate::stats::steady::Criterion::parse(&text, r.kb_base())
+        .map_err(|e| r.invalid("steadystate", e))?;
+    Ok(Some(crate::stats::steady::SteadySpec {
+        criterion,
+        dur_s: dur_s.min(u32::MAX as u64) as u32,
+        ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,
+    }))
 }
 
 /// Reads a CPU list such as `0-3,6`.

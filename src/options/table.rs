@@ -2433,8 +2433,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .alias(&["ss"])
     .def("iops_slope:0.01%")
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "steadystate_duration",
         K::Time(TimeUnit::Sec),
@@ -2443,8 +2442,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ss_dur"])
     .def("0")
     .cat(C::Other)
-    .parent("steadystate")
-    .not_yet(),
+    .parent("steadystate"),
     opt(
         "steadystate_ramp_time",
         K::Time(TimeUnit::Sec),
@@ -2453,8 +2451,7 @@ pub static OPTIONS: &[OptDef] = &[
     .alias(&["ss_ramp"])
     .def("0")
     .cat(C::Other)
-    .parent("steadystate")
-    .not_yet(),
+    .parent("steadystate"),
     opt(
         "cpuload",
         K::Int {

@@ -349,6 +349,32 @@ pub fn thread_obj(
     if let Some(d) = t.description.as_deref().filter(|d| !d.is_empty()) {
         o.str("desc", d);
     }
+    if let Some(ss) = &t.steady {
+        o.obj("steadystate", steady_obj(ss));
+    }
+    o
+}
+
+/// The `steadystate` object: criterion, verdict and the window's samples.
+fn steady_obj(ss: &crate::stats::steady::SteadyReport) -> Obj {
+    let c = &ss.spec.criterion;
+    let ints = |v: &[u64]| v.iter().map(|&x| Value::Int(x as i64)).collect::<Vec<_>>();
+    let mut data = Obj::new();
+    data.int("bw_mean", ss.bw_mean())
+        .int("iops_mean", ss.iops_mean())
+        .arr("iops", ints(&ss.iops))
+        .arr("bw", ints(&ss.bw));
+    let mut o = Obj::new();
+    o.str("ss", &c.label())
+        .int("duration", ss.spec.dur_s)
+        .int("attained", ss.attained as i64)
+        .str(
+            "criterion",
+            &format!("{:.6}{}", ss.criterion as f32, if c.pct { "%" } else { "" }),
+        )
+        .float("max_deviation", ss.deviation as f32 as f64)
+        .float("slope", ss.slope as f32 as f64)
+        .obj("data", data);
     o
 }
 

@@ -450,7 +450,36 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
             t.latency_depth
         );
     }
+    if let Some(ss) = &t.steady {
+        show_steady(&mut out, t, ss);
+    }
     out
+}
+
+/// The `steadystate  :` line: verdict, the window's mean bandwidth and IOPS, and the
+/// criterion's last value.
+fn show_steady(out: &mut String, t: &JobStats, ss: &crate::stats::steady::SteadyReport) {
+    let kb = t.cfg.kb_base.max(1) as u64;
+    let pow2 = kb.is_power_of_two();
+    let sf = t.cfg.sig_figs as usize;
+    let unit = if t.cfg.bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
+    };
+    let c = &ss.spec.criterion;
+    let _ = writeln!(
+        out,
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        if ss.attained { "yes" } else { "no" },
+        num2str(ss.bw_mean() / kb, sf, kb, pow2, unit),
+        num2str(ss.bw_mean() / kb, sf, kb, !pow2, unit),
+        num2str(ss.iops_mean(), sf, 1, false, Unit::None),
+        if c.iops { "iops" } else { "bw" },
+        if c.slope { " slope" } else { " mean dev" },
+        ss.criterion,
+        if c.pct { "%" } else { "" }
+    );
 }
 
 /// usr and sys CPU as percentages of the job's run time.

@@ -10,6 +10,7 @@ pub mod lockmem;
 pub mod pacing;
 pub mod signals;
 pub mod spawn;
+pub mod steady;
 pub mod syncing;
 pub mod worker;
 
@@ -202,7 +203,8 @@ impl EngineVisitor for Visit<'_> {
 /// Checks made before anything is printed or any I/O is done (`--readonly`, mounted
 /// block devices).
 pub fn preflight(cfg: &CliConfig, jobs: &[Job]) -> Result<(), String> {
-    files::preflight(cfg.readonly, jobs)
+    files::preflight(cfg.readonly, jobs)?;
+    steady::preflight(jobs)
 }
 
 /// Runs one clone over its prepared targets, in this process or thread.

@@ -147,7 +147,13 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 }));
             }
         }
-        collect(specs, &mut workers, &mut results, &stops);
+        let mut steady = super::steady::Monitor::new(specs);
+        collect(specs, &mut workers, &mut results, &stops, &mut steady);
+        for (i, report) in steady.iter().flat_map(|m| m.reports()) {
+            if let Some(Ok(stats)) = &mut results[i] {
+                stats.steady = Some(report);
+            }
+        }
     });
     results
         .into_iter()
@@ -172,6 +178,7 @@ fn collect(
     workers: &mut [Worker<'_>],
     results: &mut [Option<Outcome>],
     stops: &[&'static AtomicBool],
+    steady: &mut Option<super::steady::Monitor>,
 ) {
     let mut forwarded = false;
     loop {
@@ -261,6 +268,9 @@ fn collect(
             std::thread::sleep(Duration::from_millis(20));
         }
         super::live_tick();
+        if let Some(m) = steady.as_mut() {
+            m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
+        }
     }
 }
 

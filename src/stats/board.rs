@@ -170,3 +170,28 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
         .collect();
     (jobs, now)
 }
+
+/// One clone's totals over every direction, for the steady-state monitor.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub ios: u64,
+    pub bytes: u64,
+    /// Board milliseconds when its I/O began.
+    pub started_ms: u64,
+    /// Doing I/O now (started, not yet exited).
+    pub running: bool,
+}
+
+/// Reads the totals of the clone with fio thread number `thread_number`.
+pub fn progress(thread_number: u64) -> Option<Progress> {
+    let s = slot(thread_number)?;
+    let sum = |a: &[AtomicU64; 3]| a.iter().map(|v| v.load(Ordering::Relaxed)).sum();
+    let state = s.state.load(Ordering::Relaxed);
+    let started_ms = s.started_ms.load(Ordering::Relaxed);
+    Some(Progress {
+        ios: sum(&s.ios),
+        bytes: sum(&s.bytes),
+        started_ms,
+        running: started_ms > 0 && ![0, 'E' as u32, '_' as u32, 'X' as u32].contains(&state),
+    })
+}

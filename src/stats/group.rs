@@ -90,6 +90,9 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
         t.latency_target = r.latency_target;
         t.latency_percentile = r.latency_percentile;
         t.latency_window = r.latency_window;
+        if r.steady.is_some() {
+            t.steady = r.steady.clone();
+        }
         t.merge(r);
         t.jobs += 1;
     }

@@ -12,6 +12,7 @@ pub mod hist;
 pub mod histlog;
 pub mod iostat;
 pub mod logs;
+pub mod steady;
 
 use crate::job::Ddir;
 use hist::{Hist, PercentileList};
@@ -183,6 +184,10 @@ pub struct JobStats {
     /// status counts it; an error `continue_on_error` passed over is only shown).
     #[serde(default)]
     pub failed: bool,
+    /// The steady-state window and verdict, set by the collector that judged it (on the
+    /// last clone of a reporting group with group_reporting).
+    #[serde(default)]
+    pub steady: Option<steady::SteadyReport>,
     bw_win: Window,
     iops_win: Window,
     /// Sample logs, when the job writes any. The worker writes them itself: they never

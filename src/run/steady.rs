@@ -1,0 +1,160 @@
+//! The steady-state monitor: once a second the collector reads each running clone's totals
+//! from the live board, turns them into an IOPS and a bandwidth sample, and stops the job
+//! (or its whole reporting group, with group_reporting) once the window of samples meets
+//! the `steadystate` criterion. Workers do nothing for it: their I/O path is untouched.
+
+use super::spawn::CloneSpec;
+use crate::job::Job;
+use crate::stats::steady::{SteadyReport, Window};
+use std::collections::HashMap;
+
+/// Sampling period, as fio's helper thread.
+const PERIOD_MS: u64 = 1000;
+
+/// One clone's previous reading.
+#[derive(Debug, Clone, Copy, Default)]
+struct Last {
+    ms: u64,
+    ios: u64,
+    bytes: u64,
+    ramp_over: bool,
+}
+
+/// One window: a clone's own, or a reporting group's (judged on the group's last clone).
+#[derive(Debug)]
+struct Judged {
+    window: Window,
+    /// The clones whose samples add up into this window.
+    members: Vec<usize>,
+    /// The clone whose report carries the result (the last member).
+    holder: usize,
+    attained: bool,
+}
+
+/// Watches the clones of one run-together phase.
+pub struct Monitor {
+    last: Vec<Last>,
+    judged: Vec<Judged>,
+    next_ms: u64,
+}
+
+impl Monitor {
+    /// A monitor for `specs`, or `None` when no clone has steady-state settings.
+    pub fn new(specs: &[CloneSpec<'_>]) -> Option<Monitor> {
+        if specs.iter().all(|s| s.job.exec.steady.is_none()) {
+            return None;
+        }
+        let mut judged: Vec<Judged> = Vec::new();
+        let mut by_group: HashMap<u32, usize> = HashMap::new();
+        for (i, s) in specs.iter().enumerate() {
+            let Some(spec) = s.job.exec.steady else {
+                continue;
+            };
+            if s.job.report.group_reporting {
+                if let Some(&g) = by_group.get(&s.groupid) {
+                    judged[g].members.push(i);
+                    judged[g].holder = i;
+                    continue;
+                }
+                by_group.insert(s.groupid, judged.len());
+            }
+            judged.push(Judged {
+                window: Window::new(spec),
+                members: vec![i],
+                holder: i,
+                attained: false,
+            });
+        }
+        Some(Monitor {
+            last: vec![Last::default(); specs.len()],
+            judged,
+            next_ms: crate::stats::board::board_ms() + PERIOD_MS,
+        })
+    }
+
+    /// Takes the samples when a second has passed; calls `stop` for each clone of a
+    /// window that just became steady.
+    pub fn tick(&mut self, specs: &[CloneSpec<'_>], mut stop: impl FnMut(usize)) {
+        let now = crate::stats::board::board_ms();
+        if now < self.next_ms {
+            return;
+        }
+        self.next_ms = now + PERIOD_MS;
+        for j in &mut self.judged {
+            if j.attained {
+                continue;
+            }
+            let mut sample = (0u64, 0u64);
+            let mut counted = 0;
+            for &i in &j.members {
+                let s = &specs[i];
+                let Some(p) = crate::stats::board::progress(s.thread_number) else {
+                    continue;
+                };
+                if !p.running {
+                    continue;
+                }
+                let spec = s.job.exec.steady.expect("members have steady settings");
+                let last = &mut self.last[i];
+                if last.ms == 0 {
+                    // The clone's first reading: measure from when its I/O began.
+                    last.ms = p.started_ms;
+                    last.ramp_over = spec.ramp_ms == 0;
+                }
+                if !last.ramp_over && now.saturating_sub(p.started_ms) >= spec.ramp_ms + 1000 {
+                    last.ramp_over = true;
+                }
+                let ms = now.saturating_sub(last.ms).max(1);
+                if last.ramp_over {
+                    sample.0 += 1000 * p.ios.saturating_sub(last.ios) / ms;
+                    sample.1 += 1000 * p.bytes.saturating_sub(last.bytes) / ms;
+                    counted += 1;
+                }
+                *last = Last {
+                    ms: now,
+                    ios: p.ios,
+                    bytes: p.bytes,
+                    ramp_over: last.ramp_over,
+                };
+            }
+            // fio judges a group's window only while its last clone runs.
+            let holder_running = crate::stats::board::progress(specs[j.holder].thread_number)
+                .is_some_and(|p| p.running);
+            if counted == 0 || !holder_running {
+                continue;
+            }
+            if j.window.push(sample.0, sample.1) {
+                j.attained = true;
+                for &i in &j.members {
+                    stop(i);
+                }
+            }
+        }
+    }
+
+    /// The report of each window, by the index of the clone that carries it.
+    pub fn reports(&self) -> Vec<(usize, SteadyReport)> {
+        self.judged
+            .iter()
+            .map(|j| (j.holder, j.window.report(j.attained)))
+            .collect()
+    }
+}
+
+/// Refuses a run whose jobs of one group disagree on steady state (with or without it),
+/// as fio does: a group's window must judge every member the same way.
+pub fn preflight(jobs: &[Job]) -> Result<(), String> {
+    let gids = crate::report::group_ids(jobs);
+    for (i, job) in jobs.iter().enumerate() {
+        if let Some(first) = (0..i).find(|&k| gids[k] == gids[i]) {
+            if jobs[first].exec.steady != job.exec.steady {
+                return Err(format!(
+                    "job '{}' rejected: steadystate options must be the same for every job \
+                     of a group (job '{}' of group {} differs)",
+                    job.name, jobs[first].name, gids[i]
+                ));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,290 @@
+//! Steady state (`steadystate`, `steadystate_duration`, `steadystate_ramp_time`): people
+//! who condition a drive before measuring it want the job to end once throughput has
+//! stopped moving, not after a guessed runtime. This module holds the criterion, the
+//! window of once-a-second samples it is judged on, and what the report shows of it; the
+//! sampling itself is `run::steady`'s.
+
+use crate::options::value::KbBase;
+use serde::{Deserialize, Serialize};
+
+/// What is judged, and how, as `steadystate=iops:2%` or `bw_slope:10m` says.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Criterion {
+    /// IOPS samples (else bandwidth samples, in bytes per second).
+    pub iops: bool,
+    /// The slope of the least-squares line through the window (else the largest distance
+    /// of a sample from the window's mean).
+    pub slope: bool,
+    /// The limit is a percentage of the window's mean.
+    pub pct: bool,
+    pub limit: f64,
+}
+
+impl Criterion {
+    /// Reads `steadystate`'s value: `iops`, `iops_slope`, `bw` or `bw_slope`, a colon and
+    /// the limit (`2%`, `500` IOPS, or a bandwidth in bytes with size suffixes).
+    pub fn parse(v: &str, kb: KbBase) -> Result<Criterion, String> {
+        let (word, limit) = v.split_once(':').ok_or_else(|| {
+            "expected MEASURE:LIMIT (iops, iops_slope, bw or bw_slope, then a limit such as 2% or 10m)"
+                .to_string()
+        })?;
+        let (iops, slope) = match word.trim() {
+            "iops" => (true, false),
+            "iops_slope" => (true, true),
+            "bw" => (false, false),
+            "bw_slope" => (false, true),
+            w => {
+                return Err(format!(
+                    "'{w}' is not one of: iops, iops_slope, bw, bw_slope"
+                ))
+            }
+        };
+        let limit = limit.trim();
+        let bad = || format!("'{limit}' is not a limit (a number, a percentage, or for bw a size)");
+        let (pct, limit) = match limit.strip_suffix('%') {
+            Some(n) => (true, n.trim().parse::<f64>().map_err(|_| bad())?),
+            None if iops => (false, limit.parse::<f64>().map_err(|_| bad())?),
+            None => (
+                false,
+                crate::options::value::parse_size(limit, kb).map_err(|_| bad())? as f64,
+            ),
+        };
+        if !limit.is_finite() {
+            return Err(bad());
+        }
+        Ok(Criterion {
+            iops,
+            slope,
+            pct,
+            limit,
+        })
+    }
+
+    /// The criterion as fio's JSON names it: `iops:2.000000%`, `bw_slope:1048576.000000`.
+    pub fn label(&self) -> String {
+        format!(
+            "{}{}:{:.6}{}",
+            if self.iops { "iops" } else { "bw" },
+            if self.slope { "_slope" } else { "" },
+            self.limit as f32,
+            if self.pct { "%" } else { "" }
+        )
+    }
+}
+
+/// A job's steady-state settings; present only with `steadystate_duration` above zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SteadySpec {
+    pub criterion: Criterion,
+    /// Samples in the window (seconds).
+    pub dur_s: u32,
+    /// Sampling starts one second after this much of the job's time.
+    pub ramp_ms: u64,
+}
+
+/// The window of the last `dur_s` samples and the verdict on them.
+#[derive(Debug, Clone)]
+pub struct Window {
+    spec: SteadySpec,
+    iops: Vec<u64>,
+    bw: Vec<u64>,
+    /// Samples taken so far (the window holds the last `dur_s` of them).
+    taken: u64,
+    last: Verdict,
+}
+
+/// The result of the last judgement of a full window.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Verdict {
+    pub slope: f64,
+    pub deviation: f64,
+    pub criterion: f64,
+}
+
+impl Window {
+    pub fn new(spec: SteadySpec) -> Window {
+        let n = spec.dur_s.max(1) as usize;
+        Window {
+            spec,
+            iops: Vec::with_capacity(n),
+            bw: Vec::with_capacity(n),
+            taken: 0,
+            last: Verdict::default(),
+        }
+    }
+
+    /// Adds one second's sample; true when the window is full and meets the criterion.
+    pub fn push(&mut self, iops: u64, bw: u64) -> bool {
+        let n = self.spec.dur_s.max(1) as usize;
+        if self.iops.len() == n {
+            self.iops.remove(0);
+            self.bw.remove(0);
+        }
+        self.iops.push(iops);
+        self.bw.push(bw);
+        self.taken += 1;
+        if self.iops.len() < n {
+            return false;
+        }
+        let c = &self.spec.criterion;
+        let ys = if c.iops { &self.iops } else { &self.bw };
+        self.last = judge(ys, c);
+        if c.slope {
+            self.last.criterion.abs() < c.limit
+        } else {
+            self.last.criterion < c.limit
+        }
+    }
+
+    /// What the report shows: the samples oldest first, padded with zeros to `dur_s`.
+    pub fn report(&self, attained: bool) -> SteadyReport {
+        let n = self.spec.dur_s.max(1) as usize;
+        let pad = |v: &[u64]| {
+            let mut out = v.to_vec();
+            out.resize(n, 0);
+            out
+        };
+        SteadyReport {
+            spec: self.spec,
+            attained,
+            slope: self.last.slope,
+            deviation: self.last.deviation,
+            criterion: self.last.criterion,
+            iops: pad(&self.iops),
+            bw: pad(&self.bw),
+        }
+    }
+}
+
+/// Judges a full window: the least-squares slope (x = 0, 1, …, one per second) or the
+/// largest distance from the mean, and the criterion value compared with the limit.
+fn judge(ys: &[u64], c: &Criterion) -> Verdict {
+    let n = ys.len() as f64;
+    let sum_y: f64 = ys.iter().map(|&y| y as f64).sum();
+    let mean = sum_y / n;
+    let mut v = Verdict::default();
+    if c.slope {
+        let sum_x = n * (n - 1.0) / 2.0;
+        let sum_x2 = (n - 1.0) * n * (2.0 * n - 1.0) / 6.0;
+        let sum_xy: f64 = ys
+            .iter()
+            .enumerate()
+            .map(|(x, &y)| x as f64 * y as f64)
+            .sum();
+        v.slope = (sum_xy - sum_x * sum_y / n) / (sum_x2 - sum_x * sum_x / n);
+        v.criterion = if c.pct {
+            100.0 * v.slope / mean
+        } else {
+            v.slope
+        };
+    } else {
+        v.deviation = ys
+            .iter()
+            .map(|&y| (y as f64 - mean).abs())
+            .fold(0.0, f64::max);
+        v.criterion = if c.pct {
+            100.0 * v.deviation / mean
+        } else {
+            v.deviation
+        };
+    }
+    v
+}
+
+/// The steady-state section of a job's report (fio's `steadystate` JSON object and
+/// `steadystate  :` line).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SteadyReport {
+    pub spec: SteadySpec,
+    pub attained: bool,
+    pub slope: f64,
+    pub deviation: f64,
+    pub criterion: f64,
+    /// IOPS samples over the window, oldest first.
+    pub iops: Vec<u64>,
+    /// Bandwidth samples (bytes per second) over the window, oldest first.
+    pub bw: Vec<u64>,
+}
+
+impl SteadyReport {
+    /// Mean IOPS over the window (zeros of a window not yet full included, as fio).
+    pub fn iops_mean(&self) -> u64 {
+        mean(&self.iops)
+    }
+
+    /// Mean bandwidth over the window, bytes per second.
+    pub fn bw_mean(&self) -> u64 {
+        mean(&self.bw)
+    }
+}
+
+fn mean(v: &[u64]) -> u64 {
+    if v.is_empty() {
+        0
+    } else {
+        v.iter().sum::<u64>() / v.len() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(v: &str, dur: u32) -> SteadySpec {
+        SteadySpec {
+            criterion: Criterion::parse(v, KbBase::Binary).unwrap(),
+            dur_s: dur,
+            ramp_ms: 0,
+        }
+    }
+
+    #[test]
+    fn criteria_parse_as_fio_reads_them() {
+        let c = Criterion::parse("iops:5%", KbBase::Binary).unwrap();
+        assert!(c.iops && !c.slope && c.pct && c.limit == 5.0);
+        assert_eq!(c.label(), "iops:5.000000%");
+        let c = Criterion::parse("bw_slope:1m", KbBase::Binary).unwrap();
+        assert!(!c.iops && c.slope && !c.pct && c.limit == 1048576.0);
+        assert_eq!(c.label(), "bw_slope:1048576.000000");
+        assert_eq!(
+            Criterion::parse("iops_slope:0.01%", KbBase::Binary)
+                .unwrap()
+                .label(),
+            "iops_slope:0.010000%"
+        );
+        for bad in ["iops", "lat:5%", "iops:x", "bw:%", "iops:inf"] {
+            assert!(Criterion::parse(bad, KbBase::Binary).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn deviation_waits_for_a_full_window_then_judges_it() {
+        let mut w = Window::new(spec("iops:5%", 3));
+        assert!(!w.push(2000, 8_000_000));
+        assert!(!w.push(2002, 8_008_000));
+        assert_eq!(w.report(false).iops, vec![2000, 2002, 0]);
+        assert_eq!(w.report(false).iops_mean(), 1334);
+        assert!(w.push(2001, 8_004_000));
+        let r = w.report(true);
+        assert_eq!(r.iops, vec![2000, 2002, 2001]);
+        assert!((r.deviation - 1.0).abs() < 1e-9);
+        assert!((r.criterion - 100.0 / 2001.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_rising_series_has_its_slope_and_is_not_steady() {
+        let mut w = Window::new(spec("iops_slope:1%", 4));
+        for y in [100, 200, 300] {
+            assert!(!w.push(y, 0));
+        }
+        assert!(!w.push(400, 0));
+        let r = w.report(false);
+        assert!((r.slope - 100.0).abs() < 1e-9);
+        assert!((r.criterion - 40.0).abs() < 1e-9);
+        // The window slides: once flat, the slope falls under the limit.
+        assert!(!w.push(400, 0));
+        assert!(!w.push(400, 0));
+        assert!(w.push(400, 0));
+        assert_eq!(w.report(true).iops, vec![400; 4]);
+    }
+}

@@ -66,3 +66,45 @@ pub enum RunError {
         source: std::io::Error,
     },
 }
+
+impl RunError {
+    /// The errno fio would report for it (`error` in the JSON): the system's, or EINVAL
+    /// for a set-up the job's options made impossible.
+    pub fn errno(&self) -> i32 {
+        match self {
+            RunError::Io { source, .. } => os_errno(source).unwrap_or(libc::EIO),
+            RunError::Setup { .. } => libc::EINVAL,
+        }
+    }
+}
+
+/// An I/O error with the path it concerns: the message names the file, and the errno
+/// stays readable for the report (see [`os_errno`]).
+#[derive(Debug, Error)]
+#[error("{path}: {source}")]
+pub struct PathError {
+    pub path: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
+/// Wraps `e` with the path it concerns, keeping its kind.
+pub fn with_path(path: &str, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        e.kind(),
+        PathError {
+            path: path.to_string(),
+            source: e,
+        },
+    )
+}
+
+/// The errno of `e`, looking inside a [`PathError`].
+pub fn os_errno(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| {
+        e.get_ref()?
+            .downcast_ref::<PathError>()?
+            .source
+            .raw_os_error()
+    })
+}

@@ -94,6 +94,10 @@ pub struct ExecOpts {
     pub write_hint: Option<u64>,
     /// `steadystate*`: when to end the job early because its throughput stopped moving.
     pub steady: Option<crate::stats::steady::SteadySpec>,
+    /// `uid` / `gid`: the identity the worker takes before opening its files, to measure
+    /// (or check the permissions of) an unprivileged user's I/O.
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -333,6 +337,8 @@ impl ExecOpts {
                 }
             },
             steady: steady_spec(r)?,
+            uid: r.int("uid")?.map(|v| v as u32),
+            gid: r.int("gid")?.map(|v| v as u32),
         })
     }
 }

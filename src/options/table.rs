@@ -2351,8 +2351,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Run the job as this user id",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "gid",
         K::Int {
@@ -2362,8 +2361,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Run the job as this group id",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "kb_base",
         K::Choice(KB_BASE_CHOICES),

@@ -383,8 +383,7 @@ fn fill_extent(job: &Job, path: &str) -> u64 {
 /// Lays out, in the clone itself, the files `prepare` left for it (`create_serialize=0`).
 pub fn lay_out_deferred(job: &Job, targets: &[Target]) -> io::Result<()> {
     for t in targets.iter().filter(|t| t.lay_out_to > 0) {
-        layout(job, &t.path, t.lay_out_to)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", t.path)))?;
+        layout(job, &t.path, t.lay_out_to).map_err(|e| crate::error::with_path(&t.path, e))?;
     }
     Ok(())
 }
@@ -513,7 +512,7 @@ pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
             .truncate(false)
             .custom_flags(flags)
             .open(&t.path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", t.path)))?;
+            .map_err(|e| crate::error::with_path(&t.path, e))?;
         if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
             f.set_len(t.size)?;
         }

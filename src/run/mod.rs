@@ -531,6 +531,20 @@ fn apply_placement(job: &Job, thread_number: u64) -> Result<(), RunError> {
             message: format!("ioprio_set: {e}"),
         })?;
     }
+    // The group first: once the user is dropped, the group can no longer be changed.
+    // (With `thread`, as in fio, the C library applies both to the whole process.)
+    if let Some(gid) = job.exec.gid {
+        // SAFETY: setgid takes a plain id; failure is reported through errno.
+        if unsafe { libc::setgid(gid) } < 0 {
+            return Err(fail("setgid"));
+        }
+    }
+    if let Some(uid) = job.exec.uid {
+        // SAFETY: setuid takes a plain id; failure is reported through errno.
+        if unsafe { libc::setuid(uid) } < 0 {
+            return Err(fail("setuid"));
+        }
+    }
     Ok(())
 }
 

@@ -43,7 +43,18 @@ fn run_one(spec: &CloneSpec<'_>) -> Outcome {
     // A panic in a worker must not unwind into the collector's code (in a forked child
     // that would run the parent's logic twice): it becomes this clone's error.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| super::run_clone(spec))) {
-        Ok(r) => r.map_err(|e| e.to_string()),
+        Ok(Ok(stats)) => Ok(stats),
+        // A clone that could not start (a file it may not open, a CPU set it may not
+        // use) is still reported, with its error, as fio reports it in its JSON.
+        Ok(Err(e)) => {
+            eprintln!("iobench: {e}");
+            let mut s = JobStats::for_job(spec.job, spec.job_index, spec.groupid);
+            s.pid = std::process::id();
+            s.error = e.errno();
+            s.verror = e.to_string();
+            s.failed = true;
+            Ok(s)
+        }
         Err(p) => {
             let what = p
                 .downcast_ref::<&str>()

@@ -101,6 +101,11 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
     stats.set_log_number(spec.thread_number);
+    stats.live = crate::stats::live::LiveSlot::attach(
+        spec.thread_number,
+        crate::report::eta::running_letter(job.workload.pattern),
+        job.exec.ramp_time_us > 0,
+    );
     let cx = worker::WorkerCtx {
         job,
         fds: &fds,
@@ -122,6 +127,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         if let Err(e) = s.finish_logs() {
             eprintln!("iobench: {}: writing logs: {e}", job.name);
         }
+        s.publish_final();
         s
     })
 }
@@ -152,6 +158,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             f
         })
         .collect();
+    crate::stats::live::init(first_thread as usize - 1);
     for phase in groups::phases(jobs) {
         if terminating() {
             break;
@@ -162,17 +169,27 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             let job = &jobs[ji];
             for clone in 0..job.exec.numjobs.max(1) {
                 match files::prepare(job, clone, &mut info) {
-                    Ok(targets) => specs.push(spawn::CloneSpec {
-                        job,
-                        job_index: ji,
-                        clone,
-                        thread_number: crate::gen::fio_thread_number(
-                            firsts[ji],
-                            job.exec.numjobs,
+                    Ok(targets) => specs.push({
+                        let thread_number =
+                            crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
+                        let bytes: u64 = targets.iter().map(|t| t.size).sum();
+                        crate::stats::live::prepared(
+                            thread_number,
+                            bytes.saturating_mul(job.exec.loops.max(1) as u64),
+                            targets.len() as u32,
+                        );
+                        spawn::CloneSpec {
+                            job,
+                            job_index: ji,
                             clone,
-                        ),
-                        groupid: gids[ji],
-                        targets,
+                            thread_number: crate::gen::fio_thread_number(
+                                firsts[ji],
+                                job.exec.numjobs,
+                                clone,
+                            ),
+                            groupid: gids[ji],
+                            targets,
+                        }
                     }),
                     Err(e) => {
                         eprintln!("iobench: {e}");
@@ -187,6 +204,8 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         let results = spawn::run_together(&specs);
         for (spec, r) in specs.iter().zip(results) {
+            let ok = matches!(&r, Ok(s) if s.error == 0);
+            crate::stats::live::set_state(spec.thread_number, if ok { '_' } else { 'X' });
             match r {
                 Ok(s) => {
                     if s.error != 0 {

@@ -215,6 +215,7 @@ fn collect(specs: &[CloneSpec<'_>], workers: &mut [Worker<'_>], results: &mut [O
         if pfds.is_empty() {
             std::thread::sleep(Duration::from_millis(20));
         }
+        crate::stats::live::tick();
     }
 }
 

@@ -10,6 +10,7 @@ pub mod group;
 pub mod hist;
 pub mod histlog;
 pub mod iostat;
+pub mod live;
 pub mod logs;
 
 use crate::job::Ddir;
@@ -184,6 +185,9 @@ pub struct JobStats {
     /// travel with the stats.
     #[serde(skip)]
     pub logs: Option<Box<logs::JobLogs>>,
+    /// This clone's slot on the live board (status line and interim reports).
+    #[serde(skip)]
+    pub live: Option<live::LiveSlot>,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
 }
@@ -321,6 +325,7 @@ impl JobStats {
         let d = &mut self.dir[ddir as usize];
         d.ios += 1;
         d.bytes += bytes;
+        let (done_bytes, done_ios) = (d.bytes, d.ios);
         if slat_ns != 0 && !self.cfg.disable_slat {
             d.slat.add(slat_ns);
             if self.cfg.slat_percentiles {
@@ -351,6 +356,43 @@ impl JobStats {
         if let Some(l) = &mut self.logs {
             let hist = &self.dir[ddir as usize].hist[LatKind::Clat as usize];
             l.hist_tick(ddir as u8, bytes, now_ns / 1_000_000, hist);
+        }
+        if let Some(l) = &mut self.live {
+            if l.count(ddir as usize, done_bytes, done_ios) {
+                self.publish_live(now_ns);
+            }
+        }
+    }
+
+    /// Answers the main process's request for a snapshot: these stats as they stand, with
+    /// run times and CPU use up to `now_ns` (ns since the stats began).
+    #[cold]
+    pub fn publish_live(&mut self, now_ns: u64) {
+        let Some(mut slot) = self.live else { return };
+        let logs = self.logs.take();
+        let mut snap = self.clone();
+        self.logs = logs;
+        let ms = (now_ns / 1_000_000).max(1);
+        snap.total_run_ms = ms;
+        for d in &mut snap.dir {
+            if d.ios > 0 {
+                d.runtime_ms = ms;
+            }
+        }
+        if let Some(start) = &slot.cpu_start {
+            snap.set_cpu(cpu::Rusage::take(cpu::Who::Thread).since(start));
+        }
+        let bytes = serde_json::to_vec(&snap).unwrap_or_default();
+        slot.publish(&bytes);
+        self.live = Some(slot);
+    }
+
+    /// At the end of the clone: publishes its final stats and marks it done.
+    pub fn publish_final(&mut self) {
+        if let Some(mut slot) = self.live.take() {
+            let bytes = serde_json::to_vec(&*self).unwrap_or_default();
+            slot.publish(&bytes);
+            slot.done(self.error != 0);
         }
     }
 

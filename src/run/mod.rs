@@ -6,6 +6,7 @@ pub mod files;
 pub mod groups;
 pub mod hooks;
 pub mod iosched;
+pub mod live;
 pub mod lockmem;
 pub mod pacing;
 pub mod signals;
@@ -358,6 +359,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
+    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
     for phase in groups::phases(jobs) {
         if stopped_all() {
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
@@ -437,6 +439,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         clear_stop();
     }
     end_status();
+    live::end();
     outcome.signal = signals::signalled();
     let code = if outcome.signal.is_some() {
         signals::SIGNAL_EXIT
@@ -444,6 +447,21 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// Every clone of the run in report order, with its thread number and empty statistics,
+/// for interim reports.
+fn interim_clones(jobs: &[Job], firsts: &[u64], gids: &[u32]) -> Vec<(u64, JobStats)> {
+    let mut v = Vec::new();
+    for (ji, job) in jobs.iter().enumerate() {
+        for clone in 0..job.exec.numjobs.max(1) {
+            let tn = crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
+            let mut s = JobStats::for_job(job, ji, gids[ji]);
+            s.logs = None;
+            v.push((tn, s));
+        }
+    }
+    v
 }
 
 /// The CPUs a clone may run on: the job's set, or with `cpus_allowed_policy=split` the

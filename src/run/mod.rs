@@ -86,6 +86,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
                 time_based: j.exec.time_based,
                 ramp_s: (j.exec.ramp_time_us + j.exec.startdelay_us.lo) / 1_000_000,
                 stonewall: j.exec.stonewall || j.exec.new_group,
+                limits: rate_limits(j),
                 ..Default::default()
             });
         }
@@ -104,6 +105,22 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             next_ms: 0,
             to_stdout: crate::report::wants_normal(cfg),
         });
+    }
+}
+
+/// The job's rate limits over the directions its pattern does, for the status line.
+fn rate_limits(job: &Job) -> crate::report::eta::RateLimits {
+    use crate::job::Pattern as P;
+    let p = job.workload.pattern;
+    let trims = matches!(p, P::Trim | P::RandTrim | P::TrimWrite | P::RandTrimWrite);
+    let does = [p.reads(), p.writes(), trims];
+    let r = &job.exec.rate;
+    let sum = |v: &[u64; 3]| (0..3).filter(|&d| does[d]).map(|d| v[d]).sum();
+    crate::report::eta::RateLimits {
+        min_bps: sum(&r.min_bps),
+        max_bps: sum(&r.bps),
+        min_iops: sum(&r.min_iops),
+        max_iops: sum(&r.iops),
     }
 }
 

@@ -73,6 +73,7 @@ pub struct Plan {
     pub ramp_s: u64,
     pub files: u32,
     pub stonewall: bool,
+    pub limits: crate::report::eta::RateLimits,
 }
 
 /// Bytes of serialized statistics one clone's snapshot buffer holds. Full histograms of
@@ -296,6 +297,7 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
                 ramp_s: p.ramp_s,
                 files_open: p.files,
                 stonewall: p.stonewall,
+                limits: p.limits,
             }
         })
         .collect();

@@ -235,6 +235,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
 
     loop {
         let now = now_ns();
+        if cx.stats.live.is_some_and(|s| s.wanted()) {
+            let measured = if ramping { 0 } else { now - stat_start };
+            crate::stats::live::answer(&mut cx.stats, measured);
+        }
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
@@ -384,7 +388,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     cx.stats.record_complete(1);
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
-                    if error.is_some() || end.is_some_and(|e| t >= e) || super::terminating() {
+                    if error.is_some()
+                        || end.is_some_and(|e| t >= e)
+                        || super::terminating()
+                        || cx.stats.live.is_some_and(|s| s.wanted())
+                    {
                         break;
                     }
                 }
@@ -523,6 +531,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
+    }
+    if cx.stats.live.is_some() {
+        // The final numbers, for a report made before the collector has this clone's
+        // results (one made while it finishes, or just after).
+        crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
     }
     if error.is_some() {
         cx.stats.failed = true;

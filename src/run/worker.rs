@@ -54,7 +54,9 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
-    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    // Each clone fills its buffers from its own seed (fio seeds them by thread number).
+    let clone = cx.gen.thread_number().saturating_sub(1) as u32;
+    let mut data = crate::verify::Contents::new(cx.job, clone, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
     data.attach_trims(&cx.gen);

@@ -8,6 +8,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::process::Command;
 
+/// Makes the command of one of the tools compared.
+type Tool = fn() -> Command;
+
 /// Blocks (4 KiB) found in both jobs' files.
 fn shared_blocks(tool: Command, dir: &Path, extra: &[&str]) -> usize {
     for n in 0..2 {
@@ -43,7 +46,7 @@ fn dedupe_global_shares_duplicates_between_jobs() {
     let dir = common::scratch("dedupe_global");
     let ws = ["--dedupe_mode=working_set"];
     let global = ["--dedupe_mode=working_set", "--dedupe_global=1"];
-    let mut tools: Vec<(&str, fn() -> Command)> = vec![("iobench", common::iobench)];
+    let mut tools: Vec<(&str, Tool)> = vec![("iobench", common::iobench)];
     if common::fio().is_some() {
         tools.push(("fio", || Command::new("fio")));
     }

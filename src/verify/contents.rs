@@ -347,16 +347,23 @@ impl Contents {
     }
 
     /// With `verify_only`: walks the write pattern without writing, remembering blocks.
-    pub fn fake_writes(&mut self, gen: &mut Generator) {
+    /// Returns the I/Os it stood in for, per direction (count, bytes): fio counts them as
+    /// issued and done.
+    pub fn fake_writes(&mut self, gen: &mut Generator) -> [(u64, u64); 3] {
+        let mut faked = [(0u64, 0u64); 3];
         loop {
             // Trims are scheduled as in a real run (their blocks read back as zeroes).
-            if self.next_trim().is_some() {
+            if let Some(n) = self.next_trim() {
+                faked[Ddir::Trim as usize].0 += 1;
+                faked[Ddir::Trim as usize].1 += n.len;
                 if let Some(t) = &mut self.trims {
                     t.completed(Ddir::Trim);
                 }
                 continue;
             }
             let Some(n) = gen.next_io() else { break };
+            faked[n.ddir as usize].0 += 1;
+            faked[n.ddir as usize].1 += n.len;
             if let Some(t) = &mut self.trims {
                 t.completed(n.ddir);
             }
@@ -379,6 +386,7 @@ impl Contents {
                 }
             }
         }
+        faked
     }
 
     /// True when `verify_backlog` blocks were written since the last backlog check.
@@ -469,6 +477,7 @@ impl Contents {
             let bases: Vec<*mut u8> = pool.iter().map(|u| u.buf).collect();
             // Slots whose short read is to be continued, as fio requeues the rest.
             let mut again: Vec<u32> = Vec::new();
+            let mut marks = super::marks::Marks::new();
             let errors = &this.errors;
             // Accounts a completed read, then checks it here or hands it to a checker.
             let mut done =
@@ -622,6 +631,7 @@ impl Contents {
                     match engine.queue(u)? {
                         Queued::Completed => {
                             again.pop();
+                            marks.inline_io();
                             let now = crate::run::worker::now_ns();
                             let p = which[slot as usize];
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
@@ -653,6 +663,7 @@ impl Contents {
                     match engine.queue(u)? {
                         Queued::Completed => {
                             ahead = todo.next();
+                            marks.inline_io();
                             let now = crate::run::worker::now_ns();
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
                             settle!(slot, step);
@@ -668,7 +679,9 @@ impl Contents {
                     }
                 }
                 if staged > 0 {
+                    let busy = inflight + staged;
                     let n = engine.commit()?;
+                    marks.committed(busy, n);
                     staged -= n.min(staged);
                     inflight += n;
                 }
@@ -687,6 +700,7 @@ impl Contents {
                     continue;
                 }
                 let n = engine.getevents(1, inflight)?;
+                marks.reaped(n);
                 let now = crate::run::worker::now_ns();
                 for i in 0..n {
                     let c = engine.event(i);
@@ -702,9 +716,10 @@ impl Contents {
             for (u, &b) in pool.iter_mut().zip(&bases) {
                 u.buf = b;
             }
-            Ok((error, passed))
+            Ok((error, passed, marks))
         })
-        .map(|(error, passed)| {
+        .map(|(error, passed, marks)| {
+            marks.apply(stats);
             for errno in passed {
                 stats.record_error(errno, "");
             }

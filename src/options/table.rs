@@ -1362,8 +1362,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "trim_verify_zero",
         K::Bool,
@@ -1372,16 +1371,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Verify)
     .parent("trim_percentage")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "trim_backlog",
         K::Size,
         "Trim after this many blocks have been written",
     )
     .cat(C::Verify)
-    .parent("trim_percentage")
-    .not_yet(),
+    .parent("trim_percentage"),
     opt(
         "trim_backlog_batch",
         K::Int {
@@ -1392,8 +1389,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("trim_percentage")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt("write_iolog", K::Str, "Record the job's I/O to this file").cat(C::Io),
     opt(
         "read_iolog",

@@ -57,6 +57,7 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut data = crate::verify::Contents::new(cx.job, 0, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
+    data.attach_trims(&cx.gen);
     // A job that writes gets its buffers filled now; a read-only job's are left untouched
     // until its reads land in them, as fio leaves them (so its page faults fall in the run).
     if cx.job.workload.pattern.writes() {
@@ -308,7 +309,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             && inflight + staged.len() < limit
             && !data.backlog_due()
         {
-            let next = match pending.take().or_else(|| cx.gen.next_io()) {
+            // A due verify trim goes before the next generated I/O, as fio's get_io_u.
+            let next = match pending
+                .take()
+                .or_else(|| data.next_trim())
+                .or_else(|| cx.gen.next_io())
+            {
                 Some(n) => n,
                 None => {
                     gen_done = true;
@@ -437,8 +443,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 stat_start,
                 batch,
             )? {
-                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
-                error.get_or_insert(t);
+                cx.stats.record_error(t.0, &t.1);
+                error.get_or_insert(t.1);
             }
         }
         if inflight == 0 {
@@ -497,8 +503,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             stat_start,
             None,
         )?;
-        if let Err(t) = r {
-            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+        if let Err((errno, t)) = r {
+            cx.stats.record_error(errno, &t);
             error = Some(t);
         }
     }

@@ -11,6 +11,10 @@ pub mod offload;
 pub mod opts;
 pub mod pattern;
 pub mod state;
+pub mod trim;
+
+#[cfg(test)]
+mod phase_tests;
 
 pub use contents::Contents;
 pub use opts::VerifyOpts;

@@ -12,6 +12,7 @@
 pub mod fileops;
 pub mod libaio;
 pub mod mmap;
+pub mod nbd;
 pub mod null;
 pub mod posixaio;
 pub mod psync;

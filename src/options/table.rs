@@ -350,8 +350,8 @@ pub static ENGINES: &[EngineDef] = &[
     },
     EngineDef {
         name: "nbd",
-        help: "a Network Block Device server through libnbd",
-        implemented: false,
+        help: "a Network Block Device server, over the NBD protocol",
+        implemented: true,
     },
     EngineDef {
         name: "libaio",
@@ -462,7 +462,10 @@ const IOENGINE_CHOICES: &[(&str, &str)] = &[
         "an engine loaded from a shared object (external:path)",
     ),
     ("libpmem", "PMDK libpmem"),
-    ("nbd", "a Network Block Device server through libnbd"),
+    (
+        "nbd",
+        "a Network Block Device server, over the NBD protocol",
+    ),
 ];
 
 const IO_SUBMIT_MODE_CHOICES: &[(&str, &str)] = &[
@@ -2634,8 +2637,7 @@ pub static OPTIONS: &[OptDef] = &[
     .not_yet(),
     opt("uri", K::Str, "The NBD server address")
         .cat(C::Engine)
-        .engines(&["nbd"])
-        .not_yet(),
+        .engines(&["nbd"]),
     opt(
         "userspace_reap",
         K::Bool,

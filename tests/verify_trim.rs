@@ -76,6 +76,20 @@ fn verify_trims_match_fio_counts() {
              --rw=randtrimwrite --ioengine=libaio --iodepth=4",
             (0, 64, 64, 84),
         ),
+        // Blocks a backlog verify has read leave the trim list, as in fio.
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=4 --verify_backlog=8",
+            (0, 64, 64, 84),
+        ),
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=3 --verify_backlog=5",
+            (0, 64, 64, 89),
+        ),
+        // Each loop is verified, and trims start over with it.
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=4 --loops=2",
+            (0, 128, 128, 188),
+        ),
     ];
     let fio = common::fio().is_some();
     for (extra, want) in cases {

@@ -315,17 +315,22 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             && !data.backlog_due()
         {
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
-            let next = match pending
-                .take()
-                .or_else(|| data.next_trim())
-                .or_else(|| cx.gen.next_io())
-            {
+            let mut fresh = false;
+            let next = match pending.take().or_else(|| data.next_trim()).or_else(|| {
+                fresh = true;
+                cx.gen.next_io()
+            }) {
                 Some(n) => n,
                 None => {
                     gen_done = true;
                     break;
                 }
             };
+            // A new loop: what the last one wrote is verified first.
+            if fresh && data.loop_ended(cx.gen.pass()) {
+                pending = Some(next);
+                break;
+            }
             if let Some(kind) = syncer.due() {
                 (pending, hold) = (Some(next), Hold::Sync(kind));
                 break;
@@ -438,7 +443,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             }
         }
         if inflight == 0 && staged.is_empty() && data.backlog_due() {
-            let batch = Some(ex_backlog_batch(cx.job));
+            let batch = if data.take_loop_due() {
+                None
+            } else {
+                Some(ex_backlog_batch(cx.job))
+            };
             if let Err(t) = data.verify_phase(
                 &mut engine,
                 &mut pool,

@@ -65,6 +65,11 @@ pub struct Contents {
     slot_wno: Vec<u64>,
     /// The job's error policy: which read errors of the verify pass may be passed over.
     errors: crate::job::errors::ErrorPolicy,
+    /// The generator pass of the last generated I/O (0 before the first).
+    pass: u32,
+    /// A loop ended: its writes are to be verified before the next loop's I/O.
+    loop_due: bool,
+    randrepeat: bool,
 }
 
 /// What became of a completed verify read.
@@ -186,6 +191,9 @@ impl Contents {
             trims: None,
             slot_wno: vec![0; depth],
             errors: job.exec.errors.clone(),
+            pass: 0,
+            loop_due: false,
+            randrepeat: w.randrepeat,
             v,
             filler,
         }
@@ -244,7 +252,7 @@ impl Contents {
 
     /// Sets up verify trims (`trim_percentage`) from the clone's trim random stream.
     pub fn attach_trims(&mut self, gen: &Generator) {
-        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, gen);
+        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, self.randrepeat, gen);
     }
 
     /// The verify trim due now, issued before the next generated I/O (see `trim`).
@@ -389,10 +397,35 @@ impl Contents {
         faked
     }
 
-    /// True when `verify_backlog` blocks were written since the last backlog check.
+    /// True when a verify is due before more I/O: `verify_backlog` blocks were written
+    /// since the last backlog check, or a loop of the job ended (see [`Self::loop_ended`]).
     #[inline]
     pub fn backlog_due(&self) -> bool {
-        self.v.backlog > 0 && self.since_backlog >= self.v.backlog
+        self.loop_due || (self.v.backlog > 0 && self.since_backlog >= self.v.backlog)
+    }
+
+    /// Told that the generator's I/O now belongs to pass `pass`: when a new loop begins
+    /// with written blocks to check, they are verified first, as fio verifies after every
+    /// loop. Returns true when that verify is now due.
+    pub fn loop_ended(&mut self, pass: u32) -> bool {
+        let new = pass != self.pass && self.pass != 0;
+        self.pass = pass;
+        if new && self.keep_hist && self.v.do_verify && !self.hist.is_empty() {
+            self.loop_due = true;
+        }
+        self.loop_due
+    }
+
+    /// Takes the due end-of-loop verify, if any; the new loop starts with no trims
+    /// pending. The caller then runs the full verify pass.
+    pub fn take_loop_due(&mut self) -> bool {
+        let due = std::mem::take(&mut self.loop_due);
+        if due {
+            if let Some(t) = &mut self.trims {
+                t.new_loop();
+            }
+        }
+        due
     }
 
     /// Reads back and checks written blocks: all of them (`batch == None`, the phase after
@@ -415,6 +448,11 @@ impl Contents {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
                 let h = self.hist.drain(..n).collect::<Vec<_>>();
+                if let Some(t) = &mut self.trims {
+                    for p in &h {
+                        t.verified(p.wno);
+                    }
+                }
                 Source::List(self.mark_trims(h).into_iter())
             }
             (None, Some(gen)) => Source::Replay {

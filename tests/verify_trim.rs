@@ -201,8 +201,17 @@ fn trim_on_a_regular_file_fails_as_under_fio() {
             .arg("--output-format=json");
         counts(&common::run(c))
     };
-    // BLKDISCARD on a regular file: ENOTTY, the job's error.
+    // BLKDISCARD on a regular file: ENOTTY, the job's error, named as fio names it.
     assert_eq!(run(common::iobench()).0, libc::ENOTTY as i64);
+    let mut c = common::iobench();
+    c.args(["--name=t", "--bs=4k", "--size=64k", "--rw=trim"])
+        .arg(format!("--filename={}", f.display()));
+    let out = common::run(c);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("err=25 (file:ioengines.c:399, func=td_io_queue, error=Inappropriate ioctl"),
+        "{text}"
+    );
     if common::fio().is_some() {
         assert_eq!(run(Command::new("fio")).0, libc::ENOTTY as i64);
     }

@@ -181,11 +181,19 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     } else {
                         io_error_line(name, errno, u.op, u.offset, u.len)
                     };
-                    if full || fatal || ex.errors.error_dump {
+                    // A trim fails inside fio's queue call, which names itself and
+                    // prints no io_u line.
+                    let trim = u.op == Op::Rw(Ddir::Trim);
+                    if (full || fatal || ex.errors.error_dump) && !trim {
                         eprintln!("iobench: {line}");
                     }
                     if !full {
-                        cx.stats.record_error(errno, &io_verror(errno));
+                        let verror = if trim {
+                            queue_verror(errno)
+                        } else {
+                            io_verror(errno)
+                        };
+                        cx.stats.record_error(errno, &verror);
                     }
                     if fatal && error.is_none() {
                         error = Some(line);
@@ -606,6 +614,15 @@ fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> Str
 fn io_verror(errno: i32) -> String {
     format!(
         "file:io_u.c:1876, func=io_u error, error={}",
+        crate::job::errors::strerror(errno)
+    )
+}
+
+/// The job's error text for a trim that failed in the engine's queue call (fio's
+/// `td_io_queue` form).
+fn queue_verror(errno: i32) -> String {
+    format!(
+        "file:ioengines.c:399, func=td_io_queue, error={}",
         crate::job::errors::strerror(errno)
     )
 }

@@ -30,8 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def jobs(scratch, runtime):
-    """The benchmark jobs: (name, options). Each runs time-based for `runtime` seconds."""
+def jobs(scratch, runtime, nbd_socket=None):
+    """The benchmark jobs: (name, options). Each runs time-based for `runtime` seconds.
+    With an NBD server's socket, the nbd engine's job too."""
     t = ["--time_based", f"--runtime={runtime}", "--group_reporting"]
     page_cached = os.path.join(scratch, "cached.dat")
     direct_file = os.path.join(scratch, "direct.dat")
@@ -64,7 +65,27 @@ def jobs(scratch, runtime):
         ("null 4k randread write_lat_log",
          ["--name=lat", "--ioengine=null", "--rw=randread", "--bs=4k", "--size=1g",
           f"--write_lat_log={os.path.join(scratch, 'latlog')}"] + t),
-    ]
+    ] + ([
+        ("nbd 4k randread QD32 (nbdkit memory)",
+         ["--name=nbd", "--ioengine=nbd", f"--uri=nbd+unix:///?socket={nbd_socket}",
+          "--rw=randread", "--bs=4k", "--iodepth=32"] + t),
+    ] if nbd_socket else [])
+
+
+def start_nbdkit(scratch):
+    """An nbdkit RAM disk on a Unix socket for the nbd job: (process, socket), or
+    (None, None) when nbdkit is not installed."""
+    if not shutil.which("nbdkit"):
+        return None, None
+    sock = os.path.join(scratch, "nbd.sock")
+    if os.path.exists(sock):
+        os.unlink(sock)
+    proc = subprocess.Popen(["nbdkit", "-f", "-U", sock, "memory", "size=256M"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while not os.path.exists(sock) and time.time() < deadline:
+        time.sleep(0.02)
+    return proc, sock
 
 
 def tree_pids(pid):
@@ -264,8 +285,9 @@ def main():
     prepare_files(scratch)
     tools = {"iobench": args.iobench, "fio": args.fio}
 
+    nbdkit, nbd_socket = start_nbdkit(scratch)
     rows = []
-    for name, opts in jobs(scratch, args.runtime):
+    for name, opts in jobs(scratch, args.runtime, nbd_socket):
         if args.only and args.only not in name:
             continue
         samples = {t: {"iops": [], "cpu_ns": [], "rss": []} for t in tools}
@@ -292,6 +314,10 @@ def main():
             }
         rows.append(row)
         print_row(row, args.markdown)
+
+    if nbdkit:
+        nbdkit.terminate()
+        nbdkit.wait()
 
     if not args.no_peak:
         peak_compare(args, scratch)

@@ -234,7 +234,7 @@ fn every_engine_reads_the_files_bytes_and_writes_where_aimed() {
         EngineKind::PosixAio,
         EngineKind::Mmap,
     ] {
-        round_trip(kind, plain, kind.name());
+        round_trip(kind, plain.clone(), kind.name());
     }
 }
 

@@ -59,6 +59,13 @@ fn status_lines_have_fios_layout() {
     assert!(!full.is_empty(), "{lines:?}");
     // The ETA counts down to the end of the 4 s runtime.
     assert!(full.iter().all(|l| l.contains("[eta 00m:0")), "{full:?}");
+    // The job's rate limit follows the job count, as fio shows it.
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("Jobs: 1 (f=1), 0-2000 IOPS") || l.starts_with("Jobs: 0 (f=0)")),
+        "{lines:?}"
+    );
     assert!(text.contains("Run status group 0"), "{text}");
     if let Some(mut fio) = common::fio() {
         rate_job(&mut fio);
@@ -74,6 +81,12 @@ fn status_lines_have_fios_layout() {
             })
             .count();
         assert!(ffull >= 1, "{flines:?}");
+        assert!(
+            flines
+                .iter()
+                .any(|l| l.starts_with("Jobs: 1 (f=1), 0-2000 IOPS: [R(1)]")),
+            "{flines:?}"
+        );
     }
 }
 

@@ -172,7 +172,7 @@ impl Engine for Libaio {
             Op::Rw(Ddir::Read) => (IOCB_CMD_PREAD, self.nowait_flag()),
             Op::Rw(Ddir::Write) => (IOCB_CMD_PWRITE, self.nowait_flag()),
             Op::Rw(Ddir::Trim) => {
-                io.result = -(libc::EOPNOTSUPP as i64);
+                io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
             Op::Sync { data_only } => {

@@ -199,7 +199,7 @@ impl Engine for Mmap {
             }
         };
         if ddir == Ddir::Trim {
-            io.result = -(libc::EOPNOTSUPP as i64);
+            io.result = super::discard(io.fd, io.offset, io.len);
             return Ok(Queued::Completed);
         }
         let at = match self.locate(f, io.offset, io.len) {

@@ -12,6 +12,7 @@
 pub mod fileops;
 pub mod libaio;
 pub mod mmap;
+pub mod nbd;
 pub mod null;
 pub mod posixaio;
 pub mod psync;
@@ -187,4 +188,21 @@ pub(crate) fn do_sync(fd: RawFd, data_only: bool) -> i64 {
         }
     };
     neg_errno(r as isize)
+}
+
+/// A trim (discard) of `len` bytes at `offset`, done in line as fio does on Linux: the
+/// block layer's BLKDISCARD ioctl, whatever the target. A regular file therefore fails
+/// with ENOTTY, exactly as under fio. Returns the bytes trimmed or `-errno`.
+pub(crate) fn discard(fd: RawFd, offset: u64, len: usize) -> i64 {
+    /// `_IO(0x12, 119)`: discard a byte range of a block device.
+    const BLKDISCARD: libc::c_ulong = 0x1277;
+    let range: [u64; 2] = [offset, len as u64];
+    // SAFETY: BLKDISCARD reads two u64s (start, length) from the pointer, which points to
+    // a live local array of exactly that shape.
+    let r = unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) };
+    if r == 0 {
+        len as i64
+    } else {
+        neg_errno(-1)
+    }
 }

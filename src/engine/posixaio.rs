@@ -129,7 +129,7 @@ impl Engine for PosixAio {
                 Op::Rw(Ddir::Read) => libc::aio_read(cb),
                 Op::Rw(Ddir::Write) => libc::aio_write(cb),
                 Op::Rw(Ddir::Trim) => {
-                    io.result = -(libc::EOPNOTSUPP as i64);
+                    io.result = super::discard(io.fd, io.offset, io.len);
                     return Ok(Queued::Completed);
                 }
                 Op::Sync { data_only } => {

@@ -103,7 +103,7 @@ impl Engine for Psync {
                     libc::pwritev2(io.fd, &iov, 1, off, f)
                 }
                 (Op::Rw(Ddir::Trim), _) => {
-                    io.result = -(libc::EOPNOTSUPP as i64);
+                    io.result = super::discard(io.fd, io.offset, io.len);
                     return Ok(Queued::Completed);
                 }
                 (Op::Sync { data_only }, _) => {

@@ -5,6 +5,7 @@
 use super::fileops::{FileOp, FileOps, StatType};
 use super::libaio::{Libaio, LibaioOpts};
 use super::mmap::Mmap;
+use super::nbd::Nbd;
 use super::null::Null;
 use super::posixaio::PosixAio;
 use super::psync::{PosMode, Psync, RWF_HIPRI, RWF_NOWAIT, RWF_UNCACHED};
@@ -28,11 +29,14 @@ pub enum EngineKind {
     FileCreate,
     FileStat,
     FileDelete,
+    Nbd,
 }
 
 /// Per-engine options, resolved from the job (see `job::exec`).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct EngineOpts {
+    /// nbd's `uri`: the server and export.
+    pub nbd_uri: Option<std::sync::Arc<str>>,
     pub libaio: LibaioOpts,
     pub uring: UringOpts,
     pub hipri: bool,
@@ -66,6 +70,7 @@ impl EngineKind {
             "filecreate" => EngineKind::FileCreate,
             "filestat" => EngineKind::FileStat,
             "filedelete" => EngineKind::FileDelete,
+            "nbd" => EngineKind::Nbd,
             other => {
                 return Err(format!(
                     "unknown engine '{other}' (available: {})",
@@ -90,6 +95,7 @@ impl EngineKind {
         "filecreate",
         "filestat",
         "filedelete",
+        "nbd",
     ];
 
     /// fio's name for the engine, as printed in the job header.
@@ -108,6 +114,7 @@ impl EngineKind {
             EngineKind::FileCreate => "filecreate",
             EngineKind::FileStat => "filestat",
             EngineKind::FileDelete => "filedelete",
+            EngineKind::Nbd => "nbd",
         }
     }
 
@@ -116,7 +123,11 @@ impl EngineKind {
     pub fn is_sync(self) -> bool {
         !matches!(
             self,
-            EngineKind::Libaio | EngineKind::IoUring | EngineKind::Null | EngineKind::PosixAio
+            EngineKind::Libaio
+                | EngineKind::IoUring
+                | EngineKind::Null
+                | EngineKind::PosixAio
+                | EngineKind::Nbd
         )
     }
 
@@ -135,6 +146,7 @@ impl EngineKind {
                 | EngineKind::FileCreate
                 | EngineKind::FileStat
                 | EngineKind::FileDelete
+                | EngineKind::Nbd
         )
     }
 
@@ -166,6 +178,7 @@ impl EngineKind {
             EngineKind::FileCreate => v.visit(FileOps::new(FileOp::Create)),
             EngineKind::FileStat => v.visit(FileOps::new(FileOp::Stat(o.stat_type))),
             EngineKind::FileDelete => v.visit(FileOps::new(FileOp::Delete)),
+            EngineKind::Nbd => v.visit(Nbd::new(o.nbd_uri.clone().unwrap_or_else(|| "".into()))),
         }
     }
 }

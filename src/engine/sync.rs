@@ -46,7 +46,7 @@ impl Engine for SyncRw {
             }
         };
         if ddir == Ddir::Trim {
-            io.result = -(libc::EOPNOTSUPP as i64);
+            io.result = super::discard(io.fd, io.offset, io.len);
             return Ok(Queued::Completed);
         }
         let pos = &mut self.pos[io.file as usize];

@@ -179,7 +179,7 @@ impl Engine for Uring {
         }
         let entry: squeue::Entry = match io.op {
             Op::Rw(Ddir::Trim) => {
-                io.result = -(libc::EOPNOTSUPP as i64);
+                io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
             Op::Sync { data_only } => {

@@ -376,6 +376,12 @@ impl Generator {
         }
     }
 
+    /// A fresh generator for one of the clone's side streams (trim choice, dedupe, …),
+    /// seeded and sized as fio seeds that stream for this clone.
+    pub fn side_stream(&self, s: rand::Stream) -> rand::FRand {
+        rand::FRand::new(self.cfg.seeds[s as usize], self.cfg.use64)
+    }
+
     /// fio's 1-based thread number of this clone (it seeds the clone's other streams too:
     /// startdelay ranges, Poisson rates).
     pub fn thread_number(&self) -> u64 {

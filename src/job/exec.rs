@@ -167,6 +167,19 @@ impl ExecOpts {
             Some(_) => libc::O_SYNC,
         };
         let engine_opts = EngineOpts {
+            nbd_uri: match (engine, r.text("uri")) {
+                (EngineKind::Nbd, None) => {
+                    return Err(r.invalid(
+                        "ioengine",
+                        "ioengine=nbd needs uri= (nbd://host[:port]/export or nbd+unix:///export?socket=PATH)",
+                    ))
+                }
+                (EngineKind::Nbd, Some(u)) => {
+                    crate::engine::nbd::wire::parse_uri(&u).map_err(|e| r.invalid("uri", e))?;
+                    Some(u.into())
+                }
+                _ => None,
+            },
             libaio: crate::engine::libaio::LibaioOpts {
                 userspace_reap: r.bool("userspace_reap")?,
                 nowait: r.bool("nowait")?,

@@ -350,8 +350,8 @@ pub static ENGINES: &[EngineDef] = &[
     },
     EngineDef {
         name: "nbd",
-        help: "a Network Block Device server through libnbd",
-        implemented: false,
+        help: "a Network Block Device server, over the NBD protocol",
+        implemented: true,
     },
     EngineDef {
         name: "libaio",
@@ -462,7 +462,10 @@ const IOENGINE_CHOICES: &[(&str, &str)] = &[
         "an engine loaded from a shared object (external:path)",
     ),
     ("libpmem", "PMDK libpmem"),
-    ("nbd", "a Network Block Device server through libnbd"),
+    (
+        "nbd",
+        "a Network Block Device server, over the NBD protocol",
+    ),
 ];
 
 const IO_SUBMIT_MODE_CHOICES: &[(&str, &str)] = &[
@@ -1359,8 +1362,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Verify)
     .parent("verify")
-    .range(0, 100)
-    .not_yet(),
+    .range(0, 100),
     opt(
         "trim_verify_zero",
         K::Bool,
@@ -1369,16 +1371,14 @@ pub static OPTIONS: &[OptDef] = &[
     .def("1")
     .cat(C::Verify)
     .parent("trim_percentage")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "trim_backlog",
         K::Size,
         "Trim after this many blocks have been written",
     )
     .cat(C::Verify)
-    .parent("trim_percentage")
-    .not_yet(),
+    .parent("trim_percentage"),
     opt(
         "trim_backlog_batch",
         K::Int {
@@ -1389,8 +1389,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Verify)
     .parent("trim_percentage")
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt("write_iolog", K::Str, "Record the job's I/O to this file").cat(C::Io),
     opt(
         "read_iolog",
@@ -2182,8 +2181,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "dedupe_mode",
         K::Choice(DEDUPE_MODE_CHOICES),
@@ -2639,8 +2637,7 @@ pub static OPTIONS: &[OptDef] = &[
     .not_yet(),
     opt("uri", K::Str, "The NBD server address")
         .cat(C::Engine)
-        .engines(&["nbd"])
-        .not_yet(),
+        .engines(&["nbd"]),
     opt(
         "userspace_reap",
         K::Bool,

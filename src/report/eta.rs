@@ -140,6 +140,27 @@ pub struct LiveJob {
     pub files_open: u32,
     /// Whether this job began a new group with `stonewall` (pending ETAs add up).
     pub stonewall: bool,
+    /// The job's rate limits over the directions it does, for the `, 0-2000 IOPS` note.
+    pub limits: RateLimits,
+}
+
+/// A job's rate limits (`rate_min`-`rate`, `rate_iops_min`-`rate_iops`), summed over the
+/// directions it does, as fio's status line shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateLimits {
+    pub min_bps: u64,
+    pub max_bps: u64,
+    pub min_iops: u64,
+    pub max_iops: u64,
+}
+
+impl RateLimits {
+    fn add(&mut self, o: &RateLimits) {
+        self.min_bps += o.min_bps;
+        self.max_bps += o.max_bps;
+        self.min_iops += o.min_iops;
+        self.max_iops += o.max_iops;
+    }
 }
 
 /// A job's remaining seconds, fio's best guess: from its progress through its bytes,
@@ -220,11 +241,13 @@ impl EtaLine {
         let mut eta = 0u64;
         let mut eta_stone = 0u64;
         let mut states = String::new();
+        let mut limits = RateLimits::default();
         for j in jobs {
             states.push(j.state.letter());
             if j.state.counts_running() {
                 nr_running += 1;
                 files += j.files_open;
+                limits.add(&j.limits);
             }
             if j.state == JobState::Ramp {
                 nr_ramp += 1;
@@ -275,6 +298,18 @@ impl EtaLine {
         }
         let start = out.len();
         let _ = write!(out, "Jobs: {nr_running} (f={files})");
+        if limits.min_bps > 0 || limits.max_bps > 0 {
+            let unit = Unit::BytePerSec;
+            let sf = self.sig_figs as usize;
+            let _ = write!(
+                out,
+                ", {}-{}",
+                num2str(limits.min_bps, sf, 1, self.pow2, unit),
+                num2str(limits.max_bps, sf, 1, self.pow2, unit)
+            );
+        } else if limits.min_iops > 0 || limits.max_iops > 0 {
+            let _ = write!(out, ", {}-{} IOPS", limits.min_iops, limits.max_iops);
+        }
         if known && nr_running > 0 {
             let perc_str = if endless || (eta == 0 && !self.eta_good) || nr_ramp == nr_running {
                 "-.-%".to_string()
@@ -369,7 +404,29 @@ mod tests {
             ramp_s: 0,
             files_open: 1,
             stonewall: false,
+            limits: RateLimits::default(),
         }
+    }
+
+    #[test]
+    fn rate_limits_of_running_jobs_follow_the_job_count() {
+        let mut l = EtaLine::new(true, false, 4, 0);
+        let mut j = running(0, 1 << 30, 0);
+        j.limits.max_iops = 2000;
+        assert!(l
+            .render(&[j, j], 1000)
+            .starts_with("Jobs: 2 (f=2), 0-4000 IOPS"));
+        j.limits = RateLimits {
+            min_bps: 200 << 10,
+            max_bps: 3 << 20,
+            ..Default::default()
+        };
+        assert!(l
+            .render(&[j], 2000)
+            .starts_with("Jobs: 1 (f=1), 200KiB/s-3072KiB/s"));
+        let mut done = j;
+        done.state = JobState::Exited;
+        assert!(l.render(&[done], 3000).starts_with("Jobs: 0 (f=0)\r"));
     }
 
     #[test]

@@ -418,8 +418,53 @@ fn global_opts(jobs: &[Job]) -> Obj {
     opts_obj(&all)
 }
 
-/// The whole JSON document (with a trailing newline).
+/// The whole JSON document as fio lays it out, over many lines (with a trailing newline).
 pub fn render(jobs: &[Job], sum: &RunSummary, plus: bool) -> String {
+    let mut out = String::new();
+    print(&mut out, &document(jobs, sum, plus), 0);
+    out.push('\n');
+    out
+}
+
+/// The whole JSON document on one line (with a trailing newline): one record of a JSON
+/// Lines stream, for reports printed while the run goes (`--status-interval`).
+pub fn render_line(jobs: &[Job], sum: &RunSummary, plus: bool) -> String {
+    let mut out = String::new();
+    print_line(&mut out, &document(jobs, sum, plus));
+    out.push('\n');
+    out
+}
+
+/// Prints `v` with no whitespace at all.
+pub fn print_line(out: &mut String, v: &Value) {
+    match v {
+        Value::Obj(pairs) => {
+            out.push('{');
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "\"{}\":", escape(k));
+                print_line(out, v);
+            }
+            out.push('}');
+        }
+        Value::Arr(vals) => {
+            out.push('[');
+            for (i, v) in vals.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                print_line(out, v);
+            }
+            out.push(']');
+        }
+        scalar => print(out, scalar, 0),
+    }
+}
+
+/// The JSON document's value.
+fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
     let now = std::time::SystemTime::now();
     let since = now
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
@@ -444,8 +489,5 @@ pub fn render(jobs: &[Job], sum: &RunSummary, plus: bool) -> String {
     if !sum.disks.is_empty() {
         root.arr("disk_util", disk_values(sum));
     }
-    let mut out = String::new();
-    print(&mut out, &root.into_value(), 0);
-    out.push('\n');
-    out
+    root.into_value()
 }

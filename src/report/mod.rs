@@ -117,7 +117,20 @@ pub fn wants_normal(cfg: &CliConfig) -> bool {
 }
 
 /// The end-of-run report in every format asked for, in fio's order: terse, json, normal.
+/// With `--status-interval` its JSON is one line, like the periodic reports before it, so
+/// that the whole output is one JSON Lines stream; without, fio's multi-line layout.
 pub fn final_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String {
+    report_text(cfg, jobs, sum, cfg.status_interval.is_some())
+}
+
+/// A report printed while the run goes (`--status-interval`, SIGUSR1): the final
+/// report's layout, with its JSON always on one line.
+pub fn interim_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String {
+    report_text(cfg, jobs, sum, true)
+}
+
+/// The report in every format asked for; `json_line`: JSON on one line.
+fn report_text(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary, json_line: bool) -> String {
     let f = formats(cfg);
     let mut out = String::new();
     if f.contains(&OutputFormat::Terse) {
@@ -126,7 +139,11 @@ pub fn final_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String {
     }
     let plus = f.contains(&OutputFormat::JsonPlus);
     if plus || f.contains(&OutputFormat::Json) {
-        out.push_str(&json::render(jobs, sum, plus));
+        if json_line {
+            out.push_str(&json::render_line(jobs, sum, plus));
+        } else {
+            out.push_str(&json::render(jobs, sum, plus));
+        }
     }
     if f.contains(&OutputFormat::Normal) {
         out.push_str(&normal::render(sum));
@@ -157,6 +174,17 @@ impl Sink {
             None => None,
         };
         Ok(Sink { file })
+    }
+
+    /// A second handle on the same destination (a file shares its offset with this one),
+    /// for reports printed while the run goes.
+    pub fn try_clone(&self) -> std::io::Result<Sink> {
+        Ok(Sink {
+            file: match &self.file {
+                Some(f) => Some(f.try_clone()?),
+                None => None,
+            },
+        })
     }
 
     /// Writes `text` and flushes it.

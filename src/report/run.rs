@@ -1,5 +1,6 @@
 //! The reporting side of a run, for the binary: opens `--output`, prints the headers before
-//! the jobs start, snapshots disk counters, and prints the final report in every format.
+//! the jobs start, snapshots disk counters, registers the printer of the reports made while
+//! the run goes (`--status-interval`, SIGUSR1), and prints the final report in every format.
 
 use super::{final_report, wants_normal, Sink};
 use crate::cli::CliConfig;
@@ -67,6 +68,16 @@ impl Reporter {
         } else {
             Some(DiskSnapshot::take(&paths))
         };
+        let mut live_sink = sink.try_clone()?;
+        let (cfg2, jobs2, start) = (cfg.clone(), jobs.to_vec(), Instant::now());
+        crate::run::live::set_reporter(Box::new(move |outcome: &RunOutcome| {
+            // As in fio, reports printed while the run goes carry no disk statistics.
+            let mut sum = summarize(&jobs2, outcome);
+            sum.elapsed_ms = start.elapsed().as_millis() as u64;
+            if let Err(e) = live_sink.write(&super::interim_report(&cfg2, &jobs2, &sum)) {
+                eprintln!("iobench: output: {e}");
+            }
+        }));
         Ok(Reporter {
             sink,
             disks,

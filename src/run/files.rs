@@ -170,6 +170,10 @@ pub fn prepare(
     } else {
         job.files.paths(&job.name, clone)
     };
+    if job.exec.engine == crate::engine::EngineKind::Nbd {
+        let name = paths.first().cloned().unwrap_or_else(|| "nbd".into());
+        return nbd_target(job, name).map(|t| done(vec![t]));
+    }
     let no_io = job.exec.engine.is_diskless();
     let mut targets = Vec::with_capacity(paths.len());
     let mut missing = Vec::with_capacity(paths.len());
@@ -597,4 +601,26 @@ pub fn unlink_created(targets: &[Target]) {
     {
         let _ = std::fs::remove_file(&t.path);
     }
+}
+
+/// The one target of an nbd job: the server's export, sized by asking the server (as
+/// fio's nbd engine does before its workers start), under the job's file name.
+fn nbd_target(job: &Job, path: String) -> Result<Target, crate::error::RunError> {
+    let uri = job.exec.engine_opts.nbd_uri.as_deref().unwrap_or("");
+    let size = crate::engine::nbd::wire::export_size(uri)
+        .map_err(|e| setup_err(job, format!("nbd server {uri}: {e}")))?;
+    if size == 0 {
+        return Err(setup_err(
+            job,
+            format!("nbd server {uri}: the export is empty"),
+        ));
+    }
+    Ok(Target {
+        path,
+        kind: Kind::Block,
+        size,
+        setup_size: size,
+        created: false,
+        lay_out_to: 0,
+    })
 }

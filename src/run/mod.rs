@@ -6,6 +6,7 @@ pub mod files;
 pub mod groups;
 pub mod hooks;
 pub mod iosched;
+pub mod live;
 pub mod lockmem;
 pub mod pacing;
 pub mod signals;
@@ -85,6 +86,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
                 time_based: j.exec.time_based,
                 ramp_s: (j.exec.ramp_time_us + j.exec.startdelay_us.lo) / 1_000_000,
                 stonewall: j.exec.stonewall || j.exec.new_group,
+                limits: rate_limits(j),
                 ..Default::default()
             });
         }
@@ -103,6 +105,22 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             next_ms: 0,
             to_stdout: crate::report::wants_normal(cfg),
         });
+    }
+}
+
+/// The job's rate limits over the directions its pattern does, for the status line.
+fn rate_limits(job: &Job) -> crate::report::eta::RateLimits {
+    use crate::job::Pattern as P;
+    let p = job.workload.pattern;
+    let trims = matches!(p, P::Trim | P::RandTrim | P::TrimWrite | P::RandTrimWrite);
+    let does = [p.reads(), p.writes(), trims];
+    let r = &job.exec.rate;
+    let sum = |v: &[u64; 3]| (0..3).filter(|&d| does[d]).map(|d| v[d]).sum();
+    crate::report::eta::RateLimits {
+        min_bps: sum(&r.min_bps),
+        max_bps: sum(&r.bps),
+        min_iops: sum(&r.min_iops),
+        max_iops: sum(&r.iops),
     }
 }
 
@@ -358,6 +376,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
+    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
     for phase in groups::phases(jobs) {
         if stopped_all() {
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
@@ -437,6 +456,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         clear_stop();
     }
     end_status();
+    live::end();
     outcome.signal = signals::signalled();
     let code = if outcome.signal.is_some() {
         signals::SIGNAL_EXIT
@@ -444,6 +464,21 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// Every clone of the run in report order, with its thread number and empty statistics,
+/// for interim reports.
+fn interim_clones(jobs: &[Job], firsts: &[u64], gids: &[u32]) -> Vec<(u64, JobStats)> {
+    let mut v = Vec::new();
+    for (ji, job) in jobs.iter().enumerate() {
+        for clone in 0..job.exec.numjobs.max(1) {
+            let tn = crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
+            let mut s = JobStats::for_job(job, ji, gids[ji]);
+            s.logs = None;
+            v.push((tn, s));
+        }
+    }
+    v
 }
 
 /// The CPUs a clone may run on: the job's set, or with `cpus_allowed_policy=split` the

@@ -1,12 +1,15 @@
 //! SIGINT/SIGTERM handling. In the main process the first signal prints fio's
 //! "terminating on signal N" line and asks every worker to stop (the results of the time
 //! that ran are still printed); a second one exits at once. Worker processes only stop.
+//! SIGUSR1 asks for a report of the run as it stands (see `run::live`); the run goes on.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 static COUNT: AtomicU32 = AtomicU32::new(0);
 static IS_WORKER: AtomicBool = AtomicBool::new(false);
+/// Set by SIGUSR1, taken by the collector's loop.
+static USR1: AtomicBool = AtomicBool::new(false);
 /// Where the "terminating" line goes: stdout with the normal report (as fio prints it),
 /// stderr when stdout carries JSON or terse, so machine output stays parseable.
 static NOTICE_FD: AtomicI32 = AtomicI32::new(1);
@@ -77,9 +80,40 @@ fn install(handler: libc::sighandler_t) {
     }
 }
 
+extern "C" fn on_usr1(_sig: libc::c_int) {
+    USR1.store(true, Ordering::Relaxed);
+}
+
 /// Installs the main process's handlers.
 pub fn install_main() {
     install(on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    // SAFETY: as in `install`; SA_RESTART, since a report request must not cut short a
+    // blocking call anywhere in the process.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_usr1 as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+    }
+}
+
+/// True once per SIGUSR1 received since the last call.
+pub fn take_usr1() -> bool {
+    USR1.swap(false, Ordering::Relaxed)
+}
+
+/// In a worker thread: SIGUSR1 is left to the main thread, so that it never lands in the
+/// middle of the thread's I/O calls.
+pub fn block_usr1_here() {
+    // SAFETY: a zeroed sigset filled by sigemptyset/sigaddset; pthread_sigmask changes
+    // only the calling thread's mask.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGUSR1);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// In a forked worker: signals only stop the worker, and the worker dies with its parent.

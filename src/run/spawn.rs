@@ -154,6 +154,7 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 let flag = stops[i];
                 workers[i] = Worker::Thread(scope.spawn(move || {
                     super::set_clone_stop(flag);
+                    super::signals::block_usr1_here();
                     run_one(s)
                 }));
             }
@@ -256,6 +257,7 @@ fn collect(
                     )),
                 };
                 let failed = !matches!(&out, Ok(s) if !s.failed);
+                super::live::finished(specs[i].thread_number, out.as_ref().ok());
                 results[i] = Some(out);
                 finished_clone(specs, workers, stops, i, failed);
             }
@@ -270,6 +272,7 @@ fn collect(
                         ))
                     });
                     let failed = !matches!(&out, Ok(s) if !s.failed);
+                    super::live::finished(specs[i].thread_number, out.as_ref().ok());
                     results[i] = Some(out);
                     finished_clone(specs, workers, stops, i, failed);
                 }
@@ -279,6 +282,7 @@ fn collect(
             std::thread::sleep(Duration::from_millis(20));
         }
         super::live_tick();
+        super::live::tick();
         if let Some(m) = steady.as_mut() {
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
         }

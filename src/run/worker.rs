@@ -54,9 +54,12 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
-    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    // Each clone fills its buffers from its own seed (fio seeds them by thread number).
+    let clone = cx.gen.thread_number().saturating_sub(1) as u32;
+    let mut data = crate::verify::Contents::new(cx.job, clone, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
+    data.attach_trims(&cx.gen);
     // A job that writes gets its buffers filled now; a read-only job's are left untouched
     // until its reads land in them, as fio leaves them (so its page faults fall in the run).
     if cx.job.workload.pattern.writes() {
@@ -128,8 +131,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let mut ramping = ex.ramp_time_us > 0;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    // verify_only: the writes are walked, not issued; fio still counts them as issued
+    // and done (added once the run is over, so no rate sample takes them in).
+    let mut faked = None;
     if data.verify_only() {
-        data.fake_writes(&mut cx.gen);
+        faked = Some(data.fake_writes(&mut cx.gen));
         gen_done = true;
     }
     let mut error: Option<String> = None;
@@ -175,11 +181,19 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     } else {
                         io_error_line(name, errno, u.op, u.offset, u.len)
                     };
-                    if full || fatal || ex.errors.error_dump {
+                    // A trim fails inside fio's queue call, which names itself and
+                    // prints no io_u line.
+                    let trim = u.op == Op::Rw(Ddir::Trim);
+                    if (full || fatal || ex.errors.error_dump) && !trim {
                         eprintln!("iobench: {line}");
                     }
                     if !full {
-                        cx.stats.record_error(errno, &io_verror(errno));
+                        let verror = if trim {
+                            queue_verror(errno)
+                        } else {
+                            io_verror(errno)
+                        };
+                        cx.stats.record_error(errno, &verror);
                     }
                     if fatal && error.is_none() {
                         error = Some(line);
@@ -234,6 +248,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
 
     loop {
         let now = now_ns();
+        if cx.stats.live.is_some_and(|s| s.wanted()) {
+            let measured = if ramping { 0 } else { now - stat_start };
+            crate::stats::live::answer(&mut cx.stats, measured);
+        }
         if ramping && now >= ramp_end {
             ramping = false;
             stat_start = now;
@@ -304,13 +322,23 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             && inflight + staged.len() < limit
             && !data.backlog_due()
         {
-            let next = match pending.take().or_else(|| cx.gen.next_io()) {
+            // A due verify trim goes before the next generated I/O, as fio's get_io_u.
+            let mut fresh = false;
+            let next = match pending.take().or_else(|| data.next_trim()).or_else(|| {
+                fresh = true;
+                cx.gen.next_io()
+            }) {
                 Some(n) => n,
                 None => {
                     gen_done = true;
                     break;
                 }
             };
+            // A new loop: what the last one wrote is verified first.
+            if fresh && data.loop_ended(cx.gen.pass()) {
+                pending = Some(next);
+                break;
+            }
             if let Some(kind) = syncer.due() {
                 (pending, hold) = (Some(next), Hold::Sync(kind));
                 break;
@@ -378,7 +406,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                     cx.stats.record_complete(1);
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
-                    if error.is_some() || end.is_some_and(|e| t >= e) || super::terminating() {
+                    if error.is_some()
+                        || end.is_some_and(|e| t >= e)
+                        || super::terminating()
+                        || cx.stats.live.is_some_and(|s| s.wanted())
+                    {
                         break;
                     }
                 }
@@ -419,7 +451,11 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             }
         }
         if inflight == 0 && staged.is_empty() && data.backlog_due() {
-            let batch = Some(ex_backlog_batch(cx.job));
+            let batch = if data.take_loop_due() {
+                None
+            } else {
+                Some(ex_backlog_batch(cx.job))
+            };
             if let Err(t) = data.verify_phase(
                 &mut engine,
                 &mut pool,
@@ -429,8 +465,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
                 stat_start,
                 batch,
             )? {
-                cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
-                error.get_or_insert(t);
+                cx.stats.record_error(t.0, &t.1);
+                error.get_or_insert(t.1);
             }
         }
         if inflight == 0 {
@@ -489,8 +525,8 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
             stat_start,
             None,
         )?;
-        if let Err(t) = r {
-            cx.stats.record_error(crate::verify::contents::EILSEQ, &t);
+        if let Err((errno, t)) = r {
+            cx.stats.record_error(errno, &t);
             error = Some(t);
         }
     }
@@ -517,6 +553,26 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
         if cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
+    }
+    // Faked writes get no run time (fio leaves it out for verify_only), so a direction
+    // with only those shows its counts but no rate; faked trims do get one, as in fio.
+    if let Some(f) = faked {
+        let mut n = 0;
+        for d in Ddir::ALL {
+            let (ios, bytes) = f[d as usize];
+            cx.stats.dir[d as usize].ios += ios;
+            cx.stats.dir[d as usize].bytes += bytes;
+            n += ios;
+            if ios > 0 && d != Ddir::Write {
+                cx.stats.set_runtime_ms(d, ms);
+            }
+        }
+        cx.stats.record_depth(1, n as u32);
+    }
+    if cx.stats.live.is_some() {
+        // The final numbers, for a report made before the collector has this clone's
+        // results (one made while it finishes, or just after).
+        crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
     }
     if error.is_some() {
         cx.stats.failed = true;
@@ -558,6 +614,15 @@ fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> Str
 fn io_verror(errno: i32) -> String {
     format!(
         "file:io_u.c:1876, func=io_u error, error={}",
+        crate::job::errors::strerror(errno)
+    )
+}
+
+/// The job's error text for a trim that failed in the engine's queue call (fio's
+/// `td_io_queue` form).
+fn queue_verror(errno: i32) -> String {
+    format!(
+        "file:ioengines.c:399, func=td_io_queue, error={}",
         crate::job::errors::strerror(errno)
     )
 }

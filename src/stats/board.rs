@@ -21,6 +21,14 @@ pub struct Slot {
     started_ms: AtomicU64,
     /// The state letter as a char code (0: pending).
     state: AtomicU32,
+    /// The snapshot generation the main process asked for last (see `stats::live`).
+    want: AtomicU64,
+    /// The generation the clone's latest snapshot answers.
+    answered: AtomicU64,
+    /// Odd while the clone writes its snapshot buffer.
+    seq: AtomicU64,
+    /// Bytes of snapshot in the buffer (0: none yet).
+    len: AtomicU64,
 }
 
 impl Slot {
@@ -42,6 +50,13 @@ impl Slot {
         self.state.store('E' as u32, Ordering::Relaxed);
     }
 
+    /// True when the main process asked for a snapshot this clone has not given yet: one
+    /// relaxed load of the clone's own cache line, cheap enough for every loop turn.
+    #[inline]
+    pub fn wanted(&self) -> bool {
+        self.want.load(Ordering::Relaxed) != self.answered.load(Ordering::Relaxed)
+    }
+
     /// Marks the clone as reaped: `_`, or `X` when it failed.
     pub fn set_done(&self, failed: bool) {
         let c = if failed { 'X' } else { '_' };
@@ -58,14 +73,22 @@ pub struct Plan {
     pub ramp_s: u64,
     pub files: u32,
     pub stonewall: bool,
+    pub limits: crate::report::eta::RateLimits,
 }
+
+/// Bytes of serialized statistics one clone's snapshot buffer holds. Full histograms of
+/// every direction take under half of it; pages are only touched when written.
+pub const SNAP_CAP: usize = 1 << 20;
 
 struct Board {
     slots: &'static [Slot],
+    /// `slots.len()` buffers of `SNAP_CAP` bytes (null when that mapping failed).
+    snaps: *mut u8,
     epoch: std::time::Instant,
 }
 
-// SAFETY: the slots are atomics in a mapping that lives for the whole process.
+// SAFETY: the slots are atomics in a mapping that lives for the whole process; the
+// snapshot buffers are only touched under the sequence protocol of `publish`.
 unsafe impl Sync for Board {}
 // SAFETY: as above; the board is only ever shared, never moved out of.
 unsafe impl Send for Board {}
@@ -105,10 +128,119 @@ pub fn init(clones: usize) {
     }
     // SAFETY: the mapping holds `clones` zeroed, suitably aligned (page-aligned) slots.
     let slots = unsafe { std::slice::from_raw_parts(p as *const Slot, clones) };
+    // SAFETY: as above; reserved lazily, so unused buffers cost address space only.
+    let snaps = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            clones * SNAP_CAP,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    let snaps = if snaps == libc::MAP_FAILED {
+        std::ptr::null_mut()
+    } else {
+        snaps.cast()
+    };
     let _ = BOARD.set(Board {
         slots,
+        snaps,
         epoch: std::time::Instant::now(),
     });
+}
+
+/// The number of slots on the board (0 without one).
+pub fn clones() -> usize {
+    BOARD.get().map_or(0, |b| b.slots.len())
+}
+
+/// Asks every clone for a snapshot of its statistics; returns the generation their
+/// answers will carry, or None when the board cannot carry snapshots. Main process only.
+pub fn request() -> Option<u64> {
+    let b = BOARD.get()?;
+    if b.snaps.is_null() {
+        return None;
+    }
+    let g = b
+        .slots
+        .iter()
+        .map(|s| s.want.load(Ordering::Relaxed))
+        .max()
+        .unwrap_or(0)
+        + 1;
+    for s in b.slots {
+        s.want.store(g, Ordering::Release);
+    }
+    Some(g)
+}
+
+/// Clone `i`'s (0-based) progress toward generation `g`: `Some(true)` when its snapshot
+/// answers it, `Some(false)` while it may still answer, None when it never will (not
+/// started, or done with its I/O).
+pub fn answer_state(i: usize, g: u64) -> Option<bool> {
+    let s = BOARD.get()?.slots.get(i)?;
+    if s.answered.load(Ordering::Acquire) >= g {
+        return Some(true);
+    }
+    match s.state.load(Ordering::Relaxed) {
+        0 => None,
+        c if c == 'E' as u32 || c == '_' as u32 || c == 'X' as u32 => None,
+        _ => Some(false),
+    }
+}
+
+/// Writes `bytes` (a clone's serialized statistics) into `slot`'s buffer as the answer to
+/// the latest request. Only the clone that owns the slot calls this.
+pub fn publish(slot: &Slot, bytes: &[u8]) {
+    let Some(b) = BOARD.get() else { return };
+    let want = slot.want.load(Ordering::Acquire);
+    let base = b.slots.as_ptr() as usize;
+    let i = (slot as *const Slot as usize).wrapping_sub(base) / std::mem::size_of::<Slot>();
+    if !b.snaps.is_null() && i < b.slots.len() && bytes.len() <= SNAP_CAP {
+        let s = slot.seq.load(Ordering::Relaxed);
+        slot.seq.store(s + 1, Ordering::Relaxed);
+        std::sync::atomic::fence(Ordering::Release);
+        // SAFETY: buffer `i` holds SNAP_CAP bytes and `bytes` fits; this clone is its only
+        // writer, and a reader that overlaps this copy sees the odd sequence and retries.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), b.snaps.add(i * SNAP_CAP), bytes.len())
+        };
+        slot.len.store(bytes.len() as u64, Ordering::Relaxed);
+        slot.seq.store(s + 2, Ordering::Release);
+    }
+    slot.answered.store(want, Ordering::Release);
+}
+
+/// A copy of clone `i`'s latest snapshot, if it published one and no write overlapped
+/// the copy.
+pub fn read_snapshot(i: usize) -> Option<Vec<u8>> {
+    let b = BOARD.get()?;
+    let s = b.slots.get(i)?;
+    if b.snaps.is_null() {
+        return None;
+    }
+    for _ in 0..50 {
+        let s1 = s.seq.load(Ordering::Acquire);
+        if s1 % 2 == 1 {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+            continue;
+        }
+        let len = (s.len.load(Ordering::Relaxed) as usize).min(SNAP_CAP);
+        if len == 0 {
+            return None;
+        }
+        let mut v = vec![0u8; len];
+        // SAFETY: buffer `i` holds SNAP_CAP >= len bytes; a write that overlaps this copy
+        // changes the sequence, and the copy is then thrown away.
+        unsafe { std::ptr::copy_nonoverlapping(b.snaps.add(i * SNAP_CAP), v.as_mut_ptr(), len) };
+        std::sync::atomic::fence(Ordering::Acquire);
+        if s.seq.load(Ordering::Relaxed) == s1 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// The slot of the clone with fio thread number `thread_number` (1-based), if any.
@@ -165,6 +297,7 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
                 ramp_s: p.ramp_s,
                 files_open: p.files,
                 stonewall: p.stonewall,
+                limits: p.limits,
             }
         })
         .collect();

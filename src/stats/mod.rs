@@ -11,6 +11,7 @@ pub mod group;
 pub mod hist;
 pub mod histlog;
 pub mod iostat;
+pub mod live;
 pub mod logs;
 pub mod steady;
 

@@ -24,6 +24,10 @@ struct Piece {
     numberio: u16,
     seed: u64,
     seq: u64,
+    /// The job's number of the write (see `trim`).
+    wno: u64,
+    /// Trimmed since written: it must read back as zeroes.
+    zeroes: bool,
 }
 
 /// Per-worker data state.
@@ -55,6 +59,35 @@ pub struct Contents {
     experimental: bool,
     /// Bytes written so far: how far an experimental replay reads.
     written: u64,
+    /// Verify trims (`trim_percentage`), when asked for.
+    trims: Option<super::trim::Trims>,
+    /// The write number of the write in each slot.
+    slot_wno: Vec<u64>,
+    /// The job's error policy: which read errors of the verify pass may be passed over.
+    errors: crate::job::errors::ErrorPolicy,
+    /// The generator pass of the last generated I/O (0 before the first).
+    pass: u32,
+    /// A loop ended: its writes are to be verified before the next loop's I/O.
+    loop_due: bool,
+    randrepeat: bool,
+}
+
+/// What became of a completed verify read.
+enum Step {
+    /// Done: the slot is free; the failure, if any.
+    Free(Option<Bad>),
+    /// Handed to a checker thread, which frees the slot.
+    Held,
+    /// Short: the rest is to be read.
+    Again,
+}
+
+/// A failed block of the verify pass.
+struct Bad {
+    errno: i32,
+    text: String,
+    /// Never passed over (a read that returned nothing), or not covered by the policy.
+    fatal: bool,
 }
 
 /// Where a verify pass takes its blocks from: a list of remembered writes, or the writes
@@ -94,6 +127,8 @@ impl Source<'_> {
                     numberio: seq as u16,
                     seed: 0,
                     seq,
+                    wno: seq,
+                    zeroes: false,
                 });
             },
         }
@@ -139,7 +174,13 @@ impl Contents {
             since_backlog: 0,
             keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0) && !v.experimental,
             check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
-            check_seed: writes && reads && v.pattern.is_none() && v.backlog == 0 && !v.experimental,
+            // A verify_only pass knows no seeds (nothing was written), so it checks none.
+            check_seed: writes
+                && reads
+                && v.pattern.is_none()
+                && v.backlog == 0
+                && !v.experimental
+                && !v.only,
             mixed: writes && reads,
             saving: None,
             loaded: None,
@@ -147,6 +188,12 @@ impl Contents {
             replay: None,
             experimental: verify_on && writes && v.do_verify && v.experimental,
             written: 0,
+            trims: None,
+            slot_wno: vec![0; depth],
+            errors: job.exec.errors.clone(),
+            pass: 0,
+            loop_due: false,
+            randrepeat: w.randrepeat,
             v,
             filler,
         }
@@ -203,6 +250,17 @@ impl Contents {
         }
     }
 
+    /// Sets up verify trims (`trim_percentage`) from the clone's trim random stream.
+    pub fn attach_trims(&mut self, gen: &Generator) {
+        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, self.randrepeat, gen);
+    }
+
+    /// The verify trim due now, issued before the next generated I/O (see `trim`).
+    #[inline]
+    pub fn next_trim(&mut self) -> Option<crate::gen::NextIo> {
+        self.trims.as_mut()?.due()
+    }
+
     /// True with `verify_only` on a writing job: writes are not issued, only remembered.
     pub fn verify_only(&self) -> bool {
         self.v.only && (self.keep_hist || self.experimental)
@@ -213,6 +271,10 @@ impl Contents {
     pub fn before_queue(&mut self, u: &mut IoUnit) {
         if u.op != Op::Rw(Ddir::Write) || !self.writes_active {
             return;
+        }
+        self.slot_wno[u.slot as usize] = self.issued_writes;
+        if let (Some(t), true) = (&mut self.trims, self.keep_hist) {
+            t.logged(u.file, u.offset, u.len as u64, self.issued_writes);
         }
         // SAFETY: the unit's buffer is its pool slot, at least `len` bytes, not in flight.
         let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
@@ -243,6 +305,9 @@ impl Contents {
     /// text for the job's error line (the details were printed already).
     #[inline]
     pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
+        if let (Some(t), Op::Rw(d)) = (&mut self.trims, u.op) {
+            t.completed(d);
+        }
         match u.op {
             Op::Rw(Ddir::Write) => {
                 self.written += u.len as u64;
@@ -251,7 +316,8 @@ impl Contents {
                 }
                 if self.keep_hist {
                     let st = self.slots[u.slot as usize];
-                    self.remember(u.file, u.offset, u.len as u32, st);
+                    let wno = self.slot_wno[u.slot as usize];
+                    self.remember(u.file, u.offset, u.len as u32, st, wno);
                 }
                 Ok(())
             }
@@ -273,7 +339,7 @@ impl Contents {
         }
     }
 
-    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp) {
+    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp, wno: u64) {
         let seq = self.hist.len() as u64;
         self.hist.push(Piece {
             file,
@@ -282,14 +348,38 @@ impl Contents {
             numberio: st.numberio,
             seed: st.seed,
             seq,
+            wno,
+            zeroes: false,
         });
         self.since_backlog += 1;
     }
 
     /// With `verify_only`: walks the write pattern without writing, remembering blocks.
-    pub fn fake_writes(&mut self, gen: &mut Generator) {
-        while let Some(n) = gen.next_io() {
+    /// Returns the I/Os it stood in for, per direction (count, bytes): fio counts them as
+    /// issued and done.
+    pub fn fake_writes(&mut self, gen: &mut Generator) -> [(u64, u64); 3] {
+        let mut faked = [(0u64, 0u64); 3];
+        loop {
+            // Trims are scheduled as in a real run (their blocks read back as zeroes).
+            if let Some(n) = self.next_trim() {
+                faked[Ddir::Trim as usize].0 += 1;
+                faked[Ddir::Trim as usize].1 += n.len;
+                if let Some(t) = &mut self.trims {
+                    t.completed(Ddir::Trim);
+                }
+                continue;
+            }
+            let Some(n) = gen.next_io() else { break };
+            faked[n.ddir as usize].0 += 1;
+            faked[n.ddir as usize].1 += n.len;
+            if let Some(t) = &mut self.trims {
+                t.completed(n.ddir);
+            }
             if n.ddir == Ddir::Write {
+                let wno = self.issued_writes;
+                if let (Some(t), true) = (&mut self.trims, self.keep_hist) {
+                    t.logged(n.file as u32, n.offset, n.len, wno);
+                }
                 let st = Stamp {
                     numberio: self.issued_writes as u16,
                     ..Stamp::default()
@@ -300,16 +390,42 @@ impl Contents {
                 }
                 self.written += n.len;
                 if self.keep_hist {
-                    self.remember(n.file as u32, n.offset, n.len as u32, st);
+                    self.remember(n.file as u32, n.offset, n.len as u32, st, wno);
                 }
             }
         }
+        faked
     }
 
-    /// True when `verify_backlog` blocks were written since the last backlog check.
+    /// True when a verify is due before more I/O: `verify_backlog` blocks were written
+    /// since the last backlog check, or a loop of the job ended (see [`Self::loop_ended`]).
     #[inline]
     pub fn backlog_due(&self) -> bool {
-        self.v.backlog > 0 && self.since_backlog >= self.v.backlog
+        self.loop_due || (self.v.backlog > 0 && self.since_backlog >= self.v.backlog)
+    }
+
+    /// Told that the generator's I/O now belongs to pass `pass`: when a new loop begins
+    /// with written blocks to check, they are verified first, as fio verifies after every
+    /// loop. Returns true when that verify is now due.
+    pub fn loop_ended(&mut self, pass: u32) -> bool {
+        let new = pass != self.pass && self.pass != 0;
+        self.pass = pass;
+        if new && self.keep_hist && self.v.do_verify && !self.hist.is_empty() {
+            self.loop_due = true;
+        }
+        self.loop_due
+    }
+
+    /// Takes the due end-of-loop verify, if any; the new loop starts with no trims
+    /// pending. The caller then runs the full verify pass.
+    pub fn take_loop_due(&mut self) -> bool {
+        let due = std::mem::take(&mut self.loop_due);
+        if due {
+            if let Some(t) = &mut self.trims {
+                t.new_loop();
+            }
+        }
+        due
     }
 
     /// Reads back and checks written blocks: all of them (`batch == None`, the phase after
@@ -325,13 +441,19 @@ impl Contents {
         stats: &mut JobStats,
         stat_start: u64,
         batch: Option<usize>,
-    ) -> std::io::Result<Result<(), String>> {
+    ) -> std::io::Result<Result<(), (i32, String)>> {
         let mut replay = self.replay.take();
         let mut todo = match (batch, &mut replay) {
             (Some(n), _) => {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
-                Source::List(self.hist.drain(..n).collect::<Vec<_>>().into_iter())
+                let h = self.hist.drain(..n).collect::<Vec<_>>();
+                if let Some(t) = &mut self.trims {
+                    for p in &h {
+                        t.verified(p.wno);
+                    }
+                }
+                Source::List(self.mark_trims(h).into_iter())
             }
             (None, Some(gen)) => Source::Replay {
                 gen,
@@ -360,7 +482,7 @@ impl Contents {
                         _ => out.push(p),
                     }
                 }
-                Source::List(out.into_iter())
+                Source::List(self.mark_trims(out).into_iter())
             }
         };
         // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
@@ -388,62 +510,131 @@ impl Contents {
             let mut which = vec![Piece::default(); depth];
             let mut ahead = todo.next();
             let (mut staged, mut inflight) = (0usize, 0usize);
-            let mut error: Option<String> = None;
+            let mut error: Option<(i32, String)> = None;
+            // Each slot's own buffer (a short read moves the unit's pointer on).
+            let bases: Vec<*mut u8> = pool.iter().map(|u| u.buf).collect();
+            // Slots whose short read is to be continued, as fio requeues the rest.
+            let mut again: Vec<u32> = Vec::new();
+            let mut marks = super::marks::Marks::new();
+            let errors = &this.errors;
             // Accounts a completed read, then checks it here or hands it to a checker.
-            // Returns the failure text, if any, and whether the slot is free again.
-            let mut done = |ck: &mut Option<Checkers>,
-                            u: &mut IoUnit,
-                            p: &Piece,
-                            now: u64|
-             -> (Option<String>, bool) {
-                let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
-                if u.result < 0 {
-                    let e = std::io::Error::from_raw_os_error((-u.result) as i32);
-                    let t = format!(
-                        "io_u error on file {name}: {e}: read offset={}, buflen={}",
-                        p.offset, p.len
+            let mut done =
+                |ck: &mut Option<Checkers>, u: &mut IoUnit, p: &Piece, now: u64| -> Step {
+                    let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
+                    if u.result < 0 {
+                        // A failed read is an I/O error, never a verify one: only a policy
+                        // covering read errors lets the pass go on.
+                        let errno = (-u.result) as i32;
+                        let e = std::io::Error::from_raw_os_error(errno);
+                        let t = format!(
+                            "io_u error on file {name}: {e}: read offset={}, buflen={}",
+                            u.offset, u.len
+                        );
+                        let fatal = !errors.non_fatal(Ddir::Read as usize, errno);
+                        if fatal || errors.error_dump {
+                            eprintln!("iobench: {t}");
+                        }
+                        return Step::Free(Some(Bad {
+                            errno,
+                            text: t,
+                            fatal,
+                        }));
+                    }
+                    if u.result == 0 {
+                        // Nothing read: the block is gone (fio's "full resid"), fatal.
+                        let t = format!(
+                            "verify: nothing read at file {name} offset {} ({} bytes asked): \
+                         Input/output error",
+                            u.offset, u.len
+                        );
+                        eprintln!("iobench: {t}");
+                        return Step::Free(Some(Bad {
+                            errno: libc::EIO,
+                            text: t,
+                            fatal: true,
+                        }));
+                    }
+                    if (u.result as usize) < u.len {
+                        // A short read: the rest is read again, as fio requeues it.
+                        let got = u.result as usize;
+                        stats.record_short(Ddir::Read);
+                        u.offset += got as u64;
+                        // SAFETY: `got < len`, so the pointer stays inside the unit's buffer.
+                        u.buf = unsafe { u.buf.add(got) };
+                        u.len -= got;
+                        return Step::Again;
+                    }
+                    stats.record_io_at(
+                        Ddir::Read,
+                        u.result as u64,
+                        p.offset,
+                        0,
+                        now.saturating_sub(u.issue_ns),
+                        now.saturating_sub(stat_start),
                     );
-                    return (Some(t), true);
-                }
-                stats.record_io_at(
-                    Ddir::Read,
-                    u.result as u64,
-                    p.offset,
-                    0,
-                    now.saturating_sub(u.issue_ns),
-                    now.saturating_sub(stat_start),
-                );
-                if (u.result as usize) < u.len {
-                    let t = format!(
-                        "verify: short read at file {name} offset {}: {} of {} bytes",
-                        p.offset, u.result, u.len
-                    );
-                    return (Some(t), true);
-                }
-                let expect = Expect {
-                    numberio: this.check_numberio.then_some(p.numberio),
-                    seed: this.check_seed.then_some(p.seed),
+                    u.buf = bases[u.slot as usize];
+                    u.len = p.len as usize;
+                    let verdict = |r: Result<(), String>| {
+                        Step::Free(r.err().map(|text| Bad {
+                            errno: EILSEQ,
+                            text,
+                            fatal: false,
+                        }))
+                    };
+                    if p.zeroes {
+                        // SAFETY: the read completed into this unit's buffer of `len` bytes.
+                        let buf = unsafe { std::slice::from_raw_parts(u.buf, u.len) };
+                        let r = super::trim::check_zeroes(buf, name, p.offset);
+                        if let Err(t) = &r {
+                            eprintln!("{t}");
+                        }
+                        return verdict(r);
+                    }
+                    let expect = Expect {
+                        numberio: this.check_numberio.then_some(p.numberio),
+                        seed: this.check_seed.then_some(p.seed),
+                    };
+                    if let Some(c) = ck {
+                        c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file, flags);
+                        return Step::Held;
+                    }
+                    // SAFETY: the read completed into this unit's buffer of `len` bytes.
+                    let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+                    let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, flags);
+                    verdict(r.map_err(|f| fail(&f, name, p.offset)))
                 };
-                if let Some(c) = ck {
-                    c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file, flags);
-                    return (None, false);
-                }
-                // SAFETY: the read completed into this unit's buffer of `len` bytes.
-                let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
-                let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, flags);
-                (r.err().map(|f| fail(&f, name, p.offset)), true)
-            };
-            // A failure ends the pass (the first one is kept) unless verify errors are
-            // passed over: then it is counted and checking goes on.
-            let mut passed = 0u64;
+            // A failure ends the pass (the first one is kept) unless it may be passed
+            // over: a verify mismatch under `continue_on_error=verify`, an I/O error under
+            // a policy covering it. Those are counted and checking goes on.
+            let mut passed: Vec<i32> = Vec::new();
             macro_rules! note {
                 ($e:expr) => {{
-                    if let Some(t) = $e {
-                        if this.keep_going {
-                            passed += 1;
+                    if let Some(b) = $e {
+                        let b: Bad = b;
+                        let go_on = if b.errno == EILSEQ && !b.fatal {
+                            this.keep_going
+                        } else {
+                            !b.fatal
+                        };
+                        if go_on {
+                            passed.push(b.errno);
                         } else if error.is_none() {
-                            error = Some(t);
+                            error = Some((b.errno, b.text));
                         }
+                    }
+                }};
+            }
+            // Settles a completed unit: frees its slot, queues the rest of a short read,
+            // or leaves it with a checker.
+            macro_rules! settle {
+                ($slot:expr, $step:expr) => {{
+                    match $step {
+                        Step::Free(e) => {
+                            note!(e);
+                            free.push($slot);
+                        }
+                        Step::Again => again.push($slot),
+                        Step::Held => {}
                     }
                 }};
             }
@@ -454,8 +645,12 @@ impl Contents {
                     free.push(v.slot);
                     if let Err(f) = v.result {
                         let name = names.get(v.file as usize).map_or("?", |s| s.as_str());
-                        let t = fail(&f, name, v.offset);
-                        note!(Some(t));
+                        let text = fail(&f, name, v.offset);
+                        note!(Some(Bad {
+                            errno: EILSEQ,
+                            text,
+                            fatal: false
+                        }));
                     }
                 }};
             }
@@ -465,7 +660,33 @@ impl Contents {
                         verdict!(v);
                     }
                 }
-                while error.is_none() && ahead.is_some() && !crate::run::terminating() {
+                // The rest of short reads first, then new blocks.
+                while error.is_none() && !again.is_empty() {
+                    let slot = again[again.len() - 1];
+                    let u = &mut pool[slot as usize];
+                    u.start_ns = crate::run::worker::now_ns();
+                    u.issue_ns = u.start_ns;
+                    match engine.queue(u)? {
+                        Queued::Completed => {
+                            again.pop();
+                            marks.inline_io();
+                            let now = crate::run::worker::now_ns();
+                            let p = which[slot as usize];
+                            let step = done(&mut ck, &mut pool[slot as usize], &p, now);
+                            settle!(slot, step);
+                        }
+                        Queued::Queued => {
+                            again.pop();
+                            staged += 1;
+                        }
+                        Queued::Busy => break,
+                    }
+                }
+                while error.is_none()
+                    && again.is_empty()
+                    && ahead.is_some()
+                    && !crate::run::terminating()
+                {
                     let Some(slot) = free.pop() else { break };
                     let Some(p) = ahead else { break };
                     let u = &mut pool[slot as usize];
@@ -480,12 +701,10 @@ impl Contents {
                     match engine.queue(u)? {
                         Queued::Completed => {
                             ahead = todo.next();
+                            marks.inline_io();
                             let now = crate::run::worker::now_ns();
-                            let (e, freed) = done(&mut ck, &mut pool[slot as usize], &p, now);
-                            note!(e);
-                            if freed {
-                                free.push(slot);
-                            }
+                            let step = done(&mut ck, &mut pool[slot as usize], &p, now);
+                            settle!(slot, step);
                         }
                         Queued::Queued => {
                             ahead = todo.next();
@@ -498,7 +717,9 @@ impl Contents {
                     }
                 }
                 if staged > 0 {
+                    let busy = inflight + staged;
                     let n = engine.commit()?;
+                    marks.committed(busy, n);
                     staged -= n.min(staged);
                     inflight += n;
                 }
@@ -508,35 +729,57 @@ impl Contents {
                         continue;
                     }
                     if staged == 0
-                        && (error.is_some() || ahead.is_none() || crate::run::terminating())
+                        && (error.is_some()
+                            || (ahead.is_none() && again.is_empty())
+                            || crate::run::terminating())
                     {
                         break;
                     }
                     continue;
                 }
                 let n = engine.getevents(1, inflight)?;
+                marks.reaped(n);
                 let now = crate::run::worker::now_ns();
                 for i in 0..n {
                     let c = engine.event(i);
                     let u = &mut pool[c.slot as usize];
                     u.result = c.result;
                     let p = which[c.slot as usize];
-                    let (e, freed) = done(&mut ck, u, &p, now);
-                    note!(e);
-                    if freed {
-                        free.push(c.slot);
-                    }
+                    let step = done(&mut ck, u, &p, now);
+                    settle!(c.slot, step);
                 }
                 inflight -= n;
             }
-            Ok((error, passed))
+            // Units left mid short read get their own buffers back.
+            for (u, &b) in pool.iter_mut().zip(&bases) {
+                u.buf = b;
+            }
+            Ok((error, passed, marks))
         })
-        .map(|(error, passed)| {
-            for _ in 0..passed {
-                stats.record_error(EILSEQ, "");
+        .map(|(error, passed, marks)| {
+            marks.apply(stats);
+            for errno in passed {
+                stats.record_error(errno, "");
             }
             error.map_or(Ok(()), Err)
         })
+    }
+
+    /// Applies the verify trims to blocks about to be checked: trimmed ones are to read
+    /// back as zeroes, or are left out with `trim_verify_zero=0`.
+    fn mark_trims(&self, mut pieces: Vec<Piece>) -> Vec<Piece> {
+        use super::trim::Fate;
+        if let Some(t) = &self.trims {
+            pieces.retain_mut(|p| match t.fate(p.file, p.offset, p.wno) {
+                Fate::Data => true,
+                Fate::Zeroes => {
+                    p.zeroes = true;
+                    true
+                }
+                Fate::Skip => false,
+            });
+        }
+        pieces
     }
 
     /// The verify method in use (for callers deciding whether to bother).
@@ -559,6 +802,17 @@ impl Drop for Contents {
     /// Saves the verify state when the job ends, however it ends (as fio does at thread
     /// exit); a failure to save is reported, not fatal.
     fn drop(&mut self) {
+        if let Some(n) = self
+            .trims
+            .as_ref()
+            .map(|t| t.left_over())
+            .filter(|&n| n > 0)
+        {
+            eprintln!(
+                "iobench: {n} blocks chosen for trimming were never trimmed (trim_backlog \
+                 decides when verify trims happen)"
+            );
+        }
         if let Some(s) = &self.saving {
             let here = std::path::Path::new(".");
             if let Err(e) = s.comps.save(here, &s.name, s.index, self.issued_writes) {

@@ -7,10 +7,15 @@ pub mod checksum;
 pub mod contents;
 pub mod crctest;
 pub mod header;
+pub mod marks;
 pub mod offload;
 pub mod opts;
 pub mod pattern;
 pub mod state;
+pub mod trim;
+
+#[cfg(test)]
+mod phase_tests;
 
 pub use contents::Contents;
 pub use opts::VerifyOpts;

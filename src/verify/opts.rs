@@ -35,6 +35,16 @@ pub struct VerifyOpts {
     pub async_cpus: Option<Vec<usize>>,
     /// `experimental_verify`: check by replaying the write sequence, not from a log.
     pub experimental: bool,
+    /// Verify trims (see `super::trim`): the share of logged writes chosen for a trim, in
+    /// percent (0 = off).
+    pub trim_pct: u32,
+    /// `trim_verify_zero`: trimmed blocks must read back as zeroes (else they are not read).
+    pub trim_zero: bool,
+    /// `trim_backlog`: trim when the count of logged writes is a multiple of this (0 =
+    /// never trim, as fio).
+    pub trim_backlog: u64,
+    /// `trim_backlog_batch`: trims per backlog point (0 = `trim_backlog`).
+    pub trim_batch: u64,
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -66,6 +76,31 @@ fn cpu_list(t: &str) -> Result<Vec<usize>, String> {
 }
 
 impl VerifyOpts {
+    /// Refuses verify trims the job could not issue: fio 3.33 trims only in a job whose
+    /// pattern trims as well as writes (trimwrite, randtrimwrite) and aborts on an
+    /// assertion otherwise, so the combination is an error here, said plainly.
+    fn check_trims(self, r: &Reader, w: &Workload) -> Result<Self, JobError> {
+        use crate::job::Pattern;
+        let trims = matches!(w.pattern, Pattern::TrimWrite | Pattern::RandTrimWrite);
+        if self.on()
+            && self.do_verify
+            && self.trim_pct > 0
+            && self.trim_backlog > 0
+            && w.pattern.writes()
+            && !trims
+        {
+            return Err(r.invalid(
+                "trim_backlog",
+                format!(
+                    "verify trims need a job that trims and writes (rw=trimwrite or \
+                     randtrimwrite), not rw={}",
+                    w.pattern.fio_name()
+                ),
+            ));
+        }
+        Ok(self)
+    }
+
     /// True when writes carry verify data and reads are checked.
     pub fn on(&self) -> bool {
         !matches!(self.method, Method::None | Method::Null)
@@ -149,6 +184,11 @@ impl VerifyOpts {
                 None => None,
             },
             experimental: r.bool("experimental_verify")?,
+            trim_pct: r.int("trim_percentage")?.unwrap_or(0).clamp(0, 100) as u32,
+            trim_zero: r.bool("trim_verify_zero")?,
+            trim_backlog: r.size("trim_backlog")?.unwrap_or(0),
+            trim_batch: r.int("trim_backlog_batch")?.unwrap_or(0).max(0) as u64,
         })
+        .and_then(|v| v.check_trims(r, w))
     }
 }

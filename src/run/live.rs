@@ -1,0 +1,149 @@
+//! Reports while the jobs run: every `--status-interval` and whenever SIGUSR1 arrives, the
+//! main process asks every running clone for a snapshot of its statistics (through the
+//! board), waits briefly for the answers, and hands the whole run as it stands to the
+//! reporter that `report::run::Reporter` registered: finished clones with their final
+//! statistics, running ones with their snapshot, clones not started yet with nothing done
+//! (as fio lists them).
+
+use crate::stats::{board, live, JobStats, RunOutcome};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Prints one interim report of the run as it stands.
+pub type Reporter = Box<dyn FnMut(&RunOutcome) + Send>;
+
+/// How long the main process waits for the clones' snapshots before it reports with the
+/// last ones it has (a clone deep in a long sleep or a slow I/O answers later).
+const ANSWER_WAIT: Duration = Duration::from_millis(300);
+
+/// One clone, in the order the final report lists them.
+struct Clone {
+    thread_number: u64,
+    /// The clone's latest known statistics: empty at first, then its latest snapshot,
+    /// then its final statistics.
+    stats: JobStats,
+    done: bool,
+}
+
+struct Live {
+    clones: Vec<Clone>,
+    every: Option<Duration>,
+    next: Instant,
+}
+
+static LIVE: Mutex<Option<Live>> = Mutex::new(None);
+static REPORTER: Mutex<Option<Reporter>> = Mutex::new(None);
+
+/// Registers the function that prints interim reports. Without one, none are printed.
+pub fn set_reporter(r: Reporter) {
+    if let Ok(mut g) = REPORTER.lock() {
+        *g = Some(r);
+    }
+}
+
+/// Sets up interim reports for a run of `clones` (thread number, empty statistics), in
+/// report order; `every_ms` is `--status-interval`.
+pub(crate) fn start(clones: Vec<(u64, JobStats)>, every_ms: Option<u64>) {
+    let every = every_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
+    let live = Live {
+        clones: clones
+            .into_iter()
+            .map(|(thread_number, stats)| Clone {
+                thread_number,
+                stats,
+                done: false,
+            })
+            .collect(),
+        every,
+        next: Instant::now() + every.unwrap_or_default(),
+    };
+    if let Ok(mut g) = LIVE.lock() {
+        *g = Some(live);
+    }
+}
+
+/// Records a clone's final statistics as soon as the collector has them.
+pub(crate) fn finished(thread_number: u64, stats: Option<&JobStats>) {
+    let Ok(mut g) = LIVE.lock() else { return };
+    let Some(l) = g.as_mut() else { return };
+    if let Some(c) = l
+        .clones
+        .iter_mut()
+        .find(|c| c.thread_number == thread_number)
+    {
+        if let Some(s) = stats {
+            c.stats = s.clone();
+            c.stats.logs = None;
+        }
+        c.done = true;
+    }
+}
+
+/// Prints an interim report when one is due (the interval passed, or SIGUSR1 came).
+/// Called from the collector's loop, in the main process only.
+pub(crate) fn tick() {
+    let usr1 = super::signals::take_usr1();
+    let due = {
+        let Ok(mut g) = LIVE.lock() else { return };
+        let Some(l) = g.as_mut() else { return };
+        let now = Instant::now();
+        let timer = match l.every {
+            Some(every) if now >= l.next => {
+                // Keep the cadence; skip beats lost to a long wait rather than bunching.
+                while l.next <= now {
+                    l.next += every;
+                }
+                true
+            }
+            _ => false,
+        };
+        timer || usr1
+    };
+    if due {
+        report();
+    }
+}
+
+/// Stops interim reports (the run is over; the final report follows).
+pub(crate) fn end() {
+    if let Ok(mut g) = LIVE.lock() {
+        *g = None;
+    }
+}
+
+/// Gathers snapshots and prints the run as it stands.
+fn report() {
+    let Ok(mut g) = LIVE.lock() else { return };
+    let Some(l) = g.as_mut() else { return };
+    if let Some(gen) = board::request() {
+        let deadline = Instant::now() + ANSWER_WAIT;
+        let waiting = |l: &Live| {
+            l.clones.iter().any(|c| {
+                !c.done && board::answer_state(c.thread_number as usize - 1, gen) == Some(false)
+            })
+        };
+        while waiting(l) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        for c in l.clones.iter_mut().filter(|c| !c.done) {
+            if let Some(mut s) = live::read(c.thread_number as usize - 1) {
+                // Never step back: a late or stale snapshot older than what we hold is
+                // dropped, so the numbers of successive reports only grow.
+                if s.total_bytes() >= c.stats.total_bytes() {
+                    s.job_index = c.stats.job_index;
+                    c.stats = s;
+                }
+            }
+        }
+    }
+    let outcome = RunOutcome {
+        results: l.clones.iter().map(|c| c.stats.clone()).collect(),
+        signal: None,
+    };
+    drop(g);
+    if let Ok(mut r) = REPORTER.lock() {
+        if let Some(f) = r.as_mut() {
+            f(&outcome);
+        }
+    }
+}

@@ -607,44 +607,37 @@ mod tests {
     use super::*;
     use crate::stats::disk::{Aggregate, RawDiskStat};
 
-    fn dev(name: &str, ios: [u64; 2], merges: [u64; 2], ticks: [u64; 2], q: u64) -> DiskUtil {
-        DiskUtil {
+    #[test]
+    fn a_md_device_line_reads_as_in_seed_001() {
+        let disk = |name: &str, ios, merges, ticks, in_queue, util, aggr| DiskUtil {
             name: name.into(),
             stat: RawDiskStat {
-                ios,
-                merges,
-                ticks,
-                time_in_queue: q,
+                ios: [0, ios],
+                merges: [0, merges],
+                ticks: [0, ticks],
+                time_in_queue: in_queue,
                 ..RawDiskStat::default()
             },
-            util: 0.0,
-            aggr: None,
-        }
-    }
-
-    #[test]
-    fn an_md_device_line_carries_the_aggregate_and_its_members_follow() {
-        // Seed 001's numbers: md0 over three NVMe members.
-        let mut md = dev("md0", [0, 1697041], [0, 0], [0, 0], 0);
-        md.aggr = Some(Aggregate {
+            util,
+            aggr,
+        };
+        let aggr = Aggregate {
             ios: [0, 275777],
             merges: [0, 7137],
             ticks: [0, 476592],
             in_queue: 370025,
             max_util: 82.66,
-        });
-        let mut m1 = dev("nvme1n1", [0, 275297], [0, 7075], [0, 474260], 365564);
-        m1.util = 81.93;
-        let mut m2 = dev("nvme2n1", [0, 276085], [0, 7281], [0, 472848], 366736);
-        m2.util = 81.65;
-        let mut m3 = dev("nvme3n1", [0, 276253], [0, 6967], [0, 483876], 375920);
-        m3.util = 82.66;
-        let got = render_disks(&[md, m1, m2, m3]);
-        let want = "\nDisk stats (read/write):\n\
-            \x20   md0: ios=0/1697041, merge=0/0, ticks=0/0, in_queue=0, util=0.00%, aggrios=0/275777, aggrmerge=0/7137, aggrticks=0/476592, aggrin_queue=370025, aggrutil=82.66%\n\
-            \x20 nvme1n1: ios=0/275297, merge=0/7075, ticks=0/474260, in_queue=365564, util=81.93%\n\
-            \x20 nvme2n1: ios=0/276085, merge=0/7281, ticks=0/472848, in_queue=366736, util=81.65%\n\
-            \x20 nvme3n1: ios=0/276253, merge=0/6967, ticks=0/483876, in_queue=375920, util=82.66%\n";
-        assert_eq!(got, want);
+        };
+        let text = render_disks(&[
+            disk("md0", 1697041, 0, 0, 0, 0.0, Some(aggr)),
+            disk("nvme1n1", 275297, 7075, 474260, 365564, 81.93, None),
+        ]);
+        assert_eq!(
+            text,
+            "\nDisk stats (read/write):\n    md0: ios=0/1697041, merge=0/0, ticks=0/0, \
+             in_queue=0, util=0.00%, aggrios=0/275777, aggrmerge=0/7137, aggrticks=0/476592, \
+             aggrin_queue=370025, aggrutil=82.66%\n  nvme1n1: ios=0/275297, merge=0/7075, \
+             ticks=0/474260, in_queue=365564, util=81.93%\n"
+        );
     }
 }

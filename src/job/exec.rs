@@ -94,6 +94,8 @@ pub struct ExecOpts {
     pub write_hint: Option<u64>,
     /// `steadystate*`: when to end the job early because its throughput stopped moving.
     pub steady: Option<crate::stats::steady::SteadySpec>,
+    /// `io_submit_mode=offload`: a pool of submitter threads issues the I/O.
+    pub offload: bool,
     /// `uid` / `gid`: the identity the worker takes before opening its files, to measure
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
@@ -350,6 +352,25 @@ impl ExecOpts {
                 }
             },
             steady: steady_spec(r)?,
+            offload: match r.text("io_submit_mode").as_deref() {
+                None | Some("inline") => false,
+                Some("offload") if engine.is_sync() && engine.runner_opens_files() => true,
+                Some("offload") => {
+                    return Err(r.invalid(
+                        "io_submit_mode",
+                        format!(
+                            "offload needs a synchronous engine (sync, psync, vsync, pvsync, pvsync2, mmap), not {}",
+                            engine.name()
+                        ),
+                    ))
+                }
+                Some(o) => {
+                    return Err(r.invalid(
+                        "io_submit_mode",
+                        format!("'{o}' is not one of inline, offload"),
+                    ))
+                }
+            },
             uid: r.int("uid")?.map(|v| v as u32),
             gid: r.int("gid")?.map(|v| v as u32),
         })

@@ -317,11 +317,15 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         stats,
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
-    let r = job
-        .exec
-        .engine
-        .visit(&job.exec.engine_opts, Visit { cx })
-        .map_err(err);
+    let r = if job.exec.offload {
+        Visit { cx }.visit(crate::engine::offload::Offload::new(
+            job.exec.engine,
+            job.exec.engine_opts.clone(),
+        ))
+    } else {
+        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+    }
+    .map_err(err);
     drop(opened);
     if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
         slot.set_exited();

@@ -76,6 +76,20 @@ fn verify_trims_match_fio_counts() {
              --rw=randtrimwrite --ioengine=libaio --iodepth=4",
             (0, 64, 64, 84),
         ),
+        // Blocks a backlog verify has read leave the trim list, as in fio.
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=4 --verify_backlog=8",
+            (0, 64, 64, 84),
+        ),
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=3 --verify_backlog=5",
+            (0, 64, 64, 89),
+        ),
+        // Each loop is verified, and trims start over with it.
+        (
+            "--size=256k --trim_percentage=50 --trim_backlog=4 --loops=2",
+            (0, 128, 128, 188),
+        ),
     ];
     let fio = common::fio().is_some();
     for (extra, want) in cases {
@@ -137,8 +151,13 @@ fn verify_only_passes(tool: Command, dev: &str) -> (bool, String) {
         dev,
         "--size=64k --verify_only=1 --trim_percentage=50 --trim_backlog=4",
     ));
-    let err = counts(&out).0;
-    (err == 0, String::from_utf8_lossy(&out.stderr).into_owned())
+    let c = counts(&out);
+    if c.0 == 0 {
+        // The pass stands in for 16 writes and 21 trims (16 of the pattern, 5 verify
+        // trims) and counts them as issued, as fio does.
+        assert_eq!(c, (0, 16, 16, 21));
+    }
+    (c.0 == 0, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -182,8 +201,17 @@ fn trim_on_a_regular_file_fails_as_under_fio() {
             .arg("--output-format=json");
         counts(&common::run(c))
     };
-    // BLKDISCARD on a regular file: ENOTTY, the job's error.
+    // BLKDISCARD on a regular file: ENOTTY, the job's error, named as fio names it.
     assert_eq!(run(common::iobench()).0, libc::ENOTTY as i64);
+    let mut c = common::iobench();
+    c.args(["--name=t", "--bs=4k", "--size=64k", "--rw=trim"])
+        .arg(format!("--filename={}", f.display()));
+    let out = common::run(c);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("err=25 (file:ioengines.c:399, func=td_io_queue, error=Inappropriate ioctl"),
+        "{text}"
+    );
     if common::fio().is_some() {
         assert_eq!(run(Command::new("fio")).0, libc::ENOTTY as i64);
     }

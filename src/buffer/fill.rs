@@ -75,6 +75,9 @@ pub fn next_seed(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The base seed of the working set that every `dedupe_global` job shares.
+const GLOBAL_WORKING_SET: u64 = 0x243f_6a88_85a3_08d3;
+
 /// Per-worker buffer filler: keeps the seed streams for refills and dedupe choices.
 pub struct Filler {
     opts: BufferOpts,
@@ -97,7 +100,12 @@ impl Filler {
             seeds: seed,
             dedupe: seed ^ 0x5eed_d00d,
             prev: None,
-            ws_base: seed.rotate_left(17),
+            // A job's own working set, or with dedupe_global the run's shared one.
+            ws_base: if opts.dedupe_global {
+                GLOBAL_WORKING_SET
+            } else {
+                seed.rotate_left(17)
+            },
             ws_pages,
             min_bs: min_bs as usize,
         }

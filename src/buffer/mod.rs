@@ -34,6 +34,9 @@ pub struct BufferOpts {
     pub dedupe_pct: u32,
     pub dedupe_mode: DedupeMode,
     pub dedupe_ws_pct: u32,
+    /// `dedupe_global`: the working set of duplicated pages is one for every job that
+    /// sets it, so duplicates repeat blocks across jobs (working_set mode only, as fio).
+    pub dedupe_global: bool,
     /// Where the buffers live (`iomem`, `iomem_align`, `hugepage-size`).
     pub mem: mem::MemOpts,
 }
@@ -126,6 +129,7 @@ impl BufferOpts {
             dedupe_pct,
             dedupe_mode,
             dedupe_ws_pct,
+            dedupe_global: r.bool("dedupe_global")?,
             mem: mem::MemOpts::resolve(r)?,
         })
     }

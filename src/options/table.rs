@@ -2180,8 +2180,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "dedupe_mode",
         K::Choice(DEDUPE_MODE_CHOICES),

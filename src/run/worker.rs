@@ -58,7 +58,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     // be in flight when the loop ends early (kernel AIO, offload submitters) finishes or
     // cancels it while the buffers are alive.
     let mut engine = engine;
-    let mut data = crate::verify::Contents::new(cx.job, 0, depth);
+    // Each clone fills its buffers from its own seed (fio seeds them by thread number).
+    let clone = cx.gen.thread_number().saturating_sub(1) as u32;
+    let mut data = crate::verify::Contents::new(cx.job, clone, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
     data.attach_trims(&cx.gen);
@@ -133,8 +135,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let mut ramping = ex.ramp_time_us > 0;
     let mut inflight = 0usize;
     let mut gen_done = false;
+    // verify_only: the writes are walked, not issued; fio still counts them as issued
+    // and done (added once the run is over, so no rate sample takes them in).
+    let mut faked = None;
     if data.verify_only() {
-        data.fake_writes(&mut cx.gen);
+        faked = Some(data.fake_writes(&mut cx.gen));
         gen_done = true;
     }
     let mut error: Option<String> = None;
@@ -180,11 +185,19 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     } else {
                         io_error_line(name, errno, u.op, u.offset, u.len)
                     };
-                    if full || fatal || ex.errors.error_dump {
+                    // A trim fails inside fio's queue call, which names itself and
+                    // prints no io_u line.
+                    let trim = u.op == Op::Rw(Ddir::Trim);
+                    if (full || fatal || ex.errors.error_dump) && !trim {
                         eprintln!("iobench: {line}");
                     }
                     if !full {
-                        cx.stats.record_error(errno, &io_verror(errno));
+                        let verror = if trim {
+                            queue_verror(errno)
+                        } else {
+                            io_verror(errno)
+                        };
+                        cx.stats.record_error(errno, &verror);
                     }
                     if fatal && error.is_none() {
                         error = Some(line);
@@ -314,17 +327,22 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             && !data.backlog_due()
         {
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
-            let next = match pending
-                .take()
-                .or_else(|| data.next_trim())
-                .or_else(|| cx.gen.next_io())
-            {
+            let mut fresh = false;
+            let next = match pending.take().or_else(|| data.next_trim()).or_else(|| {
+                fresh = true;
+                cx.gen.next_io()
+            }) {
                 Some(n) => n,
                 None => {
                     gen_done = true;
                     break;
                 }
             };
+            // A new loop: what the last one wrote is verified first.
+            if fresh && data.loop_ended(cx.gen.pass()) {
+                pending = Some(next);
+                break;
+            }
             if let Some(kind) = syncer.due() {
                 (pending, hold) = (Some(next), Hold::Sync(kind));
                 break;
@@ -437,7 +455,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             }
         }
         if inflight == 0 && staged.is_empty() && data.backlog_due() {
-            let batch = Some(ex_backlog_batch(cx.job));
+            let batch = if data.take_loop_due() {
+                None
+            } else {
+                Some(ex_backlog_batch(cx.job))
+            };
             if let Err(t) = data.verify_phase(
                 &mut engine,
                 &mut pool,
@@ -536,6 +558,21 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             cx.stats.set_runtime_ms(d, ms);
         }
     }
+    // Faked writes get no run time (fio leaves it out for verify_only), so a direction
+    // with only those shows its counts but no rate; faked trims do get one, as in fio.
+    if let Some(f) = faked {
+        let mut n = 0;
+        for d in Ddir::ALL {
+            let (ios, bytes) = f[d as usize];
+            cx.stats.dir[d as usize].ios += ios;
+            cx.stats.dir[d as usize].bytes += bytes;
+            n += ios;
+            if ios > 0 && d != Ddir::Write {
+                cx.stats.set_runtime_ms(d, ms);
+            }
+        }
+        cx.stats.record_depth(1, n as u32);
+    }
     if cx.stats.live.is_some() {
         // The final numbers, for a report made before the collector has this clone's
         // results (one made while it finishes, or just after).
@@ -581,6 +618,15 @@ fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> Str
 fn io_verror(errno: i32) -> String {
     format!(
         "file:io_u.c:1876, func=io_u error, error={}",
+        crate::job::errors::strerror(errno)
+    )
+}
+
+/// The job's error text for a trim that failed in the engine's queue call (fio's
+/// `td_io_queue` form).
+fn queue_verror(errno: i32) -> String {
+    format!(
+        "file:ioengines.c:399, func=td_io_queue, error={}",
         crate::job::errors::strerror(errno)
     )
 }

@@ -65,6 +65,11 @@ pub struct Contents {
     slot_wno: Vec<u64>,
     /// The job's error policy: which read errors of the verify pass may be passed over.
     errors: crate::job::errors::ErrorPolicy,
+    /// The generator pass of the last generated I/O (0 before the first).
+    pass: u32,
+    /// A loop ended: its writes are to be verified before the next loop's I/O.
+    loop_due: bool,
+    randrepeat: bool,
 }
 
 /// What became of a completed verify read.
@@ -186,6 +191,9 @@ impl Contents {
             trims: None,
             slot_wno: vec![0; depth],
             errors: job.exec.errors.clone(),
+            pass: 0,
+            loop_due: false,
+            randrepeat: w.randrepeat,
             v,
             filler,
         }
@@ -244,7 +252,7 @@ impl Contents {
 
     /// Sets up verify trims (`trim_percentage`) from the clone's trim random stream.
     pub fn attach_trims(&mut self, gen: &Generator) {
-        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, gen);
+        self.trims = super::trim::Trims::new(&self.v, self.keep_hist, self.randrepeat, gen);
     }
 
     /// The verify trim due now, issued before the next generated I/O (see `trim`).
@@ -347,16 +355,23 @@ impl Contents {
     }
 
     /// With `verify_only`: walks the write pattern without writing, remembering blocks.
-    pub fn fake_writes(&mut self, gen: &mut Generator) {
+    /// Returns the I/Os it stood in for, per direction (count, bytes): fio counts them as
+    /// issued and done.
+    pub fn fake_writes(&mut self, gen: &mut Generator) -> [(u64, u64); 3] {
+        let mut faked = [(0u64, 0u64); 3];
         loop {
             // Trims are scheduled as in a real run (their blocks read back as zeroes).
-            if self.next_trim().is_some() {
+            if let Some(n) = self.next_trim() {
+                faked[Ddir::Trim as usize].0 += 1;
+                faked[Ddir::Trim as usize].1 += n.len;
                 if let Some(t) = &mut self.trims {
                     t.completed(Ddir::Trim);
                 }
                 continue;
             }
             let Some(n) = gen.next_io() else { break };
+            faked[n.ddir as usize].0 += 1;
+            faked[n.ddir as usize].1 += n.len;
             if let Some(t) = &mut self.trims {
                 t.completed(n.ddir);
             }
@@ -379,12 +394,38 @@ impl Contents {
                 }
             }
         }
+        faked
     }
 
-    /// True when `verify_backlog` blocks were written since the last backlog check.
+    /// True when a verify is due before more I/O: `verify_backlog` blocks were written
+    /// since the last backlog check, or a loop of the job ended (see [`Self::loop_ended`]).
     #[inline]
     pub fn backlog_due(&self) -> bool {
-        self.v.backlog > 0 && self.since_backlog >= self.v.backlog
+        self.loop_due || (self.v.backlog > 0 && self.since_backlog >= self.v.backlog)
+    }
+
+    /// Told that the generator's I/O now belongs to pass `pass`: when a new loop begins
+    /// with written blocks to check, they are verified first, as fio verifies after every
+    /// loop. Returns true when that verify is now due.
+    pub fn loop_ended(&mut self, pass: u32) -> bool {
+        let new = pass != self.pass && self.pass != 0;
+        self.pass = pass;
+        if new && self.keep_hist && self.v.do_verify && !self.hist.is_empty() {
+            self.loop_due = true;
+        }
+        self.loop_due
+    }
+
+    /// Takes the due end-of-loop verify, if any; the new loop starts with no trims
+    /// pending. The caller then runs the full verify pass.
+    pub fn take_loop_due(&mut self) -> bool {
+        let due = std::mem::take(&mut self.loop_due);
+        if due {
+            if let Some(t) = &mut self.trims {
+                t.new_loop();
+            }
+        }
+        due
     }
 
     /// Reads back and checks written blocks: all of them (`batch == None`, the phase after
@@ -407,6 +448,11 @@ impl Contents {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
                 let h = self.hist.drain(..n).collect::<Vec<_>>();
+                if let Some(t) = &mut self.trims {
+                    for p in &h {
+                        t.verified(p.wno);
+                    }
+                }
                 Source::List(self.mark_trims(h).into_iter())
             }
             (None, Some(gen)) => Source::Replay {
@@ -469,6 +515,7 @@ impl Contents {
             let bases: Vec<*mut u8> = pool.iter().map(|u| u.buf).collect();
             // Slots whose short read is to be continued, as fio requeues the rest.
             let mut again: Vec<u32> = Vec::new();
+            let mut marks = super::marks::Marks::new();
             let errors = &this.errors;
             // Accounts a completed read, then checks it here or hands it to a checker.
             let mut done =
@@ -622,6 +669,7 @@ impl Contents {
                     match engine.queue(u)? {
                         Queued::Completed => {
                             again.pop();
+                            marks.inline_io();
                             let now = crate::run::worker::now_ns();
                             let p = which[slot as usize];
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
@@ -653,6 +701,7 @@ impl Contents {
                     match engine.queue(u)? {
                         Queued::Completed => {
                             ahead = todo.next();
+                            marks.inline_io();
                             let now = crate::run::worker::now_ns();
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
                             settle!(slot, step);
@@ -668,7 +717,9 @@ impl Contents {
                     }
                 }
                 if staged > 0 {
+                    let busy = inflight + staged;
                     let n = engine.commit()?;
+                    marks.committed(busy, n);
                     staged -= n.min(staged);
                     inflight += n;
                 }
@@ -687,6 +738,7 @@ impl Contents {
                     continue;
                 }
                 let n = engine.getevents(1, inflight)?;
+                marks.reaped(n);
                 let now = crate::run::worker::now_ns();
                 for i in 0..n {
                     let c = engine.event(i);
@@ -702,9 +754,10 @@ impl Contents {
             for (u, &b) in pool.iter_mut().zip(&bases) {
                 u.buf = b;
             }
-            Ok((error, passed))
+            Ok((error, passed, marks))
         })
-        .map(|(error, passed)| {
+        .map(|(error, passed, marks)| {
+            marks.apply(stats);
             for errno in passed {
                 stats.record_error(errno, "");
             }

@@ -32,6 +32,9 @@ pub struct Trims {
     /// The choice threshold: a draw at or below it chooses the block.
     threshold: u64,
     rand: FRand,
+    /// The stream as seeded, for a new loop (fio reseeds it with `randrepeat`).
+    seeded: FRand,
+    randrepeat: bool,
     backlog: u64,
     batch_opt: u64,
     zero: bool,
@@ -50,7 +53,12 @@ pub struct Trims {
 impl Trims {
     /// The schedule for a worker whose verify options are `v`, or None when it trims
     /// nothing (no verify, no log of writes, or `trim_percentage=0`).
-    pub fn new(v: &super::VerifyOpts, logs_writes: bool, gen: &Generator) -> Option<Trims> {
+    pub fn new(
+        v: &super::VerifyOpts,
+        logs_writes: bool,
+        randrepeat: bool,
+        gen: &Generator,
+    ) -> Option<Trims> {
         if v.trim_pct == 0 || !logs_writes {
             return None;
         }
@@ -58,6 +66,8 @@ impl Trims {
         Some(Trims {
             threshold: (rand.max() / 100) * v.trim_pct as u64,
             rand,
+            seeded: rand,
+            randrepeat,
             backlog: v.trim_backlog,
             batch_opt: v.trim_batch,
             zero: v.trim_zero,
@@ -92,6 +102,26 @@ impl Trims {
                 len,
                 wno,
             });
+        }
+    }
+
+    /// A new loop of the job starts with an empty log: blocks chosen in the last one and
+    /// not trimmed are forgotten, and the choice stream starts over when `randrepeat`.
+    pub fn new_loop(&mut self) {
+        self.queue.clear();
+        self.logged = 0;
+        self.batch = 0;
+        if self.randrepeat {
+            self.rand = self.seeded;
+        }
+    }
+
+    /// A logged write was read back by a backlog verify: it leaves the log, and its
+    /// pending trim, if any, is dropped (as fio drops verified blocks from its trim list).
+    pub fn verified(&mut self, wno: u64) {
+        self.logged = self.logged.saturating_sub(1);
+        if let Some(i) = self.queue.iter().position(|c| c.wno == wno) {
+            self.queue.remove(i);
         }
     }
 

@@ -617,12 +617,16 @@ mod tests {
         let j = job(&["--prio=3"]);
         assert_eq!(j.exec.ioprio, Some((0, 3)));
         assert_eq!(ioprio_value(0, 3), (2 << 13) | 3);
-        assert!(
-            crate::cli::parse_args(&["--name=x", "--io_submit_mode=offload"])
-                .ok()
-                .and_then(|i| crate::job::resolve(&i.jobs[0]).ok())
-                .is_none()
-        );
+        // Offload drives synchronous engines only.
+        assert!(job(&["--io_submit_mode=offload"]).exec.offload);
+        assert!(crate::cli::parse_args(&[
+            "--name=x",
+            "--io_submit_mode=offload",
+            "--ioengine=libaio"
+        ])
+        .ok()
+        .and_then(|i| crate::job::resolve(&i.jobs[0]).ok())
+        .is_none());
     }
 
     #[test]

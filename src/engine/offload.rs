@@ -1,5 +1,5 @@
-//! `io_submit_mode=offload`: a synchronous engine driven by a pool of `iodepth` submitter
-//! threads, so that the job keeps issuing on its own schedule (`rate`, `rate_iops`) while
+//! `io_submit_mode=offload`: an engine driven by a pool of `iodepth` submitter threads
+//! (each with its own engine context, issuing one I/O at a time), so that the job keeps issuing on its own schedule (`rate`, `rate_iops`) while
 //! slow I/Os block only a submitter. Latency then counts from when the job issued, not
 //! from when a blocked job got round to it (the "coordinated omission" fio's offload mode
 //! exists to avoid).
@@ -59,7 +59,7 @@ pub struct Offload {
 }
 
 impl Offload {
-    /// A pool for the synchronous engine `kind` (see [`EngineKind::is_sync`]).
+    /// A pool of submitters, each with its own `kind` engine.
     pub fn new(kind: EngineKind, opts: EngineOpts) -> Self {
         Offload {
             kind,
@@ -80,7 +80,10 @@ struct SubmitterSetup {
     slot_len: usize,
 }
 
-fn submitter(kind: EngineKind, opts: EngineOpts, s: SubmitterSetup, shared: Arc<Shared>) {
+fn submitter(kind: EngineKind, mut opts: EngineOpts, s: SubmitterSetup, shared: Arc<Shared>) {
+    // Registered buffers would be the submitter's one slot, not the job's buffer of the
+    // I/O at hand.
+    opts.uring.fixedbufs = false;
     let mut engine = kind.boxed(&opts);
     let setup = engine.setup(&Setup {
         depth: 1,
@@ -110,17 +113,42 @@ fn submitter(kind: EngineKind, opts: EngineOpts, s: SubmitterSetup, shared: Arc<
                 st = shared.work.wait(st).unwrap_or_else(|p| p.into_inner());
             }
         };
-        let result = match engine.queue(&mut io) {
-            Ok(Queued::Completed) => io.result,
-            Ok(_) => -(libc::EINVAL as i64),
-            Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+        // The submitter's engine has one slot: the I/O takes it for the call.
+        let slot = io.slot;
+        io.slot = 0;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(engine.as_mut(), &mut io)
+        }));
+        let result = match outcome {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+            // Never leave the job waiting for a completion that will not come.
+            Err(_) => -(libc::EIO as i64),
         };
+        io.slot = slot;
         let mut st = shared.lock();
         st.done.push(Completion {
             slot: io.slot,
             result,
         });
         shared.done.notify_one();
+    }
+}
+
+/// Issues one I/O and waits for it: a synchronous engine completes it in `queue`; an
+/// asynchronous one (its own context of depth 1) is committed and reaped here, as fio's
+/// offload workers do.
+fn run_one(engine: &mut dyn Engine, io: &mut IoUnit) -> io::Result<i64> {
+    match engine.queue(io)? {
+        Queued::Completed => Ok(io.result),
+        Queued::Queued => {
+            engine.commit()?;
+            while engine.getevents(1, 1)? == 0 {}
+            Ok(engine.event(0).result)
+        }
+        Queued::Busy => Err(io::Error::other(
+            "offload submitter: engine busy at depth 1",
+        )),
     }
 }
 

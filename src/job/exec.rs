@@ -354,16 +354,7 @@ impl ExecOpts {
             steady: steady_spec(r)?,
             offload: match r.text("io_submit_mode").as_deref() {
                 None | Some("inline") => false,
-                Some("offload") if engine.is_sync() && engine.runner_opens_files() => true,
-                Some("offload") => {
-                    return Err(r.invalid(
-                        "io_submit_mode",
-                        format!(
-                            "offload needs a synchronous engine (sync, psync, vsync, pvsync, pvsync2, mmap), not {}",
-                            engine.name()
-                        ),
-                    ))
-                }
+                Some("offload") => true,
                 Some(o) => {
                     return Err(r.invalid(
                         "io_submit_mode",

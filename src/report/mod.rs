@@ -50,7 +50,7 @@ pub fn given_iodepth(job: &Job) -> u32 {
 pub fn sync_depth_notes(jobs: &[Job]) -> String {
     let mut out = String::new();
     for j in jobs {
-        if j.exec.engine.is_sync() && !j.exec.offload && given_iodepth(j) > 1 {
+        if j.exec.engine.is_sync() && given_iodepth(j) > 1 {
             for _ in 0..j.exec.numjobs.max(1) {
                 out.push_str(
                     "note: both iodepth >= 1 and synchronous I/O engine are selected, \

@@ -52,6 +52,34 @@ fn json_lines(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// Feeds stdout to python3's `json.loads`, one line at a time (skipped without python3).
+fn python_reads_every_line(stdout: &[u8]) {
+    use std::io::Write;
+    let script = "import sys, json\nn = 0\nfor l in sys.stdin:\n    if l.strip():\n        json.loads(l)\n        n += 1\nprint(n)\n";
+    let Ok(mut child) = std::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("python3 not found: skipping its check");
+        return;
+    };
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdout)
+        .expect("feed python3");
+    let out = child.wait_with_output().expect("python3");
+    assert!(out.status.success(), "python3 json.loads failed on a line");
+    let n: usize = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .expect("count");
+    assert!(n >= 3, "python3 read {n} documents");
+}
+
 /// `jobs[i].<dir>.io_bytes` summed over read/write/trim, per job, per document.
 fn io_bytes(doc: &Value) -> Vec<u64> {
     doc["jobs"]
@@ -101,6 +129,22 @@ fn status_interval_json_is_one_document_per_line_with_the_final_keys() {
             );
         }
         assert_monotonic(&docs);
+        python_reads_every_line(&out.stdout);
+        // Runtime and latency samples grow between the first and the final report.
+        let field = |d: &Value, path: &[&str]| {
+            path.iter()
+                .fold(&d["jobs"][0], |v, k| &v[*k])
+                .as_u64()
+                .unwrap_or_else(|| panic!("{path:?} in {d}"))
+        };
+        for path in [
+            &["job_runtime"][..],
+            &["read", "clat_ns", "N"],
+            &["read", "lat_ns", "N"],
+        ] {
+            let (a, b) = (field(&docs[0], path), field(last, path));
+            assert!(0 < a && a < b, "{mode:?}: {path:?} first {a}, final {b}");
+        }
         let first = io_bytes(&docs[0])[0];
         assert!(first > 0, "{mode:?}: the first report saw no I/O");
         assert!(

@@ -601,3 +601,43 @@ pub fn render_disks(disks: &[DiskUtil]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::disk::{Aggregate, RawDiskStat};
+
+    #[test]
+    fn a_md_device_line_reads_as_in_seed_001() {
+        let disk = |name: &str, ios, merges, ticks, in_queue, util, aggr| DiskUtil {
+            name: name.into(),
+            stat: RawDiskStat {
+                ios: [0, ios],
+                merges: [0, merges],
+                ticks: [0, ticks],
+                time_in_queue: in_queue,
+                ..RawDiskStat::default()
+            },
+            util,
+            aggr,
+        };
+        let aggr = Aggregate {
+            ios: [0, 275777],
+            merges: [0, 7137],
+            ticks: [0, 476592],
+            in_queue: 370025,
+            max_util: 82.66,
+        };
+        let text = render_disks(&[
+            disk("md0", 1697041, 0, 0, 0, 0.0, Some(aggr)),
+            disk("nvme1n1", 275297, 7075, 474260, 365564, 81.93, None),
+        ]);
+        assert_eq!(
+            text,
+            "\nDisk stats (read/write):\n    md0: ios=0/1697041, merge=0/0, ticks=0/0, \
+             in_queue=0, util=0.00%, aggrios=0/275777, aggrmerge=0/7137, aggrticks=0/476592, \
+             aggrin_queue=370025, aggrutil=82.66%\n  nvme1n1: ios=0/275297, merge=0/7075, \
+             ticks=0/474260, in_queue=365564, util=81.93%\n"
+        );
+    }
+}

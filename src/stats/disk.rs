@@ -283,6 +283,58 @@ mod tests {
         assert!(RawDiskStat::parse("1 2 3").is_none());
     }
 
+    /// A /sys/block/X/stat line with the given reads, merges, ticks, busy time, queue time.
+    fn stat_line(ios: u64, merges: u64, ticks: u64, io_ticks: u64, queue: u64) -> String {
+        format!("{ios} {merges} 8 {ticks} {ios} {merges} 8 {ticks} 0 {io_ticks} {queue} 0 0 0 0\n")
+    }
+
+    #[test]
+    fn a_md_device_brings_its_members_and_their_averages() {
+        // A fake sysfs: md9 with members fa and fb (links under md9/slaves, as the kernel
+        // lays them out), since md and dm need root and a kernel that has them.
+        let root = std::env::temp_dir().join(format!("iobench-aggr-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["md9/slaves", "fa", "fb"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for m in ["fa", "fb"] {
+            std::os::unix::fs::symlink(root.join(m), root.join("md9/slaves").join(m)).unwrap();
+        }
+        let write =
+            |d: &str, line: String| std::fs::write(root.join(d).join("stat"), line).unwrap();
+        write("md9", stat_line(0, 0, 0, 0, 0));
+        write("fa", stat_line(0, 0, 0, 0, 0));
+        write("fb", stat_line(0, 0, 0, 0, 0));
+        let mut devs = Vec::new();
+        add_dev(&mut devs, root.join("md9"));
+        let before = devs
+            .iter()
+            .map(|d| RawDiskStat::read(&d.dir).unwrap_or_default())
+            .collect();
+        let snap = DiskSnapshot {
+            devs,
+            before,
+            at: Instant::now() - std::time::Duration::from_secs(1000),
+        };
+        write("md9", stat_line(300, 0, 0, 0, 0));
+        write("fa", stat_line(100, 10, 40, 100_000, 50));
+        write("fb", stat_line(201, 21, 61, 500_000, 71));
+        let d = snap.delta();
+        let names: Vec<&str> = d.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["md9", "fa", "fb"], "the device, then its members");
+        let a = d[0].aggr.expect("md9 has aggr fields");
+        // Sums over the members divided by their count (integer division, as fio prints).
+        assert_eq!(a.ios, [150, 150]);
+        assert_eq!(a.merges, [15, 15]);
+        assert_eq!(a.ticks, [50, 50]);
+        assert_eq!(a.in_queue, 60);
+        // The busiest member's utilisation (fb: 500 s busy of ~1000 s).
+        assert!((a.max_util - 50.0).abs() < 1.0, "{}", a.max_util);
+        assert!(d[1].aggr.is_none() && d[2].aggr.is_none());
+        assert_eq!(d[0].stat.ios, [300, 300]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
     #[test]
     fn finds_the_disk_under_a_directory() {
         // Works wherever /tmp sits on a block device; on tmpfs there is nothing to find.

@@ -130,3 +130,24 @@ fn an_asynchronous_engine_is_driven_one_io_per_submitter() {
         "one I/O per submit"
     );
 }
+
+#[test]
+fn file_engines_are_refused_since_their_timing_would_be_lost() {
+    let dir = common::scratch("offload_filecreate");
+    let mut c = common::iobench();
+    c.args([
+        "--name=fc",
+        "--ioengine=filecreate",
+        "--nrfiles=4",
+        "--filesize=4k",
+    ])
+    .arg(format!("--directory={}", dir.display()))
+    .arg("--io_submit_mode=offload");
+    let out = common::run(c);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("io_submit_mode") && err.contains("filecreate"),
+        "{err}"
+    );
+}

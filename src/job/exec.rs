@@ -354,6 +354,19 @@ impl ExecOpts {
             steady: steady_spec(r)?,
             offload: match r.text("io_submit_mode").as_deref() {
                 None | Some("inline") => false,
+                // The file engines time their call inside the engine; a submitter's
+                // timing would not reach the job's statistics.
+                Some("offload")
+                    if matches!(
+                        engine,
+                        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete
+                    ) =>
+                {
+                    return Err(r.invalid(
+                        "io_submit_mode",
+                        format!("offload is not supported with ioengine={}", engine.name()),
+                    ))
+                }
                 Some("offload") => true,
                 Some(o) => {
                     return Err(r.invalid(

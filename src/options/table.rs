@@ -849,7 +849,8 @@ pub static OPTIONS: &[OptDef] = &[
         "Submit I/O from the job itself or from a helper thread pool",
     )
     .def("inline")
-    .cat(C::Io),
+    .cat(C::Io)
+    .only(&["inline"]),
     opt(
         "size",
         K::SizeOrPercent,

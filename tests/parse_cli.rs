@@ -469,11 +469,6 @@ fn not_yet_options_are_refused_by_name() {
     );
     let e = parse_err(&["--name=x", "--ioengine=nosuchengine"]);
     assert!(e.contains("bad value 'nosuchengine'"), "{e}");
-    let e = parse_err(&["--name=x", "--io_submit_mode=offload"]);
-    assert!(
-        e.contains("option 'io_submit_mode=offload' is not supported yet"),
-        "{e}"
-    );
     // --showcmd only translates, so it lets them through, as fio does.
     let dir = common::scratch("showcmd_not_yet");
     let f = write(&dir, "n.fio", "[x]\ncgroup=x\n");

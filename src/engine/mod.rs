@@ -14,6 +14,7 @@ pub mod libaio;
 pub mod mmap;
 pub mod nbd;
 pub mod null;
+pub mod offload;
 pub mod posixaio;
 pub mod psync;
 pub mod registry;

@@ -183,8 +183,25 @@ impl EngineKind {
     }
 }
 
+struct Boxer;
+
+impl EngineVisitor for Boxer {
+    type Out = Box<dyn Engine>;
+    fn visit<E: Engine + 'static>(self, engine: E) -> Box<dyn Engine> {
+        Box::new(engine)
+    }
+}
+
+impl EngineKind {
+    /// The engine behind a pointer, for code that drives several of them (the offload
+    /// submitters), where one indirect call per I/O does not matter.
+    pub fn boxed(self, o: &EngineOpts) -> Box<dyn Engine> {
+        self.visit(o, Boxer)
+    }
+}
+
 /// Generic code that runs with a concrete engine type.
 pub trait EngineVisitor {
     type Out;
-    fn visit<E: Engine>(self, engine: E) -> Self::Out;
+    fn visit<E: Engine + 'static>(self, engine: E) -> Self::Out;
 }

@@ -94,6 +94,8 @@ pub struct ExecOpts {
     pub write_hint: Option<u64>,
     /// `steadystate*`: when to end the job early because its throughput stopped moving.
     pub steady: Option<crate::stats::steady::SteadySpec>,
+    /// `io_submit_mode=offload`: a pool of submitter threads issues the I/O.
+    pub offload: bool,
     /// `uid` / `gid`: the identity the worker takes before opening its files, to measure
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
@@ -350,6 +352,29 @@ impl ExecOpts {
                 }
             },
             steady: steady_spec(r)?,
+            offload: match r.text("io_submit_mode").as_deref() {
+                None | Some("inline") => false,
+                // The file engines time their call inside the engine; a submitter's
+                // timing would not reach the job's statistics.
+                Some("offload")
+                    if matches!(
+                        engine,
+                        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete
+                    ) =>
+                {
+                    return Err(r.invalid(
+                        "io_submit_mode",
+                        format!("offload is not supported with ioengine={}", engine.name()),
+                    ))
+                }
+                Some("offload") => true,
+                Some(o) => {
+                    return Err(r.invalid(
+                        "io_submit_mode",
+                        format!("'{o}' is not one of inline, offload"),
+                    ))
+                }
+            },
             uid: r.int("uid")?.map(|v| v as u32),
             gid: r.int("gid")?.map(|v| v as u32),
         })

@@ -849,8 +849,7 @@ pub static OPTIONS: &[OptDef] = &[
         "Submit I/O from the job itself or from a helper thread pool",
     )
     .def("inline")
-    .cat(C::Io)
-    .only(&["inline"]),
+    .cat(C::Io),
     opt(
         "size",
         K::SizeOrPercent,

@@ -317,11 +317,15 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         stats,
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
-    let r = job
-        .exec
-        .engine
-        .visit(&job.exec.engine_opts, Visit { cx })
-        .map_err(err);
+    let r = if job.exec.offload {
+        Visit { cx }.visit(crate::engine::offload::Offload::new(
+            job.exec.engine,
+            job.exec.engine_opts.clone(),
+        ))
+    } else {
+        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+    }
+    .map_err(err);
     drop(opened);
     if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
         slot.set_exited();
@@ -613,12 +617,8 @@ mod tests {
         let j = job(&["--prio=3"]);
         assert_eq!(j.exec.ioprio, Some((0, 3)));
         assert_eq!(ioprio_value(0, 3), (2 << 13) | 3);
-        assert!(
-            crate::cli::parse_args(&["--name=x", "--io_submit_mode=offload"])
-                .ok()
-                .and_then(|i| crate::job::resolve(&i.jobs[0]).ok())
-                .is_none()
-        );
+        assert!(job(&["--io_submit_mode=offload"]).exec.offload);
+        assert!(!job(&["--io_submit_mode=inline"]).exec.offload);
     }
 
     #[test]

@@ -44,7 +44,7 @@ enum Hold {
 }
 
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
-pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
+pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
     let depth = if engine.caps().sync {
         1
@@ -54,6 +54,10 @@ pub fn run<E: Engine>(mut engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobSta
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
+    // Declared after the buffers, so dropped before them: an engine whose I/O may still
+    // be in flight when the loop ends early (kernel AIO, offload submitters) finishes or
+    // cancels it while the buffers are alive.
+    let mut engine = engine;
     // Each clone fills its buffers from its own seed (fio seeds them by thread number).
     let clone = cx.gen.thread_number().saturating_sub(1) as u32;
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);

@@ -149,6 +149,12 @@ impl Generator {
             });
         }
         let r = &job.workload.replay;
+        if log.trims_dropped > 0 {
+            eprintln!(
+                "iobench: {}: read_iolog: {} trim entries not replayed (fio 3.33 rejects trims in an iolog: \"bad ddir\")",
+                job.name, log.trims_dropped
+            );
+        }
         let source = match &r.read_iolog {
             Some(list) if r.chunked => Source::Stream(Box::new(
                 LogReader::open(list, clone_index, r).map_err(|e| JobError::Invalid {

@@ -47,8 +47,11 @@ pub struct IoLog {
     pub extents: Vec<u64>,
     /// The longest I/O (the worker's buffers must hold it).
     pub max_len: u64,
-    /// True when some entry writes or trims (the files must open for writing).
+    /// True when some entry writes (the files must open for writing).
     pub writes: bool,
+    /// `trim` entries left out: fio 3.33 refuses them in an iolog ("bad ddir") and
+    /// replays the rest.
+    pub trims_dropped: u64,
     pub entries: Vec<LogEntry>,
 }
 
@@ -81,6 +84,7 @@ pub fn read_iolog(list: &str, clone_index: u32, opts: &Replay) -> Result<IoLog, 
         }
     }
     log.extents.resize(r.parser.files.len(), 0);
+    log.trims_dropped = r.parser.trims_dropped;
     log.files = std::mem::take(&mut r.parser.files);
     Ok(log)
 }
@@ -122,6 +126,7 @@ struct Parser {
     last_ttime: u64,
     pending_delay: u64,
     last_wait_ms: u64,
+    trims_dropped: u64,
 }
 
 impl Parser {
@@ -146,6 +151,7 @@ impl Parser {
             last_ttime: 0,
             pending_delay: 0,
             last_wait_ms: 0,
+            trims_dropped: 0,
         };
         if let Some(r) = &opts.redirect {
             p.files.push(r.clone());
@@ -160,6 +166,7 @@ impl Parser {
         self.last_ttime = 0;
         self.pending_delay = 0;
         self.last_wait_ms = 0;
+        self.trims_dropped = 0;
     }
 
     /// The index of file `name`, added if new (no allocation once it is known).
@@ -212,8 +219,10 @@ impl Parser {
             [f, a, o, l] => (f, a, Some((o, l))),
             _ => return Err(format!("{}: cannot read '{line}'", loc(&self.path, no))),
         };
-        // A version 3 wait is ignored, its delay with it (as fio does).
-        if self.v3 && act == "wait" {
+        // A version 3 wait is ignored, its delay with it (as fio does); so is a trim,
+        // which fio 3.33 parses and then drops ("bad ddir").
+        if (self.v3 && act == "wait") || (act == "trim" && nums.is_some()) {
+            self.trims_dropped += u64::from(act == "trim");
             return Ok(None);
         }
         self.pending_delay += delay;
@@ -223,7 +232,12 @@ impl Parser {
                 "open" => self.open[i] = true,
                 "close" => self.open[i] = false,
                 "add" | "unlink" => {}
-                _ => return Err(format!("{}: unknown file action '{act}'", loc(&self.path, no))),
+                _ => {
+                    return Err(format!(
+                        "{}: unknown file action '{act}'",
+                        loc(&self.path, no)
+                    ))
+                }
             }
             return Ok(None);
         };
@@ -236,7 +250,6 @@ impl Parser {
         let action = match act {
             "read" => Action::Io(Ddir::Read),
             "write" => Action::Io(Ddir::Write),
-            "trim" => Action::Io(Ddir::Trim),
             "sync" => Action::Sync(SyncKind::Fsync),
             "datasync" => Action::Sync(SyncKind::Fdatasync),
             "wait" => {

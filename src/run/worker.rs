@@ -327,7 +327,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             && !data.backlog_due()
         {
             // A replayed log's sync: drain, then sync the file it names (see gen::replay).
-            if let Some((kind, f)) = pending.is_none().then(|| cx.gen.replay_sync_due()).flatten() {
+            if let Some((kind, f)) = pending
+                .is_none()
+                .then(|| cx.gen.replay_sync_due())
+                .flatten()
+            {
                 (syncer.last_file, hold) = (f, Hold::Sync(kind));
                 break;
             }

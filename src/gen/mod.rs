@@ -105,6 +105,8 @@ struct FileState {
     last_pos: [u64; 3],
     last_start: [u64; 3],
     done: bool,
+    /// Open in fio's sense: picked since it was last closed (see `files`).
+    open: bool,
     map: Option<BlockMap>,
     lfsr: Option<Lfsr>,
     zipf: Option<Zipf>,
@@ -149,6 +151,10 @@ pub struct Generator {
     service_file: Option<usize>,
     service_left: u32,
     nr_done_files: usize,
+    /// Files open now, and the most that may be (`openfiles`).
+    nr_open: usize,
+    /// Files closed since the worker last asked ([`Generator::take_closed`]), in order.
+    closed: std::collections::VecDeque<usize>,
     /// Loops (not time_based wraps) started after the first: the iolog closes and
     /// reopens the files at each, as fio does.
     loop_no: u32,
@@ -193,6 +199,8 @@ struct Config {
     pass_total: u64,
     service: FileService,
     service_nr: u32,
+    /// `openfiles`, capped at the number of files.
+    max_open: usize,
     thread_number: u64,
 }
 
@@ -254,6 +262,7 @@ impl Generator {
                 last_pos: [r.start; 3],
                 last_start: [NONE; 3],
                 done: false,
+                open: false,
                 map: None,
                 lfsr: None,
                 zipf: None,
@@ -281,6 +290,8 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            nr_open: 0,
+            closed: std::collections::VecDeque::with_capacity(files.len()),
             loop_no: 0,
             replay: None,
             cfg,
@@ -405,6 +416,14 @@ impl Generator {
         self.passes_left = self.passes_left.max(1);
     }
 
+    /// The next file the generator closed (done with it for the pass, or at a new loop),
+    /// in the order it closed them: the worker logs the close and, when it opens files as
+    /// it goes, closes the descriptor once the file's I/O in flight is done.
+    #[inline]
+    pub fn take_closed(&mut self) -> Option<usize> {
+        self.closed.pop_front()
+    }
+
     /// How many loops have started after the first (time_based wraps do not count): the
     /// iolog writer closes and reopens files when this changes.
     pub fn loop_number(&self) -> u32 {
@@ -446,6 +465,10 @@ impl Generator {
             // fio 3.33's write_iolog), nor for time_based wraps.
             if !self.cfg.time_based && self.cfg.zone_size == 0 {
                 self.loop_no += 1;
+                // A new loop closes every file (they reopen at their next I/O).
+                for i in 0..self.files.len() {
+                    self.close_file(i);
+                }
             }
             self.clear_state();
         } else {
@@ -521,6 +544,9 @@ impl Generator {
                 f.last_pos[io.ddir as usize] = io.offset + io.len;
                 return Some(io);
             }
+            // fio closes a file it cannot fill an I/O from; the zipf/pareto/normal
+            // services start it over, the others are done with it for this pass.
+            self.close_file(fi);
             if self.cfg.service.nonuniform() {
                 self.reset_file(fi);
             } else {
@@ -645,6 +671,11 @@ impl Config {
             pass_total,
             service: w.file_service,
             service_nr,
+            max_open: match job.files.openfiles as usize {
+                0 => files.len(),
+                n => n.min(files.len()),
+            }
+            .max(1),
             thread_number,
         })
     }

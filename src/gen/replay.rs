@@ -129,6 +129,8 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            nr_open: 0,
+            closed: Default::default(),
             loop_no: 0,
             replay: Some(Replay {
                 entries: log.entries,

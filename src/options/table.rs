@@ -1060,7 +1060,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::File)
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "file_service_type",
         K::Choice(FILE_SERVICE_TYPE_CHOICES),
@@ -1910,7 +1910,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::File)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt("exitall", K::Bool, "End every job when this one ends").cat(C::Other),
     opt(
         "exit_what",

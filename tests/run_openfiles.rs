@@ -139,7 +139,7 @@ fn a_file_is_closed_when_the_job_is_done_with_it() {
 
 /// The most of the job's files (named `j.0.N` in `dir`) open at once in `tool`'s run of
 /// `args`, from its openat and close calls.
-fn most_open(mut tool: Command, dir: &Path, args: &[&str]) -> usize {
+fn most_open(tool: Command, dir: &Path, args: &[&str]) -> usize {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let trace = dir.with_extension("strace");
@@ -162,7 +162,10 @@ fn most_open(mut tool: Command, dir: &Path, args: &[&str]) -> usize {
         let pid = parts.next().unwrap_or("");
         let call = parts.next().unwrap_or("").trim_start();
         if call.starts_with("openat(") && call.contains(&name) {
-            if let Some(fd) = call.rsplit("= ").next().and_then(|r| r.trim().parse::<i32>().ok())
+            if let Some(fd) = call
+                .rsplit("= ")
+                .next()
+                .and_then(|r| r.trim().parse::<i32>().ok())
             {
                 if fd >= 0 {
                     open.insert((pid.to_string(), fd));
@@ -191,7 +194,10 @@ fn no_more_than_openfiles_descriptors_are_open() {
         "--ioengine=psync",
     ];
     let ours = most_open(common::iobench(), &base.join("iobench"), &args);
-    assert_eq!(ours, 2, "iobench had {ours} of the job's files open at once");
+    assert_eq!(
+        ours, 2,
+        "iobench had {ours} of the job's files open at once"
+    );
     if let Some(fio) = common::fio() {
         let theirs = most_open(fio, &base.join("fio"), &args);
         assert_eq!(ours, theirs);
@@ -238,7 +244,9 @@ fn asynchronous_and_mapping_engines_open_files_as_they_go() {
         // The verify after each loop read everything back.
         assert_eq!(job["read"]["io_bytes"], 512 * 1024, "{engine:?}");
         for i in 0..4 {
-            let len = std::fs::metadata(dir.join(format!("j.0.{i}"))).unwrap().len();
+            let len = std::fs::metadata(dir.join(format!("j.0.{i}")))
+                .unwrap()
+                .len();
             assert_eq!(len, 64 * 1024, "{engine:?}: j.0.{i}");
         }
     }

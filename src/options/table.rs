@@ -1672,7 +1672,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("thinktime")
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt("rate", K::SizeList, "Cap the bandwidth, per direction")
         .cat(C::Rate)
         .range(0, INT_MAX),
@@ -1735,7 +1735,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Rate)
     .parent("rate")
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "max_latency",
         K::Time(TimeUnit::Usec),

@@ -8,6 +8,17 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
+/// A 200 IOPS time_based job pausing 0.5 s at a time (the tests add runtime and iotime).
+const PACED: [&str; 7] = [
+    "--ioengine=psync",
+    "--size=1m",
+    "--bs=4k",
+    "--rw=randread",
+    "--rate_iops=200",
+    "--time_based",
+    "--thinktime=500ms",
+];
+
 /// The issue times (µs) of every I/O `tool` logs for `args`, and its JSON report.
 fn issue_times(mut tool: Command, dir: &Path, args: &[&str]) -> (Vec<u64>, serde_json::Value) {
     let _ = std::fs::remove_dir_all(dir);
@@ -43,17 +54,8 @@ fn pauses(times: &[u64], min_ms: u64) -> Vec<u64> {
 fn thinktime_iotime_pauses_after_io_time_as_fio() {
     // 0.5 s pauses, each after 0.5 s of I/O counted from the last pause's start: the
     // first at 1.0 s, the next at 2.0 s. Without iotime, a pause would follow every I/O.
-    let args = [
-        "--ioengine=psync",
-        "--size=1m",
-        "--bs=4k",
-        "--rw=randread",
-        "--rate_iops=200",
-        "--time_based",
-        "--runtime=2800ms",
-        "--thinktime=500ms",
-        "--thinktime_iotime=500ms",
-    ];
+    let mut args = PACED.to_vec();
+    args.extend(["--runtime=2800ms", "--thinktime_iotime=500ms"]);
     let base = common::scratch("thinktime_iotime");
     let (ours, _) = issue_times(common::iobench(), &base.join("iobench"), &args);
     let p = pauses(&ours, 300);
@@ -79,17 +81,8 @@ fn rate_ignore_thinktime_keeps_the_rate_through_pauses_as_fio() {
     // default the job catches up after the pause (about 600 I/Os); ignoring thinktime it
     // does not (about 500).
     let run = |tool: Command, dir: &Path, ignore: bool| {
-        let mut args = vec![
-            "--ioengine=psync",
-            "--size=1m",
-            "--bs=4k",
-            "--rw=randread",
-            "--rate_iops=200",
-            "--time_based",
-            "--runtime=3",
-            "--thinktime=500ms",
-            "--thinktime_iotime=1",
-        ];
+        let mut args = PACED.to_vec();
+        args.extend(["--runtime=3", "--thinktime_iotime=1"]);
         if ignore {
             args.push("--rate_ignore_thinktime=1");
         }

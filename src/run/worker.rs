@@ -522,22 +522,17 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             } else {
                 Some(ex_backlog_batch(cx.job))
             };
-            let r = match open_for_verify(&mut open, &data, &mut engine) {
-                Ok(()) => data.verify_phase(
-                    &mut engine,
-                    &mut pool,
-                    open.fds(),
-                    cx.names,
-                    &mut cx.stats,
-                    stat_start,
-                    batch,
-                )?,
-                Err(f) => Err((f.errno, f.verror)),
-            };
-            open.after_verify(&mut engine);
-            if let Err(t) = r {
-                cx.stats.record_error(t.0, &t.1);
-                error.get_or_insert(t.1);
+            let r = verify_pass(
+                &mut engine,
+                &mut data,
+                &mut open,
+                &mut pool,
+                &mut cx,
+                stat_start,
+                batch,
+            )?;
+            if let Some(t) = r {
+                error.get_or_insert(t);
             }
         }
         if inflight == 0 {
@@ -587,23 +582,15 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         inflight -= n;
     }
     if error.is_none() {
-        let r = match open_for_verify(&mut open, &data, &mut engine) {
-            Ok(()) => data.verify_phase(
-                &mut engine,
-                &mut pool,
-                open.fds(),
-                cx.names,
-                &mut cx.stats,
-                stat_start,
-                None,
-            )?,
-            Err(f) => Err((f.errno, f.verror)),
-        };
-        open.after_verify(&mut engine);
-        if let Err((errno, t)) = r {
-            cx.stats.record_error(errno, &t);
-            error = Some(t);
-        }
+        error = verify_pass(
+            &mut engine,
+            &mut data,
+            &mut open,
+            &mut pool,
+            &mut cx,
+            stat_start,
+            None,
+        )?;
     }
     let _ = (hold, gen_done, pending.is_some());
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
@@ -670,17 +657,40 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     Ok(cx.stats)
 }
 
-/// Opens every file when a verify pass may read them back (see `OpenFiles`).
-fn open_for_verify<E: Engine>(
-    open: &mut super::open_files::OpenFiles<'_>,
-    data: &crate::verify::Contents,
+/// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files
+/// opened for it when the worker opens files as it goes. Returns the job's error text
+/// when the pass failed (already recorded in the stats).
+fn verify_pass<E: Engine>(
     engine: &mut E,
-) -> Result<(), super::open_files::OpenFailure> {
-    if data.reads_back() {
+    data: &mut crate::verify::Contents,
+    open: &mut super::open_files::OpenFiles<'_>,
+    pool: &mut [IoUnit],
+    cx: &mut WorkerCtx<'_>,
+    stat_start: u64,
+    batch: Option<usize>,
+) -> io::Result<Option<String>> {
+    let opened = if data.reads_back() {
         open.before_verify(engine)
     } else {
         Ok(())
-    }
+    };
+    let r = match opened {
+        Ok(()) => data.verify_phase(
+            engine,
+            pool,
+            open.fds(),
+            cx.names,
+            &mut cx.stats,
+            stat_start,
+            batch,
+        )?,
+        Err(f) => Err((f.errno, f.verror)),
+    };
+    open.after_verify(engine);
+    Ok(r.err().map(|(errno, text)| {
+        cx.stats.record_error(errno, &text);
+        text
+    }))
 }
 
 /// fio's line for a failed I/O: file, error text, direction, offset and length.

@@ -1,7 +1,7 @@
 //! Which file the next I/O goes to (`file_service_type`): round robin, sequential, random,
 //! or zipf/pareto/normal ranks, each file serviced for N I/Os in a row when `:N` is given.
 
-use super::Generator;
+use super::{FileEvent, Generator};
 use crate::job::workload::FileService;
 
 /// The outcome of one try at picking a file.
@@ -92,6 +92,7 @@ impl Generator {
         }
         self.files[f].open = true;
         self.nr_open += 1;
+        self.file_events.push_back(FileEvent::Opened(f));
         true
     }
 
@@ -100,7 +101,7 @@ impl Generator {
         if self.files[f].open {
             self.files[f].open = false;
             self.nr_open -= 1;
-            self.closed.push_back(f);
+            self.file_events.push_back(FileEvent::Closed(f));
         }
     }
 

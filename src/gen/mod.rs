@@ -65,6 +65,13 @@ impl FileExtent {
     }
 }
 
+/// A file the generator opened or closed, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileEvent {
+    Opened(usize),
+    Closed(usize),
+}
+
 /// The next I/O to issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NextIo {
@@ -96,9 +103,10 @@ struct FileState {
     real_size: u64,
     /// Where the region starts now (moves with strided zones).
     file_offset: u64,
-    /// Where the region starts in the first pass (planned from the pre-layout size).
-    start_offset: u64,
-    /// Where it starts in later passes (fio recomputes it from the laid-out size).
+    /// fio's `get_start_offset` now: where the region starts as computed from the file's
+    /// laid-out size. The first pass starts at the offset planned from the size before
+    /// layout (`file_offset`'s first value); fio recomputes this one wherever it needs the
+    /// start (fitting a block, wrapping, later loops).
     loop_start: u64,
     io_size: u64,
     name_hash: u32,
@@ -153,8 +161,9 @@ pub struct Generator {
     nr_done_files: usize,
     /// Files open now, and the most that may be (`openfiles`).
     nr_open: usize,
-    /// Files closed since the worker last asked ([`Generator::take_closed`]), in order.
-    closed: std::collections::VecDeque<usize>,
+    /// Files opened and closed since the worker last asked
+    /// ([`Generator::take_file_event`]), in order.
+    file_events: std::collections::VecDeque<FileEvent>,
     /// Loops (not time_based wraps) started after the first: the iolog closes and
     /// reopens the files at each, as fio does.
     loop_no: u32,
@@ -197,6 +206,9 @@ struct Config {
     limit: u64,
     io_size_set: bool,
     pass_total: u64,
+    /// Whether a loop ends after `pass_total` bytes (fio's per-loop byte check, which
+    /// only counts I/O its engine queued; see `EngineKind::completes_in_queue`).
+    pass_limited: bool,
     service: FileService,
     service_nr: u32,
     /// `openfiles`, capped at the number of files.
@@ -251,7 +263,6 @@ impl Generator {
                     f.real_size
                 },
                 file_offset: r.start,
-                start_offset: r.start,
                 loop_start: if job.files.file_append && !f.device {
                     r.start
                 } else {
@@ -291,7 +302,7 @@ impl Generator {
             service_left: 0,
             nr_done_files: 0,
             nr_open: 0,
-            closed: std::collections::VecDeque::with_capacity(files.len()),
+            file_events: std::collections::VecDeque::with_capacity(2 * files.len()),
             loop_no: 0,
             replay: None,
             cfg,
@@ -368,7 +379,8 @@ impl Generator {
                 return None;
             }
             if !self.cfg.time_based
-                && (self.issue_bytes_exceeded() || self.pass_bytes >= self.cfg.pass_total)
+                && (self.issue_bytes_exceeded()
+                    || (self.cfg.pass_limited && self.pass_bytes >= self.cfg.pass_total))
             {
                 self.in_pass = false;
                 continue;
@@ -416,12 +428,13 @@ impl Generator {
         self.passes_left = self.passes_left.max(1);
     }
 
-    /// The next file the generator closed (done with it for the pass, or at a new loop),
-    /// in the order it closed them: the worker logs the close and, when it opens files as
-    /// it goes, closes the descriptor once the file's I/O in flight is done.
+    /// The next file the generator opened (picked it first since it was closed) or
+    /// closed (done with it for the pass, or at a new loop), in order: the worker logs
+    /// them and, when it opens files as it goes, closes the descriptor once the file's
+    /// I/O in flight is done. A file may open and close with no I/O in between.
     #[inline]
-    pub fn take_closed(&mut self) -> Option<usize> {
-        self.closed.pop_front()
+    pub fn take_file_event(&mut self) -> Option<FileEvent> {
+        self.file_events.pop_front()
     }
 
     /// How many loops have started after the first (time_based wraps do not count): the
@@ -492,7 +505,6 @@ impl Generator {
         self.nr_done_files = 0;
         for i in 0..self.files.len() {
             self.files[i].done = false;
-            self.files[i].start_offset = self.files[i].loop_start;
             self.files[i].file_offset = self.files[i].loop_start;
             self.reset_file(i);
         }
@@ -669,6 +681,7 @@ impl Config {
             limit,
             io_size_set: io_size_bytes.is_some(),
             pass_total,
+            pass_limited: job.exec.offload || !job.exec.engine.completes_in_queue(job.exec.iodepth),
             service: w.file_service,
             service_nr,
             max_open: match job.files.openfiles as usize {

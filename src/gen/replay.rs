@@ -130,7 +130,7 @@ impl Generator {
             service_left: 0,
             nr_done_files: 0,
             nr_open: 0,
-            closed: Default::default(),
+            file_events: Default::default(),
             loop_no: 0,
             replay: Some(Replay {
                 entries: log.entries,

@@ -60,6 +60,17 @@ impl IologWriter {
         self.log_op(io.file, ddir_name(io.ddir), io.offset, io.len)
     }
 
+    /// Records that the job opened `file`, unless the log shows it open already.
+    pub fn log_open(&mut self, file: usize) -> io::Result<()> {
+        match self.opened.get_mut(file) {
+            Some(o) if !*o => {
+                *o = true;
+                self.file_action(file, "open")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Records that the job closed `file` (done with it for the pass, or at a new loop),
     /// if the log shows it open.
     pub fn log_close(&mut self, file: usize) -> io::Result<()> {

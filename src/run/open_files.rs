@@ -81,6 +81,16 @@ impl<'a> OpenFiles<'a> {
         Ok(self.fds[f])
     }
 
+    /// Opens file `f` now if the worker opens files as it goes and it is closed (the
+    /// generator just picked it).
+    pub fn open_now<E: Engine>(&mut self, f: usize, engine: &mut E) -> Result<(), OpenFailure> {
+        if self.lazy {
+            self.open(f, engine)
+        } else {
+            Ok(())
+        }
+    }
+
     /// An I/O of file `f` completed: a close waiting for it happens now.
     #[inline]
     pub fn io_done<E: Engine>(&mut self, f: usize, engine: &mut E) {

@@ -353,17 +353,15 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 fresh = true;
                 cx.gen.next_io()
             });
-            // Files the generator is done with: logged closed, and closed once their
-            // I/O in flight completes when the worker opens files as it goes.
-            while let Some(f) = cx.gen.take_closed() {
-                if let Some(l) = &mut iolog {
-                    l.log_close(f)?;
-                }
-                open.close(f, &mut engine);
-            }
             let next = match got {
                 Some(n) => n,
                 None => {
+                    if let Some(fail) =
+                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)?
+                    {
+                        cx.stats.record_error(fail.errno, &fail.verror);
+                        error = Some(fail.verror);
+                    }
                     gen_done = true;
                     break;
                 }
@@ -430,6 +428,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     error = Some(text);
                     break;
                 }
+            }
+            // The files the generator opened and closed on the way to this I/O (after
+            // the loop's verify and unlink, as fio orders them).
+            if let Some(fail) = file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)? {
+                cx.stats.record_error(fail.errno, &fail.verror);
+                error = Some(fail.verror);
+                break;
             }
             let fd = match open.for_io(next.file, &mut engine) {
                 Ok(fd) => fd,
@@ -655,6 +660,37 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         }
     }
     Ok(cx.stats)
+}
+
+/// Acts on the files the generator opened and closed since last asked: logs them, and
+/// (when the worker opens files as it goes) opens each picked file at once, as fio does,
+/// and closes each finished one once its I/O in flight completes. Returns the failure of
+/// an open (fio logs only opens that worked).
+fn file_events<E: Engine>(
+    gen: &mut Generator,
+    open: &mut super::open_files::OpenFiles<'_>,
+    iolog: &mut Option<crate::iolog::IologWriter>,
+    engine: &mut E,
+) -> io::Result<Option<super::open_files::OpenFailure>> {
+    let mut failed = None;
+    while let Some(ev) = gen.take_file_event() {
+        match ev {
+            crate::gen::FileEvent::Opened(f) => {
+                if let Err(fail) = open.open_now(f, engine) {
+                    failed.get_or_insert(fail);
+                } else if let Some(l) = iolog {
+                    l.log_open(f)?;
+                }
+            }
+            crate::gen::FileEvent::Closed(f) => {
+                if let Some(l) = iolog {
+                    l.log_close(f)?;
+                }
+                open.close(f, engine);
+            }
+        }
+    }
+    Ok(failed)
 }
 
 /// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files

@@ -38,6 +38,9 @@ pub struct FileExtent {
     pub setup_size: u64,
     /// A block or character device rather than a regular file (`file_append` skips it).
     pub device: bool,
+    /// With `filesize`: the size planned for the file (fio's region ends there, whatever
+    /// the file's size before layout was); 0 without.
+    pub planned: u64,
 }
 
 impl FileExtent {
@@ -49,7 +52,14 @@ impl FileExtent {
             name_hash: rand::jhash(name.as_bytes(), 0),
             setup_size: real_size,
             device: false,
+            planned: 0,
         }
+    }
+
+    /// Records the size `filesize` planned for the file.
+    pub fn planned(mut self, planned: u64) -> Self {
+        self.planned = planned;
+        self
     }
 
     /// Marks the extent as a device's.
@@ -614,6 +624,14 @@ impl Config {
             Some(crate::job::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
             _ => total,
         };
+        // fio refuses a job whose data set is smaller than its smallest block.
+        let td_min_bs = min_bs[..2].iter().copied().min().unwrap_or(0);
+        if size < td_min_bs && !job.exec.time_based {
+            return Err(JobError::Invalid {
+                job: job.name.clone(),
+                message: "blocksize is larger than data set range".into(),
+            });
+        }
         let io_size_bytes = match w.io_size {
             Some(crate::job::SizeSpec::Bytes(b)) if b != 0 => Some(b),
             _ => None,

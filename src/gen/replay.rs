@@ -106,6 +106,7 @@ impl Generator {
             name_hash: 0,
             setup_size: 0,
             device: false,
+            planned: 0,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);

@@ -63,7 +63,7 @@ pub struct FileOpts {
 
 impl FileOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let fallocate = match r.text("fallocate").as_deref() {
+        let fallocate = match r.choice("fallocate").as_deref() {
             None | Some("native") | Some("1") => Fallocate::Native,
             Some("none") | Some("0") => Fallocate::None,
             Some("posix") => Fallocate::Posix,

@@ -33,6 +33,9 @@ pub struct Target {
     /// starts (0 when there is nothing left to lay out).
     #[serde(default)]
     pub lay_out_to: u64,
+    /// With `filesize`: the size planned for the file (0 without).
+    #[serde(default)]
+    pub planned: u64,
 }
 
 /// What `prepare` found: the targets, and with `create_serialize=0` the "Laying out"
@@ -200,6 +203,7 @@ pub fn prepare(
             setup_size: size,
             created: false,
             lay_out_to: 0,
+            planned: 0,
         });
     }
     if no_io && !replay.is_empty() {
@@ -228,6 +232,14 @@ pub fn prepare(
         .files
         .filesize
         .map(|_| planned_sizes(job, thread_number, &current));
+    if let Some(p) = &planned {
+        // With `filesize`, each file's region ends at its planned size.
+        for (t, &p) in targets.iter_mut().zip(p) {
+            if t.kind == Kind::Regular {
+                t.planned = p;
+            }
+        }
+    }
     // fill_device without a size: write until the file system is full, as fio does.
     let fill = job.workload.fill_device
         && job.workload.size.is_none()
@@ -333,14 +345,6 @@ pub fn prepare(
         if need[i] == FILL {
             t.size = fill_extent(job, &t.path);
             t.setup_size = t.size;
-        }
-    }
-    if let Some(p) = &planned {
-        // With `filesize`, fio plans each file's region from its planned size.
-        for (t, &p) in targets.iter_mut().zip(p) {
-            if t.kind == Kind::Regular {
-                t.setup_size = p;
-            }
         }
     }
     Ok(Prepared {
@@ -638,5 +642,6 @@ fn nbd_target(job: &Job, path: String) -> Result<Target, crate::error::RunError>
         setup_size: size,
         created: false,
         lay_out_to: 0,
+        planned: 0,
     })
 }

@@ -301,6 +301,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .map(|t| {
             crate::gen::FileExtent::new(&t.path, t.size)
                 .laid_out_from(t.setup_size)
+                .planned(t.planned)
                 .on_device(t.kind != files::Kind::Regular)
         })
         .collect();
@@ -308,7 +309,10 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         crate::gen::Generator::with_thread_number(job, spec.clone, spec.thread_number, &extents)
             .map_err(|e| RunError::Setup {
                 job: job.name.clone(),
-                message: e.to_string(),
+                message: match e {
+                    crate::error::JobError::Invalid { message, .. } => message,
+                    other => other.to_string(),
+                },
             })?;
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();

@@ -163,7 +163,7 @@ impl Pacer {
             thread_number,
         );
         let prng = |s: Stream| FRand::new(seeds[s as usize], false);
-        let think_on_issue = r.text("thinktime_blocks_type").as_deref() == Some("issue");
+        let think_on_issue = r.choice("thinktime_blocks_type").as_deref() == Some("issue");
         let lat = match r.raw.value("latency_target") {
             None => None,
             Some(v) => {

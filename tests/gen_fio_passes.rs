@@ -5,7 +5,9 @@
 //! - with a synchronous engine fio's per-loop byte count never grows (it counts only I/O
 //!   it queued), so a loop ends when its files are done; an asynchronous engine's loop
 //!   ends after `size` bytes;
-//! - a file fio opens and finds nothing left in is logged open and closed at once.
+//! - a file fio opens and finds nothing left in is logged open and closed at once;
+//! - with `filesize`, a region starts at the offset planned from the size before layout;
+//! - a choice value's `:suffix` is ignored, and strided zones are off with openfiles > 1.
 //!
 //! Both tools run in the same directory: the file names seed the distributions.
 
@@ -142,4 +144,62 @@ fn a_file_with_nothing_left_is_opened_and_closed_at_once() {
             .any(|w| w[0].ends_with("open") && w[1].ends_with("close")),
         "{log:?}"
     );
+}
+
+#[test]
+fn filesize_regions_start_from_the_size_before_layout() {
+    // New files: offset=25% of nothing is 0, and the region runs to the planned size.
+    let log = same_as_fio(
+        "filesize_new",
+        &[
+            "--ioengine=psync",
+            "--nrfiles=3",
+            "--rw=randwrite",
+            "--bs=8k",
+            "--offset=25%",
+            "--filesize=32k-128k",
+        ],
+    );
+    assert!(log.iter().any(|l| l.ends_with("write 0 8192")), "{log:?}");
+    // A data set smaller than one block is refused, as fio refuses it.
+    let dir = common::scratch("passes_tiny");
+    let mut cmd = common::iobench();
+    cmd.args(["--name=j", "--rw=write", "--bs=8k", "--size=4k"])
+        .arg(format!("--directory={}", dir.display()));
+    let out = common::run(cmd);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("blocksize is larger than data set range")
+    );
+}
+
+#[test]
+fn choice_values_ignore_a_suffix_and_zones_need_one_open_file() {
+    // fio matches `identical:3` as `identical` (the part before ':').
+    same_as_fio(
+        "sequencer_suffix",
+        &[
+            "--ioengine=psync",
+            "--rw=randread:3",
+            "--bs=8k",
+            "--size=256k",
+            "--rw_sequencer=identical:3",
+        ],
+    );
+    // Strided zones with openfiles above one: fio turns the zones off.
+    let log = same_as_fio(
+        "zones_openfiles",
+        &[
+            "--ioengine=psync",
+            "--nrfiles=2",
+            "--openfiles=2",
+            "--rw=write",
+            "--bs=4k",
+            "--size=128k",
+            "--zonemode=strided",
+            "--zonesize=16k",
+            "--zoneskip=16k",
+        ],
+    );
+    assert_eq!(bytes(&log), 128 * 1024);
 }

@@ -626,7 +626,7 @@ impl Config {
         };
         // fio refuses a job whose data set is smaller than its smallest block.
         let td_min_bs = min_bs[..2].iter().copied().min().unwrap_or(0);
-        if size < td_min_bs && !job.exec.time_based {
+        if size < td_min_bs && !job.exec.time_based && w.replay.read_iolog.is_none() {
             return Err(JobError::Invalid {
                 job: job.name.clone(),
                 message: "blocksize is larger than data set range".into(),

@@ -91,6 +91,17 @@ impl Mmap {
         0
     }
 
+    /// Maps file `i` whole when it is open and not empty; windows from then on when
+    /// that fails.
+    fn map_whole(&mut self, i: usize) {
+        let mut m = self.maps[i];
+        let size = m.file.size as usize;
+        if m.file.fd >= 0 && size > 0 && self.map(&mut m, 0, size) != 0 {
+            m.windowed = true;
+        }
+        self.maps[i] = m;
+    }
+
     /// The address of `len` bytes at `off` in file `f`, mapping as needed.
     #[inline]
     fn locate(&mut self, f: usize, off: u64, len: usize) -> Result<*mut u8, i32> {
@@ -170,14 +181,48 @@ impl Engine for Mmap {
             .collect();
         // Map each file now, so the first I/O does not pay for it.
         for i in 0..self.maps.len() {
-            let mut m = self.maps[i];
-            let size = m.file.size as usize;
-            if size > 0 && self.map(&mut m, 0, size) != 0 {
-                m.windowed = true;
-            }
-            self.maps[i] = m;
+            self.map_whole(i);
         }
         Ok(())
+    }
+
+    fn file_opened(&mut self, index: usize, file: super::EngineFile) -> io::Result<()> {
+        if file.writable && file.fd >= 0 {
+            // A file made afresh (unlink_each_loop) is empty: stores past its end would
+            // fault, so it gets its full size first, as a laid-out file has.
+            // SAFETY: fstat/ftruncate on the descriptor the worker just opened.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            if unsafe { libc::fstat(file.fd, &mut st) } == 0
+                && (st.st_mode & libc::S_IFMT) == libc::S_IFREG
+                && (st.st_size as u64) < file.size
+                && unsafe { libc::ftruncate(file.fd, file.size as libc::off_t) } != 0
+            {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        if let Some(m) = self.maps.get_mut(index) {
+            *m = Map {
+                ptr: std::ptr::null_mut(),
+                off: 0,
+                len: 0,
+                file,
+                windowed: false,
+            };
+            self.map_whole(index);
+        }
+        Ok(())
+    }
+
+    fn file_closing(&mut self, index: usize) {
+        if let Some(m) = self.maps.get_mut(index) {
+            if !m.ptr.is_null() {
+                // SAFETY: unmapping what this engine mapped; no I/O of it is in flight.
+                unsafe { libc::munmap(m.ptr.cast(), m.len) };
+            }
+            m.ptr = std::ptr::null_mut();
+            m.len = 0;
+            m.file.fd = -1;
+        }
     }
 
     #[inline]

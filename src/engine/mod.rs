@@ -137,6 +137,15 @@ pub trait Engine: Send {
     fn setup(&mut self, _s: &Setup<'_>) -> io::Result<()> {
         Ok(())
     }
+    /// A file was opened (again) after setup, as file `index`: engines that keep
+    /// something per file (positions, mappings, registered descriptors) take it up. Only
+    /// called when the worker opens files as it goes (`openfiles`, `unlink_each_loop`).
+    fn file_opened(&mut self, _index: usize, _file: EngineFile) -> io::Result<()> {
+        Ok(())
+    }
+    /// File `index` is about to be closed (no I/O of it is in flight): drop what the
+    /// engine keeps for it.
+    fn file_closing(&mut self, _index: usize) {}
     /// Stages (or, for a synchronous engine, performs) one I/O.
     fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
     /// Hands every staged I/O to the kernel; returns how many were submitted.

@@ -137,6 +137,28 @@ impl EngineKind {
         matches!(self, EngineKind::Null | EngineKind::FileCreate)
     }
 
+    /// True when fio's engine of this kind completes each I/O inside its queue call
+    /// (fio's synchronous engines, and null at depth 1). fio counts a loop's bytes
+    /// against `size` only for I/O that was queued, so a loop of such an engine ends
+    /// only when its files are done, not after `size` bytes.
+    pub fn completes_in_queue(self, iodepth: u32) -> bool {
+        match self {
+            EngineKind::Sync
+            | EngineKind::Psync
+            | EngineKind::Vsync
+            | EngineKind::Pvsync
+            | EngineKind::Pvsync2
+            | EngineKind::Mmap
+            | EngineKind::FileCreate
+            | EngineKind::FileStat
+            | EngineKind::FileDelete => true,
+            EngineKind::Null => iodepth <= 1,
+            EngineKind::Libaio | EngineKind::IoUring | EngineKind::PosixAio | EngineKind::Nbd => {
+                false
+            }
+        }
+    }
+
     /// True when the runner opens the job's files before the run; false for null and for
     /// the file engines, whose timed operation takes the place of the open.
     pub fn runner_opens_files(self) -> bool {

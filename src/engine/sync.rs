@@ -36,6 +36,14 @@ impl Engine for SyncRw {
         Ok(())
     }
 
+    fn file_opened(&mut self, index: usize, _file: super::EngineFile) -> io::Result<()> {
+        // A new descriptor starts at offset 0, whatever the old one's position was.
+        if let Some(p) = self.pos.get_mut(index) {
+            *p = u64::MAX;
+        }
+        Ok(())
+    }
+
     #[inline]
     fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let ddir = match io.op {

@@ -82,6 +82,20 @@ impl Uring {
     }
 }
 
+impl Uring {
+    /// With registerfiles: puts `fd` in registered slot `index` (-1 empties it).
+    fn update_registered(&mut self, index: usize, fd: i32) -> io::Result<()> {
+        match &self.ring {
+            Some(ring) if self.opts.registerfiles => ring
+                .submitter()
+                .register_files_update(index as u32, &[fd])
+                .map(|_| ())
+                .map_err(|e| register_error("registerfiles", e)),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl Engine for Uring {
     fn caps(&self) -> Caps {
         Caps::default()
@@ -156,6 +170,14 @@ impl Engine for Uring {
         self.events = vec![Completion { slot: 0, result: 0 }; 2 * self.depth];
         self.ring = Some(ring);
         Ok(())
+    }
+
+    fn file_opened(&mut self, index: usize, file: super::EngineFile) -> io::Result<()> {
+        self.update_registered(index, file.fd)
+    }
+
+    fn file_closing(&mut self, index: usize) {
+        let _ = self.update_registered(index, -1);
     }
 
     #[inline]

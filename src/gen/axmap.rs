@@ -11,6 +11,10 @@ pub struct BlockMap {
     words: Vec<u64>,
     /// Level 1: one bit per level-0 word, set when that word is full.
     full: Vec<u64>,
+    /// The bits past the end of the last word (always set in `words`, so searches never
+    /// return them) that an I/O has covered. fio's axmap lets a block run cross the end
+    /// of the map within its last word, so those bits count as newly set once.
+    tail_used: u64,
 }
 
 impl BlockMap {
@@ -21,6 +25,7 @@ impl BlockMap {
             nr_bits,
             words: vec![0; nwords],
             full: vec![0; nfull],
+            tail_used: 0,
         };
         m.reset();
         m
@@ -30,6 +35,7 @@ impl BlockMap {
     pub fn reset(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
         self.full.iter_mut().for_each(|w| *w = 0);
+        self.tail_used = 0;
         // Bits past the end of the last word count as used, so they are never returned.
         let tail = self.nr_bits % 64;
         if tail != 0 {
@@ -47,19 +53,31 @@ impl BlockMap {
     }
 
     /// Sets up to `nr` blocks from `bit`, stopping at the first one already set or at the
-    /// end of the map; returns how many were set (fio's `axmap_set_nr`).
+    /// end of the map's last word; returns how many were set (fio's `axmap_set_nr`, which
+    /// counts bits past the last block but within its word as set).
     pub fn set_nr(&mut self, mut bit: u64, mut nr: u64) -> u64 {
         let mut done = 0;
-        while nr > 0 && bit < self.nr_bits {
+        let last = self.words.len().saturating_sub(1);
+        let tail_mask = match self.nr_bits % 64 {
+            0 => 0,
+            t => !0u64 << t,
+        };
+        while nr > 0 && (bit as usize / 64) < self.words.len() && bit <= self.nr_bits {
             let w = (bit / 64) as usize;
             let b = bit % 64;
-            let n = nr.min(64 - b).min(self.nr_bits - bit);
+            let n = nr.min(64 - b);
             let mask = if n == 64 {
                 !0u64
             } else {
                 ((1u64 << n) - 1) << b
             };
-            let overlap = self.words[w] & mask;
+            // The word as fio sees it: tail bits only where an I/O covered them.
+            let seen = if w == last {
+                (self.words[w] & !tail_mask) | self.tail_used
+            } else {
+                self.words[w]
+            };
+            let overlap = seen & mask;
             let set = if overlap != 0 {
                 // Only the run up to the first busy block.
                 overlap.trailing_zeros() as u64 - b
@@ -75,6 +93,9 @@ impl BlockMap {
                 ((1u64 << set) - 1) << b
             };
             self.words[w] |= mask;
+            if w == last {
+                self.tail_used |= mask & tail_mask;
+            }
             if self.words[w] == !0 {
                 self.full[w / 64] |= 1 << (w % 64);
             }

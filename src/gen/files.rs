@@ -1,26 +1,47 @@
 //! Which file the next I/O goes to (`file_service_type`): round robin, sequential, random,
 //! or zipf/pareto/normal ranks, each file serviced for N I/Os in a row when `:N` is given.
 
-use super::Generator;
+use super::{FileEvent, Generator};
 use crate::job::workload::FileService;
+
+/// The outcome of one try at picking a file.
+enum Pick {
+    File(usize),
+    /// Every file is done for this pass.
+    AllDone,
+    /// The file picked is not open and `openfiles` are: try again.
+    Busy,
+}
 
 /// The non-uniform services draw from `nr_files << SERVICE_SHIFT` ranges, as fio does.
 pub(super) const SERVICE_SHIFT: u32 = 10;
 
 impl Generator {
-    /// fio's `get_next_file`: `None` when every file is done for this pass.
+    /// fio's `get_next_file`: `None` when every file is done for this pass. A file not
+    /// open yet is opened only while fewer than `openfiles` are; otherwise fio's pick
+    /// fails busy and is tried again (after a reap), which is what the loop does.
     pub(super) fn next_file(&mut self) -> Option<usize> {
+        loop {
+            match self.pick_file() {
+                Pick::File(f) => return Some(f),
+                Pick::AllDone => return None,
+                Pick::Busy => {}
+            }
+        }
+    }
+
+    fn pick_file(&mut self) -> Pick {
         let n = self.files.len();
         if self.nr_done_files >= n {
-            return None;
+            return Pick::AllDone;
         }
-        if let Some(f) = self.service_file.filter(|&f| !self.files[f].done) {
+        if let Some(f) = self.service_file.filter(|&f| self.files[f].open) {
             if matches!(self.cfg.service, FileService::Sequential(_)) {
-                return Some(f);
+                return Pick::File(f);
             }
             if self.service_left > 0 {
                 self.service_left -= 1;
-                return Some(f);
+                return Pick::File(f);
             }
         }
         let f = match self.cfg.service {
@@ -31,6 +52,9 @@ impl Generator {
                     let f = self.next_file;
                     self.next_file = (self.next_file + 1) % n;
                     if !self.files[f].done {
+                        if !self.open_file(f) {
+                            return Pick::Busy;
+                        }
                         found = Some(f);
                         break;
                     }
@@ -38,18 +62,47 @@ impl Generator {
                         break;
                     }
                 }
-                found?
+                match found {
+                    Some(f) => f,
+                    None => return Pick::AllDone,
+                }
             }
             _ => loop {
                 let f = self.random_fileno();
                 if f < n && !self.files[f].done {
+                    if !self.open_file(f) {
+                        return Pick::Busy;
+                    }
                     break f;
                 }
             },
         };
         self.service_file = Some(f);
         self.service_left = self.cfg.service_nr.saturating_sub(1);
-        Some(f)
+        Pick::File(f)
+    }
+
+    /// Opens file `f` unless it is open; false when `openfiles` are open already.
+    fn open_file(&mut self, f: usize) -> bool {
+        if self.files[f].open {
+            return true;
+        }
+        if self.nr_open >= self.cfg.max_open {
+            return false;
+        }
+        self.files[f].open = true;
+        self.nr_open += 1;
+        self.file_events.push_back(FileEvent::Opened(f));
+        true
+    }
+
+    /// Closes file `f` if it is open, telling the worker.
+    pub(super) fn close_file(&mut self, f: usize) {
+        if self.files[f].open {
+            self.files[f].open = false;
+            self.nr_open -= 1;
+            self.file_events.push_back(FileEvent::Closed(f));
+        }
     }
 
     fn random_fileno(&mut self) -> usize {

@@ -38,6 +38,9 @@ pub struct FileExtent {
     pub setup_size: u64,
     /// A block or character device rather than a regular file (`file_append` skips it).
     pub device: bool,
+    /// With `filesize`: the size planned for the file (fio's region ends there, whatever
+    /// the file's size before layout was); 0 without.
+    pub planned: u64,
 }
 
 impl FileExtent {
@@ -49,7 +52,14 @@ impl FileExtent {
             name_hash: rand::jhash(name.as_bytes(), 0),
             setup_size: real_size,
             device: false,
+            planned: 0,
         }
+    }
+
+    /// Records the size `filesize` planned for the file.
+    pub fn planned(mut self, planned: u64) -> Self {
+        self.planned = planned;
+        self
     }
 
     /// Marks the extent as a device's.
@@ -63,6 +73,13 @@ impl FileExtent {
         self.setup_size = setup_size;
         self
     }
+}
+
+/// A file the generator opened or closed, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileEvent {
+    Opened(usize),
+    Closed(usize),
 }
 
 /// The next I/O to issue.
@@ -96,15 +113,18 @@ struct FileState {
     real_size: u64,
     /// Where the region starts now (moves with strided zones).
     file_offset: u64,
-    /// Where the region starts in the first pass (planned from the pre-layout size).
-    start_offset: u64,
-    /// Where it starts in later passes (fio recomputes it from the laid-out size).
+    /// fio's `get_start_offset` now: where the region starts as computed from the file's
+    /// laid-out size. The first pass starts at the offset planned from the size before
+    /// layout (`file_offset`'s first value); fio recomputes this one wherever it needs the
+    /// start (fitting a block, wrapping, later loops).
     loop_start: u64,
     io_size: u64,
     name_hash: u32,
     last_pos: [u64; 3],
     last_start: [u64; 3],
     done: bool,
+    /// Open in fio's sense: picked since it was last closed (see `files`).
+    open: bool,
     map: Option<BlockMap>,
     lfsr: Option<Lfsr>,
     zipf: Option<Zipf>,
@@ -149,6 +169,11 @@ pub struct Generator {
     service_file: Option<usize>,
     service_left: u32,
     nr_done_files: usize,
+    /// Files open now, and the most that may be (`openfiles`).
+    nr_open: usize,
+    /// Files opened and closed since the worker last asked
+    /// ([`Generator::take_file_event`]), in order.
+    file_events: std::collections::VecDeque<FileEvent>,
     /// Loops (not time_based wraps) started after the first: the iolog closes and
     /// reopens the files at each, as fio does.
     loop_no: u32,
@@ -191,8 +216,13 @@ struct Config {
     limit: u64,
     io_size_set: bool,
     pass_total: u64,
+    /// Whether a loop ends after `pass_total` bytes (fio's per-loop byte check, which
+    /// only counts I/O its engine queued; see `EngineKind::completes_in_queue`).
+    pass_limited: bool,
     service: FileService,
     service_nr: u32,
+    /// `openfiles`, capped at the number of files.
+    max_open: usize,
     thread_number: u64,
 }
 
@@ -243,7 +273,6 @@ impl Generator {
                     f.real_size
                 },
                 file_offset: r.start,
-                start_offset: r.start,
                 loop_start: if job.files.file_append && !f.device {
                     r.start
                 } else {
@@ -254,6 +283,7 @@ impl Generator {
                 last_pos: [r.start; 3],
                 last_start: [NONE; 3],
                 done: false,
+                open: false,
                 map: None,
                 lfsr: None,
                 zipf: None,
@@ -281,6 +311,8 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            nr_open: 0,
+            file_events: std::collections::VecDeque::with_capacity(2 * files.len()),
             loop_no: 0,
             replay: None,
             cfg,
@@ -357,7 +389,8 @@ impl Generator {
                 return None;
             }
             if !self.cfg.time_based
-                && (self.issue_bytes_exceeded() || self.pass_bytes >= self.cfg.pass_total)
+                && (self.issue_bytes_exceeded()
+                    || (self.cfg.pass_limited && self.pass_bytes >= self.cfg.pass_total))
             {
                 self.in_pass = false;
                 continue;
@@ -405,6 +438,15 @@ impl Generator {
         self.passes_left = self.passes_left.max(1);
     }
 
+    /// The next file the generator opened (picked it first since it was closed) or
+    /// closed (done with it for the pass, or at a new loop), in order: the worker logs
+    /// them and, when it opens files as it goes, closes the descriptor once the file's
+    /// I/O in flight is done. A file may open and close with no I/O in between.
+    #[inline]
+    pub fn take_file_event(&mut self) -> Option<FileEvent> {
+        self.file_events.pop_front()
+    }
+
     /// How many loops have started after the first (time_based wraps do not count): the
     /// iolog writer closes and reopens files when this changes.
     pub fn loop_number(&self) -> u32 {
@@ -446,6 +488,10 @@ impl Generator {
             // fio 3.33's write_iolog), nor for time_based wraps.
             if !self.cfg.time_based && self.cfg.zone_size == 0 {
                 self.loop_no += 1;
+                // A new loop closes every file (they reopen at their next I/O).
+                for i in 0..self.files.len() {
+                    self.close_file(i);
+                }
             }
             self.clear_state();
         } else {
@@ -469,7 +515,6 @@ impl Generator {
         self.nr_done_files = 0;
         for i in 0..self.files.len() {
             self.files[i].done = false;
-            self.files[i].start_offset = self.files[i].loop_start;
             self.files[i].file_offset = self.files[i].loop_start;
             self.reset_file(i);
         }
@@ -521,6 +566,9 @@ impl Generator {
                 f.last_pos[io.ddir as usize] = io.offset + io.len;
                 return Some(io);
             }
+            // fio closes a file it cannot fill an I/O from; the zipf/pareto/normal
+            // services start it over, the others are done with it for this pass.
+            self.close_file(fi);
             if self.cfg.service.nonuniform() {
                 self.reset_file(fi);
             } else {
@@ -576,6 +624,14 @@ impl Config {
             Some(crate::job::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
             _ => total,
         };
+        // fio refuses a job whose data set is smaller than its smallest block.
+        let td_min_bs = min_bs[..2].iter().copied().min().unwrap_or(0);
+        if size < td_min_bs && !job.exec.time_based && w.replay.read_iolog.is_none() {
+            return Err(JobError::Invalid {
+                job: job.name.clone(),
+                message: "blocksize is larger than data set range".into(),
+            });
+        }
         let io_size_bytes = match w.io_size {
             Some(crate::job::SizeSpec::Bytes(b)) if b != 0 => Some(b),
             _ => None,
@@ -643,8 +699,14 @@ impl Config {
             limit,
             io_size_set: io_size_bytes.is_some(),
             pass_total,
+            pass_limited: job.exec.offload || !job.exec.engine.completes_in_queue(job.exec.iodepth),
             service: w.file_service,
             service_nr,
+            max_open: match job.files.openfiles as usize {
+                0 => files.len(),
+                n => n.min(files.len()),
+            }
+            .max(1),
             thread_number,
         })
     }

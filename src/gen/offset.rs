@@ -91,7 +91,7 @@ impl Generator {
                 self.zone_bytes = 0;
                 f.file_offset += range + skip;
                 if f.file_offset >= f.real_size {
-                    f.file_offset = f.start_offset;
+                    f.file_offset = f.loop_start;
                 }
                 f.last_pos[d] = f.file_offset;
             }
@@ -181,7 +181,7 @@ impl Generator {
         let single = self.files.len() == 1;
         let time_based = self.cfg.time_based;
         let f = &mut self.files[fi];
-        if f.last_pos[d] >= f.io_size + f.start_offset && time_based && single {
+        if f.last_pos[d] >= f.io_size + f.loop_start && time_based && single {
             f.last_pos[d] = f.file_offset;
         }
         if f.last_pos[d] >= f.real_size {
@@ -320,7 +320,7 @@ impl Generator {
         if minbs == maxbs {
             return minbs;
         }
-        let end = f.io_size + f.start_offset;
+        let end = f.io_size + f.loop_start;
         let fits = |len: u64| offset + len <= end;
         if !fits(minbs) {
             return 0;

@@ -92,8 +92,11 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
             } else {
                 start_offset(job, clone_index, real)
             };
+            // With filesize, fio's region runs from the start (planned from the size the
+            // file had before layout) to the planned size.
             let mut io_size = if fixed_filesize {
-                real.saturating_sub(start)
+                let end = if f.planned != 0 { f.planned } else { real };
+                end.saturating_sub(start)
             } else {
                 let mut s = per_file;
                 if extra > 0 {
@@ -137,6 +140,7 @@ pub fn layout_size(job: &Job, clone_index: u32, current_sizes: &[u64]) -> Vec<u6
             name_hash: 0,
             setup_size: s,
             device: false,
+            planned: 0,
         })
         .collect();
     file_regions(job, clone_index, &extents)

@@ -173,6 +173,7 @@ impl Generator {
             name_hash: 0,
             setup_size: 0,
             device: false,
+            planned: 0,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);
@@ -196,6 +197,8 @@ impl Generator {
             service_file: None,
             service_left: 0,
             nr_done_files: 0,
+            nr_open: 0,
+            file_events: Default::default(),
             loop_no: 0,
             replay: Some(Replay {
                 source,

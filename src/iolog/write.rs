@@ -16,7 +16,6 @@ pub struct IologWriter {
     start: Instant,
     names: Vec<String>,
     opened: Vec<bool>,
-    loop_no: u32,
 }
 
 fn ddir_name(d: Ddir) -> &'static str {
@@ -37,7 +36,6 @@ impl IologWriter {
             start: Instant::now(),
             names: file_names.to_vec(),
             opened: vec![false; file_names.len()],
-            loop_no: 0,
         };
         writeln!(w.out, "{VERSION3}")?;
         for i in 0..w.names.len() {
@@ -56,24 +54,38 @@ impl IologWriter {
         writeln!(self.out, "{t} {name} {act}")
     }
 
-    /// Records one issued I/O (and the file's `open` before its first one). `loop_no` is
-    /// the generator's [`crate::gen::Generator::loop_number`]: when it changes, the files
-    /// opened so far are logged as closed first (and reopen at their next I/O), since fio
-    /// closes a job's files between loops.
-    pub fn log_io(&mut self, io: &NextIo, loop_no: u32) -> io::Result<()> {
-        if loop_no != self.loop_no {
-            self.loop_no = loop_no;
-            self.close_opened()?;
-        }
+    /// Records one issued I/O (and the file's `open` before its first one since it was
+    /// last closed).
+    pub fn log_io(&mut self, io: &NextIo) -> io::Result<()> {
         self.log_op(io.file, ddir_name(io.ddir), io.offset, io.len)
+    }
+
+    /// Records that the job opened `file`, unless the log shows it open already.
+    pub fn log_open(&mut self, file: usize) -> io::Result<()> {
+        match self.opened.get_mut(file) {
+            Some(o) if !*o => {
+                *o = true;
+                self.file_action(file, "open")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Records that the job closed `file` (done with it for the pass, or at a new loop),
+    /// if the log shows it open.
+    pub fn log_close(&mut self, file: usize) -> io::Result<()> {
+        match self.opened.get_mut(file) {
+            Some(o) if *o => {
+                *o = false;
+                self.file_action(file, "close")
+            }
+            _ => Ok(()),
+        }
     }
 
     fn close_opened(&mut self) -> io::Result<()> {
         for i in 0..self.names.len() {
-            if self.opened[i] {
-                self.opened[i] = false;
-                self.file_action(i, "close")?;
-            }
+            self.log_close(i)?;
         }
         Ok(())
     }

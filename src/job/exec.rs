@@ -114,7 +114,7 @@ pub enum AccessHint {
 impl AccessHint {
     fn resolve(r: &Reader) -> Option<Self> {
         let random = r.text("rw").is_some_and(|v| v.contains("rand"));
-        match r.text("fadvise_hint").as_deref() {
+        match r.choice("fadvise_hint").as_deref() {
             Some("0") | Some("false") | Some("off") | Some("no") => None,
             Some("sequential") => Some(AccessHint::Sequential),
             Some("random") => Some(AccessHint::Random),
@@ -268,7 +268,7 @@ impl ExecOpts {
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
             startdelay_us: startdelay,
             loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
-            clocksource: match r.text("clocksource") {
+            clocksource: match r.choice("clocksource") {
                 Some(v) => Some(
                     crate::clock::ClockSource::parse(&v)
                         .map_err(|e| r.invalid("clocksource", e))?,
@@ -352,7 +352,7 @@ impl ExecOpts {
                 }
             },
             steady: steady_spec(r)?,
-            offload: match r.text("io_submit_mode").as_deref() {
+            offload: match r.choice("io_submit_mode").as_deref() {
                 None | Some("inline") => false,
                 // The file engines time their call inside the engine; a submitter's
                 // timing would not reach the job's statistics.

@@ -30,6 +30,9 @@ pub struct FileOpts {
     /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
     pub filename_format: String,
     pub nrfiles: u32,
+    /// How many of the job's files may be open at once (`openfiles`; 0 = all of them).
+    /// Fewer than the files makes the worker open and close them as it goes, as fio does.
+    pub openfiles: u32,
     pub fallocate: Fallocate,
     /// Drop the files' cached pages before the I/O starts.
     pub invalidate: bool,
@@ -51,13 +54,16 @@ pub struct FileOpts {
     pub create_only: bool,
     /// Delete files this run created when the job ends.
     pub unlink: bool,
+    /// Delete and recreate the files before every loop after the first
+    /// (`unlink_each_loop`), so each loop writes to fresh files.
+    pub unlink_each_loop: bool,
     pub allow_file_create: bool,
     pub allow_mounted_write: bool,
 }
 
 impl FileOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let fallocate = match r.text("fallocate").as_deref() {
+        let fallocate = match r.choice("fallocate").as_deref() {
             None | Some("native") | Some("1") => Fallocate::Native,
             Some("none") | Some("0") => Fallocate::None,
             Some("posix") => Fallocate::Posix,
@@ -102,6 +108,7 @@ impl FileOpts {
                 .text("filename_format")
                 .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
             nrfiles: r.int("nrfiles")?.unwrap_or(1).max(1) as u32,
+            openfiles: r.int("openfiles")?.unwrap_or(0).max(0) as u32,
             fallocate,
             invalidate: r.bool("invalidate")? && !pre_read,
             pre_read,
@@ -112,6 +119,7 @@ impl FileOpts {
             file_append: r.bool("file_append")?,
             create_only: r.bool("create_only")?,
             unlink: r.bool("unlink")?,
+            unlink_each_loop: r.bool("unlink_each_loop")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
         })
@@ -206,6 +214,7 @@ mod tests {
             filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),
             nrfiles: 1,
+            openfiles: 0,
             fallocate: Fallocate::Native,
             invalidate: true,
             pre_read: false,
@@ -216,6 +225,7 @@ mod tests {
             file_append: false,
             create_only: false,
             unlink: false,
+            unlink_each_loop: false,
             allow_file_create: true,
             allow_mounted_write: false,
         }

@@ -48,6 +48,13 @@ impl<'a> Reader<'a> {
             .or_else(|| crate::options::lookup(name).and_then(|d| d.default.map(str::to_string)))
     }
 
+    /// The word of a choice option (or its default), without the `:`/`,` suffix fio
+    /// ignores when it matches a word (`rw_sequencer=identical:3` is `identical`).
+    pub fn choice(&self, name: &str) -> Option<String> {
+        self.text(name)
+            .map(|v| crate::options::value::choice_word(&v).to_string())
+    }
+
     pub fn bool(&self, name: &str) -> Result<bool, JobError> {
         match self.text(name) {
             None => Ok(false),

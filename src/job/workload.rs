@@ -227,7 +227,7 @@ impl Workload {
                 seq_add = if neg { -v } else { v };
             }
         }
-        let rw_sequencer = match r.text("rw_sequencer").as_deref() {
+        let rw_sequencer = match r.choice("rw_sequencer").as_deref() {
             None | Some("sequential") => RwSequencer::Sequential,
             Some("identical") => RwSequencer::Identical,
             Some(o) => return Err(r.invalid("rw_sequencer", format!("unknown value '{o}'"))),
@@ -300,7 +300,7 @@ impl Workload {
             }
         }
 
-        let zonemode = r.text("zonemode").unwrap_or_else(|| "none".into());
+        let zonemode = r.choice("zonemode").unwrap_or_else(|| "none".into());
         let zone_size = r.size("zonesize")?.unwrap_or(0);
         let (mut zs, mut zr, mut zk) = (0, 0, 0);
         match zonemode.as_str() {
@@ -330,9 +330,15 @@ impl Workload {
             }
         }
 
+        // fio turns strided zones off for a job that may keep more than one file open
+        // (set with openfiles: only then is it above one at that point).
+        if zs != 0 && r.int("openfiles")?.unwrap_or(0) > 1 {
+            (zs, zr, zk) = (0, 0, 0);
+        }
+
         let file_service = parse_file_service(r)?;
         let distribution = parse_distribution(r)?;
-        let random_generator = match r.text("random_generator").as_deref() {
+        let random_generator = match r.choice("random_generator").as_deref() {
             None | Some("tausworthe") => RandomGenerator::Tausworthe,
             Some("lfsr") => RandomGenerator::Lfsr,
             Some("tausworthe64") => RandomGenerator::Tausworthe64,

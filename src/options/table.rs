@@ -1060,7 +1060,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::File)
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "file_service_type",
         K::Choice(FILE_SERVICE_TYPE_CHOICES),
@@ -1670,7 +1670,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("thinktime")
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt("rate", K::SizeList, "Cap the bandwidth, per direction")
         .cat(C::Rate)
         .range(0, INT_MAX),
@@ -1733,7 +1733,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Rate)
     .parent("rate")
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "max_latency",
         K::Time(TimeUnit::Usec),
@@ -1908,7 +1908,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::File)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt("exitall", K::Bool, "End every job when this one ends").cat(C::Other),
     opt(
         "exit_what",

@@ -33,6 +33,9 @@ pub struct Target {
     /// starts (0 when there is nothing left to lay out).
     #[serde(default)]
     pub lay_out_to: u64,
+    /// With `filesize`: the size planned for the file (0 without).
+    #[serde(default)]
+    pub planned: u64,
 }
 
 /// What `prepare` found: the targets, and with `create_serialize=0` the "Laying out"
@@ -200,6 +203,7 @@ pub fn prepare(
             setup_size: size,
             created: false,
             lay_out_to: 0,
+            planned: 0,
         });
     }
     if no_io && !replay.is_empty() {
@@ -228,6 +232,14 @@ pub fn prepare(
         .files
         .filesize
         .map(|_| planned_sizes(job, thread_number, &current));
+    if let Some(p) = &planned {
+        // With `filesize`, each file's region ends at its planned size.
+        for (t, &p) in targets.iter_mut().zip(p) {
+            if t.kind == Kind::Regular {
+                t.planned = p;
+            }
+        }
+    }
     // fill_device without a size: write until the file system is full, as fio does.
     let fill = job.workload.fill_device
         && job.workload.size.is_none()
@@ -333,14 +345,6 @@ pub fn prepare(
         if need[i] == FILL {
             t.size = fill_extent(job, &t.path);
             t.setup_size = t.size;
-        }
-    }
-    if let Some(p) = &planned {
-        // With `filesize`, fio plans each file's region from its planned size.
-        for (t, &p) in targets.iter_mut().zip(p) {
-            if t.kind == Kind::Regular {
-                t.setup_size = p;
-            }
         }
     }
     Ok(Prepared {
@@ -499,43 +503,59 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Opens every target for I/O as the job needs them; returns the files in order.
+/// Opens every target for I/O, in order (see [`open_one`]).
 pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
+    targets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| open_one(job, t).map_err(|e| too_many_hint(e, i, targets.len())))
+        .collect()
+}
+
+/// Opens one target for I/O with the job's flags (O_DIRECT, O_SYNC, creating a missing
+/// regular file when the job writes), then does what fio does on each open: drop or
+/// warm its cached pages and pass on the access and write hints.
+pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
     let writes = job_writes(job);
     let mut flags = job.exec.sync.open_sync_flags;
     if job.exec.direct {
         flags |= libc::O_DIRECT;
     }
-    let mut out = Vec::with_capacity(targets.len());
-    for t in targets {
-        let create = t.kind == Kind::Regular && job.files.allow_file_create;
-        let f = OpenOptions::new()
-            .read(true)
-            .write(writes)
-            .create(create && writes)
-            .truncate(false)
-            .custom_flags(flags)
-            .open(&t.path)
-            .map_err(|e| crate::error::with_path(&t.path, e))?;
-        if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
-            f.set_len(t.size)?;
-        }
-        if job.files.pre_read {
-            pre_read(&t.path, t.size)?;
-        } else if job.files.invalidate {
-            // SAFETY: fadvise only drops clean cached pages of this open file.
-            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
-        }
-        if let Some(hint) = job.exec.access_hint.filter(|_| t.kind != Kind::Char) {
-            advise(&f, hint.fadvise());
-        }
-        if let Some(hint) = job.exec.write_hint.filter(|_| t.kind != Kind::Char) {
-            set_write_hint(&f, hint, job.exec.direct)
-                .map_err(|e| io::Error::new(e.kind(), format!("{}: write_hint: {e}", t.path)))?;
-        }
-        out.push(f);
+    let create = t.kind == Kind::Regular && job.files.allow_file_create;
+    let f = OpenOptions::new()
+        .read(true)
+        .write(writes)
+        .create(create && writes)
+        .truncate(false)
+        .custom_flags(flags)
+        .open(&t.path)
+        .map_err(|e| crate::error::with_path(&t.path, e))?;
+    if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
+        f.set_len(t.size)?;
     }
-    Ok(out)
+    if job.files.pre_read {
+        pre_read(&t.path, t.size)?;
+    } else if job.files.invalidate {
+        // SAFETY: fadvise only drops clean cached pages of this open file.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    if let Some(hint) = job.exec.access_hint.filter(|_| t.kind != Kind::Char) {
+        advise(&f, hint.fadvise());
+    }
+    if let Some(hint) = job.exec.write_hint.filter(|_| t.kind != Kind::Char) {
+        set_write_hint(&f, hint, job.exec.direct)
+            .map_err(|e| io::Error::new(e.kind(), format!("{}: write_hint: {e}", t.path)))?;
+    }
+    Ok(f)
+}
+
+/// Out of descriptors: says which open failed and what helps, as fio does (the error
+/// itself is passed on unchanged, so its errno still reaches the report).
+pub fn too_many_hint(e: io::Error, opened: usize, total: usize) -> io::Error {
+    if crate::error::os_errno(&e) == Some(libc::EMFILE) {
+        eprintln!("iobench: try reducing/setting openfiles (failed at {opened} of {total})");
+    }
+    e
 }
 
 /// Announces the job's access pattern for an opened file (as fio does after opening it):
@@ -622,5 +642,6 @@ fn nbd_target(job: &Job, path: String) -> Result<Target, crate::error::RunError>
         setup_size: size,
         created: false,
         lay_out_to: 0,
+        planned: 0,
     })
 }

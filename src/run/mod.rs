@@ -8,6 +8,7 @@ pub mod hooks;
 pub mod iosched;
 pub mod live;
 pub mod lockmem;
+pub mod open_files;
 pub mod pacing;
 pub mod signals;
 pub mod spawn;
@@ -247,7 +248,16 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         })?;
     }
     let no_files = !job.exec.engine.runner_opens_files();
-    let opened = if no_files {
+    let lazy = open_files::wants_lazy(job, spec.targets.len());
+    if lazy && job.exec.offload {
+        return Err(RunError::Setup {
+            job: job.name.clone(),
+            message: "io_submit_mode=offload cannot open and close files as the job goes \
+                      (openfiles below the number of files, or unlink_each_loop)"
+                .into(),
+        });
+    }
+    let opened = if no_files || lazy {
         Vec::new()
     } else {
         files::open_all(job, &spec.targets).map_err(err)?
@@ -269,7 +279,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         message,
     })?;
     let writable = files::job_writes(job);
-    let fds: Vec<i32> = if no_files {
+    let fds: Vec<i32> = if no_files || lazy {
         spec.targets.iter().map(|_| -1).collect()
     } else {
         opened.iter().map(|f| f.as_raw_fd()).collect()
@@ -291,6 +301,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .map(|t| {
             crate::gen::FileExtent::new(&t.path, t.size)
                 .laid_out_from(t.setup_size)
+                .planned(t.planned)
                 .on_device(t.kind != files::Kind::Regular)
         })
         .collect();
@@ -298,7 +309,10 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         crate::gen::Generator::with_thread_number(job, spec.clone, spec.thread_number, &extents)
             .map_err(|e| RunError::Setup {
                 job: job.name.clone(),
-                message: e.to_string(),
+                message: match e {
+                    crate::error::JobError::Invalid { message, .. } => message,
+                    other => other.to_string(),
+                },
             })?;
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
@@ -313,6 +327,8 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         fds: &fds,
         files: &efiles,
         names: &names,
+        targets: &spec.targets,
+        lazy,
         gen,
         stats,
     };

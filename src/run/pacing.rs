@@ -66,6 +66,16 @@ pub struct Pacer {
     think_on_issue: bool,
     think_count: u64,
     think_last: u64,
+    /// `thinktime_iotime` (µs, 0 when unset): pause after doing I/O this long, counted
+    /// from the start of the last pause (or of the job); `thinktime_blocks` then only
+    /// counts when it was set too.
+    iotime_us: u64,
+    think_blocks_set: bool,
+    last_think_ns: u64,
+    /// `rate_ignore_thinktime`: a pause does not leave the job behind its rate.
+    rate_ignores_think: bool,
+    /// The direction of the last issued I/O (the one a pause follows).
+    last_ddir: Ddir,
     min_bps: [u64; 3],
     min_iops: [u64; 3],
     cycle_ms: u64,
@@ -153,7 +163,7 @@ impl Pacer {
             thread_number,
         );
         let prng = |s: Stream| FRand::new(seeds[s as usize], false);
-        let think_on_issue = r.text("thinktime_blocks_type").as_deref() == Some("issue");
+        let think_on_issue = r.choice("thinktime_blocks_type").as_deref() == Some("issue");
         let lat = match r.raw.value("latency_target") {
             None => None,
             Some(v) => {
@@ -206,6 +216,11 @@ impl Pacer {
             think_on_issue,
             think_count: 0,
             think_last: 0,
+            iotime_us: r.time_us("thinktime_iotime", TimeUnit::Sec)?,
+            think_blocks_set: r.raw.value("thinktime_blocks").is_some(),
+            last_think_ns: 0,
+            rate_ignores_think: r.bool("rate_ignore_thinktime")?,
+            last_ddir: Ddir::Read,
             min_bps: per_dir(&r, "rate_min", size)?,
             min_iops: per_dir(&r, "rate_iops_min", int)?,
             cycle_ms: r.int("rate_cycle")?.unwrap_or(1000).max(1) as u64,
@@ -229,6 +244,10 @@ impl Pacer {
 
     /// Starts (or, when ramp_time ends, restarts) the clocks: rates count from `now_ns`.
     pub fn start(&mut self, now_ns: u64) {
+        // thinktime_iotime counts from the job's start, not from the end of a ramp.
+        if self.last_think_ns == 0 {
+            self.last_think_ns = now_ns;
+        }
         self.epoch_ns = now_ns;
         self.start_ns = now_ns;
         self.rate_bytes = [0; 3];
@@ -290,6 +309,7 @@ impl Pacer {
     #[inline]
     pub fn issued(&mut self, ddir: Ddir, bytes: u64) {
         let d = ddir as usize;
+        self.last_ddir = ddir;
         if self.think_on_issue {
             self.think_count += 1;
         }
@@ -383,10 +403,25 @@ impl Pacer {
             .map(|l| (l.target_ns / 1000, l.window_ns / 1000, l.percentile, l.qd))
     }
 
-    /// True when a thinktime pause is due (enough I/Os issued or completed since the last).
+    /// True when a thinktime pause is due: enough I/Os issued or completed since the
+    /// last, or (`thinktime_iotime`) enough time since the last began.
     #[inline]
     pub fn think_due(&self) -> bool {
-        self.think_us > 0 && self.think_count >= self.think_last + self.think_blocks
+        if self.think_us == 0 {
+            return false;
+        }
+        if self.iotime_us > 0 {
+            let since = super::worker::now_ns().saturating_sub(self.last_think_ns);
+            if since >= (self.iotime_us + self.think_us) * 1000 {
+                return true;
+            }
+            // The default of one block would pause after every I/O: with iotime only
+            // blocks the user set count.
+            if !self.think_blocks_set {
+                return false;
+            }
+        }
+        self.think_count >= self.think_last + self.think_blocks
     }
 
     /// Pauses for thinktime: spins `thinktime_spin`, sleeps the rest. The worker reaps what
@@ -404,6 +439,30 @@ impl Pacer {
             sleep_until(t0 + self.think_us * 1000, stop);
         }
         self.think_last = self.think_count;
+        if self.iotime_us > 0 {
+            self.last_think_ns = t0;
+        }
+        if self.rate_ignores_think {
+            let paused_us = (super::worker::now_ns() - t0) / 1000;
+            self.skip_rate_for(paused_us);
+        }
+    }
+
+    /// `rate_ignore_thinktime`: counts the bytes the job would have issued during a pause
+    /// of `paused_us` as issued (less one block, so the next I/O goes at once), so the
+    /// job keeps its rate after the pause instead of catching up.
+    fn skip_rate_for(&mut self, paused_us: u64) {
+        let d = self.last_ddir as usize;
+        let bps = self.rate_bps[d];
+        if paused_us == 0 || bps == 0 {
+            return;
+        }
+        let missed = bps * paused_us / 1_000_000;
+        let bs = self.min_bs[d];
+        let us_per_io = bs * 1_000_000 / bps;
+        let held_back = if us_per_io <= paused_us { bs } else { 0 };
+        self.rate_bytes[d] += missed.saturating_sub(held_back);
+        self.last_usec[d] += paused_us;
     }
 
     /// fio's rate_min/rate_iops_min check, once per `rate_cycle` after a 2 s settling time.

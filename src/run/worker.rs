@@ -22,6 +22,11 @@ pub struct WorkerCtx<'a> {
     pub files: &'a [EngineFile],
     /// File names, for error messages.
     pub names: &'a [String],
+    /// The prepared targets (the worker reopens them when it opens files as it goes).
+    pub targets: &'a [super::files::Target],
+    /// Open files as they are picked and close them when done (see `open_files`);
+    /// `fds` are then all -1 at the start.
+    pub lazy: bool,
     pub gen: Generator,
     pub stats: JobStats,
 }
@@ -77,6 +82,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         buf_base: bufs.base(),
         slot_len: bufs.slot_len(),
     })?;
+    let mut open = super::open_files::OpenFiles::new(cx.job, cx.targets, cx.fds, cx.lazy);
+    // unlink_each_loop: the loop whose files are in place.
+    let mut files_loop = 0u32;
     let mut pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
@@ -150,6 +158,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             let u = &mut pool[$slot as usize];
             u.result = $res;
             free.push($slot);
+            open.io_done(u.file as usize, &mut engine);
             if u.result < 0 {
                 let errno = (-u.result) as i32;
                 let d = match u.op {
@@ -205,6 +214,18 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 } else {
                     cx.stats.record_error(errno, "");
                 }
+            } else if u.result == 0 && u.len > 0 && !file_ops && matches!(u.op, Op::Rw(_)) {
+                // Nothing moved (a read at the end of the file): fio fails the job with
+                // "full resid", counting the I/O as issued with no bytes.
+                if let Op::Rw(d) = u.op {
+                    cx.stats.dir[d as usize].ios += 1;
+                }
+                let text = format!(
+                    "file:backend.c:471, func=full resid, error={}",
+                    crate::job::errors::strerror(libc::EIO)
+                );
+                cx.stats.record_error(libc::EIO, &text);
+                error.get_or_insert(text);
             } else if let Op::Rw(d) = u.op {
                 if file_ops {
                     if !ramping {
@@ -277,7 +298,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 Hold::Sync(kind) => {
                     let (f, off) = (syncer.last_file, syncer.last_offset);
                     let t = now_ns();
-                    let r = syncer.sync(cx.fds.get(f).copied().unwrap_or(-1), kind);
+                    let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
                         let errno = (-r) as i32;
                         let text = format!(
@@ -337,12 +358,19 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
             let mut fresh = false;
-            let next = match pending.take().or_else(|| data.next_trim()).or_else(|| {
+            let got = pending.take().or_else(|| data.next_trim()).or_else(|| {
                 fresh = true;
                 cx.gen.next_io()
-            }) {
+            });
+            let next = match got {
                 Some(n) => n,
                 None => {
+                    if let Some(fail) =
+                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)?
+                    {
+                        cx.stats.record_error(fail.errno, &fail.verror);
+                        error = Some(fail.verror);
+                    }
                     gen_done = true;
                     break;
                 }
@@ -387,16 +415,54 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     ),
                 ));
             }
+            // unlink_each_loop: a new loop starts on fresh files, once the last loop's
+            // I/O is all done (fio deletes them between its loops).
+            if cx.job.files.unlink_each_loop && cx.gen.loop_number() != files_loop {
+                if inflight + staged.len() > 0 {
+                    (pending, hold) = (Some(next), Hold::Drain);
+                    break;
+                }
+                files_loop = cx.gen.loop_number();
+                if let Err(e) = open.unlink_all(&mut engine) {
+                    let errno = crate::error::os_errno(&e).unwrap_or(libc::EIO);
+                    let text = format!("unlink_each_loop: {e}");
+                    eprintln!("iobench: {text}");
+                    cx.stats.record_error(
+                        errno,
+                        &format!(
+                            "file:backend.c:560, func=unlink_all_files, error={}",
+                            crate::job::errors::strerror(errno)
+                        ),
+                    );
+                    error = Some(text);
+                    break;
+                }
+            }
+            // The files the generator opened and closed on the way to this I/O (after
+            // the loop's verify and unlink, as fio orders them).
+            if let Some(fail) = file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)? {
+                cx.stats.record_error(fail.errno, &fail.verror);
+                error = Some(fail.verror);
+                break;
+            }
+            let fd = match open.for_io(next.file, &mut engine) {
+                Ok(fd) => fd,
+                Err(fail) => {
+                    cx.stats.record_error(fail.errno, &fail.verror);
+                    error = Some(fail.verror);
+                    break;
+                }
+            };
             pace.issued(next.ddir, next.len);
             syncer.issued(next.ddir, next.file, next.offset, next.len);
             if let Some(l) = &mut iolog {
-                l.log_io(&next, cx.gen.loop_number())?;
+                l.log_io(&next)?;
             }
             let slot = free.pop().expect("free slot");
             let u = &mut pool[slot as usize];
             u.op = Op::Rw(next.ddir);
             u.file = next.file as u32;
-            u.fd = cx.fds.get(next.file).copied().unwrap_or(-1);
+            u.fd = fd;
             u.offset = next.offset;
             u.len = next.len as usize;
             u.pass = cx.gen.pass();
@@ -441,6 +507,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    open.io_done(next.file, &mut engine);
                     pending = Some(next);
                     break;
                 }
@@ -469,17 +536,17 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             } else {
                 Some(ex_backlog_batch(cx.job))
             };
-            if let Err(t) = data.verify_phase(
+            let r = verify_pass(
                 &mut engine,
+                &mut data,
+                &mut open,
                 &mut pool,
-                cx.fds,
-                cx.names,
-                &mut cx.stats,
+                &mut cx,
                 stat_start,
                 batch,
-            )? {
-                cx.stats.record_error(t.0, &t.1);
-                error.get_or_insert(t.1);
+            )?;
+            if let Some(t) = r {
+                error.get_or_insert(t);
             }
         }
         if inflight == 0 {
@@ -529,26 +596,26 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         inflight -= n;
     }
     if error.is_none() {
-        let r = data.verify_phase(
+        error = verify_pass(
             &mut engine,
+            &mut data,
+            &mut open,
             &mut pool,
-            cx.fds,
-            cx.names,
-            &mut cx.stats,
+            &mut cx,
             stat_start,
             None,
         )?;
-        if let Err((errno, t)) = r {
-            cx.stats.record_error(errno, &t);
-            error = Some(t);
-        }
     }
     let _ = (hold, gen_done, pending.is_some());
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
     // but leaves them out of the sync statistics).
     if (syncer.end_fsync || syncer.fsync_on_close) && cx.job.workload.pattern.writes() {
-        for (i, &fd) in cx.fds.iter().enumerate() {
+        for (i, &fd) in open.fds().iter().enumerate() {
+            // Files closed along the way were synced at their close (fsync_on_close).
+            if cx.lazy && fd < 0 {
+                continue;
+            }
             super::syncing::sync_fd(fd, false);
             if let Some(l) = &mut iolog {
                 l.log_op(i, "sync", syncer.last_offset, 0)?;
@@ -602,6 +669,73 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         }
     }
     Ok(cx.stats)
+}
+
+/// Acts on the files the generator opened and closed since last asked: logs them, and
+/// (when the worker opens files as it goes) opens each picked file at once, as fio does,
+/// and closes each finished one once its I/O in flight completes. Returns the failure of
+/// an open (fio logs only opens that worked).
+fn file_events<E: Engine>(
+    gen: &mut Generator,
+    open: &mut super::open_files::OpenFiles<'_>,
+    iolog: &mut Option<crate::iolog::IologWriter>,
+    engine: &mut E,
+) -> io::Result<Option<super::open_files::OpenFailure>> {
+    let mut failed = None;
+    while let Some(ev) = gen.take_file_event() {
+        match ev {
+            crate::gen::FileEvent::Opened(f) => {
+                if let Err(fail) = open.open_now(f, engine) {
+                    failed.get_or_insert(fail);
+                } else if let Some(l) = iolog {
+                    l.log_open(f)?;
+                }
+            }
+            crate::gen::FileEvent::Closed(f) => {
+                if let Some(l) = iolog {
+                    l.log_close(f)?;
+                }
+                open.close(f, engine);
+            }
+        }
+    }
+    Ok(failed)
+}
+
+/// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files
+/// opened for it when the worker opens files as it goes. Returns the job's error text
+/// when the pass failed (already recorded in the stats).
+fn verify_pass<E: Engine>(
+    engine: &mut E,
+    data: &mut crate::verify::Contents,
+    open: &mut super::open_files::OpenFiles<'_>,
+    pool: &mut [IoUnit],
+    cx: &mut WorkerCtx<'_>,
+    stat_start: u64,
+    batch: Option<usize>,
+) -> io::Result<Option<String>> {
+    let opened = if data.reads_back() {
+        open.before_verify(engine)
+    } else {
+        Ok(())
+    };
+    let r = match opened {
+        Ok(()) => data.verify_phase(
+            engine,
+            pool,
+            open.fds(),
+            cx.names,
+            &mut cx.stats,
+            stat_start,
+            batch,
+        )?,
+        Err(f) => Err((f.errno, f.verror)),
+    };
+    open.after_verify(engine);
+    Ok(r.err().map(|(errno, text)| {
+        cx.stats.record_error(errno, &text);
+        text
+    }))
 }
 
 /// fio's line for a failed I/O: file, error text, direction, offset and length.

@@ -397,6 +397,11 @@ impl Contents {
         faked
     }
 
+    /// True when a verify pass may read the job's files back (so they must be open).
+    pub fn reads_back(&self) -> bool {
+        self.keep_hist || self.experimental || self.replay.is_some()
+    }
+
     /// True when a verify is due before more I/O: `verify_backlog` blocks were written
     /// since the last backlog check, or a loop of the job ended (see [`Self::loop_ended`]).
     #[inline]

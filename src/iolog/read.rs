@@ -24,6 +24,8 @@ pub enum Action {
     Io(Ddir),
     /// An fsync or fdatasync of the file, after the I/O before it has completed.
     Sync(SyncKind),
+    /// The log closes the file (fio fsyncs it then with `fsync_on_close`).
+    Close,
 }
 
 /// One operation to replay.
@@ -230,8 +232,17 @@ impl Parser {
             let i = self.index(fname);
             match act {
                 "open" => self.open[i] = true,
-                "close" => self.open[i] = false,
-                "add" | "unlink" => {}
+                "close" if self.open[i] => {
+                    self.open[i] = false;
+                    return Ok(Some(LogEntry {
+                        action: Action::Close,
+                        file: i,
+                        offset: 0,
+                        len: 0,
+                        delay_us: 0,
+                    }));
+                }
+                "close" | "add" | "unlink" => {}
                 _ => {
                     return Err(format!(
                         "{}: unknown file action '{act}'",
@@ -281,7 +292,7 @@ impl Parser {
         // A sync's delay carries over to the next I/O: syncs are issued once the queue
         // has drained, not on a schedule.
         let delay_us = match action {
-            Action::Sync(_) => 0,
+            Action::Sync(_) | Action::Close => 0,
             Action::Io(_) if self.opts.no_stall => 0,
             Action::Io(_) => std::mem::take(&mut self.pending_delay),
         };

@@ -418,7 +418,8 @@ mod tests {
                     300 f write 12288 4096\n400 f close\n";
         let log = parse(text.as_bytes(), "t", &opts()).unwrap();
         assert_eq!(log.files, vec!["f".to_string()]);
-        assert_eq!(log.entries.len(), 2);
+        assert_eq!(log.entries.len(), 3);
+        assert_eq!(log.entries[2].action, Action::Close);
         assert_eq!(log.entries[0].offset, 8192);
         assert_eq!(log.entries[0].delay_us, 90);
         assert_eq!(log.entries[1].delay_us, 200);
@@ -471,12 +472,12 @@ mod tests {
         let never = "fio version 2 iolog\nf add\nf sync 0 0\n";
         assert!(parse(never.as_bytes(), "t", &opts()).is_err());
         let reopened = "fio version 2 iolog\nf add\nf open\nf close\nf open\nf read 0 1\n";
-        assert_eq!(
-            parse(reopened.as_bytes(), "t", &opts())
-                .unwrap()
-                .entries
-                .len(),
-            1
-        );
+        let acts: Vec<Action> = parse(reopened.as_bytes(), "t", &opts())
+            .unwrap()
+            .entries
+            .iter()
+            .map(|e| e.action)
+            .collect();
+        assert_eq!(acts, [Action::Close, Action::Io(Ddir::Read)]);
     }
 }

@@ -463,10 +463,13 @@ impl Generator {
     /// fio's `keep_running` plus the state reset between passes.
     fn start_pass(&mut self) -> bool {
         if self.started {
+            // A pass that issued nothing ends the job (fio stops a job whose loop did
+            // no I/O), time_based or not.
+            if self.pass_ios == 0 {
+                return false;
+            }
             if self.cfg.time_based {
-                if self.pass_ios == 0 {
-                    return false;
-                }
+                // time_based wraps around until the runtime is over.
             } else if self.passes_left > 0 {
                 self.passes_left -= 1;
             } else {
@@ -484,9 +487,9 @@ impl Generator {
                     return false;
                 }
             }
-            // fio logs no close/open between loops in strided zone mode (seen with
-            // fio 3.33's write_iolog), nor for time_based wraps.
-            if !self.cfg.time_based && self.cfg.zone_size == 0 {
+            // A new pass is a new loop of fio's (files closed, reopened as picked);
+            // time_based wraps are not.
+            if !self.cfg.time_based {
                 self.loop_no += 1;
                 // A new loop closes every file (they reopen at their next I/O).
                 for i in 0..self.files.len() {

@@ -257,7 +257,7 @@ impl Generator {
                     message: format!("read_iolog: {e}"),
                 }
             })?;
-            return Self::replaying(job, log, files);
+            return Self::replaying(job, clone_index, log, files);
         }
         if files.is_empty() {
             return Err(JobError::Invalid {

@@ -2,32 +2,82 @@
 
 use super::{Config, Generator, NextIo, Rngs};
 use crate::error::JobError;
-use crate::iolog::{IoLog, LogEntry};
+use crate::iolog::{Action, IoLog, LogEntry, LogReader};
 use crate::job::Job;
+use crate::run::syncing::SyncKind;
+
+/// Where the entries come from: loaded up front, or streamed from the log file as the
+/// replay goes (`read_iolog_chunked`).
+#[derive(Debug, Clone)]
+enum Source {
+    Loaded { entries: Vec<LogEntry>, next: usize },
+    Stream(Box<LogReader>),
+}
 
 /// A log being replayed.
 #[derive(Debug, Clone)]
 pub(super) struct Replay {
-    entries: Vec<LogEntry>,
-    next: usize,
+    source: Source,
+    /// An entry read ahead by [`Generator::replay_sync_due`] that was not a sync.
+    peeked: Option<LogEntry>,
     delay: u64,
+    max_len: u64,
 }
 
 impl Replay {
+    /// The next entry of any kind.
+    fn pull(&mut self) -> Option<LogEntry> {
+        if let Some(e) = self.peeked.take() {
+            return Some(e);
+        }
+        match &mut self.source {
+            Source::Loaded { entries, next } => {
+                let e = entries.get(*next).copied()?;
+                *next += 1;
+                Some(e)
+            }
+            // The log was checked through before the run; an error now means it changed.
+            Source::Stream(r) => r.next_entry().unwrap_or_else(|m| {
+                eprintln!("iobench: read_iolog: {m}");
+                None
+            }),
+        }
+    }
+
+    /// The next read, write or trim (a sync not taken by `sync_due` is passed over).
     pub(super) fn next(&mut self) -> Option<NextIo> {
-        let e = self.entries.get(self.next)?;
-        self.next += 1;
-        self.delay = e.delay_us;
-        Some(NextIo {
-            ddir: e.ddir,
-            file: e.file,
-            offset: e.offset,
-            len: e.len,
-        })
+        loop {
+            let e = self.pull()?;
+            if let Action::Io(ddir) = e.action {
+                self.delay = e.delay_us;
+                return Some(NextIo {
+                    ddir,
+                    file: e.file,
+                    offset: e.offset,
+                    len: e.len,
+                });
+            }
+        }
+    }
+
+    /// The sync that comes next in the log, taken; None when an I/O (or nothing) does.
+    fn sync_due(&mut self) -> Option<(SyncKind, usize)> {
+        let e = self.pull()?;
+        match e.action {
+            Action::Sync(kind) => Some((kind, e.file)),
+            Action::Io(_) => {
+                self.peeked = Some(e);
+                None
+            }
+        }
     }
 
     pub(super) fn restart(&mut self) {
-        self.next = 0;
+        match &mut self.source {
+            Source::Loaded { next, .. } => *next = 0,
+            Source::Stream(r) => r.rewind(),
+        }
+        self.peeked = None;
         self.delay = 0;
     }
 
@@ -54,13 +104,7 @@ pub fn replay_extents(job: &Job, clone_index: u32) -> Result<Vec<(String, u64)>,
         return Ok(Vec::new());
     };
     let log = crate::iolog::read_iolog(path, clone_index, &w.replay)?;
-    let mut out: Vec<(String, u64)> = log.files.into_iter().map(|f| (f, 0)).collect();
-    for e in &log.entries {
-        if let Some(f) = out.get_mut(e.file) {
-            f.1 = f.1.max(e.offset + e.len);
-        }
-    }
-    Ok(out)
+    Ok(log.files.into_iter().zip(log.extents).collect())
 }
 
 /// True when a replayed log (any clone's) writes or trims, so its files must be opened for
@@ -71,22 +115,26 @@ pub fn replay_writes(job: &Job) -> bool {
         return false;
     };
     let n = list.split(':').filter(|s| !s.is_empty()).count() as u32;
-    (0..n).any(|c| {
-        crate::iolog::read_iolog(list, c, &w.replay)
-            .is_ok_and(|log| log.entries.iter().any(|e| e.ddir != crate::job::Ddir::Read))
-    })
+    (0..n).any(|c| crate::iolog::read_iolog(list, c, &w.replay).is_ok_and(|log| log.writes))
 }
 
 impl Generator {
     /// The longest I/O a replayed log asks for (None when not replaying): the worker's
     /// buffers must hold it, whatever the job's `bs` says (fio sizes them from the log).
     pub fn replay_max_len(&self) -> Option<u64> {
-        let r = self.replay.as_ref()?;
-        Some(r.entries.iter().map(|e| e.len).max().unwrap_or(0))
+        Some(self.replay.as_ref()?.max_len)
+    }
+
+    /// For a replayed log: the sync (kind and file index) the log asks for before its next
+    /// I/O, taken from the log, or None. The worker asks before fetching each fresh I/O
+    /// and, on a sync, drains what is in flight and syncs that file, as fio does.
+    pub fn replay_sync_due(&mut self) -> Option<(SyncKind, usize)> {
+        self.replay.as_mut()?.sync_due()
     }
 
     pub(super) fn replaying(
         job: &Job,
+        clone_index: u32,
         log: IoLog,
         files: &[super::FileExtent],
     ) -> Result<Self, JobError> {
@@ -100,6 +148,25 @@ impl Generator {
                 ),
             });
         }
+        let r = &job.workload.replay;
+        if log.trims_dropped > 0 {
+            eprintln!(
+                "iobench: {}: read_iolog: {} trim entries not replayed (fio 3.33 rejects trims in an iolog: \"bad ddir\")",
+                job.name, log.trims_dropped
+            );
+        }
+        let source = match &r.read_iolog {
+            Some(list) if r.chunked => Source::Stream(Box::new(
+                LogReader::open(list, clone_index, r).map_err(|e| JobError::Invalid {
+                    job: job.name.clone(),
+                    message: format!("read_iolog: {e}"),
+                })?,
+            )),
+            _ => Source::Loaded {
+                entries: log.entries,
+                next: 0,
+            },
+        };
         // The configuration is unused while replaying; build a minimal one.
         let extents = [super::FileExtent {
             real_size: 0,
@@ -136,9 +203,10 @@ impl Generator {
             loop_sync_file: None,
             loop_no: 0,
             replay: Some(Replay {
-                entries: log.entries,
-                next: 0,
+                source,
+                peeked: None,
                 delay: 0,
+                max_len: log.max_len,
             }),
             cfg,
         })

@@ -71,6 +71,30 @@ pub struct Replay {
     pub redirect: Option<String>,
     pub align: u64,
     pub scale: u64,
+    /// `read_iolog_chunked`: stream the log during the run instead of loading it first.
+    pub chunked: bool,
+    /// `replay_skip`, as bits `1 << n` for read 0, write 1, trim 2, sync 3. fio 3.33 only
+    /// applies it to blktrace replays; version 2/3 iologs replay every entry regardless.
+    pub skip: u8,
+}
+
+/// Parses `replay_skip=kind[,kind...]` (read, write, trim, sync) into [`Replay::skip`] bits.
+pub fn parse_replay_skip(v: &str) -> Result<u8, String> {
+    let mut bits = 0u8;
+    for k in v.trim().split(',') {
+        bits |= match k {
+            "read" => 1,
+            "write" => 2,
+            "trim" => 4,
+            "sync" => 8,
+            _ => {
+                return Err(format!(
+                    "unknown kind '{k}' in '{v}' (expected a comma-separated list of read, write, trim, sync)"
+                ))
+            }
+        };
+    }
+    Ok(bits)
 }
 
 /// The resolved workload options.
@@ -346,6 +370,11 @@ impl Workload {
             redirect: r.text("replay_redirect"),
             align: r.size("replay_align")?.unwrap_or(0),
             scale: r.int("replay_scale")?.unwrap_or(1).max(0) as u64,
+            chunked: r.bool("read_iolog_chunked")?,
+            skip: match r.raw.value("replay_skip") {
+                Some(v) => parse_replay_skip(v).map_err(|m| r.invalid("replay_skip", m))?,
+                None => 0,
+            },
         };
         if replay.align != 0 && !replay.align.is_power_of_two() {
             return Err(r.invalid("replay_align", "must be a power of two"));

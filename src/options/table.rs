@@ -1404,8 +1404,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .parent("read_iolog")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "replay_no_stall",
         K::Bool,
@@ -1460,11 +1459,10 @@ pub static OPTIONS: &[OptDef] = &[
     opt(
         "replay_skip",
         K::Special,
-        "Leave out these kinds of I/O when replaying (read,write,trim,sync)",
+        "Leave out these kinds of I/O when replaying a blktrace (read,write,trim,sync)",
     )
     .cat(C::Io)
-    .parent("read_iolog")
-    .not_yet(),
+    .parent("read_iolog"),
     opt(
         "merge_blktrace_file",
         K::Str,

@@ -360,6 +360,16 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             && inflight + staged.len() < limit
             && !data.backlog_due()
         {
+            // A replayed log's sync: drain, then sync the file it names (see gen::replay).
+            if let Some((kind, f)) = pending
+                .is_none()
+                .then(|| cx.gen.replay_sync_due())
+                .flatten()
+            {
+                syncer.last_file = f;
+                hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                break;
+            }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
             let mut fresh = false;
             let mut got = pending.take().or_else(|| data.next_trim());

@@ -143,9 +143,9 @@ impl EngineKind {
     /// only when its files are done, not after `size` bytes.
     pub fn completes_in_queue(self, iodepth: u32) -> bool {
         match self {
+            // vsync queues (to merge neighbours into one readv/writev), so fio counts it.
             EngineKind::Sync
             | EngineKind::Psync
-            | EngineKind::Vsync
             | EngineKind::Pvsync
             | EngineKind::Pvsync2
             | EngineKind::Mmap
@@ -153,9 +153,11 @@ impl EngineKind {
             | EngineKind::FileStat
             | EngineKind::FileDelete => true,
             EngineKind::Null => iodepth <= 1,
-            EngineKind::Libaio | EngineKind::IoUring | EngineKind::PosixAio | EngineKind::Nbd => {
-                false
-            }
+            EngineKind::Vsync
+            | EngineKind::Libaio
+            | EngineKind::IoUring
+            | EngineKind::PosixAio
+            | EngineKind::Nbd => false,
         }
     }
 

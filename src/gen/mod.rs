@@ -171,6 +171,11 @@ pub struct Generator {
     nr_done_files: usize,
     /// Files open now, and the most that may be (`openfiles`).
     nr_open: usize,
+    /// Set by the worker while a periodic sync would be due at the start of a new loop
+    /// (fio clears its "last was a sync" mark between loops); the new loop's sync then
+    /// takes the first file pick, kept here for the worker.
+    pub sync_at_new_loop: bool,
+    loop_sync_file: Option<(usize, usize)>,
     /// Files opened and closed since the worker last asked
     /// ([`Generator::take_file_event`]), in order.
     file_events: std::collections::VecDeque<FileEvent>,
@@ -313,6 +318,8 @@ impl Generator {
             nr_done_files: 0,
             nr_open: 0,
             file_events: std::collections::VecDeque::with_capacity(2 * files.len()),
+            sync_at_new_loop: false,
+            loop_sync_file: None,
             loop_no: 0,
             replay: None,
             cfg,
@@ -438,6 +445,38 @@ impl Generator {
         self.passes_left = self.passes_left.max(1);
     }
 
+    /// The file a periodic sync goes to: fio's file service picks it as for an I/O (the
+    /// pick is used up), so the syncs of a multi-file job move between files. `None`
+    /// when replaying or when every file is done for the pass.
+    pub fn file_for_sync(&mut self) -> Option<usize> {
+        if self.replay.is_some() || !self.in_pass {
+            return None;
+        }
+        self.next_file()
+    }
+
+    /// False once the job, or with an engine whose loops end after `size` bytes the
+    /// loop, has issued all the I/O it may (fio checks this before it considers a sync
+    /// or the next I/O).
+    pub fn budget_left(&self) -> bool {
+        if self.replay.is_some() || self.cfg.time_based {
+            return true;
+        }
+        let pass_over = self.cfg.pass_limited && self.pass_bytes >= self.cfg.pass_total;
+        !(self.issue_bytes_exceeded() || pass_over)
+    }
+
+    /// The file picked for the sync that opens a new loop (see `sync_at_new_loop`), and
+    /// how many file events came before the sync (they are logged before it).
+    pub fn take_loop_sync_file(&mut self) -> Option<(usize, usize)> {
+        self.loop_sync_file.take()
+    }
+
+    /// How many file events wait for the worker (see [`Generator::take_file_event`]).
+    pub fn file_events_waiting(&self) -> usize {
+        self.file_events.len()
+    }
+
     /// The next file the generator opened (picked it first since it was closed) or
     /// closed (done with it for the pass, or at a new loop), in order: the worker logs
     /// them and, when it opens files as it goes, closes the descriptor once the file's
@@ -463,10 +502,13 @@ impl Generator {
     /// fio's `keep_running` plus the state reset between passes.
     fn start_pass(&mut self) -> bool {
         if self.started {
+            // A pass that issued nothing ends the job (fio stops a job whose loop did
+            // no I/O), time_based or not.
+            if self.pass_ios == 0 {
+                return false;
+            }
             if self.cfg.time_based {
-                if self.pass_ios == 0 {
-                    return false;
-                }
+                // time_based wraps around until the runtime is over.
             } else if self.passes_left > 0 {
                 self.passes_left -= 1;
             } else {
@@ -484,16 +526,21 @@ impl Generator {
                     return false;
                 }
             }
-            // fio logs no close/open between loops in strided zone mode (seen with
-            // fio 3.33's write_iolog), nor for time_based wraps.
-            if !self.cfg.time_based && self.cfg.zone_size == 0 {
+            // A new pass is a new loop of fio's (files closed, reopened as picked);
+            // time_based wraps are not.
+            if !self.cfg.time_based {
                 self.loop_no += 1;
                 // A new loop closes every file (they reopen at their next I/O).
                 for i in 0..self.files.len() {
                     self.close_file(i);
                 }
+                self.clear_state();
+                if self.sync_at_new_loop && (self.cfg.time_based || !self.issue_bytes_exceeded()) {
+                    self.loop_sync_file = self.next_file().map(|f| (f, self.file_events.len()));
+                }
+            } else {
+                self.clear_state();
             }
-            self.clear_state();
         } else {
             self.started = true;
             self.passes_left -= 1;

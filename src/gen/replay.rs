@@ -214,6 +214,8 @@ impl Generator {
             nr_done_files: 0,
             nr_open: 0,
             file_events: Default::default(),
+            sync_at_new_loop: false,
+            loop_sync_file: None,
             loop_no: 0,
             replay: Some(Replay {
                 source,

@@ -49,6 +49,9 @@ pub struct Syncer {
     /// The file and offset of the last write (fio logs a sync at it).
     pub last_file: usize,
     pub last_offset: u64,
+    /// The offset of the last I/O of any direction: fio logs a periodic sync there (its
+    /// sync reuses that I/O's unit, offset and all).
+    pub last_io_offset: u64,
     first_write: u64,
     last_write_end: u64,
     /// fsync every written file when the job ends.
@@ -107,6 +110,7 @@ impl Syncer {
             last_was_sync: false,
             last_file: 0,
             last_offset: 0,
+            last_io_offset: 0,
             first_write: u64::MAX,
             last_write_end: 0,
             end_fsync: s.end_fsync,
@@ -128,6 +132,7 @@ impl Syncer {
     #[inline]
     pub fn issued(&mut self, ddir: Ddir, file: usize, offset: u64, len: u64) {
         self.last_was_sync = false;
+        self.last_io_offset = offset;
         if ddir == Ddir::Write {
             self.writes += 1;
             self.last_file = file;
@@ -140,7 +145,12 @@ impl Syncer {
     /// The sync due before the next I/O, if any (fio's check in get_rw_ddir).
     #[inline]
     pub fn due(&self) -> Option<SyncKind> {
-        if self.last_was_sync || !self.writes_job || self.writes == 0 {
+        self.due_after(self.last_was_sync)
+    }
+
+    #[inline]
+    fn due_after(&self, last_was_sync: bool) -> Option<SyncKind> {
+        if last_was_sync || !self.writes_job || self.writes == 0 {
             return None;
         }
         let hit = |n: u64| n > 0 && self.writes % n == 0;
@@ -153,6 +163,18 @@ impl Syncer {
         } else {
             None
         }
+    }
+
+    /// The sync due when a new loop starts: fio forgets there that the last operation
+    /// was a sync, so one is due whenever the write count is a multiple of N.
+    #[inline]
+    pub fn due_at_new_loop(&self) -> Option<SyncKind> {
+        self.due_after(false)
+    }
+
+    /// A new loop started: the last operation no longer counts as a sync.
+    pub fn new_loop(&mut self) {
+        self.last_was_sync = false;
     }
 
     /// Performs the sync on `fd`; returns 0 or a negative errno.
@@ -192,8 +214,20 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
     }
     let before = stats.sync_ios;
     stats.record_sync(lat_ns);
-    if kind != SyncKind::Fsync {
-        stats.sync_ios = before;
+    // fio 3.33 counts an fdatasync or a sync_file_range one slot past its per-direction
+    // issue counts, which lands in the short counts that follow them in memory: reads'
+    // for fdatasync, writes' for sync_file_range. Its "short=" and `short_ios` show
+    // them, so iobench's do too.
+    match kind {
+        SyncKind::Fsync => {}
+        SyncKind::Fdatasync => {
+            stats.sync_ios = before;
+            stats.dir[crate::job::Ddir::Read as usize].short += 1;
+        }
+        SyncKind::Range(_) => {
+            stats.sync_ios = before;
+            stats.dir[crate::job::Ddir::Write as usize].short += 1;
+        }
     }
 }
 

@@ -37,8 +37,9 @@ enum Hold {
     None,
     /// Reap everything in flight, then carry on (latency_target lowered the depth).
     Drain,
-    /// Reap everything in flight, then sync.
-    Sync(super::syncing::SyncKind),
+    /// Reap everything in flight, then sync this file, after the first this-many file
+    /// events (those that came before the sync's file pick).
+    Sync(super::syncing::SyncKind, usize, usize),
     /// Reap everything in flight, then pause for thinktime.
     Think,
     /// Sleep until this time (after reaping everything in flight when `drain`).
@@ -124,6 +125,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     };
     let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
     let mut hold = Hold::None;
+    let periodic_sync = syncer.periodic();
+    // The file fio's sync at the start of a new loop goes to, until that sync is issued.
+    let mut loop_sync: Option<(usize, usize)> = None;
     let mut pending: Option<crate::gen::NextIo> = None;
     let mut last_issue = 0u64;
     let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
@@ -295,8 +299,17 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         if hold != Hold::None && (inflight == 0 || matches!(hold, Hold::Until { drain: false, .. }))
         {
             match std::mem::replace(&mut hold, Hold::None) {
-                Hold::Sync(kind) => {
-                    let (f, off) = (syncer.last_file, syncer.last_offset);
+                Hold::Sync(kind, f, before) => {
+                    // The files opened and closed before the sync's file was picked
+                    // (that one included) come first, as in fio's log.
+                    if let Some(fail) =
+                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, before)?
+                    {
+                        cx.stats.record_error(fail.errno, &fail.verror);
+                        error = Some(fail.verror);
+                        continue;
+                    }
+                    let off = syncer.last_io_offset;
                     let t = now_ns();
                     let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
@@ -353,20 +366,35 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 .then(|| cx.gen.replay_sync_due())
                 .flatten()
             {
-                (syncer.last_file, hold) = (f, Hold::Sync(kind));
+                syncer.last_file = f;
+                hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
                 break;
             }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
             let mut fresh = false;
-            let got = pending.take().or_else(|| data.next_trim()).or_else(|| {
+            let mut got = pending.take().or_else(|| data.next_trim());
+            if got.is_none() {
+                // fio decides on a sync before it generates the next I/O: the sync goes
+                // to the file its file service picks next (that pick is used up).
+                if let Some(kind) = syncer.due().filter(|_| cx.gen.budget_left()) {
+                    let f = cx.gen.file_for_sync().unwrap_or(syncer.last_file);
+                    hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                    break;
+                }
                 fresh = true;
-                cx.gen.next_io()
-            });
+                if periodic_sync {
+                    cx.gen.sync_at_new_loop = syncer.due_at_new_loop().is_some();
+                }
+                got = cx.gen.next_io();
+                if let Some(f) = cx.gen.take_loop_sync_file() {
+                    loop_sync = Some(f);
+                }
+            }
             let next = match got {
                 Some(n) => n,
                 None => {
                     if let Some(fail) =
-                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)?
+                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, usize::MAX)?
                     {
                         cx.stats.record_error(fail.errno, &fail.verror);
                         error = Some(fail.verror);
@@ -380,9 +408,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 pending = Some(next);
                 break;
             }
-            if let Some(kind) = syncer.due() {
-                (pending, hold) = (Some(next), Hold::Sync(kind));
-                break;
+            // Then, as fio, a sync if one is due (on the file picked first in the loop).
+            if let Some((f, before)) = loop_sync.take() {
+                syncer.new_loop();
+                if let Some(kind) = syncer.due() {
+                    (pending, hold) = (Some(next), Hold::Sync(kind, f, before));
+                    break;
+                }
             }
             if pace.think_due() {
                 (pending, hold) = (Some(next), Hold::Think);
@@ -440,7 +472,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             }
             // The files the generator opened and closed on the way to this I/O (after
             // the loop's verify and unlink, as fio orders them).
-            if let Some(fail) = file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine)? {
+            if let Some(fail) =
+                file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, usize::MAX)?
+            {
                 cx.stats.record_error(fail.errno, &fail.verror);
                 error = Some(fail.verror);
                 break;
@@ -682,15 +716,19 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
 /// Acts on the files the generator opened and closed since last asked: logs them, and
 /// (when the worker opens files as it goes) opens each picked file at once, as fio does,
 /// and closes each finished one once its I/O in flight completes. Returns the failure of
-/// an open (fio logs only opens that worked).
+/// an open (fio logs only opens that worked). Acts on `most` events at the most.
 fn file_events<E: Engine>(
     gen: &mut Generator,
     open: &mut super::open_files::OpenFiles<'_>,
     iolog: &mut Option<crate::iolog::IologWriter>,
     engine: &mut E,
+    most: usize,
 ) -> io::Result<Option<super::open_files::OpenFailure>> {
     let mut failed = None;
-    while let Some(ev) = gen.take_file_event() {
+    for _ in 0..most {
+        let Some(ev) = gen.take_file_event() else {
+            break;
+        };
         match ev {
             crate::gen::FileEvent::Opened(f) => {
                 if let Err(fail) = open.open_now(f, engine) {

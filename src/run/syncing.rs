@@ -219,7 +219,7 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
     // for fdatasync, writes' for sync_file_range. Its "short=" and `short_ios` show
     // them, so iobench's do too.
     match kind {
-        SyncKind::Fsync => {}
+        SyncKind::Fsync | SyncKind::OnClose => {}
         SyncKind::Fdatasync => {
             stats.sync_ios = before;
             stats.dir[crate::job::Ddir::Read as usize].short += 1;

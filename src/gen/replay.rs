@@ -102,7 +102,7 @@ pub fn replay_files(job: &Job, clone_index: u32) -> Result<Vec<String>, String> 
     let Some(path) = &w.replay.read_iolog else {
         return Ok(Vec::new());
     };
-    Ok(crate::iolog::read_iolog(path, clone_index, &w.replay)?.files)
+    Ok(crate::iolog::summarize_iolog(path, clone_index, &w.replay)?.files)
 }
 
 /// The files a replayed log does I/O on, each with the size its I/O needs (the end of its
@@ -112,7 +112,7 @@ pub fn replay_extents(job: &Job, clone_index: u32) -> Result<Vec<(String, u64)>,
     let Some(path) = &w.replay.read_iolog else {
         return Ok(Vec::new());
     };
-    let log = crate::iolog::read_iolog(path, clone_index, &w.replay)?;
+    let log = crate::iolog::summarize_iolog(path, clone_index, &w.replay)?;
     Ok(log.files.into_iter().zip(log.extents).collect())
 }
 
@@ -124,7 +124,7 @@ pub fn replay_writes(job: &Job) -> bool {
         return false;
     };
     let n = list.split(':').filter(|s| !s.is_empty()).count() as u32;
-    (0..n).any(|c| crate::iolog::read_iolog(list, c, &w.replay).is_ok_and(|log| log.writes))
+    (0..n).any(|c| crate::iolog::summarize_iolog(list, c, &w.replay).is_ok_and(|log| log.writes))
 }
 
 impl Generator {

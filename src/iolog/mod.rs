@@ -9,7 +9,7 @@
 mod read;
 mod write;
 
-pub use read::{read_iolog, Action, IoLog, LogEntry, LogReader};
+pub use read::{read_iolog, summarize_iolog, Action, IoLog, LogEntry, LogReader};
 pub use write::IologWriter;
 
 /// The first line of a version 2 log.

@@ -70,6 +70,16 @@ fn log_path(list: &str, clone_index: u32) -> Result<&str, String> {
 /// Reads the log for clone `clone_index` whole, checking every line; the entries are kept
 /// unless `opts.chunked` (then [`LogReader::open`] streams them during the run).
 pub fn read_iolog(list: &str, clone_index: u32, opts: &Replay) -> Result<IoLog, String> {
+    read(list, clone_index, opts, !opts.chunked)
+}
+
+/// As [`read_iolog`] without keeping the entries: the files, their extents and whether
+/// the log writes, for setting up the files.
+pub fn summarize_iolog(list: &str, clone_index: u32, opts: &Replay) -> Result<IoLog, String> {
+    read(list, clone_index, opts, false)
+}
+
+fn read(list: &str, clone_index: u32, opts: &Replay, keep: bool) -> Result<IoLog, String> {
     let mut r = LogReader::open(list, clone_index, opts)?;
     let mut log = IoLog::default();
     while let Some(e) = r.next_entry()? {
@@ -81,7 +91,7 @@ pub fn read_iolog(list: &str, clone_index: u32, opts: &Replay) -> Result<IoLog, 
             log.max_len = log.max_len.max(e.len);
             log.writes |= d != Ddir::Read;
         }
-        if !opts.chunked {
+        if keep {
             log.entries.push(e);
         }
     }

@@ -48,6 +48,14 @@ fn ops_of_log(log: &Path) -> Vec<String> {
         .collect()
 }
 
+/// How many fsyncs a log asks for.
+fn syncs_of(log: &Path) -> u64 {
+    ops_of_log(log)
+        .iter()
+        .filter(|o| o.starts_with("fsync "))
+        .count() as u64
+}
+
 /// A path's last component.
 fn base(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
@@ -221,10 +229,7 @@ fn replayed_syncs_are_issued_and_counted_as_fio() {
         "fsync.log",
         &["--rw=randwrite", "--bs=4k", "--size=64k", "--fsync=3"],
     );
-    let syncs = ops_of_log(&log)
-        .iter()
-        .filter(|o| o.starts_with("fsync "))
-        .count() as u64;
+    let syncs = syncs_of(&log);
     assert!(syncs >= 4, "the log has syncs");
     let c = check_replay(&dir, &log, &[]);
     assert_eq!(c[..2], [syncs, syncs]);
@@ -262,6 +267,22 @@ fn replayed_syncs_are_issued_and_counted_as_fio() {
         ],
     );
     assert_eq!(check_replay(&dir, &log, &[])[3], 16);
+    // fio takes the job's direction from the log: end_fsync syncs each file at the end,
+    // and fsync_on_close also at each `close` of the log unless a sync came just before
+    // (neither in the statistics); here fio adds 2 and 3 fsyncs.
+    let plain = ops_of_log(&log).len();
+    for (opt, extra) in [("--end_fsync=1", 2), ("--fsync_on_close=1", 3)] {
+        let ours = replay(common::iobench(), &dir, "iobench", &log, &[opt]);
+        assert_eq!(counts(&ours.json)[..2], [syncs_of(&log), syncs_of(&log)]);
+        if have_strace() {
+            assert_eq!(ours.ops.len(), plain + extra, "{opt}: {:?}", ours.ops);
+        }
+        if let Some(fio) = common::fio() {
+            let theirs = replay(fio, &dir, "fio", &log, &[opt]);
+            assert_eq!(ours.ops, theirs.ops, "{opt}");
+            assert_eq!(counts(&ours.json), counts(&theirs.json), "{opt}");
+        }
+    }
     // The normal output shows the sync latency block.
     let mut t = common::iobench();
     t.current_dir(&dir)

@@ -22,6 +22,10 @@ pub(super) struct Replay {
     peeked: Option<LogEntry>,
     delay: u64,
     max_len: u64,
+    /// The log writes (fio then counts the job as writing, whatever `rw` says).
+    writes: bool,
+    /// `fsync_on_close` and the log writes: its `close` entries fsync the file.
+    sync_on_close: bool,
 }
 
 impl Replay {
@@ -61,13 +65,18 @@ impl Replay {
     }
 
     /// The sync that comes next in the log, taken; None when an I/O (or nothing) does.
+    /// A `close` is passed over, or is a sync at close with `fsync_on_close`.
     fn sync_due(&mut self) -> Option<(SyncKind, usize)> {
-        let e = self.pull()?;
-        match e.action {
-            Action::Sync(kind) => Some((kind, e.file)),
-            Action::Io(_) => {
-                self.peeked = Some(e);
-                None
+        loop {
+            let e = self.pull()?;
+            match e.action {
+                Action::Sync(kind) => return Some((kind, e.file)),
+                Action::Close if self.sync_on_close => return Some((SyncKind::OnClose, e.file)),
+                Action::Close => {}
+                Action::Io(_) => {
+                    self.peeked = Some(e);
+                    return None;
+                }
             }
         }
     }
@@ -123,6 +132,12 @@ impl Generator {
     /// buffers must hold it, whatever the job's `bs` says (fio sizes them from the log).
     pub fn replay_max_len(&self) -> Option<u64> {
         Some(self.replay.as_ref()?.max_len)
+    }
+
+    /// For a replayed log: whether it writes (None when not replaying). fio takes the
+    /// job's direction from the log, so this decides end_fsync and fsync_on_close.
+    pub fn replay_writes(&self) -> Option<bool> {
+        Some(self.replay.as_ref()?.writes)
     }
 
     /// For a replayed log: the sync (kind and file index) the log asks for before its next
@@ -207,6 +222,8 @@ impl Generator {
                 peeked: None,
                 delay: 0,
                 max_len: log.max_len,
+                writes: log.writes,
+                sync_on_close: log.writes && job.exec.sync.fsync_on_close,
             }),
             cfg,
         })

@@ -24,6 +24,8 @@ pub enum Action {
     Io(Ddir),
     /// An fsync or fdatasync of the file, after the I/O before it has completed.
     Sync(SyncKind),
+    /// The log closes the file (fio fsyncs it then with `fsync_on_close`).
+    Close,
 }
 
 /// One operation to replay.
@@ -230,8 +232,17 @@ impl Parser {
             let i = self.index(fname);
             match act {
                 "open" => self.open[i] = true,
-                "close" => self.open[i] = false,
-                "add" | "unlink" => {}
+                "close" if self.open[i] => {
+                    self.open[i] = false;
+                    return Ok(Some(LogEntry {
+                        action: Action::Close,
+                        file: i,
+                        offset: 0,
+                        len: 0,
+                        delay_us: 0,
+                    }));
+                }
+                "close" | "add" | "unlink" => {}
                 _ => {
                     return Err(format!(
                         "{}: unknown file action '{act}'",
@@ -281,7 +292,7 @@ impl Parser {
         // A sync's delay carries over to the next I/O: syncs are issued once the queue
         // has drained, not on a schedule.
         let delay_us = match action {
-            Action::Sync(_) => 0,
+            Action::Sync(_) | Action::Close => 0,
             Action::Io(_) if self.opts.no_stall => 0,
             Action::Io(_) => std::mem::take(&mut self.pending_delay),
         };
@@ -407,7 +418,8 @@ mod tests {
                     300 f write 12288 4096\n400 f close\n";
         let log = parse(text.as_bytes(), "t", &opts()).unwrap();
         assert_eq!(log.files, vec!["f".to_string()]);
-        assert_eq!(log.entries.len(), 2);
+        assert_eq!(log.entries.len(), 3);
+        assert_eq!(log.entries[2].action, Action::Close);
         assert_eq!(log.entries[0].offset, 8192);
         assert_eq!(log.entries[0].delay_us, 90);
         assert_eq!(log.entries[1].delay_us, 200);
@@ -460,12 +472,12 @@ mod tests {
         let never = "fio version 2 iolog\nf add\nf sync 0 0\n";
         assert!(parse(never.as_bytes(), "t", &opts()).is_err());
         let reopened = "fio version 2 iolog\nf add\nf open\nf close\nf open\nf read 0 1\n";
-        assert_eq!(
-            parse(reopened.as_bytes(), "t", &opts())
-                .unwrap()
-                .entries
-                .len(),
-            1
-        );
+        let acts: Vec<Action> = parse(reopened.as_bytes(), "t", &opts())
+            .unwrap()
+            .entries
+            .iter()
+            .map(|e| e.action)
+            .collect();
+        assert_eq!(acts, [Action::Close, Action::Io(Ddir::Read)]);
     }
 }

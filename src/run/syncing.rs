@@ -20,13 +20,16 @@ pub enum SyncKind {
     Fdatasync,
     /// sync_file_range with these flags, over the range written since the last sync.
     Range(u32),
+    /// `fsync_on_close` at a replayed log's `close`: an fsync left out of the statistics
+    /// that does not count as the last operation being a sync, skipped right after one.
+    OnClose,
 }
 
 impl SyncKind {
     /// The action name fio writes in an iolog.
     pub fn log_name(self) -> &'static str {
         match self {
-            SyncKind::Fsync => "sync",
+            SyncKind::Fsync | SyncKind::OnClose => "sync",
             SyncKind::Fdatasync => "datasync",
             SyncKind::Range(_) => "sync_file_range",
         }
@@ -115,6 +118,11 @@ impl Syncer {
         })
     }
 
+    /// True when the last operation was a sync (fio then skips the end-of-job sync).
+    pub fn last_was_sync(&self) -> bool {
+        self.last_was_sync
+    }
+
     /// True when any periodic sync is asked for.
     pub fn periodic(&self) -> bool {
         self.fsync_nr + self.fdatasync_nr + self.range_nr > 0
@@ -171,12 +179,19 @@ impl Syncer {
 
     /// Performs the sync on `fd`; returns 0 or a negative errno.
     pub fn sync(&mut self, fd: RawFd, kind: SyncKind) -> i64 {
+        if kind == SyncKind::OnClose {
+            return if self.last_was_sync {
+                0
+            } else {
+                sync_fd(fd, false)
+            };
+        }
         self.last_was_sync = true;
         let (first, end) = (self.first_write, self.last_write_end);
         self.first_write = u64::MAX;
         self.last_write_end = 0;
         match kind {
-            SyncKind::Fsync => sync_fd(fd, false),
+            SyncKind::Fsync | SyncKind::OnClose => sync_fd(fd, false),
             SyncKind::Fdatasync => sync_fd(fd, true),
             SyncKind::Range(flags) => {
                 if first >= end {
@@ -191,9 +206,12 @@ impl Syncer {
     }
 }
 
-/// Records a sync's latency as fio does: every kind adds to the sync latencies, only fsync
-/// counts in the sync `total_ios`.
+/// Records a sync's latency as fio does: every periodic or replayed kind adds to the sync
+/// latencies, only fsync counts in the sync `total_ios`; a sync at close adds nothing.
 pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) {
+    if kind == SyncKind::OnClose {
+        return;
+    }
     let before = stats.sync_ios;
     stats.record_sync(lat_ns);
     // fio 3.33 counts an fdatasync or a sync_file_range one slot past its per-direction
@@ -201,7 +219,7 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
     // for fdatasync, writes' for sync_file_range. Its "short=" and `short_ios` show
     // them, so iobench's do too.
     match kind {
-        SyncKind::Fsync => {}
+        SyncKind::Fsync | SyncKind::OnClose => {}
         SyncKind::Fdatasync => {
             stats.sync_ios = before;
             stats.dir[crate::job::Ddir::Read as usize].short += 1;

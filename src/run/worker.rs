@@ -644,7 +644,15 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
     // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
     // but leaves them out of the sync statistics).
-    if (syncer.end_fsync || syncer.fsync_on_close) && cx.job.workload.pattern.writes() {
+    // (A replayed log decides whether the job writes, and a sync as its last operation
+    // leaves nothing to sync, as in fio.)
+    let wrote = cx
+        .gen
+        .replay_writes()
+        .map_or(cx.job.workload.pattern.writes(), |w| {
+            w && !syncer.last_was_sync()
+        });
+    if (syncer.end_fsync || syncer.fsync_on_close) && wrote {
         for (i, &fd) in open.fds().iter().enumerate() {
             // Files closed along the way were synced at their close (fsync_on_close).
             if cx.lazy && fd < 0 {

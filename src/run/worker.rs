@@ -408,14 +408,6 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 pending = Some(next);
                 break;
             }
-            // Then, as fio, a sync if one is due (on the file picked first in the loop).
-            if let Some((f, before)) = loop_sync.take() {
-                syncer.new_loop();
-                if let Some(kind) = syncer.due() {
-                    (pending, hold) = (Some(next), Hold::Sync(kind, f, before));
-                    break;
-                }
-            }
             if pace.think_due() {
                 (pending, hold) = (Some(next), Hold::Think);
                 break;
@@ -467,6 +459,14 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         ),
                     );
                     error = Some(text);
+                    break;
+                }
+            }
+            // Then, as fio, a sync if one is due (on the file picked first in the loop).
+            if let Some((f, before)) = loop_sync.take() {
+                syncer.new_loop();
+                if let Some(kind) = syncer.due() {
+                    (pending, hold) = (Some(next), Hold::Sync(kind, f, before));
                     break;
                 }
             }

@@ -842,7 +842,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("iodepth")
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "io_submit_mode",
         K::Choice(IO_SUBMIT_MODE_CHOICES),

@@ -90,6 +90,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    // serialize_overlap: which slots are queued or in flight, and whether the next I/O
+    // waits for one of them to complete.
+    let serialize = ex.serialize_overlap;
+    let mut busy = vec![false; if serialize { depth } else { 0 }];
+    let mut overlap_wait = false;
     let mut staged: Vec<u32> = Vec::with_capacity(depth);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
@@ -163,6 +168,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             u.result = $res;
             free.push($slot);
             open.io_done(u.file as usize, &mut engine);
+            if serialize {
+                busy[$slot as usize] = false;
+            }
             if u.result < 0 {
                 let errno = (-u.result) as i32;
                 let d = match u.op {
@@ -479,6 +487,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 error = Some(fail.verror);
                 break;
             }
+            // serialize_overlap: an I/O overlapping one queued or in flight (whatever its
+            // file, as fio compares offsets only) waits for a completion.
+            if serialize && overlaps_busy(&pool, &busy, next.offset, next.len) {
+                (pending, overlap_wait) = (Some(next), true);
+                break;
+            }
             let fd = match open.for_io(next.file, &mut engine) {
                 Ok(fd) => fd,
                 Err(fail) => {
@@ -493,6 +507,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 l.log_io(&next)?;
             }
             let slot = free.pop().expect("free slot");
+            if serialize {
+                busy[slot as usize] = true;
+            }
             let u = &mut pool[slot as usize];
             u.op = Op::Rw(next.ddir);
             u.file = next.file as u32;
@@ -541,6 +558,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    if serialize {
+                        busy[slot as usize] = false;
+                    }
                     open.io_done(next.file, &mut engine);
                     pending = Some(next);
                     break;
@@ -592,7 +612,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         // Reap: at least one when the queue is full or nothing more can be queued; all of
         // them when pacing or syncing waits for the queue to drain.
         let drain = !matches!(hold, Hold::None | Hold::Until { drain: false, .. });
-        let full = free.is_empty() || gen_done || drain || inflight >= limit;
+        let full = free.is_empty() || gen_done || drain || inflight >= limit || overlap_wait;
+        overlap_wait = false;
         let mut min = cmin.min(inflight);
         if min == 0 && full {
             min = 1;
@@ -711,6 +732,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         }
     }
     Ok(cx.stats)
+}
+
+/// True when `len` bytes at `offset` overlap a unit that is queued or in flight.
+fn overlaps_busy(pool: &[IoUnit], busy: &[bool], offset: u64, len: u64) -> bool {
+    pool.iter()
+        .zip(busy)
+        .any(|(u, &b)| b && offset < u.offset + u.len as u64 && u.offset < offset + len)
 }
 
 /// Acts on the files the generator opened and closed since last asked: logs them, and

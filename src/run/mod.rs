@@ -5,6 +5,7 @@
 pub mod files;
 pub mod groups;
 pub mod hooks;
+pub mod io_errors;
 pub mod iosched;
 pub mod live;
 pub mod lockmem;

@@ -2,6 +2,7 @@
 //! flight, committing in submit batches and reaping between complete_min and complete_max,
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
+use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
 use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job};
@@ -232,10 +233,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 if let Op::Rw(d) = u.op {
                     cx.stats.dir[d as usize].ios += 1;
                 }
-                let text = format!(
-                    "file:backend.c:471, func=full resid, error={}",
-                    crate::job::errors::strerror(libc::EIO)
-                );
+                let text = full_resid_verror();
                 cx.stats.record_error(libc::EIO, &text);
                 error.get_or_insert(text);
             } else if let Op::Rw(d) = u.op {
@@ -810,42 +808,6 @@ fn verify_pass<E: Engine>(
         cx.stats.record_error(errno, &text);
         text
     }))
-}
-
-/// fio's line for a failed I/O: file, error text, direction, offset and length.
-fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> String {
-    let what = match op {
-        Op::Rw(Ddir::Read) => "read",
-        Op::Rw(Ddir::Write) => "write",
-        Op::Rw(Ddir::Trim) => "trim",
-        Op::Sync { .. } => "sync",
-    };
-    let on = if file.is_empty() {
-        String::new()
-    } else {
-        format!(" on file {file}")
-    };
-    format!(
-        "io_u error{on}: {}: {what} offset={offset}, buflen={len}",
-        crate::job::errors::strerror(errno)
-    )
-}
-
-/// The job's error text for an I/O error, in fio's `file:…, func=…, error=…` form.
-fn io_verror(errno: i32) -> String {
-    format!(
-        "file:io_u.c:1876, func=io_u error, error={}",
-        crate::job::errors::strerror(errno)
-    )
-}
-
-/// The job's error text for a trim that failed in the engine's queue call (fio's
-/// `td_io_queue` form).
-fn queue_verror(errno: i32) -> String {
-    format!(
-        "file:ioengines.c:399, func=td_io_queue, error={}",
-        crate::job::errors::strerror(errno)
-    )
 }
 
 /// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).

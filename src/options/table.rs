@@ -745,7 +745,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::File)
     .parent("filename")
     .prio(1)
-    .not_yet(),
+    ,
     opt(
         "opendir",
         K::Str,

@@ -94,6 +94,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     // serialize_overlap: which slots are queued or in flight, and whether the next I/O
     // waits for one of them to complete.
     let serialize = ex.serialize_overlap;
+    let lock = cx.job.files.lock;
     let mut busy = vec![false; if serialize { depth } else { 0 }];
     let mut overlap_wait = false;
     let mut staged: Vec<u32> = Vec::with_capacity(depth);
@@ -519,7 +520,23 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             u.issue_ns = u.start_ns;
             data.before_queue(u);
             last_issue = u.start_ns;
-            match engine.queue(u)? {
+            // lockfile: the lock covers the queue call, as fio's does.
+            if let Err(e) = lock.lock(u.fd, next.ddir) {
+                free.push(slot);
+                let text = format!("lockfile: {e}");
+                cx.stats
+                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+                error = Some(text);
+                break;
+            }
+            let queued = engine.queue(u);
+            if let Err(e) = lock.unlock(fd) {
+                let text = format!("lockfile: {e}");
+                cx.stats
+                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+                error.get_or_insert(text);
+            }
+            match queued? {
                 Queued::Completed => {
                     let t = now_ns();
                     if file_ops {

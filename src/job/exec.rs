@@ -206,6 +206,7 @@ impl ExecOpts {
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,
             mmap_advice: AccessHint::resolve(r).map(AccessHint::madvise),
+            thp: r.int("thp")?.unwrap_or(0) != 0,
             stat_type: match r.text("stat_type") {
                 Some(v) => crate::engine::fileops::StatType::parse(&v)
                     .map_err(|e| r.invalid("stat_type", e))?,

@@ -2501,7 +2501,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Engine)
     .engines(&["mmap"])
-    .not_yet(),
+    ,
     opt(
         "hipri",
         K::Bool,

@@ -78,6 +78,15 @@ impl FileExtent {
     }
 }
 
+/// The sync fio issues when a new loop starts (see `Generator::sync_at_new_loop`): its
+/// file, how many file events come before it, and the offset it is logged at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopSync {
+    pub file: usize,
+    pub events_before: usize,
+    pub offset: u64,
+}
+
 /// A file the generator opened or closed, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileEvent {
@@ -178,7 +187,10 @@ pub struct Generator {
     /// (fio clears its "last was a sync" mark between loops); the new loop's sync then
     /// takes the first file pick, kept here for the worker.
     pub sync_at_new_loop: bool,
-    loop_sync_file: Option<(usize, usize)>,
+    loop_sync_file: Option<LoopSync>,
+    /// The offset of the last I/O the generator tried to make, issued or not (fio's
+    /// unit keeps it, and a sync that reuses the unit is logged there).
+    last_tried_offset: u64,
     /// Files opened and closed since the worker last asked
     /// ([`Generator::take_file_event`]), in order.
     file_events: std::collections::VecDeque<FileEvent>,
@@ -323,6 +335,7 @@ impl Generator {
             file_events: std::collections::VecDeque::with_capacity(2 * files.len()),
             sync_at_new_loop: false,
             loop_sync_file: None,
+            last_tried_offset: 0,
             loop_no: 0,
             replay: None,
             cfg,
@@ -471,8 +484,14 @@ impl Generator {
 
     /// The file picked for the sync that opens a new loop (see `sync_at_new_loop`), and
     /// how many file events came before the sync (they are logged before it).
-    pub fn take_loop_sync_file(&mut self) -> Option<(usize, usize)> {
+    pub fn take_loop_sync_file(&mut self) -> Option<LoopSync> {
         self.loop_sync_file.take()
+    }
+
+    /// Where fio would log a sync made now: the offset of the last I/O the generator
+    /// tried to make (`None` when replaying a log).
+    pub fn sync_log_offset(&self) -> Option<u64> {
+        self.replay.is_none().then_some(self.last_tried_offset)
     }
 
     /// How many file events wait for the worker (see [`Generator::take_file_event`]).
@@ -539,7 +558,12 @@ impl Generator {
                 }
                 self.clear_state();
                 if self.sync_at_new_loop && (self.cfg.time_based || !self.issue_bytes_exceeded()) {
-                    self.loop_sync_file = self.next_file().map(|f| (f, self.file_events.len()));
+                    let offset = self.last_tried_offset;
+                    self.loop_sync_file = self.next_file().map(|file| LoopSync {
+                        file,
+                        events_before: self.file_events.len(),
+                        offset,
+                    });
                 }
             } else {
                 self.clear_state();

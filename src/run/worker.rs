@@ -38,9 +38,14 @@ enum Hold {
     None,
     /// Reap everything in flight, then carry on (latency_target lowered the depth).
     Drain,
-    /// Reap everything in flight, then sync this file, after the first this-many file
-    /// events (those that came before the sync's file pick).
-    Sync(super::syncing::SyncKind, usize, usize),
+    /// Reap everything in flight, then sync `file`, after the first `before` file events
+    /// (those that came before the sync's file pick); logged at `offset` when given.
+    Sync {
+        kind: super::syncing::SyncKind,
+        file: usize,
+        before: usize,
+        offset: Option<u64>,
+    },
     /// Reap everything in flight, then pause for thinktime.
     Think,
     /// Sleep until this time (after reaping everything in flight when `drain`).
@@ -134,7 +139,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let mut hold = Hold::None;
     let periodic_sync = syncer.periodic();
     // The file fio's sync at the start of a new loop goes to, until that sync is issued.
-    let mut loop_sync: Option<(usize, usize)> = None;
+    let mut loop_sync: Option<crate::gen::LoopSync> = None;
     let mut pending: Option<crate::gen::NextIo> = None;
     let mut last_issue = 0u64;
     let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
@@ -306,7 +311,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         if hold != Hold::None && (inflight == 0 || matches!(hold, Hold::Until { drain: false, .. }))
         {
             match std::mem::replace(&mut hold, Hold::None) {
-                Hold::Sync(kind, f, before) => {
+                Hold::Sync {
+                    kind,
+                    file: f,
+                    before,
+                    offset,
+                } => {
                     // The files opened and closed before the sync's file was picked
                     // (that one included) come first, as in fio's log.
                     if let Some(fail) =
@@ -316,7 +326,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         error = Some(fail.verror);
                         continue;
                     }
-                    let off = syncer.last_io_offset;
+                    let off = offset
+                        .or(cx.gen.sync_log_offset())
+                        .unwrap_or(syncer.last_io_offset);
                     let t = now_ns();
                     let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
@@ -374,7 +386,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 .flatten()
             {
                 syncer.last_file = f;
-                hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                hold = Hold::Sync {
+                    kind,
+                    file: f,
+                    before: cx.gen.file_events_waiting(),
+                    offset: None,
+                };
                 break;
             }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
@@ -385,7 +402,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 // to the file its file service picks next (that pick is used up).
                 if let Some(kind) = syncer.due().filter(|_| cx.gen.budget_left()) {
                     let f = cx.gen.file_for_sync().unwrap_or(syncer.last_file);
-                    hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                    hold = Hold::Sync {
+                        kind,
+                        file: f,
+                        before: cx.gen.file_events_waiting(),
+                        offset: None,
+                    };
                     break;
                 }
                 fresh = true;
@@ -470,10 +492,16 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
             }
             // Then, as fio, a sync if one is due (on the file picked first in the loop).
-            if let Some((f, before)) = loop_sync.take() {
+            if let Some(ls) = loop_sync.take() {
                 syncer.new_loop();
                 if let Some(kind) = syncer.due() {
-                    (pending, hold) = (Some(next), Hold::Sync(kind, f, before));
+                    let h = Hold::Sync {
+                        kind,
+                        file: ls.file,
+                        before: ls.events_before,
+                        offset: Some(ls.offset),
+                    };
+                    (pending, hold) = (Some(next), h);
                     break;
                 }
             }

@@ -121,26 +121,9 @@ fn job(d: &mut Draw) -> Vec<String> {
         .collect()
 }
 
-/// The iolog of `tool` for `args` in a fresh `dir`, without the time column or the
-/// directory.
-fn iolog(mut tool: Command, dir: &Path, args: &[String]) -> Vec<String> {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let log = dir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    tool.arg("--name=j")
-        .arg(format!("--directory={}", dir.display()))
-        .args(args)
-        .arg(format!("--write_iolog={}", log.display()))
-        .arg("--output-format=json");
-    common::run(tool);
-    let prefix = format!("{}/", dir.display());
-    std::fs::read_to_string(&log)
-        .unwrap_or_default()
-        .lines()
-        .skip(1)
-        .map(|l| l.split_once(' ').map_or(l, |(_, r)| r).replace(&prefix, ""))
-        .collect()
+/// The iolog of `tool` for `args` in a fresh `dir` (see `common::run_logged`).
+fn iolog(tool: Command, dir: &Path, args: &[String]) -> Vec<String> {
+    common::run_logged(tool, dir, args).0
 }
 
 #[test]

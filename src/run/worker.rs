@@ -55,6 +55,19 @@ enum Hold {
     },
 }
 
+impl Hold {
+    /// A sync of `file` decided now: after the file events waiting so far, logged at the
+    /// generator's offset.
+    fn sync_now(kind: super::syncing::SyncKind, file: usize, gen: &Generator) -> Hold {
+        Hold::Sync {
+            kind,
+            file,
+            before: gen.file_events_waiting(),
+            offset: None,
+        }
+    }
+}
+
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
 pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
@@ -386,12 +399,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 .flatten()
             {
                 syncer.last_file = f;
-                hold = Hold::Sync {
-                    kind,
-                    file: f,
-                    before: cx.gen.file_events_waiting(),
-                    offset: None,
-                };
+                hold = Hold::sync_now(kind, f, &cx.gen);
                 break;
             }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
@@ -402,12 +410,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 // to the file its file service picks next (that pick is used up).
                 if let Some(kind) = syncer.due().filter(|_| cx.gen.budget_left()) {
                     let f = cx.gen.file_for_sync().unwrap_or(syncer.last_file);
-                    hold = Hold::Sync {
-                        kind,
-                        file: f,
-                        before: cx.gen.file_events_waiting(),
-                        offset: None,
-                    };
+                    hold = Hold::sync_now(kind, f, &cx.gen);
                     break;
                 }
                 fresh = true;

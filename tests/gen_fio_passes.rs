@@ -16,23 +16,9 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-/// The iolog of `tool` for `args` in a fresh `dir`, without the time column.
-fn iolog(mut tool: Command, dir: &Path, args: &[&str]) -> Vec<String> {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let log = dir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    tool.arg("--name=j")
-        .arg(format!("--directory={}", dir.display()))
-        .args(args)
-        .arg(format!("--write_iolog={}", log.display()))
-        .arg("--output-format=json");
-    common::run(tool);
-    let text = std::fs::read_to_string(&log).expect("iolog written");
-    text.lines()
-        .skip(1)
-        .map(|l| l.split_once(' ').map_or(l, |(_, r)| r).to_string())
-        .collect()
+/// The iolog of `tool` for `args` in a fresh `dir` (see `common::run_logged`).
+fn iolog(tool: Command, dir: &Path, args: &[&str]) -> Vec<String> {
+    common::run_logged(tool, dir, args).0
 }
 
 fn same_as_fio(tag: &str, args: &[&str]) -> Vec<String> {

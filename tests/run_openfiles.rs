@@ -8,41 +8,11 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-/// Runs `tool` with `args` in a fresh directory `dir` (with `--directory=dir`) and
-/// `--write_iolog`; returns the log's lines without the time column or the directory,
-/// and the JSON report.
-fn logged(mut tool: Command, dir: &Path, args: &[&str]) -> (Vec<String>, serde_json::Value) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let log = dir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    tool.arg("--name=j")
-        .arg(format!("--directory={}", dir.display()))
-        .args(args)
-        .arg(format!("--write_iolog={}", log.display()))
-        .arg("--output-format=json");
-    let out = common::run(tool);
-    // A failed job's "pid=…, err=…" line comes before the JSON, as with fio.
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let at = stdout.find("\n{").map_or(0, |i| i + 1);
-    let json: serde_json::Value = serde_json::from_str(&stdout[at..]).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: no JSON ({e}): {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
-    let prefix = format!("{}/", dir.display());
-    let lines = text
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let rest = l.split_once(' ').map_or(l, |(_, r)| r);
-            rest.replace(&prefix, "")
-        })
-        .collect();
-    (lines, json)
+/// Runs `tool` with `args` in a fresh directory `dir` (see `common::run_logged`); returns
+/// the iolog's lines and the JSON report.
+fn logged(tool: Command, dir: &Path, args: &[&str]) -> (Vec<String>, serde_json::Value) {
+    let (lines, out) = common::run_logged(tool, dir, args);
+    (lines, common::json_report(&out))
 }
 
 /// Asserts iobench and fio log the same sequence for `args`; returns iobench's.

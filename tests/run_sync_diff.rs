@@ -10,26 +10,15 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-/// The iolog lines (without times) and the JSON job of `tool` running `args` in `dir`.
-fn run(mut tool: Command, dir: &Path, args: &[&str]) -> (Vec<String>, serde_json::Value) {
-    let _ = std::fs::remove_dir_all(dir);
-    std::fs::create_dir_all(dir).unwrap();
-    let log = dir.with_extension("log");
-    let _ = std::fs::remove_file(&log);
-    tool.arg("--name=j")
-        .arg(format!("--directory={}", dir.display()))
-        .args(args)
-        .arg(format!("--write_iolog={}", log.display()))
-        .arg("--output-format=json");
-    let out = common::run_ok(tool);
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    let lines = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split_once(' ').map_or(l, |(_, r)| r).to_string())
-        .collect();
-    (lines, json["jobs"][0].clone())
+/// The iolog lines and the JSON job of `tool` running `args` in `dir`.
+fn run(tool: Command, dir: &Path, args: &[&str]) -> (Vec<String>, serde_json::Value) {
+    let (lines, out) = common::run_logged(tool, dir, args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (lines, common::json_report(&out)["jobs"][0].clone())
 }
 
 /// Runs both tools (same directory: the names seed nothing here, but keep them equal)
@@ -73,7 +62,7 @@ fn a_sync_goes_to_the_file_picked_next() {
         ],
     );
     let s = syncs(&log);
-    assert!(s.iter().any(|l| l.contains("/j.0.0 ")) && s.iter().any(|l| l.contains("/j.0.1 ")));
+    assert!(s.iter().any(|l| l.starts_with("j.0.0 ")) && s.iter().any(|l| l.starts_with("j.0.1 ")));
 }
 
 #[test]

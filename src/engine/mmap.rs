@@ -32,6 +32,9 @@ pub struct Mmap {
     /// Advice for the access pattern (MADV_SEQUENTIAL/RANDOM), or None.
     advice: Option<libc::c_int>,
     window: u64,
+    /// `thp`: map privately and ask for transparent huge pages, as fio's mmap engine
+    /// does with it (writes then stay in the mapping's private copy, as under fio).
+    thp: bool,
 }
 
 // SAFETY: the mappings are owned by this value and used by one worker at a time.
@@ -47,7 +50,14 @@ impl Mmap {
             direct,
             advice,
             window: WINDOW_TOTAL,
+            thp: false,
         }
+    }
+
+    /// Turns `thp` on or off.
+    pub fn with_thp(mut self, thp: bool) -> Self {
+        self.thp = thp;
+        self
     }
 
     /// Maps `len` bytes of `m.file` from `off`, replacing any earlier mapping.
@@ -67,7 +77,11 @@ impl Mmap {
                 std::ptr::null_mut(),
                 len,
                 self.prot,
-                libc::MAP_SHARED,
+                if self.thp {
+                    libc::MAP_PRIVATE
+                } else {
+                    libc::MAP_SHARED
+                },
                 m.file.fd,
                 off as libc::off_t,
             )
@@ -79,6 +93,9 @@ impl Mmap {
         }
         // SAFETY: advice on the mapping just made; failures are harmless and ignored.
         unsafe {
+            if self.thp {
+                libc::madvise(p, len, libc::MADV_HUGEPAGE);
+            }
             if let Some(a) = self.advice {
                 libc::madvise(p, len, a);
             }

@@ -48,6 +48,8 @@ pub struct EngineOpts {
     pub direct: bool,
     /// madvise hint for mmap (from fadvise_hint and the pattern), if any.
     pub mmap_advice: Option<i32>,
+    /// mmap's `thp`: private mappings advised to use transparent huge pages.
+    pub thp: bool,
     /// filestat's `stat_type`.
     pub stat_type: StatType,
 }
@@ -198,7 +200,7 @@ impl EngineKind {
             EngineKind::Libaio => v.visit(Libaio::new(o.libaio)),
             EngineKind::IoUring => v.visit(Uring::new(o.uring)),
             EngineKind::PosixAio => v.visit(PosixAio::new()),
-            EngineKind::Mmap => v.visit(Mmap::new(o.direct, o.mmap_advice)),
+            EngineKind::Mmap => v.visit(Mmap::new(o.direct, o.mmap_advice).with_thp(o.thp)),
             EngineKind::FileCreate => v.visit(FileOps::new(FileOp::Create)),
             EngineKind::FileStat => v.visit(FileOps::new(FileOp::Stat(o.stat_type))),
             EngineKind::FileDelete => v.visit(FileOps::new(FileOp::Delete)),

@@ -3,10 +3,13 @@
 //! I/O; it allocates, locks and calls the OS nowhere on that path.
 //!
 //! The parts: `rand` (fio's Tausworthe generators and seeds), `axmap` (the random map),
-//! `lfsr`, `dist` (zipf/pareto/normal), `plan` (each file's region), `offset` (the next
-//! offset and length), `files` (which file next), `replay` (read_iolog).
+//! `lfsr`, `dist` (zipf/pareto/normal), `plan` (each file's region), `config` (the job's
+//! options resolved), `offset` (the next offset and length), `files` (which file next,
+//! and which files are open: the worker hears of opens and closes as [`FileEvent`]s),
+//! `replay` (read_iolog).
 
 mod axmap;
+mod config;
 mod dist;
 mod files;
 mod lfsr;
@@ -18,12 +21,12 @@ mod replay;
 pub use replay::{replay_extents, replay_files, replay_writes};
 
 use crate::error::JobError;
-use crate::job::workload::{Distribution, FileService, RandomGenerator, RwSequencer, Workload};
-use crate::job::{Ddir, Job, Pattern};
+use crate::job::workload::{Distribution, FileService, RwSequencer, Workload};
+use crate::job::{Ddir, Job};
 use axmap::BlockMap;
 use dist::{Gauss, Zipf};
 use lfsr::Lfsr;
-use rand::{FRand, SeedOpts, Stream, NR_STREAMS};
+use rand::{FRand, Stream, NR_STREAMS};
 
 /// The part of one file a job clone works on, computed by the runner from the file's real
 /// size (after laying it out) before the generator is made.
@@ -73,6 +76,15 @@ impl FileExtent {
         self.setup_size = setup_size;
         self
     }
+}
+
+/// The sync fio issues when a new loop starts (see `Generator::sync_at_new_loop`): its
+/// file, how many file events come before it, and the offset it is logged at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoopSync {
+    pub file: usize,
+    pub events_before: usize,
+    pub offset: u64,
 }
 
 /// A file the generator opened or closed, by index.
@@ -175,7 +187,10 @@ pub struct Generator {
     /// (fio clears its "last was a sync" mark between loops); the new loop's sync then
     /// takes the first file pick, kept here for the worker.
     pub sync_at_new_loop: bool,
-    loop_sync_file: Option<(usize, usize)>,
+    loop_sync_file: Option<LoopSync>,
+    /// The offset of the last I/O the generator tried to make, issued or not (fio's
+    /// unit keeps it, and a sync that reuses the unit is logged there).
+    last_tried_offset: u64,
     /// Files opened and closed since the worker last asked
     /// ([`Generator::take_file_event`]), in order.
     file_events: std::collections::VecDeque<FileEvent>,
@@ -320,6 +335,7 @@ impl Generator {
             file_events: std::collections::VecDeque::with_capacity(2 * files.len()),
             sync_at_new_loop: false,
             loop_sync_file: None,
+            last_tried_offset: 0,
             loop_no: 0,
             replay: None,
             cfg,
@@ -468,8 +484,14 @@ impl Generator {
 
     /// The file picked for the sync that opens a new loop (see `sync_at_new_loop`), and
     /// how many file events came before the sync (they are logged before it).
-    pub fn take_loop_sync_file(&mut self) -> Option<(usize, usize)> {
+    pub fn take_loop_sync_file(&mut self) -> Option<LoopSync> {
         self.loop_sync_file.take()
+    }
+
+    /// Where fio would log a sync made now: the offset of the last I/O the generator
+    /// tried to make (`None` when replaying a log).
+    pub fn sync_log_offset(&self) -> Option<u64> {
+        self.replay.is_none().then_some(self.last_tried_offset)
     }
 
     /// How many file events wait for the worker (see [`Generator::take_file_event`]).
@@ -536,7 +558,12 @@ impl Generator {
                 }
                 self.clear_state();
                 if self.sync_at_new_loop && (self.cfg.time_based || !self.issue_bytes_exceeded()) {
-                    self.loop_sync_file = self.next_file().map(|f| (f, self.file_events.len()));
+                    let offset = self.last_tried_offset;
+                    self.loop_sync_file = self.next_file().map(|file| LoopSync {
+                        file,
+                        events_before: self.file_events.len(),
+                        offset,
+                    });
                 }
             } else {
                 self.clear_state();
@@ -633,136 +660,6 @@ impl FileService {
             self,
             FileService::Zipf { .. } | FileService::Pareto { .. } | FileService::Normal { .. }
         )
-    }
-}
-
-impl Config {
-    fn resolve(
-        job: &Job,
-        clone_index: u32,
-        thread_number: u64,
-        files: &[FileExtent],
-    ) -> Result<Self, JobError> {
-        let w = &job.workload;
-        let p = w.pattern;
-        let random = p.is_random();
-        let (read, write, _trim) = match p {
-            Pattern::Read | Pattern::RandRead => (true, false, false),
-            Pattern::Write | Pattern::RandWrite => (false, true, false),
-            Pattern::Trim | Pattern::RandTrim => (false, false, true),
-            Pattern::ReadWrite | Pattern::RandRw => (true, true, false),
-            Pattern::TrimWrite | Pattern::RandTrimWrite => (false, true, true),
-        };
-        let mut min_bs = [0u64; 3];
-        let mut max_bs = [0u64; 3];
-        let mut ba = [0u64; 3];
-        for d in 0..3 {
-            min_bs[d] = w.bs[d].0;
-            max_bs[d] = w.bs[d].1.max(w.bs[d].0);
-            ba[d] = if w.blockalign[d] == 0 || !random {
-                min_bs[d]
-            } else {
-                w.blockalign[d]
-            };
-        }
-        let regions = plan::file_regions(job, clone_index, files);
-        let total: u64 = regions.iter().map(|r| r.io_size_scaled).sum();
-        let size = match w.size {
-            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
-            _ => total,
-        };
-        // fio refuses a job whose data set is smaller than its smallest block.
-        let td_min_bs = min_bs[..2].iter().copied().min().unwrap_or(0);
-        if size < td_min_bs && !job.exec.time_based && w.replay.read_iolog.is_none() {
-            return Err(JobError::Invalid {
-                job: job.name.clone(),
-                message: "blocksize is larger than data set range".into(),
-            });
-        }
-        let io_size_bytes = match w.io_size {
-            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 => Some(b),
-            _ => None,
-        };
-        let limit = io_size_bytes.unwrap_or(size);
-        let mut pass_total = size;
-        if write && random && w.norandommap {
-            pass_total = pass_total.max(io_size_bytes.unwrap_or(0));
-        }
-        if p == Pattern::TrimWrite || p == Pattern::RandTrimWrite {
-            pass_total += limit.saturating_mul(w.loops as u64);
-        }
-        let rw_min_bs = min_bs.iter().copied().min().unwrap_or(1);
-        let max_region = regions.iter().map(|r| r.io_size).max().unwrap_or(0);
-        let use64 = w.random_generator == RandomGenerator::Tausworthe64
-            || (!w.random_generator_set && max_region / rw_min_bs > u32::MAX as u64);
-        let seeds = rand::seed_table(
-            SeedOpts {
-                randrepeat: w.randrepeat,
-                randseed: w.randseed,
-                allrandrepeat: w.allrandrepeat,
-            },
-            thread_number,
-        );
-        let service_nr = match w.file_service {
-            FileService::RoundRobin(n) | FileService::Sequential(n) | FileService::Random(n) => n,
-            _ => 1,
-        };
-        let verify = job
-            .raw
-            .value("verify")
-            .is_some_and(|v| !matches!(v, "0" | "null"));
-        Ok(Config {
-            read,
-            write,
-
-            random,
-            trimwrite: p == Pattern::TrimWrite || p == Pattern::RandTrimWrite,
-            randtrimwrite: p == Pattern::RandTrimWrite,
-            seq_add: w.seq_add,
-            seq_nr: w.seq_nr,
-            rw_seq: w.rw_sequencer,
-            rwmix: [w.rwmix_read, 100 - w.rwmix_read],
-            perc_rand: w.perc_rand,
-            min_bs,
-            max_bs,
-            ba,
-            bssplit: w.bssplit.clone(),
-            bs_unaligned: w.bs_unaligned,
-            bs_is_seq_rand: w.bs_is_seq_rand,
-            td_max_bs: max_bs.iter().copied().max().unwrap_or(0),
-            lfsr: w.random_generator == RandomGenerator::Lfsr,
-            use64,
-            repeatable: w.randrepeat && w.randseed.is_none(),
-            seeds,
-            verify,
-            distribution: w.distribution.clone(),
-            zone_size: w.zone_size,
-            zone_range: w.zone_range,
-            zone_skip: w.zone_skip,
-            time_based: job.exec.time_based,
-            loops: w.loops,
-            number_ios: w.number_ios,
-
-            limit,
-            io_size_set: io_size_bytes.is_some(),
-            pass_total,
-            pass_limited: job.exec.offload || !job.exec.engine.completes_in_queue(job.exec.iodepth),
-            service: w.file_service,
-            service_nr,
-            max_open: match job.files.openfiles as usize {
-                0 => files.len(),
-                n => n.min(files.len()),
-            }
-            .max(1),
-            thread_number,
-        })
-    }
-
-    /// A random map is kept for uniform random offsets only (fio turns it off for every
-    /// other distribution, zoned included, and when blockalign differs from the block
-    /// size).
-    fn uses_map(&self) -> bool {
-        matches!(self.distribution, Distribution::Random) && self.ba == self.min_bs
     }
 }
 

@@ -15,6 +15,7 @@ impl Generator {
             self.strided_zone(fi, ddir);
         }
         let (offset, is_random, busy_ok) = self.next_offset(fi, ddir)?;
+        self.last_tried_offset = offset;
         let mut len = self.next_buflen(fi, ddir, offset, is_random);
         if len == 0 {
             return None;

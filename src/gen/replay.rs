@@ -216,6 +216,7 @@ impl Generator {
             file_events: Default::default(),
             sync_at_new_loop: false,
             loop_sync_file: None,
+            last_tried_offset: 0,
             loop_no: 0,
             replay: Some(Replay {
                 source,

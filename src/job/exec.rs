@@ -96,6 +96,9 @@ pub struct ExecOpts {
     pub steady: Option<crate::stats::steady::SteadySpec>,
     /// `io_submit_mode=offload`: a pool of submitter threads issues the I/O.
     pub offload: bool,
+    /// `serialize_overlap`: an I/O waits while it overlaps one in flight, so racing
+    /// writes cannot leave a region undefined (and fail a verify).
+    pub serialize_overlap: bool,
     /// `uid` / `gid`: the identity the worker takes before opening its files, to measure
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
@@ -203,6 +206,7 @@ impl ExecOpts {
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
             direct,
             mmap_advice: AccessHint::resolve(r).map(AccessHint::madvise),
+            thp: r.int("thp")?.unwrap_or(0) != 0,
             stat_type: match r.text("stat_type") {
                 Some(v) => crate::engine::fileops::StatType::parse(&v)
                     .map_err(|e| r.invalid("stat_type", e))?,
@@ -352,6 +356,7 @@ impl ExecOpts {
                 }
             },
             steady: steady_spec(r)?,
+            serialize_overlap: r.bool("serialize_overlap")?,
             offload: match r.choice("io_submit_mode").as_deref() {
                 None | Some("inline") => false,
                 // The file engines time their call inside the engine; a submitter's

@@ -59,6 +59,8 @@ pub struct FileOpts {
     pub unlink_each_loop: bool,
     pub allow_file_create: bool,
     pub allow_mounted_write: bool,
+    /// `lockfile`: lock each file around each I/O (see `run::filelock`).
+    pub lock: crate::run::filelock::LockMode,
 }
 
 impl FileOpts {
@@ -122,6 +124,7 @@ impl FileOpts {
             unlink_each_loop: r.bool("unlink_each_loop")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
+            lock: crate::run::filelock::LockMode::from_word(r.choice("lockfile").as_deref()),
         })
     }
 
@@ -228,6 +231,7 @@ mod tests {
             unlink_each_loop: false,
             allow_file_create: true,
             allow_mounted_write: false,
+            lock: crate::run::filelock::LockMode::None,
         }
     }
 

@@ -745,7 +745,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::File)
     .parent("filename")
     .prio(1)
-    .not_yet(),
+    ,
     opt(
         "opendir",
         K::Str,
@@ -842,7 +842,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("iodepth")
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "io_submit_mode",
         K::Choice(IO_SUBMIT_MODE_CHOICES),
@@ -2501,7 +2501,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Engine)
     .engines(&["mmap"])
-    .not_yet(),
+    ,
     opt(
         "hipri",
         K::Bool,

@@ -2,9 +2,11 @@
 //! together (processes by default, threads with `thread=1`), runs the groups in order, and
 //! collects each clone's stats. `worker` is the per-clone I/O loop.
 
+pub mod filelock;
 pub mod files;
 pub mod groups;
 pub mod hooks;
+pub mod io_errors;
 pub mod iosched;
 pub mod live;
 pub mod lockmem;

@@ -2,6 +2,7 @@
 //! flight, committing in submit batches and reaping between complete_min and complete_max,
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
+use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
 use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job};
@@ -37,9 +38,14 @@ enum Hold {
     None,
     /// Reap everything in flight, then carry on (latency_target lowered the depth).
     Drain,
-    /// Reap everything in flight, then sync this file, after the first this-many file
-    /// events (those that came before the sync's file pick).
-    Sync(super::syncing::SyncKind, usize, usize),
+    /// Reap everything in flight, then sync `file`, after the first `before` file events
+    /// (those that came before the sync's file pick); logged at `offset` when given.
+    Sync {
+        kind: super::syncing::SyncKind,
+        file: usize,
+        before: usize,
+        offset: Option<u64>,
+    },
     /// Reap everything in flight, then pause for thinktime.
     Think,
     /// Sleep until this time (after reaping everything in flight when `drain`).
@@ -47,6 +53,19 @@ enum Hold {
         at: u64,
         drain: bool,
     },
+}
+
+impl Hold {
+    /// A sync of `file` decided now: after the file events waiting so far, logged at the
+    /// generator's offset.
+    fn sync_now(kind: super::syncing::SyncKind, file: usize, gen: &Generator) -> Hold {
+        Hold::Sync {
+            kind,
+            file,
+            before: gen.file_events_waiting(),
+            offset: None,
+        }
+    }
 }
 
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
@@ -90,6 +109,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
     let mut free: Vec<u32> = (0..depth as u32).rev().collect();
+    // serialize_overlap: which slots are queued or in flight, and whether the next I/O
+    // waits for one of them to complete.
+    let serialize = ex.serialize_overlap;
+    let lock = cx.job.files.lock;
+    let mut busy = vec![false; if serialize { depth } else { 0 }];
+    let mut overlap_wait = false;
     let mut staged: Vec<u32> = Vec::with_capacity(depth);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
@@ -127,7 +152,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let mut hold = Hold::None;
     let periodic_sync = syncer.periodic();
     // The file fio's sync at the start of a new loop goes to, until that sync is issued.
-    let mut loop_sync: Option<(usize, usize)> = None;
+    let mut loop_sync: Option<crate::gen::LoopSync> = None;
     let mut pending: Option<crate::gen::NextIo> = None;
     let mut last_issue = 0u64;
     let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
@@ -163,6 +188,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             u.result = $res;
             free.push($slot);
             open.io_done(u.file as usize, &mut engine);
+            if serialize {
+                busy[$slot as usize] = false;
+            }
             if u.result < 0 {
                 let errno = (-u.result) as i32;
                 let d = match u.op {
@@ -224,10 +252,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 if let Op::Rw(d) = u.op {
                     cx.stats.dir[d as usize].ios += 1;
                 }
-                let text = format!(
-                    "file:backend.c:471, func=full resid, error={}",
-                    crate::job::errors::strerror(libc::EIO)
-                );
+                let text = full_resid_verror();
                 cx.stats.record_error(libc::EIO, &text);
                 error.get_or_insert(text);
             } else if let Op::Rw(d) = u.op {
@@ -299,7 +324,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         if hold != Hold::None && (inflight == 0 || matches!(hold, Hold::Until { drain: false, .. }))
         {
             match std::mem::replace(&mut hold, Hold::None) {
-                Hold::Sync(kind, f, before) => {
+                Hold::Sync {
+                    kind,
+                    file: f,
+                    before,
+                    offset,
+                } => {
                     // The files opened and closed before the sync's file was picked
                     // (that one included) come first, as in fio's log.
                     if let Some(fail) =
@@ -309,7 +339,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         error = Some(fail.verror);
                         continue;
                     }
-                    let off = syncer.last_io_offset;
+                    let off = offset
+                        .or(cx.gen.sync_log_offset())
+                        .unwrap_or(syncer.last_io_offset);
                     let t = now_ns();
                     let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
                     if r < 0 {
@@ -367,7 +399,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 .flatten()
             {
                 syncer.last_file = f;
-                hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                hold = Hold::sync_now(kind, f, &cx.gen);
                 break;
             }
             // A due verify trim goes before the next generated I/O, as fio's get_io_u.
@@ -378,7 +410,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 // to the file its file service picks next (that pick is used up).
                 if let Some(kind) = syncer.due().filter(|_| cx.gen.budget_left()) {
                     let f = cx.gen.file_for_sync().unwrap_or(syncer.last_file);
-                    hold = Hold::Sync(kind, f, cx.gen.file_events_waiting());
+                    hold = Hold::sync_now(kind, f, &cx.gen);
                     break;
                 }
                 fresh = true;
@@ -463,10 +495,16 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
             }
             // Then, as fio, a sync if one is due (on the file picked first in the loop).
-            if let Some((f, before)) = loop_sync.take() {
+            if let Some(ls) = loop_sync.take() {
                 syncer.new_loop();
                 if let Some(kind) = syncer.due() {
-                    (pending, hold) = (Some(next), Hold::Sync(kind, f, before));
+                    let h = Hold::Sync {
+                        kind,
+                        file: ls.file,
+                        before: ls.events_before,
+                        offset: Some(ls.offset),
+                    };
+                    (pending, hold) = (Some(next), h);
                     break;
                 }
             }
@@ -477,6 +515,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             {
                 cx.stats.record_error(fail.errno, &fail.verror);
                 error = Some(fail.verror);
+                break;
+            }
+            // serialize_overlap: an I/O overlapping one queued or in flight (whatever its
+            // file, as fio compares offsets only) waits for a completion.
+            if serialize && overlaps_busy(&pool, &busy, next.offset, next.len) {
+                (pending, overlap_wait) = (Some(next), true);
                 break;
             }
             let fd = match open.for_io(next.file, &mut engine) {
@@ -493,6 +537,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 l.log_io(&next)?;
             }
             let slot = free.pop().expect("free slot");
+            if serialize {
+                busy[slot as usize] = true;
+            }
             let u = &mut pool[slot as usize];
             u.op = Op::Rw(next.ddir);
             u.file = next.file as u32;
@@ -504,7 +551,23 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             u.issue_ns = u.start_ns;
             data.before_queue(u);
             last_issue = u.start_ns;
-            match engine.queue(u)? {
+            // lockfile: the lock covers the queue call, as fio's does.
+            if let Err(e) = lock.lock(u.fd, next.ddir) {
+                free.push(slot);
+                let text = format!("lockfile: {e}");
+                cx.stats
+                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+                error = Some(text);
+                break;
+            }
+            let queued = engine.queue(u);
+            if let Err(e) = lock.unlock(fd) {
+                let text = format!("lockfile: {e}");
+                cx.stats
+                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+                error.get_or_insert(text);
+            }
+            match queued? {
                 Queued::Completed => {
                     let t = now_ns();
                     if file_ops {
@@ -541,6 +604,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
                 Queued::Busy => {
                     free.push(slot);
+                    if serialize {
+                        busy[slot as usize] = false;
+                    }
                     open.io_done(next.file, &mut engine);
                     pending = Some(next);
                     break;
@@ -592,7 +658,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         // Reap: at least one when the queue is full or nothing more can be queued; all of
         // them when pacing or syncing waits for the queue to drain.
         let drain = !matches!(hold, Hold::None | Hold::Until { drain: false, .. });
-        let full = free.is_empty() || gen_done || drain || inflight >= limit;
+        let full = free.is_empty() || gen_done || drain || inflight >= limit || overlap_wait;
+        overlap_wait = false;
         let mut min = cmin.min(inflight);
         if min == 0 && full {
             min = 1;
@@ -713,6 +780,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     Ok(cx.stats)
 }
 
+/// True when `len` bytes at `offset` overlap a unit that is queued or in flight.
+fn overlaps_busy(pool: &[IoUnit], busy: &[bool], offset: u64, len: u64) -> bool {
+    pool.iter()
+        .zip(busy)
+        .any(|(u, &b)| b && offset < u.offset + u.len as u64 && u.offset < offset + len)
+}
+
 /// Acts on the files the generator opened and closed since last asked: logs them, and
 /// (when the worker opens files as it goes) opens each picked file at once, as fio does,
 /// and closes each finished one once its I/O in flight completes. Returns the failure of
@@ -782,42 +856,6 @@ fn verify_pass<E: Engine>(
         cx.stats.record_error(errno, &text);
         text
     }))
-}
-
-/// fio's line for a failed I/O: file, error text, direction, offset and length.
-fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> String {
-    let what = match op {
-        Op::Rw(Ddir::Read) => "read",
-        Op::Rw(Ddir::Write) => "write",
-        Op::Rw(Ddir::Trim) => "trim",
-        Op::Sync { .. } => "sync",
-    };
-    let on = if file.is_empty() {
-        String::new()
-    } else {
-        format!(" on file {file}")
-    };
-    format!(
-        "io_u error{on}: {}: {what} offset={offset}, buflen={len}",
-        crate::job::errors::strerror(errno)
-    )
-}
-
-/// The job's error text for an I/O error, in fio's `file:…, func=…, error=…` form.
-fn io_verror(errno: i32) -> String {
-    format!(
-        "file:io_u.c:1876, func=io_u error, error={}",
-        crate::job::errors::strerror(errno)
-    )
-}
-
-/// The job's error text for a trim that failed in the engine's queue call (fio's
-/// `td_io_queue` form).
-fn queue_verror(errno: i32) -> String {
-    format!(
-        "file:ioengines.c:399, func=td_io_queue, error={}",
-        crate::job::errors::strerror(errno)
-    )
 }
 
 /// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).

@@ -60,3 +60,48 @@ pub fn run_ok(mut cmd: Command) -> Output {
 pub fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared")
 }
+
+/// Runs `tool` as job `j` with `args` in a fresh directory `dir`, writing an iolog beside
+/// it and JSON on stdout. Returns the log's lines without the header, the time column or
+/// the directory (so two tools' logs compare line for line), and the run's output.
+pub fn run_logged<S: AsRef<std::ffi::OsStr>>(
+    mut tool: Command,
+    dir: &std::path::Path,
+    args: &[S],
+) -> (Vec<String>, Output) {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("create job dir");
+    let log = dir.with_extension("log");
+    let _ = std::fs::remove_file(&log);
+    tool.arg("--name=j")
+        .arg(format!("--directory={}", dir.display()))
+        .args(args)
+        .arg(format!("--write_iolog={}", log.display()))
+        .arg("--output-format=json");
+    let out = run(tool);
+    let prefix = format!("{}/", dir.display());
+    let lines = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(' ').map_or(l, |(_, r)| r).replace(&prefix, ""))
+        .collect();
+    (lines, out)
+}
+
+/// The JSON report on a run's stdout (after any `pid=…, err=…` line a failed job prints
+/// first, as fio does).
+pub fn json_report(out: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let at = if stdout.starts_with('{') {
+        0
+    } else {
+        stdout.find("\n{").map_or(0, |i| i + 1)
+    };
+    serde_json::from_str(&stdout[at..]).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}): {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}

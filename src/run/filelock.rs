@@ -1,0 +1,68 @@
+//! `lockfile`: serialising the job's I/O on a file it shares, as fio's lock around each
+//! queue call does (`exclusive`: one I/O at a time; `readwrite`: many reads or one
+//! write). iobench takes a `flock(2)` lock on its open file, so clones in other
+//! processes and threads (each has its own open file), and other programs that flock
+//! the file, are held off too; it works on files opened read-only. Only a job that asks
+//! pays the two `flock` calls per I/O.
+
+use crate::job::Ddir;
+use std::io;
+use std::os::fd::RawFd;
+
+/// The `lockfile` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockMode {
+    None,
+    Exclusive,
+    ReadWrite,
+}
+
+impl LockMode {
+    /// The mode for a `lockfile` word (the table has checked it).
+    pub fn from_word(w: Option<&str>) -> LockMode {
+        match w {
+            Some("exclusive") => LockMode::Exclusive,
+            Some("readwrite") => LockMode::ReadWrite,
+            _ => LockMode::None,
+        }
+    }
+
+    /// Waits for the lock an I/O of `ddir` on `fd` needs (none for `none`, or for a
+    /// descriptor the worker does not hold).
+    #[inline]
+    pub fn lock(self, fd: RawFd, ddir: Ddir) -> io::Result<()> {
+        let op = match self {
+            LockMode::None => return Ok(()),
+            LockMode::ReadWrite if ddir == Ddir::Read => libc::LOCK_SH,
+            _ => libc::LOCK_EX,
+        };
+        flock(fd, op)
+    }
+
+    /// Releases what [`LockMode::lock`] took.
+    #[inline]
+    pub fn unlock(self, fd: RawFd) -> io::Result<()> {
+        if self == LockMode::None {
+            return Ok(());
+        }
+        flock(fd, libc::LOCK_UN)
+    }
+}
+
+/// Takes (waiting for it) or drops a lock on `fd`'s open file.
+fn flock(fd: RawFd, op: libc::c_int) -> io::Result<()> {
+    if fd < 0 {
+        return Ok(());
+    }
+    loop {
+        // SAFETY: flock takes a descriptor and an operation; no memory is passed.
+        if unsafe { libc::flock(fd, op) } == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        // A signal (SIGINT) interrupts the wait: the worker's loop sees the stop.
+        if e.raw_os_error() != Some(libc::EINTR) || super::terminating() {
+            return Err(e);
+        }
+    }
+}

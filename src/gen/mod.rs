@@ -557,7 +557,7 @@ impl Generator {
                     self.close_file(i);
                 }
                 self.clear_state();
-                if self.sync_at_new_loop && (self.cfg.time_based || !self.issue_bytes_exceeded()) {
+                if self.sync_at_new_loop && !self.issue_bytes_exceeded() {
                     let offset = self.last_tried_offset;
                     self.loop_sync_file = self.next_file().map(|file| LoopSync {
                         file,

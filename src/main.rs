@@ -7,6 +7,10 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("peak") {
         return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
     }
+    // One rank of an MPI run (or a build without MPI refusing to be one).
+    if let Some(code) = iobench::cluster::main(&args) {
+        return ExitCode::from(code);
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {

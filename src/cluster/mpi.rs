@@ -178,9 +178,13 @@ pub fn run(args: Vec<String>) -> u8 {
     for t in temps {
         let _ = std::fs::remove_file(t);
     }
+    // The same job fails the same way on every rank: rank 0 alone says so, unless only
+    // another rank failed (a file of its own, its host's limits).
+    let mut bad0 = (rank == 0 && parsed.is_err()) as u32;
+    world.process_at_rank(0).broadcast_into(&mut bad0);
     if any(&world, parsed.is_err()) {
         if let Err(e) = &parsed {
-            if rank == 0 || !e.is_empty() {
+            if rank == 0 || bad0 == 0 {
                 eprintln!("iobench: rank {rank}: {e}");
             }
         }

@@ -257,3 +257,42 @@ fn a_bad_job_fails_every_rank_with_one_error() {
     assert!(!err.contains("panicked"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_straggler_shows_and_first_done_is_measured() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("straggler");
+    // Each rank expands its own rank into its rate: 10, 11 and 12 MiB/s.
+    std::fs::write(
+        d.join("j.fio"),
+        "[w]\nrw=write\nbs=64k\nsize=4m\nrate=1${OMPI_COMM_WORLD_RANK}m\nfilename=s\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(3, &[], &d, &["--output-format=json", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    let s = &v["client_spread"][0];
+    assert_eq!(s["ddir"], "write");
+    assert_eq!(s["first_done_measured"], 1, "{s}");
+    assert_eq!(s["slowest"]["rank"], 0, "{s}");
+    assert_eq!(s["fastest"]["rank"], 2, "{s}");
+    let first = s["first_done_bw_bytes"].as_f64().unwrap();
+    let last = s["last_done_bw_bytes"].as_f64().unwrap();
+    assert!(
+        s["first_done_ms"].as_u64() < s["last_done_ms"].as_u64(),
+        "{s}"
+    );
+    // Until the fastest finished all three were writing: more than the average over the
+    // whole run, and about the sum of the three rates.
+    let rates: f64 = s["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["bw_bytes"].as_f64().unwrap())
+        .sum();
+    assert!(first > last, "{s}");
+    assert!(first > 0.7 * rates && first < 1.1 * rates, "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -47,6 +47,115 @@ struct PhaseTimes {
 struct RankReport {
     client: ClientStats,
     phases: Vec<PhaseTimes>,
+    /// The rank's progress over the run, for the first-done figures.
+    timeline: Vec<Sample>,
+}
+
+/// A point of a rank's progress: wall-clock ns, and bytes done per direction by all its
+/// clones so far (the live board's counters).
+type Sample = (u64, [u64; 3]);
+
+/// The most samples a timeline keeps: when full, every other one is dropped and the
+/// interval doubles, so a long run costs no more to send than a short one (2048 samples,
+/// about 80 KB of JSON) at a resolution of a thousandth of the run.
+const TIMELINE_CAP: usize = 2048;
+
+/// Samples this rank's progress every few ms on a thread of its own until stopped.
+struct Sampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<Vec<Sample>>,
+}
+
+impl Sampler {
+    fn start() -> Sampler {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut v: Vec<Sample> = Vec::with_capacity(TIMELINE_CAP);
+            let mut every = std::time::Duration::from_millis(5);
+            while !flag.load(Ordering::Relaxed) {
+                v.push((super::realtime_ns(), crate::stats::board::total_bytes()));
+                if v.len() >= TIMELINE_CAP {
+                    let mut i = 0;
+                    v.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    every *= 2;
+                }
+                std::thread::sleep(every);
+            }
+            v.push((super::realtime_ns(), crate::stats::board::total_bytes()));
+            v
+        });
+        Sampler { stop, handle }
+    }
+
+    fn finish(self) -> Vec<Sample> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// Bytes of direction `d` a timeline had done at wall-clock `t`, interpolated.
+fn bytes_at(tl: &[Sample], t: u64, d: usize) -> u64 {
+    match tl.iter().position(|s| s.0 >= t) {
+        None => tl.last().map_or(0, |s| s.1[d]),
+        Some(0) => tl[0].1[d],
+        Some(i) => {
+            let (a, b) = (tl[i - 1], tl[i]);
+            let span = (b.0 - a.0).max(1) as u128;
+            let grew = b.1[d].saturating_sub(a.1[d]) as u128;
+            a.1[d] + (grew * (t - a.0) as u128 / span) as u64
+        }
+    }
+}
+
+/// Replaces the estimated first-done figures with measured ones where the timelines
+/// allow: for a group that is alone in its phase, the bytes every rank had done when the
+/// fastest finished (from the phase's agreed start), over that time.
+fn measure_first_done(
+    jobs: &[crate::job::Job],
+    reports: &[RankReport],
+    spreads: &mut [clients::Spread],
+) {
+    let gids = crate::report::group_ids(jobs);
+    let phases = crate::run::groups::phases(jobs);
+    for s in spreads.iter_mut() {
+        let Some(phase) = phases
+            .iter()
+            .position(|p| p.iter().any(|&j| gids[j] == s.groupid))
+        else {
+            continue;
+        };
+        if phases[phase].iter().any(|&j| gids[j] != s.groupid) || s.first_done_ms == 0 {
+            continue;
+        }
+        let mut total = 0u64;
+        let mut ok = true;
+        for r in &s.rates {
+            let Some(rep) = reports.get(r.client) else {
+                ok = false;
+                break;
+            };
+            let Some(p) = rep.phases.get(phase) else {
+                ok = false;
+                break;
+            };
+            let t = p.agreed + s.first_done_ms * 1_000_000;
+            let done = bytes_at(&rep.timeline, t, s.ddir).saturating_sub(bytes_at(
+                &rep.timeline,
+                p.agreed,
+                s.ddir,
+            ));
+            total += done.min(r.bytes);
+        }
+        if ok {
+            s.first_done_bw = total * 1000 / s.first_done_ms;
+            s.measured = true;
+        }
+    }
 }
 
 static PHASES: Mutex<Vec<PhaseTimes>> = Mutex::new(Vec::new());
@@ -234,7 +343,9 @@ pub fn run(args: Vec<String>) -> u8 {
     crate::run::set_phase_start(phase_start);
     let disks = crate::report::run::disk_snapshot(&jobs);
     let start = Instant::now();
+    let sampler = Sampler::start();
     let (outcome, code) = crate::run::run_all(&cfg, &jobs);
+    let timeline = sampler.finish();
     let mut sum = crate::stats::group::summarize(&jobs, &outcome);
     if let Some(d) = &disks {
         sum.disks = d.delta();
@@ -243,6 +354,7 @@ pub fn run(args: Vec<String>) -> u8 {
     let report = RankReport {
         client: ClientStats::from_summary(&host, ClientId::Rank(rank), &sum),
         phases: PHASES.lock().map(|p| p.clone()).unwrap_or_default(),
+        timeline,
     };
     let wire = serde_json::to_vec(&report).unwrap_or_default();
     world.barrier();
@@ -314,12 +426,14 @@ fn render(
 ) -> Rendered {
     use crate::cli::OutputFormat;
     let clients: Vec<ClientStats> = reports.iter().map(|r| r.client.clone()).collect();
+    let mut spreads = clients::spreads(&clients);
+    measure_first_done(jobs, reports, &mut spreads);
     let f = crate::report::formats(cfg);
     let plus = f.contains(&OutputFormat::JsonPlus);
     let json = (plus || f.contains(&OutputFormat::Json))
-        .then(|| clients::json_value(jobs, &clients, plus, Extras::all()));
+        .then(|| clients::json_value_with(jobs, &clients, plus, Extras::all(), &spreads));
     let normal = if f.contains(&OutputFormat::Normal) {
-        clients::render_normal(&clients, Extras::all())
+        clients::render_normal_with(&clients, Extras::all(), &spreads)
     } else {
         String::new()
     };
@@ -408,4 +522,18 @@ fn finish_text(
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timelines_interpolate() {
+        let tl = vec![(100, [0, 0, 0]), (200, [1000, 0, 0]), (300, [1000, 50, 0])];
+        assert_eq!(bytes_at(&tl, 50, 0), 0);
+        assert_eq!(bytes_at(&tl, 150, 0), 500);
+        assert_eq!(bytes_at(&tl, 250, 1), 25);
+        assert_eq!(bytes_at(&tl, 999, 0), 1000);
+    }
 }

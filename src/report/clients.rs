@@ -162,10 +162,13 @@ pub struct Spread {
     pub ddir: usize,
     pub rates: Vec<ClientRate>,
     /// When the fastest client finished, ms, and the throughput of all clients until then
-    /// (bytes/s). Each client is taken at its own mean rate until then, so this is the sum
-    /// of the clients' rates.
+    /// (bytes/s). Unless `measured`, each client is taken at its own mean rate until then,
+    /// so this is the sum of the clients' rates.
     pub first_done_ms: u64,
     pub first_done_bw: u64,
+    /// True when `first_done_bw` comes from the clients' progress over time (the MPI
+    /// runner's timelines) rather than from their mean rates.
+    pub measured: bool,
     /// When the last client finished, ms, and all bytes over that time (fio's aggregate).
     pub last_done_ms: u64,
     pub last_done_bw: u64,
@@ -224,6 +227,7 @@ pub fn spreads(clients: &[ClientStats]) -> Vec<Spread> {
                 ddir: d,
                 first_done_ms: first,
                 first_done_bw: rates.iter().map(|r| r.bw).sum(),
+                measured: false,
                 last_done_ms: last,
                 last_done_bw: (bytes * 1000).checked_div(last).unwrap_or(0),
                 mean_bw: mean,
@@ -240,6 +244,11 @@ pub fn spreads(clients: &[ClientStats]) -> Vec<Spread> {
 /// The normal-format report: each client's own report, then the "All clients" blocks,
 /// then (with `extras.spread`) each group's first-done / last-done lines.
 pub fn render_normal(clients: &[ClientStats], extras: Extras) -> String {
+    render_normal_with(clients, extras, &spreads(clients))
+}
+
+/// `render_normal` with the spreads given (the MPI runner measures first-done figures).
+pub fn render_normal_with(clients: &[ClientStats], extras: Extras, spreads: &[Spread]) -> String {
     let mut out = String::new();
     for c in clients {
         if extras.client_lines {
@@ -252,7 +261,7 @@ pub fn render_normal(clients: &[ClientStats], extras: Extras) -> String {
         out.push_str(&normal::render_thread(&t.stats, &t.group, &now));
     }
     if extras.spread {
-        out.push_str(&render_spreads(clients));
+        out.push_str(&render_spreads_of(clients, spreads));
     }
     out
 }
@@ -260,9 +269,14 @@ pub fn render_normal(clients: &[ClientStats], extras: Extras) -> String {
 /// `All clients group 0 (4 clients):` and, per direction, the first-done / last-done
 /// throughput and the spread of the clients' own throughput with the slowest named.
 pub fn render_spreads(clients: &[ClientStats]) -> String {
+    render_spreads_of(clients, &spreads(clients))
+}
+
+/// `render_spreads` of the spreads given.
+pub fn render_spreads_of(clients: &[ClientStats], spreads: &[Spread]) -> String {
     let mut out = String::new();
     let mut last_gid = None;
-    for s in spreads(clients) {
+    for s in spreads {
         let Some(g) = clients
             .get(s.slowest)
             .and_then(|c| c.groups.get(s.groupid as usize))
@@ -301,8 +315,9 @@ pub fn render_spreads(clients: &[ClientStats]) -> String {
         let label = ["   READ", "  WRITE", "   TRIM"][s.ddir];
         let _ = writeln!(
             out,
-            "{label}: first-done bw={} at {}msec, last-done bw={} at {}msec",
+            "{label}: first-done bw={}{} at {}msec, last-done bw={} at {}msec",
             both(s.first_done_bw),
+            if s.measured { "" } else { " (est.)" },
             s.first_done_ms,
             both(s.last_done_bw),
             s.last_done_ms
@@ -344,6 +359,17 @@ fn client_job(mut obj: Value, hostname: &str, id: ClientId) -> Value {
 /// clients" object per group, named after the last client as fio does), `disk_util` with
 /// each disk's client, and with `extras.spread` a `client_spread` array beyond fio.
 pub fn json_value(jobs: &[Job], clients: &[ClientStats], plus: bool, extras: Extras) -> Value {
+    json_value_with(jobs, clients, plus, extras, &spreads(clients))
+}
+
+/// `json_value` with the spreads given.
+pub fn json_value_with(
+    jobs: &[Job],
+    clients: &[ClientStats],
+    plus: bool,
+    extras: Extras,
+    spreads: &[Spread],
+) -> Value {
     let now = std::time::SystemTime::now();
     let since = now
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
@@ -380,7 +406,7 @@ pub fn json_value(jobs: &[Job], clients: &[ClientStats], plus: bool, extras: Ext
         root.arr("disk_util", disks);
     }
     if extras.spread {
-        let list = spreads(clients)
+        let list = spreads
             .iter()
             .map(|s| spread_obj(clients, s).into_value())
             .collect();
@@ -396,6 +422,7 @@ fn spread_obj(clients: &[ClientStats], s: &Spread) -> Obj {
         .str("ddir", ["read", "write", "trim"][s.ddir])
         .int("first_done_ms", s.first_done_ms)
         .int("first_done_bw_bytes", s.first_done_bw)
+        .int("first_done_measured", s.measured as i64)
         .int("last_done_ms", s.last_done_ms)
         .int("last_done_bw_bytes", s.last_done_bw)
         .float("mean_bw_bytes", s.mean_bw)
@@ -519,7 +546,7 @@ mod tests {
         assert!(text.contains("All clients group 0 (2 clients):"), "{text}");
         assert!(text.contains("[b rank 1]"), "{text}");
         assert!(
-            text.contains("first-done bw=500KiB/s (512kB/s) at 1000msec"),
+            text.contains("first-done bw=500KiB/s (512kB/s) (est.) at 1000msec"),
             "{text}"
         );
     }

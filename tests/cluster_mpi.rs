@@ -157,7 +157,10 @@ fn phases_start_together_and_the_skew_is_reported() {
         // Generous for a loaded 2-core CI machine running 4 ranks.
         assert!(s.as_u64().unwrap() < 200_000_000, "skew {s}");
     }
-    assert!(out.contains("MPI: 4 ranks on 1 host"), "{out}");
+    assert!(
+        out.contains("MPI: 4 ranks on 1 host, each phase started at the barrier's exit"),
+        "{out}"
+    );
     assert!(out.contains("phase 1: start skew="), "{out}");
     assert!(out.contains("merge: gathered "), "{out}");
     assert!(out.contains("All clients: (groupid=1, jobs=4)"), "{out}");
@@ -167,6 +170,18 @@ fn phases_start_together_and_the_skew_is_reported() {
     for r in 0..4 {
         assert!(out.contains(&format!(", rank {r}\n")), "{out}");
     }
+    assert_eq!(v["mpi"]["sync_start"], "barrier");
+    // With an agreed clock time instead.
+    let (code, out, err) = run(
+        2,
+        &[],
+        &d,
+        &["--output-format=json", "--sync-start=clock", "j.fio"],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    assert_eq!(v["mpi"]["sync_start"], "clock");
+    assert_eq!(v["mpi"]["start_skew_ns"].as_array().unwrap().len(), 2);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -254,7 +269,20 @@ fn a_bad_job_fails_every_rank_with_one_error() {
     let (code, _out, err) = run(2, &[], &d, &["j.fio"]);
     assert_ne!(code, 0);
     assert!(err.contains("rw"), "{err}");
+    assert_eq!(
+        err.matches("sideways").count(),
+        2,
+        "one rank says it: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
+    let (code, _out, err) = run(2, &[], &d, &["--sync-start=soon", "j.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad value 'soon' for --sync-start"), "{err}");
+    assert_eq!(
+        err.matches("bad value").count(),
+        1,
+        "one rank says it: {err}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

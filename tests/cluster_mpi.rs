@@ -324,3 +324,102 @@ fn a_straggler_shows_and_first_done_is_measured() {
     assert!(first > 0.7 * rates && first < 1.1 * rates, "{s}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Every key path of a JSON object, with `bins` and `job options` left closed (their keys
+/// are data) and percentile keys folded (iobench's All clients has them, fio's does not).
+fn key_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Some(o) = v.as_object() {
+        for (k, val) in o {
+            if prefix.ends_with("percentile.") {
+                continue;
+            }
+            let p = format!("{prefix}{k}");
+            out.push(p.clone());
+            if k != "bins" && k != "job options" {
+                key_paths(val, &format!("{p}."), out);
+            }
+        }
+    }
+}
+
+#[test]
+fn client_json_has_fios_client_stats_keys() {
+    if mpirun().is_none() {
+        return;
+    }
+    let fio_ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !fio_ok {
+        if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("fio is not installed");
+        }
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let d = scratch("fioclient");
+    std::fs::write(
+        d.join("j.fio"),
+        format!(
+            "[mix]\nrw=randrw\nsize=256k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // fio's own client/server on loopback: the reference layout.
+    let port = 20000 + std::process::id() % 20000;
+    let addr = format!("ip:127.0.0.1,{port}");
+    let mut server = Command::new("fio")
+        .arg(format!("--server={addr}"))
+        .current_dir(&d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut fio_out = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Two clients (the same server by two names): fio adds "All clients" only then.
+        let o = Command::new("fio")
+            .arg("--output-format=json")
+            .arg(format!("--client={addr}"))
+            .arg(d.join("j.fio"))
+            .arg(format!("--client=ip:localhost,{port}"))
+            .arg(d.join("j.fio"))
+            .output()
+            .unwrap();
+        if o.status.success() {
+            fio_out = Some(String::from_utf8_lossy(&o.stdout).into_owned());
+            break;
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let fio = json_of(&fio_out.expect("fio --client ran"));
+    let (code, out, err) = run(2, &[], &d, &["--output-format=json", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let ours = json_of(&out);
+    let top = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let mut want_top = top(&fio);
+    want_top.extend(["client_spread".to_string(), "mpi".to_string()]);
+    let mut got_top = top(&ours);
+    if fio.get("disk_util").is_none() {
+        got_top.retain(|k| k != "disk_util");
+    }
+    assert_eq!(got_top, want_top);
+    // A host's job, and the All clients object: fio's keys in fio's order, with `rank`
+    // where fio's clients have `port`.
+    let fc = fio["client_stats"].as_array().unwrap();
+    let oc = ours["client_stats"].as_array().unwrap();
+    for (f, o) in [(&fc[0], &oc[0]), (fc.last().unwrap(), oc.last().unwrap())] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        key_paths(f, "", &mut a);
+        key_paths(o, "", &mut b);
+        let a: Vec<String> = a.into_iter().map(|k| k.replace("port", "rank")).collect();
+        b.retain(|k| !k.ends_with(".percentile") || a.contains(k));
+        assert_eq!(b, a, "jobname {}", o["jobname"]);
+    }
+    assert_eq!(oc.last().unwrap()["jobname"], "All clients");
+    let _ = std::fs::remove_dir_all(&d);
+}

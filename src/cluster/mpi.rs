@@ -294,6 +294,13 @@ pub fn run(args: Vec<String>) -> u8 {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| e.to_string())?;
             crate::report::check_terse_version(&inv.config)?;
+            if crate::report::formats(&inv.config).contains(&crate::cli::OutputFormat::Terse) {
+                return Err(
+                    "--output-format=terse (--minimal): an MPI run's report has no \
+                            terse form; use normal, json or json+"
+                        .to_string(),
+                );
+            }
             crate::run::preflight(&inv.config, &jobs).map_err(|e| e.to_string())?;
             Ok((cl, inv, jobs))
         }

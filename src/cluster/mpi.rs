@@ -166,11 +166,10 @@ static CLOCK_START: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBoo
 /// The phase-start hook (`run::set_phase_start`): the barrier, then (with
 /// `--sync-start=clock`) rank 0's agreed start time and the wait for it.
 ///
-/// Leaving the barrier is the default start: measured with 4 ranks oversubscribed on a
-/// loaded 2-core VM, the ranks' starts spread by 1.2-6.6 ms that way and by 1.8-18 ms
-/// sleeping until an agreed time (a sleeping rank wakes when the scheduler lets it); on
-/// hosts with a core per rank the barrier's spread is the interconnect's latency. The
-/// clock start is for hosts whose clocks are synchronised (PTP) more closely than that.
+/// Leaving the barrier is the default start: it needs no synchronised clocks, and with a
+/// core per rank its spread is the interconnect's latency (0.2-3 µs for 2 ranks here).
+/// The clock start is for hosts whose clocks agree (PTP) more closely than the barrier's
+/// spread; the README has the measurements of both.
 fn phase_start(_phase: usize) {
     let world = SimpleCommunicator::world();
     world.barrier();

@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     if inv.config.parse_only {
         return ExitCode::SUCCESS;
     }
-    match iobench::session::run(&inv.config, &jobs) {
+    match iobench::session::run_reported(&inv.config, &jobs) {
         Ok(ran) => ExitCode::from(ran.code),
         Err(e) => {
             eprintln!("iobench: {e}");

@@ -24,7 +24,7 @@ pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
 
 /// Runs `jobs` and writes their reports as `cfg` asks (formats, `--output`), exactly as a
 /// plain run does. An `Err` is a problem found before any job started, or an output error.
-pub fn run(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
+pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
     crate::report::check_terse_version(cfg)?;
     crate::run::preflight(cfg, jobs)?;
     let mut reporter =

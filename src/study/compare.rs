@@ -266,7 +266,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 let mut cfg = cfg.clone();
                 cfg.output = Some(file.to_string_lossy().into_owned());
                 cfg.formats = vec![OutputFormat::JsonPlus];
-                let ran = crate::session::run(&cfg, resolved)?;
+                let ran = crate::session::run_reported(&cfg, resolved)?;
                 if ran.code != 0 {
                     code = 1;
                     eprintln!("compare: {label}: the run exited with status {}", ran.code);

@@ -309,7 +309,7 @@ fn run_point(
     let mut cfg = cfg.clone();
     cfg.output = Some(partial.to_string_lossy().into_owned());
     cfg.formats = vec![OutputFormat::JsonPlus];
-    let ran = crate::session::run(&cfg, &jobs)?;
+    let ran = crate::session::run_reported(&cfg, &jobs)?;
     let dirs = results::read(&partial)
         .map(|f| results::totals(&f))
         .unwrap_or_default();

@@ -17,5 +17,6 @@ pub mod options;
 pub mod peak;
 pub mod report;
 pub mod run;
+pub mod session;
 pub mod stats;
 pub mod verify;

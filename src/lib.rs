@@ -8,6 +8,7 @@
 pub mod buffer;
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod engine;
 pub mod error;
 pub mod gen;

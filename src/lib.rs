@@ -8,6 +8,7 @@
 pub mod buffer;
 pub mod cli;
 pub mod clock;
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod gen;

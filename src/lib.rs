@@ -20,4 +20,5 @@ pub mod report;
 pub mod run;
 pub mod session;
 pub mod stats;
+pub mod study;
 pub mod verify;

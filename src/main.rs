@@ -7,6 +7,9 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("peak") {
         return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
     }
+    if args.first().map(String::as_str) == Some("quick") {
+        return ExitCode::from(iobench::study::quick::main(&args[1..]));
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {

@@ -725,6 +725,8 @@ pub struct TestResult {
     pub args: Vec<String>,
     /// Per loop, the read and the write numbers.
     pub loops: Vec<(Perf, Perf)>,
+    /// Per loop, the wall time of the run itself (from its jobs' start to their end), ms.
+    pub run_ms: Vec<f64>,
     pub result: Perf,
 }
 
@@ -736,6 +738,9 @@ struct Run {
     size: u64,
     env: Value,
     interrupted: bool,
+    /// Wall time of the file's layout, and of the whole command until the report, ms.
+    layout_ms: f64,
+    elapsed_ms: f64,
 }
 
 /// `iobench quick`: returns the exit status.
@@ -761,6 +766,7 @@ pub fn main(args: &[String]) -> u8 {
 }
 
 fn run(o: &QuickOptions) -> Result<u8, String> {
+    let t0 = std::time::Instant::now();
     let file = resolve_target(o, !o.dry_run)?;
     let fname = file.path.to_string_lossy().into_owned();
     let size = match file.device_size {
@@ -781,8 +787,10 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
     crate::run::signals::install_main();
     let mut cache = if o.drop_caches { "dropped" } else { "off" };
     let mut cache_error = None;
+    let mut layout_ms = 0.0;
     if !file.is_device {
         let f = crate::session::run_args(&prepare_args(o, &fname))?;
+        layout_ms = f.wall.as_secs_f64() * 1e3;
         if f.code != 0 {
             return Err(format!(
                 "quick: laying out {fname} failed (exit status {})",
@@ -800,6 +808,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
         }
         let args = test_args(o, t, *dir, &fname, size);
         let mut loops = Vec::new();
+        let mut run_ms = Vec::new();
         for l in 0..o.loops {
             if crate::run::signals::signalled().is_some() {
                 interrupted = true;
@@ -837,6 +846,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
                 ));
             }
             loops.push((r, w));
+            run_ms.push(f.wall.as_secs_f64() * 1e3);
         }
         let best = o.preset.keeps_best();
         let rs: Vec<Perf> = loops.iter().map(|l| l.0).collect();
@@ -855,6 +865,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
             dir: *dir,
             args,
             loops,
+            run_ms,
             result,
         });
     }
@@ -874,7 +885,11 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
         size,
         env,
         interrupted,
+        layout_ms,
+        elapsed_ms: 0.0,
     };
+    let mut r = r;
+    r.elapsed_ms = t0.elapsed().as_secs_f64() * 1e3;
     let text = if o.json {
         let mut s = serde_json::to_string_pretty(&json_report(o, &file, &r)).unwrap_or_default();
         s.push('\n');
@@ -1136,10 +1151,15 @@ fn json_report(o: &QuickOptions, file: &TestFile, r: &Run) -> Value {
             let loops: Vec<Value> = t
                 .loops
                 .iter()
-                .map(|(rd, wr)| match t.dir {
-                    Dir::Read => rd.json(),
-                    Dir::Write => wr.json(),
-                    Dir::Mix => json!({ "read": rd.json(), "write": wr.json() }),
+                .zip(&t.run_ms)
+                .map(|((rd, wr), ms)| {
+                    let mut v = match t.dir {
+                        Dir::Read => rd.json(),
+                        Dir::Write => wr.json(),
+                        Dir::Mix => json!({ "read": rd.json(), "write": wr.json() }),
+                    };
+                    v["run_ms"] = json!(ms);
+                    v
                 })
                 .collect();
             json!({
@@ -1175,6 +1195,8 @@ fn json_report(o: &QuickOptions, file: &TestFile, r: &Run) -> Value {
             "page_cache": r.cache,
             "page_cache_error": r.cache_error,
             "interrupted": r.interrupted,
+            "layout_ms": r.layout_ms,
+            "elapsed_ms": r.elapsed_ms,
             "units": "mb_s: 10^6 bytes/s; lat_us: mean completion latency (fio's clat) in us",
         },
         "results": results,

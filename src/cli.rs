@@ -234,7 +234,8 @@ enum Resolved {
 pub fn usage() -> String {
     let mut out = String::from(
         "usage: iobench [options] [job options] [job files]\n\
-         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\n\
+         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\
+         \x20      iobench quick [options] [DIR] (KDiskMark's standard test; quick --help)\n\n\
          Job options are fio's (see --cmdhelp), as --opt=value, --opt value or -opt=value;\n\
          --name=NAME starts a job, and options before the first --name apply to every job.\n\n\
          iobench's own options:\n",

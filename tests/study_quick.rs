@@ -441,3 +441,66 @@ fn bad_options_name_the_option_and_the_expected_form() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// Every key path of a JSON document (arrays by index), for comparing layouts.
+fn key_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let p = format!("{prefix}/{k}");
+                out.push(p.clone());
+                key_paths(x, &p, out);
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                key_paths(x, &format!("{prefix}[{i}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn a_session_run_reports_as_a_plain_run_of_the_same_job() {
+    // quick's measurements go through iobench::session: its report of a job is the plain
+    // run's, key for key, with the same I/O counted.
+    let dir = scratch("quick_session");
+    let args: Vec<String> = vec![
+        "--output-format=json".into(),
+        "--name=s".into(),
+        format!("--filename={}", dir.join("s.dat").display()),
+        "--size=2m".into(),
+        "--bs=16k".into(),
+        "--rw=randwrite".into(),
+        "--randrepeat=0".into(),
+        "--group_reporting".into(),
+    ];
+    let f = iobench::session::run_args(&args).expect("session run");
+    assert_eq!(f.code, 0);
+    let ours: Value = serde_json::from_str(&f.report()).unwrap();
+    let plain: Value = serde_json::from_slice(
+        &run_ok({
+            let mut c = iobench();
+            c.args(&args);
+            c
+        })
+        .stdout,
+    )
+    .unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    key_paths(&ours, "", &mut a);
+    key_paths(&plain, "", &mut b);
+    assert_eq!(a, b);
+    for k in ["total_ios", "io_bytes", "short_ios", "drop_ios"] {
+        assert_eq!(
+            ours["jobs"][0]["write"][k], plain["jobs"][0]["write"][k],
+            "{k}"
+        );
+    }
+    assert_eq!(ours["jobs"][0]["write"]["total_ios"], 128);
+    assert_eq!(
+        ours["jobs"][0]["job options"],
+        plain["jobs"][0]["job options"]
+    );
+}

@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn globals_apply_and_the_last_setting_wins() {
-        let j = jobs(&["--bs=8k", "--name=j", "--bs=4k", "--direct"]);
-        assert_eq!(options_text(&j), "[j]\nbs=4k\ndirect=\n");
+        let j = jobs(&["--bs=8k", "--name=j", "--bs=4k", "--group_reporting"]);
+        assert_eq!(options_text(&j), "[j]\nbs=4k\ngroup_reporting=\n");
     }
 }

@@ -1,113 +1,57 @@
 #!/usr/bin/env python3
-"""What `iobench quick` adds to the runs it is made of.
+"""The cost of a study's point: `iobench sweep` against the same runs made one process at a
+time, as a shell loop makes them.
 
-quick runs each measurement in its own process-less step (the same in-process path a
-plain run takes, see src/session.rs). This script measures, for one preset:
+    python3 bench/study.py [--points 20] [--binary target/release/iobench]
 
-  quick    the wall time of `iobench quick ... --output-format=json` (one process), and
-           inside it: the layout's and each run's own wall time (JSON `layout_ms`,
-           `run_ms`), so quick's own work per measurement = (elapsed - layout - runs) / N;
-  plain    the same N measurements (and the layout) as N+1 plain `iobench` processes with
-           the command lines `quick --dry-run` prints, their wall times summed.
-
-It prints per measurement: quick's own overhead in-process, and quick's wall time minus
-the plain runs' (negative: quick is cheaper than starting the plain runs one by one).
-The target is 50 ms or less per measurement.
-
-    python3 bench/study.py                        # default preset, 3 loops, 4 MiB file, 5 rounds
-    python3 bench/study.py --preset nvme --loops 5 --rounds 3 --dir /mnt/x
-
-Page-cache drops are off (they cost the same in both and need root); --mode and sizes keep
-each run short so that overheads are not lost in the I/O time.
+Prints, per point: the wall time of a sweep point, of a plain process run of the same job,
+and of a sweep point of a 1 s time-based job less its 1 s (the sweep's own overhead per
+point, which issue 16 wants at 50 ms or less).
 """
 
 import argparse
-import json
 import os
-import shlex
-import statistics
+import shutil
 import subprocess
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def quick_args(a, target):
-    return ["quick", "--preset", a.preset, "--loops", str(a.loops), "--size", a.size,
-            "--duration", a.duration, "--no-drop-caches", target]
-
-
-def run_quick(a, target):
+def wall(cmd):
     t = time.perf_counter()
-    out = subprocess.run([a.iobench] + quick_args(a, target) + ["--output-format=json"],
-                         check=True, capture_output=True, text=True).stdout
-    wall = (time.perf_counter() - t) * 1e3
-    doc = json.loads(out)
-    q = doc["iobench_quick"]
-    runs = [l["run_ms"] for r in doc["results"] for l in r["loops"]]
-    return wall, q["elapsed_ms"], q["layout_ms"], runs
-
-
-def run_plain(a, target):
-    """The dry run's commands, each as a plain iobench process (the test file made and
-    removed by this script, as quick does it)."""
-    lines = subprocess.run([a.iobench] + quick_args(a, target) + ["--dry-run"], check=True,
-                           capture_output=True, text=True).stdout.splitlines()
-    cmds = [shlex.split(l)[1:] for l in lines if l.startswith("fio ")]
-    fname = next(x.split("=", 1)[1] for x in cmds[0] if x.startswith("--filename="))
-    open(fname, "x").close()
-    t = time.perf_counter()
-    try:
-        n = 0
-        for i, c in enumerate(cmds):
-            times = 1 if i == 0 else a.loops
-            for _ in range(times):
-                subprocess.run([a.iobench] + c, check=True, capture_output=True)
-                n += 1
-        wall = (time.perf_counter() - t) * 1e3
-    finally:
-        os.unlink(fname)
-    return wall, n - 1
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - t
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--iobench", default=os.path.join(ROOT, "target/release/iobench"))
-    ap.add_argument("--preset", default="default")
-    ap.add_argument("--loops", type=int, default=3)
-    ap.add_argument("--size", default="4m")
-    ap.add_argument("--duration", default="2")
-    ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--dir", default=None, help="where the test files go (default: a "
-                    "temporary directory under the repository's target/)")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--points", type=int, default=20)
+    ap.add_argument("--binary", default=os.path.join(ROOT, "target/release/iobench"))
     a = ap.parse_args()
-    base = a.dir or os.path.join(ROOT, "target")
-    os.makedirs(base, exist_ok=True)
-    target = tempfile.mkdtemp(prefix="study-", dir=base)
-    own, diff, qwalls, pwalls = [], [], [], []
+    n = a.points
+    scratch = tempfile.mkdtemp(prefix="iobench-study-")
     try:
-        for _ in range(a.rounds):
-            # A B A B: quick, then the same runs as plain processes.
-            wall, elapsed, layout, runs = run_quick(a, target)
-            pwall, n = run_plain(a, target)
-            assert n == len(runs), (n, len(runs))
-            own.append((elapsed - layout - sum(runs)) / len(runs))
-            diff.append((wall - pwall) / len(runs))
-            qwalls.append(wall)
-            pwalls.append(pwall)
+        job = ["--name=p", "--ioengine=null", "--rw=randread", "--size=4m"]
+        values = ",".join(str(4096 * (i + 1)) for i in range(n))
+        sweep = wall([a.binary, "sweep", "--axis", f"bs={values}", "-o",
+                      os.path.join(scratch, "s1"), "--"] + job)
+        plain = sum(wall([a.binary, "--output-format=json+", f"--bs={4096 * (i + 1)}"] + job)
+                    for i in range(n))
+        timed = ["--name=t", "--ioengine=null", "--rw=randread", "--size=4m",
+                 "--time_based", "--runtime=1"]
+        k = 5
+        tsweep = wall([a.binary, "sweep", "--axis", "iodepth=" + ",".join(str(i + 1) for i in range(k)),
+                       "-o", os.path.join(scratch, "s2"), "--"] + timed)
+        print(f"points: {n}")
+        print(f"sweep point (size-bound null job): {sweep / n * 1000:.1f} ms")
+        print(f"plain process run of the same job:  {plain / n * 1000:.1f} ms")
+        print(f"sweep cheaper than a shell loop by: {(plain - sweep) / n * 1000:.1f} ms per point")
+        print(f"overhead of a 1 s time-based sweep point beyond its 1 s: "
+              f"{(tsweep / k - 1.0) * 1000:.1f} ms")
     finally:
-        os.rmdir(target)
-    med = statistics.median
-    print(f"preset {a.preset}: {len(runs)} measurements x {a.rounds} rounds, file {a.size}, "
-          f"at most {a.duration} s each, in {target}")
-    print(f"quick wall (one process):        {med(qwalls):9.1f} ms  (median)")
-    print(f"plain runs wall (N+1 processes): {med(pwalls):9.1f} ms  (median)")
-    print(f"quick's own work per measurement, in-process: {med(own):7.2f} ms  "
-          f"(max {max(own):.2f}; target <= 50)")
-    print(f"quick minus plain runs, per measurement:      {med(diff):7.2f} ms  "
-          f"(max {max(diff):.2f}; negative: quick is cheaper)")
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 if __name__ == "__main__":

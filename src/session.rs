@@ -1,4 +1,5 @@
-//! One run of a set of jobs inside this process, handed back as data: the same path a
+//! One run of a set of jobs inside this process, handed back as data ([`run`]) or reported
+//! as a plain run reports it ([`run_reported`]): the same path a
 //! plain `iobench` run takes (arguments → [`crate::cli::parse_args`] → [`crate::job::resolve`]
 //! → [`crate::run::preflight`] → [`crate::run::run_all`] → [`crate::stats::group::summarize`]),
 //! without printing anything. Studies (`iobench quick`, sweeps, repeated comparisons) call it
@@ -6,6 +7,7 @@
 //! none re-executes the binary.
 
 use crate::cli::{CliConfig, OutputFormat};
+use crate::options::RawJob;
 use crate::job::Job;
 use crate::report::json::Value;
 use crate::stats::group::{summarize, RunSummary};
@@ -109,6 +111,34 @@ impl Finished {
             .iter()
             .any(|f| matches!(f, OutputFormat::Json | OutputFormat::JsonPlus))
     }
+}
+
+/// What a run left: the exit status a plain run would have and every clone's statistics.
+pub struct Ran {
+    /// The exit status fio would give (0, the number of failed clones, or 128 + signal).
+    pub code: u8,
+    pub outcome: RunOutcome,
+}
+
+/// Resolves the raw jobs into typed jobs, stopping at the first error (with its file:line).
+pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
+    raw.iter()
+        .map(|r| crate::job::resolve(r).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Runs `jobs` and writes their reports as `cfg` asks (formats, `--output`), exactly as a
+/// plain run does. An `Err` is a problem found before any job started, or an output error.
+pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
+    crate::report::check_terse_version(cfg)?;
+    crate::run::preflight(cfg, jobs)?;
+    let mut reporter =
+        crate::report::run::Reporter::start(cfg, jobs).map_err(|e| format!("output: {e}"))?;
+    let (outcome, code) = crate::run::run_all(cfg, jobs);
+    reporter
+        .finish(cfg, jobs, &outcome)
+        .map_err(|e| format!("output: {e}"))?;
+    Ok(Ran { code, outcome })
 }
 
 #[cfg(test)]

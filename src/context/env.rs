@@ -171,9 +171,9 @@ fn jobs_value(jobs: &[Job]) -> Value {
     )
 }
 
-/// The text the options hash is taken over: for each job in order, `[name]` on a line, then
-/// one `option=value` line per option (as [`job_options`] resolves them) in byte order of
-/// the names, so that the same job given in another order hashes the same.
+/// The text the options hash is taken over: for each job in order, `[name]` on a line,
+/// then one `option=value` line per option (globals first, the last setting winning) in
+/// byte order of the names, so that the same job given in another order hashes the same.
 pub fn options_text(jobs: &[Job]) -> String {
     let mut out = String::new();
     for j in jobs {

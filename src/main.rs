@@ -8,6 +8,7 @@ fn main() -> ExitCode {
         Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
         Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
         Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
+        Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
         _ => {}
     }
     // One rank of an MPI run (or a build without MPI refusing to be one).

@@ -11,7 +11,7 @@ use crate::stats::RunOutcome;
 use std::time::Instant;
 
 /// Engines that touch no block device: no disk statistics for their jobs.
-const DISKLESS: &[&str] = &[
+pub const DISKLESS: &[&str] = &[
     "null",
     "cpuio",
     "net",
@@ -39,8 +39,8 @@ pub fn job_paths(job: &Job) -> Vec<String> {
     }
 }
 
-/// The counters of the devices under the jobs' files (`disk_util`), taken before the run;
-/// `None` when no job asks for them or touches a device.
+/// The disk counters before a run, over the devices of the jobs that report disk
+/// statistics (`None` when no job does): the start of fio's `disk_util` section.
 pub fn disk_snapshot(jobs: &[Job]) -> Option<DiskSnapshot> {
     let paths: Vec<String> = jobs
         .iter()

@@ -423,3 +423,56 @@ fn client_json_has_fios_client_stats_keys() {
     assert_eq!(oc.last().unwrap()["jobname"], "All clients");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn ranks_without_the_job_file_get_it_from_rank_0() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("bcast");
+    let empty = d.join("elsewhere");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(
+        d.join("only-here.fio"),
+        format!(
+            "[w]\nrw=write\nsize=128k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // Every rank but 0 starts in a directory without the job file.
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let script = format!(
+        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] || cd {}; exec {bin} \"$@\"",
+        empty.display()
+    );
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "3", "sh", "-c", &script, "sh"])
+        .args(["--output-format=json", "only-here.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&out);
+    let cs = v["client_stats"].as_array().unwrap();
+    for r in 0..3 {
+        assert_eq!(cs[r]["rank"], r as u64);
+        assert_eq!(cs[r]["write"]["io_bytes"], 128 << 10);
+        assert!(d.join(format!("f.r{r}")).exists());
+    }
+    // The copies the other ranks parsed are gone.
+    let left = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-only-here.fio"))
+        .count();
+    assert_eq!(left, 0);
+    let _ = std::fs::remove_dir_all(&d);
+}

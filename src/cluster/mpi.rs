@@ -269,6 +269,11 @@ pub fn run(args: Vec<String>) -> u8 {
     let mut temps = Vec::new();
     if rank != 0 {
         for (i, text) in &launch.files {
+            // Where the file is here too (one host, a shared file system), it is used in
+            // place, so that `include` and error messages see its real path.
+            if std::fs::read_to_string(&args[*i]).is_ok_and(|t| t == *text) {
+                continue;
+            }
             let path = std::env::temp_dir().join(format!(
                 "iobench-mpi-{}-{i}-{}",
                 std::process::id(),
@@ -285,24 +290,22 @@ pub fn run(args: Vec<String>) -> u8 {
     }
     let parsed = super::take_args(&mut args).and_then(|cl| {
         let inv = crate::cli::parse_args(&args).map_err(|e| e.to_string())?;
-        {
-            let jobs = inv
-                .jobs
-                .iter()
-                .map(crate::job::resolve)
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
-            crate::report::check_terse_version(&inv.config)?;
-            if crate::report::formats(&inv.config).contains(&crate::cli::OutputFormat::Terse) {
-                return Err(
-                    "--output-format=terse (--minimal): an MPI run's report has no \
-                            terse form; use normal, json or json+"
-                        .to_string(),
-                );
-            }
-            crate::run::preflight(&inv.config, &jobs).map_err(|e| e.to_string())?;
-            Ok((cl, inv, jobs))
+        let jobs = inv
+            .jobs
+            .iter()
+            .map(crate::job::resolve)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        crate::report::check_terse_version(&inv.config)?;
+        if crate::report::formats(&inv.config).contains(&crate::cli::OutputFormat::Terse) {
+            return Err(
+                "--output-format=terse (--minimal): an MPI run's report has no \
+                        terse form; use normal, json or json+"
+                    .to_string(),
+            );
         }
+        crate::run::preflight(&inv.config, &jobs).map_err(|e| e.to_string())?;
+        Ok((cl, inv, jobs))
     });
     for t in temps {
         let _ = std::fs::remove_file(t);

@@ -462,9 +462,9 @@ fn ranks_without_the_job_file_get_it_from_rank_0() {
     );
     let v = json_of(&out);
     let cs = v["client_stats"].as_array().unwrap();
-    for r in 0..3 {
-        assert_eq!(cs[r]["rank"], r as u64);
-        assert_eq!(cs[r]["write"]["io_bytes"], 128 << 10);
+    for (r, c) in cs.iter().take(3).enumerate() {
+        assert_eq!(c["rank"], r as u64);
+        assert_eq!(c["write"]["io_bytes"], 128 << 10);
         assert!(d.join(format!("f.r{r}")).exists());
     }
     // The copies the other ranks parsed are gone.

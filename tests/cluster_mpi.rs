@@ -283,6 +283,17 @@ fn a_bad_job_fails_every_rank_with_one_error() {
         1,
         "one rank says it: {err}"
     );
+    std::fs::write(d.join("ok.fio"), "[w]\nrw=write\nsize=64k\nfilename=f\n").unwrap();
+    let (code, out, err) = run(2, &[], &d, &["--minimal", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no terse form"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    let (code, _out, err) = run(2, &[], &d, &["--status-interval=1", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--status-interval: an MPI run reports once"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 

@@ -289,6 +289,13 @@ pub fn run(args: Vec<String>) -> u8 {
         }
     }
     let parsed = super::take_args(&mut args).and_then(|cl| {
+        if args.iter().any(|a| a == "-") {
+            return Err(
+                "job file '-': an MPI run takes its job files from the command \
+                        line, not from standard input (mpirun gives it to rank 0 only)"
+                    .to_string(),
+            );
+        }
         let inv = crate::cli::parse_args(&args).map_err(|e| e.to_string())?;
         let jobs = inv
             .jobs
@@ -301,6 +308,13 @@ pub fn run(args: Vec<String>) -> u8 {
             return Err(
                 "--output-format=terse (--minimal): an MPI run's report has no \
                         terse form; use normal, json or json+"
+                    .to_string(),
+            );
+        }
+        if inv.config.status_interval.is_some() {
+            return Err(
+                "--status-interval: an MPI run reports once, at the end, on rank 0; \
+                        run without it"
                     .to_string(),
             );
         }

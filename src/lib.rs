@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod engine;
 pub mod error;
+pub mod fioproto;
 pub mod gen;
 pub mod iolog;
 pub mod job;

@@ -7,6 +7,7 @@
 
 pub mod buffer;
 pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod engine;
 pub mod error;
@@ -18,5 +19,6 @@ pub mod options;
 pub mod peak;
 pub mod report;
 pub mod run;
+pub mod server;
 pub mod stats;
 pub mod verify;

@@ -7,6 +7,10 @@ fn main() -> ExitCode {
     if args.first().map(String::as_str) == Some("peak") {
         return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
     }
+    // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
+    if let Some(code) = iobench::server::dispatch(&args) {
+        return code;
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {

@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
+# The API docs build without a warning (broken links, unclosed tags).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 # The suite profile (Cargo.toml) is release without LTO: the same optimised code, built
 # in a third of the time.
 cargo test --profile suite --no-fail-fast -- --test-threads=2

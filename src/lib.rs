@@ -20,5 +20,7 @@ pub mod peak;
 pub mod report;
 pub mod run;
 pub mod server;
+pub mod session;
 pub mod stats;
+pub mod study;
 pub mod verify;

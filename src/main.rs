@@ -4,8 +4,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("peak") {
-        return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
+    match args.first().map(String::as_str) {
+        Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
+        Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
+        Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
+        _ => {}
     }
     // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
     if let Some(code) = iobench::server::dispatch(&args) {
@@ -39,41 +42,23 @@ fn main() -> ExitCode {
     if let Some(arg) = &inv.config.enghelp {
         return exit(iobench::options::help::print_enghelp(arg));
     }
-    let mut jobs = Vec::new();
-    for raw in &inv.jobs {
-        match iobench::job::resolve(raw) {
-            Ok(j) => jobs.push(j),
-            Err(e) => {
-                eprintln!("iobench: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    if inv.config.parse_only {
-        return ExitCode::SUCCESS;
-    }
-    if let Err(e) = iobench::report::check_terse_version(&inv.config) {
-        eprintln!("iobench: {e}");
-        return ExitCode::FAILURE;
-    }
-    if let Err(e) = iobench::run::preflight(&inv.config, &jobs) {
-        eprintln!("iobench: {e}");
-        return ExitCode::FAILURE;
-    }
-    let mut reporter = match iobench::report::run::Reporter::start(&inv.config, &jobs) {
-        Ok(r) => r,
+    let jobs = match iobench::session::resolve(&inv.jobs) {
+        Ok(j) => j,
         Err(e) => {
-            eprintln!("iobench: output: {e}");
+            eprintln!("iobench: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let (outcome, code) = iobench::run::run_all(&inv.config, &jobs);
-    let mut status = ExitCode::from(code);
-    if let Err(e) = reporter.finish(&inv.config, &jobs, &outcome) {
-        eprintln!("iobench: output: {e}");
-        status = ExitCode::FAILURE;
+    if inv.config.parse_only {
+        return ExitCode::SUCCESS;
     }
-    status
+    match iobench::session::run_reported(&inv.config, &jobs) {
+        Ok(ran) => ExitCode::from(ran.code),
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// Maps a help request's success flag to the exit status.

@@ -365,6 +365,12 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
 /// failed clones, capped).
 pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     signals::install_main();
+    // A process may run several times (the points of a sweep): an earlier run's
+    // `exitall` must not stop this one; a signal still does.
+    if signals::signalled().is_none() {
+        STOP_ALL.store(false, Ordering::Relaxed);
+        TERMINATE.store(false, Ordering::Relaxed);
+    }
     // fio's clocksource is global: the last job that sets it decides, before any job runs.
     if let Some(src) = jobs.iter().rev().find_map(|j| j.exec.clocksource) {
         if let Err(e) = crate::clock::select(src) {

@@ -103,7 +103,7 @@ impl ProbeReply {
 /// TEXT: a line of the server's log (informational or error), to be printed by the client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
-    /// fio's log level: 0 debug, 1 info, 2 error.
+    /// fio's log level: 1 debug, 2 info, 3 error.
     pub level: u32,
     pub log_sec: u64,
     pub log_usec: u64,
@@ -112,8 +112,8 @@ pub struct Text {
 
 impl Text {
     pub const HDR: usize = 24;
-    pub const INFO: u32 = 1;
-    pub const ERR: u32 = 2;
+    pub const INFO: u32 = 2;
+    pub const ERR: u32 = 3;
     pub fn info(text: &str) -> Text {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

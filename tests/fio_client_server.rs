@@ -62,11 +62,17 @@ fn exact_lines(out: &str) -> Vec<String> {
 /// the timings) and with the version in the probe line masked.
 fn shape(out: &str) -> Vec<String> {
     out.lines()
+        // A status line fio's client may print when a run is slow ("Jobs: 2 (f=2)\r").
+        .map(|l| l.rsplit('\r').next().unwrap_or(l))
         .filter(|l| !l.trim_start().starts_with("lat (") || l.contains("min="))
         .filter(|l| !l.trim_start().starts_with("Disk stats") && !l.contains(": ios="))
         .map(|l| {
             let l = match l.find("fio=") {
-                Some(p) => format!("{}fio=V{}", &l[..p], &l[p..].find(',').map_or("", |c| &l[p + c..])),
+                Some(p) => format!(
+                    "{}fio=V{}",
+                    &l[..p],
+                    &l[p..].find(',').map_or("", |c| &l[p + c..])
+                ),
                 None => l.to_string(),
             };
             mask(&l)
@@ -98,7 +104,17 @@ fn json_of(o: &Output) -> Value {
     serde_json::from_str(&t[start..]).unwrap_or_else(|e| panic!("bad JSON ({e}): {t}"))
 }
 
+/// Removes the data files of earlier runs, so that each run lays its files out.
+fn fresh(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().ends_with(".0.0") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 fn fio_client(args: &[String], cwd: &Path) -> Output {
+    fresh(cwd);
     let mut c: Command = fio().expect("fio");
     c.args(args).current_dir(cwd);
     c.output().expect("run fio --client")
@@ -116,20 +132,38 @@ fn fio_client_prints_the_same_against_iobench_server() {
     let _is = iobench_server(pi, &dir);
     let run = |port: u16| {
         let o = fio_client(
-            &[format!("--client=localhost,{port}"), job.display().to_string()],
+            &[
+                format!("--client=localhost,{port}"),
+                job.display().to_string(),
+            ],
             &dir,
         );
-        assert!(o.status.success(), "fio --client failed: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "fio --client failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         text(&o)
     };
     let a = run(pf);
     let b = run(pi);
-    assert_eq!(exact_lines(&a), exact_lines(&b), "fio server:\n{a}\niobench server:\n{b}");
-    assert_eq!(shape(&a), shape(&b), "fio server:\n{a}\niobench server:\n{b}");
+    assert_eq!(
+        exact_lines(&a),
+        exact_lines(&b),
+        "fio server:\n{a}\niobench server:\n{b}"
+    );
+    assert_eq!(
+        shape(&a),
+        shape(&b),
+        "fio server:\n{a}\niobench server:\n{b}"
+    );
     // fio's client sums the two jobs: "All clients" with both jobs' I/O.
     assert!(b.contains("All clients: (groupid=0, jobs=2)"), "{b}");
     assert!(b.contains("issued rwts: total=256,256,0,0"), "{b}");
-    assert!(b.contains("<") && b.contains("> Starting 2 processes"), "{b}");
+    assert!(
+        b.contains("<") && b.contains("> Starting 2 processes"),
+        "{b}"
+    );
 }
 
 #[test]
@@ -184,7 +218,10 @@ fn fio_client_drives_several_iobench_servers() {
     let job = dir.join("one.fio");
     std::fs::write(
         &job,
-        format!("[r]\nioengine=psync\nrw=read\nsize=512k\nbs=4k\ndirectory={}\n", dir.display()),
+        format!(
+            "[r]\nioengine=psync\nrw=read\nsize=512k\nbs=4k\ndirectory={}\n",
+            dir.display()
+        ),
     )
     .unwrap();
     let (p1, p2) = (free_port(), free_port());
@@ -204,10 +241,16 @@ fn fio_client_drives_several_iobench_servers() {
     let j = json_of(&o);
     let cs = j["client_stats"].as_array().unwrap();
     assert_eq!(cs.len(), 3, "two jobs and All clients: {j}");
-    let ports: BTreeSet<u64> = cs[..2].iter().map(|c| c["port"].as_u64().unwrap()).collect();
+    let ports: BTreeSet<u64> = cs[..2]
+        .iter()
+        .map(|c| c["port"].as_u64().unwrap())
+        .collect();
     assert_eq!(ports, [p1 as u64, p2 as u64].into_iter().collect());
     assert_eq!(cs[2]["jobname"], "All clients");
-    assert_eq!(cs[2]["read"]["total_ios"], 256, "128 reads from each server");
+    assert_eq!(
+        cs[2]["read"]["total_ios"], 256,
+        "128 reads from each server"
+    );
 }
 
 #[test]
@@ -220,7 +263,244 @@ fn bad_job_gets_an_error_text_not_a_hang() {
     std::fs::write(&job, "[x]\nrw=sideways\n").unwrap();
     let p = free_port();
     let _s = iobench_server(p, &dir);
-    let o = fio_client(&[format!("--client=localhost,{p}"), job.display().to_string()], &dir);
+    let o = fio_client(
+        &[format!("--client=localhost,{p}"), job.display().to_string()],
+        &dir,
+    );
     let out = text(&o) + &String::from_utf8_lossy(&o.stderr);
-    assert!(out.contains("sideways"), "the error names the bad value: {out}");
+    assert!(
+        out.contains("sideways"),
+        "the error names the bad value: {out}"
+    );
+}
+
+/// The report without the "All clients" block, which iobench prints with exact
+/// percentiles where fio 3.33 prints none.
+fn before_all_clients(out: &str) -> &str {
+    out.find("All clients:").map_or(out, |p| &out[..p])
+}
+
+fn iobench_client(args: &[String], cwd: &Path) -> Output {
+    fresh(cwd);
+    let mut c = iobench();
+    c.args(args).current_dir(cwd);
+    c.output().expect("run iobench --client")
+}
+
+#[test]
+fn iobench_client_reports_like_fio_client() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_client_normal");
+    let job = job_file(&dir);
+    let pf = free_port();
+    let _fs = fio_server(pf);
+    let args = [
+        format!("--client=localhost,{pf}"),
+        job.display().to_string(),
+    ];
+    let a = fio_client(&args, &dir);
+    let b = iobench_client(&args, &dir);
+    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
+    let (a, b) = (text(&a), text(&b));
+    assert_eq!(
+        exact_lines(&a),
+        exact_lines(&b),
+        "fio client:\n{a}\niobench client:\n{b}"
+    );
+    assert_eq!(
+        shape(before_all_clients(&a)),
+        shape(before_all_clients(&b)),
+        "fio client:\n{a}\niobench client:\n{b}"
+    );
+    // The total is there, with the percentiles fio leaves out.
+    let all = &b[b
+        .find("All clients: (groupid=0, jobs=2)")
+        .expect("All clients")..];
+    assert!(all.contains("clat percentiles"), "{all}");
+    assert!(all.contains("issued rwts: total=256,256,0,0"), "{all}");
+}
+
+#[test]
+fn iobench_client_json_is_fios() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_client_json");
+    let job = job_file(&dir);
+    let pf = free_port();
+    let _fs = fio_server(pf);
+    let args = [
+        format!("--client=localhost,{pf}"),
+        "--output-format=json".into(),
+        job.display().to_string(),
+    ];
+    let a = json_of(&fio_client(&args, &dir));
+    let o = iobench_client(&args, &dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b = json_of(&o);
+    let top = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(top(&a), top(&b));
+    assert_eq!(a["global options"], b["global options"]);
+    let (ca, cb) = (
+        a["client_stats"].as_array().unwrap(),
+        b["client_stats"].as_array().unwrap(),
+    );
+    assert_eq!(ca.len(), cb.len());
+    for (x, y) in ca.iter().zip(cb) {
+        let (mut kx, mut ky) = (BTreeSet::new(), BTreeSet::new());
+        keys(x, "", &mut kx);
+        keys(y, "", &mut ky);
+        if x["jobname"] == "All clients" {
+            // iobench adds the percentiles; every key of fio's is there.
+            assert!(
+                kx.is_subset(&ky),
+                "{:?}",
+                kx.difference(&ky).collect::<Vec<_>>()
+            );
+        } else {
+            assert_eq!(kx, ky, "keys of {}", x["jobname"]);
+            assert_eq!(x["job options"], y["job options"]);
+        }
+        assert_eq!(x["read"]["total_ios"], y["read"]["total_ios"]);
+        assert_eq!(x["hostname"], y["hostname"]);
+        assert_eq!(x["port"], y["port"]);
+    }
+    assert_eq!(
+        a["disk_util"].as_array().map(Vec::len),
+        b["disk_util"].as_array().map(Vec::len)
+    );
+}
+
+#[test]
+fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_client_multi");
+    let long = dir.join("long.fio");
+    std::fs::write(
+        &long,
+        format!(
+            "[t]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=3s\ndirectory={}\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let (p1, p2, p3) = (free_port(), free_port(), free_port());
+    let _s1 = fio_server(p1);
+    let _s2 = iobench_server(p2, &dir);
+    let mut s3 = iobench_server(p3, &dir);
+    let mut c = iobench();
+    c.args([
+        format!("--client=localhost,{p1}"),
+        format!("--client=localhost,{p2}"),
+        format!("--client=localhost,{p3}"),
+        "--output-format=json".into(),
+        long.display().to_string(),
+    ])
+    .current_dir(&dir)
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    s3.kill();
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        !o.status.success(),
+        "a lost server makes the exit status non-zero"
+    );
+    let j = json_of(&o);
+    let cs = j["client_stats"].as_array().unwrap();
+    let ports: Vec<u64> = cs
+        .iter()
+        .filter(|c| c["jobname"] == "t")
+        .map(|c| c["port"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ports.len(), 2, "the two servers left are reported: {j}");
+    assert!(ports.contains(&(p1 as u64)) && ports.contains(&(p2 as u64)));
+    assert_eq!(cs.last().unwrap()["jobname"], "All clients");
+    let all = String::from_utf8_lossy(&o.stdout);
+    assert!(all.contains("host=localhost disconnected"), "{all}");
+}
+
+/// A fake server: accepts one connection and answers whatever comes with `reply`.
+fn fake_server(reply: Vec<u8>) -> u16 {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        if let Ok((mut s, _)) = l.accept() {
+            let mut b = [0u8; 24];
+            let _ = s.read_exact(&mut b);
+            let _ = s.write_all(&reply);
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+    });
+    port
+}
+
+#[test]
+fn version_mismatch_and_garbage_are_clear_errors() {
+    use iobench::fioproto::{crc16, encode, op};
+    let dir = scratch("cs_bad_peer");
+    let job = job_file(&dir);
+    // A PROBE reply from a peer of another protocol version (fio 3.36 speaks 100).
+    let mut msg = encode(op::PROBE, 0, &[0u8; 112]);
+    msg[0] = 100;
+    let crc = crc16(&msg[..20]);
+    msg[20..22].copy_from_slice(&crc.to_le_bytes());
+    let p = fake_server(msg.clone());
+    let o = iobench_client(
+        &[format!("--client=localhost,{p}"), job.display().to_string()],
+        &dir,
+    );
+    assert!(!o.status.success());
+    let all = text(&o) + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        all.contains("version mismatch") && all.contains("100") && all.contains("97"),
+        "{all}"
+    );
+    // Garbage, and a message cut short: errors, never a crash.
+    for reply in [vec![0xffu8; 64], msg[..30].to_vec()] {
+        let p = fake_server(reply);
+        let o = iobench_client(
+            &[format!("--client=localhost,{p}"), job.display().to_string()],
+            &dir,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(text(&o).contains("disconnected"), "{}", text(&o));
+    }
+    // The server side: a client of another version is refused, and the server lives on.
+    let ps = free_port();
+    let _s = iobench_server(ps, &dir);
+    {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", ps)).unwrap();
+        s.write_all(&msg).unwrap();
+        let mut buf = Vec::new();
+        let _ = s.read_to_end(&mut buf);
+        assert!(buf.is_empty(), "no answer to a peer of another version");
+    }
+    let o = fio_client_or_iobench(ps, &job, &dir);
+    assert!(o.contains("issued rwts"), "the server still serves: {o}");
+}
+
+/// A run against the iobench server on `port`, by fio's client when installed.
+fn fio_client_or_iobench(port: u16, job: &Path, dir: &Path) -> String {
+    let args = [
+        format!("--client=localhost,{port}"),
+        job.display().to_string(),
+    ];
+    let o = match fio() {
+        Some(_) => fio_client(&args, dir),
+        None => iobench_client(&args, dir),
+    };
+    text(&o)
 }

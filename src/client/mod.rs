@@ -191,8 +191,8 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
         if remote {
             send(s, op::LOAD_FILE, 0, &pdu::encode_load_file(&f, 1)).map_err(e)?;
         } else {
-            let text = std::fs::read_to_string(&f)
-                .map_err(|err| format!("job file <{f}> open: {err}"))?;
+            let text =
+                std::fs::read_to_string(&f).map_err(|err| format!("job file <{f}> open: {err}"))?;
             send(s, op::JOB, 0, &pdu::encode_job(&text, pdu::CLIENT_TYPE_CLI)).map_err(e)?;
         }
     }

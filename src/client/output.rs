@@ -88,9 +88,9 @@ pub struct Printer {
 impl Printer {
     pub fn new(a: &ClientArgs) -> Result<Printer, String> {
         let out: Box<dyn Write> = match &a.output {
-            Some(p) => Box::new(
-                std::fs::File::create(p).map_err(|e| format!("output file {p}: {e}"))?,
-            ),
+            Some(p) => {
+                Box::new(std::fs::File::create(p).map_err(|e| format!("output file {p}: {e}"))?)
+            }
             None => Box::new(std::io::stdout()),
         };
         Ok(Printer {
@@ -201,7 +201,8 @@ impl Printer {
     /// A disk (DU) of `h`.
     pub fn disk(&mut self, h: &mut HostReport, d: DiskUtil) {
         if self.normal {
-            h.buf.push_str(&normal::render_disks(std::slice::from_ref(&d)));
+            h.buf
+                .push_str(&normal::render_disks(std::slice::from_ref(&d)));
         }
         if self.json {
             let sum = crate::stats::group::RunSummary {
@@ -209,7 +210,8 @@ impl Printer {
                 ..Default::default()
             };
             for v in json::disk_values(&sum) {
-                self.disk_util.push(client_obj(v, None, &h.hostname, h.port));
+                self.disk_util
+                    .push(client_obj(v, None, &h.hostname, h.port));
             }
         }
         h.disks.push(d);

@@ -174,10 +174,7 @@ impl WireLog {
                 format!("0x{:04x}", s.priority)
             } else {
                 // Without per-sample priorities fio prints whether the class is real-time.
-                ((s.priority >> 13) == 1)
-                    .then_some("1")
-                    .unwrap_or("0")
-                    .to_string()
+                if (s.priority >> 13) == 1 { "1" } else { "0" }.to_string()
             };
             let dir = s.ddir & !(OFFSET_BIT | PRIO_BIT);
             let _ = match s.offset {

@@ -447,15 +447,17 @@ impl WireDu {
             0.0
         };
         const AGG: usize = 152;
+        // fio sends the members' sums; iobench keeps their averages.
         let members = f.u32(AGG + 80)? as u64;
+        let avg = |v: u64| v.checked_div(members).unwrap_or(0);
         let aggr = if members > 0 {
             let mut a = Aggregate::default();
             for k in 0..2 {
-                a.ios[k] = f.u64(AGG + 8 * k)? / members;
-                a.merges[k] = f.u64(AGG + 16 + 8 * k)? / members;
-                a.ticks[k] = f.u64(AGG + 48 + 8 * k)? / members;
+                a.ios[k] = avg(f.u64(AGG + 8 * k)?);
+                a.merges[k] = avg(f.u64(AGG + 16 + 8 * k)?);
+                a.ticks[k] = avg(f.u64(AGG + 48 + 8 * k)?);
             }
-            a.in_queue = f.u64(AGG + 72)? / members;
+            a.in_queue = avg(f.u64(AGG + 72)?);
             a.max_util = f.f64(AGG + 88)?;
             Some(a)
         } else {

@@ -116,7 +116,9 @@ impl std::fmt::Display for Endpoint {
         match self {
             Endpoint::Unix(p) => write!(f, "sock:{}", p.display()),
             Endpoint::Tcp { host, port, ipv6 } => {
-                let h = host.as_deref().unwrap_or(if *ipv6 { "::" } else { "0.0.0.0" });
+                let h = host
+                    .as_deref()
+                    .unwrap_or(if *ipv6 { "::" } else { "0.0.0.0" });
                 write!(f, "{h},{port}")
             }
         }
@@ -144,10 +146,7 @@ mod tests {
             parse("server", "ip:127.0.0.1,9000").unwrap(),
             tcp(Some("127.0.0.1"), 9000, false)
         );
-        assert_eq!(
-            parse("client", "h1").unwrap(),
-            tcp(Some("h1"), 8765, false)
-        );
+        assert_eq!(parse("client", "h1").unwrap(), tcp(Some("h1"), 8765, false));
         assert_eq!(
             parse("server", "ip6:::1,9000").unwrap(),
             tcp(Some("::1"), 9000, true)

@@ -233,7 +233,11 @@ impl Conn {
 
     fn start_run(&mut self) -> Result<bool, String> {
         if self.run.is_some() {
-            send_text(&self.w, Text::ERR, "iobench: server: a run is going already\n");
+            send_text(
+                &self.w,
+                Text::ERR,
+                "iobench: server: a run is going already\n",
+            );
             return Ok(true);
         }
         let (_, jobs) = match job::load(&self.full_args()) {
@@ -266,8 +270,14 @@ impl Conn {
             threads,
             done: done.clone(),
         });
-        let out = child.stdout.take().map(|s| forward(s, self.w.clone(), Text::INFO));
-        let err = child.stderr.take().map(|s| forward(s, self.w.clone(), Text::ERR));
+        let out = child
+            .stdout
+            .take()
+            .map(|s| forward(s, self.w.clone(), Text::INFO));
+        let err = child
+            .stderr
+            .take()
+            .map(|s| forward(s, self.w.clone(), Text::ERR));
         let (w, dir) = (self.w.clone(), self.dir.clone());
         std::thread::spawn(move || {
             for h in [out, err].into_iter().flatten() {
@@ -286,7 +296,10 @@ impl Conn {
             let (error, signal) = match status {
                 Ok(st) => {
                     use std::os::unix::process::ExitStatusExt;
-                    (st.code().unwrap_or(1) as u32, st.signal().unwrap_or(0) as u32)
+                    (
+                        st.code().unwrap_or(1) as u32,
+                        st.signal().unwrap_or(0) as u32,
+                    )
                 }
                 Err(_) => (1, 0),
             };

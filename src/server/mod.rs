@@ -114,7 +114,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
                     args.get(i).cloned()
                 }
             };
-            if pidfile.as_deref().is_none_or(str::is_empty) {
+            if pidfile.as_deref().map_or(true, str::is_empty) {
                 eprintln!("iobench: option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)");
                 return Some(ExitCode::FAILURE);
             }
@@ -190,7 +190,11 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
     }
     // SAFETY: setsid in the new child, which leads no group yet.
     unsafe { libc::setsid() };
-    if let Ok(null) = std::fs::OpenOptions::new().read(true).write(true).open("/dev/null") {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
         use std::os::fd::AsRawFd;
         for fd in 0..3 {
             // SAFETY: duplicates an open descriptor onto stdin/stdout/stderr.

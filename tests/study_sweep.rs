@@ -272,36 +272,24 @@ fn each_point_gets_its_own_live_board() {
     let dir = scratch("sweep_board");
     let out = dir.join("res");
     let mut cmd = iobench();
-    cmd.args(["sweep", "--axis", "numjobs=1,3", "-o"])
-        .arg(&out)
-        .args([
-            "--name=b",
-            "--ioengine=null",
-            "--rw=randread",
-            "--size=1g",
-            "--thread",
-            "--status-interval=1",
-            "--runtime=2500ms",
-            "--time_based",
-        ]);
+    cmd.args(["sweep", "--axis", "numjobs=1,3", "-o"]).arg(&out).args([
+        "--name=b",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=1g",
+        "--thread",
+        "--status-interval=1",
+        "--runtime=2500ms",
+        "--time_based",
+    ]);
     run_ok(cmd);
     let text = std::fs::read_to_string(out.join("numjobs=3.json")).unwrap();
-    let docs: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert!(
-        docs.len() >= 3,
-        "interim reports and the final one: {}",
-        docs.len()
-    );
+    let docs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(docs.len() >= 3, "interim reports and the final one: {}", docs.len());
     let interim = &docs[docs.len() - 2];
     let jobs = interim["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 3);
     for j in jobs {
-        assert!(
-            j["read"]["total_ios"].as_u64().unwrap() > 0,
-            "every clone's progress: {j}"
-        );
+        assert!(j["read"]["total_ios"].as_u64().unwrap() > 0, "every clone's progress: {j}");
     }
 }

@@ -17,7 +17,7 @@ pub const LOG_TYPE_HIST: u32 = 6;
 const OFFSET_BIT: u32 = 0x8000_0000;
 const PRIO_BIT: u32 = 0x4000_0000;
 /// Largest inflated log accepted (a compressed payload could otherwise claim any size).
-const MAX_INFLATED: u64 = 1 << 30;
+const MAX_INFLATED: u64 = 256 << 20;
 
 /// One sample of a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -504,3 +504,105 @@ fn fio_client_or_iobench(port: u16, job: &Path, dir: &Path) -> String {
     };
     text(&o)
 }
+
+/// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
+/// the real servers must wait for it.
+fn slow_sync_server(delay: std::time::Duration) -> u16 {
+    use iobench::fioproto::pdu::{ProbeReply, Stop, PROBE_FLAG_SYNC_START};
+    use iobench::fioproto::{op, read_cmd, send};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let Ok((mut s, _)) = l.accept() else { return };
+        let mut r = s.try_clone().unwrap();
+        while let Ok(cmd) = read_cmd(&mut r) {
+            match cmd.opcode {
+                op::PROBE => {
+                    let p = ProbeReply {
+                        hostname: "slow".into(),
+                        bigendian: 0,
+                        fio_version: "iobench-fake".into(),
+                        os: 1,
+                        arch: 1,
+                        bpp: 8,
+                        cpus: 1,
+                        flags: PROBE_FLAG_SYNC_START,
+                    };
+                    send(&mut s, op::PROBE, cmd.tag, &p.encode()).unwrap();
+                }
+                op::RUN => {
+                    std::thread::sleep(delay);
+                    send(&mut s, op::IOB_READY, 0, &[]).unwrap();
+                }
+                op::IOB_GO => {
+                    send(
+                        &mut s,
+                        op::STOP,
+                        0,
+                        &Stop {
+                            error: 0,
+                            signal: 0,
+                        }
+                        .encode(),
+                    )
+                    .unwrap();
+                    send(&mut s, op::QUIT, 0, &[]).unwrap();
+                }
+                _ => {}
+            }
+        }
+    });
+    port
+}
+
+#[test]
+fn iobench_servers_start_together() {
+    let dir = scratch("cs_sync");
+    let job = dir.join("sync.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[s]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=s\nlog_unix_epoch=1\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let hosts = dir.join("hosts");
+    let (slow, real) = (
+        slow_sync_server(std::time::Duration::from_millis(1500)),
+        free_port(),
+    );
+    std::fs::write(&hosts, format!("localhost,{slow}\nlocalhost,{real}\n")).unwrap();
+    let _s = iobench_server(real, &dir);
+    let t0 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let o = iobench_client(
+        &[
+            format!("--client={}", hosts.display()),
+            job.display().to_string(),
+        ],
+        &dir,
+    );
+    assert!(
+        o.status.success(),
+        "{}{}",
+        text(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join("s_lat.1.log")).expect("the real server's log");
+    let first: u64 = log.split(',').next().unwrap().trim().parse().unwrap();
+    assert!(
+        first >= t0 + 1400,
+        "the real server's first I/O ({first}) came {} ms after the client started, before \
+         the slow server was ready",
+        first.saturating_sub(t0)
+    );
+    // Each iobench server's report says whose it is.
+    assert!(
+        text(&o).contains(&format!(", port {real}\n")),
+        "{}",
+        text(&o)
+    );
+}

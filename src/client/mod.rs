@@ -31,6 +31,11 @@ struct Client {
     done: bool,
     /// Why the connection ended early, when it did.
     lost: Option<String>,
+    /// Its PROBE reply came (`sync`: it is an iobench server that waits for the go).
+    probed: bool,
+    sync: bool,
+    /// Its files are laid out and its jobs wait for the go.
+    ready: bool,
 }
 
 enum Event {
@@ -73,6 +78,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             stop: None,
             done: false,
             lost: None,
+            probed: false,
+            sync: false,
+            ready: false,
         };
         match Stream::connect(&h.endpoint) {
             Ok(s) => c.stream = Some(s),
@@ -127,6 +135,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             }
         }
     }
+    let mut go_sent = false;
     while clients.iter().any(|c| !c.done) {
         let Ok(ev) = rx.recv() else { break };
         match ev {
@@ -138,6 +147,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
                     c.done = true;
                 }
             }
+        }
+        if !go_sent {
+            go_sent = maybe_go(&mut clients);
         }
     }
     for c in &mut clients {
@@ -162,6 +174,25 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// The synchronised start: once every live server answered PROBE and every iobench server
+/// among them has its files laid out, all of those are told to go at once. fio servers
+/// cannot wait: they start as soon as they get RUN. `true` once the go is sent.
+fn maybe_go(clients: &mut [Client]) -> bool {
+    let live = || clients.iter().filter(|c| !c.done);
+    if live().any(|c| !c.probed || (c.sync && !c.ready)) {
+        return false;
+    }
+    for c in clients.iter_mut().filter(|c| !c.done && c.sync) {
+        if let Some(s) = c.stream.as_mut() {
+            if let Err(e) = send(s, op::IOB_GO, 0, &[]) {
+                c.lost = Some(format!("go: {e}"));
+                c.done = true;
+            }
+        }
+    }
+    true
+}
+
 /// PROBE, then the output flags (JOBLINE) and the job files (JOB or LOAD_FILE).
 fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), String> {
     let server = match &h.endpoint {
@@ -169,7 +200,7 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
         Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
     };
     let probe = ClientProbe {
-        flags: PROBE_FLAG_ZLIB,
+        flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
         server,
     };
     let e = |e: std::io::Error| e.to_string();
@@ -185,7 +216,11 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
         h.files.clone()
     };
     if files.is_empty() {
-        return Err("no job file for this server".into());
+        return Err(
+            "no job file for this server (job files right after a --client go to \
+                    that server only; a host-list file sends the same jobs to every host)"
+                .into(),
+        );
     }
     for (f, remote) in files {
         if remote {
@@ -214,6 +249,8 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
             printer.probe(&p)?;
             c.host.name = Some(p.hostname.clone());
             c.host.version = p.fio_version.clone();
+            c.probed = true;
+            c.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
         }
         Message::Text(t) => {
             let name = c.host.display_name().to_string();
@@ -257,6 +294,7 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
                 eprintln!("iobench: client: log {path}: {e}");
             }
         }
+        Message::IobReady => c.ready = true,
         Message::ServerStart | Message::AddJob | Message::Eta(_) => {}
         other => {
             eprintln!(

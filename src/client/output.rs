@@ -220,7 +220,13 @@ impl Printer {
     /// `h` is done: its report is printed now, whole.
     pub fn host_done(&mut self, h: &HostReport) -> Result<(), String> {
         if self.normal && !h.buf.is_empty() {
-            let b = h.buf.clone();
+            // Beyond fio, for iobench servers: the report says whose it is.
+            let head = if h.version.starts_with("iobench") {
+                format!("hostname={}, port {}\n", h.display_name(), h.port)
+            } else {
+                String::new()
+            };
+            let b = head + &h.buf;
             self.write(&b)?;
         }
         Ok(())

@@ -58,6 +58,12 @@ pub mod op {
     pub const JOB_OPT: u16 = 22;
     /// First opcode fio 3.33 does not know.
     pub const NR: u16 = 23;
+    /// iobench extension, only between iobench peers that agreed on
+    /// [`PROBE_FLAG_SYNC_START`](super::pdu::PROBE_FLAG_SYNC_START): the server's files are
+    /// laid out and its jobs wait for the client's go.
+    pub const IOB_READY: u16 = 200;
+    /// iobench extension: the client's go, once every synchronised server is ready.
+    pub const IOB_GO: u16 = 201;
 
     /// The opcode's name, as fio's debug output spells it.
     pub fn name(op: u16) -> &'static str {
@@ -86,7 +92,11 @@ pub mod op {
             "SENDFILE",
             "JOB_OPT",
         ];
-        NAMES.get(op as usize).copied().unwrap_or("UNKNOWN")
+        match op {
+            IOB_READY => "IOB_READY",
+            IOB_GO => "IOB_GO",
+            _ => NAMES.get(op as usize).copied().unwrap_or("UNKNOWN"),
+        }
     }
 }
 

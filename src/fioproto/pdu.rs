@@ -5,6 +5,10 @@ use super::{op, Fields, Image, ProtoError};
 
 /// `FIO_PROBE_FLAG_ZLIB`: the peer can inflate compressed logs.
 pub const PROBE_FLAG_ZLIB: u64 = 1;
+/// iobench's extension flag: a client that sets it in PROBE can start the servers
+/// together; an iobench server echoes it. fio looks at the zlib bit only, so a fio peer
+/// neither sees nor echoes it.
+pub const PROBE_FLAG_SYNC_START: u64 = 1 << 40;
 /// fio's `FIO_CLIENT_TYPE_CLI`.
 pub const CLIENT_TYPE_CLI: u32 = 1;
 /// fio's OS and architecture codes for Linux and x86-64 (os/os.h, arch/arch.h).
@@ -421,6 +425,9 @@ pub enum Message {
     Iolog(super::iolog::WireLog),
     LoadFile(String),
     JobOpt(JobOpt),
+    /// iobench extensions (synchronised start).
+    IobReady,
+    IobGo,
     /// Opcodes iobench does not use (UPDATE_JOB, VTRIGGER, SENDFILE): carried, not read.
     Other(u16),
 }
@@ -449,6 +456,8 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::IOLOG => Message::Iolog(super::iolog::WireLog::decode(p)?),
         op::LOAD_FILE => Message::LoadFile(decode_load_file(p)?),
         op::JOB_OPT => Message::JobOpt(JobOpt::decode(p)?),
+        op::IOB_READY => Message::IobReady,
+        op::IOB_GO => Message::IobGo,
         other if other < op::NR => Message::Other(other),
         other => {
             return Err(ProtoError::Malformed {

@@ -58,6 +58,8 @@ fn send_text(w: &Writer, level: u32, text: &str) -> bool {
 
 /// A run in progress.
 struct Running {
+    /// The child's stdin when it waits for the go (synchronised start).
+    go: Option<std::process::ChildStdin>,
     pid: u32,
     started: Instant,
     threads: u32,
@@ -73,6 +75,8 @@ struct Conn {
     args: Vec<String>,
     files: Vec<String>,
     run: Option<Running>,
+    /// The client asked for a synchronised start (an iobench client).
+    sync: bool,
 }
 
 /// Serves one connection until the client closes it.
@@ -94,6 +98,7 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         args: Vec::new(),
         files: Vec::new(),
         run: None,
+        sync: false,
     };
     let mut reader = reader;
     loop {
@@ -156,7 +161,27 @@ impl Conn {
                 self.files.push(path);
                 self.parsed()
             }
-            pdu::Message::Run => self.start_run(),
+            pdu::Message::Run => match self.start_run() {
+                Ok(go_on) => Ok(go_on),
+                Err(e) => {
+                    // The client hears why, and that this run is over.
+                    send_text(&self.w, Text::ERR, &format!("iobench: server: {e}\n"));
+                    let stop = Stop {
+                        error: 1,
+                        signal: 0,
+                    };
+                    send_msg(&self.w, op::STOP, 0, &stop.encode());
+                    send_msg(&self.w, op::QUIT, 0, &[]);
+                    Ok(true)
+                }
+            },
+            pdu::Message::IobGo => {
+                if let Some(mut go) = self.run.as_mut().and_then(|r| r.go.take()) {
+                    use std::io::Write;
+                    let _ = go.write_all(b"go\n");
+                }
+                Ok(true)
+            }
             pdu::Message::SendEta => {
                 let eta = self.eta();
                 Ok(send_msg(&self.w, op::ETA, cmd.tag, &eta.encode()))
@@ -199,8 +224,9 @@ impl Conn {
             cpus: cpus(),
             // Agreed as fio agrees it; iobench may still send a log uncompressed, which
             // fio's client accepts (each IOLOG says whether it is compressed).
-            flags: p.flags & pdu::PROBE_FLAG_ZLIB,
+            flags: p.flags & (pdu::PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START),
         };
+        self.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
         Ok(send_msg(&self.w, op::PROBE, cmd.tag, &reply.encode()))
     }
 
@@ -251,13 +277,18 @@ impl Conn {
         let (threads, _) = job::counts(&jobs);
         std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
         let exe = std::env::current_exe().map_err(|e| format!("cannot find iobench: {e}"))?;
-        let mut child: Child = Command::new(exe)
-            .arg(CHILD_ARG)
+        let mut cmd = Command::new(exe);
+        cmd.arg(CHILD_ARG)
             .arg(&self.dir)
             .args(self.full_args())
-            .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        if self.sync {
+            cmd.env(job::SYNC_ENV, "1").stdin(Stdio::piped());
+        } else {
+            cmd.stdin(Stdio::null());
+        }
+        let mut child: Child = cmd
             .spawn()
             .map_err(|e| format!("cannot start the run: {e}"))?;
         for _ in 0..threads.max(1) {
@@ -265,6 +296,7 @@ impl Conn {
         }
         let done = Arc::new(AtomicBool::new(false));
         self.run = Some(Running {
+            go: child.stdin.take(),
             pid: child.id(),
             started: Instant::now(),
             threads,
@@ -348,7 +380,11 @@ fn forward<R: Read + Send + 'static>(
             pending.extend_from_slice(&buf[..n]);
             while let Some(p) = pending.iter().position(|&b| b == b'\n') {
                 let line: Vec<u8> = pending.drain(..=p).collect();
-                send_text(&w, level, &String::from_utf8_lossy(&line));
+                if line == job::READY_LINE.as_bytes() {
+                    send_msg(&w, op::IOB_READY, 0, &[]);
+                } else {
+                    send_text(&w, level, &String::from_utf8_lossy(&line));
+                }
             }
         }
         if !pending.is_empty() {

@@ -25,6 +25,41 @@ use std::time::Instant;
 pub const CHILD_ARG: &str = "__fio-server-job";
 /// The file the child leaves its result messages in.
 pub const RESULTS: &str = "results";
+/// Set in the child's environment for a synchronised start.
+pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
+/// The line a synchronised child prints when its files are laid out; the server turns it
+/// into IOB_READY and answers on the child's stdin when the client says go.
+pub const READY_LINE: &str = "\u{1}iobench-ready\n";
+
+/// A synchronised start: lays out every clone's files now (as each job would when it
+/// starts), says so, and waits for the go on stdin. `false`: no go came.
+fn lay_out_then_wait(jobs: &[Job]) -> bool {
+    let mut info = |s: &str| {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(s.as_bytes());
+        let _ = o.flush();
+    };
+    let mut first = 1u64;
+    for job in jobs {
+        let n = job.exec.numjobs.max(1);
+        for clone in 0..n {
+            let tn = crate::gen::fio_thread_number(first, job.exec.numjobs, clone);
+            // A clone that cannot be prepared is reported by the run itself, in its place.
+            if let Ok(p) = crate::run::files::prepare(job, clone, tn, &mut info) {
+                if let Some(note) = &p.deferred_note {
+                    info(note);
+                }
+                if let Err(e) = crate::run::files::lay_out_deferred(job, &p.targets) {
+                    eprintln!("iobench: job '{}': {e}", job.name);
+                }
+            }
+        }
+        first += n as u64;
+    }
+    info(READY_LINE);
+    let mut line = String::new();
+    matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
+}
 
 /// Engines that touch no block device (no disk statistics), as the plain run decides.
 const DISKLESS: &[&str] = &[
@@ -206,6 +241,10 @@ pub fn child_main(args: &[String]) -> ExitCode {
         .flat_map(crate::report::run::job_paths)
         .collect();
     let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));
+    if std::env::var_os(SYNC_ENV).is_some() && !lay_out_then_wait(&jobs) {
+        eprintln!("iobench: server: the client never said go: not starting");
+        return ExitCode::FAILURE;
+    }
     let start = Instant::now();
     let (outcome, code) = crate::run::run_all(cfg, &jobs);
     let mut sum = summarize(&jobs, &outcome);

@@ -606,3 +606,58 @@ fn iobench_servers_start_together() {
         text(&o)
     );
 }
+
+#[test]
+fn iobench_client_writes_the_logs_a_fio_server_sends() {
+    if fio().is_none() {
+        return;
+    }
+    let pf = free_port();
+    let sdir = scratch("cs_logs_server");
+    let _fs = fio_server(pf);
+    let job_text = format!(
+        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_bw_log=lj\n",
+        sdir.display()
+    );
+    let mut logs = Vec::new();
+    for who in ["fio", "iobench"] {
+        let dir = scratch(&format!("cs_logs_{who}"));
+        let job = dir.join("lj.fio");
+        std::fs::write(&job, &job_text).unwrap();
+        let args = [
+            format!("--client=localhost,{pf}"),
+            job.display().to_string(),
+        ];
+        let o = if who == "fio" {
+            fio_client(&args, &dir)
+        } else {
+            iobench_client(&args, &dir)
+        };
+        assert!(
+            o.status.success(),
+            "{who}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let read = |k: &str| {
+            std::fs::read_to_string(dir.join(format!("lj_{k}.1.log.localhost")))
+                .unwrap_or_else(|e| panic!("{who}: lj_{k}.1.log.localhost: {e}"))
+        };
+        logs.push((read("clat"), read("bw")));
+    }
+    // fio compresses the logs it sends (zlib): iobench inflates them to the same lines.
+    let shape = |s: &str| -> Vec<(usize, String)> {
+        s.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(", ").collect();
+                (f.len(), format!("{} {}", f[2], f[3]))
+            })
+            .collect()
+    };
+    assert_eq!(shape(&logs[0].0), shape(&logs[1].0));
+    assert_eq!(
+        logs[0].0.lines().count(),
+        16,
+        "one clat sample per 4k write"
+    );
+    assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
+}

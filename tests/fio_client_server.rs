@@ -661,3 +661,42 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
     );
     assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
 }
+
+#[test]
+fn fio_client_gets_the_logs_of_an_iobench_server() {
+    if fio().is_none() {
+        return;
+    }
+    let sdir = scratch("cs_ilogs_server");
+    let dir = scratch("cs_ilogs_client");
+    let pi = free_port();
+    let _is = iobench_server(pi, &sdir);
+    let job = dir.join("lj.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_iops_log=lj\n",
+            sdir.display()
+        ),
+    )
+    .unwrap();
+    let o = fio_client(
+        &[
+            format!("--client=localhost,{pi}"),
+            job.display().to_string(),
+        ],
+        &dir,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let clat = std::fs::read_to_string(dir.join("lj_clat.1.log.localhost")).expect("clat log");
+    assert_eq!(clat.lines().count(), 16, "{clat}");
+    assert!(
+        clat.lines().all(|l| l.split(", ").nth(2) == Some("1")),
+        "{clat}"
+    );
+    assert!(dir.join("lj_iops.1.log.localhost").exists());
+    assert!(
+        !sdir.join("lj_clat.1.log").exists(),
+        "the server keeps no copy, as fio's"
+    );
+}

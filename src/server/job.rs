@@ -163,7 +163,8 @@ pub fn global_options(jobs: &[Job]) -> Vec<(String, String)> {
 /// The result messages of a finished run, in fio's order: global options, then per
 /// reported job its options and its TS, then each group's GS, then each disk's DU.
 pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> Vec<u8> {
-    let mut out = Vec::new();
+    // fio's server sends each job's logs as it ends, before the reports.
+    let mut out = super::logs::messages(jobs);
     for (name, value) in global_options(jobs) {
         let o = JobOpt {
             global: true,

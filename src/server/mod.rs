@@ -7,6 +7,7 @@
 pub mod addr;
 mod conn;
 pub mod job;
+mod logs;
 
 use addr::Endpoint;
 use std::io::{Read, Write};

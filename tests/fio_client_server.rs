@@ -9,6 +9,7 @@ use common::netproc::{free_port, mask, Server};
 use common::{fio, iobench, scratch};
 use serde_json::Value;
 use std::collections::BTreeSet;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -699,4 +700,121 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
         !sdir.join("lj_clat.1.log").exists(),
         "the server keeps no copy, as fio's"
     );
+}
+
+#[test]
+fn unix_socket_ipv6_and_daemonize() {
+    let dir = scratch("cs_forms");
+    let job = job_file(&dir);
+    // A Unix socket: both clients reach it; fio shows the path as the host, port 8765.
+    let sock = dir.join("s.sock");
+    let mut c = iobench();
+    c.arg(format!("--server=sock:{}", sock.display()))
+        .current_dir(&dir)
+        .process_group(0)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let child = c.spawn().unwrap();
+    let _guard = Server { child, port: 0 };
+    let t0 = std::time::Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t0.elapsed().as_secs() < 10, "no socket");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let args = [
+        format!("--client=sock:{}", sock.display()),
+        "--output-format=json".to_string(),
+        job.display().to_string(),
+    ];
+    let mut outs = vec![iobench_client(&args, &dir)];
+    if fio().is_some() {
+        outs.push(fio_client(&args, &dir));
+    }
+    for o in outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let j = json_of(&o);
+        assert_eq!(j["client_stats"][0]["hostname"], sock.display().to_string());
+        assert_eq!(j["client_stats"][0]["port"], 8765);
+        assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
+    }
+    // IPv6 loopback, when the host has it.
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        let p = free_port();
+        let mut c = iobench();
+        c.arg(format!("--server=ip6:::1,{p}")).current_dir(&dir);
+        c.process_group(0)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        let _g = Server {
+            child: c.spawn().unwrap(),
+            port: p,
+        };
+        let t0 = std::time::Instant::now();
+        while std::net::TcpStream::connect(("::1", p)).is_err() {
+            assert!(t0.elapsed().as_secs() < 10, "no IPv6 server");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let o = iobench_client(
+            &[
+                format!("--client=ip6:::1,{p}"),
+                "--output-format=json".into(),
+                job.display().to_string(),
+            ],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(json_of(&o)["client_stats"][0]["hostname"], "::1");
+    }
+    // --daemonize: the command returns, the pid file names a live server that answers.
+    let p = free_port();
+    let pidfile = dir.join("srv.pid");
+    let st = iobench()
+        .args([
+            format!("--server=,{p}"),
+            format!("--daemonize={}", pidfile.display()),
+        ])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let t0 = std::time::Instant::now();
+    let pid: i32 = loop {
+        if let Ok(t) = std::fs::read_to_string(&pidfile) {
+            if let Ok(pid) = t.trim().parse() {
+                break pid;
+            }
+        }
+        assert!(t0.elapsed().as_secs() < 10, "no pid file");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let _daemon = Daemon(pid);
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", p)).is_ok(),
+        "the daemon listens on {p}"
+    );
+    // A second daemon is refused while the pid file names a live one.
+    let o = iobench()
+        .args([
+            format!("--server=,{}", free_port()),
+            format!("--daemonize={}", pidfile.display()),
+        ])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("appears alive"));
+}
+
+/// A daemonised server, killed with its session's process group when the test ends.
+struct Daemon(i32);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        // SAFETY: ends the daemon this test started (setsid made its pid its group).
+        unsafe {
+            libc::kill(-self.0, libc::SIGKILL);
+            libc::kill(self.0, libc::SIGKILL);
+        }
+    }
 }

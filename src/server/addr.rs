@@ -102,10 +102,10 @@ impl Endpoint {
         }
     }
 
-    /// The port, 0 for a Unix socket (as fio's JSON shows it).
+    /// The port; for a Unix socket fio's default port, as fio's JSON shows it.
     pub fn port(&self) -> u16 {
         match self {
-            Endpoint::Unix(_) => 0,
+            Endpoint::Unix(_) => DEFAULT_PORT,
             Endpoint::Tcp { port, .. } => *port,
         }
     }

@@ -48,6 +48,8 @@ pub struct CliConfig {
     pub append_terse: bool,
     /// `--help`: print the usage and exit.
     pub help: bool,
+    /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
+    pub env: bool,
 }
 
 /// The whole parsed invocation.
@@ -97,6 +99,7 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("max-jobs", FlagArg::Required),
     ("warnings-fatal", FlagArg::None),
     ("help", FlagArg::None),
+    ("env", FlagArg::None),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -185,6 +188,7 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "max-jobs" => cfg.max_jobs = Some(parse_u64(flag, val)?),
         "warnings-fatal" => cfg.warnings_fatal = true,
         "help" => cfg.help = true,
+        "env" => cfg.env = true,
         _ => unreachable!("flag listed in OWN_FLAGS"),
     }
     Ok(())
@@ -230,7 +234,8 @@ enum Resolved {
 pub fn usage() -> String {
     let mut out = String::from(
         "usage: iobench [options] [job options] [job files]\n\
-         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\n\
+         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\
+         \x20      iobench quick [options] [DIR] (KDiskMark's standard test; quick --help)\n\n\
          Job options are fio's (see --cmdhelp), as --opt=value, --opt value or -opt=value;\n\
          --name=NAME starts a job, and options before the first --name apply to every job.\n\n\
          iobench's own options:\n",

@@ -9,6 +9,8 @@ pub mod buffer;
 pub mod cli;
 pub mod client;
 pub mod clock;
+pub mod cluster;
+pub mod context;
 pub mod engine;
 pub mod error;
 pub mod fioproto;

@@ -8,11 +8,16 @@ fn main() -> ExitCode {
         Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
         Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
         Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
+        Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
         _ => {}
     }
     // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
     if let Some(code) = iobench::server::dispatch(&args) {
         return code;
+    }
+    // One rank of an MPI run (or a build without MPI refusing to be one).
+    if let Some(code) = iobench::cluster::main(&args) {
+        return ExitCode::from(code);
     }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,

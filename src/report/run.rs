@@ -11,7 +11,7 @@ use crate::stats::RunOutcome;
 use std::time::Instant;
 
 /// Engines that touch no block device: no disk statistics for their jobs.
-const DISKLESS: &[&str] = &[
+pub const DISKLESS: &[&str] = &[
     "null",
     "cpuio",
     "net",

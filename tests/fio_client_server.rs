@@ -592,7 +592,9 @@ fn iobench_servers_start_together() {
         text(&o),
         String::from_utf8_lossy(&o.stderr)
     );
-    let log = std::fs::read_to_string(dir.join("s_lat.1.log")).expect("the real server's log");
+    // The server sent its log to the client, which wrote it as `<name>.<host>`.
+    let log =
+        std::fs::read_to_string(dir.join("s_lat.1.log.localhost")).expect("the real server's log");
     let first: u64 = log.split(',').next().unwrap().trim().parse().unwrap();
     assert!(
         first >= t0 + 1400,

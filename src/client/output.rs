@@ -4,12 +4,14 @@
 //! server is done; then the "All clients" total and, for JSON, one document with
 //! `client_stats` (each job with `hostname` and `port`) and `disk_util`.
 //!
-//! "All clients" sums every reported job of every server (fio's jobs= counts the reports),
-//! histograms included: unlike fio 3.33's, its percentiles are printed, and exact.
+//! "All clients" is the shared total of `report::clients` (also the MPI runner's): one per
+//! reporting group, every server's jobs merged, histograms included, so unlike fio 3.33's
+//! its percentiles are printed, and exact.
 
 use super::args::ClientArgs;
 use crate::fioproto::pdu::ProbeReply;
 use crate::fioproto::ts::WireTs;
+use crate::report::clients::{self, ClientId, ClientStats};
 use crate::report::json::{self, Value};
 use crate::report::normal;
 use crate::stats::disk::DiskUtil;
@@ -57,18 +59,6 @@ impl HostReport {
     }
 }
 
-/// fio's sum of group totals (`sum_group_stats`).
-fn sum_groups(dst: &mut GroupStats, src: &GroupStats) {
-    for d in 0..3 {
-        dst.max_run[d] = dst.max_run[d].max(src.max_run[d]);
-        dst.min_run[d] = dst.min_run[d].min(src.min_run[d]);
-        dst.max_bw[d] = dst.max_bw[d].max(src.max_bw[d]);
-        dst.min_bw[d] = dst.min_bw[d].min(src.min_bw[d]);
-        dst.io_bytes[d] += src.io_bytes[d];
-        dst.agg[d] += src.agg[d];
-    }
-}
-
 /// The client's output, for every format asked.
 pub struct Printer {
     out: Box<dyn Write>,
@@ -79,9 +69,12 @@ pub struct Printer {
     global_opts: Vec<(String, String)>,
     client_stats: Vec<Value>,
     disk_util: Vec<Value>,
-    /// The running "All clients" sum, and the host/port of the last report (fio names the
+    /// Every finished server's statistics, for the "All clients" totals (merged by the
+    /// shared `report::clients`), and the host/port of the last report (fio names the
     /// total after the last client).
-    all: Option<(JobStats, GroupStats)>,
+    hosts: Vec<ClientStats>,
+    /// All of them are iobench servers (the first-done / last-done lines are printed).
+    all_iobench: bool,
     last_host: Option<(String, u16)>,
 }
 
@@ -102,7 +95,8 @@ impl Printer {
             global_opts: Vec::new(),
             client_stats: Vec::new(),
             disk_util: Vec::new(),
-            all: None,
+            hosts: Vec::new(),
+            all_iobench: true,
             last_host: None,
         })
     }
@@ -163,29 +157,6 @@ impl Printer {
             self.client_stats
                 .push(client_obj(v, Some(&opts), &h.hostname, h.port));
         }
-        match &mut self.all {
-            None => {
-                let mut s = t.clone();
-                s.name = "All clients".into();
-                s.pid = 0;
-                s.jobs = 1;
-                s.latency_depth = 0;
-                s.description = None;
-                self.all = Some((s, g.clone()));
-            }
-            Some((s, sg)) => {
-                *s += &t;
-                s.jobs += 1;
-                s.groupid = t.groupid;
-                s.cfg.unified = t.cfg.unified;
-                s.cfg.sig_figs = t.cfg.sig_figs;
-                if s.error == 0 && t.error != 0 {
-                    s.error = t.error;
-                    s.verror = t.verror.clone();
-                }
-                sum_groups(sg, &g);
-            }
-        }
         self.last_host = Some((h.hostname.clone(), h.port));
         h.threads.push(t);
     }
@@ -219,6 +190,14 @@ impl Printer {
 
     /// `h` is done: its report is printed now, whole.
     pub fn host_done(&mut self, h: &HostReport) -> Result<(), String> {
+        self.all_iobench &= h.version.starts_with("iobench");
+        self.hosts.push(ClientStats {
+            hostname: h.hostname.clone(),
+            id: ClientId::Port(h.port),
+            threads: h.threads.clone(),
+            groups: h.groups.clone(),
+            disks: h.disks.clone(),
+        });
         if self.normal && !h.buf.is_empty() {
             // Beyond fio, for iobench servers: the report says whose it is.
             let head = if h.version.starts_with("iobench") {
@@ -234,18 +213,28 @@ impl Printer {
 
     /// The end: "All clients" when more than one report came, then the JSON document.
     pub fn finish(&mut self, reports: u32) -> Result<(), String> {
-        let all = if reports > 1 { self.all.take() } else { None };
-        if let Some((t, g)) = &all {
+        // As fio, a total only when more than one report came; one per reporting group.
+        let totals = if reports > 1 {
+            clients::all_clients(&self.hosts)
+        } else {
+            Vec::new()
+        };
+        let now = crate::report::ctime(std::time::SystemTime::now());
+        for t in &totals {
             if self.normal {
-                let now = crate::report::ctime(std::time::SystemTime::now());
-                let s = normal::render_thread(t, g, &now);
+                let s = normal::render_thread(&t.stats, &t.group, &now);
                 self.write(&s)?;
             }
             if self.json {
                 let (h, p) = self.last_host.clone().unwrap_or_default();
-                let v = json::thread_obj(t, g, None, 0, self.plus).into_value();
+                let v = json::thread_obj(&t.stats, &t.group, None, 0, self.plus).into_value();
                 self.client_stats.push(client_obj(v, None, &h, p));
             }
+        }
+        // Between iobench peers: which server was first and last done, and the spread.
+        if self.normal && self.all_iobench && self.hosts.len() > 1 {
+            let s = clients::render_spreads(&self.hosts);
+            self.write(&s)?;
         }
         if self.json {
             let since = self

@@ -820,3 +820,52 @@ impl Drop for Daemon {
         }
     }
 }
+
+#[test]
+fn interrupting_the_client_stops_the_runs_and_reports_them() {
+    let dir = scratch("cs_interrupt");
+    let long = dir.join("long.fio");
+    std::fs::write(
+        &long,
+        format!(
+            "[t]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=30s\ndirectory={}\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let p = free_port();
+    let _s = iobench_server(p, &dir);
+    let mut clients: Vec<(&str, Command)> = vec![("iobench", iobench())];
+    if let Some(f) = fio() {
+        clients.push(("fio", f));
+    }
+    for (who, mut c) in clients {
+        fresh(&dir);
+        c.args([
+            format!("--client=localhost,{p}"),
+            long.display().to_string(),
+        ])
+        .current_dir(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+        let child = c.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        // SAFETY: interrupts the client this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let t0 = std::time::Instant::now();
+        let o = child.wait_with_output().unwrap();
+        assert!(t0.elapsed().as_secs() < 10, "{who}: the run stopped soon");
+        let out = text(&o);
+        assert!(
+            o.status.success(),
+            "{who}: {out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(
+            out.contains("t: (groupid=0, jobs=1): err= 0"),
+            "{who}: {out}"
+        );
+        assert!(!out.contains("terminating on signal"), "{who}: {out}");
+        assert!(!out.contains("exited with error"), "{who}: {out}");
+    }
+}

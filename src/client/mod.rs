@@ -17,7 +17,9 @@ use crate::server::Stream;
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::time::Duration;
 
 /// One server being driven.
 struct Client {
@@ -36,6 +38,21 @@ struct Client {
     sync: bool,
     /// Its files are laid out and its jobs wait for the go.
     ready: bool,
+}
+
+/// Set by SIGINT/SIGTERM: the servers are asked to stop (QUIT) and their results printed.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Ctrl-C stops the servers' runs instead of the client, as fio's client does.
+fn catch_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
 }
 
 enum Event {
@@ -136,8 +153,22 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         }
     }
     let mut go_sent = false;
+    let mut quit_sent = false;
+    catch_signals();
     while clients.iter().any(|c| !c.done) {
-        let Ok(ev) = rx.recv() else { break };
+        if INTERRUPTED.load(Ordering::Relaxed) && !quit_sent {
+            quit_sent = true;
+            for c in clients.iter_mut().filter(|c| !c.done) {
+                if let Some(s) = c.stream.as_mut() {
+                    let _ = send(s, op::QUIT, 0, &[]);
+                }
+            }
+        }
+        let ev = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(ev) => ev,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
         match ev {
             Event::Cmd(i, cmd) => handle(&mut clients[i], &cmd, &mut printer)?,
             Event::End(i, e) => {

@@ -64,6 +64,8 @@ struct Running {
     started: Instant,
     threads: u32,
     done: Arc<AtomicBool>,
+    /// The client asked the run to stop (QUIT): the stop is not the run's failure.
+    quit: Arc<AtomicBool>,
 }
 
 /// Per-connection state.
@@ -189,6 +191,7 @@ impl Conn {
             pdu::Message::Quit => {
                 if let Some(r) = &self.run {
                     if !r.done.load(Ordering::Relaxed) {
+                        r.quit.store(true, Ordering::Relaxed);
                         // SAFETY: signals our own child process by its pid.
                         unsafe { libc::kill(r.pid as i32, libc::SIGTERM) };
                     }
@@ -295,7 +298,9 @@ impl Conn {
             send_msg(&self.w, op::SERVER_START, 0, &[]);
         }
         let done = Arc::new(AtomicBool::new(false));
+        let quit = Arc::new(AtomicBool::new(false));
         self.run = Some(Running {
+            quit: quit.clone(),
             go: child.stdin.take(),
             pid: child.id(),
             started: Instant::now(),
@@ -305,11 +310,11 @@ impl Conn {
         let out = child
             .stdout
             .take()
-            .map(|s| forward(s, self.w.clone(), Text::INFO));
+            .map(|s| forward(s, self.w.clone(), Text::INFO, quit.clone()));
         let err = child
             .stderr
             .take()
-            .map(|s| forward(s, self.w.clone(), Text::ERR));
+            .map(|s| forward(s, self.w.clone(), Text::ERR, quit.clone()));
         let (w, dir) = (self.w.clone(), self.dir.clone());
         std::thread::spawn(move || {
             for h in [out, err].into_iter().flatten() {
@@ -325,7 +330,7 @@ impl Conn {
                     let _ = s.write_all(&bytes).and_then(|_| s.flush());
                 }
             }
-            let (error, signal) = match status {
+            let (mut error, signal) = match status {
                 Ok(st) => {
                     use std::os::unix::process::ExitStatusExt;
                     (
@@ -335,6 +340,10 @@ impl Conn {
                 }
                 Err(_) => (1, 0),
             };
+            // Stopped because the client said QUIT: as fio's server, not an error.
+            if quit.load(Ordering::Relaxed) && error == crate::run::signals::SIGNAL_EXIT as u32 {
+                error = 0;
+            }
             send_msg(&w, op::STOP, 0, &Stop { error, signal }.encode());
             send_msg(&w, op::QUIT, 0, &[]);
         });
@@ -368,6 +377,7 @@ fn forward<R: Read + Send + 'static>(
     mut src: R,
     w: Writer,
     level: u32,
+    quit: Arc<AtomicBool>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let mut pending: Vec<u8> = Vec::new();
@@ -382,6 +392,10 @@ fn forward<R: Read + Send + 'static>(
                 let line: Vec<u8> = pending.drain(..=p).collect();
                 if line == job::READY_LINE.as_bytes() {
                     send_msg(&w, op::IOB_READY, 0, &[]);
+                } else if quit.load(Ordering::Relaxed)
+                    && line.starts_with(b"iobench: terminating on signal")
+                {
+                    // The stop the client asked for: fio's server says nothing of it.
                 } else {
                     send_text(&w, level, &String::from_utf8_lossy(&line));
                 }

@@ -359,6 +359,14 @@ impl Conn {
             ..Default::default()
         };
         if let Some(r) = &self.run {
+            // The run's own figures, while it goes.
+            if !r.done.load(Ordering::Relaxed) {
+                if let Ok(b) = std::fs::read(self.dir.join(super::eta::ETA_FILE)) {
+                    if let Ok(live) = JobsEta::decode(&b) {
+                        return live;
+                    }
+                }
+            }
             e.nr_threads = r.threads;
             e.elapsed_sec = r.started.elapsed().as_secs();
             if !r.done.load(Ordering::Relaxed) {

@@ -247,7 +247,9 @@ pub fn child_main(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let start = Instant::now();
+    let eta = super::eta::start(Path::new(dir), &jobs);
     let (outcome, code) = crate::run::run_all(cfg, &jobs);
+    eta.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut sum = summarize(&jobs, &outcome);
     if let Some(d) = &disks {
         sum.disks = d.delta();

@@ -6,6 +6,7 @@
 
 pub mod addr;
 mod conn;
+mod eta;
 pub mod job;
 mod logs;
 

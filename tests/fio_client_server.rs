@@ -869,3 +869,46 @@ fn interrupting_the_client_stops_the_runs_and_reports_them() {
         assert!(!out.contains("exited with error"), "{who}: {out}");
     }
 }
+
+#[test]
+fn steady_state_travels_both_ways() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_steady");
+    let job = dir.join("ss.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\nsteadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let (pf, pi) = (free_port(), free_port());
+    let _fs = fio_server(pf);
+    let _is = iobench_server(pi, &dir);
+    let json = |o: Output| {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json_of(&o)["client_stats"][0]["steadystate"].clone()
+    };
+    let args = |p: u16| {
+        [
+            format!("--client=localhost,{p}"),
+            "--output-format=json".to_string(),
+            job.display().to_string(),
+        ]
+    };
+    let reference = json(fio_client(&args(pf), &dir));
+    let from_iobench_server = json(fio_client(&args(pi), &dir));
+    let by_iobench_client = json(iobench_client(&args(pf), &dir));
+    for ss in [&from_iobench_server, &by_iobench_client] {
+        let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
+        keys(&reference, "", &mut ka);
+        keys(ss, "", &mut kb);
+        assert_eq!(ka, kb, "{reference}\n{ss}");
+        assert_eq!(ss["ss"], "iops:50.000000%");
+        assert_eq!(ss["duration"], 2);
+        assert_eq!(ss["data"]["iops"].as_array().map(Vec::len), Some(2), "{ss}");
+    }
+}

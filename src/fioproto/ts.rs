@@ -82,7 +82,25 @@ const LATENCY_TARGET: usize = 183_696;
 const LATENCY_PERCENTILE: usize = 183_704;
 const LATENCY_WINDOW: usize = 183_720;
 const SIG_FIGS: usize = 183_728;
+const SS_DUR: usize = 183_732;
 const SS_STATE: usize = 183_740;
+const SS_HEAD: usize = 183_744;
+const SS_LIMIT: usize = 183_748;
+const SS_SLOPE: usize = 183_764;
+const SS_DEVIATION: usize = 183_780;
+const SS_CRITERION: usize = 183_796;
+const SS_IOPS_OFFSET: usize = 183_816;
+const SS_BW_OFFSET: usize = 183_824;
+
+/// fio's steady-state flags (steadystate.h).
+const SS_IOPS: u32 = 1;
+const SS_SLOPE_F: u32 = 1 << 2;
+const SS_ATTAINED: u32 = 1 << 3;
+const SS_DATA: u32 = 1 << 5;
+const SS_PCT: u32 = 1 << 6;
+const SS_BUFFER_FULL: u32 = 1 << 7;
+/// Longest steady-state window accepted from a peer (fio's is `ss_dur` seconds).
+const SS_MAX_DUR: u64 = 1 << 20;
 
 /// fio's `N2S_BYTEPERSEC` and `N2S_BITPERSEC` (`unit_base` after fio resolves it).
 const N2S_BYTEPERSEC: u32 = 4;
@@ -219,10 +237,11 @@ impl WireTs {
         i.f64(LATENCY_PERCENTILE, t.latency_percentile);
         i.u64(LATENCY_WINDOW, t.latency_window);
         i.u32(SIG_FIGS, t.cfg.sig_figs);
-        // Steady state is not carried: ss_state 0 tells fio there is none.
-        i.u32(SS_STATE, 0);
         let gs = WireGs::encode(g);
         img.0[TS_LEN..TS_LEN + GS_LEN].copy_from_slice(&gs);
+        if let Some(ss) = &t.steady {
+            put_steady(&mut img, ss);
+        }
         img.0
     }
 
@@ -322,6 +341,7 @@ impl WireTs {
         t.latency_percentile = f.f64(LATENCY_PERCENTILE)?;
         t.latency_window = f.u64(LATENCY_WINDOW)?;
         t.failed = t.error != 0 && !t.continue_on_error;
+        t.steady = get_steady(&f)?;
         let group = WireGs::decode(&b[TS_LEN..])?;
         Ok(WireTs {
             stats: t,
@@ -329,6 +349,90 @@ impl WireTs {
             group,
         })
     }
+}
+
+/// Appends a job's steady-state window after the TS payload, as fio sends its rings:
+/// IOPS then bandwidth, `ss_dur` values each, oldest first (head 0).
+fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
+    let c = &ss.spec.criterion;
+    let dur = ss.spec.dur_s as usize;
+    let mut state = SS_DATA;
+    state |= if c.iops { SS_IOPS } else { 1 << 1 };
+    if c.slope {
+        state |= SS_SLOPE_F;
+    }
+    if c.pct {
+        state |= SS_PCT;
+    }
+    if ss.attained {
+        state |= SS_ATTAINED;
+    }
+    let i = img;
+    i.u64(SS_DUR, dur as u64);
+    i.u32(SS_STATE, state);
+    i.u32(SS_HEAD, 0);
+    i.f64(SS_LIMIT, c.limit);
+    // iobench reports these at fio's float precision.
+    i.f64(SS_SLOPE, ss.slope as f32 as f64);
+    i.f64(SS_DEVIATION, ss.deviation as f32 as f64);
+    i.f64(SS_CRITERION, ss.criterion);
+    let at = i.0.len();
+    i.u64(SS_IOPS_OFFSET, at as u64);
+    i.u64(SS_BW_OFFSET, (at + 8 * dur) as u64);
+    for ring in [&ss.iops, &ss.bw] {
+        for k in 0..dur {
+            let v = ring.get(k).copied().unwrap_or(0);
+            i.0.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// A peer's steady-state window, when it sent one.
+fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
+    use crate::stats::steady::{Criterion, SteadyReport, SteadySpec};
+    let dur = f.u64(SS_DUR)?;
+    let state = f.u32(SS_STATE)?;
+    if dur == 0 || state & SS_DATA == 0 {
+        return Ok(None);
+    }
+    if dur > SS_MAX_DUR {
+        return Err(ProtoError::Malformed {
+            op: "TS",
+            why: format!("steady-state window of {dur} samples"),
+        });
+    }
+    let dur = dur as usize;
+    let head = f.u32(SS_HEAD)? as usize % dur;
+    let first = if state & SS_ATTAINED != 0 || state & SS_BUFFER_FULL == 0 {
+        head
+    } else {
+        (head + dur - 1) % dur
+    };
+    let ring = |off: usize| -> Result<Vec<u64>, ProtoError> {
+        (0..dur)
+            .map(|l| f.u64(off + 8 * ((first + l) % dur)))
+            .collect()
+    };
+    let iops = ring(f.u64(SS_IOPS_OFFSET)? as usize)?;
+    let bw = ring(f.u64(SS_BW_OFFSET)? as usize)?;
+    Ok(Some(SteadyReport {
+        spec: SteadySpec {
+            criterion: Criterion {
+                iops: state & SS_IOPS != 0,
+                slope: state & SS_SLOPE_F != 0,
+                pct: state & SS_PCT != 0,
+                limit: f.f64(SS_LIMIT)?,
+            },
+            dur_s: dur as u32,
+            ramp_ms: 0,
+        },
+        attained: state & SS_ATTAINED != 0,
+        slope: f.f64(SS_SLOPE)?,
+        deviation: f.f64(SS_DEVIATION)?,
+        criterion: f.f64(SS_CRITERION)?,
+        iops,
+        bw,
+    }))
 }
 
 /// A GS message (`struct group_run_stats`), or the group part of a TS.
@@ -502,6 +606,31 @@ mod tests {
         };
         let b = WireTs::encode(&t, 1, &g);
         assert_eq!(b.len(), TS_PDU_LEN);
+        // A steady-state window travels after the struct, as fio's rings do.
+        let ss = crate::stats::steady::SteadyReport {
+            spec: crate::stats::steady::SteadySpec {
+                criterion: crate::stats::steady::Criterion {
+                    iops: true,
+                    slope: false,
+                    pct: true,
+                    limit: 5.0,
+                },
+                dur_s: 3,
+                ramp_ms: 0,
+            },
+            attained: true,
+            slope: 0.5,
+            deviation: 2.0,
+            criterion: 1.25,
+            iops: vec![10, 20, 30],
+            bw: vec![40, 50, 60],
+        };
+        let mut with_ss = t.clone();
+        with_ss.steady = Some(ss.clone());
+        let b2 = WireTs::encode(&with_ss, 1, &g);
+        assert_eq!(b2.len(), TS_PDU_LEN + 48);
+        assert_eq!(WireTs::decode(&b2).unwrap().stats.steady, Some(ss));
+        assert!(WireTs::decode(&b2[..TS_PDU_LEN + 20]).is_err(), "rings cut short");
         let w = WireTs::decode(&b).unwrap();
         assert_eq!(w.thread_number, 1);
         assert_eq!(w.stats.name, "job1");

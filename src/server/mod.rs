@@ -132,10 +132,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
     if let Some(arg) = server {
         return Some(serve(arg.as_deref().unwrap_or(""), pidfile.as_deref()));
     }
-    if pidfile.is_some() {
-        eprintln!("iobench: option '--daemonize' needs --server");
-        return Some(ExitCode::FAILURE);
-    }
+    // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
     if client {
         return Some(crate::client::main(args));
     }

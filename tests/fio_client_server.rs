@@ -912,3 +912,35 @@ fn steady_state_travels_both_ways() {
         assert_eq!(ss["data"]["iops"].as_array().map(Vec::len), Some(2), "{ss}");
     }
 }
+
+#[test]
+fn iobench_client_terse_is_fios() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_terse");
+    let job = job_file(&dir);
+    let pf = free_port();
+    let _fs = fio_server(pf);
+    let args = [
+        format!("--client=localhost,{pf}"),
+        "--minimal".to_string(),
+        job.display().to_string(),
+    ];
+    // Each line's field count and the fields naming it (the version field aside).
+    let shape = |o: Output| -> Vec<(usize, String)> {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        text(&o)
+            .lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split(';').collect();
+                let name = if f[0].is_empty() { f[1] } else { f[2] };
+                (f.len(), name.to_string())
+            })
+            .collect()
+    };
+    let a = shape(fio_client(&args, &dir));
+    let b = shape(iobench_client(&args, &dir));
+    assert_eq!(a, b);
+    assert_eq!(b.last().map(|x| x.1.as_str()), Some("All clients"));
+}

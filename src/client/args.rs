@@ -26,6 +26,9 @@ pub struct ClientArgs {
     pub json: bool,
     pub json_plus: bool,
     pub normal: bool,
+    /// Terse lines (fio's `--minimal`, `--output-format=terse`), of `terse_version`.
+    pub terse: bool,
+    pub terse_version: u32,
     pub output: Option<String>,
     /// Flags sent on to the servers (JOBLINE).
     pub forward: Vec<String>,
@@ -46,6 +49,7 @@ fn split(a: &str) -> Option<(&str, Option<&str>)> {
 pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
     let mut a = ClientArgs {
         normal: true,
+        terse_version: 3,
         ..Default::default()
     };
     // Job files after a --client attach to it, until an option comes.
@@ -112,15 +116,17 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
                 a.normal = false;
                 a.json = false;
                 a.json_plus = false;
+                a.terse = false;
                 for f in v.split(',') {
                     match f {
                         "normal" => a.normal = true,
                         "json" => a.json = true,
                         "json+" => a.json_plus = true,
+                        "terse" | "minimal" | "csv" => a.terse = true,
                         _ => {
                             return Err(format!(
-                                "option '--output-format': bad value '{f}' with --client \
-                                 (expected normal, json or json+)"
+                                "option '--output-format': bad value '{f}' \
+                                 (expected normal, json, json+ or terse)"
                             ))
                         }
                     }
@@ -128,11 +134,21 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
                 a.forward.push(format!("--output-format={v}"));
             }
             "output" => a.output = Some(value(&mut i, k, v)?),
-            "minimal" | "terse-version" | "append-terse" => {
-                return Err(format!(
-                    "option '--{k}': terse output is not supported with --client \
-                     (expected --output-format=normal, json or json+)"
-                ))
+            "minimal" => {
+                a.normal = false;
+                a.terse = true;
+                a.forward.push("--minimal".into());
+            }
+            "terse-version" => {
+                let v = value(&mut i, k, v)?;
+                match v.trim().parse::<u32>() {
+                    Ok(n @ 2..=5) => a.terse_version = n,
+                    _ => {
+                        return Err(format!(
+                            "option '--terse-version': bad value '{v}' (expected 2, 3, 4 or 5)"
+                        ))
+                    }
+                }
             }
             _ => {
                 return Err(format!(

@@ -286,7 +286,8 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         Message::Text(t) => {
             let name = c.host.display_name().to_string();
             let mut line = String::new();
-            if !c.skip_newline && printer.normal() {
+            // fio leaves the `<host>` prefix out of terse output only.
+            if !c.skip_newline && !printer.terse() {
                 line.push_str(&format!("<{name}> "));
             }
             line.push_str(&t.text);

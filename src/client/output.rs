@@ -13,7 +13,7 @@ use crate::fioproto::pdu::ProbeReply;
 use crate::fioproto::ts::WireTs;
 use crate::report::clients::{self, ClientId, ClientStats};
 use crate::report::json::{self, Value};
-use crate::report::normal;
+use crate::report::{normal, terse};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::GroupStats;
 use crate::stats::JobStats;
@@ -65,6 +65,8 @@ pub struct Printer {
     normal: bool,
     json: bool,
     plus: bool,
+    /// Terse lines of this version.
+    terse: Option<u32>,
     started: std::time::SystemTime,
     global_opts: Vec<(String, String)>,
     client_stats: Vec<Value>,
@@ -91,6 +93,7 @@ impl Printer {
             normal: a.normal,
             json: a.json || a.json_plus,
             plus: a.json_plus,
+            terse: a.terse.then_some(a.terse_version),
             started: std::time::SystemTime::now(),
             global_opts: Vec::new(),
             client_stats: Vec::new(),
@@ -101,8 +104,8 @@ impl Printer {
         })
     }
 
-    pub fn normal(&self) -> bool {
-        self.normal
+    pub fn terse(&self) -> bool {
+        self.terse.is_some()
     }
 
     fn write(&mut self, s: &str) -> Result<(), String> {
@@ -141,6 +144,9 @@ impl Printer {
         } = ts;
         let g = g.0;
         let now = crate::report::ctime(std::time::SystemTime::now());
+        if let Some(v) = self.terse {
+            h.buf.push_str(&terse::render_thread(&t, &g, &[], v));
+        }
         if self.normal {
             h.buf.push_str(&normal::render_thread(&t, &g, &now));
         }
@@ -175,6 +181,11 @@ impl Printer {
             h.buf
                 .push_str(&normal::render_disks(std::slice::from_ref(&d)));
         }
+        if self.terse.is_some_and(|v| v >= 3) {
+            // fio's client prints a server's disk as a terse line of its own.
+            terse::disks(&mut h.buf, std::slice::from_ref(&d));
+            h.buf.push('\n');
+        }
         if self.json {
             let sum = crate::stats::group::RunSummary {
                 disks: vec![d.clone()],
@@ -198,9 +209,9 @@ impl Printer {
             groups: h.groups.clone(),
             disks: h.disks.clone(),
         });
-        if self.normal && !h.buf.is_empty() {
+        if !h.buf.is_empty() {
             // Beyond fio, for iobench servers: the report says whose it is.
-            let head = if h.version.starts_with("iobench") {
+            let head = if self.normal && h.version.starts_with("iobench") {
                 format!("hostname={}, port {}\n", h.display_name(), h.port)
             } else {
                 String::new()
@@ -221,6 +232,10 @@ impl Printer {
         };
         let now = crate::report::ctime(std::time::SystemTime::now());
         for t in &totals {
+            if let Some(v) = self.terse {
+                let s = terse::render_thread(&t.stats, &t.group, &[], v);
+                self.write(&s)?;
+            }
             if self.normal {
                 let s = normal::render_thread(&t.stats, &t.group, &now);
                 self.write(&s)?;

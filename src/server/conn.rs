@@ -79,6 +79,8 @@ struct Conn {
     run: Option<Running>,
     /// The client asked for a synchronised start (an iobench client).
     sync: bool,
+    /// This side's address of the connection (none on a Unix socket).
+    local: Option<String>,
 }
 
 /// Serves one connection until the client closes it.
@@ -89,6 +91,12 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
             eprintln!("iobench: server: {peer}: {e}");
             return;
         }
+    };
+    // fio's server puts this side's address in the names of files it creates in a
+    // `directory` (`unique_filename`).
+    let local = match &stream {
+        Stream::Tcp(t) => t.local_addr().ok().map(|a| a.ip().to_string()),
+        Stream::Unix(_) => None,
     };
     let seq = CONN_SEQ.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("iobench-server-{}-{seq}", std::process::id()));
@@ -101,6 +109,7 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         files: Vec::new(),
         run: None,
         sync: false,
+        local,
     };
     let mut reader = reader;
     loop {
@@ -286,6 +295,9 @@ impl Conn {
             .args(self.full_args())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(a) = &self.local {
+            cmd.env(job::ADDR_ENV, a);
+        }
         if self.sync {
             cmd.env(job::SYNC_ENV, "1").stdin(Stdio::piped());
         } else {

@@ -25,6 +25,36 @@ use std::time::Instant;
 pub const CHILD_ARG: &str = "__fio-server-job";
 /// The file the child leaves its result messages in.
 pub const RESULTS: &str = "results";
+/// The server's address on the client's connection, for fio's server-side file names.
+pub const ADDR_ENV: &str = "IOBENCH_SERVER_ADDR";
+
+/// Names files as fio's server does (`unique_filename`, on by default): in a job with a
+/// `directory`, every file name starts with the server's address (`127.0.0.1.job.0.0`);
+/// `$clientuid` in `filename_format` is that address too.
+pub fn server_file_names(jobs: &mut [Job], addr: &str) {
+    for job in jobs {
+        let r = crate::job::reader::Reader::new(&job.raw);
+        if r.is_set("unique_filename") && !r.bool("unique_filename").unwrap_or(true) {
+            continue;
+        }
+        let f = &mut job.files;
+        f.filename_format = f.filename_format.replace("$clientuid", addr);
+        if f.directory.is_none() {
+            continue;
+        }
+        match &f.filename {
+            Some(list) => {
+                let names: Vec<String> = crate::job::files::split_names(list)
+                    .into_iter()
+                    .map(|n| format!("{addr}.{n}").replace(':', "\\:"))
+                    .collect();
+                f.filename = Some(names.join(":"));
+            }
+            None => f.filename_format = format!("{addr}.{}", f.filename_format),
+        }
+    }
+}
+
 /// Set in the child's environment for a synchronised start.
 pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
 /// The line a synchronised child prints when its files are laid out; the server turns it
@@ -210,7 +240,7 @@ pub fn child_main(args: &[String]) -> ExitCode {
         eprintln!("iobench: {CHILD_ARG}: no results directory");
         return ExitCode::FAILURE;
     };
-    let (inv, jobs) = match load(rest) {
+    let (inv, mut jobs) = match load(rest) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("iobench: {e}");
@@ -218,6 +248,9 @@ pub fn child_main(args: &[String]) -> ExitCode {
         }
     };
     let cfg = &inv.config;
+    if let Some(addr) = std::env::var_os(ADDR_ENV) {
+        server_file_names(&mut jobs, &addr.to_string_lossy());
+    }
     if let Err(e) = crate::run::preflight(cfg, &jobs) {
         eprintln!("iobench: {e}");
         return ExitCode::FAILURE;

@@ -663,6 +663,8 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
         "one clat sample per 4k write"
     );
     assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
+    // fio's server puts its address in front of the names of files in a `directory`.
+    assert!(sdir.join("127.0.0.1.lj.0.0").exists());
 }
 
 #[test]
@@ -702,6 +704,8 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
         !sdir.join("lj_clat.1.log").exists(),
         "the server keeps no copy, as fio's"
     );
+    // As a fio server names the files it creates in a `directory` (see the test above).
+    assert!(sdir.join("127.0.0.1.lj.0.0").exists());
 }
 
 #[test]

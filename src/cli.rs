@@ -235,7 +235,9 @@ pub fn usage() -> String {
     let mut out = String::from(
         "usage: iobench [options] [job options] [job files]\n\
          \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\
-         \x20      iobench quick [options] [DIR] (KDiskMark's standard test; quick --help)\n\n\
+         \x20      iobench quick [options] [DIR] (KDiskMark's standard test; quick --help)\n\
+         \x20      iobench --server[=ip:ADDR,PORT|,PORT|sock:PATH] [--daemonize=PIDFILE]\n\
+         \x20      iobench --client=HOST[,PORT] [job files] [--client=HOST …] (fio's protocol)\n\n\
          Job options are fio's (see --cmdhelp), as --opt=value, --opt value or -opt=value;\n\
          --name=NAME starts a job, and options before the first --name apply to every job.\n\n\
          iobench's own options:\n",

@@ -7,11 +7,13 @@
 
 pub mod buffer;
 pub mod cli;
+pub mod client;
 pub mod clock;
 pub mod cluster;
 pub mod context;
 pub mod engine;
 pub mod error;
+pub mod fioproto;
 pub mod gen;
 pub mod iolog;
 pub mod job;
@@ -19,6 +21,7 @@ pub mod options;
 pub mod peak;
 pub mod report;
 pub mod run;
+pub mod server;
 pub mod session;
 pub mod stats;
 pub mod study;

@@ -11,6 +11,10 @@ fn main() -> ExitCode {
         Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
         _ => {}
     }
+    // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
+    if let Some(code) = iobench::server::dispatch(&args) {
+        return code;
+    }
     // One rank of an MPI run (or a build without MPI refusing to be one).
     if let Some(code) = iobench::cluster::main(&args) {
         return ExitCode::from(code);

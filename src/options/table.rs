@@ -731,7 +731,7 @@ pub static OPTIONS: &[OptDef] = &[
     opt(
         "unique_filename",
         K::Bool,
-        "With client/server runs, put the client's address in file names (iobench runs locally: names never get one)",
+        "With client/server runs, put the server's address in front of the names of files in a directory, as fio's server does",
     )
     .def("1")
     .cat(C::File)

@@ -71,6 +71,17 @@ fn machine_fields_match_the_systems_tools() {
     if let Some(m) = tool("uname", &["-m"]) {
         assert_eq!(env["kernel"]["machine"], m.as_str());
     }
+    if let Some(v) = tool("uname", &["-v"]) {
+        assert_eq!(env["kernel"]["version"], v.as_str());
+    }
+    if let Some(sn) = tool("uname", &["-s"]) {
+        assert_eq!(env["kernel"]["sysname"], sn.as_str());
+    }
+    if let Ok(osr) = std::fs::read_to_string("/etc/os-release") {
+        if let Some(p) = osr.lines().find_map(|l| l.strip_prefix("PRETTY_NAME=")) {
+            assert_eq!(env["os"], p.trim_matches('"'));
+        }
+    }
     if let Some(n) = tool("getconf", &["_NPROCESSORS_ONLN"]) {
         assert_eq!(env["cpu"]["count"].as_u64().unwrap().to_string(), n);
     }

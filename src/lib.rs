@@ -8,6 +8,7 @@
 pub mod buffer;
 pub mod cli;
 pub mod clock;
+pub mod cluster;
 pub mod context;
 pub mod engine;
 pub mod error;

@@ -11,6 +11,10 @@ fn main() -> ExitCode {
         Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
         _ => {}
     }
+    // One rank of an MPI run (or a build without MPI refusing to be one).
+    if let Some(code) = iobench::cluster::main(&args) {
+        return ExitCode::from(code);
+    }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {

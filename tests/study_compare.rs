@@ -56,6 +56,12 @@ fn repeated_runs_alternate_and_their_statistics_check_out() {
         "A B A B: {err}"
     );
     let cmp = read_json(&export);
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert_eq!(
+        cmp["iobench_env"]["hostname"],
+        host.trim(),
+        "the export says where it ran"
+    );
     for side in ["A", "B"] {
         // An independent computation from the kept files.
         let xs: Vec<f64> = (1..=3)

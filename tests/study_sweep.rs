@@ -101,6 +101,10 @@ fn each_point_equals_a_plain_run() {
         assert_eq!(point[d]["total_ios"], a[d]["total_ios"]);
         assert_eq!(point[d]["iops"].as_f64(), a[d]["iops"].as_f64());
     }
+    // The sweep records where it ran: the machine and the target's filesystem.
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert_eq!(index["iobench_env"]["hostname"], host.trim());
+    assert_eq!(index["iobench_env"]["targets"].as_array().unwrap().len(), 1);
     let csv = std::fs::read_to_string(out.join("index.csv")).unwrap();
     assert!(
         csv.starts_with("point,bs,rw,write_iolog,dir,iops,"),
@@ -272,24 +276,36 @@ fn each_point_gets_its_own_live_board() {
     let dir = scratch("sweep_board");
     let out = dir.join("res");
     let mut cmd = iobench();
-    cmd.args(["sweep", "--axis", "numjobs=1,3", "-o"]).arg(&out).args([
-        "--name=b",
-        "--ioengine=null",
-        "--rw=randread",
-        "--size=1g",
-        "--thread",
-        "--status-interval=1",
-        "--runtime=2500ms",
-        "--time_based",
-    ]);
+    cmd.args(["sweep", "--axis", "numjobs=1,3", "-o"])
+        .arg(&out)
+        .args([
+            "--name=b",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=1g",
+            "--thread",
+            "--status-interval=1",
+            "--runtime=2500ms",
+            "--time_based",
+        ]);
     run_ok(cmd);
     let text = std::fs::read_to_string(out.join("numjobs=3.json")).unwrap();
-    let docs: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert!(docs.len() >= 3, "interim reports and the final one: {}", docs.len());
+    let docs: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        docs.len() >= 3,
+        "interim reports and the final one: {}",
+        docs.len()
+    );
     let interim = &docs[docs.len() - 2];
     let jobs = interim["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 3);
     for j in jobs {
-        assert!(j["read"]["total_ios"].as_u64().unwrap() > 0, "every clone's progress: {j}");
+        assert!(
+            j["read"]["total_ios"].as_u64().unwrap() > 0,
+            "every clone's progress: {j}"
+        );
     }
 }

@@ -477,7 +477,7 @@ pub fn disk_values(sum: &RunSummary) -> Vec<Value> {
 }
 
 /// The `global options`: what `[global]` sections or options before the first `--name` set.
-fn global_opts(jobs: &[Job]) -> Obj {
+pub fn global_opts(jobs: &[Job]) -> Obj {
     let mut all = Vec::new();
     for j in jobs {
         all.extend_from_slice(&j.raw.opts[..j.raw.globals.min(j.raw.opts.len())]);

@@ -1,6 +1,7 @@
 //! Reports: pure functions from results to bytes, one module per format, and the glue that
 //! picks the formats (`--output-format`, `--minimal`) and the destination (`--output`).
 
+pub mod clients;
 pub mod eta;
 pub mod json;
 pub mod normal;

@@ -46,6 +46,23 @@ struct Status {
 
 static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
 
+/// Called for every phase (the jobs that start together) once its files are laid out and
+/// just before its clones start, with the phase's index: the MPI runner's barrier and
+/// agreed start (src/cluster), so that a phase starts on every rank at once. Every phase
+/// calls it, even one with nothing to run, so all ranks meet the same number of times.
+static PHASE_START: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
+
+/// Sets the phase-start hook (once per process).
+pub fn set_phase_start(f: fn(usize)) {
+    let _ = PHASE_START.set(f);
+}
+
+fn phase_start(phase: usize) {
+    if let Some(f) = PHASE_START.get() {
+        f(phase);
+    }
+}
+
 /// Redraws the status line when its interval is due (main process only; a few times a
 /// second at most, never on an I/O path).
 pub(crate) fn live_tick() {
@@ -405,8 +422,9 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
     live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
-    for phase in groups::phases(jobs) {
+    for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
         if stopped_all() {
+            phase_start(phase_no);
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
             // with nothing done.
             for &ji in &phase {
@@ -457,6 +475,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 }
             }
         }
+        phase_start(phase_no);
         if specs.is_empty() {
             continue;
         }

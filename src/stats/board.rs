@@ -262,6 +262,20 @@ pub fn slot(thread_number: u64) -> Option<&'static Slot> {
     b.slots.get((thread_number as usize).checked_sub(1)?)
 }
 
+/// Bytes done per direction by every clone together, as published so far: the MPI
+/// runner's progress timeline (first-done throughput). Main process only.
+pub fn total_bytes() -> [u64; 3] {
+    let mut out = [0u64; 3];
+    if let Some(b) = board() {
+        for s in b.slots {
+            for (o, v) in out.iter_mut().zip(&s.bytes) {
+                *o += v.load(Ordering::Relaxed);
+            }
+        }
+    }
+    out
+}
+
 /// Reads every clone's slot into the status line's view, with `plans` (one per clone,
 /// in thread-number order).
 pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {

@@ -296,9 +296,15 @@ fn compare(args: &[String]) -> Result<u8, String> {
         println!("{line}");
     }
     if let Some(p) = &a.export_json {
+        // The context: the machine, and the jobs of every side that ran.
+        let argv: Vec<String> = std::env::args().collect();
+        let ran: Vec<crate::job::Job> =
+            jobs.iter().flatten().flat_map(|(_, j)| j.clone()).collect();
+        let env = crate::context::env::collect(&argv, &ran);
+        let doc = report.json(&sides, &a, &env);
         write(
             p,
-            serde_json::to_string_pretty(&report.json(&sides, &a)).unwrap_or_default() + "\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
         )?;
     }
     if let Some(p) = &a.export_csv {
@@ -609,9 +615,10 @@ impl Report {
             .collect()
     }
 
-    fn json(&self, sides: &[Side], a: &Args) -> Value {
+    fn json(&self, sides: &[Side], a: &Args, env: &Value) -> Value {
         json!({
             "iobench": crate::report::VERSION,
+            "iobench_env": env,
             "repeat": a.repeat,
             "warmup": a.warmup,
             "sides": sides.iter().map(|s| json!({

@@ -191,10 +191,14 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     let points = axis::points(&a.axes)?;
     // Resolve every point before running any: a bad combination fails now, not at point 37.
     let mut planned = Vec::with_capacity(points.len());
+    let mut first_jobs = Vec::new();
     for p in &points {
         let jobs = crate::session::resolve(&apply(&inv.jobs, p)?)
             .map_err(|e| format!("point {}: {e}", axis::point_stem(p)))?;
         planned.push((p.clone(), estimate_s(&jobs)));
+        if first_jobs.is_empty() {
+            first_jobs = jobs;
+        }
     }
     let known: Option<f64> = planned.iter().map(|(_, e)| *e).sum();
     if a.dry_run {
@@ -211,6 +215,9 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     }
     let dir = a.dir.clone().unwrap_or_else(default_dir);
     prepare_dir(&dir, &plan_value(&a), a.fresh)?;
+    // The sweep records where and how it ran (the first point's jobs stand for the rest).
+    let argv: Vec<String> = std::env::args().collect();
+    let env = crate::context::env::collect(&argv, &first_jobs);
     let started = Instant::now();
     let mut done: Vec<PointResult> = Vec::new();
     let mut ran_s = 0.0;
@@ -277,13 +284,13 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             elapsed_s: elapsed,
             dirs,
         });
-        write_index(&dir, &a, &done)?;
+        write_index(&dir, &a, &env, &done)?;
         if let Some(sig) = crate::run::signals::signalled() {
             eprintln!("sweep: stopped by signal {sig} after {} of {} points; run the same sweep again to resume", done.len(), points.len());
             return Ok(128u8.saturating_add(sig as u8));
         }
     }
-    write_index(&dir, &a, &done)?;
+    write_index(&dir, &a, &env, &done)?;
     let t = result_table(&a.axes, &done);
     print!("{}", if a.markdown { t.markdown() } else { t.text() });
     eprintln!(
@@ -426,7 +433,7 @@ fn dir_value(d: &DirResult) -> Value {
 }
 
 /// Writes `index.json` and `index.csv` for the points so far (rewritten after each).
-fn write_index(dir: &Path, a: &Args, done: &[PointResult]) -> Result<(), String> {
+fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
     let points: Vec<Value> = done
         .iter()
         .enumerate()
@@ -448,6 +455,7 @@ fn write_index(dir: &Path, a: &Args, done: &[PointResult]) -> Result<(), String>
     let index = json!({
         "iobench": crate::report::VERSION,
         "sweep": plan_value(a),
+        "iobench_env": env,
         "points": points,
     });
     let write = |name: &str, text: String| {

@@ -50,6 +50,19 @@ pub struct CliConfig {
     pub help: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
+    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::live`).
+    pub live: Option<String>,
+    /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
+    pub metrics: Option<String>,
+}
+
+impl CliConfig {
+    /// How often the collector takes snapshots of the running clones: the
+    /// `--status-interval`, else once a second when `--live` or `--metrics` wants them.
+    pub fn snapshot_every_ms(&self) -> Option<u64> {
+        self.status_interval
+            .or_else(|| (self.live.is_some() || self.metrics.is_some()).then_some(1000))
+    }
 }
 
 /// The whole parsed invocation.
@@ -100,6 +113,8 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("warnings-fatal", FlagArg::None),
     ("help", FlagArg::None),
     ("env", FlagArg::None),
+    ("live", FlagArg::Required),
+    ("metrics", FlagArg::Required),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,6 +204,8 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "warnings-fatal" => cfg.warnings_fatal = true,
         "help" => cfg.help = true,
         "env" => cfg.env = true,
+        "live" => cfg.live = Some(val.to_string()),
+        "metrics" => cfg.metrics = Some(val.to_string()),
         _ => unreachable!("flag listed in OWN_FLAGS"),
     }
     Ok(())

@@ -19,6 +19,7 @@ pub mod iolog;
 pub mod job;
 pub mod options;
 pub mod peak;
+pub mod present;
 pub mod report;
 pub mod run;
 pub mod server;

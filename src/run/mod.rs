@@ -421,7 +421,11 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
+    live::start(
+        interim_clones(jobs, &firsts, &gids),
+        cfg.snapshot_every_ms(),
+        cfg.status_interval.is_some(),
+    );
     for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
         if stopped_all() {
             phase_start(phase_no);

@@ -304,6 +304,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         let now = now_ns();
         if cx.stats.live.is_some_and(|s| s.wanted()) {
             let measured = if ramping { 0 } else { now - stat_start };
+            cx.stats.inflight = inflight as u32;
             crate::stats::live::answer(&mut cx.stats, measured);
         }
         if ramping && now >= ramp_end {

@@ -268,7 +268,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .exec
         .ioscheduler
         .as_ref()
-        .filter(|_| !job.exec.engine.is_diskless())
+        .filter(|_| !job.exec.engine.flags().diskless)
     {
         iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -336,12 +336,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
     let r = if job.exec.offload {
-        Visit { cx }.visit(crate::engine::offload::Offload::new(
-            job.exec.engine,
-            job.exec.engine_opts.clone(),
-        ))
+        Visit { cx }.visit(crate::engine::offload::Offload::new(&job.exec.engine))
     } else {
-        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+        job.exec.engine.visit(Visit { cx })
     }
     .map_err(err);
     drop(opened);

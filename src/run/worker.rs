@@ -3,7 +3,7 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job};
 use crate::stats::JobStats;
@@ -343,7 +343,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         .or(cx.gen.sync_log_offset())
                         .unwrap_or(syncer.last_io_offset);
                     let t = now_ns();
-                    let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
+                    // Nothing is in flight: any slot is free to carry the sync.
+                    let unit = &mut pool[free.last().copied().unwrap_or(0) as usize];
+                    let fd = open.fds().get(f).copied().unwrap_or(-1);
+                    let r = syncer.sync(&mut engine, unit, f, fd, kind)?;
                     if r < 0 {
                         let errno = (-r) as i32;
                         let text = format!(
@@ -725,7 +728,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             if cx.lazy && fd < 0 {
                 continue;
             }
-            super::syncing::sync_fd(fd, false);
+            let unit = &mut pool[0];
+            super::syncing::issue(&mut engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
             if let Some(l) = &mut iolog {
                 l.log_op(i, "sync", syncer.last_offset, 0)?;
             }

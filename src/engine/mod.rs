@@ -192,6 +192,18 @@ pub trait Engine: Send {
     fn op_name(&self) -> &'static str {
         "io_u"
     }
+    /// The pause the job takes after each I/O, when the engine sets it (cpuio sizes its
+    /// idle time from its busy time); asked after every I/O that completes in `queue`.
+    #[inline]
+    fn think_us(&self) -> Option<u64> {
+        None
+    }
+    /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
+    /// `queue` says busy.
+    #[inline]
+    fn finished(&self) -> bool {
+        false
+    }
     /// Performs the sync unit `io` (an [`Op::Sync`]) through the engine's own queue and
     /// waits for it; returns its result (0 or a negative errno). Called with nothing else
     /// in flight, as fio drains before a sync, so the one completion reaped is this one.

@@ -170,17 +170,6 @@ const NO_PMEM: &str = "needs persistent memory (a DAX-mounted file system or a /
 /// The engines fio 3.33 has that iobench refuses, in fio's `--enghelp` order.
 pub const SPECS: &[Spec] = &[
     Spec::refused(
-        "cpuio",
-        "burns CPU time, does no I/O",
-        "iobench does not implement it yet",
-    )
-    .options(&[
-        super::cpuio::CPULOAD,
-        super::cpuio::CPUCHUNKS,
-        super::cpuio::CPUMODE,
-        super::cpuio::EXIT_ON_IO_DONE,
-    ]),
-    Spec::refused(
         "net",
         "sends or receives over TCP, UDP or a Unix socket",
         "iobench does not implement it yet",

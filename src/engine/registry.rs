@@ -66,6 +66,7 @@ macro_rules! registry {
 }
 
 registry! {
+    Cpuio => super::cpuio::Cpuio,
     Mmap => super::mmap::Mmap,
     SyncRw => super::sync::SyncRw,
     Psync => super::psync::Psync,

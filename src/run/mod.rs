@@ -74,6 +74,14 @@ pub(crate) fn live_tick() {
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
+    crate::engine::cpuio::note_io_clones(
+        jobs.iter()
+            .flat_map(|j| {
+                let io = !j.exec.engine.flags().no_io;
+                std::iter::repeat(io).take(j.exec.numjobs.max(1) as usize)
+            })
+            .collect(),
+    );
     if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
         return;
     }

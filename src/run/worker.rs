@@ -583,6 +583,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     cx.stats.record_depth(1, 1);
                     cx.stats.record_submit(1);
                     cx.stats.record_complete(1);
+                    if let Some(us) = engine.think_us() {
+                        pace.engine_think(us);
+                    }
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
                     if error.is_some()
@@ -606,6 +609,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     }
                 }
                 Queued::Busy => {
+                    if engine.finished() {
+                        gen_done = true;
+                    }
                     free.push(slot);
                     if serialize {
                         busy[slot as usize] = false;
@@ -742,8 +748,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         cx.stats.set_latency_target(t, w, p, d);
     }
     cx.stats.set_total_runtime_ms(ms);
+    // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
+    let moves_data = !cx.job.exec.engine.flags().no_io;
     for d in Ddir::ALL {
-        if cx.stats.dir[d as usize].ios > 0 {
+        if moves_data && cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
     }

@@ -182,29 +182,6 @@ pub const SPECS: &[Spec] = &[
     )
     .options(super::net::OPTIONS),
     Spec::refused(
-        "ftruncate",
-        "each write truncates the file to its offset",
-        "iobench does not implement it yet",
-    )
-    .hidden(),
-    Spec::refused(
-        "exec",
-        "runs a program alongside the jobs",
-        "iobench does not implement it yet",
-    )
-    .options(&[
-        super::exec::PROGRAM,
-        super::exec::ARGUMENTS,
-        super::exec::GRACE_TIME,
-        super::exec::STD_REDIRECT,
-    ])
-    .hidden(),
-    Spec::refused(
-        "falloc",
-        "allocates and punches file space with fallocate",
-        "iobench does not implement it yet",
-    ),
-    Spec::refused(
         "e4defrag",
         "ext4 online defragmentation",
         "not implemented yet",

@@ -76,6 +76,9 @@ registry! {
     Uring => super::uring::Uring,
     Nbd => super::nbd::Nbd,
     Libaio => super::libaio::Libaio,
+    Ftruncate => super::ftruncate::Ftruncate,
+    Falloc => super::falloc::Falloc,
+    Exec => super::exec::Exec,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.
@@ -143,6 +146,7 @@ impl EngineConfig {
             direct: r.bool("direct").map_err(|e| e.to_string())?,
             madvise: None,
             iodepth: 1,
+            runtime_us: 0,
         };
         Self::new(spec, &r, &facts).map_err(|e| e.to_string())
     }

@@ -45,6 +45,9 @@ pub struct Flags {
     pub no_offload: bool,
     /// Moves no data through the job's files at all (cpuio, exec): no file is planned.
     pub no_io: bool,
+    /// Changes its files whatever the job's direction (falloc: a read allocates), so the
+    /// runner opens them read-write and creates them.
+    pub opens_rdwr: bool,
 }
 
 impl Flags {
@@ -59,6 +62,7 @@ impl Flags {
         sized_by_engine: false,
         no_offload: false,
         no_io: false,
+        opens_rdwr: false,
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {
@@ -128,6 +132,8 @@ pub struct JobFacts {
     pub madvise: Option<i32>,
     /// The job's iodepth as resolved for this engine.
     pub iodepth: u32,
+    /// The job's `runtime` in microseconds (0: none).
+    pub runtime_us: u64,
 }
 
 /// An engine type: its names and how it is configured and built. Implemented in the

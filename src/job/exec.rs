@@ -179,6 +179,7 @@ impl ExecOpts {
                 direct,
                 madvise: AccessHint::resolve(r).map(AccessHint::madvise),
                 iodepth: depth,
+                runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             },
         )?;
         let per_dir = |name: &str| -> Result<[u64; 3], JobError> {

@@ -519,7 +519,7 @@ pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
 /// regular file when the job writes), then does what fio does on each open: drop or
 /// warm its cached pages and pass on the access and write hints.
 pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
-    let writes = job_writes(job);
+    let writes = job_writes(job) || job.exec.engine.flags().opens_rdwr;
     let mut flags = job.exec.sync.open_sync_flags;
     if job.exec.direct {
         flags |= libc::O_DIRECT;

@@ -27,6 +27,7 @@ pub mod psync;
 pub mod refused;
 pub mod registry;
 pub mod spec;
+pub mod splice;
 pub mod sync;
 pub mod uring;
 pub mod uring_probe;

@@ -188,11 +188,6 @@ pub const SPECS: &[Spec] = &[
     )
     .options(&[super::e4defrag::DONORNAME, super::e4defrag::INPLACE]),
     Spec::refused(
-        "splice",
-        "moves data through a pipe with splice and vmsplice",
-        "iobench does not implement it yet",
-    ),
-    Spec::refused(
         "gfapi",
         "GlusterFS library, synchronous",
         "needs a GlusterFS volume and libgfapi; no cluster is reachable here",

@@ -79,6 +79,7 @@ registry! {
     Ftruncate => super::ftruncate::Ftruncate,
     Falloc => super::falloc::Falloc,
     Exec => super::exec::Exec,
+    Splice => super::splice::Splice,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

@@ -5,6 +5,7 @@
 
 use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 
@@ -175,14 +176,14 @@ impl Engine for Libaio {
                 io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
-            Op::Sync { data_only } => {
+            Op::Sync { .. } => {
                 // The kernel's AIO fsync is not universally supported: do it in line once
                 // nothing else is outstanding, as fio does.
                 if self.in_kernel > 0 || self.staged.len() > self.staged_from {
                     return Ok(Queued::Busy);
                 }
                 let _ = (IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC);
-                io.result = super::do_sync(io.fd, data_only);
+                io.result = super::do_sync(io);
                 return Ok(Queued::Completed);
             }
         };
@@ -293,4 +294,42 @@ fn _assert_layout() {
     const _: () = assert!(std::mem::size_of::<Iocb>() == 64);
     const _: () = assert!(std::mem::size_of::<IoEvent>() == 32);
     let _ = neg_errno;
+}
+
+pub const USERSPACE_REAP: OptDef = opt(
+    "userspace_reap",
+    K::Bool,
+    "Reap completions from user space without a system call",
+)
+.cat(C::Engine)
+.engines(&["libaio"]);
+
+impl super::spec::Declared for Libaio {
+    type Opts = LibaioOpts;
+    const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
+        "libaio",
+        "Linux native asynchronous I/O",
+        super::spec::Flags::ASYNC,
+    )
+    .options(&[
+        USERSPACE_REAP,
+        super::cmdprio::CMDPRIO_PERCENTAGE,
+        super::cmdprio::CMDPRIO_CLASS,
+        super::cmdprio::CMDPRIO,
+        super::cmdprio::CMDPRIO_BSSPLIT,
+        super::psync::NOWAIT,
+    ])];
+    fn configure(
+        _: &'static super::spec::Spec,
+        r: &crate::job::reader::Reader,
+        _: &super::spec::JobFacts,
+    ) -> Result<LibaioOpts, crate::error::JobError> {
+        Ok(LibaioOpts {
+            userspace_reap: r.bool("userspace_reap")?,
+            nowait: r.bool("nowait")?,
+        })
+    }
+    fn build(o: &LibaioOpts) -> Self {
+        Libaio::new(*o)
+    }
 }

@@ -4,8 +4,9 @@
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
+use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 
@@ -204,8 +205,14 @@ impl Engine for Uring {
                 io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
-            Op::Sync { data_only } => {
-                let flags = if data_only {
+            Op::Sync {
+                kind: SyncOp::Range(flags),
+            } => with_fd!(|fd| opcode::SyncFileRange::new(fd, io.len as u32)
+                .offset(io.offset)
+                .flags(flags)
+                .build()),
+            Op::Sync { kind } => {
+                let flags = if kind == SyncOp::Fdatasync {
                     types::FsyncFlags::DATASYNC
                 } else {
                     types::FsyncFlags::empty()
@@ -352,5 +359,112 @@ impl Engine for Uring {
     #[inline]
     fn event(&self, i: usize) -> Completion {
         self.events[i]
+    }
+}
+
+pub const FIXEDBUFS: OptDef = opt(
+    "fixedbufs",
+    K::Bool,
+    "Register I/O buffers with the kernel once",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const REGISTERFILES: OptDef = opt(
+    "registerfiles",
+    K::Bool,
+    "Register files with the kernel once",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const SQTHREAD_POLL: OptDef = opt(
+    "sqthread_poll",
+    K::Bool,
+    "Let a kernel thread poll the submission queue",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const SQTHREAD_POLL_CPU: OptDef = opt(
+    "sqthread_poll_cpu",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "The CPU the kernel polling thread runs on",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const NONVECTORED: OptDef = opt(
+    "nonvectored",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Use plain read/write commands instead of vectored ones",
+)
+.def("-1")
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const FORCE_ASYNC: OptDef = opt(
+    "force_async",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Mark every Nth I/O to be run asynchronously by the kernel",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+impl super::spec::Declared for Uring {
+    type Opts = UringOpts;
+    const SPECS: &'static [super::spec::Spec] =
+        &[
+            super::spec::Spec::new("io_uring", "Linux io_uring", super::spec::Flags::ASYNC)
+                .options(&[
+                    super::psync::HIPRI,
+                    super::cmdprio::CMDPRIO_PERCENTAGE,
+                    super::cmdprio::CMDPRIO_CLASS,
+                    super::cmdprio::CMDPRIO,
+                    super::cmdprio::CMDPRIO_BSSPLIT,
+                    FIXEDBUFS,
+                    REGISTERFILES,
+                    SQTHREAD_POLL,
+                    SQTHREAD_POLL_CPU,
+                    NONVECTORED,
+                    super::psync::UNCACHED,
+                    super::psync::NOWAIT,
+                    FORCE_ASYNC,
+                    super::refused::CMD_TYPE,
+                ]),
+        ];
+    fn configure(
+        _: &'static super::spec::Spec,
+        r: &crate::job::reader::Reader,
+        job: &super::spec::JobFacts,
+    ) -> Result<UringOpts, crate::error::JobError> {
+        Ok(UringOpts {
+            fixedbufs: r.bool("fixedbufs")?,
+            registerfiles: r.bool("registerfiles")?,
+            sqthread_poll: r.bool("sqthread_poll")?,
+            sqthread_poll_cpu: r.int("sqthread_poll_cpu")?.map(|v| v as u32),
+            hipri: r.bool("hipri")?,
+            nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
+            force_async: r.int("force_async")?.unwrap_or(0) as u32,
+            nowait: r.bool("nowait")?,
+            uncached: r.int("uncached")?.unwrap_or(0) != 0 && !job.direct,
+        })
+    }
+    fn build(o: &UringOpts) -> Self {
+        Uring::new(*o)
+    }
+    fn for_offload(o: &mut UringOpts) {
+        // Registered buffers would be the submitter's one slot, not the job's buffer of
+        // the I/O at hand.
+        o.fixedbufs = false;
     }
 }

@@ -91,6 +91,14 @@ pub(crate) fn live_tick() {
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
+    crate::engine::cpuio::note_io_clones(
+        jobs.iter()
+            .flat_map(|j| {
+                let io = !j.exec.engine.flags().no_io;
+                std::iter::repeat(io).take(j.exec.numjobs.max(1) as usize)
+            })
+            .collect(),
+    );
     if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
         return;
     }
@@ -285,7 +293,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .exec
         .ioscheduler
         .as_ref()
-        .filter(|_| !job.exec.engine.is_diskless())
+        .filter(|_| !job.exec.engine.flags().diskless)
     {
         iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -353,12 +361,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
     let r = if job.exec.offload {
-        Visit { cx }.visit(crate::engine::offload::Offload::new(
-            job.exec.engine,
-            job.exec.engine_opts.clone(),
-        ))
+        Visit { cx }.visit(crate::engine::offload::Offload::new(&job.exec.engine))
     } else {
-        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+        job.exec.engine.visit(Visit { cx })
     }
     .map_err(err);
     drop(opened);

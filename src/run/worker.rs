@@ -3,7 +3,7 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job};
 use crate::stats::JobStats;
@@ -344,7 +344,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         .or(cx.gen.sync_log_offset())
                         .unwrap_or(syncer.last_io_offset);
                     let t = now_ns();
-                    let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
+                    // Nothing is in flight: any slot is free to carry the sync.
+                    let unit = &mut pool[free.last().copied().unwrap_or(0) as usize];
+                    let fd = open.fds().get(f).copied().unwrap_or(-1);
+                    let r = syncer.sync(&mut engine, unit, f, fd, kind)?;
                     if r < 0 {
                         let errno = (-r) as i32;
                         let text = format!(
@@ -581,6 +584,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     cx.stats.record_depth(1, 1);
                     cx.stats.record_submit(1);
                     cx.stats.record_complete(1);
+                    if let Some(us) = engine.think_us() {
+                        pace.engine_think(us);
+                    }
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
                     if error.is_some()
@@ -604,6 +610,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     }
                 }
                 Queued::Busy => {
+                    if engine.finished() {
+                        gen_done = true;
+                    }
                     free.push(slot);
                     if serialize {
                         busy[slot as usize] = false;
@@ -726,7 +735,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             if cx.lazy && fd < 0 {
                 continue;
             }
-            super::syncing::sync_fd(fd, false);
+            let unit = &mut pool[0];
+            super::syncing::issue(&mut engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
             if let Some(l) = &mut iolog {
                 l.log_op(i, "sync", syncer.last_offset, 0)?;
             }
@@ -739,8 +749,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         cx.stats.set_latency_target(t, w, p, d);
     }
     cx.stats.set_total_runtime_ms(ms);
+    // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
+    let moves_data = !cx.job.exec.engine.flags().no_io;
     for d in Ddir::ALL {
-        if cx.stats.dir[d as usize].ios > 0 {
+        if moves_data && cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
     }

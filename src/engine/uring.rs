@@ -9,6 +9,51 @@ use crate::job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 
+/// The set-up flags that only make a ring cheaper, tried from the most to the least recent
+/// kernel: each step drops the newest flag after the kernel refused it with EINVAL.
+/// NO_SQARRAY (6.6) drops the SQ index array; DEFER_TASKRUN (6.1) runs completions only when
+/// the issuer asks for events, in its own context, with no interrupting task work;
+/// SINGLE_ISSUER (6.0) lets the kernel skip the ring's submission lock; COOP_TASKRUN (5.19)
+/// stops completions from interrupting the issuer with an IPI.
+const FAST_FLAGS: [u8; 5] = [0b1111, 0b0111, 0b0011, 0b0001, 0];
+
+/// Builds a ring of `entries` submission entries, `configure` adding the caller's own
+/// flags, with the cheapest set-up flags the kernel accepts (see [`FAST_FLAGS`]). `fast`
+/// false (SQPOLL rings, rings used by several threads) builds with the caller's flags only.
+/// Returns the ring and whether completions are deferred to GETEVENTS (DEFER_TASKRUN).
+///
+/// A ring built with SINGLE_ISSUER must be submitted to by the thread that built it.
+pub fn build_ring(
+    entries: u32,
+    fast: bool,
+    configure: impl Fn(&mut io_uring::Builder),
+) -> io::Result<(IoUring, bool)> {
+    let sets: &[u8] = if fast { &FAST_FLAGS } else { &[0] };
+    let mut last = None;
+    for &set in sets {
+        let mut b = IoUring::builder();
+        configure(&mut b);
+        if set & 1 != 0 {
+            b.setup_coop_taskrun();
+        }
+        if set & 2 != 0 {
+            b.setup_single_issuer();
+        }
+        if set & 4 != 0 {
+            b.setup_defer_taskrun();
+        }
+        if set & 8 != 0 {
+            b.setup_no_sqarray();
+        }
+        match b.build(entries) {
+            Ok(ring) => return Ok((ring, set & 4 != 0)),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::from_raw_os_error(libc::EINVAL)))
+}
+
 /// io_uring's engine options.
 #[derive(Debug, Clone, Copy)]
 pub struct UringOpts {

@@ -15,7 +15,7 @@ fn main() -> ExitCode {
         }
     };
     if inv.config.version {
-        println!("iobench-{}", env!("CARGO_PKG_VERSION"));
+        println!("{}", iobench::report::VERSION);
         return ExitCode::SUCCESS;
     }
     if inv.config.help {

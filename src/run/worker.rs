@@ -435,6 +435,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     break;
                 }
             };
+            // verify_state_load on a reading job: it ends before the first read the saved
+            // state does not vouch for, as fio's does.
+            if data.read_stops(next.ddir, next.file, next.offset) {
+                gen_done = true;
+                break;
+            }
             // A new loop: what the last one wrote is verified first.
             if fresh && data.loop_ended(cx.gen.pass()) {
                 pending = Some(next);

@@ -8,8 +8,10 @@
 pub mod buffer;
 pub mod cli;
 pub mod clock;
+pub mod debug;
 pub mod engine;
 pub mod error;
+pub mod fioflags;
 pub mod gen;
 pub mod iolog;
 pub mod job;

@@ -2045,7 +2045,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(1024, 536870912)
-    .not_yet(),
+    ,
     opt(
         "log_compression_cpus",
         K::Special,
@@ -2053,7 +2053,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .parent("log_compression")
-    .not_yet(),
+    ,
     opt(
         "log_store_compressed",
         K::Bool,
@@ -2061,7 +2061,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "log_unix_epoch",
         K::Bool,

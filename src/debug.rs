@@ -114,6 +114,25 @@ macro_rules! dprint {
     };
 }
 
+/// `--debug=io`'s line for an I/O unit at `stage` (fill, prep, queue, complete), as fio
+/// prints it: the unit's address (here its buffer's), offset and length in hex, the
+/// direction's number (0 read, 1 write, 2 trim) and the file name.
+pub fn io_unit(stage: &str, unit: *const u8, off: u64, len: usize, ddir: usize, file: &str) {
+    print(
+        Cat::Io,
+        format_args!("{stage}: io_u {unit:p}: off={off:#x},len={len:#x},ddir={ddir},file={file}"),
+    );
+}
+
+/// `--debug=process`'s line as a job's process or thread begins.
+pub fn started() {
+    if on(Cat::Process) {
+        // SAFETY: gettid has no preconditions and cannot fail.
+        let tid = unsafe { libc::gettid() };
+        print(Cat::Process, format_args!("jobs pid={tid} started"));
+    }
+}
+
 /// fio's name for how an option's value is read, as `--debug=parse` shows it.
 pub fn parse_type(def: &crate::options::OptDef) -> &'static str {
     use crate::options::Kind;

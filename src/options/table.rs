@@ -2398,7 +2398,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "flow",
         K::Int { min: 0, max: 1000 },
@@ -2408,7 +2408,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, 1000)
-    .not_yet(),
+    ,
     opt("flow_watermark", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "flow_sleep",
@@ -2422,7 +2422,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "steadystate",
         K::Choice(STEADYSTATE_CHOICES),

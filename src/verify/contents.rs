@@ -296,6 +296,13 @@ impl Contents {
                 time_nsec,
             };
             block::fill(&self.v, &self.filler, buf, u.offset, &st);
+            crate::dprint!(
+                crate::debug::Cat::Verify,
+                "fill {} io_u {:p}, len {}",
+                self.v.method.name(),
+                u.buf,
+                u.len
+            );
             self.slots[u.slot as usize] = st;
         } else {
             self.filler.before_write(buf, u.offset, u.start_ns);
@@ -476,6 +483,7 @@ impl Contents {
     ) -> std::io::Result<Result<(), (i32, String)>> {
         // An experimental replay starts again from the copy taken before the first I/O at
         // every loop (fio reseeds its generator at each loop with randrepeat).
+        crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         let mut replay = self.replay.clone();
         let mut todo = match (batch, &mut replay) {
             (Some(n), _) => {
@@ -797,6 +805,7 @@ impl Contents {
             }
             error.map_or(Ok(()), Err)
         });
+        crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
         if let Source::Replay { left, numberio, .. } = todo {
             let budget = self.written.saturating_sub(self.verified_total);
             self.verified_total += budget - left;

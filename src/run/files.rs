@@ -465,6 +465,8 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
         Fallocate::Keep => unsafe {
             libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
         },
+        // SAFETY: as above; sets the size without reserving blocks, as fio's "truncate".
+        Fallocate::Truncate => unsafe { libc::ftruncate(fd, size as libc::off_t) },
     };
     let _ = r; // unsupported by the file system: a full layout still sizes the file below.
                // Like fio, only a full layout sets the size: a write job's file otherwise grows (or

@@ -4,6 +4,7 @@
 
 pub mod filelock;
 pub mod files;
+pub mod flow;
 pub mod groups;
 pub mod hooks;
 pub mod io_errors;
@@ -402,6 +403,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::clock::select_default();
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
+    flow::setup(jobs);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);

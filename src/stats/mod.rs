@@ -13,6 +13,7 @@ pub mod histlog;
 pub mod iostat;
 pub mod live;
 pub mod logs;
+pub mod logzip;
 pub mod steady;
 
 use crate::job::Ddir;

@@ -255,6 +255,30 @@ fn fio_client_drives_several_iobench_servers() {
 }
 
 #[test]
+fn a_job_a_server_refuses_is_reported_whole_and_fails() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_refused");
+    let job = dir.join("bad.fio");
+    std::fs::write(&job, "[x]\nrw=sideways\n").unwrap();
+    let p = free_port();
+    let _s = fio_server(p);
+    // The server's whole explanation arrives (RUN is only sent after START), and a job
+    // that never ran is a failure, where fio's client says 0.
+    for _ in 0..3 {
+        let o = iobench_client(
+            &[format!("--client=localhost,{p}"), job.display().to_string()],
+            &dir,
+        );
+        let out = text(&o);
+        assert!(out.contains("failed parsing rw=sideways"), "{out}");
+        assert!(!out.contains("disconnected"), "{out}");
+        assert_eq!(o.status.code(), Some(1), "{out}");
+    }
+}
+
+#[test]
 fn bad_job_gets_an_error_text_not_a_hang() {
     if fio().is_none() {
         return;
@@ -530,6 +554,13 @@ fn slow_sync_server(delay: std::time::Duration) -> u16 {
                         flags: PROBE_FLAG_SYNC_START,
                     };
                     send(&mut s, op::PROBE, cmd.tag, &p.encode()).unwrap();
+                }
+                op::JOB => {
+                    let st = iobench::fioproto::pdu::Start {
+                        jobs: 0,
+                        stat_outputs: 0,
+                    };
+                    send(&mut s, op::START, 0, &st.encode()).unwrap();
                 }
                 op::RUN => {
                     std::thread::sleep(delay);
@@ -880,15 +911,6 @@ fn steady_state_travels_both_ways() {
         return;
     }
     let dir = scratch("cs_steady");
-    let job = dir.join("ss.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\nsteadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
     let (pf, pi) = (free_port(), free_port());
     let _fs = fio_server(pf);
     let _is = iobench_server(pi, &dir);
@@ -896,16 +918,47 @@ fn steady_state_travels_both_ways() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         json_of(&o)["client_stats"][0]["steadystate"].clone()
     };
-    let args = |p: u16| {
-        [
-            format!("--client=localhost,{p}"),
-            "--output-format=json".to_string(),
-            job.display().to_string(),
-        ]
-    };
-    let reference = json(fio_client(&args(pf), &dir));
-    let from_iobench_server = json(fio_client(&args(pi), &dir));
-    let by_iobench_client = json(iobench_client(&args(pf), &dir));
+    // The three runs at once, each in its own directory (each ends when its window is
+    // steady, after about 2 s).
+    let (reference, from_iobench_server, by_iobench_client) = std::thread::scope(|sc| {
+        let run = |who: &'static str, p: u16| {
+            let sub = dir.join(format!("{who}{p}"));
+            sc.spawn(move || {
+                std::fs::create_dir_all(&sub).unwrap();
+                let job = sub.join("ss.fio");
+                std::fs::write(
+                    &job,
+                    format!(
+                        "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\n\
+                         steadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
+                        sub.display()
+                    ),
+                )
+                .unwrap();
+                let mut c = if who == "fio" {
+                    fio().unwrap()
+                } else {
+                    iobench()
+                };
+                c.args([
+                    format!("--client=localhost,{p}"),
+                    "--output-format=json".to_string(),
+                    job.display().to_string(),
+                ])
+                .current_dir(&sub);
+                c.output().unwrap()
+            })
+        };
+        let a = run("fio", pf);
+        let b = run("fio", pi);
+        let c = run("iobench", pf);
+        (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
+    });
+    let (reference, from_iobench_server, by_iobench_client) = (
+        json(reference),
+        json(from_iobench_server),
+        json(by_iobench_client),
+    );
     for ss in [&from_iobench_server, &by_iobench_client] {
         let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
         keys(&reference, "", &mut ka);

@@ -17,7 +17,7 @@ use crate::server::Stream;
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -44,11 +44,12 @@ struct Client {
     running: bool,
 }
 
-/// Set by SIGINT/SIGTERM: the servers are asked to stop (QUIT) and their results printed.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
+/// results printed; at the second the client stops waiting for them.
+static INTERRUPTED: AtomicU32 = AtomicU32::new(0);
 
 extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
+    INTERRUPTED.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Ctrl-C stops the servers' runs instead of the client, as fio's client does.
@@ -156,7 +157,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     let mut quit_sent = false;
     catch_signals();
     while clients.iter().any(|c| !c.done) {
-        if INTERRUPTED.load(Ordering::Relaxed) && !quit_sent {
+        let signals = INTERRUPTED.load(Ordering::Relaxed);
+        if signals > 1 {
+            for c in clients.iter_mut().filter(|c| !c.done) {
+                c.lost = Some("interrupted".into());
+                c.done = true;
+            }
+            break;
+        }
+        if signals > 0 && !quit_sent {
             quit_sent = true;
             for c in clients.iter_mut().filter(|c| !c.done) {
                 if let Some(s) = c.stream.as_mut() {

@@ -1001,3 +1001,56 @@ fn iobench_client_terse_is_fios() {
     assert_eq!(a, b);
     assert_eq!(b.last().map(|x| x.1.as_str()), Some("All clients"));
 }
+
+#[test]
+fn remote_config_runs_the_servers_own_job_file() {
+    let dir = scratch("cs_remote");
+    let job = job_file(&dir);
+    let pi = free_port();
+    let _is = iobench_server(pi, &dir);
+    let mut runs = vec![iobench_client(
+        &[
+            format!("--client=localhost,{pi}"),
+            format!("--remote-config={}", job.display()),
+        ],
+        &dir,
+    )];
+    if fio().is_some() {
+        let pf = free_port();
+        let _fs = fio_server(pf);
+        // fio's client against iobench's server, iobench's client against fio's.
+        runs.push(fio_client(
+            &[
+                format!("--client=localhost,{pi}"),
+                format!("--remote-config={}", job.display()),
+            ],
+            &dir,
+        ));
+        runs.push(iobench_client(
+            &[
+                format!("--client=localhost,{pf}"),
+                format!("--remote-config={}", job.display()),
+            ],
+            &dir,
+        ));
+    }
+    for o in runs {
+        let out = text(&o);
+        assert!(
+            o.status.success(),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("issued rwts: total=256,0,0,0"), "{out}");
+        assert!(out.contains("issued rwts: total=0,256,0,0"), "{out}");
+    }
+    let o = iobench_client(
+        &[
+            format!("--client=localhost,{pi}"),
+            "--remote-config=/nonexistent/x.fio".into(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("/nonexistent/x.fio"), "{}", text(&o));
+}

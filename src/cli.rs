@@ -250,6 +250,11 @@ pub fn usage() -> String {
         };
         out.push_str(&format!("  --{flag}{arg}\n"));
     }
+    out.push_str(
+        "\nUnder mpirun (built with the `mpi` feature; one report from rank 0):\n\
+         \x20 --rotate-ranks             read jobs read the files another rank wrote\n\
+         \x20 --sync-start=barrier|clock start each phase at the barrier or an agreed time\n",
+    );
     out
 }
 

@@ -157,7 +157,10 @@ fn phases_start_together_and_the_skew_is_reported() {
         // Generous for a loaded 2-core CI machine running 4 ranks.
         assert!(s.as_u64().unwrap() < 200_000_000, "skew {s}");
     }
-    assert!(out.contains("MPI: 4 ranks on 1 host"), "{out}");
+    assert!(
+        out.contains("MPI: 4 ranks on 1 host, each phase started at the barrier's exit"),
+        "{out}"
+    );
     assert!(out.contains("phase 1: start skew="), "{out}");
     assert!(out.contains("merge: gathered "), "{out}");
     assert!(out.contains("All clients: (groupid=1, jobs=4)"), "{out}");
@@ -167,6 +170,18 @@ fn phases_start_together_and_the_skew_is_reported() {
     for r in 0..4 {
         assert!(out.contains(&format!(", rank {r}\n")), "{out}");
     }
+    assert_eq!(v["mpi"]["sync_start"], "barrier");
+    // With an agreed clock time instead.
+    let (code, out, err) = run(
+        2,
+        &[],
+        &d,
+        &["--output-format=json", "--sync-start=clock", "j.fio"],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    assert_eq!(v["mpi"]["sync_start"], "clock");
+    assert_eq!(v["mpi"]["start_skew_ns"].as_array().unwrap().len(), 2);
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -254,7 +269,31 @@ fn a_bad_job_fails_every_rank_with_one_error() {
     let (code, _out, err) = run(2, &[], &d, &["j.fio"]);
     assert_ne!(code, 0);
     assert!(err.contains("rw"), "{err}");
+    assert_eq!(
+        err.matches("sideways").count(),
+        2,
+        "one rank says it: {err}"
+    );
     assert!(!err.contains("panicked"), "{err}");
+    let (code, _out, err) = run(2, &[], &d, &["--sync-start=soon", "j.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad value 'soon' for --sync-start"), "{err}");
+    assert_eq!(
+        err.matches("bad value").count(),
+        1,
+        "one rank says it: {err}"
+    );
+    std::fs::write(d.join("ok.fio"), "[w]\nrw=write\nsize=64k\nfilename=f\n").unwrap();
+    let (code, out, err) = run(2, &[], &d, &["--minimal", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no terse form"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    let (code, _out, err) = run(2, &[], &d, &["--status-interval=1", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--status-interval: an MPI run reports once"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
 
@@ -294,5 +333,157 @@ fn a_straggler_shows_and_first_done_is_measured() {
         .sum();
     assert!(first > last, "{s}");
     assert!(first > 0.7 * rates && first < 1.1 * rates, "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Every key path of a JSON object, with `bins` and `job options` left closed (their keys
+/// are data) and percentile keys folded (iobench's All clients has them, fio's does not).
+fn key_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Some(o) = v.as_object() {
+        for (k, val) in o {
+            if prefix.ends_with("percentile.") {
+                continue;
+            }
+            let p = format!("{prefix}{k}");
+            out.push(p.clone());
+            if k != "bins" && k != "job options" {
+                key_paths(val, &format!("{p}."), out);
+            }
+        }
+    }
+}
+
+#[test]
+fn client_json_has_fios_client_stats_keys() {
+    if mpirun().is_none() {
+        return;
+    }
+    let fio_ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !fio_ok {
+        if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("fio is not installed");
+        }
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let d = scratch("fioclient");
+    std::fs::write(
+        d.join("j.fio"),
+        format!(
+            "[mix]\nrw=randrw\nsize=256k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // fio's own client/server on loopback: the reference layout.
+    let port = 20000 + std::process::id() % 20000;
+    let addr = format!("ip:127.0.0.1,{port}");
+    let mut server = Command::new("fio")
+        .arg(format!("--server={addr}"))
+        .current_dir(&d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut fio_out = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Two clients (the same server by two names): fio adds "All clients" only then.
+        let o = Command::new("fio")
+            .arg("--output-format=json")
+            .arg(format!("--client={addr}"))
+            .arg(d.join("j.fio"))
+            .arg(format!("--client=ip:localhost,{port}"))
+            .arg(d.join("j.fio"))
+            .output()
+            .unwrap();
+        if o.status.success() {
+            fio_out = Some(String::from_utf8_lossy(&o.stdout).into_owned());
+            break;
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let fio = json_of(&fio_out.expect("fio --client ran"));
+    let (code, out, err) = run(2, &[], &d, &["--output-format=json", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let ours = json_of(&out);
+    let top = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let mut want_top = top(&fio);
+    want_top.extend(["client_spread".to_string(), "mpi".to_string()]);
+    let mut got_top = top(&ours);
+    if fio.get("disk_util").is_none() {
+        got_top.retain(|k| k != "disk_util");
+    }
+    assert_eq!(got_top, want_top);
+    // A host's job, and the All clients object: fio's keys in fio's order, with `rank`
+    // where fio's clients have `port`.
+    let fc = fio["client_stats"].as_array().unwrap();
+    let oc = ours["client_stats"].as_array().unwrap();
+    for (f, o) in [(&fc[0], &oc[0]), (fc.last().unwrap(), oc.last().unwrap())] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        key_paths(f, "", &mut a);
+        key_paths(o, "", &mut b);
+        let a: Vec<String> = a.into_iter().map(|k| k.replace("port", "rank")).collect();
+        b.retain(|k| !k.ends_with(".percentile") || a.contains(k));
+        assert_eq!(b, a, "jobname {}", o["jobname"]);
+    }
+    assert_eq!(oc.last().unwrap()["jobname"], "All clients");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn ranks_without_the_job_file_get_it_from_rank_0() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("bcast");
+    let empty = d.join("elsewhere");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(
+        d.join("only-here.fio"),
+        format!(
+            "[w]\nrw=write\nsize=128k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // Every rank but 0 starts in a directory without the job file.
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let script = format!(
+        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] || cd {}; exec {bin} \"$@\"",
+        empty.display()
+    );
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "3", "sh", "-c", &script, "sh"])
+        .args(["--output-format=json", "only-here.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&out);
+    let cs = v["client_stats"].as_array().unwrap();
+    for (r, c) in cs.iter().take(3).enumerate() {
+        assert_eq!(c["rank"], r as u64);
+        assert_eq!(c["write"]["io_bytes"], 128 << 10);
+        assert!(d.join(format!("f.r{r}")).exists());
+    }
+    // The copies the other ranks parsed are gone.
+    let left = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-only-here.fio"))
+        .count();
+    assert_eq!(left, 0);
     let _ = std::fs::remove_dir_all(&d);
 }

@@ -31,28 +31,53 @@ pub fn launcher_size() -> Option<u32> {
 pub struct ClusterArgs {
     /// `--rotate-ranks`: read phases read the files another rank wrote (IOR's -C).
     pub rotate: bool,
+    /// `--sync-start=clock`: after the barrier, every rank waits for a wall-clock time
+    /// rank 0 names, instead of starting as it leaves the barrier (`barrier`, the default).
+    pub clock_start: bool,
 }
 
-/// Removes the cluster flags from `args` and returns them.
-pub fn take_args(args: &mut Vec<String>) -> ClusterArgs {
+/// True for the flags only an MPI run takes.
+fn is_cluster_flag(a: &str) -> bool {
+    a == "--rotate-ranks" || a.starts_with("--sync-start")
+}
+
+/// Removes the cluster flags from `args` and returns them; a bad `--sync-start` value is
+/// an error naming it and the accepted ones.
+pub fn take_args(args: &mut Vec<String>) -> Result<ClusterArgs, String> {
     let mut out = ClusterArgs::default();
+    let mut bad = None;
     args.retain(|a| {
         if a == "--rotate-ranks" {
             out.rotate = true;
-            false
+        } else if let Some(v) = a.strip_prefix("--sync-start") {
+            match v {
+                "=clock" => out.clock_start = true,
+                "=barrier" => out.clock_start = false,
+                _ => {
+                    bad = Some(format!(
+                        "bad value '{}' for --sync-start: expected --sync-start=barrier or \
+                         --sync-start=clock",
+                        v.trim_start_matches('=')
+                    ))
+                }
+            }
         } else {
-            true
+            return true;
         }
+        false
     });
-    out
+    match bad {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 /// What a build without MPI does when a launcher started it with more than one rank: an
 /// error text to print (then exit non-zero), or `None` to run as usual.
 pub fn refuse_without_mpi(args: &[String]) -> Option<String> {
     let n = launcher_size().filter(|&n| n > 1);
-    let rotate = args.iter().any(|a| a == "--rotate-ranks");
-    if cfg!(feature = "mpi") || (n.is_none() && !rotate) {
+    let flag = args.iter().find(|a| is_cluster_flag(a));
+    if cfg!(feature = "mpi") || (n.is_none() && flag.is_none()) {
         return None;
     }
     Some(match n {
@@ -61,9 +86,10 @@ pub fn refuse_without_mpi(args: &[String]) -> Option<String> {
              MPI support: rebuild with `cargo build --release --features mpi` (needs Open MPI \
              and libclang), or run it without mpirun"
         ),
-        None => "--rotate-ranks: this iobench was built without MPI support (cargo feature \
-                 `mpi`)"
-            .to_string(),
+        None => format!(
+            "{}: this iobench was built without MPI support (cargo feature `mpi`)",
+            flag.map(String::as_str).unwrap_or_default()
+        ),
     })
 }
 
@@ -76,7 +102,7 @@ pub fn main(args: &[String]) -> Option<u8> {
     }
     #[cfg(feature = "mpi")]
     {
-        if launcher_size().is_some_and(|n| n > 1) || args.iter().any(|a| a == "--rotate-ranks") {
+        if launcher_size().is_some_and(|n| n > 1) || args.iter().any(|a| is_cluster_flag(a)) {
             return Some(mpi::run(args.to_vec()));
         }
     }
@@ -131,9 +157,17 @@ mod tests {
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let c = take_args(&mut a);
-        assert!(c.rotate);
+        let c = take_args(&mut a).unwrap();
+        assert!(c.rotate && !c.clock_start);
         assert_eq!(a, vec!["job.fio", "--output-format=json"]);
+        let mut a = vec!["--sync-start=clock".to_string()];
+        assert!(take_args(&mut a).unwrap().clock_start);
+        let mut a = vec!["--sync-start=never".to_string()];
+        let e = take_args(&mut a).unwrap_err();
+        assert!(
+            e.contains("'never'") && e.contains("--sync-start=clock"),
+            "{e}"
+        );
     }
 
     #[test]

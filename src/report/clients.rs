@@ -7,10 +7,14 @@
 //! merged with the same `+=` as a group's clones, so latency histograms add bin by bin
 //! (exact percentiles), bytes and I/Os add, and run times take the longest.
 //!
-//! Beyond fio (optional, see [`Extras`]): per group and direction, the throughput until the
-//! first host finished and until the last did, and the spread of the hosts' own throughput,
-//! which shows a straggler. fio 3.33's "All clients" merges every group into one block and
-//! prints no percentiles; here each group has its own block with its percentiles.
+//! Beyond fio (optional, see [`Extras`]; `Extras::default()` is fio's own layout): a
+//! `hostname=…` line before each host's report, percentiles in the totals, and per group
+//! and direction the throughput until the first host finished and until the last did, and
+//! the spread of the hosts' own throughput, which shows a straggler.
+//!
+//! Where fio 3.33 is wrong this is not: its "All clients" merges every group into one
+//! block (here one block per group) and prints its bandwidth without units
+//! (`BW=154Mi (162M)`; here `BW=154MiB/s (162MB/s)`).
 
 use super::json::{self, Obj, Value};
 use super::num::{fw, num2str, Unit};
@@ -89,6 +93,9 @@ pub struct Extras {
     pub client_lines: bool,
     /// The first-done / last-done throughput and the per-client spread of each group.
     pub spread: bool,
+    /// Percentiles in the "All clients" blocks, from the summed histograms (fio 3.33
+    /// prints none there).
+    pub total_percentiles: bool,
 }
 
 impl Extras {
@@ -97,6 +104,7 @@ impl Extras {
         Extras {
             client_lines: true,
             spread: true,
+            total_percentiles: true,
         }
     }
 }
@@ -107,6 +115,20 @@ impl Extras {
 pub struct GroupTotal {
     pub stats: JobStats,
     pub group: GroupStats,
+}
+
+/// The totals as printed: without percentiles unless `extras` asks for them.
+fn printed_totals(clients: &[ClientStats], extras: Extras) -> Vec<GroupTotal> {
+    let mut totals = all_clients(clients);
+    if !extras.total_percentiles {
+        for t in &mut totals {
+            let c = &mut t.stats.cfg;
+            c.clat_percentiles = false;
+            c.lat_percentiles = false;
+            c.slat_percentiles = false;
+        }
+    }
+    totals
 }
 
 /// The exact "All clients" totals, one per reporting group that any client ran.
@@ -257,7 +279,7 @@ pub fn render_normal_with(clients: &[ClientStats], extras: Extras, spreads: &[Sp
         out.push_str(&normal::render(&c.summary()));
     }
     let now = ctime(std::time::SystemTime::now());
-    for t in all_clients(clients) {
+    for t in printed_totals(clients, extras) {
         out.push_str(&normal::render_thread(&t.stats, &t.group, &now));
     }
     if extras.spread {
@@ -390,7 +412,7 @@ pub fn json_value_with(
         }
     }
     if let Some(last) = clients.last() {
-        for t in all_clients(clients) {
+        for t in printed_totals(clients, extras) {
             let o = json::thread_obj(&t.stats, &t.group, None, 0, plus);
             arr.push(client_job(o.into_value(), &last.hostname, last.id));
         }
@@ -567,6 +589,10 @@ mod tests {
         assert!(!plain.contains("hostname="));
         assert!(!plain.contains("first-done"));
         assert!(plain.contains("All clients: (groupid=0, jobs=2)"));
+        // fio prints no percentiles in All clients; iobench's own report does.
+        let total = |t: &str| t[t.find("All clients:").unwrap()..].to_string();
+        assert!(!total(&plain).contains("percentiles"), "{plain}");
+        assert!(total(&text).contains("clat percentiles"), "{text}");
     }
 
     #[test]
@@ -596,6 +622,9 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(v["client_stats"][0]["port"], 8765);
         assert!(v.get("client_spread").is_none());
+        assert!(v["client_stats"][2]["read"]["clat_ns"]
+            .get("percentile")
+            .is_none());
     }
 
     #[test]

@@ -165,6 +165,24 @@ impl WireLog {
         v
     }
 
+    /// The IOLOG payload with its samples zlib-compressed (`XMIT_COMPRESSED`), as fio's
+    /// server sends logs to a client that announced zlib in PROBE.
+    pub fn encode_compressed(&self) -> Vec<u8> {
+        use std::io::Write;
+        let plain = self.encode();
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        if z.write_all(&plain[HDR_LEN..]).is_err() {
+            return plain;
+        }
+        let Ok(body) = z.finish() else {
+            return plain;
+        };
+        let mut out = plain[..HDR_LEN].to_vec();
+        out[16..20].copy_from_slice(&XMIT_COMPRESSED.to_le_bytes());
+        out.extend_from_slice(&body);
+        out
+    }
+
     /// The log's text, as fio's client writes it.
     pub fn text(&self) -> String {
         use std::fmt::Write;
@@ -230,6 +248,10 @@ mod tests {
         packed.extend_from_slice(&z.finish().unwrap());
         let back = WireLog::decode(&packed).unwrap();
         assert_eq!(back.samples, log.samples);
+        assert_eq!(
+            WireLog::decode(&log.encode_compressed()).unwrap().samples,
+            log.samples
+        );
         assert_eq!(back.text(), "500, 1234, 0, 4096, 0\n".repeat(3));
         // Garbage instead of zlib data is an error, not a panic.
         let mut bad = plain[..HDR_LEN].to_vec();

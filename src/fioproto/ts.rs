@@ -630,7 +630,10 @@ mod tests {
         let b2 = WireTs::encode(&with_ss, 1, &g);
         assert_eq!(b2.len(), TS_PDU_LEN + 48);
         assert_eq!(WireTs::decode(&b2).unwrap().stats.steady, Some(ss));
-        assert!(WireTs::decode(&b2[..TS_PDU_LEN + 20]).is_err(), "rings cut short");
+        assert!(
+            WireTs::decode(&b2[..TS_PDU_LEN + 20]).is_err(),
+            "rings cut short"
+        );
         let w = WireTs::decode(&b).unwrap();
         assert_eq!(w.thread_number, 1);
         assert_eq!(w.stats.name, "job1");

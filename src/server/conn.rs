@@ -81,6 +81,8 @@ struct Conn {
     sync: bool,
     /// This side's address of the connection (none on a Unix socket).
     local: Option<String>,
+    /// The client inflates zlib: logs are sent compressed, as fio's server sends them.
+    zlib: bool,
 }
 
 /// Serves one connection until the client closes it.
@@ -110,6 +112,7 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         run: None,
         sync: false,
         local,
+        zlib: false,
     };
     let mut reader = reader;
     loop {
@@ -234,11 +237,11 @@ impl Conn {
             arch: pdu::ARCH_X86_64,
             bpp: std::mem::size_of::<usize>() as u8,
             cpus: cpus(),
-            // Agreed as fio agrees it; iobench may still send a log uncompressed, which
-            // fio's client accepts (each IOLOG says whether it is compressed).
+            // Agreed as fio agrees it: logs then travel compressed.
             flags: p.flags & (pdu::PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START),
         };
         self.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
+        self.zlib = p.flags & pdu::PROBE_FLAG_ZLIB != 0;
         Ok(send_msg(&self.w, op::PROBE, cmd.tag, &reply.encode()))
     }
 
@@ -297,6 +300,9 @@ impl Conn {
             .stderr(Stdio::piped());
         if let Some(a) = &self.local {
             cmd.env(job::ADDR_ENV, a);
+        }
+        if self.zlib {
+            cmd.env(job::ZLIB_ENV, "1");
         }
         if self.sync {
             cmd.env(job::SYNC_ENV, "1").stdin(Stdio::piped());

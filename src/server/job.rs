@@ -55,6 +55,9 @@ pub fn server_file_names(jobs: &mut [Job], addr: &str) {
     }
 }
 
+/// Set in the child's environment when the client inflates zlib (PROBE): logs go compressed.
+pub const ZLIB_ENV: &str = "IOBENCH_SERVER_ZLIB";
+
 /// Set in the child's environment for a synchronised start.
 pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
 /// The line a synchronised child prints when its files are laid out; the server turns it
@@ -194,7 +197,8 @@ pub fn global_options(jobs: &[Job]) -> Vec<(String, String)> {
 /// reported job its options and its TS, then each group's GS, then each disk's DU.
 pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> Vec<u8> {
     // fio's server sends each job's logs as it ends, before the reports.
-    let mut out = super::logs::messages(jobs);
+    let zlib = std::env::var_os(ZLIB_ENV).is_some();
+    let mut out = super::logs::messages(jobs, zlib);
     for (name, value) in global_options(jobs) {
         let o = JobOpt {
             global: true,

@@ -65,9 +65,9 @@ fn parse(text: &str, offset: bool, prio: bool) -> Vec<Sample> {
     out
 }
 
-/// The IOLOG messages of every log the jobs wrote, in job and clone order; each file sent
-/// is removed.
-pub fn messages(jobs: &[Job]) -> Vec<u8> {
+/// The IOLOG messages of every log the jobs wrote, in job and clone order, compressed when
+/// the client can inflate them (`zlib`); each file sent is removed.
+pub fn messages(jobs: &[Job], zlib: bool) -> Vec<u8> {
     let mut out = Vec::new();
     let mut sent: Vec<String> = Vec::new();
     let mut first = 1u64;
@@ -105,7 +105,12 @@ pub fn messages(jobs: &[Job]) -> Vec<u8> {
                         samples: parse(&text, cfg.offset, cfg.prio),
                         raw: Vec::new(),
                     };
-                    out.extend(encode(op::IOLOG, 0, &log.encode()));
+                    let payload = if zlib {
+                        log.encode_compressed()
+                    } else {
+                        log.encode()
+                    };
+                    out.extend(encode(op::IOLOG, 0, &payload));
                     let _ = std::fs::remove_file(&name);
                     sent.push(name);
                 }

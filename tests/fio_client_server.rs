@@ -650,7 +650,9 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
     let sdir = scratch("cs_logs_server");
     let _fs = fio_server(pf);
     let job_text = format!(
-        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_bw_log=lj\n",
+        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_bw_log=lj\n\
+         [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
+         rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
         sdir.display()
     );
     let mut logs = Vec::new();
@@ -673,10 +675,10 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
             String::from_utf8_lossy(&o.stderr)
         );
         let read = |k: &str| {
-            std::fs::read_to_string(dir.join(format!("lj_{k}.1.log.localhost")))
-                .unwrap_or_else(|e| panic!("{who}: lj_{k}.1.log.localhost: {e}"))
+            std::fs::read_to_string(dir.join(format!("{k}.log.localhost")))
+                .unwrap_or_else(|e| panic!("{who}: {k}.log.localhost: {e}"))
         };
-        logs.push((read("clat"), read("bw")));
+        logs.push((read("lj_clat.1"), read("lj_bw.1"), read("hj_clat_hist.2")));
     }
     // fio compresses the logs it sends (zlib): iobench inflates them to the same lines.
     let shape = |s: &str| -> Vec<(usize, String)> {
@@ -694,6 +696,14 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
         "one clat sample per 4k write"
     );
     assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
+    // Histogram logs: fio's buckets summed 8 at a time (coarseness 3), 232 bins a line.
+    for (_, _, hist) in &logs {
+        assert!(hist.lines().count() >= 2, "{hist}");
+        assert!(
+            hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
+            "{hist}"
+        );
+    }
     // fio's server puts its address in front of the names of files in a `directory`.
     assert!(sdir.join("127.0.0.1.lj.0.0").exists());
 }
@@ -711,7 +721,9 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
     std::fs::write(
         &job,
         format!(
-            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_iops_log=lj\n",
+            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_iops_log=lj\n\
+             [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
+             rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
             sdir.display()
         ),
     )
@@ -731,6 +743,11 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
         "{clat}"
     );
     assert!(dir.join("lj_iops.1.log.localhost").exists());
+    let hist = std::fs::read_to_string(dir.join("hj_clat_hist.2.log.localhost")).expect("hist");
+    assert!(
+        hist.lines().count() >= 2 && hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
+        "{hist}"
+    );
     assert!(
         !sdir.join("lj_clat.1.log").exists(),
         "the server keeps no copy, as fio's"

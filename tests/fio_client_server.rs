@@ -1071,3 +1071,55 @@ fn remote_config_runs_the_servers_own_job_file() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("/nonexistent/x.fio"), "{}", text(&o));
 }
+
+#[test]
+fn group_reporting_through_fio_client_matches_fio_server() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_groups");
+    let job = dir.join("gr.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=psync\nsize=256k\nbs=4k\ndirectory={}\ngroup_reporting\n\n\
+             [a]\nrw=read\nnumjobs=2\n\n[b]\nrw=write\nnumjobs=2\nnew_group\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let (pf, pi) = (free_port(), free_port());
+    let _fs = fio_server(pf);
+    let _is = iobench_server(pi, &dir);
+    let run = |p: u16| {
+        let o = fio_client(
+            &[
+                format!("--client=localhost,{p}"),
+                "--output-format=json".into(),
+                job.display().to_string(),
+            ],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json_of(&o)
+    };
+    let (a, b) = (run(pf), run(pi));
+    let (ca, cb) = (
+        a["client_stats"].as_array().unwrap(),
+        b["client_stats"].as_array().unwrap(),
+    );
+    assert_eq!(ca.len(), cb.len());
+    for (x, y) in ca.iter().zip(cb) {
+        for k in ["jobname", "groupid", "job options"] {
+            // fio's client finds job options by thread number: "b" has none, from either.
+            assert_eq!(x[k], y[k], "{k} of {}", x["jobname"]);
+        }
+        for d in ["read", "write"] {
+            assert_eq!(
+                x[d]["total_ios"], y[d]["total_ios"],
+                "{d} of {}",
+                x["jobname"]
+            );
+        }
+    }
+}

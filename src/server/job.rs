@@ -137,8 +137,11 @@ pub fn counts(jobs: &[Job]) -> (u32, u32) {
     (threads, reports)
 }
 
-/// Each reported job's fio thread number: that of the last clone merged into it (1-based,
-/// counting every clone), as fio fills `thread_stat.thread_number`.
+/// Each reported job's fio thread number: that of the first clone merged into it (1-based,
+/// counting every clone), as fio fills `thread_stat.thread_number`. fio's client looks the
+/// job's options up by it (minus one) among lists sent by report index, so with
+/// `group_reporting` and `numjobs` it finds the wrong list or none; a fio client shows
+/// the same from this server as from fio's.
 fn thread_numbers(jobs: &[Job], outcome: &RunOutcome) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::new();
     let mut last: Option<u32> = None;
@@ -150,10 +153,9 @@ fn thread_numbers(jobs: &[Job], outcome: &RunOutcome) -> Vec<u32> {
             .get(r.job_index)
             .is_some_and(|j| j.report.group_reporting);
         if out.is_empty() || !grouped || last != Some(r.groupid) {
-            out.push(0);
+            out.push(k as u32 + 1);
         }
         last = Some(r.groupid);
-        *out.last_mut().expect("pushed") = k as u32 + 1;
     }
     out
 }

@@ -1123,3 +1123,39 @@ fn group_reporting_through_fio_client_matches_fio_server() {
         }
     }
 }
+
+#[test]
+fn several_servers_reports_say_whose_they_are() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_whose");
+    let job = job_file(&dir);
+    let (p1, p2) = (free_port(), free_port());
+    let _s1 = fio_server(p1);
+    let _s2 = fio_server(p2);
+    let hosts = dir.join("hosts");
+    std::fs::write(&hosts, format!("localhost,{p1}\nlocalhost,{p2}\n")).unwrap();
+    let o = iobench_client(
+        &[
+            format!("--client={}", hosts.display()),
+            job.display().to_string(),
+        ],
+        &dir,
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    // Each server's report starts with its name (fio's client prints none: fio#1931) ...
+    for p in [p1, p2] {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("hostname=") && l.ends_with(&format!(", port {p}")))
+            .unwrap_or_else(|| panic!("no header for port {p}: {out}"));
+        assert!(lines[at + 1].starts_with("r1: (groupid=0"), "{out}");
+    }
+    // ... and every text line is whole: one `<host>` prefix at its start, none inside.
+    for l in out.lines().filter(|l| l.starts_with('<')) {
+        assert_eq!(l.matches("> ").count(), 1, "{l}");
+    }
+}

@@ -27,6 +27,8 @@ struct Client {
     stream: Option<Stream>,
     /// fio's `skip_newline`: the last text line ended without a newline.
     skip_newline: bool,
+    /// Text received but not yet printed: the part after its last newline.
+    pending: String,
     /// Reports announced in START (fio's `nr_stat`).
     nr_stat: u32,
     stop: Option<Stop>,
@@ -96,6 +98,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             host,
             stream: None,
             skip_newline: false,
+            pending: String::new(),
             nr_stat: 0,
             stop: None,
             done: false,
@@ -193,6 +196,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         }
     }
     for c in &mut clients {
+        if !c.pending.is_empty() {
+            printer.text(&format!("{}\n", std::mem::take(&mut c.pending)))?;
+        }
         if c.lost.is_none() && !c.running && c.stream.is_some() {
             // It quit without running (its jobs did not parse): its text said why.
             ok = false;
@@ -304,15 +310,19 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
         Message::Text(t) => {
             let name = c.host.display_name().to_string();
-            let mut line = String::new();
             // fio leaves the `<host>` prefix out of terse output only.
             if !c.skip_newline && !printer.terse() {
-                line.push_str(&format!("<{name}> "));
+                c.pending.push_str(&format!("<{name}> "));
             }
-            line.push_str(&t.text);
+            c.pending.push_str(&t.text);
             c.skip_newline = !t.text.contains('\n');
-            // fio's client prints every level where the report goes.
-            printer.text(&line)?;
+            // fio's client prints every level where the report goes, as it comes; here
+            // only whole lines, so that two servers' lines never mix within a line
+            // (fio#673).
+            if let Some(end) = c.pending.rfind('\n') {
+                let whole: String = c.pending.drain(..=end).collect();
+                printer.text(&whole)?;
+            }
         }
         Message::Start(s) => {
             c.nr_stat += s.stat_outputs;
@@ -344,6 +354,9 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
         Message::Quit => {
             c.done = true;
+            if !c.pending.is_empty() {
+                printer.text(&std::mem::take(&mut c.pending))?;
+            }
             printer.host_done(&c.host)?;
         }
         Message::Iolog(log) => {

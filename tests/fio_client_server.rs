@@ -255,6 +255,30 @@ fn fio_client_drives_several_iobench_servers() {
 }
 
 #[test]
+fn a_job_a_server_refuses_is_reported_whole_and_fails() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_refused");
+    let job = dir.join("bad.fio");
+    std::fs::write(&job, "[x]\nrw=sideways\n").unwrap();
+    let p = free_port();
+    let _s = fio_server(p);
+    // The server's whole explanation arrives (RUN is only sent after START), and a job
+    // that never ran is a failure, where fio's client says 0.
+    for _ in 0..3 {
+        let o = iobench_client(
+            &[format!("--client=localhost,{p}"), job.display().to_string()],
+            &dir,
+        );
+        let out = text(&o);
+        assert!(out.contains("failed parsing rw=sideways"), "{out}");
+        assert!(!out.contains("disconnected"), "{out}");
+        assert_eq!(o.status.code(), Some(1), "{out}");
+    }
+}
+
+#[test]
 fn bad_job_gets_an_error_text_not_a_hang() {
     if fio().is_none() {
         return;
@@ -531,6 +555,13 @@ fn slow_sync_server(delay: std::time::Duration) -> u16 {
                     };
                     send(&mut s, op::PROBE, cmd.tag, &p.encode()).unwrap();
                 }
+                op::JOB => {
+                    let st = iobench::fioproto::pdu::Start {
+                        jobs: 0,
+                        stat_outputs: 0,
+                    };
+                    send(&mut s, op::START, 0, &st.encode()).unwrap();
+                }
                 op::RUN => {
                     std::thread::sleep(delay);
                     send(&mut s, op::IOB_READY, 0, &[]).unwrap();
@@ -619,7 +650,9 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
     let sdir = scratch("cs_logs_server");
     let _fs = fio_server(pf);
     let job_text = format!(
-        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_bw_log=lj\n",
+        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_bw_log=lj\n\
+         [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
+         rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
         sdir.display()
     );
     let mut logs = Vec::new();
@@ -642,10 +675,10 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
             String::from_utf8_lossy(&o.stderr)
         );
         let read = |k: &str| {
-            std::fs::read_to_string(dir.join(format!("lj_{k}.1.log.localhost")))
-                .unwrap_or_else(|e| panic!("{who}: lj_{k}.1.log.localhost: {e}"))
+            std::fs::read_to_string(dir.join(format!("{k}.log.localhost")))
+                .unwrap_or_else(|e| panic!("{who}: {k}.log.localhost: {e}"))
         };
-        logs.push((read("clat"), read("bw")));
+        logs.push((read("lj_clat.1"), read("lj_bw.1"), read("hj_clat_hist.2")));
     }
     // fio compresses the logs it sends (zlib): iobench inflates them to the same lines.
     let shape = |s: &str| -> Vec<(usize, String)> {
@@ -663,6 +696,14 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
         "one clat sample per 4k write"
     );
     assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
+    // Histogram logs: fio's buckets summed 8 at a time (coarseness 3), 232 bins a line.
+    for (_, _, hist) in &logs {
+        assert!(hist.lines().count() >= 2, "{hist}");
+        assert!(
+            hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
+            "{hist}"
+        );
+    }
     // fio's server puts its address in front of the names of files in a `directory`.
     assert!(sdir.join("127.0.0.1.lj.0.0").exists());
 }
@@ -680,7 +721,9 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
     std::fs::write(
         &job,
         format!(
-            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=lj\nwrite_iops_log=lj\n",
+            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_iops_log=lj\n\
+             [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
+             rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
             sdir.display()
         ),
     )
@@ -700,6 +743,11 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
         "{clat}"
     );
     assert!(dir.join("lj_iops.1.log.localhost").exists());
+    let hist = std::fs::read_to_string(dir.join("hj_clat_hist.2.log.localhost")).expect("hist");
+    assert!(
+        hist.lines().count() >= 2 && hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
+        "{hist}"
+    );
     assert!(
         !sdir.join("lj_clat.1.log").exists(),
         "the server keeps no copy, as fio's"
@@ -880,15 +928,6 @@ fn steady_state_travels_both_ways() {
         return;
     }
     let dir = scratch("cs_steady");
-    let job = dir.join("ss.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\nsteadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
     let (pf, pi) = (free_port(), free_port());
     let _fs = fio_server(pf);
     let _is = iobench_server(pi, &dir);
@@ -896,16 +935,47 @@ fn steady_state_travels_both_ways() {
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         json_of(&o)["client_stats"][0]["steadystate"].clone()
     };
-    let args = |p: u16| {
-        [
-            format!("--client=localhost,{p}"),
-            "--output-format=json".to_string(),
-            job.display().to_string(),
-        ]
-    };
-    let reference = json(fio_client(&args(pf), &dir));
-    let from_iobench_server = json(fio_client(&args(pi), &dir));
-    let by_iobench_client = json(iobench_client(&args(pf), &dir));
+    // The three runs at once, each in its own directory (each ends when its window is
+    // steady, after about 2 s).
+    let (reference, from_iobench_server, by_iobench_client) = std::thread::scope(|sc| {
+        let run = |who: &'static str, p: u16| {
+            let sub = dir.join(format!("{who}{p}"));
+            sc.spawn(move || {
+                std::fs::create_dir_all(&sub).unwrap();
+                let job = sub.join("ss.fio");
+                std::fs::write(
+                    &job,
+                    format!(
+                        "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\n\
+                         steadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
+                        sub.display()
+                    ),
+                )
+                .unwrap();
+                let mut c = if who == "fio" {
+                    fio().unwrap()
+                } else {
+                    iobench()
+                };
+                c.args([
+                    format!("--client=localhost,{p}"),
+                    "--output-format=json".to_string(),
+                    job.display().to_string(),
+                ])
+                .current_dir(&sub);
+                c.output().unwrap()
+            })
+        };
+        let a = run("fio", pf);
+        let b = run("fio", pi);
+        let c = run("iobench", pf);
+        (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
+    });
+    let (reference, from_iobench_server, by_iobench_client) = (
+        json(reference),
+        json(from_iobench_server),
+        json(by_iobench_client),
+    );
     for ss in [&from_iobench_server, &by_iobench_client] {
         let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
         keys(&reference, "", &mut ka);
@@ -947,4 +1017,145 @@ fn iobench_client_terse_is_fios() {
     let b = shape(iobench_client(&args, &dir));
     assert_eq!(a, b);
     assert_eq!(b.last().map(|x| x.1.as_str()), Some("All clients"));
+}
+
+#[test]
+fn remote_config_runs_the_servers_own_job_file() {
+    let dir = scratch("cs_remote");
+    let job = job_file(&dir);
+    let pi = free_port();
+    let _is = iobench_server(pi, &dir);
+    let mut runs = vec![iobench_client(
+        &[
+            format!("--client=localhost,{pi}"),
+            format!("--remote-config={}", job.display()),
+        ],
+        &dir,
+    )];
+    if fio().is_some() {
+        let pf = free_port();
+        let _fs = fio_server(pf);
+        // fio's client against iobench's server, iobench's client against fio's.
+        runs.push(fio_client(
+            &[
+                format!("--client=localhost,{pi}"),
+                format!("--remote-config={}", job.display()),
+            ],
+            &dir,
+        ));
+        runs.push(iobench_client(
+            &[
+                format!("--client=localhost,{pf}"),
+                format!("--remote-config={}", job.display()),
+            ],
+            &dir,
+        ));
+    }
+    for o in runs {
+        let out = text(&o);
+        assert!(
+            o.status.success(),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.contains("issued rwts: total=256,0,0,0"), "{out}");
+        assert!(out.contains("issued rwts: total=0,256,0,0"), "{out}");
+    }
+    let o = iobench_client(
+        &[
+            format!("--client=localhost,{pi}"),
+            "--remote-config=/nonexistent/x.fio".into(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("/nonexistent/x.fio"), "{}", text(&o));
+}
+
+#[test]
+fn group_reporting_through_fio_client_matches_fio_server() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_groups");
+    let job = dir.join("gr.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[global]\nioengine=psync\nsize=256k\nbs=4k\ndirectory={}\ngroup_reporting\n\n\
+             [a]\nrw=read\nnumjobs=2\n\n[b]\nrw=write\nnumjobs=2\nnew_group\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    let (pf, pi) = (free_port(), free_port());
+    let _fs = fio_server(pf);
+    let _is = iobench_server(pi, &dir);
+    let run = |p: u16| {
+        let o = fio_client(
+            &[
+                format!("--client=localhost,{p}"),
+                "--output-format=json".into(),
+                job.display().to_string(),
+            ],
+            &dir,
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        json_of(&o)
+    };
+    let (a, b) = (run(pf), run(pi));
+    let (ca, cb) = (
+        a["client_stats"].as_array().unwrap(),
+        b["client_stats"].as_array().unwrap(),
+    );
+    assert_eq!(ca.len(), cb.len());
+    for (x, y) in ca.iter().zip(cb) {
+        for k in ["jobname", "groupid", "job options"] {
+            // fio's client finds job options by thread number: "b" has none, from either.
+            assert_eq!(x[k], y[k], "{k} of {}", x["jobname"]);
+        }
+        for d in ["read", "write"] {
+            assert_eq!(
+                x[d]["total_ios"], y[d]["total_ios"],
+                "{d} of {}",
+                x["jobname"]
+            );
+        }
+    }
+}
+
+#[test]
+fn several_servers_reports_say_whose_they_are() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_whose");
+    let job = job_file(&dir);
+    let (p1, p2) = (free_port(), free_port());
+    let _s1 = fio_server(p1);
+    let _s2 = fio_server(p2);
+    let hosts = dir.join("hosts");
+    std::fs::write(&hosts, format!("localhost,{p1}\nlocalhost,{p2}\n")).unwrap();
+    let o = iobench_client(
+        &[
+            format!("--client={}", hosts.display()),
+            job.display().to_string(),
+        ],
+        &dir,
+    );
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    // Each server's report starts with its name (fio's client prints none: fio#1931) ...
+    for p in [p1, p2] {
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("hostname=") && l.ends_with(&format!(", port {p}")))
+            .unwrap_or_else(|| panic!("no header for port {p}: {out}"));
+        assert!(lines[at + 1].starts_with("r1: (groupid=0"), "{out}");
+    }
+    // ... and every text line is whole: one `<host>` prefix at its start, none inside.
+    for l in out.lines().filter(|l| l.starts_with('<')) {
+        assert_eq!(l.matches("> ").count(), 1, "{l}");
+    }
 }

@@ -17,7 +17,7 @@ use crate::server::Stream;
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -27,6 +27,8 @@ struct Client {
     stream: Option<Stream>,
     /// fio's `skip_newline`: the last text line ended without a newline.
     skip_newline: bool,
+    /// Text received but not yet printed: the part after its last newline.
+    pending: String,
     /// Reports announced in START (fio's `nr_stat`).
     nr_stat: u32,
     stop: Option<Stop>,
@@ -38,13 +40,18 @@ struct Client {
     sync: bool,
     /// Its files are laid out and its jobs wait for the go.
     ready: bool,
+    /// START answers still due before RUN is sent.
+    starts_pending: usize,
+    /// RUN was sent.
+    running: bool,
 }
 
-/// Set by SIGINT/SIGTERM: the servers are asked to stop (QUIT) and their results printed.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
+/// results printed; at the second the client stops waiting for them.
+static INTERRUPTED: AtomicU32 = AtomicU32::new(0);
 
 extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
+    INTERRUPTED.fetch_add(1, Ordering::Relaxed);
 }
 
 /// Ctrl-C stops the servers' runs instead of the client, as fio's client does.
@@ -91,6 +98,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             host,
             stream: None,
             skip_newline: false,
+            pending: String::new(),
             nr_stat: 0,
             stop: None,
             done: false,
@@ -98,6 +106,8 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             probed: false,
             sync: false,
             ready: false,
+            starts_pending: 0,
+            running: false,
         };
         match Stream::connect(&h.endpoint) {
             Ok(s) => c.stream = Some(s),
@@ -112,11 +122,14 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     let (tx, rx) = mpsc::channel::<Event>();
     for (i, (c, h)) in clients.iter_mut().zip(&a.hosts).enumerate() {
         let Some(s) = c.stream.as_mut() else { continue };
-        if let Err(e) = start_client(s, h, a) {
-            eprintln!("iobench: client <{}>: {e}", h.given);
-            ok = false;
-            c.done = true;
-            continue;
+        match start_client(s, h, a) {
+            Ok(n) => c.starts_pending = n,
+            Err(e) => {
+                eprintln!("iobench: client <{}>: {e}", h.given);
+                ok = false;
+                c.done = true;
+                continue;
+            }
         }
         let mut reader = match s.try_clone() {
             Ok(r) => r,
@@ -143,20 +156,19 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         });
     }
     drop(tx);
-    // Every job is sent before any server is told to run, as fio's client does.
-    for c in clients.iter_mut().filter(|c| !c.done) {
-        if let Some(s) = c.stream.as_mut() {
-            if let Err(e) = send(s, op::RUN, 0, &[]) {
-                c.lost = Some(format!("RUN: {e}"));
-                c.done = true;
-            }
-        }
-    }
     let mut go_sent = false;
     let mut quit_sent = false;
     catch_signals();
     while clients.iter().any(|c| !c.done) {
-        if INTERRUPTED.load(Ordering::Relaxed) && !quit_sent {
+        let signals = INTERRUPTED.load(Ordering::Relaxed);
+        if signals > 1 {
+            for c in clients.iter_mut().filter(|c| !c.done) {
+                c.lost = Some("interrupted".into());
+                c.done = true;
+            }
+            break;
+        }
+        if signals > 0 && !quit_sent {
             quit_sent = true;
             for c in clients.iter_mut().filter(|c| !c.done) {
                 if let Some(s) = c.stream.as_mut() {
@@ -184,6 +196,13 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         }
     }
     for c in &mut clients {
+        if !c.pending.is_empty() {
+            printer.text(&format!("{}\n", std::mem::take(&mut c.pending)))?;
+        }
+        if c.lost.is_none() && !c.running && c.stream.is_some() {
+            // It quit without running (its jobs did not parse): its text said why.
+            ok = false;
+        }
         if let Some(why) = &c.lost {
             printer.text(&format!(
                 "client: host={} disconnected ({why})\n",
@@ -224,8 +243,12 @@ fn maybe_go(clients: &mut [Client]) -> bool {
     true
 }
 
-/// PROBE, then the output flags (JOBLINE) and the job files (JOB or LOAD_FILE).
-fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), String> {
+/// PROBE, then the output flags (JOBLINE) and the job files (JOB or LOAD_FILE). Returns
+/// how many START answers to wait for before RUN: a server that cannot parse a job answers
+/// with its error and QUIT instead, and closes; a RUN sent to it then would arrive after
+/// it closed and reset the connection, losing its last messages.
+fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
+    let mut starts = 0;
     let server = match &h.endpoint {
         Endpoint::Unix(_) => "sock".to_string(),
         Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
@@ -240,6 +263,7 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
         let mut line = vec!["fio".to_string()];
         line.extend(a.forward.iter().cloned());
         send(s, op::JOBLINE, 0, &pdu::encode_jobline(&line, 1)).map_err(e)?;
+        starts += 1;
     }
     let files: Vec<(String, bool)> = if h.files.is_empty() {
         a.shared_files.iter().map(|f| (f.clone(), false)).collect()
@@ -254,6 +278,7 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
         );
     }
     for (f, remote) in files {
+        starts += 1;
         if remote {
             send(s, op::LOAD_FILE, 0, &pdu::encode_load_file(&f, 1)).map_err(e)?;
         } else {
@@ -262,7 +287,7 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<(), St
             send(s, op::JOB, 0, &pdu::encode_job(&text, pdu::CLIENT_TYPE_CLI)).map_err(e)?;
         }
     }
-    Ok(())
+    Ok(starts)
 }
 
 /// One message from a server.
@@ -285,17 +310,33 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
         Message::Text(t) => {
             let name = c.host.display_name().to_string();
-            let mut line = String::new();
             // fio leaves the `<host>` prefix out of terse output only.
             if !c.skip_newline && !printer.terse() {
-                line.push_str(&format!("<{name}> "));
+                c.pending.push_str(&format!("<{name}> "));
             }
-            line.push_str(&t.text);
+            c.pending.push_str(&t.text);
             c.skip_newline = !t.text.contains('\n');
-            // fio's client prints every level where the report goes.
-            printer.text(&line)?;
+            // fio's client prints every level where the report goes, as it comes; here
+            // only whole lines, so that two servers' lines never mix within a line
+            // (fio#673).
+            if let Some(end) = c.pending.rfind('\n') {
+                let whole: String = c.pending.drain(..=end).collect();
+                printer.text(&whole)?;
+            }
         }
-        Message::Start(s) => c.nr_stat += s.stat_outputs,
+        Message::Start(s) => {
+            c.nr_stat += s.stat_outputs;
+            c.starts_pending = c.starts_pending.saturating_sub(1);
+            if c.starts_pending == 0 && !c.running {
+                c.running = true;
+                if let Some(st) = c.stream.as_mut() {
+                    if let Err(e) = send(st, op::RUN, 0, &[]) {
+                        c.lost = Some(format!("RUN: {e}"));
+                        c.done = true;
+                    }
+                }
+            }
+        }
         Message::JobOpt(o) => add_job_opt(c, o, printer),
         Message::Ts(ts) => {
             printer.thread(&mut c.host, *ts);
@@ -313,6 +354,9 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
         Message::Quit => {
             c.done = true;
+            if !c.pending.is_empty() {
+                printer.text(&std::mem::take(&mut c.pending))?;
+            }
             printer.host_done(&c.host)?;
         }
         Message::Iolog(log) => {

@@ -77,6 +77,8 @@ pub struct Printer {
     hosts: Vec<ClientStats>,
     /// All of them are iobench servers (the first-done / last-done lines are printed).
     all_iobench: bool,
+    /// More than one server: each report starts with its server's name.
+    several: bool,
     last_host: Option<(String, u16)>,
 }
 
@@ -100,6 +102,7 @@ impl Printer {
             disk_util: Vec::new(),
             hosts: Vec::new(),
             all_iobench: true,
+            several: a.hosts.len() > 1,
             last_host: None,
         })
     }
@@ -210,8 +213,9 @@ impl Printer {
             disks: h.disks.clone(),
         });
         if !h.buf.is_empty() {
-            // Beyond fio, for iobench servers: the report says whose it is.
-            let head = if self.normal && h.version.starts_with("iobench") {
+            // Beyond fio, for iobench servers and whenever several servers report: the
+            // report says whose it is (fio's leave readers guessing, fio#1931).
+            let head = if self.normal && (h.version.starts_with("iobench") || self.several) {
                 format!("hostname={}, port {}\n", h.display_name(), h.port)
             } else {
                 String::new()

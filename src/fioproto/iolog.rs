@@ -44,7 +44,16 @@ pub struct WireLog {
     pub samples: Vec<Sample>,
     /// A `STORE_COMPRESSED` log's bytes, to be written as they are.
     pub raw: Vec<u8>,
+    /// A histogram log's bins, one array of fio's latency buckets per sample (the
+    /// difference since the previous sample, as fio's server sends them).
+    pub hist: Vec<Vec<u64>>,
+    /// `log_hist_coarseness`: bins are summed in groups of 2^this when written.
+    pub hist_coarseness: u32,
 }
+
+/// Bytes of fio's `struct io_u_plat_entry` that follows each histogram sample: a list
+/// head (two pointers) and the bucket counts.
+const PLAT_ENTRY: usize = 16 + 8 * crate::stats::hist::PLAT_NR;
 
 fn entry_len(offset: bool) -> usize {
     if offset {
@@ -68,6 +77,8 @@ impl WireLog {
             name: f.cstr(32, 256)?,
             samples: Vec::new(),
             raw: Vec::new(),
+            hist: Vec::new(),
+            hist_coarseness: f.u32(28)?.min(6),
         };
         if log.name.contains('/') && log.name.split('/').any(|c| c == "..") {
             return Err(ProtoError::Malformed {
@@ -80,13 +91,8 @@ impl WireLog {
             log.raw = body.to_vec();
             return Ok(log);
         }
-        if log.log_type == LOG_TYPE_HIST {
-            return Err(ProtoError::Malformed {
-                op: "IOLOG",
-                why: "histogram logs (write_hist_log) are not supported over the network".into(),
-            });
-        }
-        let esz = entry_len(log_offset);
+        let hist = log.log_type == LOG_TYPE_HIST;
+        let esz = entry_len(log_offset) + if hist { PLAT_ENTRY } else { 0 };
         let want = nr.saturating_mul(esz as u64);
         if want > MAX_INFLATED {
             return Err(ProtoError::Malformed {
@@ -135,11 +141,19 @@ impl WireLog {
                     None
                 },
             });
+            if hist {
+                let at = o + entry_len(log_offset) + 16;
+                let bins = (0..crate::stats::hist::PLAT_NR)
+                    .map(|b| s.u64(at + 8 * b))
+                    .collect::<Result<Vec<u64>, _>>()?;
+                log.hist.push(bins);
+            }
         }
         Ok(log)
     }
 
-    /// An uncompressed IOLOG payload (tests; iobench's server sends its logs this way).
+    /// An uncompressed IOLOG payload; a histogram log's samples each carry their bucket
+    /// array (after an empty list head), as fio lays them out.
     pub fn encode(&self) -> Vec<u8> {
         let mut i = Image::new(HDR_LEN);
         i.u64(0, self.samples.len() as u64);
@@ -148,9 +162,10 @@ impl WireLog {
         i.u32(16, 0);
         i.u32(20, self.log_offset as u32);
         i.u32(24, self.log_prio as u32);
+        i.u32(28, self.hist_coarseness);
         i.cstr(32, 256, &self.name);
         let mut v = i.0;
-        for s in &self.samples {
+        for (k, s) in self.samples.iter().enumerate() {
             let mut e = Image::new(entry_len(self.log_offset));
             e.u64(0, s.time_ms);
             e.u64(8, s.value);
@@ -161,14 +176,52 @@ impl WireLog {
                 e.u64(32, off);
             }
             v.extend_from_slice(&e.0);
+            if self.log_type == LOG_TYPE_HIST {
+                let bins = self.hist.get(k).map(Vec::as_slice).unwrap_or(&[]);
+                v.extend_from_slice(&[0u8; 16]);
+                for b in 0..crate::stats::hist::PLAT_NR {
+                    v.extend_from_slice(&bins.get(b).copied().unwrap_or(0).to_le_bytes());
+                }
+            }
         }
         v
+    }
+
+    /// The IOLOG payload with its samples zlib-compressed (`XMIT_COMPRESSED`), as fio's
+    /// server sends logs to a client that announced zlib in PROBE.
+    pub fn encode_compressed(&self) -> Vec<u8> {
+        use std::io::Write;
+        let plain = self.encode();
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        if z.write_all(&plain[HDR_LEN..]).is_err() {
+            return plain;
+        }
+        let Ok(body) = z.finish() else {
+            return plain;
+        };
+        let mut out = plain[..HDR_LEN].to_vec();
+        out[16..20].copy_from_slice(&XMIT_COMPRESSED.to_le_bytes());
+        out.extend_from_slice(&body);
+        out
     }
 
     /// The log's text, as fio's client writes it.
     pub fn text(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
+        if self.log_type == LOG_TYPE_HIST {
+            // `time, ddir, bs, ` then the bins summed in strides of 2^coarseness.
+            let stride = 1usize << self.hist_coarseness;
+            for (s, bins) in self.samples.iter().zip(&self.hist) {
+                let dir = s.ddir & !(OFFSET_BIT | PRIO_BIT);
+                let _ = write!(out, "{}, {}, {}", s.time_ms, dir, s.bs);
+                for chunk in bins.chunks(stride) {
+                    let _ = write!(out, ", {}", chunk.iter().sum::<u64>());
+                }
+                out.push('\n');
+            }
+            return out;
+        }
         for s in &self.samples {
             let prio = if s.ddir & PRIO_BIT != 0 {
                 format!("0x{:04x}", s.priority)
@@ -220,6 +273,8 @@ mod tests {
                 3
             ],
             raw: Vec::new(),
+            hist: Vec::new(),
+            hist_coarseness: 0,
         };
         let plain = log.encode();
         assert_eq!(WireLog::decode(&plain).unwrap(), log);
@@ -230,6 +285,10 @@ mod tests {
         packed.extend_from_slice(&z.finish().unwrap());
         let back = WireLog::decode(&packed).unwrap();
         assert_eq!(back.samples, log.samples);
+        assert_eq!(
+            WireLog::decode(&log.encode_compressed()).unwrap().samples,
+            log.samples
+        );
         assert_eq!(back.text(), "500, 1234, 0, 4096, 0\n".repeat(3));
         // Garbage instead of zlib data is an error, not a panic.
         let mut bad = plain[..HDR_LEN].to_vec();

@@ -81,6 +81,10 @@ struct Conn {
     sync: bool,
     /// This side's address of the connection (none on a Unix socket).
     local: Option<String>,
+    /// The client inflates zlib: logs are sent compressed, as fio's server sends them.
+    zlib: bool,
+    /// The jobs did not parse: the client was told (text, QUIT) and a RUN is ignored.
+    refused: bool,
 }
 
 /// Serves one connection until the client closes it.
@@ -110,6 +114,8 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         run: None,
         sync: false,
         local,
+        zlib: false,
+        refused: false,
     };
     let mut reader = reader;
     loop {
@@ -164,7 +170,7 @@ impl Conn {
             pdu::Message::Job(text) => {
                 std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
                 let path = self.dir.join(format!("job{}.fio", self.files.len()));
-                std::fs::write(&path, text).map_err(|e| e.to_string())?;
+                std::fs::write(&path, includes_from_cwd(&text)).map_err(|e| e.to_string())?;
                 self.files.push(path.display().to_string());
                 self.parsed()
             }
@@ -234,11 +240,11 @@ impl Conn {
             arch: pdu::ARCH_X86_64,
             bpp: std::mem::size_of::<usize>() as u8,
             cpus: cpus(),
-            // Agreed as fio agrees it; iobench may still send a log uncompressed, which
-            // fio's client accepts (each IOLOG says whether it is compressed).
+            // Agreed as fio agrees it: logs then travel compressed.
             flags: p.flags & (pdu::PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START),
         };
         self.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
+        self.zlib = p.flags & pdu::PROBE_FLAG_ZLIB != 0;
         Ok(send_msg(&self.w, op::PROBE, cmd.tag, &reply.encode()))
     }
 
@@ -264,12 +270,17 @@ impl Conn {
             Err(e) => {
                 send_text(&self.w, Text::ERR, &format!("iobench: {e}\n"));
                 send_msg(&self.w, op::QUIT, 0, &[]);
+                self.refused = true;
                 Ok(true)
             }
         }
     }
 
     fn start_run(&mut self) -> Result<bool, String> {
+        if self.refused {
+            // fio's client sends RUN without waiting: the refusal already went out.
+            return Ok(true);
+        }
         if self.run.is_some() {
             send_text(
                 &self.w,
@@ -297,6 +308,9 @@ impl Conn {
             .stderr(Stdio::piped());
         if let Some(a) = &self.local {
             cmd.env(job::ADDR_ENV, a);
+        }
+        if self.zlib {
+            cmd.env(job::ZLIB_ENV, "1");
         }
         if self.sync {
             cmd.env(job::SYNC_ENV, "1").stdin(Stdio::piped());
@@ -392,6 +406,30 @@ impl Conn {
     }
 }
 
+/// A job sent as text has no directory of its own: as fio's server does, its relative
+/// `include`s name files in the server's working directory. The text is kept in a
+/// scratch directory, so they are made absolute.
+fn includes_from_cwd(text: &str) -> String {
+    let Ok(cwd) = std::env::current_dir() else {
+        return text.to_string();
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        match t
+            .strip_prefix("include")
+            .filter(|r| r.starts_with([' ', '\t']))
+        {
+            Some(rest) if !rest.trim().starts_with('/') && !rest.trim().is_empty() => {
+                let name = rest.trim();
+                out.push_str(&format!("include {}\n", cwd.join(name).display()));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// Sends what a child prints, line by line, as TEXT of `level`.
 fn forward<R: Read + Send + 'static>(
     mut src: R,
@@ -425,4 +463,22 @@ fn forward<R: Read + Send + 'static>(
             send_text(&w, level, &String::from_utf8_lossy(&pending));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_includes_name_the_servers_directory() {
+        let cwd = std::env::current_dir().unwrap();
+        let out = includes_from_cwd("[a]\ninclude common.fio\n  include /abs.fio\nrw=read\n");
+        assert_eq!(
+            out,
+            format!(
+                "[a]\ninclude {}\n  include /abs.fio\nrw=read\n",
+                cwd.join("common.fio").display()
+            )
+        );
+    }
 }

@@ -55,6 +55,9 @@ pub fn server_file_names(jobs: &mut [Job], addr: &str) {
     }
 }
 
+/// Set in the child's environment when the client inflates zlib (PROBE): logs go compressed.
+pub const ZLIB_ENV: &str = "IOBENCH_SERVER_ZLIB";
+
 /// Set in the child's environment for a synchronised start.
 pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
 /// The line a synchronised child prints when its files are laid out; the server turns it
@@ -134,8 +137,11 @@ pub fn counts(jobs: &[Job]) -> (u32, u32) {
     (threads, reports)
 }
 
-/// Each reported job's fio thread number: that of the last clone merged into it (1-based,
-/// counting every clone), as fio fills `thread_stat.thread_number`.
+/// Each reported job's fio thread number: that of the first clone merged into it (1-based,
+/// counting every clone), as fio fills `thread_stat.thread_number`. fio's client looks the
+/// job's options up by it (minus one) among lists sent by report index, so with
+/// `group_reporting` and `numjobs` it finds the wrong list or none; a fio client shows
+/// the same from this server as from fio's.
 fn thread_numbers(jobs: &[Job], outcome: &RunOutcome) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::new();
     let mut last: Option<u32> = None;
@@ -147,10 +153,9 @@ fn thread_numbers(jobs: &[Job], outcome: &RunOutcome) -> Vec<u32> {
             .get(r.job_index)
             .is_some_and(|j| j.report.group_reporting);
         if out.is_empty() || !grouped || last != Some(r.groupid) {
-            out.push(0);
+            out.push(k as u32 + 1);
         }
         last = Some(r.groupid);
-        *out.last_mut().expect("pushed") = k as u32 + 1;
     }
     out
 }
@@ -194,7 +199,8 @@ pub fn global_options(jobs: &[Job]) -> Vec<(String, String)> {
 /// reported job its options and its TS, then each group's GS, then each disk's DU.
 pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> Vec<u8> {
     // fio's server sends each job's logs as it ends, before the reports.
-    let mut out = super::logs::messages(jobs);
+    let zlib = std::env::var_os(ZLIB_ENV).is_some();
+    let mut out = super::logs::messages(jobs, zlib);
     for (name, value) in global_options(jobs) {
         let o = JobOpt {
             global: true,

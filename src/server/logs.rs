@@ -65,9 +65,45 @@ fn parse(text: &str, offset: bool, prio: bool) -> Vec<Sample> {
     out
 }
 
-/// The IOLOG messages of every log the jobs wrote, in job and clone order; each file sent
-/// is removed.
-pub fn messages(jobs: &[Job]) -> Vec<u8> {
+/// Reads a histogram log back (`time, ddir, bs, bin…`, bins already summed in strides of
+/// 2^`coarseness`) as fio's wire form wants it: full bucket arrays. Each summed bin goes to
+/// the first bucket of its stride, so the client, summing the same strides, writes the
+/// very lines the run wrote.
+fn parse_hist(text: &str, coarseness: u32) -> (Vec<Sample>, Vec<Vec<u64>>) {
+    let stride = 1usize << coarseness.min(6);
+    let (mut samples, mut hist) = (Vec::new(), Vec::new());
+    for line in text.lines() {
+        let f: Vec<u64> = line
+            .split(',')
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        if f.len() < 4 {
+            continue;
+        }
+        let mut bins = vec![0u64; crate::stats::hist::PLAT_NR];
+        for (k, v) in f[3..].iter().enumerate() {
+            if let Some(b) = bins.get_mut(k * stride) {
+                *b = *v;
+            }
+        }
+        samples.push(Sample {
+            time_ms: f[0],
+            value: 0,
+            ddir: f[1] as u32,
+            priority: 0,
+            bs: f[2],
+            offset: None,
+        });
+        hist.push(bins);
+    }
+    (samples, hist)
+}
+
+/// The IOLOG messages of every log the jobs wrote, in job and clone order, compressed when
+/// the client can inflate them (`zlib`); each file sent is removed.
+pub fn messages(jobs: &[Job], zlib: bool) -> Vec<u8> {
     let mut out = Vec::new();
     let mut sent: Vec<String> = Vec::new();
     let mut first = 1u64;
@@ -81,6 +117,38 @@ pub fn messages(jobs: &[Job]) -> Vec<u8> {
                 (cfg.lat.as_deref(), &["lat", "slat", "clat"]),
                 (cfg.iops.as_deref(), &["iops"]),
             ];
+            if let Some(prefix) = cfg.hist.as_deref() {
+                let name = if cfg.per_job {
+                    format!("{prefix}_clat_hist.{tn}.log")
+                } else {
+                    format!("{prefix}_clat_hist.log")
+                };
+                if !sent.contains(&name) {
+                    if let Ok(text) = std::fs::read_to_string(&name) {
+                        let (samples, hist) = parse_hist(&text, cfg.hist_coarse);
+                        let log = WireLog {
+                            thread_number: tn as u32,
+                            log_type: crate::fioproto::iolog::LOG_TYPE_HIST,
+                            compressed: 0,
+                            log_offset: false,
+                            log_prio: false,
+                            name: name.clone(),
+                            samples,
+                            raw: Vec::new(),
+                            hist,
+                            hist_coarseness: cfg.hist_coarse.min(6),
+                        };
+                        let payload = if zlib {
+                            log.encode_compressed()
+                        } else {
+                            log.encode()
+                        };
+                        out.extend(encode(op::IOLOG, 0, &payload));
+                        let _ = std::fs::remove_file(&name);
+                        sent.push(name);
+                    }
+                }
+            }
             for (prefix, names) in kinds {
                 let Some(prefix) = prefix else { continue };
                 for kind in names {
@@ -104,8 +172,15 @@ pub fn messages(jobs: &[Job]) -> Vec<u8> {
                         name: name.clone(),
                         samples: parse(&text, cfg.offset, cfg.prio),
                         raw: Vec::new(),
+                        hist: Vec::new(),
+                        hist_coarseness: 0,
                     };
-                    out.extend(encode(op::IOLOG, 0, &log.encode()));
+                    let payload = if zlib {
+                        log.encode_compressed()
+                    } else {
+                        log.encode()
+                    };
+                    out.extend(encode(op::IOLOG, 0, &payload));
                     let _ = std::fs::remove_file(&name);
                     sent.push(name);
                 }
@@ -121,6 +196,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn histogram_lines_travel_unchanged() {
+        // Coarseness 4: 1856 / 16 = 116 summed bins a line.
+        let bins: Vec<String> = (0..116).map(|k| (k * 7 % 5).to_string()).collect();
+        let text = format!("500, 0, 4096, {}\n", bins.join(", "));
+        let (samples, hist) = parse_hist(&text, 4);
+        let log = WireLog {
+            thread_number: 1,
+            log_type: crate::fioproto::iolog::LOG_TYPE_HIST,
+            compressed: 0,
+            log_offset: false,
+            log_prio: false,
+            name: "h_clat_hist.1.log".into(),
+            samples,
+            raw: Vec::new(),
+            hist,
+            hist_coarseness: 4,
+        };
+        let back = WireLog::decode(&log.encode_compressed()).unwrap();
+        assert_eq!(back.text(), text);
+    }
+
+    #[test]
     fn log_lines_read_back_as_fio_writes_them() {
         let text = "0, 20240, 1, 4096, 0\n5, 3054, 0, 4096, 1\n";
         let s = parse(text, false, false);
@@ -134,6 +231,8 @@ mod tests {
             name: "x".into(),
             samples: s,
             raw: Vec::new(),
+            hist: Vec::new(),
+            hist_coarseness: 0,
         };
         assert_eq!(log.text(), text);
         let with_offset = "3, 7, 1, 4096, 8192, 0x0000\n";

@@ -118,6 +118,51 @@ fn a_bad_address_fails_before_the_run() {
     assert_ne!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--metrics=256.0.0.1:80"), "{err}");
+    // No port, and a port already taken: each named, nothing run.
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy = format!("--metrics={}", taken.local_addr().unwrap());
+    for arg in ["--metrics=127.0.0.1", busy.as_str()] {
+        let mut cmd = iobench();
+        cmd.args(["--name=m", "--ioengine=null", "--size=1m", arg]);
+        let out = run(cmd);
+        assert_ne!(out.status.code(), Some(0), "{arg}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(arg) && err.contains("cannot listen"),
+            "{arg}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{arg}: nothing ran");
+    }
+}
+
+#[test]
+fn total_latency_when_only_that_histogram_is_kept() {
+    let port = free_port();
+    let mut cmd = iobench();
+    cmd.args([
+        "--name=t",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=2500ms",
+        "--rate_iops=2000",
+        "--clat_percentiles=0",
+        "--lat_percentiles=1",
+        "--output-format=terse",
+    ])
+    .arg(format!("--metrics=127.0.0.1:{port}"))
+    .stdout(Stdio::null());
+    let mut child = Reaped(cmd.spawn().unwrap());
+    std::thread::sleep(Duration::from_millis(1700));
+    let text = http_get(port, "/metrics").expect("the endpoint answers");
+    assert!(
+        text.contains("# TYPE iobench_lat_seconds histogram"),
+        "{text}"
+    );
+    assert!(!text.contains("iobench_clat_seconds_bucket"), "{text}");
+    let series = "iobench_lat_seconds_count{job=\"t\",group=\"0\",dir=\"read\"}";
+    assert!(value(&text, series).unwrap() > 0.0, "{text}");
+    assert!(child.0.wait().unwrap().success());
 }
 
 fn prometheus() -> Option<Command> {

@@ -121,9 +121,12 @@ fn esc(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// The histogram's upper bounds in ns: 1 µs doubling up to about 17 s.
+/// The histogram's upper bounds in ns: the powers of two from 128 ns to 2^33 ns (8.6 s),
+/// each the first edge of one of fio's bucket groups, so every count is exact (a bound
+/// counts the latencies below it); 2^33 starts fio's last group, past which its buckets
+/// have no edges at powers of two.
 fn bounds_ns() -> impl Iterator<Item = u64> {
-    (0..25).map(|k| 1000u64 << k)
+    (7..=33).map(|k| 1u64 << k)
 }
 
 /// One job's clones summed: (name, group, per-direction stats).
@@ -136,7 +139,9 @@ fn per_job(o: &RunOutcome) -> Vec<JobStats> {
                     j.dir[d].ios += s.dir[d].ios;
                     j.dir[d].bytes += s.dir[d].bytes;
                     j.dir[d].clat.merge(&s.dir[d].clat);
+                    j.dir[d].lat.merge(&s.dir[d].lat);
                     j.dir[d].hist[1].merge(&s.dir[d].hist[1]);
+                    j.dir[d].hist[2].merge(&s.dir[d].hist[2]);
                 }
                 j.inflight += s.inflight;
             }
@@ -205,43 +210,55 @@ fn render(s: &State) -> String {
             j.inflight
         ));
     }
-    header(
-        &mut out,
-        "iobench_clat_seconds",
-        "histogram",
-        "Completion latency, from fio's histogram.",
-    );
-    for j in &jobs {
-        for (d, dn) in dirs.iter().enumerate() {
+    // Completion latency (fio's default percentiles); total latency for a direction
+    // that keeps only that histogram (clat_percentiles=0, lat_percentiles=1).
+    let families = [
+        (
+            "iobench_clat_seconds",
+            1,
+            "Completion latency, from fio's histogram.",
+        ),
+        (
+            "iobench_lat_seconds",
+            2,
+            "Total latency, from fio's histogram (kept without clat's).",
+        ),
+    ];
+    for (family, k, help) in families {
+        let series: Vec<(&JobStats, usize)> = jobs
+            .iter()
+            .flat_map(|j| (0..3).map(move |d| (j, d)))
+            .filter(|(j, d)| {
+                let dir = &j.dir[*d];
+                dir.ios > 0 && !dir.hist[k].is_empty() && (k == 1 || dir.hist[1].is_empty())
+            })
+            .collect();
+        if series.is_empty() {
+            continue;
+        }
+        header(&mut out, family, "histogram", help);
+        for (j, d) in series {
             let dir = &j.dir[d];
-            if dir.ios == 0 || dir.hist[1].is_empty() {
-                continue;
-            }
+            let stat = if k == 1 { &dir.clat } else { &dir.lat };
             let labels = format!(
-                "job=\"{}\",group=\"{}\",dir=\"{dn}\"",
+                "job=\"{}\",group=\"{}\",dir=\"{}\"",
                 esc(&j.name),
-                j.groupid
+                j.groupid,
+                dirs[d]
             );
-            let buckets = dir.hist[1].buckets();
-            let mut idx = 0;
-            let mut cum = 0u64;
+            let buckets = dir.hist[k].buckets();
             for b in bounds_ns() {
-                while idx < buckets.len() && hist::val_of(idx) <= b {
-                    cum += buckets[idx];
-                    idx += 1;
-                }
-                out.push_str(&format!(
-                    "iobench_clat_seconds_bucket{{{labels},le=\"{}\"}} {cum}\n",
-                    b as f64 / 1e9
-                ));
+                let cum: u64 = buckets[..hist::idx_of(b)].iter().sum();
+                let le = b as f64 / 1e9;
+                out.push_str(&format!("{family}_bucket{{{labels},le=\"{le}\"}} {cum}\n"));
             }
-            let total = dir.hist[1].total();
+            let total = dir.hist[k].total();
             out.push_str(&format!(
-                "iobench_clat_seconds_bucket{{{labels},le=\"+Inf\"}} {total}\n"
+                "{family}_bucket{{{labels},le=\"+Inf\"}} {total}\n"
             ));
-            let sum = dir.clat.mean * dir.clat.samples as f64 / 1e9;
-            out.push_str(&format!("iobench_clat_seconds_sum{{{labels}}} {sum}\n"));
-            out.push_str(&format!("iobench_clat_seconds_count{{{labels}}} {total}\n"));
+            let sum = stat.mean * stat.samples as f64 / 1e9;
+            out.push_str(&format!("{family}_sum{{{labels}}} {sum}\n"));
+            out.push_str(&format!("{family}_count{{{labels}}} {total}\n"));
         }
     }
     out
@@ -283,10 +300,18 @@ mod tests {
         );
         assert!(text.contains("iobench_inflight{job=\"x\\\"y\",group=\"0\"} 4\n"));
         assert!(
-            text.contains("le=\"0.000001\"} 2\n"),
+            text.contains("le=\"0.000000512\"} 2\n"),
             "500 ns twice: {text}"
         );
-        assert!(text.contains("le=\"0.000002\"} 4\n"));
+        assert!(
+            text.contains("le=\"0.000001024\"} 2\n"),
+            "none in 512..1024 ns"
+        );
+        assert!(
+            text.contains("le=\"0.000002048\"} 4\n"),
+            "1500 ns twice more"
+        );
+        assert!(text.contains("le=\"8.589934592\"} 8\n"), "the last bound");
         assert!(text.contains("le=\"+Inf\"} 8\n"));
         assert!(text
             .contains("iobench_clat_seconds_count{job=\"x\\\"y\",group=\"0\",dir=\"read\"} 8\n"));

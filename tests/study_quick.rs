@@ -272,7 +272,9 @@ fn the_default_preset_averages_and_prints_kdiskmarks_lines() {
         "Random 4 KiB (Q= 1, T= 1):",
     ];
     for (l, title) in lines.iter().zip(titles) {
-        assert_eq!(l.len(), 80, "{l:?}");
+        // Right-aligned in 80 columns; a slow run's wider numbers push past them, as in
+        // KDiskMark, with no padding left.
+        assert!(l.len() == 80 || (l.len() > 80 && !l.starts_with(' ')), "{l:?}");
         let words: Vec<&str> = l.split_whitespace().collect();
         let joined = words.join(" ");
         assert!(joined.starts_with(title), "{joined}");

@@ -14,6 +14,7 @@ pub mod gen;
 pub mod iolog;
 pub mod job;
 pub mod options;
+pub mod osstr;
 pub mod peak;
 pub mod report;
 pub mod run;

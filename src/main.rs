@@ -3,7 +3,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(iobench::osstr::from_os)
+        .collect();
     if args.first().map(String::as_str) == Some("peak") {
         return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
     }
@@ -47,6 +51,13 @@ fn main() -> ExitCode {
     }
     if inv.config.parse_only {
         return ExitCode::SUCCESS;
+    }
+    if let Err(e) = iobench::run::limits::check_jobs(&inv.config, &jobs) {
+        eprintln!("{e}");
+        if jobs.is_empty() {
+            print!("{}", iobench::cli::usage());
+        }
+        return ExitCode::FAILURE;
     }
     if let Err(e) = iobench::report::check_terse_version(&inv.config) {
         eprintln!("iobench: {e}");

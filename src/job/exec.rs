@@ -266,7 +266,12 @@ impl ExecOpts {
             iodepth_batch_complete_max: cmax.min(depth).max(1),
             iodepth_low: low,
             direct,
-            numjobs: r.int("numjobs")?.unwrap_or(1).max(1) as u32,
+            numjobs: match r.int("numjobs")?.unwrap_or(1) {
+                n if n < 1 => {
+                    return Err(r.invalid("numjobs", format!("{n}: at least 1 job is needed")))
+                }
+                n => n.min(u32::MAX as i64) as u32,
+            },
             runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             time_based: r.bool("time_based")?,
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,

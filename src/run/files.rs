@@ -189,6 +189,18 @@ pub fn prepare(
                 (Kind::Block, s)
             }
             Ok(md) if md.file_type().is_char_device() => (Kind::Char, 0),
+            // A FIFO or socket has no size, and opening a FIFO to lay it out would block
+            // forever waiting for a reader (fio: "failed to get file size").
+            Ok(md) if md.file_type().is_fifo() || md.file_type().is_socket() => {
+                return Err(setup_err(
+                    job,
+                    format!(
+                        "failed to get file size of {path}: it is a {}, not a regular \
+                         file or device",
+                        if md.file_type().is_fifo() { "FIFO" } else { "socket" }
+                    ),
+                ));
+            }
             Ok(md) if md.is_dir() => {
                 return Err(setup_err(job, format!("{path} is a directory")));
             }
@@ -273,6 +285,25 @@ pub fn prepare(
                 return Err(setup_err(
                     job,
                     format!("{}: a character device needs size= to be given", t.path),
+                ));
+            }
+            // Without a size, an existing file's data must not be rewritten because the
+            // offset points past its end (fio: "you need to specify valid offset=").
+            Kind::Regular
+                if t.size > 0
+                    && n > t.size
+                    && replay.is_empty()
+                    && job.workload.size.is_none()
+                    && job.files.filesize.is_none()
+                    && !fill =>
+            {
+                return Err(setup_err(
+                    job,
+                    format!(
+                        "you need to specify valid offset=: the job starts past the end of \
+                         {} ({} bytes) and no size= was given",
+                        t.path, t.size
+                    ),
                 ));
             }
             Kind::Regular if n == 0 => {

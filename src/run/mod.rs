@@ -8,6 +8,7 @@ pub mod groups;
 pub mod hooks;
 pub mod io_errors;
 pub mod iosched;
+pub mod limits;
 pub mod live;
 pub mod lockmem;
 pub mod open_files;
@@ -161,6 +162,17 @@ pub(crate) fn info(s: &str) {
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(s.as_bytes());
         let _ = out.flush();
+    }
+}
+
+/// Prints fio's closing line of a failed job: on stdout with the normal report there, on
+/// stderr otherwise, so `--output=FILE` and JSON/terse on stdout stay clean.
+pub(crate) fn error_line(s: &str) {
+    use std::io::Write;
+    if INFO_ON_STDOUT.load(Ordering::Relaxed) {
+        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    } else {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
     }
 }
 

@@ -181,10 +181,11 @@ pub fn prepare(
     let mut targets = Vec::with_capacity(paths.len());
     let mut missing = Vec::with_capacity(paths.len());
     for path in paths {
-        missing.push(std::fs::symlink_metadata(&path).is_err());
-        let (kind, size) = match std::fs::metadata(&path) {
+        let os_path = crate::osstr::to_path(&path);
+        missing.push(std::fs::symlink_metadata(&os_path).is_err());
+        let (kind, size) = match std::fs::metadata(&os_path) {
             Ok(md) if md.file_type().is_block_device() => {
-                let f = File::open(&path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
+                let f = File::open(&os_path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
                 let s = block_size(&f).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
                 (Kind::Block, s)
             }
@@ -271,10 +272,13 @@ pub fn prepare(
                 _ => t.size,
             })
             .collect(),
+        // A replayed log lays out only missing files: an existing file is never extended
+        // (rewritten) because an entry points past its end; that entry fails with EIO, as
+        // in fio.
         _ if !replay.is_empty() => current
             .iter()
             .zip(&replay)
-            .map(|(&c, r)| c.max(r.1))
+            .map(|(&c, r)| if c > 0 { c } else { r.1 })
             .collect(),
         Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
@@ -365,10 +369,12 @@ pub fn prepare(
     }
     for &i in &extend {
         let t = &mut targets[i];
-        t.created = std::fs::metadata(&t.path).is_err();
+        t.created = std::fs::metadata(crate::osstr::to_path(&t.path)).is_err();
         if serialize {
-            layout(job, &t.path, need[i])
-                .map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
+            layout(job, &t.path, need[i]).map_err(|e| crate::error::RunError::Io {
+                job: job.name.clone(),
+                source: crate::error::with_path(&t.path, e),
+            })?;
         } else {
             t.lay_out_to = need[i];
         }
@@ -473,7 +479,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             .write(true)
             .create(true)
             .truncate(true)
-            .open(path)?;
+            .open(crate::osstr::to_path(path))?;
         return Ok(());
     }
     let reads = job_reads(job) || (job.files.overwrite && !job.files.file_append);
@@ -481,7 +487,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
         .write(true)
         .create(true)
         .truncate(reads)
-        .open(path)?;
+        .open(crate::osstr::to_path(path))?;
     let fd = f.as_raw_fd();
     let r = match job.files.fallocate {
         Fallocate::None => 0,
@@ -559,7 +565,7 @@ pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
         .create(create && writes)
         .truncate(false)
         .custom_flags(flags)
-        .open(&t.path)
+        .open(crate::osstr::to_path(&t.path))
         .map_err(|e| crate::error::with_path(&t.path, e))?;
     if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
         f.set_len(t.size)?;
@@ -631,7 +637,7 @@ fn set_write_hint(f: &File, hint: u64, direct: bool) -> io::Result<()> {
 /// Reads `size` bytes of `path` through the page cache so the run starts warm.
 fn pre_read(path: &str, size: u64) -> io::Result<()> {
     use std::io::Read;
-    let mut f = File::open(path)?;
+    let mut f = File::open(crate::osstr::to_path(path))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 && !super::terminating() {
@@ -650,7 +656,7 @@ pub fn unlink_created(targets: &[Target]) {
         .iter()
         .filter(|t| t.created && t.kind == Kind::Regular)
     {
-        let _ = std::fs::remove_file(&t.path);
+        let _ = std::fs::remove_file(crate::osstr::to_path(&t.path));
     }
 }
 

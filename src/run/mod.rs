@@ -459,6 +459,8 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                     Err(e) => {
                         eprintln!("iobench: {e}");
                         failed += 1;
+                        // The job stays in the report with its error, as in fio.
+                        outcome.results.push(failed_stats(job, ji, gids[ji], e.errno()));
                     }
                 }
             }
@@ -481,6 +483,12 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 Err(e) => {
                     eprintln!("iobench: {e}");
                     failed += 1;
+                    outcome.results.push(failed_stats(
+                        spec.job,
+                        spec.job_index,
+                        spec.groupid,
+                        libc::EIO,
+                    ));
                 }
             }
             if spec.job.files.unlink {
@@ -498,6 +506,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// The report entry of a clone that failed before doing any I/O: listed with its errno.
+fn failed_stats(job: &Job, ji: usize, gid: u32, errno: i32) -> JobStats {
+    let mut s = JobStats::for_job(job, ji, gid);
+    s.error = errno;
+    s.failed = true;
+    s
 }
 
 /// Every clone of the run in report order, with its thread number and empty statistics,

@@ -182,7 +182,20 @@ pub fn prepare(
     let mut missing = Vec::with_capacity(paths.len());
     for path in paths {
         let os_path = crate::osstr::to_path(&path);
-        missing.push(std::fs::symlink_metadata(&os_path).is_err());
+        let lmd = std::fs::symlink_metadata(&os_path);
+        missing.push(lmd.is_err());
+        if clone == 0 && job_writes(job) && lmd.is_ok_and(|m| m.file_type().is_symlink()) {
+            // A deliberate difference from fio, which replaces the link with a new file:
+            // iobench writes through it, so say where the data goes.
+            let to = std::fs::canonicalize(&os_path)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "a missing target".into());
+            eprintln!(
+                "iobench: note: {path} is a symbolic link; job '{}' writes through it to {to} \
+                 (fio would replace the link with a regular file)",
+                job.name
+            );
+        }
         let (kind, size) = match std::fs::metadata(&os_path) {
             Ok(md) if md.file_type().is_block_device() => {
                 let f = File::open(&os_path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
@@ -650,8 +663,18 @@ fn pre_read(path: &str, size: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes the files this run created (`unlink=1`); others are left alone.
+/// Removes the files this run created (`unlink=1`); others are left alone. fio deletes
+/// them too; iobench never deletes data it did not make, and says so on stderr.
 pub fn unlink_created(targets: &[Target]) {
+    for t in targets
+        .iter()
+        .filter(|t| !t.created && t.kind == Kind::Regular)
+    {
+        eprintln!(
+            "iobench: note: unlink=1 keeps {}: this run did not create it (fio would delete it)",
+            t.path
+        );
+    }
     for t in targets
         .iter()
         .filter(|t| t.created && t.kind == Kind::Regular)

@@ -220,7 +220,12 @@ pub fn prepare(
             }
             Ok(md) => (Kind::Regular, md.len()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
-            Err(e) => return Err(setup_err(job, format!("{path}: {e}"))),
+            Err(e) => {
+                return Err(crate::error::RunError::Io {
+                    job: job.name.clone(),
+                    source: crate::error::with_path(&path, e),
+                })
+            }
         };
         targets.push(Target {
             path,

@@ -40,8 +40,8 @@ pub struct CliConfig {
     pub status_interval: Option<u64>,
     /// `--section=NAME` (repeatable): only these sections of the first job file run.
     pub sections: Vec<String>,
-    /// `--max-jobs=N`: accepted for compatibility; fio 3.33 ignores it too, since it no
-    /// longer has a fixed job limit.
+    /// `--max-jobs=N`: the most job clones a run may have (fio's limit, 4096, without it);
+    /// see run::limits.
     pub max_jobs: Option<u64>,
     pub warnings_fatal: bool,
     pub terse_version: Option<u32>,

@@ -20,6 +20,7 @@ pub mod gen;
 pub mod iolog;
 pub mod job;
 pub mod options;
+pub mod osstr;
 pub mod peak;
 pub mod present;
 pub mod report;

@@ -3,7 +3,11 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(iobench::osstr::from_os)
+        .collect();
     match args.first().map(String::as_str) {
         Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
         Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
@@ -77,6 +81,14 @@ fn main() -> ExitCode {
     // nothing to merge.
     if inv.config.parse_only || inv.config.merge_blktrace_only {
         return ExitCode::SUCCESS;
+    }
+    // fio's job limit (`--max-jobs`), and no job at all: "No job(s) defined".
+    if let Err(e) = iobench::run::limits::check_jobs(&inv.config, &jobs) {
+        eprintln!("{e}");
+        if jobs.is_empty() {
+            print!("{}", iobench::cli::usage());
+        }
+        return ExitCode::FAILURE;
     }
     let c = &inv.config;
     iobench::fioflags::start_trigger(c.trigger_file.clone(), c.trigger_timeout, c.trigger.clone());

@@ -9,6 +9,7 @@ pub mod groups;
 pub mod hooks;
 pub mod io_errors;
 pub mod iosched;
+pub mod limits;
 pub mod live;
 pub mod lockmem;
 pub mod open_files;
@@ -187,6 +188,17 @@ pub(crate) fn info(s: &str) {
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(s.as_bytes());
         let _ = out.flush();
+    }
+}
+
+/// Prints fio's closing line of a failed job: on stdout with the normal report there, on
+/// stderr otherwise, so `--output=FILE` and JSON/terse on stdout stay clean.
+pub(crate) fn error_line(s: &str) {
+    use std::io::Write;
+    if INFO_ON_STDOUT.load(Ordering::Relaxed) {
+        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    } else {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
     }
 }
 
@@ -482,6 +494,8 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                     Err(e) => {
                         eprintln!("iobench: {e}");
                         failed += 1;
+                        // The job stays in the report with its error, as in fio.
+                        outcome.results.push(failed_stats(job, ji, gids[ji], e.errno()));
                     }
                 }
             }
@@ -505,6 +519,12 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 Err(e) => {
                     eprintln!("iobench: {e}");
                     failed += 1;
+                    outcome.results.push(failed_stats(
+                        spec.job,
+                        spec.job_index,
+                        spec.groupid,
+                        libc::EIO,
+                    ));
                 }
             }
             if spec.job.files.unlink {
@@ -522,6 +542,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// The report entry of a clone that failed before doing any I/O: listed with its errno.
+fn failed_stats(job: &Job, ji: usize, gid: u32, errno: i32) -> JobStats {
+    let mut s = JobStats::for_job(job, ji, gid);
+    s.error = errno;
+    s.failed = true;
+    s
 }
 
 /// Every clone of the run in report order, with its thread number and empty statistics,

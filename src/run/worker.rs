@@ -808,15 +808,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     if error.is_some() {
         cx.stats.failed = true;
         if cx.stats.error != 0 {
-            // fio's closing line for a failed job, on stdout.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stdout().lock(),
-                "iobench: pid={}, err={}/{}",
+            // fio's closing line for a failed job.
+            super::error_line(&format!(
+                "iobench: pid={}, err={}/{}\n",
                 std::process::id(),
                 cx.stats.error,
                 cx.stats.verror
-            );
+            ));
         }
     }
     Ok(cx.stats)

@@ -157,12 +157,22 @@ fn d02_huge_random_map_fails_cleanly() {
 #[test]
 fn d03_numjobs_beyond_the_job_limit_refused_at_once() {
     let t = Instant::now();
-    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--numjobs=1000000"]);
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=1000000",
+    ]);
     assert_clean_failure(&o, "numjobs=1000000");
     assert!(err(&o).contains("maximum number of jobs"), "{}", err(&o));
     assert!(t.elapsed() < Duration::from_secs(10));
     if let Some(mut f) = fio() {
-        f.args(["--name=x", "--ioengine=null", "--size=1m", "--numjobs=1000000"]);
+        f.args([
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--numjobs=1000000",
+        ]);
         let fo = run_for(f, 60);
         assert!(!fo.status.success(), "fio refuses it too");
     }
@@ -201,7 +211,10 @@ fn d04_fifo_target_fails_without_hanging() {
         if let Some(mut fc) = fio() {
             fc.args(["--name=x", &f, &format!("--rw={rw}"), "--size=1m"]);
             let fo = run_for(fc, 30);
-            assert!(out(&fo).contains("failed to get file size") || err(&fo).contains("failed to get file size"));
+            assert!(
+                out(&fo).contains("failed to get file size")
+                    || err(&fo).contains("failed to get file size")
+            );
         }
     }
 }
@@ -231,7 +244,11 @@ fn d07_peak_on_a_file_smaller_than_the_block_size() {
     let o = ib(&["peak", "-r1", "-p0", f.to_str().unwrap()]);
     assert_clean_failure(&o, "peak on 1000 bytes");
     assert!(!out(&o).contains("Maximum IOPS=0"), "{}", out(&o));
-    assert!(err(&o).contains("smaller than the block size"), "{}", err(&o));
+    assert!(
+        err(&o).contains("smaller than the block size"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -268,7 +285,11 @@ fn d06_no_job_defined() {
         c.args(args);
         let o = run_for(c, 30);
         assert_clean_failure(&o, &format!("{args:?}"));
-        assert!(err(&o).contains("No job(s) defined"), "{args:?}: {}", err(&o));
+        assert!(
+            err(&o).contains("No job(s) defined"),
+            "{args:?}: {}",
+            err(&o)
+        );
         assert!(!out(&o).contains("Starting"), "{}", out(&o));
         if let Some(mut f) = fio() {
             f.args(args);
@@ -438,7 +459,12 @@ fn d15_messages_name_option_and_value() {
         "{}",
         err(&o)
     );
-    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--cpus_allowed=999"]);
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--cpus_allowed=999",
+    ]);
     assert_clean_failure(&o, "cpus_allowed");
     assert!(
         err(&o).contains("cpus_allowed") && err(&o).contains("999"),
@@ -467,8 +493,11 @@ fn d15_messages_name_option_and_value() {
 fn d16_deep_include_chains_and_cycles() {
     let dir = scratch("hi_d16");
     for i in 1..40 {
-        std::fs::write(dir.join(format!("i{i}.fio")), format!("include i{}.fio\n", i + 1))
-            .unwrap();
+        std::fs::write(
+            dir.join(format!("i{i}.fio")),
+            format!("include i{}.fio\n", i + 1),
+        )
+        .unwrap();
     }
     std::fs::write(dir.join("i40.fio"), "bs=8k\n").unwrap();
     let top = dir.join("top.fio");
@@ -558,5 +587,8 @@ fn d17_writing_through_a_symlink_is_announced() {
         "{}",
         err(&o)
     );
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
 }

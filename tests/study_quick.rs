@@ -274,7 +274,10 @@ fn the_default_preset_averages_and_prints_kdiskmarks_lines() {
     for (l, title) in lines.iter().zip(titles) {
         // Right-aligned in 80 columns; a slow run's wider numbers push past them, as in
         // KDiskMark, with no padding left.
-        assert!(l.len() == 80 || (l.len() > 80 && !l.starts_with(' ')), "{l:?}");
+        assert!(
+            l.len() == 80 || (l.len() > 80 && !l.starts_with(' ')),
+            "{l:?}"
+        );
         let words: Vec<&str> = l.split_whitespace().collect();
         let joined = words.join(" ");
         assert!(joined.starts_with(title), "{joined}");

@@ -237,8 +237,12 @@ impl Reader<'_> {
                 origin,
             ));
         }
-        let bytes = std::fs::read(&os_path)
-            .map_err(|e| syntax(&format!("cannot read included file '{path}': {e}"), origin.clone()))?;
+        let bytes = std::fs::read(&os_path).map_err(|e| {
+            syntax(
+                &format!("cannot read included file '{path}': {e}"),
+                origin.clone(),
+            )
+        })?;
         let text = crate::osstr::decode_bytes(&bytes);
         self.including.push(canon);
         let r = self.read(&text, &path, depth + 1);

@@ -97,7 +97,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
         jobs.iter()
             .flat_map(|j| {
                 let io = !j.exec.engine.flags().no_io;
-                std::iter::repeat(io).take(j.exec.numjobs.max(1) as usize)
+                std::iter::repeat_n(io, j.exec.numjobs.max(1) as usize)
             })
             .collect(),
     );
@@ -495,7 +495,9 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                         eprintln!("iobench: {e}");
                         failed += 1;
                         // The job stays in the report with its error, as in fio.
-                        outcome.results.push(failed_stats(job, ji, gids[ji], e.errno()));
+                        outcome
+                            .results
+                            .push(failed_stats(job, ji, gids[ji], e.errno()));
                     }
                 }
             }

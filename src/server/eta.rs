@@ -47,7 +47,7 @@ fn sample(
     let (live, _) = board::snapshot(plans);
     let st = jobs.first().map(|j| &j.report.stats);
     let mut e = JobsEta {
-        is_pow2: st.map_or(true, |s| s.kb_base == 1024) as u32,
+        is_pow2: st.is_none_or(|s| s.kb_base == 1024) as u32,
         unit_base: if st.is_some_and(|s| s.bits) { 5 } else { 4 },
         sig_figs: st.map_or(4, |s| s.sig_figs),
         nr_threads: plans.len() as u32,

@@ -116,7 +116,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
                     args.get(i).cloned()
                 }
             };
-            if pidfile.as_deref().map_or(true, str::is_empty) {
+            if pidfile.as_deref().is_none_or(str::is_empty) {
                 eprintln!("iobench: option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)");
                 return Some(ExitCode::FAILURE);
             }

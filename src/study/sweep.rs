@@ -551,12 +551,10 @@ fn result_table(axes: &[Axis], done: &[PointResult]) -> Table {
                         table::us(x.lat_mean_ns),
                         table::us(x.p99_ns),
                     ]),
-                    None => row.extend(
-                        std::iter::repeat(
-                            if r.status == "ok" { "-" } else { r.status }.to_string(),
-                        )
-                        .take(4),
-                    ),
+                    None => row.extend(std::iter::repeat_n(
+                        if r.status == "ok" { "-" } else { r.status }.to_string(),
+                        4,
+                    )),
                 }
             }
             row

@@ -13,6 +13,7 @@ fn main() -> ExitCode {
         Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
         Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
         Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
+        Some("report") => return ExitCode::from(iobench::present::report::main(&args[1..])),
         _ => {}
     }
     // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.

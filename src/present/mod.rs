@@ -1,10 +1,13 @@
 //! Seeing a run: readers of the results and of the collector's snapshots, never writers
-//! into the hot path. `live` writes each interval's own numbers as JSON Lines (`--live`),
+//! into the hot path. `report` draws an HTML report (SVG charts from `svg`) from result
+//! files, sweeps, comparisons and logs. `live` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
 pub mod live;
 pub mod metrics;
+pub mod report;
+pub mod svg;
 pub mod window;
 
 use crate::cli::CliConfig;

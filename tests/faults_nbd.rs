@@ -103,7 +103,9 @@ fn error_replies_map_to_errno() {
             ],
         );
         let o = wait_for(
-            nbd_job(&s.uri(), &["--rw=write", "--size=1m"]).spawn().unwrap(),
+            nbd_job(&s.uri(), &["--rw=write", "--size=1m"])
+                .spawn()
+                .unwrap(),
             30,
         );
         assert!(!o.status.success());
@@ -141,7 +143,9 @@ fn error_rate_with_continue_on_error() {
     assert!(total > 10 && total < 1024, "total_err {total}: {}", err(&o));
     // Without it, the first error ends the job with EIO and what completed before.
     let o = wait_for(
-        nbd_job(&s.uri(), &["--rw=read", "--size=4m"]).spawn().unwrap(),
+        nbd_job(&s.uri(), &["--rw=read", "--size=4m"])
+            .spawn()
+            .unwrap(),
         60,
     );
     assert!(!o.status.success());

@@ -87,7 +87,13 @@ fn enospc_during_layout() {
     };
     let d = format!("--directory={}", fs.0.display());
     let o = wait_for(
-        spawn(&["--name=x", &d, "--rw=read", "--size=4m", "--output-format=json"]),
+        spawn(&[
+            "--name=x",
+            &d,
+            "--rw=read",
+            "--size=4m",
+            "--output-format=json",
+        ]),
         30,
     );
     assert!(!o.status.success());
@@ -106,7 +112,13 @@ fn enospc_during_writes_keeps_the_work_done() {
     };
     let d = format!("--directory={}", fs.0.display());
     let o = wait_for(
-        spawn(&["--name=x", &d, "--rw=write", "--size=4m", "--output-format=json"]),
+        spawn(&[
+            "--name=x",
+            &d,
+            "--rw=write",
+            "--size=4m",
+            "--output-format=json",
+        ]),
         30,
     );
     assert!(!o.status.success());

@@ -270,7 +270,8 @@ impl Parser {
             .map_err(|_| format!("{}: bad length '{l}'", loc(&self.path, no)))?;
         if len > u32::MAX as u64 {
             // fio reads lengths as 32-bit and skips what does not fit; never truncate one.
-            static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            static WARNED: std::sync::atomic::AtomicBool =
+                std::sync::atomic::AtomicBool::new(false);
             if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
                 eprintln!(
                     "iobench: {}: length {len} is larger than 4 GiB; line ignored",

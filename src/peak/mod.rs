@@ -132,9 +132,8 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
         let a = a.clone();
         let target = targets.get(t % targets.len().max(1)).cloned();
         let counters = counters.clone();
-        let handle = std::thread::Builder::new()
-            .name(format!("peak-{t}"))
-            .spawn(move || -> std::io::Result<(u32, LatencyLog)> {
+        let handle = std::thread::Builder::new().name(format!("peak-{t}")).spawn(
+            move || -> std::io::Result<(u32, LatencyLog)> {
                 // SAFETY: gettid has no preconditions.
                 let tid = unsafe { libc::gettid() } as u32;
                 let file = target.as_ref().map(|t| t.path.as_str()).unwrap_or("nop");
@@ -155,7 +154,8 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
                     STOP.store(true, Ordering::Relaxed);
                 }
                 result.map(|()| (tid, lat))
-            });
+            },
+        );
         match handle {
             Ok(h) => handles.push(h),
             Err(e) => {

@@ -211,7 +211,11 @@ pub fn prepare(
                     format!(
                         "failed to get file size of {path}: it is a {}, not a regular \
                          file or device",
-                        if md.file_type().is_fifo() { "FIFO" } else { "socket" }
+                        if md.file_type().is_fifo() {
+                            "FIFO"
+                        } else {
+                            "socket"
+                        }
                     ),
                 ));
             }

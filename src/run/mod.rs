@@ -460,7 +460,9 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                         eprintln!("iobench: {e}");
                         failed += 1;
                         // The job stays in the report with its error, as in fio.
-                        outcome.results.push(failed_stats(job, ji, gids[ji], e.errno()));
+                        outcome
+                            .results
+                            .push(failed_stats(job, ji, gids[ji], e.errno()));
                     }
                 }
             }

@@ -209,7 +209,10 @@ pub fn errno_of(nbd_error: u32) -> i32 {
 /// the handshake time out (CONNECT_TIMEOUT); replies then time out after REPLY_TIMEOUT.
 pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
     let timed_out = |e: io::Error| {
-        if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) {
+        if matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+        ) {
             io::Error::from_raw_os_error(libc::ETIMEDOUT)
         } else {
             e

@@ -125,7 +125,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         ),
     )?;
     if let (SizeSpec::Bytes(o), Some(SizeSpec::Bytes(sz))) = (workload.offset, workload.size) {
-        if o > i64::MAX as u64 || o.checked_add(sz).is_none_or(|end| end > i64::MAX as u64) {
+        if o > i64::MAX as u64 || o.checked_add(sz).map_or(true, |end| end > i64::MAX as u64) {
             return Err(r.invalid(
                 "offset",
                 format!("{o} with size={sz}: the end of the region is past 2^63 bytes"),

@@ -108,8 +108,10 @@ fn d01_non_utf8_job_name_and_filename() {
         .args(["--rw=write", "--size=64k", "--output-format=terse"]);
     let o = run_for(c, 30);
     assert!(o.status.success(), "{}", err(&o));
-    // The file has exactly the bytes given, not a lossy conversion.
+    // The file has exactly the bytes given, not a lossy conversion, and the report
+    // prints the job name's bytes as given (as fio does).
     assert_eq!(std::fs::metadata(&fname).expect("raw name").len(), 65536);
+    assert!(o.stdout.windows(4).any(|w| w == b";j\xe9;"), "{}", out(&o));
 }
 
 #[test]

@@ -125,7 +125,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         ),
     )?;
     if let (SizeSpec::Bytes(o), Some(SizeSpec::Bytes(sz))) = (workload.offset, workload.size) {
-        if o > i64::MAX as u64 || o.checked_add(sz).map_or(true, |end| end > i64::MAX as u64) {
+        if o > i64::MAX as u64 || o.checked_add(sz).is_none_or(|end| end > i64::MAX as u64) {
             return Err(r.invalid(
                 "offset",
                 format!("{o} with size={sz}: the end of the region is past 2^63 bytes"),
@@ -136,7 +136,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
             return Err(r.invalid("offset", format!("{o}: larger than 2^63 bytes")));
         }
     }
-    Ok(Job {
+    let mut job = Job {
         name: raw.name.clone(),
         kb_base: r.kb_base(),
         verify,
@@ -146,5 +146,14 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         files: files::FileOpts::resolve(&r)?,
         report: reportopts::ReportOpts::resolve(&r)?,
         raw: raw.clone(),
-    })
+    };
+    if job.exec.engine.flags().no_io {
+        // An engine that does pseudo I/O (cpuio) picks no offsets and needs no size, as in
+        // fio: one endless sequential read of one fake file, each unit its own work.
+        job.workload.pattern = Pattern::Read;
+        job.workload.size = Some(SizeSpec::Bytes(1 << 60));
+        job.workload.io_size = None;
+        job.files.nrfiles = 1;
+    }
+    Ok(job)
 }

@@ -4,6 +4,7 @@
 
 pub mod filelock;
 pub mod files;
+pub mod flow;
 pub mod groups;
 pub mod hooks;
 pub mod io_errors;
@@ -47,6 +48,23 @@ struct Status {
 
 static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
 
+/// Called for every phase (the jobs that start together) once its files are laid out and
+/// just before its clones start, with the phase's index: the MPI runner's barrier and
+/// agreed start (src/cluster), so that a phase starts on every rank at once. Every phase
+/// calls it, even one with nothing to run, so all ranks meet the same number of times.
+static PHASE_START: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
+
+/// Sets the phase-start hook (once per process).
+pub fn set_phase_start(f: fn(usize)) {
+    let _ = PHASE_START.set(f);
+}
+
+fn phase_start(phase: usize) {
+    if let Some(f) = PHASE_START.get() {
+        f(phase);
+    }
+}
+
 /// Redraws the status line when its interval is due (main process only; a few times a
 /// second at most, never on an I/O path).
 pub(crate) fn live_tick() {
@@ -75,6 +93,14 @@ pub(crate) fn live_tick() {
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
+    crate::engine::cpuio::note_io_clones(
+        jobs.iter()
+            .flat_map(|j| {
+                let io = !j.exec.engine.flags().no_io;
+                std::iter::repeat_n(io, j.exec.numjobs.max(1) as usize)
+            })
+            .collect(),
+    );
     if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
         return;
     }
@@ -280,7 +306,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .exec
         .ioscheduler
         .as_ref()
-        .filter(|_| !job.exec.engine.is_diskless())
+        .filter(|_| !job.exec.engine.flags().diskless)
     {
         iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -348,12 +374,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
     let r = if job.exec.offload {
-        Visit { cx }.visit(crate::engine::offload::Offload::new(
-            job.exec.engine,
-            job.exec.engine_opts.clone(),
-        ))
+        Visit { cx }.visit(crate::engine::offload::Offload::new(&job.exec.engine))
     } else {
-        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+        job.exec.engine.visit(Visit { cx })
     }
     .map_err(err);
     drop(opened);
@@ -377,6 +400,12 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
 /// failed clones, capped).
 pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     signals::install_main();
+    // A process may run several times (the points of a sweep): an earlier run's
+    // `exitall` must not stop this one; a signal still does.
+    if signals::signalled().is_none() {
+        STOP_ALL.store(false, Ordering::Relaxed);
+        TERMINATE.store(false, Ordering::Relaxed);
+    }
     // fio's clocksource is global: the last job that sets it decides, before any job runs.
     if let Some(src) = jobs.iter().rev().find_map(|j| j.exec.clocksource) {
         if let Err(e) = crate::clock::select(src) {
@@ -386,6 +415,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::clock::select_default();
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
+    flow::setup(jobs);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
@@ -410,9 +440,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
-    for phase in groups::phases(jobs) {
+    live::start(
+        interim_clones(jobs, &firsts, &gids),
+        cfg.snapshot_every_ms(),
+        cfg.status_interval.is_some(),
+    );
+    for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
         if stopped_all() {
+            phase_start(phase_no);
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
             // with nothing done.
             for &ji in &phase {
@@ -467,6 +502,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 }
             }
         }
+        phase_start(phase_no);
         if specs.is_empty() {
             continue;
         }

@@ -106,7 +106,7 @@ impl<'a> OpenFiles<'a> {
 
     /// The generator closed file `f`: close it once nothing of it is in flight.
     pub fn close<E: Engine>(&mut self, f: usize, engine: &mut E) {
-        if !self.lazy || self.fds.get(f).map_or(true, |&fd| fd < 0) {
+        if !self.lazy || self.fds.get(f).is_none_or(|&fd| fd < 0) {
             return;
         }
         if self.busy[f] > 0 {

@@ -26,21 +26,24 @@ fn run_for(mut cmd: Command, secs: u64) -> Output {
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn");
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            return child.wait_with_output().expect("output");
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().expect("output");
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as i32;
+    // Drain the pipes while waiting (a large report must not block the child).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(o) => o.expect("output"),
+        Err(_) => {
+            // SAFETY: kill the child we spawned (its pid is still ours: not yet reaped).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let o = rx.recv().expect("output").expect("output");
             panic!(
                 "{cmd:?} still running after {secs} s (a hang): {}",
-                String::from_utf8_lossy(&out.stderr)
+                String::from_utf8_lossy(&o.stderr)
             );
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
 }
 
@@ -105,8 +108,10 @@ fn d01_non_utf8_job_name_and_filename() {
         .args(["--rw=write", "--size=64k", "--output-format=terse"]);
     let o = run_for(c, 30);
     assert!(o.status.success(), "{}", err(&o));
-    // The file has exactly the bytes given, not a lossy conversion.
+    // The file has exactly the bytes given, not a lossy conversion, and the report
+    // prints the job name's bytes as given (as fio does).
     assert_eq!(std::fs::metadata(&fname).expect("raw name").len(), 65536);
+    assert!(o.stdout.windows(4).any(|w| w == b";j\xe9;"), "{}", out(&o));
 }
 
 #[test]
@@ -591,4 +596,258 @@ fn d17_writing_through_a_symlink_is_announced() {
         .unwrap()
         .file_type()
         .is_symlink());
+}
+
+// ---- the wider suite: bad values, huge and negative numbers, encodings ----
+
+/// What a case must do.
+enum Want {
+    /// Fail cleanly, with stderr naming each of these.
+    Fail(&'static [&'static str]),
+    /// Run to completion (fio accepts it too).
+    Ok,
+}
+
+/// Command-line cases on a 1 MiB null job: each is refused naming the option (and where it
+/// helps the value), or accepted where fio accepts it.
+const CLI_CASES: &[(&str, Want)] = &[
+    ("--bs=0", Want::Fail(&["bs"])),
+    ("--bs=-4k", Want::Fail(&["bs", "-4k", "negative"])),
+    (
+        "--bs=99999999999999999999",
+        Want::Fail(&["bs", "too large"]),
+    ),
+    ("--bs=4q", Want::Fail(&["bs", "unit"])),
+    ("--size=-1", Want::Fail(&["size", "negative"])),
+    ("--size=1e", Want::Fail(&["size", "1e"])),
+    ("--size=150%", Want::Fail(&["size", "150%"])),
+    ("--iodepth=0", Want::Fail(&["iodepth", "0"])),
+    ("--iodepth=-1", Want::Fail(&["iodepth", "-1"])),
+    ("--iodepth=100000000", Want::Fail(&["memory"])),
+    ("--rw=readwrit", Want::Fail(&["rw", "readwrit"])),
+    ("--rw=", Want::Fail(&["rw"])),
+    ("--rwmixread=101", Want::Fail(&["rwmixread", "101"])),
+    ("--rwmixread=-5", Want::Fail(&["rwmixread", "-5"])),
+    ("--runtime=-1", Want::Fail(&["runtime", "-1"])),
+    ("--runtime=abc", Want::Fail(&["runtime", "abc"])),
+    ("--ramp_time=1y", Want::Fail(&["ramp_time", "1y"])),
+    ("--numjobs=-3", Want::Fail(&["numjobs", "-3"])),
+    ("--numjobs=99999999999999999999", Want::Fail(&["numjobs"])),
+    ("--offset=-4k", Want::Fail(&["offset", "negative"])),
+    ("--offset=200%", Want::Fail(&["offset", "200%"])),
+    ("--bssplit=4k/200", Want::Fail(&["bssplit", "200"])),
+    ("--bssplit=4k/50:8k/60", Want::Fail(&["bssplit", "110%"])),
+    (
+        "--percentage_random=101",
+        Want::Fail(&["percentage_random"]),
+    ),
+    (
+        "--random_distribution=zipf:0",
+        Want::Fail(&["random_distribution", "zipf"]),
+    ),
+    (
+        "--random_distribution=zipf:-1",
+        Want::Fail(&["random_distribution"]),
+    ),
+    (
+        "--random_distribution=pareto:2",
+        Want::Fail(&["random_distribution", "pareto"]),
+    ),
+    (
+        "--random_distribution=normal:-5",
+        Want::Fail(&["random_distribution"]),
+    ),
+    (
+        "--random_distribution=bogus",
+        Want::Fail(&["random_distribution", "bogus"]),
+    ),
+    (
+        "--ioengine=nonexistent",
+        Want::Fail(&["ioengine", "nonexistent"]),
+    ),
+    ("--nice=100", Want::Fail(&["nice", "100"])),
+    ("--prio=99", Want::Fail(&["prio", "99"])),
+    ("--rate=-1", Want::Fail(&["rate", "negative"])),
+    ("--rate_iops=1q", Want::Fail(&["rate_iops", "1q"])),
+    ("--thinktime=-1", Want::Fail(&["thinktime"])),
+    ("--loops=-1", Want::Fail(&["loops", "-1"])),
+    ("--verify=bogus", Want::Fail(&["verify", "bogus"])),
+    (
+        "--buffer_compress_percentage=200",
+        Want::Fail(&["buffer_compress_percentage"]),
+    ),
+    (
+        "--dedupe_percentage=101",
+        Want::Fail(&["dedupe_percentage"]),
+    ),
+    ("--cpus_allowed=a-b", Want::Fail(&["cpus_allowed", "a"])),
+    ("--cpus_allowed=3-1", Want::Fail(&["cpus_allowed", "3-1"])),
+    (
+        "--cpus_allowed=0-77777777777777",
+        Want::Fail(&["cpus_allowed", "too large"]),
+    ),
+    ("--status-interval=-1", Want::Fail(&["status-interval"])),
+    ("--eta=sometimes", Want::Fail(&["eta", "sometimes"])),
+    ("--output-format=xml", Want::Fail(&["output-format", "xml"])),
+    ("--unknownoption=1", Want::Fail(&["unknownoption"])),
+    ("--filename=", Want::Fail(&["filename"])),
+    (
+        "--exitall_on_error=maybe",
+        Want::Fail(&["exitall_on_error", "maybe"]),
+    ),
+    ("--fill_device=2", Want::Fail(&["fill_device", "2"])),
+    // Found by fuzzing: a pattern starting with a multi-byte character.
+    (
+        "--buffer_pattern=\u{166}00",
+        Want::Fail(&["buffer_pattern"]),
+    ),
+    ("--verify_pattern=\u{e9}1", Want::Fail(&["verify_pattern"])),
+    ("--offset=9223372036854775807", Want::Fail(&["offset"])),
+    // Accepted by fio too.
+    ("--bsrange=8k-4k", Want::Ok),
+    ("--loops=0", Want::Ok),
+    ("--startdelay=5-1", Want::Ok),
+    ("--bs=4k,8k,16k", Want::Ok),
+];
+
+#[test]
+fn cli_cases() {
+    let mut failures = Vec::new();
+    for (arg, want) in CLI_CASES {
+        let o = ib(&["--name=x", "--ioengine=null", "--size=1m", arg]);
+        let e = err(&o);
+        let ok = match want {
+            Want::Ok => o.status.success(),
+            Want::Fail(words) => {
+                o.status.code().is_some_and(|c| c != 0 && c != 101)
+                    && !e.contains("panicked")
+                    && words.iter().all(|w| e.contains(w))
+            }
+        };
+        if !ok {
+            failures.push(format!("{arg}: rc {:?}: {e}", o.status.code()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(CLI_CASES.len() >= 50);
+}
+
+/// Job files that try to exhaust or confuse the reader.
+#[test]
+fn job_file_bombs() {
+    let dir = scratch("hi_bombs");
+    let many: String = (0..5000)
+        .map(|i| format!("[j{i}]\nioengine=null\nsize=4k\n"))
+        .collect();
+    let long_value = format!(
+        "[x]\nioengine=null\nsize=1m\ndescription={}\n",
+        "a".repeat(2_000_000)
+    );
+    let cases: Vec<(&str, Vec<u8>, Option<&str>)> = vec![
+        ("many", many.into_bytes(), Some("maximum number of jobs")),
+        ("longvalue", long_value.into_bytes(), None),
+        (
+            "longname",
+            format!("[{}]\nioengine=null\n", "n".repeat(300)).into_bytes(),
+            Some("longer than 255"),
+        ),
+        ("nul", b"[x]\nioengine=null\x00\nsize=1m\n".to_vec(), None),
+        (
+            "unsetvar",
+            b"[x]\nioengine=null\nsize=1m\nbs=${IOBENCH_SURELY_UNSET}\n".to_vec(),
+            Some("bs"),
+        ),
+        ("unclosed", b"[x\nioengine=null\n".to_vec(), Some("closing")),
+        (
+            "beforesection",
+            b"ioengine=null\n[x]\nsize=1m\n".to_vec(),
+            Some("before any [section]"),
+        ),
+        (
+            "badexpr",
+            b"[x]\nioengine=null\nsize=(1+)*2\n".to_vec(),
+            Some("size"),
+        ),
+        (
+            "deepparens",
+            format!(
+                "[x]\nioengine=null\nsize=1m\nbs={}1{}\n",
+                "(".repeat(5000),
+                ")".repeat(5000)
+            )
+            .into_bytes(),
+            Some("bs"),
+        ),
+        (
+            "devzero",
+            b"[x]\nioengine=null\nsize=1m\ninclude /dev/zero\n".to_vec(),
+            Some("/dev/zero"),
+        ),
+        (
+            "selfinclude",
+            b"[x]\nioengine=null\nsize=1m\ninclude selfinclude.fio\n".to_vec(),
+            Some("cycle"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text, want) in &cases {
+        let p = dir.join(format!("{name}.fio"));
+        std::fs::write(&p, text).unwrap();
+        let mut c = iobench();
+        c.arg(&p).arg("--output-format=terse");
+        let o = run_for(c, 30);
+        let e = err(&o);
+        let ok = match want {
+            None => o.status.success(),
+            Some(w) => o.status.code().is_some_and(|c| c == 1) && e.contains(w),
+        };
+        if !ok || e.contains("panicked") {
+            failures.push(format!(
+                "{name}: rc {:?}: {}",
+                o.status.code(),
+                &e[..e.len().min(300)]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A job file that is a device is refused rather than read forever.
+    let o = ib(&["/dev/zero"]);
+    assert_clean_failure(&o, "/dev/zero as job file");
+}
+
+/// Targets that change under the run: a file truncated while a job reads it fails with
+/// a message and keeps its JSON; nothing panics.
+#[test]
+fn target_truncated_under_the_run() {
+    let dir = scratch("hi_trunc");
+    let f = dir.join("data");
+    patterned(&f, 64 << 20);
+    let mut c = iobench();
+    c.args([
+        "--name=x",
+        "--rw=read",
+        "--bs=4k",
+        "--rate=20m",
+        "--output-format=json",
+    ])
+    .arg(format!("--filename={}", f.display()))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(!err(&o).contains("panicked"), "{}", err(&o));
+    assert!(
+        !o.status.success(),
+        "short reads past the new end must fail the job"
+    );
+    let j = json(&o);
+    assert!(j["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0);
+    assert_ne!(j["jobs"][0]["error"], 0);
 }

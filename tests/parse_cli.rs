@@ -442,7 +442,7 @@ fn errors_name_option_value_form_and_place() {
             "[x]\ninclude missing-file.fio\n",
             ":2: cannot read included file",
         ),
-        ("[x]\ninclude loop.inc\n", "nest deeper"),
+        ("[x]\ninclude loop.inc\n", "include cycle"),
     ] {
         let f = write(&dir, "self.fio", body);
         let e = parse_err(&[&f]);

@@ -407,6 +407,11 @@ pub fn parse_cpu_list(v: &str) -> Result<Vec<usize>, String> {
         if b < a {
             return Err(format!("bad CPU range '{part}'"));
         }
+        // Linux numbers CPUs below CONFIG_NR_CPUS (at most 8192): a larger one is a typo,
+        // and a range up to it must not allocate a list of that length.
+        if b >= 8192 {
+            return Err(format!("CPU {b} too large (CPUs are numbered below 8192)"));
+        }
         out.extend(a..=b);
     }
     Ok(out)

@@ -134,8 +134,36 @@ fn read_source(path: &str) -> Result<String, ParseError> {
         return Ok(text);
     }
     // fio reads job files as bytes: a Latin-1 comment or file name is fine (see osstr).
-    let bytes = std::fs::read(crate::osstr::to_path(path)).map_err(io)?;
+    let bytes = read_bounded(&crate::osstr::to_path(path)).map_err(io)?;
     Ok(crate::osstr::decode_bytes(&bytes))
+}
+
+/// The most bytes a job file (or an included one) may have: far beyond any real one, and
+/// small enough that `/dev/zero` or a runaway generator fails instead of eating memory.
+const MAX_JOB_FILE: u64 = 64 << 20;
+
+/// Reads a job file: a regular file or a pipe (`<(...)`), never a device, and at most
+/// MAX_JOB_FILE bytes.
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let f = std::fs::File::open(path)?;
+    let t = f.metadata()?.file_type();
+    if t.is_char_device() || t.is_block_device() || t.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a job file (a device or directory)",
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_JOB_FILE + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_JOB_FILE {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("larger than {} MiB", MAX_JOB_FILE >> 20),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Removes what fio removes from a line: leading blanks, everything from the first `;` or
@@ -237,7 +265,7 @@ impl Reader<'_> {
                 origin,
             ));
         }
-        let bytes = std::fs::read(&os_path).map_err(|e| {
+        let bytes = read_bounded(&os_path).map_err(|e| {
             syntax(
                 &format!("cannot read included file '{path}': {e}"),
                 origin.clone(),

@@ -216,17 +216,25 @@ impl Sink {
         })
     }
 
-    /// Writes `text` and flushes it.
+    /// Writes `text` and flushes it. Names given as bytes that are not UTF-8 are written
+    /// as those bytes again (see osstr), as fio prints them.
     pub fn write(&mut self, text: &str) -> std::io::Result<()> {
         use std::io::Write;
+        let raw;
+        let bytes = if text.is_ascii() {
+            text.as_bytes()
+        } else {
+            raw = crate::osstr::to_bytes(text);
+            &raw[..]
+        };
         match &mut self.file {
             Some(f) => {
-                f.write_all(text.as_bytes())?;
+                f.write_all(bytes)?;
                 f.flush()
             }
             None => {
                 let mut o = std::io::stdout().lock();
-                o.write_all(text.as_bytes())?;
+                o.write_all(bytes)?;
                 o.flush()
             }
         }

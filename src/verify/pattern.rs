@@ -69,9 +69,11 @@ impl DataPattern {
                 }
                 s = &digits[n..];
             } else {
-                let mut stop = s[1..]
+                // The first character may be multi-byte (hostile input): skip it whole.
+                let first = s.chars().next().map_or(0, char::len_utf8);
+                let mut stop = s[first..]
                     .find(|c: char| !c.is_ascii_digit())
-                    .map_or(s.len(), |i| i + 1);
+                    .map_or(s.len(), |i| i + first);
                 // "-100xab" is -10 then 0xab: a number ends where a hex prefix starts.
                 if let Some(h) = s.to_ascii_lowercase().find("0x") {
                     if h > 0 && h < stop {

@@ -296,8 +296,9 @@ fn send_option(s: &mut impl Write, opt: u32, data: &[u8]) -> io::Result<()> {
     s.write_all(&msg)
 }
 
-/// The newstyle handshake; returns the export's size and flags.
-fn handshake<S: Read + Write>(s: &mut S, export: &str) -> io::Result<Export> {
+/// The newstyle handshake; returns the export's size and flags. Public for the
+/// `nbd_reply` fuzz target, which feeds it arbitrary server bytes.
+pub fn handshake<S: Read + Write>(s: &mut S, export: &str) -> io::Result<Export> {
     if read_u64(s)? != NBDMAGIC {
         return Err(proto_err("not an NBD server (bad greeting)"));
     }

@@ -299,7 +299,13 @@ impl Generator {
         match &self.files[fi].map {
             None => Some(b),
             Some(m) if !m.is_set(b) => Some(b),
-            Some(m) => m.next_free(b),
+            Some(m) => {
+                crate::dprint!(
+                    crate::debug::Cat::Random,
+                    "get_next_rand_offset: offset {b} busy"
+                );
+                m.next_free(b)
+            }
         }
     }
 

@@ -424,6 +424,8 @@ fn parse_bssplit(r: &Reader, text: &str) -> Result<Vec<(u64, u32)>, JobError> {
             break;
         }
         let (size, perc) = match item.split_once('/') {
+            // A blank percentage (`1k/`) is a missing one, as fio reads it.
+            Some((s, p)) if p.trim().is_empty() => (s, None),
             Some((s, p)) => {
                 let p: u32 = p
                     .trim()

@@ -86,6 +86,13 @@ pub fn maybe_deflate(zip: bool, text: &[u8]) -> std::io::Result<Vec<u8>> {
 
 /// Inflates every zlib stream in `data`, one after another, into their text.
 pub fn inflate_all(data: &[u8]) -> std::io::Result<Vec<u8>> {
+    if data.is_empty() {
+        // fio: "short read on reading log".
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            "short read on reading log (empty file)",
+        ));
+    }
     let mut out = Vec::new();
     let mut rest = data;
     while !rest.is_empty() {

@@ -201,6 +201,11 @@ pub trait Engine: Send {
     fn think_us(&self) -> Option<u64> {
         None
     }
+    /// I/Os the engine learnt were lost in transit (net's UDP sequence numbers), taken
+    /// once when the job ends; reported in the job's `dropped` counts, as fio does.
+    fn take_dropped(&mut self) -> u64 {
+        0
+    }
     /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
     /// `queue` says busy.
     #[inline]

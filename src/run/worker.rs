@@ -748,6 +748,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         cx.stats.set_latency_target(t, w, p, d);
     }
     cx.stats.set_total_runtime_ms(ms);
+    // Datagrams lost on the way (net over UDP) count as dropped reads, as in fio.
+    cx.stats.dir[Ddir::Read as usize].dropped += engine.take_dropped();
     // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
     let moves_data = !cx.job.exec.engine.flags().no_io;
     for d in Ddir::ALL {

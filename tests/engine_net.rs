@@ -145,7 +145,18 @@ fn tcp_and_unix_streams_move_every_byte_both_ways() {
         for (fr, fw) in pairings() {
             let (r, w) = pair(engine, proto, fr, fw, &[]);
             let what = format!("{engine}/{proto} fio reads {fr} fio writes {fw}: {r:?} {w:?}");
-            assert_eq!((w.2, w.3), (SIZE, SIZE / 4096), "{what}");
+            if fr {
+                // fio's reader counts each partial receive as a whole issued block, so it
+                // may stop and close a little early: the writer's last sends then meet a
+                // reset connection (as a fio writer would).
+                assert!(w.2 > SIZE * 9 / 10, "{what}");
+                assert!(
+                    [0, libc::ECONNRESET as i64, libc::EPIPE as i64].contains(&w.4),
+                    "{what}"
+                );
+            } else {
+                assert_eq!((w.2, w.3), (SIZE, SIZE / 4096), "{what}");
+            }
             if !fr {
                 // iobench receives whole blocks: every byte, block by block.
                 assert_eq!((r.0, r.1, r.4), (SIZE, SIZE / 4096, 0), "{what}");
@@ -153,9 +164,9 @@ fn tcp_and_unix_streams_move_every_byte_both_ways() {
                 // fio counts partial receives as short I/Os and may stop a little early.
                 assert!(r.0 > SIZE * 9 / 10, "{what}");
             }
-            // fio 3.33 fails its own close of a Unix socket (EISCONN from sendto on a
-            // connected socket); iobench does not copy that.
-            if !fw || proto != "unix" {
+            // (fio 3.33 also fails its own close of a Unix socket, EISCONN from sendto on
+            // a connected socket; iobench does not copy that.)
+            if !fw && !fr {
                 assert_eq!(w.4, 0, "{what}");
             }
         }

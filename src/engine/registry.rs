@@ -90,6 +90,7 @@ registry! {
     Exec => super::exec::Exec,
     Splice => super::splice::Splice,
     Net => super::net::Net,
+    E4defrag => super::e4defrag::E4defrag,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

@@ -6,6 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --all-targets -- -D warnings
+# The API docs build without a warning (broken links, unclosed tags).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --quiet
 # The suite profile (Cargo.toml) is release without LTO: the same optimised code, built
 # in a third of the time.
 cargo test --profile suite --no-fail-fast -- --test-threads=2
+# The MPI build (cargo feature `mpi`, needing Open MPI and libclang): its lints and its
+# mpirun tests (tests/cluster_mpi.rs). CI installs both; elsewhere a machine without
+# mpirun skips this part unless IOBENCH_REQUIRE_FIO=1.
+if command -v mpirun >/dev/null || [ "${IOBENCH_REQUIRE_FIO:-}" = 1 ]; then
+    cargo clippy --all-targets --features mpi -- -D warnings
+    cargo test --profile suite --features mpi --test cluster_mpi -- --test-threads=2
+else
+    echo "scripts/test.sh: mpirun not found: skipping the MPI build's tests" >&2
+fi

@@ -7,15 +7,26 @@
 
 pub mod buffer;
 pub mod cli;
+pub mod client;
 pub mod clock;
+pub mod cluster;
+pub mod context;
+pub mod debug;
 pub mod engine;
 pub mod error;
+pub mod fioflags;
+pub mod fioproto;
 pub mod gen;
 pub mod iolog;
 pub mod job;
 pub mod options;
+pub mod osstr;
 pub mod peak;
+pub mod present;
 pub mod report;
 pub mod run;
+pub mod server;
+pub mod session;
 pub mod stats;
+pub mod study;
 pub mod verify;

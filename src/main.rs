@@ -3,9 +3,25 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("peak") {
-        return ExitCode::from(iobench::peak::main(&args[1..]) as u8);
+    // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(iobench::osstr::from_os)
+        .collect();
+    match args.first().map(String::as_str) {
+        Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
+        Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
+        Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
+        Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
+        _ => {}
+    }
+    // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
+    if let Some(code) = iobench::server::dispatch(&args) {
+        return code;
+    }
+    // One rank of an MPI run (or a build without MPI refusing to be one).
+    if let Some(code) = iobench::cluster::main(&args) {
+        return ExitCode::from(code);
     }
     let inv = match iobench::cli::parse_args(&args) {
         Ok(inv) => inv,
@@ -15,7 +31,26 @@ fn main() -> ExitCode {
         }
     };
     if inv.config.version {
-        println!("iobench-{}", env!("CARGO_PKG_VERSION"));
+        println!("{}", iobench::report::VERSION);
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.debug.as_deref() == Some("?") {
+        print!("{}", iobench::debug::list_text());
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.cpuclock_test {
+        return ExitCode::from(iobench::fioflags::cpuclock_test());
+    }
+    if let Some(path) = &inv.config.inflate_log {
+        return exit(iobench::stats::logzip::inflate_to_stdout(path));
+    }
+    let idle = inv
+        .config
+        .idle_prof
+        .as_deref()
+        .and_then(iobench::fioflags::IdleProf::start);
+    if let Some(p) = idle.as_ref().filter(|p| p.calibrate_only()) {
+        print!("{}", p.report());
         return ExitCode::SUCCESS;
     }
     if inv.config.help {
@@ -35,39 +70,43 @@ fn main() -> ExitCode {
     if let Some(arg) = &inv.config.enghelp {
         return exit(iobench::options::help::print_enghelp(arg));
     }
-    let mut jobs = Vec::new();
-    for raw in &inv.jobs {
-        match iobench::job::resolve(raw) {
-            Ok(j) => jobs.push(j),
-            Err(e) => {
-                eprintln!("iobench: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
-    }
-    if inv.config.parse_only {
-        return ExitCode::SUCCESS;
-    }
-    if let Err(e) = iobench::report::check_terse_version(&inv.config) {
-        eprintln!("iobench: {e}");
-        return ExitCode::FAILURE;
-    }
-    if let Err(e) = iobench::run::preflight(&inv.config, &jobs) {
-        eprintln!("iobench: {e}");
-        return ExitCode::FAILURE;
-    }
-    let mut reporter = match iobench::report::run::Reporter::start(&inv.config, &jobs) {
-        Ok(r) => r,
+    let jobs = match iobench::session::resolve(&inv.jobs) {
+        Ok(j) => j,
         Err(e) => {
-            eprintln!("iobench: output: {e}");
+            eprintln!("iobench: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let (outcome, code) = iobench::run::run_all(&inv.config, &jobs);
-    let mut status = ExitCode::from(code);
-    if let Err(e) = reporter.finish(&inv.config, &jobs, &outcome) {
-        eprintln!("iobench: output: {e}");
-        status = ExitCode::FAILURE;
+    // fio merges the jobs' blktrace inputs and runs nothing; a job without one has
+    // nothing to merge.
+    if inv.config.parse_only || inv.config.merge_blktrace_only {
+        return ExitCode::SUCCESS;
+    }
+    // fio's job limit (`--max-jobs`), and no job at all: "No job(s) defined".
+    if let Err(e) = iobench::run::limits::check_jobs(&inv.config, &jobs) {
+        eprintln!("{e}");
+        if jobs.is_empty() {
+            print!("{}", iobench::cli::usage());
+        }
+        return ExitCode::FAILURE;
+    }
+    let c = &inv.config;
+    iobench::fioflags::start_trigger(c.trigger_file.clone(), c.trigger_timeout, c.trigger.clone());
+    let mut status = match iobench::session::run_reported(&inv.config, &jobs) {
+        Ok(ran) => ExitCode::from(ran.code),
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if inv.config.bandwidth_log {
+        if let Err(e) = iobench::fioflags::write_bandwidth_logs() {
+            eprintln!("iobench: bandwidth log: {e}");
+            status = ExitCode::FAILURE;
+        }
+    }
+    if let Some(p) = &idle {
+        print!("{}", p.report());
     }
     status
 }

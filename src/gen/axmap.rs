@@ -18,17 +18,34 @@ pub struct BlockMap {
 }
 
 impl BlockMap {
-    pub fn new(nr_bits: u64) -> Self {
-        let nwords = nr_bits.div_ceil(64) as usize;
-        let nfull = nwords.div_ceil(64);
+    /// A map of `nr_bits` blocks, or `None` when it would take more than `budget` bytes
+    /// or the memory cannot be had (a huge file with small blocks must fail cleanly).
+    pub fn try_new(nr_bits: u64, budget: u64) -> Option<Self> {
+        let nwords = nr_bits.div_ceil(64);
+        let bytes = nwords.saturating_add(nwords.div_ceil(64)).saturating_mul(8);
+        if bytes > budget {
+            return None;
+        }
+        let nwords = usize::try_from(nwords).ok()?;
+        let mut words = Vec::new();
+        words.try_reserve_exact(nwords).ok()?;
+        let mut full = Vec::new();
+        full.try_reserve_exact(nwords.div_ceil(64)).ok()?;
+        words.resize(nwords, 0);
+        full.resize(nwords.div_ceil(64), 0);
         let mut m = BlockMap {
             nr_bits,
-            words: vec![0; nwords],
-            full: vec![0; nfull],
+            words,
+            full,
             tail_used: 0,
         };
         m.reset();
-        m
+        Some(m)
+    }
+
+    #[cfg(test)]
+    pub fn new(nr_bits: u64) -> Self {
+        Self::try_new(nr_bits, u64::MAX).expect("test map")
     }
 
     /// Clears every block.

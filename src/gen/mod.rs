@@ -395,7 +395,18 @@ impl Generator {
                 })?;
                 f.lfsr = Some(l);
             } else if !w.norandommap && c.uses_map() {
-                f.map = Some(BlockMap::new(blocks));
+                let budget = crate::run::limits::random_map_budget();
+                let map = BlockMap::try_new(blocks, budget).ok_or_else(|| JobError::Invalid {
+                    job: job.to_string(),
+                    message: format!(
+                        "failed allocating random map: {blocks} blocks need {} MiB, more \
+                         than the {} MiB allowed; use norandommap=1 or \
+                         random_generator=lfsr",
+                        blocks.div_ceil(8) >> 20,
+                        budget >> 20
+                    ),
+                })?;
+                f.map = Some(map);
             }
         }
         Ok(())

@@ -87,7 +87,7 @@ fn read(list: &str, clone_index: u32, opts: &Replay, keep: bool) -> Result<IoLog
             if log.extents.len() <= e.file {
                 log.extents.resize(e.file + 1, 0);
             }
-            log.extents[e.file] = log.extents[e.file].max(e.offset + e.len);
+            log.extents[e.file] = log.extents[e.file].max(e.offset.saturating_add(e.len));
             log.max_len = log.max_len.max(e.len);
             log.writes |= d != Ddir::Read;
         }
@@ -268,6 +268,17 @@ impl Parser {
         let len: u64 = l
             .parse()
             .map_err(|_| format!("{}: bad length '{l}'", loc(&self.path, no)))?;
+        if len > u32::MAX as u64 {
+            // fio reads lengths as 32-bit and skips what does not fit; never truncate one.
+            static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!(
+                    "iobench: {}: length {len} is larger than 4 GiB; line ignored",
+                    loc(&self.path, no)
+                );
+            }
+            return Ok(None);
+        }
         let action = match act {
             "read" => Action::Io(Ddir::Read),
             "write" => Action::Io(Ddir::Write),

@@ -30,7 +30,12 @@ impl IologWriter {
     /// Opens `path` for appending (as fio does) and writes the header and one `add` line
     /// per file.
     pub fn create(path: &str, file_names: &[String]) -> io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        // The error names the option and the path, keeping its errno for the report.
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(crate::osstr::to_path(path))
+            .map_err(|e| crate::error::with_path(&format!("write_iolog={path}"), e))?;
         let mut w = IologWriter {
             out: BufWriter::with_capacity(64 * 1024, file),
             start: Instant::now(),

@@ -234,7 +234,12 @@ impl ExecOpts {
             iodepth_batch_complete_max: cmax.min(depth).max(1),
             iodepth_low: low,
             direct,
-            numjobs: r.int("numjobs")?.unwrap_or(1).max(1) as u32,
+            numjobs: match r.int("numjobs")?.unwrap_or(1) {
+                n if n < 1 => {
+                    return Err(r.invalid("numjobs", format!("{n}: at least 1 job is needed")))
+                }
+                n => n.min(u32::MAX as i64) as u32,
+            },
             runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             time_based: r.bool("time_based")?,
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
@@ -280,7 +285,11 @@ impl ExecOpts {
             },
             nice: r.int("nice")?.map(|v| v as i32),
             cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {
-                (Some(v), _) => Some(parse_cpu_list(&v).map_err(|e| r.invalid("cpus_allowed", e))?),
+                (Some(v), _) => Some(
+                    parse_cpu_list(&v)
+                        .and_then(|l| cpus_present(&v, l))
+                        .map_err(|e| r.invalid("cpus_allowed", e))?,
+                ),
                 (None, Some(mask)) => Some((0..63).filter(|b| mask >> b & 1 == 1).collect()),
                 (None, None) => None,
             },
@@ -364,6 +373,22 @@ fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, J
         dur_s: dur_s.min(u32::MAX as u64) as u32,
         ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,
     }))
+}
+
+/// Checks a CPU list against the CPUs this machine has, at parse time (as fio does), so
+/// `cpus_allowed=999` names the option and the limit instead of a bare EINVAL at run time.
+fn cpus_present(given: &str, list: Vec<usize>) -> Result<Vec<usize>, String> {
+    // SAFETY: sysconf only reads a system configuration value.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
+    if n > 0 {
+        if let Some(&bad) = list.iter().find(|&&c| c >= n as usize) {
+            return Err(format!(
+                "'{given}': CPU {bad} too large (this machine has CPUs 0-{})",
+                n - 1
+            ));
+        }
+    }
+    Ok(list)
 }
 
 /// Reads a CPU list such as `0-3,6`.

@@ -124,6 +124,18 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
             Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
         ),
     )?;
+    if let (SizeSpec::Bytes(o), Some(SizeSpec::Bytes(sz))) = (workload.offset, workload.size) {
+        if o > i64::MAX as u64 || o.checked_add(sz).is_none_or(|end| end > i64::MAX as u64) {
+            return Err(r.invalid(
+                "offset",
+                format!("{o} with size={sz}: the end of the region is past 2^63 bytes"),
+            ));
+        }
+    } else if let SizeSpec::Bytes(o) = workload.offset {
+        if o > i64::MAX as u64 {
+            return Err(r.invalid("offset", format!("{o}: larger than 2^63 bytes")));
+        }
+    }
     let mut job = Job {
         name: raw.name.clone(),
         kb_base: r.kb_base(),

@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 pub use keywords::expand_env;
 
-/// How deep `include` may nest before iobench stops (a file including itself).
-const MAX_INCLUDE_DEPTH: usize = 16;
+/// How deep `include` may nest (fio's limit); a file that includes itself, directly or
+/// through others, is caught as a cycle before this.
+const MAX_INCLUDE_DEPTH: usize = 200;
 
 /// The longest section name fio accepts.
 const MAX_SECTION_NAME: usize = 255;
@@ -65,6 +66,8 @@ struct Reader<'a> {
     global_shown: ShowList,
     showcmd: Option<String>,
     stonewall_pending: bool,
+    /// The files being read, outermost first (canonical paths), to catch include cycles.
+    including: Vec<std::path::PathBuf>,
 }
 
 /// Parses job-file text. `globals` carries the options in force from before (options before
@@ -94,6 +97,7 @@ pub fn parse_text(
         global_shown,
         showcmd: None,
         stonewall_pending: opts.stonewall_first,
+        including: Vec::new(),
     };
     r.read(text, path, 0)?;
     r.end_section();
@@ -129,13 +133,9 @@ fn read_source(path: &str) -> Result<String, ParseError> {
         std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(io)?;
         return Ok(text);
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    String::from_utf8(bytes).map_err(|_| {
-        io(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "the job file is not UTF-8 text",
-        ))
-    })
+    // fio reads job files as bytes: a Latin-1 comment or file name is fine (see osstr).
+    let bytes = std::fs::read(crate::osstr::to_path(path)).map_err(io)?;
+    Ok(crate::osstr::decode_bytes(&bytes))
 }
 
 /// Removes what fio removes from a line: leading blanks, everything from the first `;` or
@@ -219,14 +219,31 @@ impl Reader<'_> {
         }
         if depth >= MAX_INCLUDE_DEPTH {
             return Err(syntax(
-                &format!("includes nest deeper than {MAX_INCLUDE_DEPTH} files (does '{target}' include itself?)"),
+                &format!("includes nest deeper than {MAX_INCLUDE_DEPTH} files"),
                 origin,
             ));
         }
         let path = include_path(target, including);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| syntax(&format!("cannot read included file '{path}': {e}"), origin))?;
-        self.read(&text, &path, depth + 1)
+        let os_path = crate::osstr::to_path(&path);
+        if self.including.is_empty() {
+            if let Ok(outer) = std::fs::canonicalize(crate::osstr::to_path(including)) {
+                self.including.push(outer);
+            }
+        }
+        let canon = std::fs::canonicalize(&os_path).unwrap_or_else(|_| os_path.clone());
+        if self.including.contains(&canon) {
+            return Err(syntax(
+                &format!("'include {target}' includes a file that is already being read (an include cycle)"),
+                origin,
+            ));
+        }
+        let bytes = std::fs::read(&os_path)
+            .map_err(|e| syntax(&format!("cannot read included file '{path}': {e}"), origin.clone()))?;
+        let text = crate::osstr::decode_bytes(&bytes);
+        self.including.push(canon);
+        let r = self.read(&text, &path, depth + 1);
+        self.including.pop();
+        r
     }
 
     fn start_section(&mut self, line: &str, origin: Origin) -> Result<(), ParseError> {

@@ -118,6 +118,7 @@ pub fn make_opt_with(
         expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
+    crate::debug::parse_option(def, value);
     let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
     if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
         let word = value::choice_word(v);

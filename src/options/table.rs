@@ -484,7 +484,7 @@ const GENERAL: &[OptDef] = &[
     opt(
         "unique_filename",
         K::Bool,
-        "With client/server runs, put the client's address in file names (iobench runs locally: names never get one)",
+        "With client/server runs, put the server's address in front of the names of files in a directory, as fio's server does",
     )
     .def("1")
     .cat(C::File)
@@ -1798,7 +1798,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(1024, 536870912)
-    .not_yet(),
+    ,
     opt(
         "log_compression_cpus",
         K::Special,
@@ -1806,7 +1806,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Log)
     .parent("log_compression")
-    .not_yet(),
+    ,
     opt(
         "log_store_compressed",
         K::Bool,
@@ -1814,7 +1814,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "log_unix_epoch",
         K::Bool,
@@ -2151,7 +2151,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "flow",
         K::Int { min: 0, max: 1000 },
@@ -2161,7 +2161,7 @@ const GENERAL: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, 1000)
-    .not_yet(),
+    ,
     opt("flow_watermark", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "flow_sleep",
@@ -2175,7 +2175,7 @@ const GENERAL: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "steadystate",
         K::Choice(STEADYSTATE_CHOICES),

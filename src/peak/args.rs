@@ -219,6 +219,10 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
     Ok(Parsed::Run(a))
 }
 
+/// The most submitting threads `peak` starts: far beyond any device's useful queueing,
+/// and low enough that spawning them cannot outlast the runtime or exhaust memory.
+pub const MAX_THREADS: u32 = 1024;
+
 /// Rejects what cannot run and clamps the batches to the depth, as t/io_uring does.
 fn check(a: &mut PeakArgs) -> Result<(), ArgError> {
     if a.depth == 0 {
@@ -226,6 +230,12 @@ fn check(a: &mut PeakArgs) -> Result<(), ArgError> {
     }
     if a.threads == 0 {
         return Err(ArgError("peak: -n must be at least 1 thread".into()));
+    }
+    if a.threads > MAX_THREADS {
+        return Err(ArgError(format!(
+            "peak: -n {} is more than {MAX_THREADS} threads",
+            a.threads
+        )));
     }
     if a.bs == 0 && !a.nop {
         return Err(ArgError("peak: -b must be at least 1 byte".into()));

@@ -106,13 +106,29 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
             .map(|f| Target::open(f, a.direct).map(Arc::new))
             .collect::<Result<_, _>>()?
     };
+    if let Some(t) = targets.iter().find(|t| t.size < a.bs as u64) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "{}: {} bytes is smaller than the block size (-b {}): no I/O fits",
+                t.path, t.size, a.bs
+            ),
+        ));
+    }
     STOP.store(false, Ordering::Relaxed);
     install_signals();
+    // The runtime counts from before the threads start, so spawning many cannot stretch it.
+    let start = Instant::now();
     let counters: Arc<Vec<Counters>> =
         Arc::new((0..a.threads).map(|_| Counters::default()).collect());
     counters[0].print_setup.store(true, Ordering::Relaxed);
     let mut handles = Vec::new();
     for t in 0..a.threads as usize {
+        if STOP.load(Ordering::Relaxed)
+            || (a.runtime > 0 && start.elapsed() >= Duration::from_secs(a.runtime as u64))
+        {
+            break;
+        }
         let a = a.clone();
         let target = targets.get(t % targets.len().max(1)).cloned();
         let counters = counters.clone();
@@ -139,11 +155,20 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
                     STOP.store(true, Ordering::Relaxed);
                 }
                 result.map(|()| (tid, lat))
-            })?;
-        handles.push(handle);
+            });
+        match handle {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                // Stop and collect the threads already running before reporting.
+                STOP.store(true, Ordering::Relaxed);
+                for h in handles {
+                    let _ = h.join();
+                }
+                return Err(e);
+            }
+        }
     }
 
-    let start = Instant::now();
     let mut prev = (0u64, 0u64, 0u64);
     let mut max_iops = 0u64;
     let mut second = 0u32;

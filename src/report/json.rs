@@ -21,6 +21,73 @@ pub enum Value {
     Arr(Vec<Value>),
 }
 
+impl Value {
+    /// The member `key` of an object (`None` for other values or a missing key).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Obj(pairs) => pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// A number as `f64` (integers too).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// The value as `serde_json` holds it (integers stay integers), for callers that
+    /// build their own documents around fio's.
+    pub fn to_serde(&self) -> serde_json::Value {
+        match self {
+            Value::Str(s) => serde_json::Value::String(s.clone()),
+            Value::Int(i) => serde_json::Value::from(*i),
+            Value::Float(f) => serde_json::Number::from_f64(*f)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Obj(pairs) => serde_json::Value::Object(
+                pairs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_serde()))
+                    .collect(),
+            ),
+            Value::Arr(vals) => {
+                serde_json::Value::Array(vals.iter().map(Value::to_serde).collect())
+            }
+        }
+    }
+
+    /// The value of a `serde_json` document, for adding it to fio's layout: floats keep
+    /// fio's `%f` printing, integers stay integers, booleans become fio's 0/1, and members
+    /// that are `null` are left out (fio's printer has no null).
+    pub fn from_serde(v: &serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Str(String::new()),
+            serde_json::Value::Bool(b) => Value::Int(*b as i64),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => Value::Int(i),
+                None => Value::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            serde_json::Value::String(s) => Value::Str(s.clone()),
+            serde_json::Value::Array(a) => Value::Arr(
+                a.iter()
+                    .filter(|v| !v.is_null())
+                    .map(Value::from_serde)
+                    .collect(),
+            ),
+            serde_json::Value::Object(m) => Value::Obj(
+                m.iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .map(|(k, v)| (k.clone(), Value::from_serde(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
 /// An ordered JSON object under construction.
 #[derive(Debug, Default)]
 pub struct Obj(Vec<(String, Value)>);
@@ -431,7 +498,7 @@ pub fn disk_values(sum: &RunSummary) -> Vec<Value> {
 }
 
 /// The `global options`: what `[global]` sections or options before the first `--name` set.
-fn global_opts(jobs: &[Job]) -> Obj {
+pub fn global_opts(jobs: &[Job]) -> Obj {
     let mut all = Vec::new();
     for j in jobs {
         all.extend_from_slice(&j.raw.opts[..j.raw.globals.min(j.raw.opts.len())]);
@@ -484,8 +551,9 @@ pub fn print_line(out: &mut String, v: &Value) {
     }
 }
 
-/// The JSON document's value.
-fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
+/// The JSON document's value, as `render` prints it (for callers that read the results as
+/// data, as a script reads fio's JSON).
+pub fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
     let now = std::time::SystemTime::now();
     let since = now
         .duration_since(std::time::SystemTime::UNIX_EPOCH)

@@ -1,6 +1,7 @@
 //! Reports: pure functions from results to bytes, one module per format, and the glue that
 //! picks the formats (`--output-format`, `--minimal`) and the destination (`--output`).
 
+pub mod clients;
 pub mod eta;
 pub mod json;
 pub mod normal;
@@ -14,8 +15,14 @@ use crate::stats::group::RunSummary;
 use std::time::SystemTime;
 
 /// The version string printed where fio prints `fio-3.33` (the version line, JSON's
-/// `fio version`, terse field 2). iobench names itself there; the layout stays fio's.
-pub const VERSION: &str = concat!("iobench-", env!("CARGO_PKG_VERSION"));
+/// `fio version`, terse field 2, `--version`). iobench names itself and the fio release it
+/// follows, because the tools that wrap fio (bench-fio, KDiskMark) look for `fio-3` in it
+/// before they run anything; the layout stays fio's.
+pub const VERSION: &str = concat!(
+    "iobench-",
+    env!("CARGO_PKG_VERSION"),
+    " (fio-3.33 compatible)"
+);
 
 /// The reporting group of each job, as fio numbers them: a job with `stonewall` or
 /// `new_group` starts a new group unless it is the first.
@@ -119,7 +126,13 @@ pub fn wants_normal(cfg: &CliConfig) -> bool {
 /// The end-of-run report in every format asked for, in fio's order: terse, json, normal.
 /// With `--status-interval` its JSON is one line, like the periodic reports before it, so
 /// that the whole output is one JSON Lines stream; without, fio's multi-line layout.
+/// With `--env`, the JSON gains the run's context as `iobench_env`, after fio's keys.
 pub fn final_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String {
+    if cfg.env {
+        let argv: Vec<String> = std::env::args().collect();
+        let env = crate::context::env::collect(&argv, jobs);
+        return report_text_env(cfg, jobs, sum, cfg.status_interval.is_some(), Some(&env));
+    }
     report_text(cfg, jobs, sum, cfg.status_interval.is_some())
 }
 
@@ -131,6 +144,17 @@ pub fn interim_report(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> String
 
 /// The report in every format asked for; `json_line`: JSON on one line.
 fn report_text(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary, json_line: bool) -> String {
+    report_text_env(cfg, jobs, sum, json_line, None)
+}
+
+/// [`report_text`], with `env` (when given) added to the JSON document as `iobench_env`.
+fn report_text_env(
+    cfg: &CliConfig,
+    jobs: &[Job],
+    sum: &RunSummary,
+    json_line: bool,
+    env: Option<&serde_json::Value>,
+) -> String {
     let f = formats(cfg);
     let mut out = String::new();
     if f.contains(&OutputFormat::Terse) {
@@ -139,11 +163,16 @@ fn report_text(cfg: &CliConfig, jobs: &[Job], sum: &RunSummary, json_line: bool)
     }
     let plus = f.contains(&OutputFormat::JsonPlus);
     if plus || f.contains(&OutputFormat::Json) {
-        if json_line {
-            out.push_str(&json::render_line(jobs, sum, plus));
-        } else {
-            out.push_str(&json::render(jobs, sum, plus));
+        let mut doc = json::document(jobs, sum, plus);
+        if let (Some(env), json::Value::Obj(pairs)) = (env, &mut doc) {
+            pairs.push(("iobench_env".to_string(), json::Value::from_serde(env)));
         }
+        if json_line {
+            json::print_line(&mut out, &doc);
+        } else {
+            json::print(&mut out, &doc, 0);
+        }
+        out.push('\n');
     }
     if f.contains(&OutputFormat::Normal) {
         out.push_str(&normal::render(sum));

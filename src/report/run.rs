@@ -11,7 +11,7 @@ use crate::stats::RunOutcome;
 use std::time::Instant;
 
 /// Engines that touch no block device: no disk statistics for their jobs.
-const DISKLESS: &[&str] = &[
+pub const DISKLESS: &[&str] = &[
     "null",
     "cpuio",
     "net",
@@ -39,6 +39,21 @@ pub fn job_paths(job: &Job) -> Vec<String> {
     }
 }
 
+/// The disk counters before a run, over the devices of the jobs that report disk
+/// statistics (`None` when no job does): the start of fio's `disk_util` section.
+pub fn disk_snapshot(jobs: &[Job]) -> Option<DiskSnapshot> {
+    let paths: Vec<String> = jobs
+        .iter()
+        .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
+        .flat_map(job_paths)
+        .collect();
+    if paths.is_empty() {
+        None
+    } else {
+        Some(DiskSnapshot::take(&paths))
+    }
+}
+
 /// Reporting state for one run.
 pub struct Reporter {
     sink: Sink,
@@ -58,16 +73,7 @@ impl Reporter {
             // Machine formats keep stdout clean: fio's notes go to stderr.
             eprint!("{}", super::sync_depth_notes(jobs));
         }
-        let paths: Vec<String> = jobs
-            .iter()
-            .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
-            .flat_map(job_paths)
-            .collect();
-        let disks = if paths.is_empty() {
-            None
-        } else {
-            Some(DiskSnapshot::take(&paths))
-        };
+        let disks = disk_snapshot(jobs);
         let mut live_sink = sink.try_clone()?;
         let (cfg2, jobs2, start) = (cfg.clone(), jobs.to_vec(), Instant::now());
         crate::run::live::set_reporter(Box::new(move |outcome: &RunOutcome| {

@@ -184,20 +184,51 @@ pub fn prepare(
     let mut targets = Vec::with_capacity(paths.len());
     let mut missing = Vec::with_capacity(paths.len());
     for path in paths {
-        missing.push(std::fs::symlink_metadata(&path).is_err());
-        let (kind, size) = match std::fs::metadata(&path) {
+        let os_path = crate::osstr::to_path(&path);
+        let lmd = std::fs::symlink_metadata(&os_path);
+        missing.push(lmd.is_err());
+        if clone == 0 && job_writes(job) && lmd.is_ok_and(|m| m.file_type().is_symlink()) {
+            // A deliberate difference from fio, which replaces the link with a new file:
+            // iobench writes through it, so say where the data goes.
+            let to = std::fs::canonicalize(&os_path)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "a missing target".into());
+            eprintln!(
+                "iobench: note: {path} is a symbolic link; job '{}' writes through it to {to} \
+                 (fio would replace the link with a regular file)",
+                job.name
+            );
+        }
+        let (kind, size) = match std::fs::metadata(&os_path) {
             Ok(md) if md.file_type().is_block_device() => {
-                let f = File::open(&path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
+                let f = File::open(&os_path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
                 let s = block_size(&f).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
                 (Kind::Block, s)
             }
             Ok(md) if md.file_type().is_char_device() => (Kind::Char, 0),
+            // A FIFO or socket has no size, and opening a FIFO to lay it out would block
+            // forever waiting for a reader (fio: "failed to get file size").
+            Ok(md) if md.file_type().is_fifo() || md.file_type().is_socket() => {
+                return Err(setup_err(
+                    job,
+                    format!(
+                        "failed to get file size of {path}: it is a {}, not a regular \
+                         file or device",
+                        if md.file_type().is_fifo() { "FIFO" } else { "socket" }
+                    ),
+                ));
+            }
             Ok(md) if md.is_dir() => {
                 return Err(setup_err(job, format!("{path} is a directory")));
             }
             Ok(md) => (Kind::Regular, md.len()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
-            Err(e) => return Err(setup_err(job, format!("{path}: {e}"))),
+            Err(e) => {
+                return Err(crate::error::RunError::Io {
+                    job: job.name.clone(),
+                    source: crate::error::with_path(&path, e),
+                })
+            }
         };
         targets.push(Target {
             path,
@@ -262,10 +293,13 @@ pub fn prepare(
                 _ => t.size,
             })
             .collect(),
+        // A replayed log lays out only missing files: an existing file is never extended
+        // (rewritten) because an entry points past its end; that entry fails with EIO, as
+        // in fio.
         _ if !replay.is_empty() => current
             .iter()
             .zip(&replay)
-            .map(|(&c, r)| c.max(r.1))
+            .map(|(&c, r)| if c > 0 { c } else { r.1 })
             .collect(),
         Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
         None => crate::gen::plan::layout_size(job, clone, &current),
@@ -276,6 +310,25 @@ pub fn prepare(
                 return Err(setup_err(
                     job,
                     format!("{}: a character device needs size= to be given", t.path),
+                ));
+            }
+            // Without a size, an existing file's data must not be rewritten because the
+            // offset points past its end (fio: "you need to specify valid offset=").
+            Kind::Regular
+                if t.size > 0
+                    && n > t.size
+                    && replay.is_empty()
+                    && job.workload.size.is_none()
+                    && job.files.filesize.is_none()
+                    && !fill =>
+            {
+                return Err(setup_err(
+                    job,
+                    format!(
+                        "you need to specify valid offset=: the job starts past the end of \
+                         {} ({} bytes) and no size= was given",
+                        t.path, t.size
+                    ),
                 ));
             }
             Kind::Regular if n == 0 => {
@@ -337,10 +390,12 @@ pub fn prepare(
     }
     for &i in &extend {
         let t = &mut targets[i];
-        t.created = std::fs::metadata(&t.path).is_err();
+        t.created = std::fs::metadata(crate::osstr::to_path(&t.path)).is_err();
         if serialize {
-            layout(job, &t.path, need[i])
-                .map_err(|e| setup_err(job, format!("{}: {e}", t.path)))?;
+            layout(job, &t.path, need[i]).map_err(|e| crate::error::RunError::Io {
+                job: job.name.clone(),
+                source: crate::error::with_path(&t.path, e),
+            })?;
         } else {
             t.lay_out_to = need[i];
         }
@@ -445,7 +500,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
             .write(true)
             .create(true)
             .truncate(true)
-            .open(path)?;
+            .open(crate::osstr::to_path(path))?;
         return Ok(());
     }
     let reads = job_reads(job) || (job.files.overwrite && !job.files.file_append);
@@ -453,7 +508,7 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
         .write(true)
         .create(true)
         .truncate(reads)
-        .open(path)?;
+        .open(crate::osstr::to_path(path))?;
     let fd = f.as_raw_fd();
     let r = match job.files.fallocate {
         Fallocate::None => 0,
@@ -465,6 +520,8 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
         Fallocate::Keep => unsafe {
             libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
         },
+        // SAFETY: as above; sets the size without reserving blocks, as fio's "truncate".
+        Fallocate::Truncate => unsafe { libc::ftruncate(fd, size as libc::off_t) },
     };
     let _ = r; // unsupported by the file system: a full layout still sizes the file below.
                // Like fio, only a full layout sets the size: a write job's file otherwise grows (or
@@ -531,7 +588,7 @@ pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
         .create(create && writes)
         .truncate(false)
         .custom_flags(flags)
-        .open(&t.path)
+        .open(crate::osstr::to_path(&t.path))
         .map_err(|e| crate::error::with_path(&t.path, e))?;
     if job.files.create_on_open && t.kind == Kind::Regular && f.metadata()?.len() < t.size {
         f.set_len(t.size)?;
@@ -603,7 +660,7 @@ fn set_write_hint(f: &File, hint: u64, direct: bool) -> io::Result<()> {
 /// Reads `size` bytes of `path` through the page cache so the run starts warm.
 fn pre_read(path: &str, size: u64) -> io::Result<()> {
     use std::io::Read;
-    let mut f = File::open(path)?;
+    let mut f = File::open(crate::osstr::to_path(path))?;
     let mut buf = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 && !super::terminating() {
@@ -616,13 +673,23 @@ fn pre_read(path: &str, size: u64) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes the files this run created (`unlink=1`); others are left alone.
+/// Removes the files this run created (`unlink=1`); others are left alone. fio deletes
+/// them too; iobench never deletes data it did not make, and says so on stderr.
 pub fn unlink_created(targets: &[Target]) {
+    for t in targets
+        .iter()
+        .filter(|t| !t.created && t.kind == Kind::Regular)
+    {
+        eprintln!(
+            "iobench: note: unlink=1 keeps {}: this run did not create it (fio would delete it)",
+            t.path
+        );
+    }
     for t in targets
         .iter()
         .filter(|t| t.created && t.kind == Kind::Regular)
     {
-        let _ = std::fs::remove_file(&t.path);
+        let _ = std::fs::remove_file(crate::osstr::to_path(&t.path));
     }
 }
 

@@ -1,5 +1,5 @@
 //! `ioscheduler`: switches the I/O scheduler of the disk under each of the job's files
-//! before the job starts, through /sys/block/<disk>/queue/scheduler, and checks that the
+//! before the job starts, through `/sys/block/<disk>/queue/scheduler`, and checks that the
 //! kernel took it (writing an unknown name to a device without schedulers is not an error
 //! there, so the read-back is what tells). The setting is left in place after the run, as
 //! fio leaves it.

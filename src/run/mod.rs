@@ -4,10 +4,12 @@
 
 pub mod filelock;
 pub mod files;
+pub mod flow;
 pub mod groups;
 pub mod hooks;
 pub mod io_errors;
 pub mod iosched;
+pub mod limits;
 pub mod live;
 pub mod lockmem;
 pub mod open_files;
@@ -46,6 +48,23 @@ struct Status {
 
 static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
 
+/// Called for every phase (the jobs that start together) once its files are laid out and
+/// just before its clones start, with the phase's index: the MPI runner's barrier and
+/// agreed start (src/cluster), so that a phase starts on every rank at once. Every phase
+/// calls it, even one with nothing to run, so all ranks meet the same number of times.
+static PHASE_START: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
+
+/// Sets the phase-start hook (once per process).
+pub fn set_phase_start(f: fn(usize)) {
+    let _ = PHASE_START.set(f);
+}
+
+fn phase_start(phase: usize) {
+    if let Some(f) = PHASE_START.get() {
+        f(phase);
+    }
+}
+
 /// Redraws the status line when its interval is due (main process only; a few times a
 /// second at most, never on an I/O path).
 pub(crate) fn live_tick() {
@@ -78,7 +97,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
         jobs.iter()
             .flat_map(|j| {
                 let io = !j.exec.engine.flags().no_io;
-                std::iter::repeat(io).take(j.exec.numjobs.max(1) as usize)
+                std::iter::repeat_n(io, j.exec.numjobs.max(1) as usize)
             })
             .collect(),
     );
@@ -169,6 +188,17 @@ pub(crate) fn info(s: &str) {
         let mut out = std::io::stdout().lock();
         let _ = out.write_all(s.as_bytes());
         let _ = out.flush();
+    }
+}
+
+/// Prints fio's closing line of a failed job: on stdout with the normal report there, on
+/// stderr otherwise, so `--output=FILE` and JSON/terse on stdout stay clean.
+pub(crate) fn error_line(s: &str) {
+    use std::io::Write;
+    if INFO_ON_STDOUT.load(Ordering::Relaxed) {
+        let _ = std::io::stdout().lock().write_all(s.as_bytes());
+    } else {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
     }
 }
 
@@ -370,6 +400,12 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
 /// failed clones, capped).
 pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     signals::install_main();
+    // A process may run several times (the points of a sweep): an earlier run's
+    // `exitall` must not stop this one; a signal still does.
+    if signals::signalled().is_none() {
+        STOP_ALL.store(false, Ordering::Relaxed);
+        TERMINATE.store(false, Ordering::Relaxed);
+    }
     // fio's clocksource is global: the last job that sets it decides, before any job runs.
     if let Some(src) = jobs.iter().rev().find_map(|j| j.exec.clocksource) {
         if let Err(e) = crate::clock::select(src) {
@@ -379,6 +415,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::clock::select_default();
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
+    flow::setup(jobs);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
@@ -403,9 +440,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
-    for phase in groups::phases(jobs) {
+    live::start(
+        interim_clones(jobs, &firsts, &gids),
+        cfg.snapshot_every_ms(),
+        cfg.status_interval.is_some(),
+    );
+    for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
         if stopped_all() {
+            phase_start(phase_no);
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
             // with nothing done.
             for &ji in &phase {
@@ -452,10 +494,15 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                     Err(e) => {
                         eprintln!("iobench: {e}");
                         failed += 1;
+                        // The job stays in the report with its error, as in fio.
+                        outcome
+                            .results
+                            .push(failed_stats(job, ji, gids[ji], e.errno()));
                     }
                 }
             }
         }
+        phase_start(phase_no);
         if specs.is_empty() {
             continue;
         }
@@ -474,6 +521,12 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 Err(e) => {
                     eprintln!("iobench: {e}");
                     failed += 1;
+                    outcome.results.push(failed_stats(
+                        spec.job,
+                        spec.job_index,
+                        spec.groupid,
+                        libc::EIO,
+                    ));
                 }
             }
             if spec.job.files.unlink {
@@ -491,6 +544,14 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// The report entry of a clone that failed before doing any I/O: listed with its errno.
+fn failed_stats(job: &Job, ji: usize, gid: u32, errno: i32) -> JobStats {
+    let mut s = JobStats::for_job(job, ji, gid);
+    s.error = errno;
+    s.failed = true;
+    s
 }
 
 /// Every clone of the run in report order, with its thread number and empty statistics,

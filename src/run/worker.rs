@@ -86,6 +86,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     // Each clone fills its buffers from its own seed (fio seeds them by thread number).
     let clone = cx.gen.thread_number().saturating_sub(1) as u32;
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);
+    let mut flow = super::flow::Flow::for_job(cx.job);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
     data.attach_trims(&cx.gen);
@@ -192,6 +193,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         ($slot:expr, $res:expr, $now:expr) => {{
             let u = &mut pool[$slot as usize];
             u.result = $res;
+            if let (true, Op::Rw(d)) = (crate::debug::on(crate::debug::Cat::Io), u.op) {
+                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
+                crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
+            }
             free.push($slot);
             open.io_done(u.file as usize, &mut engine);
             if serialize {
@@ -313,6 +318,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         let now = now_ns();
         if cx.stats.live.is_some_and(|s| s.wanted()) {
             let measured = if ramping { 0 } else { now - stat_start };
+            cx.stats.inflight = inflight as u32;
             crate::stats::live::answer(&mut cx.stats, measured);
         }
         if ramping && now >= ramp_end {
@@ -425,6 +431,17 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     hold = Hold::sync_now(kind, f, &cx.gen);
                     break;
                 }
+                // flow: a job ahead of its weight holds back (draining and sleeping
+                // flow_sleep first, when set), as fio does before it makes an I/O.
+                if let Some(f) = flow.as_mut() {
+                    if f.exceeded() {
+                        hold = Hold::Until {
+                            at: now_ns() + f.sleep_ns.max(1000),
+                            drain: f.sleep_ns > 0,
+                        };
+                        break;
+                    }
+                }
                 fresh = true;
                 if periodic_sync {
                     cx.gen.sync_at_new_loop = syncer.due_at_new_loop().is_some();
@@ -447,6 +464,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     break;
                 }
             };
+            // verify_state_load on a reading job: it ends before the first read the saved
+            // state does not vouch for, as fio's does.
+            if data.read_stops(next.ddir, next.file, next.offset) {
+                gen_done = true;
+                break;
+            }
             // A new loop: what the last one wrote is verified first.
             if fresh && data.loop_ended(cx.gen.pass()) {
                 pending = Some(next);
@@ -571,6 +594,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
                 error = Some(text);
                 break;
+            }
+            if crate::debug::on(crate::debug::Cat::Io) {
+                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
+                for stage in ["fill", "prep", "queue"] {
+                    let d = next.ddir as usize;
+                    crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
+                }
             }
             let queued = engine.queue(u);
             if let Err(e) = lock.unlock(fd) {
@@ -789,15 +819,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     if error.is_some() {
         cx.stats.failed = true;
         if cx.stats.error != 0 {
-            // fio's closing line for a failed job, on stdout.
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stdout().lock(),
-                "iobench: pid={}, err={}/{}",
+            // fio's closing line for a failed job.
+            super::error_line(&format!(
+                "iobench: pid={}, err={}/{}\n",
                 std::process::id(),
                 cx.stats.error,
                 cx.stats.verror
-            );
+            ));
         }
     }
     Ok(cx.stats)

@@ -8,8 +8,8 @@
 //! another, which a status line does not mind.
 
 use crate::report::eta::{JobState, LiveJob};
+use std::sync::atomic::AtomicPtr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::OnceLock;
 
 /// One clone's published progress (a cache line of its own, written by one worker).
 #[derive(Debug)]
@@ -98,21 +98,32 @@ unsafe impl Sync for Board {}
 // SAFETY: as above; the board is only ever shared, never moved out of.
 unsafe impl Send for Board {}
 
-static BOARD: OnceLock<Board> = OnceLock::new();
+/// The board of the current run. Each run (a plain run, or each point of a sweep) gets a
+/// fresh, zeroed board sized for its clones; the previous one is leaked, not unmapped,
+/// because `&'static` slots of it may still be held (its snapshot buffers are reserved
+/// lazily, so a leaked board costs address space only).
+static BOARD: AtomicPtr<Board> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The current run's board, if one was made.
+fn board() -> Option<&'static Board> {
+    // SAFETY: the pointer is null or comes from `Box::leak` in `init`, never freed.
+    unsafe { BOARD.load(std::sync::atomic::Ordering::Acquire).as_ref() }
+}
 
 /// Milliseconds since the board was made (0 without a board).
 pub fn board_ms() -> u64 {
-    BOARD
-        .get()
+    board()
         .map(|b| b.epoch.elapsed().as_millis() as u64)
         .unwrap_or(0)
 }
 
 /// Creates the board for `clones` clones, in shared memory so that workers forked later
-/// write where the main process reads. Called once, before any worker starts; without
+/// write where the main process reads. Called at the start of each run, before any worker
+/// starts, so every run (each point of a sweep too) starts from a zeroed board; without
 /// it (or if the mapping fails) nothing is published and no status line is drawn.
 pub fn init(clones: usize) {
-    if BOARD.get().is_some() || clones == 0 {
+    if clones == 0 {
+        BOARD.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Release);
         return;
     }
     let len = clones * std::mem::size_of::<Slot>();
@@ -129,6 +140,7 @@ pub fn init(clones: usize) {
         )
     };
     if p == libc::MAP_FAILED {
+        BOARD.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Release);
         return;
     }
     // SAFETY: the mapping holds `clones` zeroed, suitably aligned (page-aligned) slots.
@@ -149,22 +161,23 @@ pub fn init(clones: usize) {
     } else {
         snaps.cast()
     };
-    let _ = BOARD.set(Board {
+    let board = Box::leak(Box::new(Board {
         slots,
         snaps,
         epoch: std::time::Instant::now(),
-    });
+    }));
+    BOARD.store(board, std::sync::atomic::Ordering::Release);
 }
 
 /// The number of slots on the board (0 without one).
 pub fn clones() -> usize {
-    BOARD.get().map_or(0, |b| b.slots.len())
+    board().map_or(0, |b| b.slots.len())
 }
 
 /// Asks every clone for a snapshot of its statistics; returns the generation their
 /// answers will carry, or None when the board cannot carry snapshots. Main process only.
 pub fn request() -> Option<u64> {
-    let b = BOARD.get()?;
+    let b = board()?;
     if b.snaps.is_null() {
         return None;
     }
@@ -185,7 +198,7 @@ pub fn request() -> Option<u64> {
 /// answers it, `Some(false)` while it may still answer, None when it never will (not
 /// started, or done with its I/O).
 pub fn answer_state(i: usize, g: u64) -> Option<bool> {
-    let s = BOARD.get()?.slots.get(i)?;
+    let s = board()?.slots.get(i)?;
     if s.answered.load(Ordering::Acquire) >= g {
         return Some(true);
     }
@@ -199,7 +212,7 @@ pub fn answer_state(i: usize, g: u64) -> Option<bool> {
 /// Writes `bytes` (a clone's serialized statistics) into `slot`'s buffer as the answer to
 /// the latest request. Only the clone that owns the slot calls this.
 pub fn publish(slot: &Slot, bytes: &[u8]) {
-    let Some(b) = BOARD.get() else { return };
+    let Some(b) = board() else { return };
     let want = slot.want.load(Ordering::Acquire);
     let base = b.slots.as_ptr() as usize;
     let i = (slot as *const Slot as usize).wrapping_sub(base) / std::mem::size_of::<Slot>();
@@ -221,7 +234,7 @@ pub fn publish(slot: &Slot, bytes: &[u8]) {
 /// A copy of clone `i`'s latest snapshot, if it published one and no write overlapped
 /// the copy.
 pub fn read_snapshot(i: usize) -> Option<Vec<u8>> {
-    let b = BOARD.get()?;
+    let b = board()?;
     let s = b.slots.get(i)?;
     if b.snaps.is_null() {
         return None;
@@ -250,14 +263,28 @@ pub fn read_snapshot(i: usize) -> Option<Vec<u8>> {
 
 /// The slot of the clone with fio thread number `thread_number` (1-based), if any.
 pub fn slot(thread_number: u64) -> Option<&'static Slot> {
-    let b = BOARD.get()?;
+    let b = board()?;
     b.slots.get((thread_number as usize).checked_sub(1)?)
+}
+
+/// Bytes done per direction by every clone together, as published so far: the MPI
+/// runner's progress timeline (first-done throughput). Main process only.
+pub fn total_bytes() -> [u64; 3] {
+    let mut out = [0u64; 3];
+    if let Some(b) = board() {
+        for s in b.slots {
+            for (o, v) in out.iter_mut().zip(&s.bytes) {
+                *o += v.load(Ordering::Relaxed);
+            }
+        }
+    }
+    out
 }
 
 /// Reads every clone's slot into the status line's view, with `plans` (one per clone,
 /// in thread-number order).
 pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
-    let Some(b) = BOARD.get() else {
+    let Some(b) = board() else {
         return (Vec::new(), 0);
     };
     let now = board_ms();

@@ -141,7 +141,7 @@ fn find_block_dir(maj: u64, min: u64) -> Option<PathBuf> {
     None
 }
 
-/// The sysfs directory (/sys/block/<disk>) of the disk holding `path`: the device itself
+/// The sysfs directory (`/sys/block/<disk>`) of the disk holding `path`: the device itself
 /// for a block device, else the device of its filesystem; a partition maps to its disk.
 pub fn disk_dir_of(path: &Path) -> Option<PathBuf> {
     let (maj, min) = dev_numbers(path)?;

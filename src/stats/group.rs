@@ -4,9 +4,10 @@
 use super::disk::DiskUtil;
 use super::{JobStats, RunOutcome, Unified};
 use crate::job::Job;
+use serde::{Deserialize, Serialize};
 
 /// The totals of one reporting group (fio's group_run_stats).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GroupStats {
     pub groupid: u32,
     /// Shortest and longest run time of a member, per direction, in ms.
@@ -25,7 +26,8 @@ pub struct GroupStats {
 }
 
 impl GroupStats {
-    fn new(groupid: u32) -> Self {
+    /// Empty totals of group `groupid` (`+=` fills them).
+    pub fn new(groupid: u32) -> Self {
         GroupStats {
             groupid,
             min_run: [u64::MAX; 3],
@@ -38,6 +40,34 @@ impl GroupStats {
             bits: false,
             sig_figs: 4,
             unified: Unified::None,
+        }
+    }
+}
+
+/// Adds another host's totals of the same group (fio's sum_group_stats, for "All
+/// clients"): run times and member bandwidths widen, bytes add, and the aggregate is
+/// recomputed as all bytes over the longest run time rather than summed, so it is exact
+/// when the hosts ran for different times.
+impl std::ops::AddAssign<&GroupStats> for GroupStats {
+    fn add_assign(&mut self, rhs: &GroupStats) {
+        for d in 0..3 {
+            if rhs.max_run[d] == 0 {
+                continue;
+            }
+            self.min_run[d] = self.min_run[d].min(rhs.min_run[d]);
+            self.max_run[d] = self.max_run[d].max(rhs.max_run[d]);
+            self.min_bw[d] = self.min_bw[d].min(rhs.min_bw[d]);
+            self.max_bw[d] = self.max_bw[d].max(rhs.max_bw[d]);
+            self.io_bytes[d] += rhs.io_bytes[d];
+            self.agg[d] = (self.io_bytes[d] * 1000)
+                .checked_div(self.max_run[d])
+                .unwrap_or(0);
+        }
+        self.kb_base = rhs.kb_base;
+        self.bits = rhs.bits;
+        self.sig_figs = rhs.sig_figs;
+        if rhs.unified != Unified::None {
+            self.unified = rhs.unified;
         }
     }
 }

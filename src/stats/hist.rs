@@ -60,6 +60,13 @@ impl Hist {
         }
     }
 
+    /// A histogram from bucket counts received from elsewhere (a fio server's thread_stat):
+    /// `PLAT_NR` counts, the extra ones dropped and missing ones zero.
+    pub fn from_buckets(mut buckets: Vec<u64>) -> Self {
+        buckets.resize(PLAT_NR, 0);
+        Hist { buckets }
+    }
+
     /// True when this histogram was never allocated (its percentiles are off).
     pub fn is_empty(&self) -> bool {
         self.buckets.is_empty()

@@ -42,6 +42,10 @@ pub struct Nbd {
     rend: usize,
     events: Vec<Completion>,
     nevents: usize,
+    /// Set once the connection failed (reset, closed, timed out, garbled): the errno
+    /// every I/O in flight and every later one completes with, so the job ends with what
+    /// completed before the fault instead of losing its results.
+    dead: Option<i32>,
 }
 
 // SAFETY: the raw pointers are the worker's own I/O buffers and header slots, used only
@@ -62,6 +66,7 @@ impl Nbd {
             rend: 0,
             events: Vec::new(),
             nevents: 0,
+            dead: None,
         }
     }
 
@@ -100,6 +105,17 @@ impl Nbd {
             let e = io::Error::last_os_error();
             match e.kind() {
                 io::ErrorKind::Interrupted => continue,
+                // A blocking wait that ends this way ran into the socket's reply
+                // timeout (wire::REPLY_TIMEOUT): the server is hung.
+                io::ErrorKind::WouldBlock if wait => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!(
+                            "nbd: no reply from the server in {} s",
+                            wire::REPLY_TIMEOUT.as_secs()
+                        ),
+                    ))
+                }
                 io::ErrorKind::WouldBlock => return Ok(false),
                 _ => return Err(e),
             }
@@ -147,7 +163,7 @@ impl Nbd {
         let result = if error == 0 {
             f.len as i64
         } else {
-            -(error as i64)
+            -(wire::errno_of(error) as i64)
         };
         self.events[self.nevents] = Completion {
             slot: slot as u32,
@@ -155,6 +171,32 @@ impl Nbd {
         };
         self.nevents += 1;
         Ok(true)
+    }
+
+    /// Takes replies until `min` events are in (or, with `min` 0, what has arrived).
+    fn reap(&mut self, min: usize, max: usize) -> io::Result<()> {
+        loop {
+            while self.nevents < max && self.take_reply()? {}
+            if self.nevents >= max || (self.nevents >= min && self.nevents > 0) {
+                return Ok(());
+            }
+            if !self.fill(min > self.nevents)? {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Marks the connection failed with `e`'s errno (ECONNRESET for a closed connection,
+    /// ETIMEDOUT when no reply came in time, EIO for a garbled reply) and says so once.
+    fn fail(&mut self, e: &io::Error) {
+        let errno = match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => libc::ETIMEDOUT,
+            io::ErrorKind::UnexpectedEof => libc::ECONNRESET,
+            io::ErrorKind::InvalidData => libc::EIO,
+            _ => e.raw_os_error().unwrap_or(libc::EIO),
+        };
+        eprintln!("iobench: nbd {}: {e}", self.uri);
+        self.dead = Some(errno);
     }
 
     /// Sends the staged requests (and write data) in as few writev calls as it takes.
@@ -232,8 +274,11 @@ impl Engine for Nbd {
         if slot >= self.hdrs.len() || self.inflight[slot].busy {
             return Ok(Queued::Busy);
         }
-        if self.iov.len() + 2 > self.iov.capacity() {
-            self.send_staged()?;
+        if self.dead.is_none() && self.iov.len() + 2 > self.iov.capacity() {
+            if let Err(e) = self.send_staged() {
+                self.fail(&e);
+            }
+            self.iov.clear();
         }
         let (cmd, offset, len) = match io.op {
             Op::Rw(Ddir::Read) => (wire::CMD_READ, io.offset, io.len),
@@ -266,7 +311,12 @@ impl Engine for Nbd {
     fn commit(&mut self) -> io::Result<usize> {
         let n = self.staged;
         if n > 0 {
-            self.send_staged()?;
+            if self.dead.is_none() {
+                if let Err(e) = self.send_staged() {
+                    self.fail(&e);
+                }
+            }
+            self.iov.clear();
             self.staged = 0;
         }
         Ok(n)
@@ -275,13 +325,25 @@ impl Engine for Nbd {
     fn getevents(&mut self, min: usize, max: usize) -> io::Result<usize> {
         self.nevents = 0;
         let max = max.min(self.events.len());
-        loop {
-            while self.nevents < max && self.take_reply()? {}
-            if self.nevents >= max || (self.nevents >= min && self.nevents > 0) {
-                break;
+        if self.dead.is_none() {
+            if let Err(e) = self.reap(min, max) {
+                self.fail(&e);
             }
-            if !self.fill(min > self.nevents)? {
-                break;
+        }
+        if let Some(errno) = self.dead {
+            // Every request still in flight completes with the connection's error.
+            for slot in 0..self.inflight.len() {
+                if self.nevents >= max {
+                    break;
+                }
+                if self.inflight[slot].busy {
+                    self.inflight[slot].busy = false;
+                    self.events[self.nevents] = Completion {
+                        slot: slot as u32,
+                        result: -(errno as i64),
+                    };
+                    self.nevents += 1;
+                }
             }
         }
         Ok(self.nevents)

@@ -183,17 +183,82 @@ const INFO_EXPORT: u16 = 0;
 const HS_FIXED_NEWSTYLE: u16 = 1;
 const HS_NO_ZEROES: u16 = 2;
 
-/// Connects to `addr` and negotiates its export, ready for transmission.
+/// How long connecting and the handshake may take before the job fails (ETIMEDOUT).
+pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+/// How long a worker waits for any reply while it has requests in flight before it
+/// fails them with ETIMEDOUT: a hung server must not hang the run forever.
+pub const REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The errno an NBD error reply stands for, as the protocol defines them (the values are
+/// Linux's); any other value is EINVAL, as the protocol asks of unknown errors.
+pub fn errno_of(nbd_error: u32) -> i32 {
+    match nbd_error {
+        1 => libc::EPERM,
+        5 => libc::EIO,
+        12 => libc::ENOMEM,
+        22 => libc::EINVAL,
+        28 => libc::ENOSPC,
+        75 => libc::EOVERFLOW,
+        95 => libc::EOPNOTSUPP,
+        108 => libc::ESHUTDOWN,
+        _ => libc::EINVAL,
+    }
+}
+
+/// Connects to `addr` and negotiates its export, ready for transmission. Connecting and
+/// the handshake time out (CONNECT_TIMEOUT); replies then time out after REPLY_TIMEOUT.
 pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
+    let timed_out = |e: io::Error| {
+        if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) {
+            io::Error::from_raw_os_error(libc::ETIMEDOUT)
+        } else {
+            e
+        }
+    };
     let mut s = match &addr.endpoint {
         Endpoint::Tcp { host, port } => {
-            let t = TcpStream::connect((host.as_str(), *port))?;
+            use std::net::ToSocketAddrs;
+            let mut last = io::Error::new(io::ErrorKind::NotFound, "no address for the host");
+            let mut found = None;
+            for a in (host.as_str(), *port).to_socket_addrs()? {
+                match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
+                    Ok(t) => {
+                        found = Some(t);
+                        break;
+                    }
+                    Err(e) => last = e,
+                }
+            }
+            let t = found.ok_or_else(|| timed_out(last))?;
             t.set_nodelay(true)?;
+            t.set_read_timeout(Some(CONNECT_TIMEOUT))?;
+            t.set_write_timeout(Some(CONNECT_TIMEOUT))?;
             Stream::Tcp(t)
         }
-        Endpoint::Unix { socket } => Stream::Unix(UnixStream::connect(socket)?),
+        Endpoint::Unix { socket } => {
+            let u = UnixStream::connect(socket)?;
+            u.set_read_timeout(Some(CONNECT_TIMEOUT))?;
+            u.set_write_timeout(Some(CONNECT_TIMEOUT))?;
+            Stream::Unix(u)
+        }
     };
-    let export = handshake(&mut s, &addr.export)?;
+    let export = handshake(&mut s, &addr.export).map_err(timed_out)?;
+    if export.size > i64::MAX as u64 {
+        return Err(proto_err(format!(
+            "the NBD server advertises an export of {} bytes, more than 2^63",
+            export.size
+        )));
+    }
+    match &s {
+        Stream::Tcp(t) => {
+            t.set_read_timeout(Some(REPLY_TIMEOUT))?;
+            t.set_write_timeout(Some(REPLY_TIMEOUT))?;
+        }
+        Stream::Unix(u) => {
+            u.set_read_timeout(Some(REPLY_TIMEOUT))?;
+            u.set_write_timeout(Some(REPLY_TIMEOUT))?;
+        }
+    }
     Ok((s, export))
 }
 

@@ -1,0 +1,23 @@
+//! fio's client/server messages: the byte stream parser (headers, CRC16s, fragments) and,
+//! since random bytes rarely pass a CRC, every payload decoder fed directly (the first
+//! byte picks the opcode). Neither may panic, whatever comes off the wire.
+#![no_main]
+
+use iobench::fioproto::{decode_all, op, pdu, Cmd};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let (cmds, _end) = decode_all(data);
+    for c in &cmds {
+        let _ = pdu::decode(c, true);
+        let _ = pdu::decode(c, false);
+    }
+    if let Some((&pick, rest)) = data.split_first() {
+        let cmd = Cmd::new(u16::from(pick) % (op::NR + 2), 0, rest.to_vec());
+        if let Ok(m) = pdu::decode(&cmd, pick & 0x80 != 0) {
+            if let pdu::Message::Iolog(log) = m {
+                let _ = log.text();
+            }
+        }
+    }
+});

@@ -1,0 +1,217 @@
+//! The client's command line, read as fio reads it: `--client=HOST[,PORT]` (or a file
+//! listing hosts, one per word) starts a server entry; job files right after it are that
+//! server's own; `--remote-config=FILE` names a job file on the server; other job files go
+//! to every server that has none. `--output-format`, `--minimal`, `--output` and
+//! `--terse-version` shape the client's report, and the format is also sent to each server
+//! (as fio's JOBLINE does), so that servers asked for JSON send no text lines.
+
+use crate::server::addr::{self, Endpoint};
+
+/// One server to drive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Host {
+    /// The host as given (fio's `hostname`: JSON's `hostname` and error messages).
+    pub given: String,
+    pub endpoint: Endpoint,
+    /// Its own job files, `true` for `--remote-config` (a path on the server).
+    pub files: Vec<(String, bool)>,
+}
+
+/// The whole client invocation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ClientArgs {
+    pub hosts: Vec<Host>,
+    /// Job files for servers that have none of their own.
+    pub shared_files: Vec<String>,
+    pub json: bool,
+    pub json_plus: bool,
+    pub normal: bool,
+    /// Terse lines (fio's `--minimal`, `--output-format=terse`), of `terse_version`.
+    pub terse: bool,
+    pub terse_version: u32,
+    pub output: Option<String>,
+    /// Flags sent on to the servers (JOBLINE).
+    pub forward: Vec<String>,
+}
+
+fn split(a: &str) -> Option<(&str, Option<&str>)> {
+    let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
+    if body.is_empty() {
+        return None;
+    }
+    Some(match body.split_once('=') {
+        Some((k, v)) => (k, Some(v)),
+        None => (body, None),
+    })
+}
+
+/// Parses the command line (without the program name).
+pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
+    let mut a = ClientArgs {
+        normal: true,
+        terse_version: 3,
+        ..Default::default()
+    };
+    // Job files after a --client attach to it, until an option comes.
+    let mut attach: Option<usize> = None;
+    let mut i = 0;
+    let value = |i: &mut usize, k: &str, v: Option<&str>| -> Result<String, String> {
+        match v {
+            Some(v) => Ok(v.to_string()),
+            None => {
+                *i += 1;
+                argv.get(*i)
+                    .cloned()
+                    .ok_or_else(|| format!("option '--{k}' requires a value"))
+            }
+        }
+    };
+    while i < argv.len() {
+        let arg = &argv[i];
+        let Some((k, v)) = split(arg) else {
+            match attach {
+                Some(h) => a.hosts[h].files.push((arg.clone(), false)),
+                None => a.shared_files.push(arg.clone()),
+            }
+            i += 1;
+            continue;
+        };
+        attach = None;
+        match k {
+            "client" => {
+                let v = value(&mut i, k, v)?;
+                if std::path::Path::new(&v).is_file() {
+                    // A host list: every word a host; no job file attaches to them.
+                    let text = std::fs::read_to_string(&v)
+                        .map_err(|e| format!("could not open client list file {v}: {e}"))?;
+                    for h in text.split_whitespace() {
+                        let endpoint = addr::parse("client", h)
+                            .map_err(|e| format!("{e} (in client list file {v})"))?;
+                        a.hosts.push(Host {
+                            given: host_of(h),
+                            endpoint,
+                            files: Vec::new(),
+                        });
+                    }
+                } else {
+                    let endpoint = addr::parse("client", &v)?;
+                    a.hosts.push(Host {
+                        given: host_of(&v),
+                        endpoint,
+                        files: Vec::new(),
+                    });
+                    attach = Some(a.hosts.len() - 1);
+                }
+            }
+            "remote-config" => {
+                let v = value(&mut i, k, v)?;
+                let h = a
+                    .hosts
+                    .last_mut()
+                    .ok_or("option '--remote-config' must follow a --client")?;
+                h.files.push((v, true));
+            }
+            "output-format" => {
+                let v = value(&mut i, k, v)?;
+                a.normal = false;
+                a.json = false;
+                a.json_plus = false;
+                a.terse = false;
+                for f in v.split(',') {
+                    match f {
+                        "normal" => a.normal = true,
+                        "json" => a.json = true,
+                        "json+" => a.json_plus = true,
+                        "terse" | "minimal" | "csv" => a.terse = true,
+                        _ => {
+                            return Err(format!(
+                                "option '--output-format': bad value '{f}' \
+                                 (expected normal, json, json+ or terse)"
+                            ))
+                        }
+                    }
+                }
+                a.forward.push(format!("--output-format={v}"));
+            }
+            "output" => a.output = Some(value(&mut i, k, v)?),
+            "minimal" => {
+                a.normal = false;
+                a.terse = true;
+                a.forward.push("--minimal".into());
+            }
+            "terse-version" => {
+                let v = value(&mut i, k, v)?;
+                match v.trim().parse::<u32>() {
+                    Ok(n @ 2..=5) => a.terse_version = n,
+                    _ => {
+                        return Err(format!(
+                            "option '--terse-version': bad value '{v}' (expected 2, 3, 4 or 5)"
+                        ))
+                    }
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "option '--{k}' is not supported with --client (expected --client, \
+                     --remote-config, --output-format, --output and job files)"
+                ))
+            }
+        }
+        i += 1;
+    }
+    if a.hosts.is_empty() {
+        return Err("option '--client': no server given (expected --client=HOST[,PORT])".into());
+    }
+    Ok(a)
+}
+
+/// The host part of a `--client` value, as fio keeps it for messages and JSON.
+fn host_of(v: &str) -> String {
+    if let Some(p) = v.strip_prefix("sock:") {
+        return p.to_string();
+    }
+    let v = v
+        .strip_prefix("ip:")
+        .or_else(|| v.strip_prefix("ip4:"))
+        .or_else(|| v.strip_prefix("ip6:"))
+        .unwrap_or(v);
+    v.split(',').next().unwrap_or(v).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn job_files_attach_to_the_client_before_them() {
+        let a = parse(&s(&[
+            "--client=h1,9000",
+            "a.fio",
+            "--client=h2",
+            "--remote-config=/srv/b.fio",
+            "--output-format=json",
+            "c.fio",
+        ]))
+        .unwrap();
+        assert_eq!(a.hosts.len(), 2);
+        assert_eq!(a.hosts[0].given, "h1");
+        assert_eq!(a.hosts[0].files, vec![("a.fio".to_string(), false)]);
+        assert_eq!(a.hosts[1].files, vec![("/srv/b.fio".to_string(), true)]);
+        assert_eq!(a.shared_files, vec!["c.fio".to_string()]);
+        assert!(a.json && !a.normal);
+        assert_eq!(a.forward, vec!["--output-format=json".to_string()]);
+    }
+
+    #[test]
+    fn errors_name_the_option() {
+        let e = parse(&s(&["--client=h", "--bogus=1"])).unwrap_err();
+        assert!(e.contains("--bogus"), "{e}");
+        let e = parse(&s(&["--client=h,99999"])).unwrap_err();
+        assert!(e.contains("99999"), "{e}");
+        assert!(parse(&s(&["--remote-config=x"])).is_err());
+    }
+}

@@ -1,0 +1,398 @@
+//! `iobench --client`: drives fio 3.33 servers (or iobench's) over fio's protocol, as fio's
+//! own client does: connect to every server, PROBE it, send its job files (JOB, or
+//! LOAD_FILE for `--remote-config`) and the output flags (JOBLINE), start them all (RUN),
+//! then print what they send: their text lines as they come (`<host> …`), each server's
+//! report when it is done, and the "All clients" total at the end ([`output`]).
+//!
+//! Unlike fio's client, a server that disconnects mid-run does not take the others down:
+//! the rest are reported and the exit status says that one failed.
+
+pub mod args;
+pub mod output;
+
+use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
+use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
+use crate::server::addr::Endpoint;
+use crate::server::Stream;
+use args::ClientArgs;
+use output::{HostReport, Printer};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// One server being driven.
+struct Client {
+    host: HostReport,
+    stream: Option<Stream>,
+    /// fio's `skip_newline`: the last text line ended without a newline.
+    skip_newline: bool,
+    /// Text received but not yet printed: the part after its last newline.
+    pending: String,
+    /// Reports announced in START (fio's `nr_stat`).
+    nr_stat: u32,
+    stop: Option<Stop>,
+    done: bool,
+    /// Why the connection ended early, when it did.
+    lost: Option<String>,
+    /// Its PROBE reply came (`sync`: it is an iobench server that waits for the go).
+    probed: bool,
+    sync: bool,
+    /// Its files are laid out and its jobs wait for the go.
+    ready: bool,
+    /// START answers still due before RUN is sent.
+    starts_pending: usize,
+    /// RUN was sent.
+    running: bool,
+}
+
+/// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
+/// results printed; at the second the client stops waiting for them.
+static INTERRUPTED: AtomicU32 = AtomicU32::new(0);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Ctrl-C stops the servers' runs instead of the client, as fio's client does.
+fn catch_signals() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+enum Event {
+    Cmd(usize, Cmd),
+    End(usize, ProtoError),
+}
+
+/// The client's entry: `args` is the whole command line.
+pub fn main(argv: &[String]) -> ExitCode {
+    let a = match args::parse(argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(&a) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Connects, sends the jobs and starts every server; then handles their messages until all
+/// are done. `Ok(false)`: some server failed or was lost.
+fn run(a: &ClientArgs) -> Result<bool, String> {
+    let mut printer = Printer::new(a)?;
+    let mut clients: Vec<Client> = Vec::new();
+    let mut ok = true;
+    for h in &a.hosts {
+        let host = HostReport::new(&h.given, h.endpoint.port());
+        let mut c = Client {
+            host,
+            stream: None,
+            skip_newline: false,
+            pending: String::new(),
+            nr_stat: 0,
+            stop: None,
+            done: false,
+            lost: None,
+            probed: false,
+            sync: false,
+            ready: false,
+            starts_pending: 0,
+            running: false,
+        };
+        match Stream::connect(&h.endpoint) {
+            Ok(s) => c.stream = Some(s),
+            Err(e) => {
+                eprintln!("iobench: client <{}>: {e}", h.given);
+                ok = false;
+                c.done = true;
+            }
+        }
+        clients.push(c);
+    }
+    let (tx, rx) = mpsc::channel::<Event>();
+    for (i, (c, h)) in clients.iter_mut().zip(&a.hosts).enumerate() {
+        let Some(s) = c.stream.as_mut() else { continue };
+        match start_client(s, h, a) {
+            Ok(n) => c.starts_pending = n,
+            Err(e) => {
+                eprintln!("iobench: client <{}>: {e}", h.given);
+                ok = false;
+                c.done = true;
+                continue;
+            }
+        }
+        let mut reader = match s.try_clone() {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("iobench: client <{}>: {e}", h.given);
+                c.done = true;
+                ok = false;
+                continue;
+            }
+        };
+        let tx = tx.clone();
+        std::thread::spawn(move || loop {
+            match read_cmd(&mut reader) {
+                Ok(cmd) => {
+                    if tx.send(Event::Cmd(i, cmd)).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Event::End(i, e));
+                    return;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let mut go_sent = false;
+    let mut quit_sent = false;
+    catch_signals();
+    while clients.iter().any(|c| !c.done) {
+        let signals = INTERRUPTED.load(Ordering::Relaxed);
+        if signals > 1 {
+            for c in clients.iter_mut().filter(|c| !c.done) {
+                c.lost = Some("interrupted".into());
+                c.done = true;
+            }
+            break;
+        }
+        if signals > 0 && !quit_sent {
+            quit_sent = true;
+            for c in clients.iter_mut().filter(|c| !c.done) {
+                if let Some(s) = c.stream.as_mut() {
+                    let _ = send(s, op::QUIT, 0, &[]);
+                }
+            }
+        }
+        let ev = match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(ev) => ev,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match ev {
+            Event::Cmd(i, cmd) => handle(&mut clients[i], &cmd, &mut printer)?,
+            Event::End(i, e) => {
+                let c = &mut clients[i];
+                if !c.done {
+                    c.lost = Some(e.to_string());
+                    c.done = true;
+                }
+            }
+        }
+        if !go_sent {
+            go_sent = maybe_go(&mut clients);
+        }
+    }
+    for c in &mut clients {
+        if !c.pending.is_empty() {
+            printer.text(&format!("{}\n", std::mem::take(&mut c.pending)))?;
+        }
+        if c.lost.is_none() && !c.running && c.stream.is_some() {
+            // It quit without running (its jobs did not parse): its text said why.
+            ok = false;
+        }
+        if let Some(why) = &c.lost {
+            printer.text(&format!(
+                "client: host={} disconnected ({why})\n",
+                c.host.hostname
+            ))?;
+            ok = false;
+        }
+        if let Some(st) = c.stop {
+            if st.error != 0 {
+                ok = false;
+            }
+        }
+        if let Some(s) = &c.stream {
+            s.shutdown();
+        }
+    }
+    let reports: u32 = clients.iter().map(|c| c.nr_stat).sum();
+    printer.finish(reports)?;
+    Ok(ok)
+}
+
+/// The synchronised start: once every live server answered PROBE and every iobench server
+/// among them has its files laid out, all of those are told to go at once. fio servers
+/// cannot wait: they start as soon as they get RUN. `true` once the go is sent.
+fn maybe_go(clients: &mut [Client]) -> bool {
+    let live = || clients.iter().filter(|c| !c.done);
+    if live().any(|c| !c.probed || (c.sync && !c.ready)) {
+        return false;
+    }
+    for c in clients.iter_mut().filter(|c| !c.done && c.sync) {
+        if let Some(s) = c.stream.as_mut() {
+            if let Err(e) = send(s, op::IOB_GO, 0, &[]) {
+                c.lost = Some(format!("go: {e}"));
+                c.done = true;
+            }
+        }
+    }
+    true
+}
+
+/// PROBE, then the output flags (JOBLINE) and the job files (JOB or LOAD_FILE). Returns
+/// how many START answers to wait for before RUN: a server that cannot parse a job answers
+/// with its error and QUIT instead, and closes; a RUN sent to it then would arrive after
+/// it closed and reset the connection, losing its last messages.
+fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
+    let mut starts = 0;
+    let server = match &h.endpoint {
+        Endpoint::Unix(_) => "sock".to_string(),
+        Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
+    };
+    let probe = ClientProbe {
+        flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
+        server,
+    };
+    let e = |e: std::io::Error| e.to_string();
+    send(s, op::PROBE, 0, &probe.encode()).map_err(e)?;
+    if !a.forward.is_empty() {
+        let mut line = vec!["fio".to_string()];
+        line.extend(a.forward.iter().cloned());
+        send(s, op::JOBLINE, 0, &pdu::encode_jobline(&line, 1)).map_err(e)?;
+        starts += 1;
+    }
+    let files: Vec<(String, bool)> = if h.files.is_empty() {
+        a.shared_files.iter().map(|f| (f.clone(), false)).collect()
+    } else {
+        h.files.clone()
+    };
+    if files.is_empty() {
+        return Err(
+            "no job file for this server (job files right after a --client go to \
+                    that server only; a host-list file sends the same jobs to every host)"
+                .into(),
+        );
+    }
+    for (f, remote) in files {
+        starts += 1;
+        if remote {
+            send(s, op::LOAD_FILE, 0, &pdu::encode_load_file(&f, 1)).map_err(e)?;
+        } else {
+            let text =
+                std::fs::read_to_string(&f).map_err(|err| format!("job file <{f}> open: {err}"))?;
+            send(s, op::JOB, 0, &pdu::encode_job(&text, pdu::CLIENT_TYPE_CLI)).map_err(e)?;
+        }
+    }
+    Ok(starts)
+}
+
+/// One message from a server.
+fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String> {
+    let msg = match pdu::decode(cmd, true) {
+        Ok(m) => m,
+        Err(e) => {
+            c.lost = Some(e.to_string());
+            c.done = true;
+            return Ok(());
+        }
+    };
+    match msg {
+        Message::ProbeReply(p) => {
+            printer.probe(&p)?;
+            c.host.name = Some(p.hostname.clone());
+            c.host.version = p.fio_version.clone();
+            c.probed = true;
+            c.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
+        }
+        Message::Text(t) => {
+            let name = c.host.display_name().to_string();
+            // fio leaves the `<host>` prefix out of terse output only.
+            if !c.skip_newline && !printer.terse() {
+                c.pending.push_str(&format!("<{name}> "));
+            }
+            c.pending.push_str(&t.text);
+            c.skip_newline = !t.text.contains('\n');
+            // fio's client prints every level where the report goes, as it comes; here
+            // only whole lines, so that two servers' lines never mix within a line
+            // (fio#673).
+            if let Some(end) = c.pending.rfind('\n') {
+                let whole: String = c.pending.drain(..=end).collect();
+                printer.text(&whole)?;
+            }
+        }
+        Message::Start(s) => {
+            c.nr_stat += s.stat_outputs;
+            c.starts_pending = c.starts_pending.saturating_sub(1);
+            if c.starts_pending == 0 && !c.running {
+                c.running = true;
+                if let Some(st) = c.stream.as_mut() {
+                    if let Err(e) = send(st, op::RUN, 0, &[]) {
+                        c.lost = Some(format!("RUN: {e}"));
+                        c.done = true;
+                    }
+                }
+            }
+        }
+        Message::JobOpt(o) => add_job_opt(c, o, printer),
+        Message::Ts(ts) => {
+            printer.thread(&mut c.host, *ts);
+        }
+        Message::Gs(g) => printer.group(&mut c.host, g.0),
+        Message::Du(d) => printer.disk(&mut c.host, d.0),
+        Message::Stop(st) => {
+            c.stop = Some(st);
+            if st.error != 0 {
+                printer.text(&format!(
+                    "client <{}>: exited with error {}\n",
+                    c.host.hostname, st.error
+                ))?;
+            }
+        }
+        Message::Quit => {
+            c.done = true;
+            if !c.pending.is_empty() {
+                printer.text(&std::mem::take(&mut c.pending))?;
+            }
+            printer.host_done(&c.host)?;
+        }
+        Message::Iolog(log) => {
+            let path = format!("{}.{}", log.name, c.host.hostname);
+            let bytes = if log.compressed == crate::fioproto::iolog::STORE_COMPRESSED {
+                log.raw.clone()
+            } else {
+                log.text().into_bytes()
+            };
+            if let Err(e) = std::fs::write(&path, bytes) {
+                eprintln!("iobench: client: log {path}: {e}");
+            }
+        }
+        Message::IobReady => c.ready = true,
+        Message::ServerStart | Message::AddJob | Message::Eta(_) => {}
+        other => {
+            eprintln!(
+                "iobench: client <{}>: unexpected {} message ({other:?})",
+                c.host.hostname,
+                cmd.name()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
+    if o.global {
+        printer.global_option(&o.name, &o.value);
+    } else {
+        let i = o.groupid as usize;
+        if i < 4096 {
+            if c.host.opt_lists.len() <= i {
+                c.host.opt_lists.resize(i + 1, Vec::new());
+            }
+            c.host.opt_lists[i].push((o.name, o.value));
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! The MPI runner (cargo feature `mpi`): one rank per process that `mpirun` started.
+//!
+//! 1. Rank 0 reads the command line's job files and broadcasts arguments and files, so
+//!    that every rank runs the same jobs even where its file system does not have them.
+//! 2. Every rank makes its file names its own (`names`), lays its files out, and before
+//!    each phase (the jobs that start together: stonewall and new_group) meets the others
+//!    at a barrier; rank 0 then names a start time a little ahead and every rank sleeps
+//!    until it, so the phase starts on all hosts within the clocks' agreement.
+//! 3. At the end each rank sends rank 0 its full statistics (histogram bins included,
+//!    serialised with serde) and the times it started each phase; rank 0 merges them
+//!    (`report::clients`) and prints one report, with the start skew and the merge's cost.
+
+use super::names;
+use crate::report::clients::{self, ClientId, ClientStats, Extras};
+use crate::report::json::Value;
+use ::mpi::collective::SystemOperation;
+use ::mpi::topology::SimpleCommunicator;
+use ::mpi::traits::*;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// How far ahead of the barrier rank 0 sets a phase's start: enough for the broadcast
+/// to reach every rank (and a descheduled rank to wake) first.
+const START_MARGIN_NS: u64 = 20_000_000;
+
+/// What rank 0 sends every rank: the command line and the job files' text by argument.
+#[derive(Serialize, Deserialize)]
+struct Launch {
+    args: Vec<String>,
+    files: Vec<(usize, String)>,
+}
+
+/// One rank's times around a phase's start, wall-clock ns.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct PhaseTimes {
+    /// When the rank left the barrier.
+    barrier_exit: u64,
+    /// The agreed start and when the rank actually left its wait.
+    agreed: u64,
+    started: u64,
+}
+
+/// What each rank sends rank 0 at the end.
+#[derive(Serialize, Deserialize)]
+struct RankReport {
+    client: ClientStats,
+    phases: Vec<PhaseTimes>,
+    /// The rank's progress over the run, for the first-done figures.
+    timeline: Vec<Sample>,
+}
+
+/// A point of a rank's progress: wall-clock ns, and bytes done per direction by all its
+/// clones so far (the live board's counters).
+type Sample = (u64, [u64; 3]);
+
+/// The most samples a timeline keeps: when full, every other one is dropped and the
+/// interval doubles, so a long run costs no more to send than a short one (2048 samples,
+/// about 80 KB of JSON) at a resolution of a thousandth of the run.
+const TIMELINE_CAP: usize = 2048;
+
+/// Samples this rank's progress every few ms on a thread of its own until stopped.
+struct Sampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    handle: std::thread::JoinHandle<Vec<Sample>>,
+}
+
+impl Sampler {
+    fn start() -> Sampler {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let mut v: Vec<Sample> = Vec::with_capacity(TIMELINE_CAP);
+            let mut every = std::time::Duration::from_millis(5);
+            while !flag.load(Ordering::Relaxed) {
+                v.push((super::realtime_ns(), crate::stats::board::total_bytes()));
+                if v.len() >= TIMELINE_CAP {
+                    let mut i = 0;
+                    v.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    every *= 2;
+                }
+                std::thread::sleep(every);
+            }
+            v.push((super::realtime_ns(), crate::stats::board::total_bytes()));
+            v
+        });
+        Sampler { stop, handle }
+    }
+
+    fn finish(self) -> Vec<Sample> {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.handle.join().unwrap_or_default()
+    }
+}
+
+/// Bytes of direction `d` a timeline had done at wall-clock `t`, interpolated.
+fn bytes_at(tl: &[Sample], t: u64, d: usize) -> u64 {
+    match tl.iter().position(|s| s.0 >= t) {
+        None => tl.last().map_or(0, |s| s.1[d]),
+        Some(0) => tl[0].1[d],
+        Some(i) => {
+            let (a, b) = (tl[i - 1], tl[i]);
+            let span = (b.0 - a.0).max(1) as u128;
+            let grew = b.1[d].saturating_sub(a.1[d]) as u128;
+            a.1[d] + (grew * (t - a.0) as u128 / span) as u64
+        }
+    }
+}
+
+/// Replaces the estimated first-done figures with measured ones where the timelines
+/// allow: for a group that is alone in its phase, the bytes every rank had done when the
+/// fastest finished (from the phase's agreed start), over that time.
+fn measure_first_done(
+    jobs: &[crate::job::Job],
+    reports: &[RankReport],
+    spreads: &mut [clients::Spread],
+) {
+    let gids = crate::report::group_ids(jobs);
+    let phases = crate::run::groups::phases(jobs);
+    for s in spreads.iter_mut() {
+        let Some(phase) = phases
+            .iter()
+            .position(|p| p.iter().any(|&j| gids[j] == s.groupid))
+        else {
+            continue;
+        };
+        if phases[phase].iter().any(|&j| gids[j] != s.groupid) || s.first_done_ms == 0 {
+            continue;
+        }
+        let mut total = 0u64;
+        let mut ok = true;
+        for r in &s.rates {
+            let Some(rep) = reports.get(r.client) else {
+                ok = false;
+                break;
+            };
+            let Some(p) = rep.phases.get(phase) else {
+                ok = false;
+                break;
+            };
+            let t = p.agreed + s.first_done_ms * 1_000_000;
+            let done = bytes_at(&rep.timeline, t, s.ddir).saturating_sub(bytes_at(
+                &rep.timeline,
+                p.agreed,
+                s.ddir,
+            ));
+            total += done.min(r.bytes);
+        }
+        if ok {
+            s.first_done_bw = total * 1000 / s.first_done_ms;
+            s.measured = true;
+        }
+    }
+}
+
+static PHASES: Mutex<Vec<PhaseTimes>> = Mutex::new(Vec::new());
+
+/// `--sync-start=clock`: wait for an agreed wall-clock time after the barrier.
+static CLOCK_START: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The phase-start hook (`run::set_phase_start`): the barrier, then (with
+/// `--sync-start=clock`) rank 0's agreed start time and the wait for it.
+///
+/// Leaving the barrier is the default start: it needs no synchronised clocks, and with a
+/// core per rank its spread is the interconnect's latency (0.2-3 µs for 2 ranks here).
+/// The clock start is for hosts whose clocks agree (PTP) more closely than the barrier's
+/// spread; the README has the measurements of both.
+fn phase_start(_phase: usize) {
+    let world = SimpleCommunicator::world();
+    world.barrier();
+    let barrier_exit = super::realtime_ns();
+    let (agreed, started) = if CLOCK_START.load(std::sync::atomic::Ordering::Relaxed) {
+        let mut agreed = if world.rank() == 0 {
+            barrier_exit + START_MARGIN_NS
+        } else {
+            0
+        };
+        world.process_at_rank(0).broadcast_into(&mut agreed);
+        (agreed, super::sleep_until(agreed))
+    } else {
+        (barrier_exit, barrier_exit)
+    };
+    if let Ok(mut p) = PHASES.lock() {
+        p.push(PhaseTimes {
+            barrier_exit,
+            agreed,
+            started,
+        });
+    }
+}
+
+/// Broadcasts rank 0's `data` to every rank.
+fn bcast_bytes(world: &SimpleCommunicator, mut data: Vec<u8>) -> Vec<u8> {
+    let root = world.process_at_rank(0);
+    let mut len = data.len() as u64;
+    root.broadcast_into(&mut len);
+    data.resize(len as usize, 0);
+    root.broadcast_into(&mut data[..]);
+    data
+}
+
+/// True on every rank when `bad` is true on any.
+fn any(world: &SimpleCommunicator, bad: bool) -> bool {
+    let mut out = 0u32;
+    world.all_reduce_into(&(bad as u32), &mut out, SystemOperation::max());
+    out != 0
+}
+
+/// Rank 0's launch message: the arguments, and the text of those that name files.
+fn launch_message(args: &[String]) -> Vec<u8> {
+    let files = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.starts_with('-') && std::path::Path::new(a).is_file())
+        .filter_map(|(i, a)| std::fs::read_to_string(a).ok().map(|t| (i, t)))
+        .collect();
+    serde_json::to_vec(&Launch {
+        args: args.to_vec(),
+        files,
+    })
+    .unwrap_or_default()
+}
+
+/// Every rank's host name, by rank.
+fn all_hostnames(world: &SimpleCommunicator, mine: &str) -> Vec<String> {
+    let mut buf = [0u8; 256];
+    let n = mine.len().min(255);
+    buf[..n].copy_from_slice(&mine.as_bytes()[..n]);
+    let mut all = vec![0u8; 256 * world.size() as usize];
+    world.all_gather_into(&buf[..], &mut all[..]);
+    all.chunks(256)
+        .map(|c| {
+            let end = c.iter().position(|&b| b == 0).unwrap_or(c.len());
+            String::from_utf8_lossy(&c[..end]).into_owned()
+        })
+        .collect()
+}
+
+/// Runs this rank; returns the exit status (the worst of all ranks').
+pub fn run(args: Vec<String>) -> u8 {
+    let Some(universe) = ::mpi::initialize() else {
+        eprintln!("iobench: MPI could not be initialised (MPI_Init failed or was called twice)");
+        return 1;
+    };
+    let world = universe.world();
+    let rank = world.rank() as u32;
+    let size = world.size() as u32;
+    let msg = bcast_bytes(
+        &world,
+        if rank == 0 {
+            launch_message(&args)
+        } else {
+            Vec::new()
+        },
+    );
+    let launch: Launch = match serde_json::from_slice(&msg) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("iobench: rank {rank}: bad launch message from rank 0: {e}");
+            return 1;
+        }
+    };
+    let mut args = launch.args;
+    let mut temps = Vec::new();
+    if rank != 0 {
+        for (i, text) in &launch.files {
+            // Where the file is here too (one host, a shared file system), it is used in
+            // place, so that `include` and error messages see its real path.
+            if std::fs::read_to_string(&args[*i]).is_ok_and(|t| t == *text) {
+                continue;
+            }
+            let path = std::env::temp_dir().join(format!(
+                "iobench-mpi-{}-{i}-{}",
+                std::process::id(),
+                std::path::Path::new(&args[*i])
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            ));
+            if std::fs::write(&path, text).is_ok() {
+                args[*i] = path.to_string_lossy().into_owned();
+                temps.push(path);
+            }
+        }
+    }
+    let parsed = super::take_args(&mut args).and_then(|cl| {
+        if args.iter().any(|a| a == "-") {
+            return Err(
+                "job file '-': an MPI run takes its job files from the command \
+                        line, not from standard input (mpirun gives it to rank 0 only)"
+                    .to_string(),
+            );
+        }
+        let inv = crate::cli::parse_args(&args).map_err(|e| e.to_string())?;
+        let jobs = inv
+            .jobs
+            .iter()
+            .map(crate::job::resolve)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        crate::report::check_terse_version(&inv.config)?;
+        if crate::report::formats(&inv.config).contains(&crate::cli::OutputFormat::Terse) {
+            return Err(
+                "--output-format=terse (--minimal): an MPI run's report has no \
+                        terse form; use normal, json or json+"
+                    .to_string(),
+            );
+        }
+        if inv.config.status_interval.is_some() {
+            return Err(
+                "--status-interval: an MPI run reports once, at the end, on rank 0; \
+                        run without it"
+                    .to_string(),
+            );
+        }
+        crate::run::preflight(&inv.config, &jobs).map_err(|e| e.to_string())?;
+        Ok((cl, inv, jobs))
+    });
+    for t in temps {
+        let _ = std::fs::remove_file(t);
+    }
+    // The same job fails the same way on every rank: rank 0 alone says so, unless only
+    // another rank failed (a file of its own, its host's limits).
+    let mut bad0 = (rank == 0 && parsed.is_err()) as u32;
+    world.process_at_rank(0).broadcast_into(&mut bad0);
+    if any(&world, parsed.is_err()) {
+        if let Err(e) = &parsed {
+            if rank == 0 || bad0 == 0 {
+                eprintln!("iobench: rank {rank}: {e}");
+            }
+        }
+        return 1;
+    }
+    let Ok((cl, inv, mut jobs)) = parsed else {
+        return 1;
+    };
+    let mut cfg = inv.config.clone();
+    if cfg.version || cfg.help || cfg.parse_only {
+        if rank == 0 && cfg.version {
+            println!("{}", crate::report::VERSION);
+        } else if rank == 0 && cfg.help {
+            print!("{}", crate::cli::usage());
+        }
+        return 0;
+    }
+    let host = super::hostname();
+    let hosts = all_hostnames(&world, &host);
+    let on_my_host = hosts.iter().filter(|h| **h == host).count() as u32;
+    let read_from = if cl.rotate {
+        names::read_source(rank, size, on_my_host)
+    } else {
+        rank
+    };
+    for j in &mut jobs {
+        names::make_unique(j, rank, read_from);
+    }
+    let mut sink = None;
+    if rank == 0 {
+        match crate::report::Sink::open(&cfg) {
+            Ok(mut s) => {
+                if crate::report::wants_normal(&cfg) {
+                    let _ = s.write(&crate::report::normal::header(&jobs));
+                }
+                sink = Some(s);
+            }
+            Err(e) => eprintln!("iobench: output: {e}"),
+        }
+    } else {
+        // Only rank 0 prints; the others' notes would interleave with its output.
+        cfg.output = Some("/dev/null".into());
+    }
+    if any(&world, rank == 0 && sink.is_none()) {
+        return 1;
+    }
+    CLOCK_START.store(cl.clock_start, std::sync::atomic::Ordering::Relaxed);
+    crate::run::set_phase_start(phase_start);
+    let disks = crate::report::run::disk_snapshot(&jobs);
+    let start = Instant::now();
+    let sampler = Sampler::start();
+    let (outcome, code) = crate::run::run_all(&cfg, &jobs);
+    let timeline = sampler.finish();
+    let mut sum = crate::stats::group::summarize(&jobs, &outcome);
+    if let Some(d) = &disks {
+        sum.disks = d.delta();
+    }
+    sum.elapsed_ms = start.elapsed().as_millis() as u64;
+    let report = RankReport {
+        client: ClientStats::from_summary(&host, ClientId::Rank(rank), &sum),
+        phases: PHASES.lock().map(|p| p.clone()).unwrap_or_default(),
+        timeline,
+    };
+    let wire = serde_json::to_vec(&report).unwrap_or_default();
+    world.barrier();
+    let gather_start = Instant::now();
+    let mut status = 0u8;
+    if rank == 0 {
+        let mut reports = vec![report];
+        let mut sizes = vec![wire.len()];
+        for r in 1..size {
+            let (bytes, _) = world.process_at_rank(r as i32).receive_vec::<u8>();
+            sizes.push(bytes.len());
+            match serde_json::from_slice::<RankReport>(&bytes) {
+                Ok(rep) => reports.push(rep),
+                Err(e) => {
+                    eprintln!("iobench: rank {r}'s statistics could not be read: {e}");
+                    status = 1;
+                }
+            }
+        }
+        let gathered = gather_start.elapsed();
+        let merge_start = Instant::now();
+        let text = render(&cfg, &jobs, &reports);
+        let cost = Cost {
+            sizes,
+            gather_ms: gathered.as_secs_f64() * 1000.0,
+            merge_ms: merge_start.elapsed().as_secs_f64() * 1000.0,
+        };
+        let mode = if cl.clock_start { "clock" } else { "barrier" };
+        let text = finish_text(&cfg, text, &reports, &cost, mode);
+        if let Some(s) = &mut sink {
+            if let Err(e) = s.write(&text) {
+                eprintln!("iobench: output: {e}");
+                status = 1;
+            }
+        }
+    } else {
+        world.process_at_rank(0).send(&wire[..]);
+    }
+    let mut worst = 0u32;
+    world.all_reduce_into(
+        &(code.max(status) as u32),
+        &mut worst,
+        SystemOperation::max(),
+    );
+    worst.min(255) as u8
+}
+
+/// The merge's cost as measured on rank 0.
+struct Cost {
+    /// Bytes each rank sent.
+    sizes: Vec<usize>,
+    /// Receiving every rank's statistics, ms.
+    gather_ms: f64,
+    /// Decoding, merging and rendering, ms (the rendering's own part of it is measured
+    /// without the final text's MPI section).
+    merge_ms: f64,
+}
+
+/// The report before its MPI section: the JSON value (the section is added to it) and
+/// the normal text (the section follows it).
+struct Rendered {
+    json: Option<Value>,
+    normal: String,
+}
+
+fn render(
+    cfg: &crate::cli::CliConfig,
+    jobs: &[crate::job::Job],
+    reports: &[RankReport],
+) -> Rendered {
+    use crate::cli::OutputFormat;
+    let clients: Vec<ClientStats> = reports.iter().map(|r| r.client.clone()).collect();
+    let mut spreads = clients::spreads(&clients);
+    measure_first_done(jobs, reports, &mut spreads);
+    let f = crate::report::formats(cfg);
+    let plus = f.contains(&OutputFormat::JsonPlus);
+    let json = (plus || f.contains(&OutputFormat::Json))
+        .then(|| clients::json_value_with(jobs, &clients, plus, Extras::all(), &spreads));
+    let normal = if f.contains(&OutputFormat::Normal) {
+        clients::render_normal_with(&clients, Extras::all(), &spreads)
+    } else {
+        String::new()
+    };
+    Rendered { json, normal }
+}
+
+/// Start skew of each phase: (spread of the actual starts, spread of barrier exits), ns.
+fn skews(reports: &[RankReport]) -> Vec<(u64, u64)> {
+    let n = reports.iter().map(|r| r.phases.len()).max().unwrap_or(0);
+    (0..n)
+        .map(|i| {
+            let spread = |f: fn(&PhaseTimes) -> u64| {
+                let v: Vec<u64> = reports
+                    .iter()
+                    .filter_map(|r| r.phases.get(i).map(f))
+                    .collect();
+                v.iter().max().unwrap_or(&0) - v.iter().min().unwrap_or(&0)
+            };
+            (spread(|p| p.started), spread(|p| p.barrier_exit))
+        })
+        .collect()
+}
+
+/// Adds the MPI section (ranks, hosts, start skew, merge cost) to the report.
+fn finish_text(
+    cfg: &crate::cli::CliConfig,
+    r: Rendered,
+    reports: &[RankReport],
+    cost: &Cost,
+    mode: &str,
+) -> String {
+    let Rendered { json, normal } = r;
+    let mut hosts: Vec<&str> = reports.iter().map(|r| r.client.hostname.as_str()).collect();
+    hosts.sort_unstable();
+    hosts.dedup();
+    let sk = skews(reports);
+    let total: usize = cost.sizes.iter().sum();
+    let mut out = String::new();
+    if let Some(mut v) = json {
+        let mut o = crate::report::json::Obj::new();
+        o.int("ranks", reports.len())
+            .int("hosts", hosts.len())
+            .str("sync_start", mode)
+            .arr(
+                "start_skew_ns",
+                sk.iter().map(|s| Value::Int(s.0 as i64)).collect(),
+            )
+            .arr(
+                "barrier_skew_ns",
+                sk.iter().map(|s| Value::Int(s.1 as i64)).collect(),
+            )
+            .arr(
+                "gather_bytes",
+                cost.sizes.iter().map(|&b| Value::Int(b as i64)).collect(),
+            )
+            .float("gather_ms", cost.gather_ms)
+            .float("merge_ms", cost.merge_ms);
+        if let Value::Obj(pairs) = &mut v {
+            pairs.push(("mpi".into(), o.into_value()));
+        }
+        crate::report::json::print(&mut out, &v, 0);
+        out.push('\n');
+    }
+    if crate::report::wants_normal(cfg) {
+        out.push_str(&normal);
+        let _ = writeln!(
+            out,
+            "\nMPI: {} ranks on {} host{}, each phase started at the {}",
+            reports.len(),
+            hosts.len(),
+            if hosts.len() == 1 { "" } else { "s" },
+            if mode == "clock" {
+                "agreed clock time"
+            } else {
+                "barrier's exit"
+            }
+        );
+        for (i, (s, b)) in sk.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "  phase {i}: start skew={:.1}usec (barrier exit spread={:.1}usec)",
+                *s as f64 / 1000.0,
+                *b as f64 / 1000.0
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  merge: gathered {} bytes ({} per rank) in {:.2}msec, merged and rendered in {:.2}msec",
+            total,
+            total / reports.len().max(1),
+            cost.gather_ms,
+            cost.merge_ms
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timelines_interpolate() {
+        let tl = vec![(100, [0, 0, 0]), (200, [1000, 0, 0]), (300, [1000, 50, 0])];
+        assert_eq!(bytes_at(&tl, 50, 0), 0);
+        assert_eq!(bytes_at(&tl, 150, 0), 500);
+        assert_eq!(bytes_at(&tl, 250, 1), 25);
+        assert_eq!(bytes_at(&tl, 999, 0), 1000);
+    }
+}

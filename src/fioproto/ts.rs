@@ -1,0 +1,669 @@
+//! The large payloads: fio 3.33's `struct thread_stat` + `struct group_run_stats` (TS), the
+//! group totals alone (GS) and `struct disk_util_stat` + `struct disk_util_agg` (DU), at
+//! the byte offsets fio's packed structs have on a 64-bit little-endian host, and their
+//! conversion to and from iobench's [`JobStats`], [`GroupStats`] and [`DiskUtil`].
+//!
+//! The offsets were measured with `offsetof` on fio 3.33's own headers; the tests decode
+//! what a real `fio --server` sends (tests/fio_client_server.rs), which would fail if one
+//! were off.
+
+use super::{Fields, Image, ProtoError};
+use crate::stats::disk::{Aggregate, DiskUtil, RawDiskStat};
+use crate::stats::group::GroupStats;
+use crate::stats::hist::{Hist, PercentileList, PLAT_NR};
+use crate::stats::iostat::IoStat;
+use crate::stats::{JobStats, StatsConfig, Unified, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
+
+/// `sizeof(struct thread_stat)`.
+pub const TS_LEN: usize = 183_888;
+/// `sizeof(struct group_run_stats)` (packed).
+pub const GS_LEN: usize = 164;
+/// `sizeof(struct cmd_ts_pdu)`: the thread_stat, then the group at [`TS_LEN`], padded to 8.
+pub const TS_PDU_LEN: usize = 184_056;
+/// `sizeof(struct cmd_du_pdu)`.
+pub const DU_LEN: usize = 256;
+
+/// `struct io_stat`: max, min, samples, then mean and S as 16-byte `fio_fp64_t`s.
+const IO_STAT: usize = 56;
+const FP64: usize = 16;
+/// `FIO_IO_U_LIST_MAX_LEN`.
+const LIST_MAX: usize = 20;
+
+// Offsets in `struct thread_stat`.
+const NAME: usize = 0;
+const VERROR: usize = 128;
+const ERROR: usize = 256;
+const THREAD_NUMBER: usize = 260;
+const GROUPID: usize = 264;
+const PID: usize = 268;
+const DESCRIPTION: usize = 272;
+const MEMBERS: usize = 528;
+const UNIFIED: usize = 532;
+const SYNC_STAT: usize = 544;
+const CLAT_STAT: usize = 600;
+const SLAT_STAT: usize = 768;
+const LAT_STAT: usize = 936;
+const BW_STAT: usize = 1104;
+const IOPS_STAT: usize = 1272;
+const USR_TIME: usize = 1440;
+const SYS_TIME: usize = 1448;
+const CTX: usize = 1456;
+const MINF: usize = 1464;
+const MAJF: usize = 1472;
+const CLAT_PCT: usize = 1480;
+const LAT_PCT: usize = 1484;
+const SLAT_PCT: usize = 1488;
+const PCT_PRECISION: usize = 1496;
+const PCT_LIST: usize = 1504;
+const IO_U_MAP: usize = 1824;
+const IO_U_SUBMIT: usize = 1880;
+const IO_U_COMPLETE: usize = 1936;
+const IO_U_LAT_N: usize = 1992;
+const IO_U_LAT_U: usize = 2072;
+const IO_U_LAT_M: usize = 2152;
+const IO_U_PLAT: usize = 2248;
+const IO_U_SYNC_PLAT: usize = 135_880;
+const TOTAL_IO_U: usize = 150_728;
+const SHORT_IO_U: usize = 150_760;
+const DROP_IO_U: usize = 150_784;
+const TOTAL_SUBMIT: usize = 150_808;
+const TOTAL_COMPLETE: usize = 150_816;
+const IO_BYTES: usize = 150_824;
+const RUNTIME: usize = 150_848;
+const TOTAL_RUN_TIME: usize = 150_872;
+const CONTINUE_ON_ERROR: usize = 150_880;
+const FIRST_ERROR: usize = 150_884;
+const TOTAL_ERR_COUNT: usize = 150_888;
+const NR_ZONE_RESETS: usize = 150_896;
+const KB_BASE: usize = 183_680;
+const UNIT_BASE: usize = 183_684;
+const LATENCY_DEPTH: usize = 183_688;
+const LATENCY_TARGET: usize = 183_696;
+const LATENCY_PERCENTILE: usize = 183_704;
+const LATENCY_WINDOW: usize = 183_720;
+const SIG_FIGS: usize = 183_728;
+const SS_DUR: usize = 183_732;
+const SS_STATE: usize = 183_740;
+const SS_HEAD: usize = 183_744;
+const SS_LIMIT: usize = 183_748;
+const SS_SLOPE: usize = 183_764;
+const SS_DEVIATION: usize = 183_780;
+const SS_CRITERION: usize = 183_796;
+const SS_IOPS_OFFSET: usize = 183_816;
+const SS_BW_OFFSET: usize = 183_824;
+
+/// fio's steady-state flags (steadystate.h).
+const SS_IOPS: u32 = 1;
+const SS_SLOPE_F: u32 = 1 << 2;
+const SS_ATTAINED: u32 = 1 << 3;
+const SS_DATA: u32 = 1 << 5;
+const SS_PCT: u32 = 1 << 6;
+const SS_BUFFER_FULL: u32 = 1 << 7;
+/// Longest steady-state window accepted from a peer (fio's is `ss_dur` seconds).
+const SS_MAX_DUR: u64 = 1 << 20;
+
+/// fio's `N2S_BYTEPERSEC` and `N2S_BITPERSEC` (`unit_base` after fio resolves it).
+const N2S_BYTEPERSEC: u32 = 4;
+const N2S_BITPERSEC: u32 = 5;
+
+fn put_io_stat(img: &mut Image, off: usize, s: &IoStat) {
+    img.u64(off, s.max);
+    img.u64(off + 8, s.min);
+    img.u64(off + 16, s.samples);
+    img.f64(off + 24, s.mean);
+    img.f64(off + 24 + FP64, s.s);
+}
+
+fn get_io_stat(f: &Fields, off: usize) -> Result<IoStat, ProtoError> {
+    Ok(IoStat {
+        max: f.u64(off)?,
+        min: f.u64(off + 8)?,
+        samples: f.u64(off + 16)?,
+        mean: f.f64(off + 24)?,
+        s: f.f64(off + 24 + FP64)?,
+    })
+}
+
+fn unified_code(u: Unified) -> u32 {
+    match u {
+        Unified::None => 0,
+        Unified::Mixed => 1,
+        Unified::Both => 2,
+    }
+}
+
+fn unified_of(code: u32) -> Unified {
+    match code {
+        1 => Unified::Mixed,
+        2 => Unified::Both,
+        _ => Unified::None,
+    }
+}
+
+/// A TS message: one reported job and its group's totals.
+#[derive(Debug, Clone)]
+pub struct WireTs {
+    pub stats: JobStats,
+    /// fio's 1-based thread number of the (first) job of this report.
+    pub thread_number: u32,
+    pub group: WireGs,
+}
+
+impl WireTs {
+    /// The TS payload of a reported job (`thread_number` is 1-based) and its group.
+    pub fn encode(t: &JobStats, thread_number: u32, g: &GroupStats) -> Vec<u8> {
+        let mut img = Image::new(TS_PDU_LEN);
+        let i = &mut img;
+        i.cstr(NAME, 128, &t.name);
+        i.cstr(VERROR, 128, &t.verror);
+        i.u32(ERROR, t.error as u32);
+        i.u32(THREAD_NUMBER, thread_number);
+        i.u32(GROUPID, t.groupid);
+        i.u32(PID, t.pid);
+        i.cstr(DESCRIPTION, 256, t.description.as_deref().unwrap_or(""));
+        i.u32(MEMBERS, t.jobs);
+        i.u32(UNIFIED, unified_code(t.cfg.unified));
+        put_io_stat(i, SYNC_STAT, &t.sync);
+        for (d, dir) in t.dir.iter().enumerate() {
+            put_io_stat(i, CLAT_STAT + d * IO_STAT, &dir.clat);
+            put_io_stat(i, SLAT_STAT + d * IO_STAT, &dir.slat);
+            put_io_stat(i, LAT_STAT + d * IO_STAT, &dir.lat);
+            put_io_stat(i, BW_STAT + d * IO_STAT, &dir.bw);
+            put_io_stat(i, IOPS_STAT + d * IO_STAT, &dir.iops);
+            i.u64(TOTAL_IO_U + 8 * d, dir.ios);
+            i.u64(SHORT_IO_U + 8 * d, dir.short);
+            i.u64(DROP_IO_U + 8 * d, dir.dropped);
+            i.u64(IO_BYTES + 8 * d, dir.bytes);
+            i.u64(RUNTIME + 8 * d, dir.runtime_ms);
+            for (k, h) in dir.hist.iter().enumerate() {
+                let base = IO_U_PLAT + ((k * 3 + d) * PLAT_NR) * 8;
+                for (b, &c) in h.buckets().iter().enumerate().take(PLAT_NR) {
+                    if c != 0 {
+                        i.u64(base + 8 * b, c);
+                    }
+                }
+            }
+        }
+        i.u64(TOTAL_IO_U + 24, t.sync_ios);
+        for (b, &c) in t.sync_hist.buckets().iter().enumerate().take(PLAT_NR) {
+            if c != 0 {
+                i.u64(IO_U_SYNC_PLAT + 8 * b, c);
+            }
+        }
+        i.u64(USR_TIME, t.usr_ms);
+        i.u64(SYS_TIME, t.sys_ms);
+        i.u64(CTX, t.ctx);
+        i.u64(MINF, t.minf);
+        i.u64(MAJF, t.majf);
+        i.u32(CLAT_PCT, t.cfg.clat_percentiles as u32);
+        i.u32(LAT_PCT, t.cfg.lat_percentiles as u32);
+        i.u32(SLAT_PCT, t.cfg.slat_percentiles as u32);
+        i.u64(PCT_PRECISION, t.cfg.percentiles.precision as u64);
+        for (k, p) in t.cfg.percentiles.list.iter().take(LIST_MAX).enumerate() {
+            i.f64(PCT_LIST + k * FP64, *p);
+        }
+        for k in 0..MAP_NR {
+            i.u64(IO_U_MAP + 8 * k, t.depth_map[k]);
+            i.u64(IO_U_SUBMIT + 8 * k, t.submit_map[k]);
+            i.u64(IO_U_COMPLETE + 8 * k, t.complete_map[k]);
+        }
+        for k in 0..LAT_N_NR {
+            i.u64(IO_U_LAT_N + 8 * k, t.lat_n[k]);
+        }
+        for k in 0..LAT_U_NR {
+            i.u64(IO_U_LAT_U + 8 * k, t.lat_u[k]);
+        }
+        for k in 0..LAT_M_NR {
+            i.u64(IO_U_LAT_M + 8 * k, t.lat_m[k]);
+        }
+        i.u64(TOTAL_SUBMIT, t.total_submit);
+        i.u64(TOTAL_COMPLETE, t.total_complete);
+        i.u64(TOTAL_RUN_TIME, t.total_run_ms);
+        i.u16(CONTINUE_ON_ERROR, t.continue_on_error as u16);
+        i.u32(FIRST_ERROR, t.first_error as u32);
+        i.u64(TOTAL_ERR_COUNT, t.total_err_count);
+        i.u64(NR_ZONE_RESETS, 0);
+        i.u32(KB_BASE, t.cfg.kb_base);
+        i.u32(
+            UNIT_BASE,
+            if t.cfg.bits {
+                N2S_BITPERSEC
+            } else {
+                N2S_BYTEPERSEC
+            },
+        );
+        i.u32(LATENCY_DEPTH, t.latency_depth);
+        i.u64(LATENCY_TARGET, t.latency_target);
+        i.f64(LATENCY_PERCENTILE, t.latency_percentile);
+        i.u64(LATENCY_WINDOW, t.latency_window);
+        i.u32(SIG_FIGS, t.cfg.sig_figs);
+        let gs = WireGs::encode(g);
+        img.0[TS_LEN..TS_LEN + GS_LEN].copy_from_slice(&gs);
+        if let Some(ss) = &t.steady {
+            put_steady(&mut img, ss);
+        }
+        img.0
+    }
+
+    /// Reads a TS payload into iobench's statistics.
+    pub fn decode(b: &[u8]) -> Result<WireTs, ProtoError> {
+        let f = Fields::new(b, "TS", TS_LEN + GS_LEN)?;
+        let mut cfg = StatsConfig {
+            clat_percentiles: f.u32(CLAT_PCT)? != 0,
+            lat_percentiles: f.u32(LAT_PCT)? != 0,
+            slat_percentiles: f.u32(SLAT_PCT)? != 0,
+            kb_base: f.u32(KB_BASE)?,
+            bits: f.u32(UNIT_BASE)? == N2S_BITPERSEC,
+            sig_figs: f.u32(SIG_FIGS)?,
+            unified: unified_of(f.u32(UNIFIED)?),
+            ..StatsConfig::default()
+        };
+        let mut list = Vec::new();
+        for k in 0..LIST_MAX {
+            let p = f.f64(PCT_LIST + k * FP64)?;
+            if p == 0.0 || !p.is_finite() {
+                break;
+            }
+            list.push(p);
+        }
+        cfg.percentiles = PercentileList {
+            list,
+            precision: f.u64(PCT_PRECISION)?.min(16) as usize,
+        };
+        let name = f.cstr(NAME, 128)?;
+        let mut t = JobStats::new(&name, f.u32(GROUPID)?, cfg);
+        t.verror = f.cstr(VERROR, 128)?;
+        t.error = f.u32(ERROR)? as i32;
+        t.pid = f.u32(PID)?;
+        let desc = f.cstr(DESCRIPTION, 256)?;
+        t.description = (!desc.is_empty()).then_some(desc);
+        t.jobs = f.u32(MEMBERS)?;
+        t.sync = get_io_stat(&f, SYNC_STAT)?;
+        let hist_at = |off: usize| -> Result<Hist, ProtoError> {
+            let mut v = Vec::with_capacity(PLAT_NR);
+            let mut any = false;
+            for k in 0..PLAT_NR {
+                let c = f.u64(off + 8 * k)?;
+                any |= c != 0;
+                v.push(c);
+            }
+            Ok(if any {
+                Hist::from_buckets(v)
+            } else {
+                Hist::default()
+            })
+        };
+        for d in 0..3 {
+            let dir = &mut t.dir[d];
+            dir.clat = get_io_stat(&f, CLAT_STAT + d * IO_STAT)?;
+            dir.slat = get_io_stat(&f, SLAT_STAT + d * IO_STAT)?;
+            dir.lat = get_io_stat(&f, LAT_STAT + d * IO_STAT)?;
+            dir.bw = get_io_stat(&f, BW_STAT + d * IO_STAT)?;
+            dir.iops = get_io_stat(&f, IOPS_STAT + d * IO_STAT)?;
+            dir.ios = f.u64(TOTAL_IO_U + 8 * d)?;
+            dir.short = f.u64(SHORT_IO_U + 8 * d)?;
+            dir.dropped = f.u64(DROP_IO_U + 8 * d)?;
+            dir.bytes = f.u64(IO_BYTES + 8 * d)?;
+            dir.runtime_ms = f.u64(RUNTIME + 8 * d)?;
+            for k in 0..3 {
+                dir.hist[k] = hist_at(IO_U_PLAT + ((k * 3 + d) * PLAT_NR) * 8)?;
+            }
+        }
+        t.sync_ios = f.u64(TOTAL_IO_U + 24)?;
+        t.sync_hist = hist_at(IO_U_SYNC_PLAT)?;
+        t.usr_ms = f.u64(USR_TIME)?;
+        t.sys_ms = f.u64(SYS_TIME)?;
+        t.ctx = f.u64(CTX)?;
+        t.minf = f.u64(MINF)?;
+        t.majf = f.u64(MAJF)?;
+        for k in 0..MAP_NR {
+            t.depth_map[k] = f.u64(IO_U_MAP + 8 * k)?;
+            t.submit_map[k] = f.u64(IO_U_SUBMIT + 8 * k)?;
+            t.complete_map[k] = f.u64(IO_U_COMPLETE + 8 * k)?;
+        }
+        for k in 0..LAT_N_NR {
+            t.lat_n[k] = f.u64(IO_U_LAT_N + 8 * k)?;
+        }
+        for k in 0..LAT_U_NR {
+            t.lat_u[k] = f.u64(IO_U_LAT_U + 8 * k)?;
+        }
+        for k in 0..LAT_M_NR {
+            t.lat_m[k] = f.u64(IO_U_LAT_M + 8 * k)?;
+        }
+        t.total_submit = f.u64(TOTAL_SUBMIT)?;
+        t.total_complete = f.u64(TOTAL_COMPLETE)?;
+        t.total_run_ms = f.u64(TOTAL_RUN_TIME)?;
+        t.continue_on_error = f.u16(CONTINUE_ON_ERROR)? != 0;
+        t.first_error = f.u32(FIRST_ERROR)? as i32;
+        t.total_err_count = f.u64(TOTAL_ERR_COUNT)?;
+        t.latency_depth = f.u32(LATENCY_DEPTH)?;
+        t.latency_target = f.u64(LATENCY_TARGET)?;
+        t.latency_percentile = f.f64(LATENCY_PERCENTILE)?;
+        t.latency_window = f.u64(LATENCY_WINDOW)?;
+        t.failed = t.error != 0 && !t.continue_on_error;
+        t.steady = get_steady(&f)?;
+        let group = WireGs::decode(&b[TS_LEN..])?;
+        Ok(WireTs {
+            stats: t,
+            thread_number: f.u32(THREAD_NUMBER)?,
+            group,
+        })
+    }
+}
+
+/// Appends a job's steady-state window after the TS payload, as fio sends its rings:
+/// IOPS then bandwidth, `ss_dur` values each, oldest first (head 0).
+fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
+    let c = &ss.spec.criterion;
+    let dur = ss.spec.dur_s as usize;
+    let mut state = SS_DATA;
+    state |= if c.iops { SS_IOPS } else { 1 << 1 };
+    if c.slope {
+        state |= SS_SLOPE_F;
+    }
+    if c.pct {
+        state |= SS_PCT;
+    }
+    if ss.attained {
+        state |= SS_ATTAINED;
+    }
+    let i = img;
+    i.u64(SS_DUR, dur as u64);
+    i.u32(SS_STATE, state);
+    i.u32(SS_HEAD, 0);
+    i.f64(SS_LIMIT, c.limit);
+    // iobench reports these at fio's float precision.
+    i.f64(SS_SLOPE, ss.slope as f32 as f64);
+    i.f64(SS_DEVIATION, ss.deviation as f32 as f64);
+    i.f64(SS_CRITERION, ss.criterion);
+    let at = i.0.len();
+    i.u64(SS_IOPS_OFFSET, at as u64);
+    i.u64(SS_BW_OFFSET, (at + 8 * dur) as u64);
+    for ring in [&ss.iops, &ss.bw] {
+        for k in 0..dur {
+            let v = ring.get(k).copied().unwrap_or(0);
+            i.0.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// A peer's steady-state window, when it sent one.
+fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
+    use crate::stats::steady::{Criterion, SteadyReport, SteadySpec};
+    let dur = f.u64(SS_DUR)?;
+    let state = f.u32(SS_STATE)?;
+    if dur == 0 || state & SS_DATA == 0 {
+        return Ok(None);
+    }
+    if dur > SS_MAX_DUR {
+        return Err(ProtoError::Malformed {
+            op: "TS",
+            why: format!("steady-state window of {dur} samples"),
+        });
+    }
+    let dur = dur as usize;
+    let head = f.u32(SS_HEAD)? as usize % dur;
+    let first = if state & SS_ATTAINED != 0 || state & SS_BUFFER_FULL == 0 {
+        head
+    } else {
+        (head + dur - 1) % dur
+    };
+    let ring = |off: usize| -> Result<Vec<u64>, ProtoError> {
+        (0..dur)
+            .map(|l| f.u64(off + 8 * ((first + l) % dur)))
+            .collect()
+    };
+    let iops = ring(f.u64(SS_IOPS_OFFSET)? as usize)?;
+    let bw = ring(f.u64(SS_BW_OFFSET)? as usize)?;
+    Ok(Some(SteadyReport {
+        spec: SteadySpec {
+            criterion: Criterion {
+                iops: state & SS_IOPS != 0,
+                slope: state & SS_SLOPE_F != 0,
+                pct: state & SS_PCT != 0,
+                limit: f.f64(SS_LIMIT)?,
+            },
+            dur_s: dur as u32,
+            ramp_ms: 0,
+        },
+        attained: state & SS_ATTAINED != 0,
+        slope: f.f64(SS_SLOPE)?,
+        deviation: f.f64(SS_DEVIATION)?,
+        criterion: f.f64(SS_CRITERION)?,
+        iops,
+        bw,
+    }))
+}
+
+/// A GS message (`struct group_run_stats`), or the group part of a TS.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireGs(pub GroupStats);
+
+impl WireGs {
+    pub fn encode(g: &GroupStats) -> Vec<u8> {
+        let mut i = Image::new(GS_LEN);
+        for d in 0..3 {
+            i.u64(8 * d, g.max_run[d]);
+            // fio sends a group with no I/O in a direction with its initial values.
+            i.u64(24 + 8 * d, g.min_run[d]);
+            i.u64(48 + 8 * d, g.max_bw[d]);
+            i.u64(72 + 8 * d, g.min_bw[d]);
+            i.u64(96 + 8 * d, g.io_bytes[d]);
+            i.u64(120 + 8 * d, g.agg[d]);
+        }
+        i.u32(144, g.kb_base);
+        i.u32(
+            148,
+            if g.bits {
+                N2S_BITPERSEC
+            } else {
+                N2S_BYTEPERSEC
+            },
+        );
+        i.u32(152, g.sig_figs);
+        i.u32(156, g.groupid);
+        i.u32(160, unified_code(g.unified));
+        i.0
+    }
+
+    pub fn decode(b: &[u8]) -> Result<WireGs, ProtoError> {
+        let f = Fields::new(b, "GS", GS_LEN)?;
+        let mut g = GroupStats {
+            groupid: f.u32(156)?,
+            min_run: [0; 3],
+            max_run: [0; 3],
+            min_bw: [0; 3],
+            max_bw: [0; 3],
+            io_bytes: [0; 3],
+            agg: [0; 3],
+            kb_base: f.u32(144)?,
+            bits: f.u32(148)? == N2S_BITPERSEC,
+            sig_figs: f.u32(152)?,
+            unified: unified_of(f.u32(160)?),
+        };
+        for d in 0..3 {
+            g.max_run[d] = f.u64(8 * d)?;
+            g.min_run[d] = f.u64(24 + 8 * d)?;
+            g.max_bw[d] = f.u64(48 + 8 * d)?;
+            g.min_bw[d] = f.u64(72 + 8 * d)?;
+            g.io_bytes[d] = f.u64(96 + 8 * d)?;
+            g.agg[d] = f.u64(120 + 8 * d)?;
+        }
+        Ok(WireGs(g))
+    }
+}
+
+/// A DU message: one device's counters and, for md/dm devices, the members' averages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WireDu(pub DiskUtil);
+
+impl WireDu {
+    /// `elapsed_ms` is the time the counters cover; fio's client computes the utilisation
+    /// from it (busy time / elapsed time), so it is chosen to give back `d.util`.
+    pub fn encode(d: &DiskUtil, elapsed_ms: u64) -> Vec<u8> {
+        let mut i = Image::new(DU_LEN);
+        i.cstr(0, 64, &d.name);
+        let s = &d.stat;
+        for k in 0..2 {
+            i.u64(64 + 8 * k, s.ios[k]);
+            i.u64(80 + 8 * k, s.merges[k]);
+            i.u64(96 + 8 * k, s.sectors[k]);
+            i.u64(112 + 8 * k, s.ticks[k]);
+        }
+        i.u64(128, s.io_ticks);
+        i.u64(136, s.time_in_queue);
+        let msec = if d.util > 0.0 && s.io_ticks > 0 {
+            ((s.io_ticks as f64 * 100.0) / d.util).round().max(1.0) as u64
+        } else {
+            elapsed_ms.max(1)
+        };
+        i.u64(144, msec);
+        const AGG: usize = 152;
+        if let Some(a) = &d.aggr {
+            for k in 0..2 {
+                i.u64(AGG + 8 * k, a.ios[k]);
+                i.u64(AGG + 16 + 8 * k, a.merges[k]);
+                i.u64(AGG + 48 + 8 * k, a.ticks[k]);
+            }
+            i.u64(AGG + 72, a.in_queue);
+            // The averages are already taken: one "member" divides by one.
+            i.u32(AGG + 80, 1);
+            i.f64(AGG + 88, a.max_util);
+        }
+        i.0
+    }
+
+    pub fn decode(b: &[u8]) -> Result<WireDu, ProtoError> {
+        let f = Fields::new(b, "DU", DU_LEN)?;
+        let mut s = RawDiskStat::default();
+        for k in 0..2 {
+            s.ios[k] = f.u64(64 + 8 * k)?;
+            s.merges[k] = f.u64(80 + 8 * k)?;
+            s.sectors[k] = f.u64(96 + 8 * k)?;
+            s.ticks[k] = f.u64(112 + 8 * k)?;
+        }
+        s.io_ticks = f.u64(128)?;
+        s.time_in_queue = f.u64(136)?;
+        let msec = f.u64(144)?;
+        let util = if msec > 0 {
+            (100.0 * s.io_ticks as f64 / msec as f64).min(100.0)
+        } else {
+            0.0
+        };
+        const AGG: usize = 152;
+        // fio sends the members' sums; iobench keeps their averages.
+        let members = f.u32(AGG + 80)? as u64;
+        let avg = |v: u64| v.checked_div(members).unwrap_or(0);
+        let aggr = if members > 0 {
+            let mut a = Aggregate::default();
+            for k in 0..2 {
+                a.ios[k] = avg(f.u64(AGG + 8 * k)?);
+                a.merges[k] = avg(f.u64(AGG + 16 + 8 * k)?);
+                a.ticks[k] = avg(f.u64(AGG + 48 + 8 * k)?);
+            }
+            a.in_queue = avg(f.u64(AGG + 72)?);
+            a.max_util = f.f64(AGG + 88)?;
+            Some(a)
+        } else {
+            None
+        };
+        Ok(WireDu(DiskUtil {
+            name: f.cstr(0, 64)?,
+            stat: s,
+            util,
+            aggr,
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::Ddir;
+
+    #[test]
+    fn thread_stat_round_trips() {
+        let mut t = JobStats::new("job1", 0, StatsConfig::default());
+        for k in 1..=1000u64 {
+            t.record_io(Ddir::Read, 4096, 100 + k, 10_000 + k * 7, k * 1_000_000);
+        }
+        t.record_sync(5000);
+        t.jobs = 1;
+        t.pid = 42;
+        t.usr_ms = 3;
+        let mut g = GroupStats {
+            groupid: 0,
+            min_run: [10, 0, 0],
+            max_run: [10, 0, 0],
+            min_bw: [400, 0, 0],
+            max_bw: [400, 0, 0],
+            io_bytes: [4096 * 1000, 0, 0],
+            agg: [400, 0, 0],
+            kb_base: 1024,
+            bits: false,
+            sig_figs: 4,
+            unified: Unified::None,
+        };
+        let b = WireTs::encode(&t, 1, &g);
+        assert_eq!(b.len(), TS_PDU_LEN);
+        // A steady-state window travels after the struct, as fio's rings do.
+        let ss = crate::stats::steady::SteadyReport {
+            spec: crate::stats::steady::SteadySpec {
+                criterion: crate::stats::steady::Criterion {
+                    iops: true,
+                    slope: false,
+                    pct: true,
+                    limit: 5.0,
+                },
+                dur_s: 3,
+                ramp_ms: 0,
+            },
+            attained: true,
+            slope: 0.5,
+            deviation: 2.0,
+            criterion: 1.25,
+            iops: vec![10, 20, 30],
+            bw: vec![40, 50, 60],
+        };
+        let mut with_ss = t.clone();
+        with_ss.steady = Some(ss.clone());
+        let b2 = WireTs::encode(&with_ss, 1, &g);
+        assert_eq!(b2.len(), TS_PDU_LEN + 48);
+        assert_eq!(WireTs::decode(&b2).unwrap().stats.steady, Some(ss));
+        assert!(
+            WireTs::decode(&b2[..TS_PDU_LEN + 20]).is_err(),
+            "rings cut short"
+        );
+        let w = WireTs::decode(&b).unwrap();
+        assert_eq!(w.thread_number, 1);
+        assert_eq!(w.stats.name, "job1");
+        assert_eq!(w.stats.pid, 42);
+        assert_eq!(w.stats.dir[0].ios, 1000);
+        assert_eq!(w.stats.dir[0].clat, t.dir[0].clat);
+        assert_eq!(w.stats.dir[0].hist[1], t.dir[0].hist[1]);
+        assert_eq!(w.stats.sync, t.sync);
+        assert_eq!(w.stats.cfg.percentiles, t.cfg.percentiles);
+        g.min_run = [10, 0, 0];
+        assert_eq!(w.group.0, g);
+        assert!(WireTs::decode(&b[..1000]).is_err());
+    }
+
+    #[test]
+    fn disk_util_round_trips() {
+        let d = DiskUtil {
+            name: "vda".into(),
+            stat: RawDiskStat {
+                ios: [10, 20],
+                merges: [1, 2],
+                sectors: [80, 160],
+                ticks: [5, 6],
+                io_ticks: 50,
+                time_in_queue: 11,
+            },
+            util: 25.0,
+            aggr: None,
+        };
+        let w = WireDu::decode(&WireDu::encode(&d, 1000)).unwrap();
+        assert_eq!(w.0, d);
+    }
+}

@@ -1,0 +1,48 @@
+//! Limits checked before anything runs, so a hostile or mistaken job file fails at once
+//! with a clear message instead of exhausting memory: at least one job, and no more job
+//! clones than fio's job limit (4096, or `--max-jobs`).
+
+use crate::cli::CliConfig;
+use crate::job::Job;
+
+/// fio's most jobs (clones included) in one run.
+pub const MAX_JOBS: u64 = 4096;
+
+/// Fails when there is no job, or more clones than the job limit allows.
+pub fn check_jobs(cfg: &CliConfig, jobs: &[Job]) -> Result<(), String> {
+    if jobs.is_empty() {
+        return Err("No job(s) defined".into());
+    }
+    let limit = cfg.max_jobs.filter(|&m| m > 0).unwrap_or(MAX_JOBS);
+    let total = jobs
+        .iter()
+        .fold(0u64, |a, j| a.saturating_add(j.exec.numjobs.max(1) as u64));
+    if total > limit {
+        return Err(format!(
+            "iobench: error: maximum number of jobs reached: {total} jobs (numjobs included) \
+             exceed the limit of {limit}{}",
+            if cfg.max_jobs.is_some() {
+                " set by --max-jobs"
+            } else {
+                " (--max-jobs sets it)"
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// The most memory a random map may take: half the machine's physical memory, so a
+/// huge file with a small block size fails cleanly instead of aborting the process.
+pub fn random_map_budget() -> u64 {
+    // SAFETY: sysconf only reads system configuration values.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || page <= 0 {
+        return 1 << 30;
+    }
+    (pages as u64).saturating_mul(page as u64) / 2
+}

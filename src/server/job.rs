@@ -1,0 +1,310 @@
+//! The server's job runner: a child process (`iobench __fio-server-job DIR ARGS…`) that runs
+//! what a client sent like a plain run, with its informational lines on stdout (the server
+//! forwards them as TEXT) and, at the end, the results as fio's wire messages (JOB_OPT, TS,
+//! GS, DU) in `DIR/results`, which the server forwards as they are.
+//!
+//! A child process rather than a thread: a run owns process-wide state (signal handlers, the
+//! stop flags, the status board), and a new process per run starts each one clean, as fio's
+//! server forks a backend per run.
+
+use crate::cli::{parse_args, Invocation};
+use crate::fioproto::pdu::JobOpt;
+use crate::fioproto::ts::{WireDu, WireGs, WireTs};
+use crate::fioproto::{encode, op};
+use crate::job::Job;
+use crate::options::RawOpt;
+use crate::stats::disk::DiskSnapshot;
+use crate::stats::group::{summarize, RunSummary};
+use crate::stats::RunOutcome;
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// The hidden first argument that runs [`child_main`].
+pub const CHILD_ARG: &str = "__fio-server-job";
+/// The file the child leaves its result messages in.
+pub const RESULTS: &str = "results";
+/// The server's address on the client's connection, for fio's server-side file names.
+pub const ADDR_ENV: &str = "IOBENCH_SERVER_ADDR";
+
+/// Names files as fio's server does (`unique_filename`, on by default): in a job with a
+/// `directory`, every file name starts with the server's address (`127.0.0.1.job.0.0`);
+/// `$clientuid` in `filename_format` is that address too.
+pub fn server_file_names(jobs: &mut [Job], addr: &str) {
+    for job in jobs {
+        let r = crate::job::reader::Reader::new(&job.raw);
+        if r.is_set("unique_filename") && !r.bool("unique_filename").unwrap_or(true) {
+            continue;
+        }
+        let f = &mut job.files;
+        f.filename_format = f.filename_format.replace("$clientuid", addr);
+        if f.directory.is_none() {
+            continue;
+        }
+        match &f.filename {
+            Some(list) => {
+                let names: Vec<String> = crate::job::files::split_names(list)
+                    .into_iter()
+                    .map(|n| format!("{addr}.{n}").replace(':', "\\:"))
+                    .collect();
+                f.filename = Some(names.join(":"));
+            }
+            None => f.filename_format = format!("{addr}.{}", f.filename_format),
+        }
+    }
+}
+
+/// Set in the child's environment when the client inflates zlib (PROBE): logs go compressed.
+pub const ZLIB_ENV: &str = "IOBENCH_SERVER_ZLIB";
+
+/// Set in the child's environment for a synchronised start.
+pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
+/// The line a synchronised child prints when its files are laid out; the server turns it
+/// into IOB_READY and answers on the child's stdin when the client says go.
+pub const READY_LINE: &str = "\u{1}iobench-ready\n";
+
+/// A synchronised start: lays out every clone's files now (as each job would when it
+/// starts), says so, and waits for the go on stdin. `false`: no go came.
+fn lay_out_then_wait(jobs: &[Job]) -> bool {
+    let mut info = |s: &str| {
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(s.as_bytes());
+        let _ = o.flush();
+    };
+    let mut first = 1u64;
+    for job in jobs {
+        let n = job.exec.numjobs.max(1);
+        for clone in 0..n {
+            let tn = crate::gen::fio_thread_number(first, job.exec.numjobs, clone);
+            // A clone that cannot be prepared is reported by the run itself, in its place.
+            if let Ok(p) = crate::run::files::prepare(job, clone, tn, &mut info) {
+                if let Some(note) = &p.deferred_note {
+                    info(note);
+                }
+                if let Err(e) = crate::run::files::lay_out_deferred(job, &p.targets) {
+                    eprintln!("iobench: job '{}': {e}", job.name);
+                }
+            }
+        }
+        first += n as u64;
+    }
+    info(READY_LINE);
+    let mut line = String::new();
+    matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
+}
+
+/// Engines that touch no block device (no disk statistics), as the plain run decides.
+const DISKLESS: &[&str] = &[
+    "null",
+    "cpuio",
+    "net",
+    "netsplice",
+    "exec",
+    "nbd",
+    "rdma",
+    "filecreate",
+];
+
+/// Parses and resolves a client's command line and job files, as a plain run would.
+pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
+    let inv = parse_args(args).map_err(|e| e.to_string())?;
+    let mut jobs = Vec::new();
+    for raw in &inv.jobs {
+        jobs.push(crate::job::resolve(raw).map_err(|e| e.to_string())?);
+    }
+    Ok((inv, jobs))
+}
+
+/// fio's START counts: job threads (every clone) and the reports they make (clones merged
+/// by `group_reporting` within a group; `stats=0` clones make none).
+pub fn counts(jobs: &[Job]) -> (u32, u32) {
+    let gids = crate::report::group_ids(jobs);
+    let (mut threads, mut reports) = (0u32, 0u32);
+    let mut last: Option<u32> = None;
+    for (job, gid) in jobs.iter().zip(gids) {
+        for _ in 0..job.exec.numjobs.max(1) {
+            threads += 1;
+            if !job.report.stats.stats {
+                continue;
+            }
+            if reports == 0 || !job.report.group_reporting || last != Some(gid) {
+                reports += 1;
+            }
+            last = Some(gid);
+        }
+    }
+    (threads, reports)
+}
+
+/// Each reported job's fio thread number: that of the first clone merged into it (1-based,
+/// counting every clone), as fio fills `thread_stat.thread_number`. fio's client looks the
+/// job's options up by it (minus one) among lists sent by report index, so with
+/// `group_reporting` and `numjobs` it finds the wrong list or none; a fio client shows
+/// the same from this server as from fio's.
+fn thread_numbers(jobs: &[Job], outcome: &RunOutcome) -> Vec<u32> {
+    let mut out: Vec<u32> = Vec::new();
+    let mut last: Option<u32> = None;
+    for (k, r) in outcome.results.iter().enumerate() {
+        if !r.cfg.stats {
+            continue;
+        }
+        let grouped = jobs
+            .get(r.job_index)
+            .is_some_and(|j| j.report.group_reporting);
+        if out.is_empty() || !grouped || last != Some(r.groupid) {
+            out.push(k as u32 + 1);
+        }
+        last = Some(r.groupid);
+    }
+    out
+}
+
+/// Options with a value, the last setting of each winning in place (as JSON lists them).
+fn opt_pairs(opts: &[RawOpt]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for o in opts {
+        let Some(v) = o.value.as_deref() else {
+            continue;
+        };
+        match out.iter_mut().find(|(k, _)| k == o.def.name) {
+            Some(slot) => slot.1 = v.to_string(),
+            None => out.push((o.def.name.to_string(), v.to_string())),
+        }
+    }
+    out
+}
+
+/// The job's own options (fio's `job options`).
+pub fn job_options(job: &Job) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if job.raw.origin.file.is_none() {
+        out.push(("name".to_string(), job.name.clone()));
+    }
+    let own = &job.raw.opts[job.raw.globals.min(job.raw.opts.len())..];
+    out.extend(opt_pairs(own));
+    out
+}
+
+/// The options every job inherited (fio's `global options`).
+pub fn global_options(jobs: &[Job]) -> Vec<(String, String)> {
+    let mut all = Vec::new();
+    for j in jobs {
+        all.extend_from_slice(&j.raw.opts[..j.raw.globals.min(j.raw.opts.len())]);
+    }
+    opt_pairs(&all)
+}
+
+/// The result messages of a finished run, in fio's order: global options, then per
+/// reported job its options and its TS, then each group's GS, then each disk's DU.
+pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> Vec<u8> {
+    // fio's server sends each job's logs as it ends, before the reports.
+    let zlib = std::env::var_os(ZLIB_ENV).is_some();
+    let mut out = super::logs::messages(jobs, zlib);
+    for (name, value) in global_options(jobs) {
+        let o = JobOpt {
+            global: true,
+            truncated: false,
+            groupid: 0,
+            name,
+            value,
+        };
+        out.extend(encode(op::JOB_OPT, 0, &o.encode()));
+    }
+    let numbers = thread_numbers(jobs, outcome);
+    for (i, t) in sum.threads.iter().enumerate() {
+        let Some(g) = sum.groups.get(t.groupid as usize) else {
+            continue;
+        };
+        if let Some(job) = jobs.get(t.job_index) {
+            for (name, value) in job_options(job) {
+                let o = JobOpt {
+                    global: false,
+                    truncated: false,
+                    groupid: i as u32,
+                    name,
+                    value,
+                };
+                out.extend(encode(op::JOB_OPT, 0, &o.encode()));
+            }
+        }
+        let tn = numbers.get(i).copied().unwrap_or(i as u32 + 1);
+        out.extend(encode(op::TS, 0, &WireTs::encode(t, tn, g)));
+    }
+    for g in &sum.groups {
+        out.extend(encode(op::GS, 0, &WireGs::encode(g)));
+    }
+    for d in &sum.disks {
+        out.extend(encode(op::DU, 0, &WireDu::encode(d, sum.elapsed_ms)));
+    }
+    out
+}
+
+/// The child's entry: `args` are the results directory, then the command line.
+pub fn child_main(args: &[String]) -> ExitCode {
+    let Some((dir, rest)) = args.split_first() else {
+        eprintln!("iobench: {CHILD_ARG}: no results directory");
+        return ExitCode::FAILURE;
+    };
+    let (inv, mut jobs) = match load(rest) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cfg = &inv.config;
+    if let Some(addr) = std::env::var_os(ADDR_ENV) {
+        server_file_names(&mut jobs, &addr.to_string_lossy());
+    }
+    if let Err(e) = crate::run::preflight(cfg, &jobs) {
+        eprintln!("iobench: {e}");
+        return ExitCode::FAILURE;
+    }
+    let normal = crate::report::wants_normal(cfg);
+    if normal {
+        // fio's server sends the job lines and "Starting …", not its version line.
+        let header = crate::report::normal::header(&jobs);
+        let mut text: String = header
+            .lines()
+            .filter(|l| *l != crate::report::VERSION)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        text.push_str(&crate::report::sync_depth_notes(&jobs));
+        let mut o = std::io::stdout().lock();
+        let _ = o.write_all(text.as_bytes());
+        let _ = o.flush();
+    }
+    let paths: Vec<String> = jobs
+        .iter()
+        .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
+        .flat_map(crate::report::run::job_paths)
+        .collect();
+    let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));
+    if std::env::var_os(SYNC_ENV).is_some() && !lay_out_then_wait(&jobs) {
+        eprintln!("iobench: server: the client never said go: not starting");
+        return ExitCode::FAILURE;
+    }
+    let start = Instant::now();
+    let eta = super::eta::start(Path::new(dir), &jobs);
+    let (outcome, code) = crate::run::run_all(cfg, &jobs);
+    eta.store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut sum = summarize(&jobs, &outcome);
+    if let Some(d) = &disks {
+        sum.disks = d.delta();
+    }
+    sum.elapsed_ms = start.elapsed().as_millis() as u64;
+    let bytes = result_messages(&jobs, &outcome, &sum);
+    let tmp = Path::new(dir).join("results.tmp");
+    if let Err(e) = std::fs::write(&tmp, &bytes)
+        .and_then(|_| std::fs::rename(&tmp, Path::new(dir).join(RESULTS)))
+    {
+        eprintln!("iobench: server: cannot save the results: {e}");
+        return ExitCode::FAILURE;
+    }
+    if normal {
+        // fio's backend ends its report with a blank line, sent as text.
+        println!();
+    }
+    ExitCode::from(code)
+}

@@ -1,0 +1,724 @@
+//! `iobench compare`: honest comparisons. Each side is a job, run `--repeat` times in
+//! alternation with the others (A B A B …, after `--warmup` discarded rounds), or a set
+//! of result files (iobench's or fio's own JSON). Per job and direction it reports mean
+//! ± σ, range and median of each metric, flags outliers, and gives each side's speed
+//! relative to the first with its propagated uncertainty and Welch's t-test p-value;
+//! `--fail-if-slower P%` turns that into a regression gate (exit status 2).
+
+use super::results::{self, Metric, ResultFile};
+use super::stats::{self, Summary, OUTLIER_Z};
+use super::table::{self, Table};
+use crate::cli::{self, OutputFormat};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "\
+usage: iobench compare [OPTIONS] RESULT.json RESULT.json ...
+       iobench compare [OPTIONS] -- JOB_A... -- JOB_B... [-- ...]
+  each side after a -- is a job (a plain run's arguments), run --repeat times in turn
+  with the others (A B A B ...), or one or more result files (iobench's or fio's JSON)
+  --repeat N            runs per job (default 5)
+  --warmup K            rounds run first and discarded (default 0)
+  --name LABEL          a side's label, in order (default A, B, ... or the file name)
+  --metric M[,M...]     iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the first
+                        is the one --fail-if-slower judges
+  --fail-if-slower P%   exit 2 when a side is slower than the first by more than P%
+                        beyond its noise (two standard deviations of the ratio)
+  -o, --dir DIR         keep every run's JSON+ in DIR (default: a temporary directory)
+  --export-json F, --export-csv F, --export-markdown F   also write the results there
+  --markdown            print the tables as markdown
+";
+
+/// One side of the comparison.
+#[derive(Debug, Clone)]
+enum Source {
+    Job(Vec<String>),
+    Files(Vec<PathBuf>),
+}
+
+#[derive(Debug, Default)]
+struct Args {
+    sides: Vec<Source>,
+    names: Vec<String>,
+    repeat: usize,
+    warmup: usize,
+    metrics: Vec<Metric>,
+    fail_if_slower: Option<f64>,
+    dir: Option<PathBuf>,
+    export_json: Option<PathBuf>,
+    export_csv: Option<PathBuf>,
+    export_md: Option<PathBuf>,
+    markdown: bool,
+}
+
+/// True when every argument names a file that reads as a result.
+fn all_results(args: &[String]) -> bool {
+    !args.is_empty() && args.iter().all(|a| results::read(Path::new(a)).is_ok())
+}
+
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        repeat: 5,
+        metrics: vec![Metric::Iops, Metric::Bw, Metric::LatMean],
+        ..Default::default()
+    };
+    let split = args.iter().position(|x| x == "--").unwrap_or(args.len());
+    let (head, tail) = args.split_at(split);
+    let mut files = Vec::new();
+    let mut i = 0;
+    let value = |i: &mut usize, flag: &str, inline: Option<&str>| -> Result<String, String> {
+        if let Some(v) = inline {
+            return Ok(v.to_string());
+        }
+        *i += 1;
+        head.get(*i)
+            .cloned()
+            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+    };
+    let count = |flag: &str, v: String| -> Result<usize, String> {
+        v.parse()
+            .map_err(|_| format!("{flag}={v}: expected a whole number"))
+    };
+    while i < head.len() {
+        let arg = &head[i];
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
+            _ => (arg.as_str(), None),
+        };
+        match flag {
+            "--repeat" | "-r" => a.repeat = count(flag, value(&mut i, flag, inline)?)?,
+            "--warmup" | "-w" => a.warmup = count(flag, value(&mut i, flag, inline)?)?,
+            "--name" | "-n" => a.names.push(value(&mut i, flag, inline)?),
+            "--metric" | "-m" => {
+                a.metrics = value(&mut i, flag, inline)?
+                    .split(',')
+                    .map(|m| {
+                        Metric::parse(m.trim()).ok_or_else(|| {
+                            format!("--metric {m}: expected iops, bw, lat, p50, p99 or p99.9")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
+            "--fail-if-slower" => {
+                let v = value(&mut i, flag, inline)?;
+                let p: f64 = v
+                    .trim_end_matches('%')
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..100.0).contains(p))
+                    .ok_or_else(|| {
+                        format!("--fail-if-slower {v}: expected a percentage such as 5%")
+                    })?;
+                a.fail_if_slower = Some(p);
+            }
+            "-o" | "--dir" => a.dir = Some(value(&mut i, flag, inline)?.into()),
+            "--export-json" => a.export_json = Some(value(&mut i, flag, inline)?.into()),
+            "--export-csv" => a.export_csv = Some(value(&mut i, flag, inline)?.into()),
+            "--export-markdown" => a.export_md = Some(value(&mut i, flag, inline)?.into()),
+            "--markdown" => a.markdown = true,
+            "--help" | "-h" => return Err(USAGE.to_string()),
+            f if f.starts_with('-') => return Err(format!("unknown option '{arg}'\n{USAGE}")),
+            _ => files.push(arg.clone()),
+        }
+        i += 1;
+    }
+    if a.repeat == 0 {
+        return Err("--repeat must be at least 1".into());
+    }
+    for f in &files {
+        results::read(Path::new(f))?;
+        a.sides.push(Source::Files(vec![f.into()]));
+    }
+    if !tail.is_empty() {
+        for side in tail[1..].split(|x| x == "--") {
+            if side.is_empty() {
+                return Err(format!("an empty side between two --\n{USAGE}"));
+            }
+            a.sides.push(if all_results(side) {
+                Source::Files(side.iter().map(PathBuf::from).collect())
+            } else {
+                Source::Job(side.to_vec())
+            });
+        }
+    }
+    if a.sides.len() < 2 {
+        return Err(format!(
+            "nothing to compare: give two or more sides\n{USAGE}"
+        ));
+    }
+    if a.names.len() > a.sides.len() {
+        return Err(format!(
+            "{} names for {} sides",
+            a.names.len(),
+            a.sides.len()
+        ));
+    }
+    Ok(a)
+}
+
+/// The samples of one side: one result per run or file.
+struct Side {
+    label: String,
+    source: Source,
+    runs: Vec<ResultFile>,
+}
+
+/// Runs `iobench compare ARGS`; returns the exit status (2: slower beyond the noise).
+pub fn main(args: &[String]) -> u8 {
+    match compare(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iobench compare: {e}");
+            1
+        }
+    }
+}
+
+fn label_of(i: usize, src: &Source, names: &[String]) -> String {
+    if let Some(n) = names.get(i) {
+        return n.clone();
+    }
+    match src {
+        Source::Files(f) if f.len() == 1 => f[0].file_name().map_or_else(
+            || f[0].display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+        _ => ((b'A' + (i % 26) as u8) as char).to_string(),
+    }
+}
+
+fn compare(args: &[String]) -> Result<u8, String> {
+    let a = parse_args(args)?;
+    let mut sides: Vec<Side> = a
+        .sides
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Side {
+            label: label_of(i, s, &a.names),
+            source: s.clone(),
+            runs: Vec::new(),
+        })
+        .collect();
+    // Every job is checked before any runs.
+    let mut jobs = Vec::new();
+    for s in &sides {
+        match &s.source {
+            Source::Job(args) => {
+                let inv = cli::parse_args(args).map_err(|e| format!("{}: {e}", s.label))?;
+                if inv.jobs.is_empty() {
+                    return Err(format!("{}: no job in '{}'", s.label, args.join(" ")));
+                }
+                let resolved =
+                    crate::session::resolve(&inv.jobs).map_err(|e| format!("{}: {e}", s.label))?;
+                jobs.push(Some((inv.config, resolved)));
+            }
+            Source::Files(files) => {
+                jobs.push(None);
+                let _ = files;
+            }
+        }
+    }
+    for (s, j) in sides.iter_mut().zip(&jobs) {
+        if let (Source::Files(files), None) = (&s.source, j) {
+            s.runs = files
+                .iter()
+                .map(|f| results::read(f))
+                .collect::<Result<_, _>>()?;
+        }
+    }
+    let running = jobs.iter().any(Option::is_some);
+    let (dir, temporary) = match &a.dir {
+        Some(d) => (d.clone(), false),
+        None => (
+            std::env::temp_dir().join(format!("iobench-compare-{}", std::process::id())),
+            true,
+        ),
+    };
+    let mut code = 0u8;
+    if running {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let rounds = a.warmup + a.repeat;
+        'rounds: for round in 0..rounds {
+            for (k, j) in jobs.iter().enumerate() {
+                let Some((cfg, resolved)) = j else { continue };
+                let warm = round < a.warmup;
+                let label = sides[k].label.clone();
+                let file = dir.join(format!(
+                    "{}-{}{}.json",
+                    safe(&label),
+                    if warm { "warmup" } else { "run" },
+                    if warm {
+                        round + 1
+                    } else {
+                        round - a.warmup + 1
+                    }
+                ));
+                eprintln!(
+                    "compare: {label} {} {}/{}",
+                    if warm { "warmup" } else { "run" },
+                    if warm {
+                        round + 1
+                    } else {
+                        round - a.warmup + 1
+                    },
+                    if warm { a.warmup } else { a.repeat }
+                );
+                let mut cfg = cfg.clone();
+                cfg.output = Some(file.to_string_lossy().into_owned());
+                cfg.formats = vec![OutputFormat::JsonPlus];
+                let ran = crate::session::run_reported(&cfg, resolved)?;
+                if ran.code != 0 {
+                    code = 1;
+                    eprintln!("compare: {label}: the run exited with status {}", ran.code);
+                }
+                if crate::run::signals::signalled().is_some() {
+                    eprintln!("compare: stopped by a signal; reporting the runs that finished");
+                    break 'rounds;
+                }
+                if !warm {
+                    sides[k].runs.push(results::read(&file)?);
+                }
+            }
+        }
+    }
+    let report = Report::build(&sides, &a.metrics);
+    let tables = report.tables(&a.metrics);
+    for t in &tables {
+        print!("{}", if a.markdown { t.markdown() } else { t.text() });
+        println!();
+    }
+    print!("{}", report.relative_text(&a.metrics));
+    let slower = a
+        .fail_if_slower
+        .map(|p| report.regressions(a.metrics[0], p))
+        .unwrap_or_default();
+    for line in &slower {
+        println!("{line}");
+    }
+    if let Some(p) = &a.export_json {
+        // The context: the machine, and the jobs of every side that ran.
+        let argv: Vec<String> = std::env::args().collect();
+        let ran: Vec<crate::job::Job> =
+            jobs.iter().flatten().flat_map(|(_, j)| j.clone()).collect();
+        let env = crate::context::env::collect(&argv, &ran);
+        let doc = report.json(&sides, &a, &env);
+        write(
+            p,
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
+        )?;
+    }
+    if let Some(p) = &a.export_csv {
+        write(p, report.csv())?;
+    }
+    if let Some(p) = &a.export_md {
+        write(
+            p,
+            tables
+                .iter()
+                .map(Table::markdown)
+                .collect::<Vec<_>>()
+                .join("\n")
+                + "\n"
+                + &report.relative_text(&a.metrics),
+        )?;
+    }
+    if running && temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else if running {
+        eprintln!("compare: every run's JSON+ is in {}", dir.display());
+    }
+    if !slower.is_empty() {
+        return Ok(2);
+    }
+    Ok(code)
+}
+
+fn write(p: &Path, text: String) -> Result<(), String> {
+    std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// One series: a side's samples of one metric for one job and direction.
+struct Series {
+    side: usize,
+    job: String,
+    dir: String,
+    metric: Metric,
+    samples: Vec<f64>,
+    summary: Summary,
+    z: Vec<f64>,
+}
+
+/// One side's speed relative to the first side, for one job, direction and metric.
+struct Relative {
+    side: usize,
+    job: String,
+    dir: String,
+    metric: Metric,
+    /// other / first
+    ratio: f64,
+    ratio_sd: f64,
+    p: Option<f64>,
+}
+
+struct Report {
+    labels: Vec<String>,
+    series: Vec<Series>,
+    relative: Vec<Relative>,
+}
+
+/// The (job, direction) keys of a side, in order, and the job names it uses.
+fn keys(side: &Side) -> Vec<(String, String)> {
+    let mut k: Vec<(String, String)> = Vec::new();
+    for r in &side.runs {
+        for j in &r.jobs {
+            for d in &j.dirs {
+                let key = (j.name.clone(), d.dir.clone());
+                if !k.contains(&key) {
+                    k.push(key);
+                }
+            }
+        }
+    }
+    k
+}
+
+/// The samples of `metric` for the `pos`-th job named `job` in each run of `side`.
+fn samples(side: &Side, job_pos: Option<usize>, job: &str, dir: &str, metric: Metric) -> Vec<f64> {
+    side.runs
+        .iter()
+        .filter_map(|r| {
+            let j = match job_pos {
+                Some(p) => r.jobs.get(p),
+                None => r.jobs.iter().find(|j| j.name == job),
+            }?;
+            j.dirs.iter().find(|d| d.dir == dir).map(|d| metric.of(d))
+        })
+        .collect()
+}
+
+impl Report {
+    fn build(sides: &[Side], metrics: &[Metric]) -> Report {
+        let mut series = Vec::new();
+        for (si, s) in sides.iter().enumerate() {
+            for (job, dir) in keys(s) {
+                for &m in metrics {
+                    let xs = samples(s, None, &job, &dir, m);
+                    series.push(Series {
+                        side: si,
+                        summary: stats::summarize(&xs),
+                        z: stats::modified_z(&xs),
+                        samples: xs,
+                        job: job.clone(),
+                        dir: dir.clone(),
+                        metric: m,
+                    });
+                }
+            }
+        }
+        // Each later side against the first: by job name, or by position when the two
+        // sides name their jobs differently (job A's "x" against job B's "y").
+        let mut relative = Vec::new();
+        let base_keys = keys(&sides[0]);
+        for (si, s) in sides.iter().enumerate().skip(1) {
+            let other_keys = keys(s);
+            let by_name = base_keys.iter().any(|k| other_keys.contains(k));
+            let jobs_of = |side: &Side| -> Vec<String> {
+                let mut v: Vec<String> = Vec::new();
+                for (j, _) in keys(side) {
+                    if !v.contains(&j) {
+                        v.push(j);
+                    }
+                }
+                v
+            };
+            let (base_jobs, other_jobs) = (jobs_of(&sides[0]), jobs_of(s));
+            for (job, dir) in &base_keys {
+                let other_pos = if by_name {
+                    None
+                } else {
+                    match base_jobs.iter().position(|j| j == job) {
+                        Some(p) if p < other_jobs.len() => Some(p),
+                        _ => continue,
+                    }
+                };
+                let base_pos = if by_name {
+                    None
+                } else {
+                    base_jobs.iter().position(|j| j == job)
+                };
+                for &m in metrics {
+                    let xa = samples(&sides[0], base_pos, job, dir, m);
+                    let xb = samples(
+                        s,
+                        other_pos,
+                        other_pos.map_or(job.as_str(), |p| other_jobs[p].as_str()),
+                        dir,
+                        m,
+                    );
+                    if xa.is_empty() || xb.is_empty() {
+                        continue;
+                    }
+                    let (sa, sb) = (stats::summarize(&xa), stats::summarize(&xb));
+                    let (ratio, ratio_sd) = stats::ratio(&sa, &sb);
+                    relative.push(Relative {
+                        side: si,
+                        job: job.clone(),
+                        dir: dir.clone(),
+                        metric: m,
+                        ratio,
+                        ratio_sd,
+                        p: stats::welch_p(&sa, &sb),
+                    });
+                }
+            }
+        }
+        Report {
+            labels: sides.iter().map(|s| s.label.clone()).collect(),
+            series,
+            relative,
+        }
+    }
+
+    /// A metric's value as tables show it, in its unit.
+    fn fmt(m: Metric, v: f64) -> String {
+        match m {
+            Metric::Iops => table::si(v),
+            Metric::Bw => table::mib_s(v),
+            _ => table::us(v),
+        }
+    }
+
+    fn unit(m: Metric) -> &'static str {
+        match m {
+            Metric::Iops => "IOPS",
+            Metric::Bw => "MiB/s",
+            Metric::LatMean => "lat us",
+            Metric::P50 => "p50 us",
+            Metric::P99 => "p99 us",
+            Metric::P99_9 => "p99.9 us",
+        }
+    }
+
+    /// One table per metric: side, job, direction, runs, mean ± σ, min, max, median,
+    /// outliers.
+    fn tables(&self, metrics: &[Metric]) -> Vec<Table> {
+        metrics
+            .iter()
+            .map(|&m| Table {
+                header: [
+                    "side",
+                    "job",
+                    "dir",
+                    "runs",
+                    Self::unit(m),
+                    "± σ",
+                    "min",
+                    "max",
+                    "median",
+                    "outliers",
+                ]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+                rows: self
+                    .series
+                    .iter()
+                    .filter(|s| s.metric == m)
+                    .map(|s| {
+                        let out: Vec<String> = s
+                            .z
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, z)| **z > OUTLIER_Z)
+                            .map(|(i, _)| format!("run {} ({})", i + 1, Self::fmt(m, s.samples[i])))
+                            .collect();
+                        vec![
+                            self.labels[s.side].clone(),
+                            s.job.clone(),
+                            s.dir.clone(),
+                            s.summary.n.to_string(),
+                            Self::fmt(m, s.summary.mean),
+                            Self::fmt(m, s.summary.sd),
+                            Self::fmt(m, s.summary.min),
+                            Self::fmt(m, s.summary.max),
+                            Self::fmt(m, s.summary.median),
+                            if out.is_empty() {
+                                "-".into()
+                            } else {
+                                out.join(", ")
+                            },
+                        ]
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    /// "B: 1.52 ± 0.03 × A's IOPS (p = 0.0012)" lines, hyperfine's way of saying it.
+    fn relative_text(&self, metrics: &[Metric]) -> String {
+        let mut out = String::new();
+        for &m in metrics {
+            for r in self.relative.iter().filter(|r| r.metric == m) {
+                let p = match r.p {
+                    Some(p) => format!("Welch's t-test p = {p:.4}"),
+                    None => "no p-value: needs 2+ runs a side".into(),
+                };
+                out.push_str(&format!(
+                    "{} {} {}: {} is {:.3} ± {:.3} × {}'s {} ({p})\n",
+                    r.job,
+                    r.dir,
+                    Self::unit(m),
+                    self.labels[r.side],
+                    r.ratio,
+                    r.ratio_sd,
+                    self.labels[0],
+                    Self::unit(m)
+                ));
+            }
+        }
+        out
+    }
+
+    /// The comparisons where a side is slower than the first by more than `pct` percent
+    /// even after two standard deviations of the ratio are allowed for noise.
+    fn regressions(&self, m: Metric, pct: f64) -> Vec<String> {
+        let floor = 1.0 - pct / 100.0;
+        self.relative
+            .iter()
+            .filter(|r| r.metric == m && r.ratio.is_finite())
+            .filter_map(|r| {
+                // Speed: above 1 is faster, for latencies too.
+                let (speed, sd) = if m.higher_is_better() {
+                    (r.ratio, r.ratio_sd)
+                } else {
+                    (1.0 / r.ratio, r.ratio_sd / (r.ratio * r.ratio))
+                };
+                (speed + 2.0 * sd < floor).then(|| {
+                    format!(
+                        "SLOWER: {} {} {}: {} runs at {:.3} ± {:.3} × {}'s speed, beyond the {pct}% allowed and the noise",
+                        r.job, r.dir, Self::unit(m), self.labels[r.side], speed, sd, self.labels[0]
+                    )
+                })
+            })
+            .collect()
+    }
+
+    fn json(&self, sides: &[Side], a: &Args, env: &Value) -> Value {
+        json!({
+            "iobench": crate::report::VERSION,
+            "iobench_env": env,
+            "repeat": a.repeat,
+            "warmup": a.warmup,
+            "sides": sides.iter().map(|s| json!({
+                "label": s.label,
+                "job": match &s.source { Source::Job(v) => json!(v), _ => Value::Null },
+                "files": match &s.source { Source::Files(f) => json!(f.iter().map(|p| p.display().to_string()).collect::<Vec<_>>()), _ => Value::Null },
+                "runs": s.runs.len(),
+            })).collect::<Vec<_>>(),
+            "results": self.series.iter().map(|s| json!({
+                "side": self.labels[s.side],
+                "job": s.job,
+                "dir": s.dir,
+                "metric": s.metric.name(),
+                "n": s.summary.n,
+                "mean": s.summary.mean,
+                "sd": s.summary.sd,
+                "min": s.summary.min,
+                "max": s.summary.max,
+                "median": s.summary.median,
+                "samples": s.samples,
+                "outliers": s.z.iter().enumerate().filter(|(_, z)| **z > OUTLIER_Z).map(|(i, _)| i + 1).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "relative": self.relative.iter().map(|r| json!({
+                "side": self.labels[r.side],
+                "baseline": self.labels[0],
+                "job": r.job,
+                "dir": r.dir,
+                "metric": r.metric.name(),
+                "ratio": r.ratio,
+                "ratio_sd": r.ratio_sd,
+                "p_value": r.p,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    fn csv(&self) -> String {
+        let mut out = String::from("side,job,dir,metric,n,mean,sd,min,max,median\n");
+        for s in &self.series {
+            out.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{}\n",
+                self.labels[s.side].replace(',', ";"),
+                s.job.replace(',', ";"),
+                s.dir,
+                s.metric.name(),
+                s.summary.n,
+                s.summary.mean,
+                s.summary.sd,
+                s.summary.min,
+                s.summary.max,
+                s.summary.median
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn sides_of_jobs() {
+        let a = parse_args(&s(&[
+            "--repeat",
+            "3",
+            "--metric=iops,p99",
+            "--fail-if-slower",
+            "5%",
+            "--",
+            "--name=a",
+            "--rw=read",
+            "--",
+            "--name=b",
+            "--rw=randread",
+        ]))
+        .unwrap();
+        assert_eq!(a.sides.len(), 2);
+        assert_eq!((a.repeat, a.fail_if_slower), (3, Some(5.0)));
+        assert_eq!(a.metrics, vec![Metric::Iops, Metric::P99]);
+        assert!(matches!(&a.sides[1], Source::Job(v) if v[0] == "--name=b"));
+    }
+
+    #[test]
+    fn bad_arguments() {
+        assert!(parse_args(&s(&["--", "--name=a"]))
+            .unwrap_err()
+            .contains("two or more"));
+        assert!(parse_args(&s(&["--metric=speed"]))
+            .unwrap_err()
+            .contains("--metric"));
+        assert!(parse_args(&s(&["--fail-if-slower=lots"]))
+            .unwrap_err()
+            .contains("percentage"));
+        assert!(parse_args(&s(&["--repeat=0", "--", "x", "--", "y"]))
+            .unwrap_err()
+            .contains("at least 1"));
+        assert!(parse_args(&s(&["/nonexistent.json", "b.json"])).is_err());
+    }
+}

@@ -1,0 +1,489 @@
+//! MPI runs on one machine (built and run only with `--features mpi`): Open MPI's mpirun
+//! with `--oversubscribe` starts 2 to 4 ranks of the iobench binary, and the merged report
+//! is checked against the ranks' own reports.
+//!
+//! A missing mpirun skips these tests, or fails them when IOBENCH_REQUIRE_FIO=1 (CI
+//! installs openmpi-bin).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn mpirun() -> Option<&'static str> {
+    let ok = Command::new("mpirun")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some("mpirun");
+    }
+    if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+        panic!("mpirun is not installed (apt-get install openmpi-bin libopenmpi-dev)");
+    }
+    eprintln!("skipped: mpirun is not installed");
+    None
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("iobench-mpi-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `mpirun -np N [wrap…] iobench args…` in `dir`, as root if need be; (status, stdout,
+/// stderr).
+fn run(np: u32, wrap: &[&str], dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let mut c = Command::new(mpirun().unwrap());
+    c.args(["--oversubscribe", "-np", &np.to_string()])
+        .args(wrap)
+        .arg(env!("CARGO_BIN_EXE_iobench"))
+        .args(args)
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    let o = c.output().expect("mpirun runs");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn json_of(out: &str) -> Value {
+    let start = out.find('{').expect("JSON in the output");
+    serde_json::from_str(&out[start..]).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+/// Sums a `bins` object into `acc`.
+fn add_bins(acc: &mut BTreeMap<u64, u64>, bins: &Value) {
+    for (k, v) in bins.as_object().expect("bins") {
+        *acc.entry(k.parse().unwrap()).or_default() += v.as_u64().unwrap();
+    }
+}
+
+#[test]
+fn merged_report_is_the_exact_sum_of_the_ranks() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("sum");
+    std::fs::write(
+        d.join("j.fio"),
+        "[mix]\nrw=randrw\nsize=1m\nbs=4k\nioengine=psync\nfilename=data\nnumjobs=2\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(3, &[], &d, &["--output-format=json+", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    let cs = v["client_stats"].as_array().unwrap();
+    // 3 ranks × 2 clones, then one All clients object.
+    assert_eq!(cs.len(), 7, "{out}");
+    let all = &cs[6];
+    assert_eq!(all["jobname"], "All clients");
+    assert_eq!(
+        all["job_runtime"],
+        cs[..6]
+            .iter()
+            .map(|c| c["job_runtime"].as_u64().unwrap())
+            .sum::<u64>()
+    );
+    let mut ranks: Vec<u64> = cs[..6]
+        .iter()
+        .map(|c| c["rank"].as_u64().unwrap())
+        .collect();
+    ranks.dedup();
+    assert_eq!(ranks, vec![0, 1, 2]);
+    for dir in ["read", "write"] {
+        let per = &cs[..6];
+        let sum = |k: &str| per.iter().map(|c| c[dir][k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(
+            all[dir]["io_bytes"].as_u64().unwrap(),
+            sum("io_bytes"),
+            "{dir}"
+        );
+        assert_eq!(
+            all[dir]["total_ios"].as_u64().unwrap(),
+            sum("total_ios"),
+            "{dir}"
+        );
+        let max_rt = per
+            .iter()
+            .map(|c| c[dir]["runtime"].as_u64().unwrap())
+            .max();
+        assert_eq!(all[dir]["runtime"].as_u64(), max_rt, "{dir}");
+        let mut want = BTreeMap::new();
+        for c in per {
+            add_bins(&mut want, &c[dir]["clat_ns"]["bins"]);
+        }
+        let mut got = BTreeMap::new();
+        add_bins(&mut got, &all[dir]["clat_ns"]["bins"]);
+        assert_eq!(got, want, "{dir}: merged histogram = sum of the ranks'");
+        assert_eq!(got.values().sum::<u64>(), sum("total_ios"));
+    }
+    // 6 clones × 1 MiB of files, each rank's own.
+    assert_eq!(
+        all["read"]["io_bytes"].as_u64().unwrap() + all["write"]["io_bytes"].as_u64().unwrap(),
+        6 << 20
+    );
+    for r in 0..3 {
+        assert!(d.join(format!("data.r{r}")).exists(), "rank {r}'s file");
+    }
+    assert!(!d.join("data").exists());
+    assert_eq!(v["mpi"]["ranks"], 3);
+    assert_eq!(v["mpi"]["gather_bytes"].as_array().unwrap().len(), 3);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn phases_start_together_and_the_skew_is_reported() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("skew");
+    std::fs::write(
+        d.join("j.fio"),
+        "[global]\nsize=256k\nbs=4k\nioengine=psync\nfilename=f\n[w]\nrw=write\n[r]\nstonewall\nrw=read\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(4, &[], &d, &["--output-format=json,normal", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out[..out.find("\nhostname=").unwrap_or(out.len())]);
+    let skew = v["mpi"]["start_skew_ns"].as_array().unwrap();
+    assert_eq!(skew.len(), 2, "one start per phase");
+    for s in skew {
+        // Generous for a loaded 2-core CI machine running 4 ranks.
+        assert!(s.as_u64().unwrap() < 200_000_000, "skew {s}");
+    }
+    assert!(
+        out.contains("MPI: 4 ranks on 1 host, each phase started at the barrier's exit"),
+        "{out}"
+    );
+    assert!(out.contains("phase 1: start skew="), "{out}");
+    assert!(out.contains("merge: gathered "), "{out}");
+    assert!(out.contains("All clients: (groupid=1, jobs=4)"), "{out}");
+    assert!(out.contains("All clients group 0 (4 clients):"), "{out}");
+    assert!(out.contains("first-done bw="), "{out}");
+    // Each host's report is there, named.
+    for r in 0..4 {
+        assert!(out.contains(&format!(", rank {r}\n")), "{out}");
+    }
+    assert_eq!(v["mpi"]["sync_start"], "barrier");
+    // With an agreed clock time instead.
+    let (code, out, err) = run(
+        2,
+        &[],
+        &d,
+        &["--output-format=json", "--sync-start=clock", "j.fio"],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    assert_eq!(v["mpi"]["sync_start"], "clock");
+    assert_eq!(v["mpi"]["start_skew_ns"].as_array().unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn rotate_ranks_reads_another_ranks_data() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("rotate");
+    // Rank 0's file holds 1 MiB and rank 1's 2 MiB: a reader with no size reads it all.
+    std::fs::write(d.join("x.r0"), vec![1u8; 1 << 20]).unwrap();
+    std::fs::write(d.join("x.r1"), vec![2u8; 2 << 20]).unwrap();
+    std::fs::write(d.join("j.fio"), "[r]\nrw=read\nbs=64k\nfilename=x\n").unwrap();
+    let bytes = |args: &[&str]| {
+        let (code, out, err) = run(2, &[], &d, args);
+        assert_eq!(code, 0, "{err}\n{out}");
+        let v = json_of(&out);
+        let cs = v["client_stats"].as_array().unwrap().clone();
+        (0..2)
+            .map(|i| cs[i]["read"]["io_bytes"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        bytes(&["--output-format=json", "j.fio"]),
+        vec![1 << 20, 2 << 20]
+    );
+    assert_eq!(
+        bytes(&["--output-format=json", "--rotate-ranks", "j.fio"]),
+        vec![2 << 20, 1 << 20]
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn ranks_in_their_own_uts_namespaces_are_separate_hosts() {
+    if mpirun().is_none() {
+        return;
+    }
+    let probe = Command::new("unshare")
+        .args(["-u", "hostname", "probe"])
+        .output();
+    if !probe.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: unshare -u is not permitted here");
+        return;
+    }
+    let d = scratch("uts");
+    std::fs::write(
+        d.join("j.fio"),
+        "[w]\nrw=write\nsize=256k\nbs=4k\nfilename=f\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let script = format!(
+        "exec unshare -u sh -c 'hostname mpihost$OMPI_COMM_WORLD_RANK && exec {bin} \"$@\"' sh \"$@\""
+    );
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "2", "sh", "-c", &script, "sh"])
+        .args(["--output-format=json", "j.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&out);
+    let cs = v["client_stats"].as_array().unwrap();
+    assert_eq!(cs[0]["hostname"], "mpihost0");
+    assert_eq!(cs[1]["hostname"], "mpihost1");
+    assert_eq!(v["mpi"]["hosts"], 2);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_bad_job_fails_every_rank_with_one_error() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("bad");
+    std::fs::write(d.join("j.fio"), "[w]\nrw=sideways\nsize=1m\n").unwrap();
+    let (code, _out, err) = run(2, &[], &d, &["j.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("rw"), "{err}");
+    assert_eq!(
+        err.matches("sideways").count(),
+        2,
+        "one rank says it: {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, _out, err) = run(2, &[], &d, &["--sync-start=soon", "j.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad value 'soon' for --sync-start"), "{err}");
+    assert_eq!(
+        err.matches("bad value").count(),
+        1,
+        "one rank says it: {err}"
+    );
+    std::fs::write(d.join("ok.fio"), "[w]\nrw=write\nsize=64k\nfilename=f\n").unwrap();
+    let (code, out, err) = run(2, &[], &d, &["--minimal", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("no terse form"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    let (code, _out, err) = run(2, &[], &d, &["--status-interval=1", "ok.fio"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--status-interval: an MPI run reports once"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn a_straggler_shows_and_first_done_is_measured() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("straggler");
+    // Each rank expands its own rank into its rate: 10, 11 and 12 MiB/s.
+    std::fs::write(
+        d.join("j.fio"),
+        "[w]\nrw=write\nbs=64k\nsize=4m\nrate=1${OMPI_COMM_WORLD_RANK}m\nfilename=s\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(3, &[], &d, &["--output-format=json", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let v = json_of(&out);
+    let s = &v["client_spread"][0];
+    assert_eq!(s["ddir"], "write");
+    assert_eq!(s["first_done_measured"], 1, "{s}");
+    assert_eq!(s["slowest"]["rank"], 0, "{s}");
+    assert_eq!(s["fastest"]["rank"], 2, "{s}");
+    let first = s["first_done_bw_bytes"].as_f64().unwrap();
+    let last = s["last_done_bw_bytes"].as_f64().unwrap();
+    assert!(
+        s["first_done_ms"].as_u64() < s["last_done_ms"].as_u64(),
+        "{s}"
+    );
+    // Until the fastest finished all three were writing: more than the average over the
+    // whole run, and about the sum of the three rates.
+    let rates: f64 = s["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["bw_bytes"].as_f64().unwrap())
+        .sum();
+    assert!(first > last, "{s}");
+    assert!(first > 0.7 * rates && first < 1.1 * rates, "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Every key path of a JSON object, with `bins` and `job options` left closed (their keys
+/// are data) and percentile keys folded (iobench's All clients has them, fio's does not).
+fn key_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
+    if let Some(o) = v.as_object() {
+        for (k, val) in o {
+            if prefix.ends_with("percentile.") {
+                continue;
+            }
+            let p = format!("{prefix}{k}");
+            out.push(p.clone());
+            if k != "bins" && k != "job options" {
+                key_paths(val, &format!("{p}."), out);
+            }
+        }
+    }
+}
+
+#[test]
+fn client_json_has_fios_client_stats_keys() {
+    if mpirun().is_none() {
+        return;
+    }
+    let fio_ok = Command::new("fio")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !fio_ok {
+        if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("fio is not installed");
+        }
+        eprintln!("skipped: fio is not installed");
+        return;
+    }
+    let d = scratch("fioclient");
+    std::fs::write(
+        d.join("j.fio"),
+        format!(
+            "[mix]\nrw=randrw\nsize=256k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // fio's own client/server on loopback: the reference layout.
+    let port = 20000 + std::process::id() % 20000;
+    let addr = format!("ip:127.0.0.1,{port}");
+    let mut server = Command::new("fio")
+        .arg(format!("--server={addr}"))
+        .current_dir(&d)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut fio_out = None;
+    for _ in 0..50 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Two clients (the same server by two names): fio adds "All clients" only then.
+        let o = Command::new("fio")
+            .arg("--output-format=json")
+            .arg(format!("--client={addr}"))
+            .arg(d.join("j.fio"))
+            .arg(format!("--client=ip:localhost,{port}"))
+            .arg(d.join("j.fio"))
+            .output()
+            .unwrap();
+        if o.status.success() {
+            fio_out = Some(String::from_utf8_lossy(&o.stdout).into_owned());
+            break;
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+    let fio = json_of(&fio_out.expect("fio --client ran"));
+    let (code, out, err) = run(2, &[], &d, &["--output-format=json", "j.fio"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let ours = json_of(&out);
+    let top = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+    let mut want_top = top(&fio);
+    want_top.extend(["client_spread".to_string(), "mpi".to_string()]);
+    let mut got_top = top(&ours);
+    if fio.get("disk_util").is_none() {
+        got_top.retain(|k| k != "disk_util");
+    }
+    assert_eq!(got_top, want_top);
+    // A host's job, and the All clients object: fio's keys in fio's order, with `rank`
+    // where fio's clients have `port`.
+    let fc = fio["client_stats"].as_array().unwrap();
+    let oc = ours["client_stats"].as_array().unwrap();
+    for (f, o) in [(&fc[0], &oc[0]), (fc.last().unwrap(), oc.last().unwrap())] {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        key_paths(f, "", &mut a);
+        key_paths(o, "", &mut b);
+        let a: Vec<String> = a.into_iter().map(|k| k.replace("port", "rank")).collect();
+        b.retain(|k| !k.ends_with(".percentile") || a.contains(k));
+        assert_eq!(b, a, "jobname {}", o["jobname"]);
+    }
+    assert_eq!(oc.last().unwrap()["jobname"], "All clients");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+#[test]
+fn ranks_without_the_job_file_get_it_from_rank_0() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("bcast");
+    let empty = d.join("elsewhere");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(
+        d.join("only-here.fio"),
+        format!(
+            "[w]\nrw=write\nsize=128k\nbs=4k\nfilename={}/f\n",
+            d.display()
+        ),
+    )
+    .unwrap();
+    // Every rank but 0 starts in a directory without the job file.
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let script = format!(
+        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] || cd {}; exec {bin} \"$@\"",
+        empty.display()
+    );
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "3", "sh", "-c", &script, "sh"])
+        .args(["--output-format=json", "only-here.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+    let o = c.output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}\n{out}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v = json_of(&out);
+    let cs = v["client_stats"].as_array().unwrap();
+    for (r, c) in cs.iter().take(3).enumerate() {
+        assert_eq!(c["rank"], r as u64);
+        assert_eq!(c["write"]["io_bytes"], 128 << 10);
+        assert!(d.join(format!("f.r{r}")).exists());
+    }
+    // The copies the other ranks parsed are gone.
+    let left = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-only-here.fio"))
+        .count();
+    assert_eq!(left, 0);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -1,0 +1,92 @@
+//! Servers started by client/server tests: each in its own process group, killed (group and
+//! all) when the test ends, even when it fails; loopback ports picked free at run time.
+
+use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A port nothing listens on now (the kernel's pick, released for the server to take).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("bind an ephemeral port")
+}
+
+/// A started server; dropping it kills its whole process group.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    /// Starts `cmd` (a server command line) in a new process group and waits until it
+    /// accepts connections on `port`.
+    pub fn start(mut cmd: Command, port: u16) -> Server {
+        cmd.process_group(0)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = cmd.spawn().expect("start server");
+        let s = Server { child, port };
+        let t0 = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "server on port {port} did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        s
+    }
+
+    /// Kills the server's process group now.
+    pub fn kill(&mut self) {
+        let pgid = self.child.id() as i32;
+        // SAFETY: signals the process group this test created.
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Replaces every number (with its decimals and unit letters) by `N` and squeezes spaces:
+/// the shape of a report line, whatever the timings were.
+pub fn mask(line: &str) -> String {
+    let mut out = String::new();
+    let b: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == '.') {
+                i += 1;
+            }
+            while i < b.len() && matches!(b[i], 'k' | 'K' | 'M' | 'G' | 'T' | 'P' | 'i' | 'B') {
+                i += 1;
+            }
+            out.push('N');
+            continue;
+        }
+        if b[i] == ' ' {
+            if !out.ends_with(' ') {
+                out.push(' ');
+            }
+        } else {
+            out.push(b[i]);
+        }
+        i += 1;
+    }
+    out.replace("(nsec)", "(T)")
+        .replace("(usec)", "(T)")
+        .replace("(msec)", "(T)")
+        .replace("N/s", "N")
+        // fio pads numbers to a width ("avg= 6.76"): padding is timing too.
+        .replace("= N", "=N")
+        .replace("[ N", "[N")
+}

@@ -1,0 +1,562 @@
+//! Hostile and mistaken input (issue 13): each case asserts what iobench does with it —
+//! a clear error and a non-zero exit, or a correct run — and never a panic, a hang or
+//! data lost. Where fio 3.33 behaves well, the same input is run through fio and the
+//! outcome compared.
+
+mod common;
+
+use common::{fio, scratch};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test; `IOBENCH_TEST_BIN` points these tests at another build (to
+/// show that each fails on a build without the fix).
+fn iobench() -> Command {
+    match std::env::var_os("IOBENCH_TEST_BIN") {
+        Some(b) => Command::new(b),
+        None => common::iobench(),
+    }
+}
+
+/// Runs `cmd` with a deadline: a hang is a test failure, not a stuck CI.
+fn run_for(mut cmd: Command, secs: u64) -> Output {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn");
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            return child.wait_with_output().expect("output");
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().expect("output");
+            panic!(
+                "{cmd:?} still running after {secs} s (a hang): {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn ib(args: &[&str]) -> Output {
+    let mut c = iobench();
+    c.args(args);
+    run_for(c, 30)
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// No panic (rc 101, "panicked"), no abort (a signal), a non-zero exit code.
+fn assert_clean_failure(o: &Output, what: &str) {
+    let e = err(o);
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{what}: panicked: {e}"
+    );
+    let code = o.status.code();
+    assert!(code.is_some(), "{what}: killed by a signal: {e}");
+    assert_ne!(code, Some(0), "{what}: accepted: {}{e}", out(o));
+    assert_ne!(code, Some(101), "{what}: panicked: {e}");
+}
+
+fn digest(p: &Path) -> (u64, u64) {
+    let data = std::fs::read(p).expect("read");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in &data {
+        h = (h ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    (data.len() as u64, h)
+}
+
+fn patterned(p: &Path, len: usize) {
+    let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(p, data).expect("write");
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    common::json_report(o)
+}
+
+// ---- defect 1: arguments that are not UTF-8 ----
+
+#[test]
+fn d01_non_utf8_job_name_and_filename() {
+    let dir = scratch("hi_d01");
+    let fname = dir.join(OsStr::from_bytes(b"data-\xe9t\xe9"));
+    let mut c = iobench();
+    c.arg(OsStr::from_bytes(b"--name=j\xe9"))
+        .arg({
+            let mut a = b"--filename=".to_vec();
+            a.extend_from_slice(fname.as_os_str().as_bytes());
+            std::ffi::OsString::from(OsStr::from_bytes(&a))
+        })
+        .args(["--rw=write", "--size=64k", "--output-format=terse"]);
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    // The file has exactly the bytes given, not a lossy conversion.
+    assert_eq!(std::fs::metadata(&fname).expect("raw name").len(), 65536);
+}
+
+#[test]
+fn d01_non_utf8_job_file_path() {
+    let dir = scratch("hi_d01b");
+    let jf = dir.join(OsStr::from_bytes(b"job-\xff.fio"));
+    std::fs::write(&jf, "[x]\nioengine=null\nsize=1m\n").unwrap();
+    let mut c = iobench();
+    c.arg(&jf).arg("--output-format=terse");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).starts_with("3;"), "{}", out(&o));
+}
+
+// ---- defect 2: random maps too big for memory ----
+
+#[test]
+fn d02_huge_random_map_fails_cleanly() {
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1p",
+        "--bs=4k",
+        "--rw=randread",
+        "--number_ios=1000",
+    ]);
+    assert_clean_failure(&o, "1p random map");
+    let e = err(&o);
+    assert!(e.contains("norandommap") && e.contains("lfsr"), "{e}");
+    assert!(!e.contains("memory allocation"), "{e}");
+    // The ways out named work.
+    for way in ["--norandommap", "--random_generator=lfsr"] {
+        let o = ib(&[
+            "--name=x",
+            "--ioengine=null",
+            "--size=1p",
+            "--bs=4k",
+            "--rw=randread",
+            "--number_ios=1000",
+            way,
+        ]);
+        assert!(o.status.success(), "{way}: {}", err(&o));
+    }
+}
+
+// ---- defect 3: job limits ----
+
+#[test]
+fn d03_numjobs_beyond_the_job_limit_refused_at_once() {
+    let t = Instant::now();
+    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--numjobs=1000000"]);
+    assert_clean_failure(&o, "numjobs=1000000");
+    assert!(err(&o).contains("maximum number of jobs"), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(10));
+    if let Some(mut f) = fio() {
+        f.args(["--name=x", "--ioengine=null", "--size=1m", "--numjobs=1000000"]);
+        let fo = run_for(f, 60);
+        assert!(!fo.status.success(), "fio refuses it too");
+    }
+    let o = ib(&[
+        "--max-jobs=2",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=3",
+    ]);
+    assert_clean_failure(&o, "--max-jobs=2 numjobs=3");
+    let o = ib(&[
+        "--max-jobs=3",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=3",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+// ---- defect 4: a FIFO as the target ----
+
+#[test]
+fn d04_fifo_target_fails_without_hanging() {
+    let dir = scratch("hi_d04");
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for rw in ["read", "write"] {
+        let f = format!("--filename={}", fifo.display());
+        let o = ib(&["--name=x", &f, &format!("--rw={rw}"), "--size=1m"]);
+        assert_clean_failure(&o, "fifo");
+        assert!(err(&o).contains("failed to get file size"), "{}", err(&o));
+        if let Some(mut fc) = fio() {
+            fc.args(["--name=x", &f, &format!("--rw={rw}"), "--size=1m"]);
+            let fo = run_for(fc, 30);
+            assert!(out(&fo).contains("failed to get file size") || err(&fo).contains("failed to get file size"));
+        }
+    }
+}
+
+// ---- defect 5 and 7: peak ----
+
+#[test]
+fn d05_peak_thread_count_capped_and_runtime_kept() {
+    let dir = scratch("hi_d05");
+    let f = dir.join("f");
+    patterned(&f, 1 << 20);
+    let fs = f.to_str().unwrap();
+    let o = ib(&["peak", "-r1", "-n", "100000", fs]);
+    assert_clean_failure(&o, "peak -n 100000");
+    assert!(err(&o).contains("-n 100000"), "{}", err(&o));
+    let t = Instant::now();
+    let o = ib(&["peak", "-r1", "-p0", "-n", "256", fs]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+}
+
+#[test]
+fn d07_peak_on_a_file_smaller_than_the_block_size() {
+    let dir = scratch("hi_d07");
+    let f = dir.join("tiny");
+    patterned(&f, 1000);
+    let o = ib(&["peak", "-r1", "-p0", f.to_str().unwrap()]);
+    assert_clean_failure(&o, "peak on 1000 bytes");
+    assert!(!out(&o).contains("Maximum IOPS=0"), "{}", out(&o));
+    assert!(err(&o).contains("smaller than the block size"), "{}", err(&o));
+}
+
+#[test]
+fn d07_numjobs_zero_refused() {
+    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--numjobs=0"]);
+    assert_clean_failure(&o, "numjobs=0");
+    assert!(err(&o).contains("numjobs"), "{}", err(&o));
+    if let Some(mut f) = fio() {
+        f.args(["--name=x", "--ioengine=null", "--size=1m", "--numjobs=0"]);
+        assert!(!run_for(f, 30).status.success(), "fio fails it too");
+    }
+}
+
+// ---- defect 6: no job at all ----
+
+#[test]
+fn d06_no_job_defined() {
+    let dir = scratch("hi_d06");
+    let empty = dir.join("empty.fio");
+    std::fs::write(&empty, "").unwrap();
+    let global = dir.join("global.fio");
+    std::fs::write(&global, "[global]\nbs=4k\n").unwrap();
+    let cases: Vec<Vec<String>> = vec![
+        vec![],
+        vec![empty.display().to_string()],
+        vec![global.display().to_string()],
+        vec![
+            global.display().to_string(),
+            "--output-format=json".to_string(),
+        ],
+    ];
+    for args in &cases {
+        let mut c = iobench();
+        c.args(args);
+        let o = run_for(c, 30);
+        assert_clean_failure(&o, &format!("{args:?}"));
+        assert!(err(&o).contains("No job(s) defined"), "{args:?}: {}", err(&o));
+        assert!(!out(&o).contains("Starting"), "{}", out(&o));
+        if let Some(mut f) = fio() {
+            f.args(args);
+            let fo = run_for(f, 30);
+            assert_eq!(fo.status.code(), Some(1));
+            assert!(err(&fo).contains("No job(s) defined"));
+        }
+    }
+}
+
+// ---- defect 8: a read past the end of an existing file ----
+
+#[test]
+fn d08_read_offset_past_eof_leaves_the_file() {
+    let dir = scratch("hi_d08");
+    let f = dir.join("data");
+    for tool in ["iobench", "fio"] {
+        patterned(&f, 4 << 20);
+        let before = digest(&f);
+        let mut c = if tool == "fio" {
+            match fio() {
+                Some(c) => c,
+                None => continue,
+            }
+        } else {
+            iobench()
+        };
+        c.args(["--name=x", "--rw=read", "--offset=60m"])
+            .arg(format!("--filename={}", f.display()));
+        let o = run_for(c, 30);
+        assert!(!o.status.success(), "{tool} accepted it");
+        assert_eq!(digest(&f), before, "{tool} changed the file");
+        if tool == "iobench" {
+            assert!(err(&o).contains("offset"), "{}", err(&o));
+        }
+    }
+}
+
+// ---- defects 9 and 10: iolog entries past the end, and huge lengths ----
+
+fn iolog(dir: &Path, name: &str, file: &Path, lines: &[&str]) -> String {
+    let mut s = String::from("fio version 2 iolog\n");
+    let f = file.display();
+    s.push_str(&format!("{f} add\n{f} open\n"));
+    for l in lines {
+        s.push_str(&format!("{f} {l}\n"));
+    }
+    s.push_str(&format!("{f} close\n"));
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn d09_iolog_entry_past_eof_fails_with_eio_and_leaves_the_file() {
+    let dir = scratch("hi_d09");
+    let f = dir.join("data");
+    let log = iolog(&dir, "l", &f, &["read 0 4096", "read 8388608 4096"]);
+    for tool in ["iobench", "fio"] {
+        patterned(&f, 1 << 20);
+        let before = digest(&f);
+        let mut c = if tool == "fio" {
+            match fio() {
+                Some(c) => c,
+                None => continue,
+            }
+        } else {
+            iobench()
+        };
+        c.args(["--name=x", "--output-format=json"])
+            .arg(format!("--read_iolog={log}"));
+        let o = run_for(c, 30);
+        assert!(!o.status.success(), "{tool} exit 0");
+        assert_eq!(digest(&f), before, "{tool} changed the file");
+        let j = json(&o);
+        assert_eq!(j["jobs"][0]["error"], 5, "{tool}");
+        assert_eq!(j["jobs"][0]["read"]["io_bytes"], 4096, "{tool}");
+    }
+}
+
+#[test]
+fn d10_iolog_length_beyond_32_bits_is_ignored_not_truncated() {
+    let dir = scratch("hi_d10");
+    let f = dir.join("data");
+    patterned(&f, 1 << 20);
+    let before = digest(&f);
+    let log = iolog(&dir, "l", &f, &["read 0 4294967296", "read 0 4096"]);
+    let mut c = iobench();
+    c.args(["--name=x", "--output-format=json"])
+        .arg(format!("--read_iolog={log}"));
+    let o = run_for(c, 30);
+    assert_eq!(digest(&f), before, "the file was laid out again");
+    let j = json(&o);
+    let read = j["jobs"][0]["read"]["io_bytes"].as_u64().unwrap();
+    assert!(read <= 4096, "read {read} bytes");
+    assert!(err(&o).contains("line ignored"), "{}", err(&o));
+}
+
+// ---- defect 12: a job whose layout fails stays in the report ----
+
+#[test]
+fn d12_layout_failure_keeps_the_job_with_its_error() {
+    let dir = scratch("hi_d12");
+    let file = dir.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    // A directory that is a regular file: the layout fails with ENOTDIR.
+    let o = ib(&[
+        "--name=x",
+        &format!("--directory={}", file.display()),
+        "--rw=read",
+        "--size=1m",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "layout in a file");
+    let j = json(&o);
+    assert_eq!(j["jobs"].as_array().unwrap().len(), 1, "{j}");
+    assert_eq!(j["jobs"][0]["jobname"], "x");
+    assert_eq!(j["jobs"][0]["error"], libc::ENOTDIR);
+}
+
+// ---- defect 13: --output keeps stdout clean ----
+
+#[test]
+fn d13_error_line_does_not_go_to_stdout_with_output_file() {
+    let dir = scratch("hi_d13");
+    let outf = dir.join("out.txt");
+    let o = ib(&[
+        "--name=x",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        &format!("--output={}", outf.display()),
+    ]);
+    assert_clean_failure(&o, "/dev/full");
+    assert_eq!(out(&o), "", "stdout must stay empty");
+    assert!(err(&o).contains("err=28"), "{}", err(&o));
+    let text = std::fs::read_to_string(&outf).unwrap();
+    assert!(text.contains("err=28"), "{text}");
+    // And JSON on stdout stays JSON.
+    let o = ib(&[
+        "--name=x",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    let s = out(&o);
+    assert!(s.starts_with('{'), "{s}");
+    serde_json::from_str::<serde_json::Value>(&s).expect("valid JSON");
+}
+
+// ---- defect 15: messages that name option and value ----
+
+#[test]
+fn d15_messages_name_option_and_value() {
+    let dir = scratch("hi_d15");
+    let log = dir.join("no/such/dir/log");
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        &format!("--write_iolog={}", log.display()),
+    ]);
+    assert_clean_failure(&o, "write_iolog");
+    assert!(
+        err(&o).contains("write_iolog") && err(&o).contains(&log.display().to_string()),
+        "{}",
+        err(&o)
+    );
+    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--cpus_allowed=999"]);
+    assert_clean_failure(&o, "cpus_allowed");
+    assert!(
+        err(&o).contains("cpus_allowed") && err(&o).contains("999"),
+        "{}",
+        err(&o)
+    );
+    // Refused at parse time, before anything runs.
+    assert!(!out(&o).contains("Starting"), "{}", out(&o));
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--offset=18446744073709547520",
+        "--size=4k",
+    ]);
+    assert_clean_failure(&o, "offset overflow");
+    assert!(
+        err(&o).contains("offset") && !err(&o).contains("specify size"),
+        "{}",
+        err(&o)
+    );
+}
+
+// ---- defect 16: legitimate job files ----
+
+#[test]
+fn d16_deep_include_chains_and_cycles() {
+    let dir = scratch("hi_d16");
+    for i in 1..40 {
+        std::fs::write(dir.join(format!("i{i}.fio")), format!("include i{}.fio\n", i + 1))
+            .unwrap();
+    }
+    std::fs::write(dir.join("i40.fio"), "bs=8k\n").unwrap();
+    let top = dir.join("top.fio");
+    std::fs::write(&top, "[x]\nioengine=null\nsize=1m\ninclude i1.fio\n").unwrap();
+    let mut c = iobench();
+    c.arg(&top).arg("--output-format=json");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(json(&o)["jobs"][0]["job options"]["bs"], "8k");
+    if let Some(mut f) = fio() {
+        f.arg("--parse-only").arg(&top);
+        assert!(run_for(f, 30).status.success(), "fio takes 40 levels");
+    }
+    // A cycle is an error that says so, not a hang or a depth count.
+    std::fs::write(dir.join("i40.fio"), "include i1.fio\n").unwrap();
+    let mut c = iobench();
+    c.arg(&top);
+    let o = run_for(c, 30);
+    assert_clean_failure(&o, "include cycle");
+    assert!(err(&o).contains("cycle"), "{}", err(&o));
+}
+
+#[test]
+fn d16_latin1_job_file() {
+    let dir = scratch("hi_d16b");
+    let jf = dir.join("latin1.fio");
+    std::fs::write(
+        &jf,
+        b"; caf\xe9 cr\xe8me\n[x]\nioengine=null\nsize=1m\n# \xff\xfe\n".as_slice(),
+    )
+    .unwrap();
+    let mut c = iobench();
+    c.arg(&jf).arg("--output-format=terse");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    if let Some(mut f) = fio() {
+        f.arg(&jf).arg("--output-format=terse");
+        assert!(run_for(f, 30).status.success());
+    }
+}
+
+// ---- defect 17: deliberate differences from fio are said ----
+
+#[test]
+fn d17_unlink_keeps_files_it_did_not_create_and_says_so() {
+    let dir = scratch("hi_d17");
+    let f = dir.join("mine");
+    patterned(&f, 1 << 20);
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", f.display()),
+        "--rw=read",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(f.exists(), "a file the run did not create was deleted");
+    assert!(err(&o).contains("unlink=1 keeps"), "{}", err(&o));
+    // A file the run created is removed.
+    let g = dir.join("made");
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", g.display()),
+        "--rw=write",
+        "--size=64k",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!g.exists());
+}
+
+#[test]
+fn d17_writing_through_a_symlink_is_announced() {
+    let dir = scratch("hi_d17b");
+    let target = dir.join("target");
+    patterned(&target, 64 << 10);
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", link.display()),
+        "--rw=write",
+        "--size=64k",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("symbolic link") && err(&o).contains("target"),
+        "{}",
+        err(&o)
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+}

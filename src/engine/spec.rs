@@ -53,6 +53,12 @@ pub struct Flags {
 }
 
 impl Flags {
+    /// True when the job's I/O reaches no local block device (no disk statistics are
+    /// taken for it): diskless engines, and those whose target is remote (nbd).
+    pub const fn no_local_disk(&self) -> bool {
+        self.diskless || self.sized_by_engine
+    }
+
     /// A file engine of fio's ordinary kind: synchronous, the runner opens its files.
     pub const SYNC: Flags = Flags {
         sync: true,

@@ -26,7 +26,7 @@ pub fn collect(command_line: &[String], jobs: &[Job]) -> Value {
     o.extend(machine());
     let mut paths: Vec<String> = Vec::new();
     for j in jobs {
-        if crate::report::run::DISKLESS.contains(&j.exec.ioengine.as_str()) {
+        if j.exec.engine.flags().no_local_disk() {
             continue;
         }
         for p in crate::report::run::job_paths(j) {

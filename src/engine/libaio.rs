@@ -54,6 +54,8 @@ const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
 const IOCB_CMD_FSYNC: u16 = 2;
+/// The iocb's `reqprio` holds an I/O priority.
+const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_FDSYNC: u16 = 3;
 
 /// libaio's engine options.
@@ -66,6 +68,8 @@ pub struct LibaioOpts {
 /// The kernel AIO engine.
 pub struct Libaio {
     opts: LibaioOpts,
+    /// cmdprio's per-I/O priorities, when the job asks for them.
+    cmdprio: Option<super::cmdprio::Cmdprio>,
     ctx: libc::c_ulong,
     depth: usize,
     /// One iocb per pool slot.
@@ -85,6 +89,7 @@ impl Libaio {
     pub fn new(opts: LibaioOpts) -> Self {
         Libaio {
             opts,
+            cmdprio: None,
             ctx: 0,
             depth: 0,
             iocbs: Vec::new(),
@@ -93,6 +98,12 @@ impl Libaio {
             events: Vec::new(),
             in_kernel: 0,
         }
+    }
+
+    /// Sends I/Os at cmdprio's priorities.
+    pub fn with_cmdprio(mut self, c: Option<super::cmdprio::CmdprioOpts>) -> Self {
+        self.cmdprio = c.map(super::cmdprio::Cmdprio::new);
+        self
     }
 
     /// Reads completions from the shared ring without a system call.
@@ -134,6 +145,10 @@ impl Drop for Libaio {
 }
 
 impl Engine for Libaio {
+    fn ioprios(&self) -> Vec<u16> {
+        self.cmdprio.as_ref().map_or(Vec::new(), |c| c.ioprios())
+    }
+
     fn caps(&self) -> Caps {
         Caps::default()
     }
@@ -187,15 +202,23 @@ impl Engine for Libaio {
                 return Ok(Queued::Completed);
             }
         };
+        // cmdprio: this I/O's priority, carried by the iocb when it has one.
+        let prio = match (&mut self.cmdprio, io.op) {
+            (Some(c), Op::Rw(d)) => c.pick(d, io.len),
+            _ => 0,
+        };
+        io.prio = prio;
         let cb = &mut self.iocbs[io.slot as usize];
         *cb = Iocb {
             data: io.slot as u64,
             rw_flags,
             opcode,
+            reqprio: prio as i16,
             fildes: io.fd as u32,
             buf: io.buf as u64,
             nbytes: io.len as u64,
             offset: io.offset as i64,
+            flags: if prio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
         };
         self.staged.push(cb as *mut Iocb);
@@ -311,7 +334,7 @@ pub const USERSPACE_REAP: OptDef = opt(
 .engines(&["libaio"]);
 
 impl super::spec::Declared for Libaio {
-    type Opts = LibaioOpts;
+    type Opts = (LibaioOpts, Option<super::cmdprio::CmdprioOpts>);
     const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
         "libaio",
         "Linux native asynchronous I/O",
@@ -329,13 +352,14 @@ impl super::spec::Declared for Libaio {
         _: &'static super::spec::Spec,
         r: &crate::job::reader::Reader,
         _: &super::spec::JobFacts,
-    ) -> Result<LibaioOpts, crate::error::JobError> {
-        Ok(LibaioOpts {
+    ) -> Result<Self::Opts, crate::error::JobError> {
+        let l = LibaioOpts {
             userspace_reap: r.bool("userspace_reap")?,
             nowait: r.bool("nowait")?,
-        })
+        };
+        Ok((l, super::cmdprio::CmdprioOpts::resolve(r)?))
     }
-    fn build(o: &LibaioOpts) -> Self {
-        Libaio::new(*o)
+    fn build(o: &Self::Opts) -> Self {
+        Libaio::new(o.0).with_cmdprio(o.1.clone())
     }
 }

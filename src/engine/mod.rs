@@ -91,6 +91,8 @@ pub struct IoUnit {
     /// The pass (loop) of the job it belongs to, counted from 0 (file engines act once per
     /// file per pass).
     pub pass: u32,
+    /// The I/O priority the engine sent it with (cmdprio; class << 13 | level).
+    pub prio: u16,
 }
 
 impl IoUnit {
@@ -108,6 +110,7 @@ impl IoUnit {
             start_ns: 0,
             issue_ns: 0,
             pass: 0,
+            prio: 0,
         }
     }
 }
@@ -200,6 +203,16 @@ pub trait Engine: Send {
     #[inline]
     fn think_us(&self) -> Option<u64> {
         None
+    }
+    /// The priorities the engine gives I/Os, default first, when it gives them per I/O
+    /// (cmdprio): the job then reports each one's latency apart. Empty otherwise.
+    fn ioprios(&self) -> Vec<u16> {
+        Vec::new()
+    }
+    /// I/Os the engine learnt were lost in transit (net's UDP sequence numbers), taken
+    /// once when the job ends; reported in the job's `dropped` counts, as fio does.
+    fn take_dropped(&mut self) -> u64 {
+        0
     }
     /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
     /// `queue` says busy.

@@ -170,24 +170,6 @@ const NO_PMEM: &str = "needs persistent memory (a DAX-mounted file system or a /
 /// The engines fio 3.33 has that iobench refuses, in fio's `--enghelp` order.
 pub const SPECS: &[Spec] = &[
     Spec::refused(
-        "net",
-        "sends or receives over TCP, UDP or a Unix socket",
-        "iobench does not implement it yet",
-    )
-    .options(super::net::OPTIONS),
-    Spec::refused(
-        "netsplice",
-        "like net, moving data with splice",
-        "iobench does not implement it yet",
-    )
-    .options(super::net::OPTIONS),
-    Spec::refused(
-        "e4defrag",
-        "ext4 online defragmentation",
-        "not implemented yet",
-    )
-    .options(&[super::e4defrag::DONORNAME, super::e4defrag::INPLACE]),
-    Spec::refused(
         "gfapi",
         "GlusterFS library, synchronous",
         "needs a GlusterFS volume and libgfapi; no cluster is reachable here",

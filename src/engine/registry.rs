@@ -46,6 +46,15 @@ macro_rules! registry {
                 }
             }
 
+            /// The same engine configured for clone `clone` (0-based) of the job.
+            pub fn for_clone(&self, clone: u32) -> EngineConfig {
+                let mut c = self.clone();
+                match &mut c.opts {
+                    $(Configured::$variant(o) => <$ty as Declared>::for_clone(o, clone),)*
+                }
+                c
+            }
+
             /// The same engine configured for an offload submitter.
             pub fn for_offload(&self) -> EngineConfig {
                 let mut c = self.clone();
@@ -80,6 +89,8 @@ registry! {
     Falloc => super::falloc::Falloc,
     Exec => super::exec::Exec,
     Splice => super::splice::Splice,
+    Net => super::net::Net,
+    E4defrag => super::e4defrag::E4defrag,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

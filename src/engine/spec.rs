@@ -48,9 +48,17 @@ pub struct Flags {
     /// Changes its files whatever the job's direction (falloc: a read allocates), so the
     /// runner opens them read-write and creates them.
     pub opens_rdwr: bool,
+    /// Reports rates in bits unless the job says otherwise (fio's FIO_BIT_BASED: net).
+    pub bit_based: bool,
 }
 
 impl Flags {
+    /// True when the job's I/O reaches no local block device (no disk statistics are
+    /// taken for it): diskless engines, and those whose target is remote (nbd).
+    pub const fn no_local_disk(&self) -> bool {
+        self.diskless || self.sized_by_engine
+    }
+
     /// A file engine of fio's ordinary kind: synchronous, the runner opens its files.
     pub const SYNC: Flags = Flags {
         sync: true,
@@ -63,6 +71,7 @@ impl Flags {
         no_offload: false,
         no_io: false,
         opens_rdwr: false,
+        bit_based: false,
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {
@@ -147,6 +156,8 @@ pub trait Declared: super::Engine + Sized + 'static {
     fn configure(spec: &'static Spec, r: &Reader, job: &JobFacts) -> Result<Self::Opts, JobError>;
     /// Builds one engine (one per job clone, or per offload submitter).
     fn build(opts: &Self::Opts) -> Self;
+    /// Adjusts the options for clone `clone` (0-based) of the job (net: port + clone).
+    fn for_clone(_opts: &mut Self::Opts, _clone: u32) {}
     /// Adjusts the options for an offload submitter, which owns one slot of the buffers.
     fn for_offload(_opts: &mut Self::Opts) {}
     /// The target's size, for engines with `sized_by_engine` (asked before workers start).

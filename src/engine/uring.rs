@@ -123,6 +123,8 @@ impl Default for UringOpts {
 /// The io_uring engine.
 pub struct Uring {
     opts: UringOpts,
+    /// cmdprio's per-I/O priorities, when the job asks for them.
+    cmdprio: Option<super::cmdprio::Cmdprio>,
     ring: Option<IoUring>,
     iovecs: Vec<libc::iovec>,
     events: Vec<Completion>,
@@ -164,6 +166,7 @@ impl Uring {
             prepped: 0,
             nonvectored: false,
             rw_flags: 0,
+            cmdprio: None,
             fixed: false,
             buf_base: 0,
             slot_len: 0,
@@ -172,6 +175,12 @@ impl Uring {
             enter_fd: -1,
             enter_flags: 0,
         }
+    }
+
+    /// Sends I/Os at cmdprio's priorities.
+    pub fn with_cmdprio(mut self, c: Option<super::cmdprio::CmdprioOpts>) -> Self {
+        self.cmdprio = c.map(super::cmdprio::Cmdprio::new);
+        self
     }
 
     fn ring(&mut self) -> &mut IoUring {
@@ -231,6 +240,10 @@ impl Uring {
 }
 
 impl Engine for Uring {
+    fn ioprios(&self) -> Vec<u16> {
+        self.cmdprio.as_ref().map_or(Vec::new(), |c| c.ioprios())
+    }
+
     fn caps(&self) -> Caps {
         Caps::default()
     }
@@ -344,6 +357,12 @@ impl Engine for Uring {
             return Ok(Queued::Busy);
         }
         let rw_flags = self.rw_flags;
+        // cmdprio: this I/O's priority (0, the default, without it).
+        let prio = match (&mut self.cmdprio, io.op) {
+            (Some(c), Op::Rw(d)) => c.pick(d, io.len),
+            _ => 0,
+        };
+        io.prio = prio;
         let slot = io.slot as usize;
         let len = io.len as u32;
         macro_rules! with_fd {
@@ -390,11 +409,13 @@ impl Engine for Uring {
                     with_fd!(|fd| opcode::ReadFixed::new(fd, io.buf, len, slot as u16)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 } else {
                     with_fd!(|fd| opcode::WriteFixed::new(fd, io.buf, len, slot as u16)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 }
             }
@@ -403,11 +424,13 @@ impl Engine for Uring {
                     with_fd!(|fd| opcode::Read::new(fd, io.buf, len)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 } else {
                     with_fd!(|fd| opcode::Write::new(fd, io.buf, len)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 }
             }
@@ -421,11 +444,13 @@ impl Engine for Uring {
                     with_fd!(|fd| opcode::Readv::new(fd, iov, 1)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 } else {
                     with_fd!(|fd| opcode::Writev::new(fd, iov, 1)
                         .offset(io.offset)
                         .rw_flags(rw_flags)
+                        .ioprio(prio)
                         .build())
                 }
             }
@@ -595,7 +620,7 @@ pub const FORCE_ASYNC: OptDef = opt(
 .engines(&["io_uring", "io_uring_cmd"]);
 
 impl super::spec::Declared for Uring {
-    type Opts = UringOpts;
+    type Opts = (UringOpts, Option<super::cmdprio::CmdprioOpts>);
     const SPECS: &'static [super::spec::Spec] =
         &[
             super::spec::Spec::new("io_uring", "Linux io_uring", super::spec::Flags::ASYNC)
@@ -620,8 +645,8 @@ impl super::spec::Declared for Uring {
         _: &'static super::spec::Spec,
         r: &crate::job::reader::Reader,
         job: &super::spec::JobFacts,
-    ) -> Result<UringOpts, crate::error::JobError> {
-        Ok(UringOpts {
+    ) -> Result<Self::Opts, crate::error::JobError> {
+        let u = UringOpts {
             fixedbufs: r.bool("fixedbufs")?,
             registerfiles: r.bool("registerfiles")?,
             sqthread_poll: r.bool("sqthread_poll")?,
@@ -631,14 +656,15 @@ impl super::spec::Declared for Uring {
             force_async: r.int("force_async")?.unwrap_or(0) as u32,
             nowait: r.bool("nowait")?,
             uncached: r.int("uncached")?.unwrap_or(0) != 0 && !job.direct,
-        })
+        };
+        Ok((u, super::cmdprio::CmdprioOpts::resolve(r)?))
     }
-    fn build(o: &UringOpts) -> Self {
-        Uring::new(*o)
+    fn build(o: &Self::Opts) -> Self {
+        Uring::new(o.0).with_cmdprio(o.1.clone())
     }
-    fn for_offload(o: &mut UringOpts) {
+    fn for_offload(o: &mut Self::Opts) {
         // Registered buffers would be the submitter's one slot, not the job's buffer of
         // the I/O at hand.
-        o.fixedbufs = false;
+        o.0.fixedbufs = false;
     }
 }

@@ -147,6 +147,10 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         report: reportopts::ReportOpts::resolve(&r)?,
         raw: raw.clone(),
     };
+    // fio's net engine reports in bits unless unit_base says otherwise.
+    if job.exec.engine.flags().bit_based && matches!(raw.value("unit_base"), None | Some("0")) {
+        job.report.stats.bits = true;
+    }
     if job.exec.engine.flags().no_io {
         // An engine that does pseudo I/O (cpuio) picks no offsets and needs no size, as in
         // fio: one endless sequential read of one fake file, each unit its own work.

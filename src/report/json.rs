@@ -262,6 +262,27 @@ fn ddir_obj(t: &JobStats, g: &GroupStats, d: usize, plus: bool) -> Obj {
         "lat_ns",
         lat_obj(t, t.cfg.lat_percentiles, &ds.lat, &ds.hist[2], plus),
     );
+    // Per-priority latencies (cmdprio), once two priorities have samples, as fio's `prios`.
+    let prios = ds.prios_to_show();
+    if !prios.is_empty() {
+        let key = if t.cfg.lat_percentiles {
+            "lat_ns"
+        } else {
+            "clat_ns"
+        };
+        let pct = t.cfg.clat_percentiles || t.cfg.lat_percentiles;
+        let arr = prios
+            .iter()
+            .map(|p| {
+                let mut po = Obj::new();
+                po.int("prioclass", p.ioprio >> 13)
+                    .int("prio", p.ioprio & 7)
+                    .obj(key, lat_obj(t, pct, &p.lat, &p.hist, plus));
+                po.into_value()
+            })
+            .collect();
+        o.arr("prios", arr);
+    }
     let (min, max, per, mean, dev) = match ds.bw.summary() {
         Some(m) => (m.min, m.max, agg_percent(g, d, m.mean), m.mean, m.dev),
         None => (0, 0, 0.0, 0.0, 0.0),

@@ -209,6 +209,15 @@ fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
     display_lat(out, "slat", &ds.slat);
     display_lat(out, "clat", &ds.clat);
     display_lat(out, " lat", &ds.lat);
+    // Per-priority latencies (cmdprio), as fio prints them once two priorities have I/O.
+    let prios = ds.prios_to_show();
+    let prio_kind = if t.cfg.lat_percentiles { "lat" } else { "clat" };
+    let prio_name = |p: &crate::stats::PrioStat| {
+        format!("{prio_kind} prio {}/{}", p.ioprio >> 13, p.ioprio & 7)
+    };
+    for p in &prios {
+        display_lat(out, &prio_name(p), &p.lat);
+    }
     let kinds = [
         (t.cfg.slat_percentiles, LatKind::Slat, "slat"),
         (t.cfg.clat_percentiles, LatKind::Clat, "clat"),
@@ -218,6 +227,22 @@ fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
         let n = ds.lat_stat(k).samples;
         if on && n > 0 {
             percentiles_block(out, &ds.hist[k as usize], n, t, name);
+        }
+    }
+    if t.cfg.clat_percentiles || t.cfg.lat_percentiles {
+        let all = if t.cfg.lat_percentiles {
+            ds.lat.samples
+        } else {
+            ds.clat.samples
+        };
+        for p in &prios {
+            let n = p.lat.samples;
+            let pre = format!(
+                "{} ({:.2}% of IOs)",
+                prio_name(p),
+                100.0 * n as f64 / all.max(1) as f64
+            );
+            percentiles_block(out, &p.hist, n, t, &pre);
         }
     }
     if let Some(m) = ds.bw.summary() {

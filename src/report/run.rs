@@ -10,18 +10,6 @@ use crate::stats::group::summarize;
 use crate::stats::RunOutcome;
 use std::time::Instant;
 
-/// Engines that touch no block device: no disk statistics for their jobs.
-pub const DISKLESS: &[&str] = &[
-    "null",
-    "cpuio",
-    "net",
-    "netsplice",
-    "exec",
-    "nbd",
-    "rdma",
-    "filecreate",
-];
-
 /// The files a job will do I/O on, as fio names them, for finding their devices.
 pub fn job_paths(job: &Job) -> Vec<String> {
     let dir = job.files.directory.as_deref();
@@ -44,7 +32,7 @@ pub fn job_paths(job: &Job) -> Vec<String> {
 pub fn disk_snapshot(jobs: &[Job]) -> Option<DiskSnapshot> {
     let paths: Vec<String> = jobs
         .iter()
-        .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
+        .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
         .flat_map(job_paths)
         .collect();
     if paths.is_empty() {

@@ -376,7 +376,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let r = if job.exec.offload {
         Visit { cx }.visit(crate::engine::offload::Offload::new(&job.exec.engine))
     } else {
-        job.exec.engine.visit(Visit { cx })
+        job.exec.engine.for_clone(spec.clone).visit(Visit { cx })
     }
     .map_err(err);
     drop(opened);

@@ -126,6 +126,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
     let low = (ex.iodepth_low as usize).clamp(1, depth);
     let stamps_commit = engine.stamps_issue_on_commit();
+    // cmdprio: each priority's latency is kept apart (default priority first).
+    let prios = engine.ioprios();
+    let prio_stats = !prios.is_empty();
+    if prio_stats {
+        cx.stats.seed_prios(&prios);
+    }
     // File engines (filecreate, ...): an I/O counts as bytes only; the file call's latency
     // is the one sample, in the job's read direction unless it only writes (as fio's).
     let file_ops = engine.caps().file_ops;
@@ -280,6 +286,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         $now - u.issue_ns,
                         $now - stat_start,
                     );
+                    if prio_stats {
+                        cx.stats.record_prio(d, u.prio, slat, $now - u.issue_ns);
+                    }
                 }
                 let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
                 if let Err(text) = data.on_complete(u, name) {
@@ -778,6 +787,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         cx.stats.set_latency_target(t, w, p, d);
     }
     cx.stats.set_total_runtime_ms(ms);
+    // Datagrams lost on the way (net over UDP) count as dropped reads, as in fio.
+    cx.stats.dir[Ddir::Read as usize].dropped += engine.take_dropped();
     // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
     let moves_data = !cx.job.exec.engine.flags().no_io;
     for d in Ddir::ALL {

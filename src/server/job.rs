@@ -94,18 +94,6 @@ fn lay_out_then_wait(jobs: &[Job]) -> bool {
     matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
 }
 
-/// Engines that touch no block device (no disk statistics), as the plain run decides.
-const DISKLESS: &[&str] = &[
-    "null",
-    "cpuio",
-    "net",
-    "netsplice",
-    "exec",
-    "nbd",
-    "rdma",
-    "filecreate",
-];
-
 /// Parses and resolves a client's command line and job files, as a plain run would.
 pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
     let inv = parse_args(args).map_err(|e| e.to_string())?;
@@ -277,7 +265,7 @@ pub fn child_main(args: &[String]) -> ExitCode {
     }
     let paths: Vec<String> = jobs
         .iter()
-        .filter(|j| j.report.disk_util && !DISKLESS.contains(&j.exec.ioengine.as_str()))
+        .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
         .flat_map(crate::report::run::job_paths)
         .collect();
     let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));

@@ -108,6 +108,53 @@ pub struct DirStats {
     pub iops: IoStat,
     /// Histograms of slat, clat, lat (empty when that percentile report is off).
     pub hist: [Hist; 3],
+    /// Completion latency per I/O priority, when the engine sets priorities per I/O
+    /// (cmdprio): fio's clat_prio, reported once two priorities have samples.
+    #[serde(default)]
+    pub prios: Vec<PrioStat>,
+}
+
+/// The latencies of the I/Os sent at one priority (`ioprio`: class << 13 | level): clat,
+/// or lat under `lat_percentiles`, as fio keeps them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PrioStat {
+    pub ioprio: u16,
+    pub lat: IoStat,
+    pub hist: Hist,
+}
+
+impl PrioStat {
+    fn new(ioprio: u16) -> Self {
+        PrioStat {
+            ioprio,
+            lat: IoStat::default(),
+            hist: Hist::new(),
+        }
+    }
+}
+
+impl DirStats {
+    /// The priorities with samples, when there are at least two (fio prints them only
+    /// then).
+    pub fn prios_to_show(&self) -> Vec<&PrioStat> {
+        let v: Vec<&PrioStat> = self.prios.iter().filter(|p| p.lat.samples > 0).collect();
+        if v.len() >= 2 {
+            v
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn prio_mut(&mut self, ioprio: u16) -> &mut PrioStat {
+        let i = match self.prios.iter().position(|p| p.ioprio == ioprio) {
+            Some(i) => i,
+            None => {
+                self.prios.push(PrioStat::new(ioprio));
+                self.prios.len() - 1
+            }
+        };
+        &mut self.prios[i]
+    }
 }
 
 impl DirStats {
@@ -518,6 +565,31 @@ impl JobStats {
         self.total_complete = 0;
     }
 
+    /// Lists the priorities a job's I/Os may carry, in the order fio reports them (the
+    /// default first), before any I/O.
+    pub fn seed_prios(&mut self, ioprios: &[u16]) {
+        for d in self.dir.iter_mut() {
+            for &p in ioprios {
+                d.prio_mut(p);
+            }
+        }
+    }
+
+    /// One completed I/O's latency under its priority (see [`PrioStat`]).
+    pub fn record_prio(&mut self, ddir: Ddir, ioprio: u16, slat_ns: u64, clat_ns: u64) {
+        if !self.cfg.stats {
+            return;
+        }
+        let ns = if self.cfg.lat_percentiles {
+            slat_ns + clat_ns
+        } else {
+            clat_ns
+        };
+        let p = self.dir[ddir as usize].prio_mut(ioprio);
+        p.lat.add(ns);
+        p.hist.add(ns);
+    }
+
     /// An I/O that transferred fewer bytes than asked.
     pub fn record_short(&mut self, ddir: Ddir) {
         self.dir[ddir as usize].short += 1;
@@ -594,6 +666,11 @@ impl JobStats {
             d.dropped += s.dropped;
             for k in 0..3 {
                 d.hist[k].merge(&s.hist[k]);
+            }
+            for p in &s.prios {
+                let mine = d.prio_mut(p.ioprio);
+                mine.lat.merge(&p.lat);
+                mine.hist.merge(&p.hist);
             }
         }
         self.sync.merge(&src.sync);

@@ -323,7 +323,7 @@ def scaling_points(scratch, runtime):
 def scaling(args, scratch, tools):
     """Runs every scaling point with both tools (alternating) and prints, per sweep, IOPS
     and CPU ns per I/O of each tool and their ratios."""
-    runtime = max(1, args.runtime // 2) if args.runtime > 2 else args.runtime
+    runtime = min(args.runtime, 2)
     table = None
     for name, x, opts in scaling_points(scratch, runtime):
         if "nrfiles" in name:

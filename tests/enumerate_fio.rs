@@ -230,7 +230,7 @@ fn parse_file(tool: Command, dir: &Path, tag: &str, entries: &[(String, String)]
 fn fio_verdicts(dir: &Path, entries: &[(String, String)], out: &mut Vec<bool>) {
     let r = parse_file(Command::new("fio"), dir, "batch", entries);
     if r.code == Some(0) {
-        out.extend(std::iter::repeat(true).take(entries.len()));
+        out.extend(std::iter::repeat_n(true, entries.len()));
     } else if entries.len() == 1 {
         out.push(false);
     } else {

@@ -23,10 +23,25 @@ const ANSWER_WAIT: Duration = Duration::from_millis(300);
 /// One clone, in the order the final report lists them.
 struct Clone {
     thread_number: u64,
-    /// The clone's latest known statistics: empty at first, then its latest snapshot,
-    /// then its final statistics.
-    stats: JobStats,
+    /// The clone's latest known statistics: its job's blank ones (shared) at first, then
+    /// its latest snapshot, then its final statistics.
+    stats: Stats,
     done: bool,
+}
+
+/// A clone's statistics: the blank ones its job's clones share until it has its own.
+enum Stats {
+    Blank(std::sync::Arc<JobStats>),
+    Own(Box<JobStats>),
+}
+
+impl Stats {
+    fn get(&self) -> &JobStats {
+        match self {
+            Stats::Blank(s) => s,
+            Stats::Own(s) => s,
+        }
+    }
 }
 
 struct Live {
@@ -70,14 +85,18 @@ pub fn set_reporter(r: Reporter) {
 /// Sets up interim reports for a run of `clones` (thread number, empty statistics), in
 /// report order; `every_ms` is how often snapshots are taken, and `print` whether they
 /// are printed as reports too (`--status-interval`).
-pub(crate) fn start(clones: Vec<(u64, JobStats)>, every_ms: Option<u64>, print: bool) {
+pub(crate) fn start(
+    clones: Vec<(u64, std::sync::Arc<JobStats>)>,
+    every_ms: Option<u64>,
+    print: bool,
+) {
     let every = every_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
     let live = Live {
         clones: clones
             .into_iter()
             .map(|(thread_number, stats)| Clone {
                 thread_number,
-                stats,
+                stats: Stats::Blank(stats),
                 done: false,
             })
             .collect(),
@@ -100,8 +119,9 @@ pub(crate) fn finished(thread_number: u64, stats: Option<&JobStats>) {
         .find(|c| c.thread_number == thread_number)
     {
         if let Some(s) = stats {
-            c.stats = s.clone();
-            c.stats.logs = None;
+            let mut own = s.clone();
+            own.logs = None;
+            c.stats = Stats::Own(Box::new(own));
         }
         c.done = true;
     }
@@ -158,15 +178,15 @@ fn report(print: bool) {
             if let Some(mut s) = live::read(c.thread_number as usize - 1) {
                 // Never step back: a late or stale snapshot older than what we hold is
                 // dropped, so the numbers of successive reports only grow.
-                if s.total_bytes() >= c.stats.total_bytes() {
-                    s.job_index = c.stats.job_index;
-                    c.stats = s;
+                if s.total_bytes() >= c.stats.get().total_bytes() {
+                    s.job_index = c.stats.get().job_index;
+                    c.stats = Stats::Own(Box::new(s));
                 }
             }
         }
     }
     let outcome = RunOutcome {
-        results: l.clones.iter().map(|c| c.stats.clone()).collect(),
+        results: l.clones.iter().map(|c| c.stats.get().clone()).collect(),
         signal: None,
     };
     drop(g);

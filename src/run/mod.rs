@@ -556,14 +556,22 @@ fn failed_stats(job: &Job, ji: usize, gid: u32, errno: i32) -> JobStats {
 
 /// Every clone of the run in report order, with its thread number and empty statistics,
 /// for interim reports.
-fn interim_clones(jobs: &[Job], firsts: &[u64], gids: &[u32]) -> Vec<(u64, JobStats)> {
+/// One blank statistics value per job, shared by its clones: built in the main process
+/// before it forks, a copy per clone (about 60 KiB of histograms each) would sit in every
+/// forked clone's resident set too.
+fn interim_clones(
+    jobs: &[Job],
+    firsts: &[u64],
+    gids: &[u32],
+) -> Vec<(u64, std::sync::Arc<JobStats>)> {
     let mut v = Vec::new();
     for (ji, job) in jobs.iter().enumerate() {
+        let mut blank = JobStats::for_job(job, ji, gids[ji]);
+        blank.logs = None;
+        let blank = std::sync::Arc::new(blank);
         for clone in 0..job.exec.numjobs.max(1) {
             let tn = crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
-            let mut s = JobStats::for_job(job, ji, gids[ji]);
-            s.logs = None;
-            v.push((tn, s));
+            v.push((tn, blank.clone()));
         }
     }
     v

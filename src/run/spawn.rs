@@ -86,6 +86,12 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
         drop(rd);
         super::signals::become_worker();
         crate::debug::started();
+        // Its own session, as fio's forked workers make theirs: with the kernel's
+        // autogroup scheduling (sched_autogroup_enabled) each clone then gets a session's
+        // share of a busy machine, as fio's do, rather than all clones sharing one. The
+        // terminal's SIGINT reaches the main process only; it passes SIGTERM on.
+        // SAFETY: setsid has no preconditions; a forked child is never a group leader.
+        unsafe { libc::setsid() };
         let out = run_one(spec);
         let bytes = serde_json::to_vec(&out).unwrap_or_default();
         let mut off = 0;

@@ -50,6 +50,44 @@ pub struct CliConfig {
     pub help: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
+    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::live`).
+    pub live: Option<String>,
+    /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
+    pub metrics: Option<String>,
+    /// `--debug=CATS`: fio's debug categories (see `debug`); `Some("?")` lists them.
+    pub debug: Option<String>,
+    /// `--merge-blktrace-only`: parse the jobs, merge their blktrace inputs, run nothing.
+    pub merge_blktrace_only: bool,
+    /// `--bandwidth-log`: fio's aggregate bandwidth logs (see `fioflags`).
+    pub bandwidth_log: bool,
+    /// `--alloc-size=KB`: the size of fio's shared-memory pool; iobench has none (its
+    /// memory grows as needed), so the value is only checked.
+    pub alloc_size: Option<u64>,
+    /// `--cpuclock-test`: test the clock across CPUs and exit.
+    pub cpuclock_test: bool,
+    /// `--idle-prof=system|percpu|calibrate`.
+    pub idle_prof: Option<String>,
+    /// `--inflate-log=FILE`: print a compressed log's text and exit.
+    pub inflate_log: Option<String>,
+    /// `--trigger-file=FILE`, `--trigger-timeout=T` (ms), `--trigger=CMD`.
+    pub trigger_file: Option<String>,
+    pub trigger_timeout: Option<u64>,
+    pub trigger: Option<String>,
+    /// `--trigger-remote=CMD`: sent to fio servers by a client; a local run has none.
+    pub trigger_remote: Option<String>,
+    /// `--aux-path=DIR`: where state files (verify state) are written and read.
+    pub aux_path: Option<String>,
+    /// `--daemonize=PIDFILE`: only with `--server`, as in fio (ignored otherwise).
+    pub daemonize: Option<String>,
+}
+
+impl CliConfig {
+    /// How often the collector takes snapshots of the running clones: the
+    /// `--status-interval`, else once a second when `--live` or `--metrics` wants them.
+    pub fn snapshot_every_ms(&self) -> Option<u64> {
+        self.status_interval
+            .or_else(|| (self.live.is_some() || self.metrics.is_some()).then_some(1000))
+    }
 }
 
 /// The whole parsed invocation.
@@ -100,6 +138,21 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("warnings-fatal", FlagArg::None),
     ("help", FlagArg::None),
     ("env", FlagArg::None),
+    ("live", FlagArg::Required),
+    ("metrics", FlagArg::Required),
+    ("debug", FlagArg::Required),
+    ("merge-blktrace-only", FlagArg::None),
+    ("bandwidth-log", FlagArg::None),
+    ("alloc-size", FlagArg::Required),
+    ("cpuclock-test", FlagArg::None),
+    ("idle-prof", FlagArg::Required),
+    ("inflate-log", FlagArg::Required),
+    ("trigger-file", FlagArg::Required),
+    ("trigger-timeout", FlagArg::Required),
+    ("trigger", FlagArg::Required),
+    ("trigger-remote", FlagArg::Required),
+    ("aux-path", FlagArg::Required),
+    ("daemonize", FlagArg::Required),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -189,6 +242,25 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "warnings-fatal" => cfg.warnings_fatal = true,
         "help" => cfg.help = true,
         "env" => cfg.env = true,
+        "live" => cfg.live = Some(val.to_string()),
+        "metrics" => cfg.metrics = Some(val.to_string()),
+        // Applied before the other arguments (see `parse_args`), so parse lines show.
+        "debug" => cfg.debug = Some(val.to_string()),
+        "merge-blktrace-only" => cfg.merge_blktrace_only = true,
+        "bandwidth-log" => cfg.bandwidth_log = true,
+        "alloc-size" => cfg.alloc_size = Some(parse_u64(flag, val)?),
+        "cpuclock-test" => cfg.cpuclock_test = true,
+        "idle-prof" => cfg.idle_prof = Some(val.to_string()),
+        "inflate-log" => cfg.inflate_log = Some(val.to_string()),
+        "trigger-file" => cfg.trigger_file = Some(val.to_string()),
+        "trigger-timeout" => cfg.trigger_timeout = Some(parse_ms(flag, val, 1)?),
+        "trigger" => cfg.trigger = Some(val.to_string()),
+        "trigger-remote" => cfg.trigger_remote = Some(val.to_string()),
+        "aux-path" => {
+            crate::verify::state::set_aux_path(val);
+            cfg.aux_path = Some(val.to_string())
+        }
+        "daemonize" => cfg.daemonize = Some(val.to_string()),
         _ => unreachable!("flag listed in OWN_FLAGS"),
     }
     Ok(())
@@ -261,6 +333,8 @@ pub fn usage() -> String {
 /// Parses the arguments after the program name.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
+    // `--debug` takes effect before any option is read, as in fio.
+    pre_debug(args, &mut inv.config);
     let mut defaults: Vec<RawOpt> = Vec::new();
     let mut job_files: Vec<String> = Vec::new();
     // Options of a command-line job that `--section` leaves out are dropped with it.
@@ -360,6 +434,31 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
         check_wait_for(&inv.jobs)?;
     }
     Ok(inv)
+}
+
+/// Finds `--debug=CATS` (or `--debug CATS`) among the arguments and turns the categories
+/// on, printing fio's "set debug option" lines.
+fn pre_debug<S: AsRef<str>>(args: &[S], cfg: &mut CliConfig) {
+    let mut it = args.iter().map(|a| a.as_ref());
+    while let Some(a) = it.next() {
+        let spec = match a
+            .strip_prefix("--debug")
+            .or_else(|| a.strip_prefix("-debug"))
+        {
+            Some(rest) if rest.starts_with('=') => rest[1..].to_string(),
+            Some("") => it.next().unwrap_or("").to_string(),
+            _ => continue,
+        };
+        match crate::debug::parse(&spec) {
+            crate::debug::Request::List => cfg.debug = Some("?".into()),
+            crate::debug::Request::Enable(lines) => {
+                for l in lines {
+                    println!("{l}");
+                }
+            }
+        }
+    }
+    crate::dprint!(crate::debug::Cat::Parse, "dup options");
 }
 
 /// `--readonly`: refuses, before any I/O, every job whose `rw` writes or trims.

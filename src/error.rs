@@ -26,6 +26,13 @@ pub enum ParseError {
     /// An option that is in fio's table but not implemented by iobench yet.
     #[error("{origin}option '{name}' is not supported yet")]
     NotSupported { name: String, origin: Origin },
+    /// An engine fio has that iobench refuses, with the engine's own reason.
+    #[error("{origin}option 'ioengine={engine}' is not supported yet: {why}")]
+    EngineRefused {
+        engine: String,
+        why: &'static str,
+        origin: Origin,
+    },
     /// A structural problem in a job file (missing section, bad include, …).
     #[error("{origin}{message}")]
     Syntax { message: String, origin: Origin },

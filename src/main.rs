@@ -27,7 +27,26 @@ fn main() -> ExitCode {
         }
     };
     if inv.config.version {
-        println!("iobench-{}", env!("CARGO_PKG_VERSION"));
+        println!("{}", iobench::report::VERSION);
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.debug.as_deref() == Some("?") {
+        print!("{}", iobench::debug::list_text());
+        return ExitCode::SUCCESS;
+    }
+    if inv.config.cpuclock_test {
+        return ExitCode::from(iobench::fioflags::cpuclock_test());
+    }
+    if let Some(path) = &inv.config.inflate_log {
+        return exit(iobench::stats::logzip::inflate_to_stdout(path));
+    }
+    let idle = inv
+        .config
+        .idle_prof
+        .as_deref()
+        .and_then(iobench::fioflags::IdleProf::start);
+    if let Some(p) = idle.as_ref().filter(|p| p.calibrate_only()) {
+        print!("{}", p.report());
         return ExitCode::SUCCESS;
     }
     if inv.config.help {
@@ -54,16 +73,30 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if inv.config.parse_only {
+    // fio merges the jobs' blktrace inputs and runs nothing; a job without one has
+    // nothing to merge.
+    if inv.config.parse_only || inv.config.merge_blktrace_only {
         return ExitCode::SUCCESS;
     }
-    match iobench::session::run_reported(&inv.config, &jobs) {
+    let c = &inv.config;
+    iobench::fioflags::start_trigger(c.trigger_file.clone(), c.trigger_timeout, c.trigger.clone());
+    let mut status = match iobench::session::run_reported(&inv.config, &jobs) {
         Ok(ran) => ExitCode::from(ran.code),
         Err(e) => {
             eprintln!("iobench: {e}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
+        }
+    };
+    if inv.config.bandwidth_log {
+        if let Err(e) = iobench::fioflags::write_bandwidth_logs() {
+            eprintln!("iobench: bandwidth log: {e}");
+            status = ExitCode::FAILURE;
         }
     }
+    if let Some(p) = &idle {
+        print!("{}", p.report());
+    }
+    status
 }
 
 /// Maps a help request's success flag to the exit status.

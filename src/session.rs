@@ -132,9 +132,11 @@ pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
 pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
     crate::report::check_terse_version(cfg)?;
     crate::run::preflight(cfg, jobs)?;
+    crate::present::start(cfg)?;
     let mut reporter =
         crate::report::run::Reporter::start(cfg, jobs).map_err(|e| format!("output: {e}"))?;
     let (outcome, code) = crate::run::run_all(cfg, jobs);
+    crate::run::live::finish(&outcome);
     reporter
         .finish(cfg, jobs, &outcome)
         .map_err(|e| format!("output: {e}"))?;

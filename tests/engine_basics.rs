@@ -61,12 +61,12 @@ fn an_engine_iobench_lacks_is_named_in_the_error() {
     let dir = common::scratch("engine_missing");
     let mut c = common::iobench();
     c.current_dir(&dir)
-        .args(["--name=x", "--size=1m", "--ioengine=splice"]);
+        .args(["--name=x", "--size=1m", "--ioengine=sg"]);
     let out = common::run(c);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("option 'ioengine=splice' is not supported yet"),
+        err.contains("option 'ioengine=sg' is not supported yet: needs a SCSI generic device"),
         "{err}"
     );
     assert!(!dir.join("x.0.0").exists(), "no file before the error");

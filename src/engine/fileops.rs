@@ -5,7 +5,11 @@
 //! only. The call's latency is the clat sample of the job's direction (read unless the job
 //! only writes), and nothing else is sampled per I/O.
 
+use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, IoUnit, Queued, Setup};
+use crate::error::JobError;
+use crate::job::reader::Reader;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::ffi::CString;
 use std::io;
 
@@ -156,6 +160,11 @@ impl Engine for FileOps {
 
     #[inline]
     fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+        if let super::Op::Sync { .. } = io.op {
+            // No data was written through a descriptor: nothing to sync.
+            io.result = 0;
+            return Ok(Queued::Completed);
+        }
         let f = io.file as usize;
         io.result = io.len as i64;
         if let Some(seen) = self.done_in_pass.get_mut(f) {
@@ -180,5 +189,60 @@ impl Engine for FileOps {
 
     fn op_name(&self) -> &'static str {
         self.op.name()
+    }
+}
+
+const STAT_TYPE_CHOICES: &[(&str, &str)] = &[
+    ("stat", "time stat(2), which follows symbolic links"),
+    ("lstat", "time lstat(2), which does not follow a final link"),
+    ("statx", "time statx(2) asking for every field"),
+];
+
+pub const STAT_TYPE: OptDef = opt(
+    "stat_type",
+    K::Choice(STAT_TYPE_CHOICES),
+    "Which stat call to time",
+)
+.def("stat")
+.cat(C::Engine)
+.engines(&["filestat"]);
+
+/// The file engines' flags: each times its own call on file names, so the runner opens
+/// nothing and offload submitters could not time it.
+const FILE_FLAGS: Flags = Flags {
+    opens_own_files: true,
+    no_offload: true,
+    ..Flags::SYNC
+};
+
+impl super::spec::Declared for FileOps {
+    type Opts = FileOp;
+    const SPECS: &'static [Spec] = &[
+        Spec::new(
+            "filecreate",
+            "times creating files",
+            Flags {
+                diskless: true,
+                creates_files: true,
+                ..FILE_FLAGS
+            },
+        ),
+        Spec::new("filestat", "times stat calls on files", FILE_FLAGS)
+            .options(&[STAT_TYPE])
+            .hidden(),
+        Spec::new("filedelete", "times deleting files", FILE_FLAGS).hidden(),
+    ];
+    fn configure(spec: &'static Spec, r: &Reader, _: &JobFacts) -> Result<FileOp, JobError> {
+        Ok(match spec.name {
+            "filecreate" => FileOp::Create,
+            "filedelete" => FileOp::Delete,
+            _ => FileOp::Stat(match r.text("stat_type") {
+                Some(v) => StatType::parse(&v).map_err(|e| r.invalid("stat_type", e))?,
+                None => StatType::default(),
+            }),
+        })
+    }
+    fn build(op: &FileOp) -> Self {
+        FileOps::new(*op)
     }
 }

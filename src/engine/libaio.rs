@@ -1,10 +1,11 @@
 //! libaio: Linux kernel AIO through the raw io_setup/io_submit/io_getevents system calls (no
 //! C library needed). Staged iocbs are submitted in one io_submit per commit; completions
-//! are reaped with io_getevents, or, with `userspace_reap` and nothing to wait for, read
-//! straight from the ring the kernel shares with us.
+//! are read straight from the ring the kernel shares with us, and io_getevents is called
+//! only to wait for more (`userspace_reap` is accepted; it is what this engine always does).
 
 use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 
@@ -175,14 +176,14 @@ impl Engine for Libaio {
                 io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
-            Op::Sync { data_only } => {
+            Op::Sync { .. } => {
                 // The kernel's AIO fsync is not universally supported: do it in line once
                 // nothing else is outstanding, as fio does.
                 if self.in_kernel > 0 || self.staged.len() > self.staged_from {
                     return Ok(Queued::Busy);
                 }
                 let _ = (IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC);
-                io.result = super::do_sync(io.fd, data_only);
+                io.result = super::do_sync(io);
                 return Ok(Queued::Completed);
             }
         };
@@ -239,31 +240,37 @@ impl Engine for Libaio {
 
     fn getevents(&mut self, min: usize, max: usize) -> io::Result<usize> {
         let max = max.min(self.depth).max(1);
-        if self.opts.userspace_reap && min == 0 {
-            if let Some(n) = self.user_reap(max) {
-                self.in_kernel -= n;
-                return Ok(n);
-            }
+        // Completions already in the ring the kernel shares with us are read without a
+        // system call (as fio's userspace_reap, but whenever the ring's layout is the
+        // known one); io_getevents is only made to wait for the rest.
+        // (io_getevents reads the same ring, so with `min` 0 it would find nothing more.)
+        let mut got = self.user_reap(max).unwrap_or(0);
+        if got >= min {
+            self.in_kernel -= got;
+            return Ok(got);
         }
         loop {
-            // SAFETY: `events` has room for `max` entries; no timeout.
+            // SAFETY: `events[got..]` has room for `max - got` entries; no timeout.
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_getevents,
                     self.ctx,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
+                    min.saturating_sub(got) as libc::c_long,
+                    (max - got) as libc::c_long,
+                    self.events.as_mut_ptr().add(got),
                     std::ptr::null_mut::<libc::timespec>(),
                 )
             };
             if r >= 0 {
-                self.in_kernel -= r as usize;
-                return Ok(r as usize);
+                got += r as usize;
+                self.in_kernel -= got;
+                return Ok(got);
             }
             let e = io::Error::last_os_error();
             if e.raw_os_error() != Some(libc::EINTR) {
-                return Err(e);
+                self.in_kernel -= got;
+                // Events already taken from the ring are handed back first.
+                return if got > 0 { Ok(got) } else { Err(e) };
             }
         }
     }
@@ -293,4 +300,42 @@ fn _assert_layout() {
     const _: () = assert!(std::mem::size_of::<Iocb>() == 64);
     const _: () = assert!(std::mem::size_of::<IoEvent>() == 32);
     let _ = neg_errno;
+}
+
+pub const USERSPACE_REAP: OptDef = opt(
+    "userspace_reap",
+    K::Bool,
+    "Reap completions from user space without a system call",
+)
+.cat(C::Engine)
+.engines(&["libaio"]);
+
+impl super::spec::Declared for Libaio {
+    type Opts = LibaioOpts;
+    const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
+        "libaio",
+        "Linux native asynchronous I/O",
+        super::spec::Flags::ASYNC,
+    )
+    .options(&[
+        USERSPACE_REAP,
+        super::cmdprio::CMDPRIO_PERCENTAGE,
+        super::cmdprio::CMDPRIO_CLASS,
+        super::cmdprio::CMDPRIO,
+        super::cmdprio::CMDPRIO_BSSPLIT,
+        super::psync::NOWAIT,
+    ])];
+    fn configure(
+        _: &'static super::spec::Spec,
+        r: &crate::job::reader::Reader,
+        _: &super::spec::JobFacts,
+    ) -> Result<LibaioOpts, crate::error::JobError> {
+        Ok(LibaioOpts {
+            userspace_reap: r.bool("userspace_reap")?,
+            nowait: r.bool("nowait")?,
+        })
+    }
+    fn build(o: &LibaioOpts) -> Self {
+        Libaio::new(*o)
+    }
 }

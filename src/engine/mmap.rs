@@ -4,8 +4,12 @@
 //! (madvise DONTNEED) right after the copy. When the whole file cannot be mapped at once,
 //! a window around the I/O is mapped instead and moved when an I/O falls outside it.
 
+use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
+use crate::error::JobError;
+use crate::job::reader::Reader;
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 
 /// The most bytes mapped at once over all files when whole files do not fit (fio's
@@ -296,5 +300,44 @@ impl Engine for Mmap {
             }
         }
         Ok(Queued::Completed)
+    }
+}
+
+pub const THP: OptDef = opt(
+    "thp",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Ask for transparent huge pages on the mapping",
+)
+.cat(C::Engine)
+.engines(&["mmap"]);
+
+/// mmap's options, read once.
+#[derive(Debug, Clone, Copy)]
+pub struct MmapOpts {
+    direct: bool,
+    advice: Option<libc::c_int>,
+    thp: bool,
+}
+
+impl super::spec::Declared for Mmap {
+    type Opts = MmapOpts;
+    const SPECS: &'static [Spec] = &[Spec::new(
+        "mmap",
+        "copies to and from a memory mapping of the file",
+        Flags::SYNC,
+    )
+    .options(&[THP])];
+    fn configure(_: &'static Spec, r: &Reader, job: &JobFacts) -> Result<MmapOpts, JobError> {
+        Ok(MmapOpts {
+            direct: job.direct,
+            advice: job.madvise,
+            thp: r.int("thp")?.unwrap_or(0) != 0,
+        })
+    }
+    fn build(o: &MmapOpts) -> Self {
+        Mmap::new(o.direct, o.advice).with_thp(o.thp)
     }
 }

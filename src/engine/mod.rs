@@ -9,20 +9,30 @@
 //! with [`Engine::event`]. Units are named by their slot in the worker's pool, so engines
 //! carry only a `u32` as user data.
 
+pub mod cmdprio;
+pub mod cpuio;
+pub mod e4defrag;
+pub mod exec;
+pub mod falloc;
 pub mod fileops;
+pub mod ftruncate;
 pub mod libaio;
 pub mod mmap;
 pub mod nbd;
+pub mod net;
 pub mod null;
 pub mod offload;
 pub mod posixaio;
 pub mod psync;
+pub mod refused;
 pub mod registry;
+pub mod spec;
+pub mod splice;
 pub mod sync;
 pub mod uring;
 pub mod uring_probe;
 
-pub use registry::{EngineKind, EngineOpts};
+pub use registry::EngineConfig;
 
 use crate::job::Ddir;
 use std::io;
@@ -44,10 +54,21 @@ pub struct Caps {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Rw(Ddir),
-    /// fsync (`data_only == false`) or fdatasync.
+    /// A sync of the unit's file (fio's DDIR_SYNC, DDIR_DATASYNC, DDIR_SYNC_FILE_RANGE):
+    /// the worker hands every sync to the engine, so an engine with its own notion of
+    /// durability (nbd's flush) gets to do it.
     Sync {
-        data_only: bool,
+        kind: SyncOp,
     },
+}
+
+/// Which sync an [`Op::Sync`] unit asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncOp {
+    Fsync,
+    Fdatasync,
+    /// sync_file_range with these flags over the unit's `offset` and `len`.
+    Range(u32),
 }
 
 /// One I/O request, owned by the worker's pool; `slot` names it to the engine.
@@ -174,6 +195,43 @@ pub trait Engine: Send {
     fn op_name(&self) -> &'static str {
         "io_u"
     }
+    /// The pause the job takes after each I/O, when the engine sets it (cpuio sizes its
+    /// idle time from its busy time); asked after every I/O that completes in `queue`.
+    #[inline]
+    fn think_us(&self) -> Option<u64> {
+        None
+    }
+    /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
+    /// `queue` says busy.
+    #[inline]
+    fn finished(&self) -> bool {
+        false
+    }
+    /// Performs the sync unit `io` (an [`Op::Sync`]) through the engine's own queue and
+    /// waits for it; returns its result (0 or a negative errno). Called with nothing else
+    /// in flight, as fio drains before a sync, so the one completion reaped is this one.
+    fn sync(&mut self, io: &mut IoUnit) -> io::Result<i64> {
+        match self.queue(io)? {
+            Queued::Completed => return Ok(io.result),
+            Queued::Busy => {
+                return Err(io::Error::other(
+                    "the engine refused a sync with nothing in flight",
+                ))
+            }
+            Queued::Queued => {}
+        }
+        self.commit()?;
+        loop {
+            let n = self.getevents(1, 1)?;
+            for i in 0..n {
+                let c = self.event(i);
+                if c.slot == io.slot {
+                    io.result = c.result;
+                    return Ok(c.result);
+                }
+            }
+        }
+    }
 }
 
 /// The result of a libc call returning -1/errno as a negative errno.
@@ -187,14 +245,23 @@ pub(crate) fn neg_errno(r: isize) -> i64 {
     }
 }
 
-/// Performs a fsync or fdatasync on `fd`, as a completed result.
-pub(crate) fn do_sync(fd: RawFd, data_only: bool) -> i64 {
+/// Performs the sync unit `io` asks for on its descriptor, in line, as a completed
+/// result (0 or a negative errno). A unit without a file (fd < 0) succeeds at once.
+pub(crate) fn do_sync(io: &IoUnit) -> i64 {
+    let Op::Sync { kind } = io.op else {
+        return -(libc::EINVAL as i64);
+    };
+    if io.fd < 0 {
+        return 0;
+    }
     // SAFETY: plain syscalls on a descriptor the worker keeps open.
     let r = unsafe {
-        if data_only {
-            libc::fdatasync(fd)
-        } else {
-            libc::fsync(fd)
+        match kind {
+            SyncOp::Fsync => libc::fsync(io.fd),
+            SyncOp::Fdatasync => libc::fdatasync(io.fd),
+            SyncOp::Range(flags) => {
+                libc::sync_file_range(io.fd, io.offset as i64, io.len as i64, flags)
+            }
         }
     };
     neg_errno(r as isize)

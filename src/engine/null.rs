@@ -2,7 +2,10 @@
 //! With iodepth > 1 it behaves as an asynchronous engine, staging units and completing
 //! them at commit, as fio's null engine does.
 
+use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{Caps, Completion, Engine, IoUnit, Queued};
+use crate::error::JobError;
+use crate::job::reader::Reader;
 use std::io;
 
 /// The engine that does no I/O.
@@ -71,5 +74,27 @@ impl Engine for Null {
 
     fn event(&self, i: usize) -> Completion {
         self.events[i]
+    }
+}
+
+impl super::spec::Declared for Null {
+    type Opts = ();
+    const SPECS: &'static [Spec] = &[Spec::new(
+        "null",
+        "completes every I/O at once without moving data",
+        Flags {
+            sync: false,
+            diskless: true,
+            fake_files: true,
+            completes_in_queue: QueueCompletion::AtDepthOne,
+            opens_own_files: true,
+            ..Flags::SYNC
+        },
+    )];
+    fn configure(_: &'static Spec, _: &Reader, _: &JobFacts) -> Result<(), JobError> {
+        Ok(())
+    }
+    fn build(_: &()) -> Self {
+        Null::default()
     }
 }

@@ -9,7 +9,7 @@
 //! takes a lock per batch and per completion: that is the mode's price, as in fio.
 
 use super::{Caps, Completion, Engine, EngineFile, IoUnit, Queued, Setup};
-use crate::engine::{EngineKind, EngineOpts};
+use crate::engine::EngineConfig;
 use std::collections::VecDeque;
 use std::io;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -50,8 +50,7 @@ impl Shared {
 
 /// The pool and the worker's side of it.
 pub struct Offload {
-    kind: EngineKind,
-    opts: EngineOpts,
+    config: EngineConfig,
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
     staged: Vec<Work>,
@@ -59,11 +58,10 @@ pub struct Offload {
 }
 
 impl Offload {
-    /// A pool of submitters, each with its own `kind` engine.
-    pub fn new(kind: EngineKind, opts: EngineOpts) -> Self {
+    /// A pool of submitters, each with its own engine as `config` describes it.
+    pub fn new(config: &EngineConfig) -> Self {
         Offload {
-            kind,
-            opts,
+            config: config.for_offload(),
             shared: Arc::default(),
             threads: Vec::new(),
             staged: Vec::new(),
@@ -80,11 +78,8 @@ struct SubmitterSetup {
     slot_len: usize,
 }
 
-fn submitter(kind: EngineKind, mut opts: EngineOpts, s: SubmitterSetup, shared: Arc<Shared>) {
-    // Registered buffers would be the submitter's one slot, not the job's buffer of the
-    // I/O at hand.
-    opts.uring.fixedbufs = false;
-    let mut engine = kind.boxed(&opts);
+fn submitter(config: EngineConfig, s: SubmitterSetup, shared: Arc<Shared>) {
+    let mut engine = config.boxed();
     let setup = engine.setup(&Setup {
         depth: 1,
         files: &s.files,
@@ -169,10 +164,10 @@ impl Engine for Offload {
                 buf_base: s.buf_base as usize,
                 slot_len: s.slot_len,
             };
-            let (kind, opts, shared) = (self.kind, self.opts.clone(), self.shared.clone());
+            let (config, shared) = (self.config.clone(), self.shared.clone());
             let t = std::thread::Builder::new()
                 .name(format!("submit{i}"))
-                .spawn(move || submitter(kind, opts, setup, shared))?;
+                .spawn(move || submitter(config, setup, shared))?;
             self.threads.push(t);
         }
         let mut st = self.shared.lock();

@@ -132,8 +132,14 @@ impl Engine for PosixAio {
                     io.result = super::discard(io.fd, io.offset, io.len);
                     return Ok(Queued::Completed);
                 }
-                Op::Sync { data_only } => {
-                    let how = if data_only {
+                Op::Sync {
+                    kind: super::SyncOp::Range(_),
+                } => {
+                    io.result = super::do_sync(io);
+                    return Ok(Queued::Completed);
+                }
+                Op::Sync { kind } => {
+                    let how = if kind == super::SyncOp::Fdatasync {
                         libc::O_DSYNC
                     } else {
                         libc::O_SYNC
@@ -196,5 +202,24 @@ impl Engine for PosixAio {
     #[inline]
     fn event(&self, i: usize) -> Completion {
         self.events[i]
+    }
+}
+
+impl super::spec::Declared for PosixAio {
+    type Opts = ();
+    const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
+        "posixaio",
+        "POSIX aio_read and aio_write",
+        super::spec::Flags::ASYNC,
+    )];
+    fn configure(
+        _: &'static super::spec::Spec,
+        _: &crate::job::reader::Reader,
+        _: &super::spec::JobFacts,
+    ) -> Result<(), crate::error::JobError> {
+        Ok(())
+    }
+    fn build(_: &()) -> Self {
+        PosixAio::new()
     }
 }

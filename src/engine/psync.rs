@@ -1,8 +1,12 @@
 //! psync: one pread/pwrite per I/O, fio's default engine; also pvsync (preadv/pwritev) and
 //! pvsync2 (preadv2/pwritev2 with per-I/O RWF_* flags), which differ only in the syscall.
 
+use super::spec::{Flags, JobFacts, Spec};
 use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use crate::error::JobError;
+use crate::job::reader::Reader;
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 
 /// Which positional syscall family to use.
@@ -106,13 +110,97 @@ impl Engine for Psync {
                     io.result = super::discard(io.fd, io.offset, io.len);
                     return Ok(Queued::Completed);
                 }
-                (Op::Sync { data_only }, _) => {
-                    io.result = do_sync(io.fd, data_only);
+                (Op::Sync { .. }, _) => {
+                    io.result = do_sync(io);
                     return Ok(Queued::Completed);
                 }
             }
         };
         io.result = neg_errno(r);
         Ok(Queued::Completed)
+    }
+}
+
+pub const HIPRI: OptDef = opt(
+    "hipri",
+    K::Bool,
+    "Poll for completions instead of waiting for interrupts",
+)
+.cat(C::Engine)
+.engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"]);
+
+pub const HIPRI_PERCENTAGE: OptDef = opt(
+    "hipri_percentage",
+    K::Int { min: 0, max: 100 },
+    "Share of I/Os sent with the high-priority poll flag",
+)
+.def("100")
+.cat(C::Engine)
+.engines(&["pvsync2"])
+.range(0, 100);
+
+pub const UNCACHED: OptDef = opt(
+    "uncached",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Ask for uncached buffered I/O",
+)
+.cat(C::Engine)
+.engines(&["pvsync2", "io_uring", "io_uring_cmd"]);
+
+pub const NOWAIT: OptDef = opt(
+    "nowait",
+    K::Bool,
+    "Fail I/O that would block instead of waiting",
+)
+.cat(C::Engine)
+.engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"]);
+
+/// psync's, pvsync's and pvsync2's options, read once.
+#[derive(Debug, Clone, Copy)]
+pub struct PsyncOpts {
+    mode: PosMode,
+    hipri_percentage: u32,
+}
+
+impl super::spec::Declared for Psync {
+    type Opts = PsyncOpts;
+    const SPECS: &'static [Spec] = &[
+        Spec::new("psync", "pread and pwrite", Flags::SYNC),
+        Spec::new("pvsync", "preadv and pwritev", Flags::SYNC),
+        Spec::new(
+            "pvsync2",
+            "preadv2 and pwritev2 with per-I/O flags",
+            Flags::SYNC,
+        )
+        .options(&[HIPRI, HIPRI_PERCENTAGE, UNCACHED, NOWAIT]),
+    ];
+    fn configure(spec: &'static Spec, r: &Reader, job: &JobFacts) -> Result<PsyncOpts, JobError> {
+        let mode = match spec.name {
+            "psync" => PosMode::Plain,
+            "pvsync" => PosMode::Vector,
+            _ => {
+                let mut f = 0;
+                if r.bool("hipri")? {
+                    f |= RWF_HIPRI;
+                }
+                if r.bool("nowait")? {
+                    f |= RWF_NOWAIT;
+                }
+                if r.int("uncached")?.unwrap_or(0) != 0 && !job.direct {
+                    f |= RWF_UNCACHED;
+                }
+                PosMode::Vector2(f)
+            }
+        };
+        Ok(PsyncOpts {
+            mode,
+            hipri_percentage: r.int("hipri_percentage")?.unwrap_or(100).clamp(0, 100) as u32,
+        })
+    }
+    fn build(o: &PsyncOpts) -> Self {
+        Psync::new(o.mode).with_hipri_percentage(o.hipri_percentage)
     }
 }

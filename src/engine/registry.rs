@@ -1,211 +1,192 @@
-//! Engines by name: `ioengine=` text → [`EngineKind`], and [`EngineKind::visit`], which
-//! builds the engine and hands it to generic code (the worker), so each engine gets its
-//! own monomorphised worker loop.
+//! The engines, derived from their own declarations: one line per engine type below (see
+//! [`Declared`] in `spec.rs`), plus fio's engines iobench refuses (`refused.rs`). From that
+//! come `ioengine=` lookup, [`EngineConfig`] (the typed options of the chosen engine), the
+//! option table's engine rows, `ioengine`'s choices and `--enghelp`; and
+//! [`EngineConfig::visit`], which builds the engine and hands it to generic code (the
+//! worker), so each engine gets its own monomorphised worker loop.
 
-use super::fileops::{FileOp, FileOps, StatType};
-use super::libaio::{Libaio, LibaioOpts};
-use super::mmap::Mmap;
-use super::nbd::Nbd;
-use super::null::Null;
-use super::posixaio::PosixAio;
-use super::psync::{PosMode, Psync, RWF_HIPRI, RWF_NOWAIT, RWF_UNCACHED};
-use super::sync::SyncRw;
-use super::uring::{Uring, UringOpts};
+use super::spec::{Declared, Flags, JobFacts, QueueCompletion, Spec};
 use super::Engine;
+use crate::error::JobError;
+use crate::job::reader::Reader;
+use crate::options::table::OptDef;
 
-/// Every engine iobench implements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EngineKind {
-    Sync,
-    Psync,
-    Vsync,
-    Pvsync,
-    Pvsync2,
-    Null,
-    Libaio,
-    IoUring,
-    PosixAio,
-    Mmap,
-    FileCreate,
-    FileStat,
-    FileDelete,
-    Nbd,
-}
+/// Declares the engine types: `Variant => Type`, one line each. Everything else about an
+/// engine is in its own file.
+macro_rules! registry {
+    ($($variant:ident => $ty:ty,)*) => {
+        /// The chosen engine's typed options.
+        #[derive(Debug, Clone)]
+        enum Configured {
+            $($variant(<$ty as Declared>::Opts),)*
+        }
 
-/// Per-engine options, resolved from the job (see `job::exec`).
-#[derive(Debug, Clone, Default)]
-pub struct EngineOpts {
-    /// nbd's `uri`: the server and export.
-    pub nbd_uri: Option<std::sync::Arc<str>>,
-    pub libaio: LibaioOpts,
-    pub uring: UringOpts,
-    pub hipri: bool,
-    /// pvsync2's `hipri_percentage`: the share of I/Os that carry RWF_HIPRI (100: all).
-    pub hipri_percentage: u32,
-    pub nowait: bool,
-    pub uncached: bool,
-    /// direct=1 (mmap writes back and drops each I/O's pages).
-    pub direct: bool,
-    /// madvise hint for mmap (from fadvise_hint and the pattern), if any.
-    pub mmap_advice: Option<i32>,
-    /// mmap's `thp`: private mappings advised to use transparent huge pages.
-    pub thp: bool,
-    /// filestat's `stat_type`.
-    pub stat_type: StatType,
-}
+        /// The specs of every engine type, in registry order.
+        const IMPLEMENTED: &[&[Spec]] = &[$(<$ty as Declared>::SPECS,)*];
 
-impl EngineKind {
-    /// Reads an `ioengine=` value; the error says what is and is not available.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        // fio accepts "external:path" and a path; neither is supported here.
-        Ok(match name {
-            "sync" => EngineKind::Sync,
-            "psync" => EngineKind::Psync,
-            "vsync" => EngineKind::Vsync,
-            "pvsync" => EngineKind::Pvsync,
-            "pvsync2" => EngineKind::Pvsync2,
-            "null" => EngineKind::Null,
-            "libaio" => EngineKind::Libaio,
-            "io_uring" => EngineKind::IoUring,
-            "posixaio" => EngineKind::PosixAio,
-            "mmap" => EngineKind::Mmap,
-            "filecreate" => EngineKind::FileCreate,
-            "filestat" => EngineKind::FileStat,
-            "filedelete" => EngineKind::FileDelete,
-            "nbd" => EngineKind::Nbd,
-            other => {
-                return Err(format!(
-                    "unknown engine '{other}' (available: {})",
-                    Self::NAMES.join(", ")
-                ))
+        /// Reads the options of the engine `spec` names, with the type that declared it.
+        fn configure(
+            spec: &'static Spec,
+            r: &Reader,
+            job: &JobFacts,
+        ) -> Result<Configured, JobError> {
+            $(
+                if <$ty as Declared>::SPECS.iter().any(|s| s.name == spec.name) {
+                    return Ok(Configured::$variant(<$ty as Declared>::configure(spec, r, job)?));
+                }
+            )*
+            Err(r.invalid("ioengine", format!("'{}' is not supported", spec.name)))
+        }
+
+        impl EngineConfig {
+            /// Builds the engine and passes it to `v`, monomorphising `v` per engine.
+            pub fn visit<V: EngineVisitor>(&self, v: V) -> V::Out {
+                match &self.opts {
+                    $(Configured::$variant(o) => v.visit(<$ty as Declared>::build(o)),)*
+                }
             }
+
+            /// The same engine configured for an offload submitter.
+            pub fn for_offload(&self) -> EngineConfig {
+                let mut c = self.clone();
+                match &mut c.opts {
+                    $(Configured::$variant(o) => <$ty as Declared>::for_offload(o),)*
+                }
+                c
+            }
+
+            /// The target's size, for an engine that is `sized_by_engine`.
+            pub fn target_size(&self) -> std::io::Result<u64> {
+                match &self.opts {
+                    $(Configured::$variant(o) => <$ty as Declared>::target_size(o),)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    Cpuio => super::cpuio::Cpuio,
+    Mmap => super::mmap::Mmap,
+    SyncRw => super::sync::SyncRw,
+    Psync => super::psync::Psync,
+    Null => super::null::Null,
+    FileOps => super::fileops::FileOps,
+    PosixAio => super::posixaio::PosixAio,
+    Uring => super::uring::Uring,
+    Nbd => super::nbd::Nbd,
+    Libaio => super::libaio::Libaio,
+    Ftruncate => super::ftruncate::Ftruncate,
+    Falloc => super::falloc::Falloc,
+    Exec => super::exec::Exec,
+    Splice => super::splice::Splice,
+}
+
+/// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.
+pub fn specs() -> impl Iterator<Item = &'static Spec> {
+    LISTS.iter().flat_map(|l| l.iter())
+}
+
+/// The engine named `name`, implemented or not.
+pub fn spec(name: &str) -> Option<&'static Spec> {
+    specs().find(|s| s.name == name)
+}
+
+/// Looks an `ioengine=` value up; the error says why a known engine is refused, or which
+/// engines exist.
+pub fn find(name: &str) -> Result<&'static Spec, String> {
+    match spec(name) {
+        Some(s) => match s.refused {
+            None => Ok(s),
+            Some(why) => Err(format!("ioengine={name} is not supported yet: {why}")),
+        },
+        None => Err(format!(
+            "unknown engine '{name}' (available: {})",
+            specs()
+                .filter(|s| s.refused.is_none())
+                .map(|s| s.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// The engine a job uses, with its options read: what the runner builds engines from.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    spec: &'static Spec,
+    opts: Configured,
+}
+
+impl EngineConfig {
+    /// Reads the options of engine `spec` from the job.
+    pub fn new(spec: &'static Spec, r: &Reader, job: &JobFacts) -> Result<Self, JobError> {
+        Ok(EngineConfig {
+            spec,
+            opts: configure(spec, r, job)?,
         })
     }
 
-    /// The names iobench implements.
-    pub const NAMES: &'static [&'static str] = &[
-        "sync",
-        "psync",
-        "vsync",
-        "pvsync",
-        "pvsync2",
-        "null",
-        "libaio",
-        "io_uring",
-        "posixaio",
-        "mmap",
-        "filecreate",
-        "filestat",
-        "filedelete",
-        "nbd",
-    ];
+    /// Engine `name` with `options` (name, value pairs, as a job file would set them),
+    /// for tests and tools that drive an engine without a whole job.
+    pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
+        let spec = find(name)?;
+        let mut raw = crate::options::RawJob {
+            name: name.into(),
+            ..Default::default()
+        };
+        for (n, v) in options {
+            raw.opts.push(crate::options::RawOpt {
+                def: crate::options::lookup(n).ok_or_else(|| format!("unknown option {n}"))?,
+                value: Some(v.to_string()),
+                origin: crate::options::Origin::command_line(),
+            });
+        }
+        let r = Reader::new(&raw);
+        let facts = JobFacts {
+            direct: r.bool("direct").map_err(|e| e.to_string())?,
+            madvise: None,
+            iodepth: 1,
+            runtime_us: 0,
+        };
+        Self::new(spec, &r, &facts).map_err(|e| e.to_string())
+    }
 
     /// fio's name for the engine, as printed in the job header.
-    pub fn name(self) -> &'static str {
-        match self {
-            EngineKind::Sync => "sync",
-            EngineKind::Psync => "psync",
-            EngineKind::Vsync => "vsync",
-            EngineKind::Pvsync => "pvsync",
-            EngineKind::Pvsync2 => "pvsync2",
-            EngineKind::Null => "null",
-            EngineKind::Libaio => "libaio",
-            EngineKind::IoUring => "io_uring",
-            EngineKind::PosixAio => "posixaio",
-            EngineKind::Mmap => "mmap",
-            EngineKind::FileCreate => "filecreate",
-            EngineKind::FileStat => "filestat",
-            EngineKind::FileDelete => "filedelete",
-            EngineKind::Nbd => "nbd",
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// What the engine declared it can do.
+    pub fn flags(&self) -> &'static Flags {
+        &self.spec.flags
+    }
+
+    /// True for engines that complete each I/O inside queue() (depth 1).
+    pub fn is_sync(&self) -> bool {
+        self.spec.flags.sync
+    }
+
+    /// True when fio's engine of this kind completes each I/O inside its queue call at
+    /// this depth. fio counts a loop's bytes against `size` only for I/O that was queued,
+    /// so a loop of such an engine ends only when its files are done, not after `size`.
+    pub fn completes_in_queue(&self, iodepth: u32) -> bool {
+        match self.spec.flags.completes_in_queue {
+            QueueCompletion::Always => true,
+            QueueCompletion::Never => false,
+            QueueCompletion::AtDepthOne => iodepth <= 1,
         }
     }
 
-    /// True for engines that complete each I/O inside queue() (depth is 1 whatever
-    /// iodepth says).
-    pub fn is_sync(self) -> bool {
-        !matches!(
-            self,
-            EngineKind::Libaio
-                | EngineKind::IoUring
-                | EngineKind::Null
-                | EngineKind::PosixAio
-                | EngineKind::Nbd
-        )
+    /// True when the runner opens the job's files before the run.
+    pub fn runner_opens_files(&self) -> bool {
+        !self.spec.flags.opens_own_files
     }
 
-    /// True for engines that touch no file data, so files are neither laid out nor sized
-    /// from disk (fio's "diskless" engines: null, filecreate).
-    pub fn is_diskless(self) -> bool {
-        matches!(self, EngineKind::Null | EngineKind::FileCreate)
-    }
-
-    /// True when fio's engine of this kind completes each I/O inside its queue call
-    /// (fio's synchronous engines, and null at depth 1). fio counts a loop's bytes
-    /// against `size` only for I/O that was queued, so a loop of such an engine ends
-    /// only when its files are done, not after `size` bytes.
-    pub fn completes_in_queue(self, iodepth: u32) -> bool {
-        match self {
-            // vsync queues (to merge neighbours into one readv/writev), so fio counts it.
-            EngineKind::Sync
-            | EngineKind::Psync
-            | EngineKind::Pvsync
-            | EngineKind::Pvsync2
-            | EngineKind::Mmap
-            | EngineKind::FileCreate
-            | EngineKind::FileStat
-            | EngineKind::FileDelete => true,
-            EngineKind::Null => iodepth <= 1,
-            EngineKind::Vsync
-            | EngineKind::Libaio
-            | EngineKind::IoUring
-            | EngineKind::PosixAio
-            | EngineKind::Nbd => false,
-        }
-    }
-
-    /// True when the runner opens the job's files before the run; false for null and for
-    /// the file engines, whose timed operation takes the place of the open.
-    pub fn runner_opens_files(self) -> bool {
-        !matches!(
-            self,
-            EngineKind::Null
-                | EngineKind::FileCreate
-                | EngineKind::FileStat
-                | EngineKind::FileDelete
-                | EngineKind::Nbd
-        )
-    }
-
-    /// Builds the engine and passes it to `v`, monomorphising `v` per engine.
-    pub fn visit<V: EngineVisitor>(self, o: &EngineOpts, v: V) -> V::Out {
-        match self {
-            EngineKind::Sync => v.visit(SyncRw::new(false)),
-            EngineKind::Vsync => v.visit(SyncRw::new(true)),
-            EngineKind::Psync => v.visit(Psync::new(PosMode::Plain)),
-            EngineKind::Pvsync => v.visit(Psync::new(PosMode::Vector)),
-            EngineKind::Pvsync2 => {
-                let mut f = 0;
-                if o.hipri {
-                    f |= RWF_HIPRI;
-                }
-                if o.nowait {
-                    f |= RWF_NOWAIT;
-                }
-                if o.uncached {
-                    f |= RWF_UNCACHED;
-                }
-                v.visit(Psync::new(PosMode::Vector2(f)).with_hipri_percentage(o.hipri_percentage))
-            }
-            EngineKind::Null => v.visit(Null::default()),
-            EngineKind::Libaio => v.visit(Libaio::new(o.libaio)),
-            EngineKind::IoUring => v.visit(Uring::new(o.uring)),
-            EngineKind::PosixAio => v.visit(PosixAio::new()),
-            EngineKind::Mmap => v.visit(Mmap::new(o.direct, o.mmap_advice).with_thp(o.thp)),
-            EngineKind::FileCreate => v.visit(FileOps::new(FileOp::Create)),
-            EngineKind::FileStat => v.visit(FileOps::new(FileOp::Stat(o.stat_type))),
-            EngineKind::FileDelete => v.visit(FileOps::new(FileOp::Delete)),
-            EngineKind::Nbd => v.visit(Nbd::new(o.nbd_uri.clone().unwrap_or_else(|| "".into()))),
-        }
+    /// The engine behind a pointer, for code that drives several of them (the offload
+    /// submitters), where one indirect call per I/O does not matter.
+    pub fn boxed(&self) -> Box<dyn Engine> {
+        self.visit(Boxer)
     }
 }
 
@@ -218,16 +199,208 @@ impl EngineVisitor for Boxer {
     }
 }
 
-impl EngineKind {
-    /// The engine behind a pointer, for code that drives several of them (the offload
-    /// submitters), where one indirect call per I/O does not matter.
-    pub fn boxed(self, o: &EngineOpts) -> Box<dyn Engine> {
-        self.visit(o, Boxer)
-    }
-}
-
 /// Generic code that runs with a concrete engine type.
 pub trait EngineVisitor {
     type Out;
     fn visit<E: Engine + 'static>(self, engine: E) -> Self::Out;
+}
+
+// ---- The option table's engine rows and `ioengine`'s choices, computed at compile time.
+
+/// True when two strings are equal (in a const context).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// True when option `name` appears in `general` or in a spec's options before position
+/// (`li`, `si`, `oi`) of [`LISTS`] (const code walks the lists with plain loops).
+const fn seen_before(general: &[OptDef], name: &str, li: usize, si: usize, oi: usize) -> bool {
+    let mut g = 0;
+    while g < general.len() {
+        if same(general[g].name, name) {
+            return true;
+        }
+        g += 1;
+    }
+    let lists = LISTS;
+    let mut l = 0;
+    while l < lists.len() {
+        let mut s = 0;
+        while s < lists[l].len() {
+            let opts = lists[l][s].options;
+            let mut o = 0;
+            while o < opts.len() {
+                if l == li && s == si && o == oi {
+                    return false;
+                }
+                if same(opts[o].name, name) {
+                    return true;
+                }
+                o += 1;
+            }
+            s += 1;
+        }
+        l += 1;
+    }
+    false
+}
+
+/// Every spec list, implemented first (the same order as [`specs`]).
+const LISTS: &[&[Spec]] = &concat_lists();
+
+const N_LISTS: usize = IMPLEMENTED.len() + 1;
+
+const fn concat_lists() -> [&'static [Spec]; N_LISTS] {
+    let mut out: [&'static [Spec]; N_LISTS] = [&[]; N_LISTS];
+    let mut i = 0;
+    while i < IMPLEMENTED.len() {
+        out[i] = IMPLEMENTED[i];
+        i += 1;
+    }
+    out[i] = super::refused::SPECS;
+    out
+}
+
+/// How many options the table has: `general` plus each engine option once.
+pub const fn option_count(general: &[OptDef]) -> usize {
+    let mut n = general.len();
+    let mut l = 0;
+    while l < LISTS.len() {
+        let mut s = 0;
+        while s < LISTS[l].len() {
+            let opts = LISTS[l][s].options;
+            let mut o = 0;
+            while o < opts.len() {
+                if !seen_before(general, opts[o].name, l, s, o) {
+                    n += 1;
+                }
+                o += 1;
+            }
+            s += 1;
+        }
+        l += 1;
+    }
+    n
+}
+
+/// `general` followed by every engine's options, each once (the first declaration wins:
+/// options shared by engines, such as `hipri`, are declared once and listed by each).
+pub const fn with_engine_options<const N: usize>(general: &[OptDef]) -> [OptDef; N] {
+    let mut out = [general[0]; N];
+    let mut n = 0;
+    while n < general.len() {
+        out[n] = general[n];
+        n += 1;
+    }
+    let mut l = 0;
+    while l < LISTS.len() {
+        let mut s = 0;
+        while s < LISTS[l].len() {
+            let opts = LISTS[l][s].options;
+            let mut o = 0;
+            while o < opts.len() {
+                if !seen_before(general, opts[o].name, l, s, o) {
+                    out[n] = opts[o];
+                    n += 1;
+                }
+                o += 1;
+            }
+            s += 1;
+        }
+        l += 1;
+    }
+    out
+}
+
+/// How many words `ioengine`'s choices have: the engines fio lists there.
+pub const fn choice_count() -> usize {
+    let mut n = 0;
+    let mut l = 0;
+    while l < LISTS.len() {
+        let mut s = 0;
+        while s < LISTS[l].len() {
+            if LISTS[l][s].choice {
+                n += 1;
+            }
+            s += 1;
+        }
+        l += 1;
+    }
+    n
+}
+
+/// `ioengine`'s choice words and help, from the specs fio lists as choices.
+pub const fn choices<const N: usize>() -> [(&'static str, &'static str); N] {
+    let mut out = [("", ""); N];
+    let mut n = 0;
+    let mut l = 0;
+    while l < LISTS.len() {
+        let mut s = 0;
+        while s < LISTS[l].len() {
+            let sp = &LISTS[l][s];
+            if sp.choice {
+                out[n] = (sp.name, sp.help);
+                n += 1;
+            }
+            s += 1;
+        }
+        l += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_engine_name_is_declared_once() {
+        let names: Vec<&str> = specs().map(|s| s.name).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+    }
+
+    /// An option's `engines` (fio's facts) and the engines' declared option lists agree.
+    #[test]
+    fn option_owners_match_the_declarations() {
+        for s in specs() {
+            for o in s.options {
+                assert!(o.engines.contains(&s.name), "{} lists {}", s.name, o.name);
+            }
+        }
+        for o in crate::options::OPTIONS
+            .iter()
+            .filter(|o| o.is_engine_option())
+        {
+            for e in o.engines {
+                let s = spec(e).unwrap_or_else(|| panic!("{}: no engine {e}", o.name));
+                assert!(
+                    s.options.iter().any(|d| d.name == o.name),
+                    "{e} does not list {}",
+                    o.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refused_engines_say_why() {
+        let e = find("sg").unwrap_err();
+        assert!(e.contains("not supported") && e.contains("SCSI"), "{e}");
+        assert!(find("nope").unwrap_err().contains("unknown engine"));
+        assert!(find("psync").is_ok());
+    }
 }

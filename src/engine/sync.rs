@@ -1,7 +1,10 @@
 //! sync and vsync: read/write (or readv/writev) at the file position, seeking first when the
 //! position differs from where the last I/O on that descriptor ended, as fio does.
 
+use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use crate::error::JobError;
+use crate::job::reader::Reader;
 use crate::job::Ddir;
 use std::io;
 
@@ -48,8 +51,8 @@ impl Engine for SyncRw {
     fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let ddir = match io.op {
             Op::Rw(d) => d,
-            Op::Sync { data_only } => {
-                io.result = do_sync(io.fd, data_only);
+            Op::Sync { .. } => {
+                io.result = do_sync(io);
                 return Ok(Queued::Completed);
             }
         };
@@ -87,5 +90,33 @@ impl Engine for SyncRw {
             u64::MAX
         };
         Ok(Queued::Completed)
+    }
+}
+
+impl super::spec::Declared for SyncRw {
+    /// vsync (readv/writev) rather than sync.
+    type Opts = bool;
+    const SPECS: &'static [Spec] = &[
+        Spec::new(
+            "sync",
+            "read and write at the current position",
+            Flags::SYNC,
+        ),
+        // vsync queues (to merge neighbours into one readv/writev), so fio counts its
+        // loop's bytes as queued I/O.
+        Spec::new(
+            "vsync",
+            "readv and writev",
+            Flags {
+                completes_in_queue: QueueCompletion::Never,
+                ..Flags::SYNC
+            },
+        ),
+    ];
+    fn configure(spec: &'static Spec, _: &Reader, _: &JobFacts) -> Result<bool, JobError> {
+        Ok(spec.name == "vsync")
+    }
+    fn build(vector: &bool) -> Self {
+        SyncRw::new(*vector)
     }
 }

@@ -4,10 +4,89 @@
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
+use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
 use crate::job::Ddir;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
+use std::os::fd::AsRawFd;
+
+/// The set-up flags that only make a ring cheaper, tried from the most to the least recent
+/// kernel: each step drops the newest flag after the kernel refused it with EINVAL.
+/// NO_SQARRAY (6.6) drops the SQ index array; DEFER_TASKRUN (6.1) runs completions only when
+/// the issuer asks for events, in its own context, with no interrupting task work;
+/// SINGLE_ISSUER (6.0) lets the kernel skip the ring's submission lock; COOP_TASKRUN (5.19)
+/// stops completions from interrupting the issuer with an IPI.
+const FAST_FLAGS: [u8; 5] = [0b1111, 0b0111, 0b0011, 0b0001, 0];
+
+/// Builds a ring of `entries` submission entries, `configure` adding the caller's own
+/// flags, with the cheapest set-up flags the kernel accepts (see [`FAST_FLAGS`]). `fast`
+/// false (SQPOLL rings, rings used by several threads) builds with the caller's flags only.
+/// Returns the ring and whether completions are deferred to GETEVENTS (DEFER_TASKRUN).
+///
+/// A ring built with SINGLE_ISSUER must be submitted to by the thread that built it.
+pub fn build_ring(
+    entries: u32,
+    fast: bool,
+    configure: impl Fn(&mut io_uring::Builder),
+) -> io::Result<(IoUring, bool)> {
+    let sets: &[u8] = if fast { &FAST_FLAGS } else { &[0] };
+    let mut last = None;
+    for &set in sets {
+        let mut b = IoUring::builder();
+        configure(&mut b);
+        if set & 1 != 0 {
+            b.setup_coop_taskrun();
+        }
+        if set & 2 != 0 {
+            b.setup_single_issuer();
+        }
+        if set & 4 != 0 {
+            b.setup_defer_taskrun();
+        }
+        if set & 8 != 0 {
+            b.setup_no_sqarray();
+        }
+        match b.build(entries) {
+            Ok(ring) => return Ok((ring, set & 4 != 0)),
+            Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::from_raw_os_error(libc::EINVAL)))
+}
+
+const ENTER_GETEVENTS: u32 = 1;
+const ENTER_REGISTERED_RING: u32 = 16;
+const REGISTER_RING_FDS: u32 = 20;
+
+/// Registers the ring's own descriptor (IORING_REGISTER_RING_FDS, 5.18), so entering it
+/// skips the descriptor lookup; its index, or None on kernels without it.
+fn register_ring_fd(fd: i32) -> Option<i32> {
+    // The kernel's struct io_uring_rsrc_update: offset u32::MAX asks for any free slot.
+    #[repr(C)]
+    struct Update {
+        offset: u32,
+        resv: u32,
+        data: u64,
+    }
+    let mut up = Update {
+        offset: u32::MAX,
+        resv: 0,
+        data: fd as u64,
+    };
+    // SAFETY: one update record, which the kernel fills with the slot it chose.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_io_uring_register,
+            fd,
+            REGISTER_RING_FDS,
+            &mut up as *mut Update,
+            1u32,
+        )
+    };
+    (r == 1).then_some(up.offset as i32)
+}
 
 /// io_uring's engine options.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +133,19 @@ pub struct Uring {
     nonvectored: bool,
     /// RWF_* flags put on every read and write (nowait, uncached).
     rw_flags: i32,
+    /// Buffers are registered (asked by fixedbufs, or taken quietly when the kernel
+    /// allows): slot i's buffer is registered buffer i, `slot_len` bytes from `buf_base`.
+    fixed: bool,
+    buf_base: usize,
+    slot_len: usize,
+    /// Files are registered (registerfiles, or quietly): I/O names the file by index.
+    reg_files: bool,
+    /// Completions are posted only when the ring is entered with GETEVENTS.
+    deferred: bool,
+    /// What `io_uring_enter` is given: the registered ring index (with
+    /// IORING_ENTER_REGISTERED_RING in `enter_flags`) or the ring's descriptor.
+    enter_fd: i32,
+    enter_flags: u32,
 }
 
 // SAFETY: the iovecs point into the worker's buffers, used by one worker at a time.
@@ -72,6 +164,13 @@ impl Uring {
             prepped: 0,
             nonvectored: false,
             rw_flags: 0,
+            fixed: false,
+            buf_base: 0,
+            slot_len: 0,
+            reg_files: false,
+            deferred: false,
+            enter_fd: -1,
+            enter_flags: 0,
         }
     }
 
@@ -83,10 +182,45 @@ impl Uring {
 }
 
 impl Uring {
+    /// Submits what the submission ring holds and, when `want` > 0, waits for that many
+    /// completions; `reap` asks for events (GETEVENTS: runs deferred completions) even when
+    /// not waiting. One `io_uring_enter`, by the registered ring index when there is one.
+    fn enter(&mut self, want: usize, reap: bool) -> io::Result<usize> {
+        let (fd, extra) = (self.enter_fd, self.enter_flags);
+        let reaping = want > 0 || reap;
+        let ring = self.ring();
+        if ring.params().is_setup_sqpoll() {
+            return ring.submit_and_wait(want);
+        }
+        let to_submit = ring.submission().len() as u32;
+        let mut flags = extra;
+        if reaping || ring.params().is_setup_iopoll() {
+            flags |= ENTER_GETEVENTS;
+        }
+        // SAFETY: io_uring_enter with no argument block; the entries it submits point to
+        // buffers that stay valid until their completions are reaped.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_uring_enter,
+                fd,
+                to_submit,
+                want as u32,
+                flags,
+                std::ptr::null::<libc::c_void>(),
+                0usize,
+            )
+        };
+        if r < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(r as usize)
+        }
+    }
+
     /// With registerfiles: puts `fd` in registered slot `index` (-1 empties it).
     fn update_registered(&mut self, index: usize, fd: i32) -> io::Result<()> {
         match &self.ring {
-            Some(ring) if self.opts.registerfiles => ring
+            Some(ring) if self.reg_files => ring
                 .submitter()
                 .register_files_update(index as u32, &[fd])
                 .map(|_| ())
@@ -112,20 +246,24 @@ impl Engine for Uring {
         if let (true, Some(cpu)) = (self.opts.sqthread_poll, self.opts.sqthread_poll_cpu) {
             super::uring_probe::check_sqpoll_cpu(cpu)?;
         }
-        let mut b = IoUring::builder();
-        if self.opts.hipri {
-            b.setup_iopoll();
-        }
-        if self.opts.sqthread_poll {
-            b.setup_sqpoll(1000);
-            if let Some(cpu) = self.opts.sqthread_poll_cpu {
-                b.setup_sqpoll_cpu(cpu);
+        // SQPOLL rings are entered by the kernel's thread: keep the caller's flags only.
+        let hipri = self.opts.hipri;
+        let (sqpoll, sqpoll_cpu) = (self.opts.sqthread_poll, self.opts.sqthread_poll_cpu);
+        let cq = (2 * self.depth as u32).next_power_of_two();
+        let (ring, deferred) = build_ring(self.depth.next_power_of_two() as u32, !sqpoll, |b| {
+            if hipri {
+                b.setup_iopoll();
             }
-        }
-        b.setup_cqsize((2 * self.depth as u32).next_power_of_two());
-        let ring = b
-            .build(self.depth.next_power_of_two() as u32)
-            .map_err(|e| setup_error(e, &self.opts))?;
+            if sqpoll {
+                b.setup_sqpoll(1000);
+                if let Some(cpu) = sqpoll_cpu {
+                    b.setup_sqpoll_cpu(cpu);
+                }
+            }
+            b.setup_cqsize(cq);
+        })
+        .map_err(|e| setup_error(e, &self.opts))?;
+        self.deferred = deferred;
         let mut probe = Probe::new();
         let probed = ring.submitter().register_probe(&mut probe).is_ok();
         let has = |op: u8| probed && probe.is_supported(op);
@@ -139,10 +277,14 @@ impl Engine for Uring {
                 true
             }
         };
-        if self.opts.fixedbufs {
-            if probed && !has(opcode::ReadFixed::CODE) {
-                return Err(missing_opcode("fixedbufs", "IORING_OP_READ_FIXED"));
-            }
+        if self.opts.fixedbufs && probed && !has(opcode::ReadFixed::CODE) {
+            return Err(missing_opcode("fixedbufs", "IORING_OP_READ_FIXED"));
+        }
+        // Registered buffers spare the kernel pinning each I/O's pages, registered files its
+        // descriptor lookup: taken whenever the kernel allows, and an error only when the
+        // job asked for them (fixedbufs, registerfiles). Polled SQ threads keep fio's way.
+        let quiet = !sqpoll && probed && has(opcode::ReadFixed::CODE);
+        if self.opts.fixedbufs || quiet {
             let bufs: Vec<libc::iovec> = (0..self.depth)
                 .map(|i| libc::iovec {
                     // SAFETY: slot i's buffer lies inside the worker's region.
@@ -151,14 +293,30 @@ impl Engine for Uring {
                 })
                 .collect();
             // SAFETY: the buffers live as long as the worker, which outlives the ring.
-            unsafe { ring.submitter().register_buffers(&bufs) }
-                .map_err(|e| register_error("fixedbufs", e))?;
+            match unsafe { ring.submitter().register_buffers(&bufs) } {
+                Ok(()) => self.fixed = true,
+                Err(e) if self.opts.fixedbufs => return Err(register_error("fixedbufs", e)),
+                Err(_) => {}
+            }
+            self.buf_base = s.buf_base as usize;
+            self.slot_len = s.slot_len;
         }
-        if self.opts.registerfiles {
+        if self.opts.registerfiles || (!sqpoll && !s.files.is_empty()) {
             let fds: Vec<i32> = s.files.iter().map(|f| f.fd).collect();
-            ring.submitter()
-                .register_files(&fds)
-                .map_err(|e| register_error("registerfiles", e))?;
+            match ring.submitter().register_files(&fds) {
+                Ok(()) => self.reg_files = true,
+                Err(e) if self.opts.registerfiles => {
+                    return Err(register_error("registerfiles", e))
+                }
+                Err(_) => {}
+            }
+        }
+        self.enter_fd = ring.as_raw_fd();
+        if !sqpoll {
+            if let Some(index) = register_ring_fd(self.enter_fd) {
+                self.enter_fd = index;
+                self.enter_flags = ENTER_REGISTERED_RING;
+            }
         }
         self.iovecs = vec![
             libc::iovec {
@@ -190,7 +348,7 @@ impl Engine for Uring {
         let len = io.len as u32;
         macro_rules! with_fd {
             ($build:expr) => {
-                if self.opts.registerfiles {
+                if self.reg_files {
                     let fd = types::Fixed(io.file);
                     $build(fd)
                 } else {
@@ -204,15 +362,30 @@ impl Engine for Uring {
                 io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
             }
-            Op::Sync { data_only } => {
-                let flags = if data_only {
+            Op::Sync {
+                kind: SyncOp::Range(flags),
+            } => with_fd!(|fd| opcode::SyncFileRange::new(fd, io.len as u32)
+                .offset(io.offset)
+                .flags(flags)
+                .build()),
+            Op::Sync { kind } => {
+                let flags = if kind == SyncOp::Fdatasync {
                     types::FsyncFlags::DATASYNC
                 } else {
                     types::FsyncFlags::empty()
                 };
                 with_fd!(|fd| opcode::Fsync::new(fd).flags(flags).build())
             }
-            Op::Rw(d) if self.opts.fixedbufs => {
+            // Buffers registered quietly: one outside its slot's registered buffer (never
+            // the case today) goes unregistered. With fixedbufs, always registered, as fio.
+            Op::Rw(d)
+                if self.fixed
+                    && (self.opts.fixedbufs
+                        || (io.buf as usize)
+                            .wrapping_sub(self.buf_base + slot * self.slot_len)
+                            + io.len
+                            <= self.slot_len) =>
+            {
                 if d == Ddir::Read {
                     with_fd!(|fd| opcode::ReadFixed::new(fd, io.buf, len, slot as u16)
                         .offset(io.offset)
@@ -292,7 +465,7 @@ impl Engine for Uring {
         }
         let n = self.staged;
         loop {
-            match self.ring().submit() {
+            match self.enter(0, false) {
                 Ok(_) => break,
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.in_kernel > 0 => {
@@ -315,6 +488,7 @@ impl Engine for Uring {
         let max = max.min(self.events.len()).max(1);
         let hipri = self.opts.hipri;
         let mut got = 0;
+        let mut ran_deferred = false;
         loop {
             {
                 let ring = self
@@ -334,11 +508,18 @@ impl Engine for Uring {
                     }
                 }
             }
-            if got >= min.max(usize::from(hipri && got == 0 && self.in_kernel > 0)) {
-                break;
-            }
-            let want = min.saturating_sub(got).max(1);
-            match self.ring().submit_and_wait(want) {
+            let want = if got >= min.max(usize::from(hipri && got == 0 && self.in_kernel > 0)) {
+                // With deferred task work nothing reaches the completion ring until it is
+                // entered with GETEVENTS: a poll that found nothing asks once, not waiting.
+                if got > 0 || !self.deferred || ran_deferred || self.in_kernel == 0 {
+                    break;
+                }
+                ran_deferred = true;
+                0
+            } else {
+                min.saturating_sub(got).max(1)
+            };
+            match self.enter(want, true) {
                 Ok(_) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
@@ -352,5 +533,112 @@ impl Engine for Uring {
     #[inline]
     fn event(&self, i: usize) -> Completion {
         self.events[i]
+    }
+}
+
+pub const FIXEDBUFS: OptDef = opt(
+    "fixedbufs",
+    K::Bool,
+    "Register I/O buffers with the kernel once",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const REGISTERFILES: OptDef = opt(
+    "registerfiles",
+    K::Bool,
+    "Register files with the kernel once",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const SQTHREAD_POLL: OptDef = opt(
+    "sqthread_poll",
+    K::Bool,
+    "Let a kernel thread poll the submission queue",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const SQTHREAD_POLL_CPU: OptDef = opt(
+    "sqthread_poll_cpu",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "The CPU the kernel polling thread runs on",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const NONVECTORED: OptDef = opt(
+    "nonvectored",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Use plain read/write commands instead of vectored ones",
+)
+.def("-1")
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+pub const FORCE_ASYNC: OptDef = opt(
+    "force_async",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Mark every Nth I/O to be run asynchronously by the kernel",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"]);
+
+impl super::spec::Declared for Uring {
+    type Opts = UringOpts;
+    const SPECS: &'static [super::spec::Spec] =
+        &[
+            super::spec::Spec::new("io_uring", "Linux io_uring", super::spec::Flags::ASYNC)
+                .options(&[
+                    super::psync::HIPRI,
+                    super::cmdprio::CMDPRIO_PERCENTAGE,
+                    super::cmdprio::CMDPRIO_CLASS,
+                    super::cmdprio::CMDPRIO,
+                    super::cmdprio::CMDPRIO_BSSPLIT,
+                    FIXEDBUFS,
+                    REGISTERFILES,
+                    SQTHREAD_POLL,
+                    SQTHREAD_POLL_CPU,
+                    NONVECTORED,
+                    super::psync::UNCACHED,
+                    super::psync::NOWAIT,
+                    FORCE_ASYNC,
+                    super::refused::CMD_TYPE,
+                ]),
+        ];
+    fn configure(
+        _: &'static super::spec::Spec,
+        r: &crate::job::reader::Reader,
+        job: &super::spec::JobFacts,
+    ) -> Result<UringOpts, crate::error::JobError> {
+        Ok(UringOpts {
+            fixedbufs: r.bool("fixedbufs")?,
+            registerfiles: r.bool("registerfiles")?,
+            sqthread_poll: r.bool("sqthread_poll")?,
+            sqthread_poll_cpu: r.int("sqthread_poll_cpu")?.map(|v| v as u32),
+            hipri: r.bool("hipri")?,
+            nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
+            force_async: r.int("force_async")?.unwrap_or(0) as u32,
+            nowait: r.bool("nowait")?,
+            uncached: r.int("uncached")?.unwrap_or(0) != 0 && !job.direct,
+        })
+    }
+    fn build(o: &UringOpts) -> Self {
+        Uring::new(*o)
+    }
+    fn for_offload(o: &mut UringOpts) {
+        // Registered buffers would be the submitter's one slot, not the job's buffer of
+        // the I/O at hand.
+        o.fixedbufs = false;
     }
 }

@@ -237,7 +237,7 @@ struct Config {
     io_size_set: bool,
     pass_total: u64,
     /// Whether a loop ends after `pass_total` bytes (fio's per-loop byte check, which
-    /// only counts I/O its engine queued; see `EngineKind::completes_in_queue`).
+    /// only counts I/O its engine queued; see `EngineConfig::completes_in_queue`).
     pass_limited: bool,
     service: FileService,
     service_nr: u32,
@@ -287,7 +287,7 @@ impl Generator {
             .map(|(r, f)| FileState {
                 // The null engine's files reach as far as their I/O does, as fio's fake
                 // I/O files do (so `offset` plus `size` is not cut at `size`).
-                real_size: if job.exec.engine == crate::engine::EngineKind::Null {
+                real_size: if job.exec.engine.flags().fake_files {
                     f.real_size.max(r.start + r.io_size)
                 } else {
                     f.real_size

@@ -291,7 +291,10 @@ impl Generator {
         let b = if self.cfg.lfsr {
             self.files[fi].lfsr.as_mut()?.next()?
         } else {
-            self.rng.random.scaled(lastb)
+            let r = self.rng.random.next_raw();
+            crate::dprint!(crate::debug::Cat::Random, "off rand {r}");
+            let max = self.rng.random.max() as f64 + 1.0;
+            (lastb as f64 * (r as f64 / max)) as u64
         };
         match &self.files[fi].map {
             None => Some(b),

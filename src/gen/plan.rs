@@ -68,7 +68,7 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
         _ => 0,
     };
     let fixed_filesize = job.files.filesize.is_some();
-    let null = job.exec.engine == crate::engine::EngineKind::Null;
+    let null = job.exec.engine.flags().fake_files;
     let (per_file, mut extra) = if size != 0 && !fixed_filesize {
         let fs = size / nr;
         (fs, (size - fs * nr) / bs)

@@ -2,7 +2,7 @@
 //! syncing and rate limits, resolved into typed values the run core uses as they are.
 
 use super::reader::Reader;
-use crate::engine::{EngineKind, EngineOpts};
+use crate::engine::EngineConfig;
 use crate::error::JobError;
 use crate::options::table::TimeUnit;
 
@@ -46,8 +46,8 @@ impl RateOpts {
 pub struct ExecOpts {
     /// The engine's name as written (for the job header).
     pub ioengine: String,
-    pub engine: EngineKind,
-    pub engine_opts: EngineOpts,
+    /// The engine and its own typed options (see `engine::spec`).
+    pub engine: EngineConfig,
     /// `clocksource`, when given (the process-wide clock; see `crate::clock`).
     pub clocksource: Option<crate::clock::ClockSource>,
     pub iodepth: u32,
@@ -115,7 +115,7 @@ pub enum AccessHint {
 }
 
 impl AccessHint {
-    fn resolve(r: &Reader) -> Option<Self> {
+    pub(crate) fn resolve(r: &Reader) -> Option<Self> {
         let random = r.text("rw").is_some_and(|v| v.contains("rand"));
         match r.choice("fadvise_hint").as_deref() {
             Some("0") | Some("false") | Some("off") | Some("no") => None,
@@ -151,9 +151,10 @@ impl ExecOpts {
             r.bool("direct")?
         };
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
-        let engine = EngineKind::parse(&ioengine).map_err(|e| r.invalid("ioengine", e))?;
+        let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
+            .map_err(|e| r.invalid("ioengine", e))?;
         let iodepth = r.int("iodepth")?.unwrap_or(1).max(1) as u32;
-        let depth = if engine.is_sync() { 1 } else { iodepth };
+        let depth = if spec.flags.sync { 1 } else { iodepth };
         let batch = r.int("iodepth_batch_submit")?.unwrap_or(1) as u32;
         let batch = if batch == 0 || batch > depth {
             depth
@@ -171,48 +172,16 @@ impl ExecOpts {
             Some("dsync") => libc::O_DSYNC,
             Some(_) => libc::O_SYNC,
         };
-        let engine_opts = EngineOpts {
-            nbd_uri: match (engine, r.text("uri")) {
-                (EngineKind::Nbd, None) => {
-                    return Err(r.invalid(
-                        "ioengine",
-                        "ioengine=nbd needs uri= (nbd://host[:port]/export or nbd+unix:///export?socket=PATH)",
-                    ))
-                }
-                (EngineKind::Nbd, Some(u)) => {
-                    crate::engine::nbd::wire::parse_uri(&u).map_err(|e| r.invalid("uri", e))?;
-                    Some(u.into())
-                }
-                _ => None,
+        let engine = EngineConfig::new(
+            spec,
+            r,
+            &crate::engine::spec::JobFacts {
+                direct,
+                madvise: AccessHint::resolve(r).map(AccessHint::madvise),
+                iodepth: depth,
+                runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             },
-            libaio: crate::engine::libaio::LibaioOpts {
-                userspace_reap: r.bool("userspace_reap")?,
-                nowait: r.bool("nowait")?,
-            },
-            uring: crate::engine::uring::UringOpts {
-                fixedbufs: r.bool("fixedbufs")?,
-                registerfiles: r.bool("registerfiles")?,
-                sqthread_poll: r.bool("sqthread_poll")?,
-                sqthread_poll_cpu: r.int("sqthread_poll_cpu")?.map(|v| v as u32),
-                hipri: r.bool("hipri")?,
-                nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
-                force_async: r.int("force_async")?.unwrap_or(0) as u32,
-                nowait: r.bool("nowait")?,
-                uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
-            },
-            hipri: r.bool("hipri")?,
-            hipri_percentage: r.int("hipri_percentage")?.unwrap_or(100).clamp(0, 100) as u32,
-            nowait: r.bool("nowait")?,
-            uncached: r.int("uncached")?.unwrap_or(0) != 0 && !direct,
-            direct,
-            mmap_advice: AccessHint::resolve(r).map(AccessHint::madvise),
-            thp: r.int("thp")?.unwrap_or(0) != 0,
-            stat_type: match r.text("stat_type") {
-                Some(v) => crate::engine::fileops::StatType::parse(&v)
-                    .map_err(|e| r.invalid("stat_type", e))?,
-                None => Default::default(),
-            },
-        };
+        )?;
         let per_dir = |name: &str| -> Result<[u64; 3], JobError> {
             let mut out = [0u64; 3];
             if let Some(v) = r.text(name) {
@@ -259,7 +228,6 @@ impl ExecOpts {
         Ok(ExecOpts {
             ioengine,
             engine,
-            engine_opts,
             iodepth: depth,
             iodepth_batch_submit: batch,
             iodepth_batch_complete_min: cmin.min(depth),
@@ -361,15 +329,10 @@ impl ExecOpts {
                 None | Some("inline") => false,
                 // The file engines time their call inside the engine; a submitter's
                 // timing would not reach the job's statistics.
-                Some("offload")
-                    if matches!(
-                        engine,
-                        EngineKind::FileCreate | EngineKind::FileStat | EngineKind::FileDelete
-                    ) =>
-                {
+                Some("offload") if spec.flags.no_offload => {
                     return Err(r.invalid(
                         "io_submit_mode",
-                        format!("offload is not supported with ioengine={}", engine.name()),
+                        format!("offload is not supported with ioengine={}", spec.name),
                     ))
                 }
                 Some("offload") => true,

@@ -14,6 +14,8 @@ pub enum Fallocate {
     Native,
     /// `fallocate(2)` with FALLOC_FL_KEEP_SIZE.
     Keep,
+    /// `ftruncate(2)` to the file's size: no blocks reserved, only the size set.
+    Truncate,
 }
 
 /// The resolved file options.
@@ -70,10 +72,11 @@ impl FileOpts {
             Some("none") | Some("0") => Fallocate::None,
             Some("posix") => Fallocate::Posix,
             Some("keep") => Fallocate::Keep,
+            Some("truncate") => Fallocate::Truncate,
             Some(other) => {
                 return Err(r.invalid(
                     "fallocate",
-                    format!("'{other}' is not one of none, native, posix, keep, 0, 1"),
+                    format!("'{other}' is not one of none, native, posix, keep, truncate, 0, 1"),
                 ))
             }
         };

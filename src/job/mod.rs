@@ -124,7 +124,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
             Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
         ),
     )?;
-    Ok(Job {
+    let mut job = Job {
         name: raw.name.clone(),
         kb_base: r.kb_base(),
         verify,
@@ -134,5 +134,14 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         files: files::FileOpts::resolve(&r)?,
         report: reportopts::ReportOpts::resolve(&r)?,
         raw: raw.clone(),
-    })
+    };
+    if job.exec.engine.flags().no_io {
+        // An engine that does pseudo I/O (cpuio) picks no offsets and needs no size, as in
+        // fio: one endless sequential read of one fake file, each unit its own work.
+        job.workload.pattern = Pattern::Read;
+        job.workload.size = Some(SizeSpec::Bytes(1 << 60));
+        job.workload.io_size = None;
+        job.files.nrfiles = 1;
+    }
+    Ok(job)
 }

@@ -121,7 +121,14 @@ impl ReportOpts {
             per_job: flag(r, "per_job_logs", true)?,
             unix_epoch: flag(r, "log_unix_epoch", false)? || flag(r, "log_alternate_epoch", false)?,
             epoch_clock: epoch_clock(r)?,
+            store_compressed: flag(r, "log_store_compressed", false)?,
         };
+        if logs.store_compressed && logs.hist.is_some() {
+            return Err(r.invalid(
+                "log_store_compressed",
+                "compressed histogram logs (write_hist_log) are not supported yet".to_string(),
+            ));
+        }
         let mut bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
         let mut iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;
         // Averaged bw/iops logs take their samples from the same windows, as in fio.

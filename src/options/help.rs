@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::table::{Category, Kind, OptDef, Support, TimeUnit, ENGINES, OPTIONS};
+use super::table::{Category, Kind, OptDef, Support, TimeUnit, OPTIONS};
+use crate::engine::registry::specs;
 
 /// What a help request prints, and whether it counts as success (fio's exit status).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,12 +42,11 @@ fn general_options() -> Vec<&'static OptDef> {
     OPTIONS.iter().filter(|o| !o.is_engine_option()).collect()
 }
 
-/// The options of one engine, in the table's order.
+/// The options of one engine, as the engine declares them (in fio's order).
 fn engine_options(engine: &str) -> Vec<&'static OptDef> {
-    OPTIONS
-        .iter()
-        .filter(|o| o.engines.contains(&engine))
-        .collect()
+    crate::engine::registry::spec(engine)
+        .map(|s| s.options.iter().collect())
+        .unwrap_or_default()
 }
 
 /// Renders `--cmdhelp` (`arg` empty or `all`: every option, nested; otherwise one option by
@@ -69,11 +69,11 @@ pub fn cmdhelp(arg: &str) -> HelpOutput {
 pub fn enghelp(arg: &str) -> HelpOutput {
     if arg.is_empty() {
         let mut out = String::from("Available IO engines:\n");
-        for e in ENGINES {
-            if e.implemented {
+        for e in specs() {
+            if e.refused.is_none() {
                 let _ = writeln!(out, "\t{}", e.name);
             } else {
-                let _ = writeln!(out, "\t{} (not yet supported)", e.name);
+                let _ = writeln!(out, "\t{} (not supported)", e.name);
             }
         }
         return HelpOutput {
@@ -86,10 +86,9 @@ pub fn enghelp(arg: &str) -> HelpOutput {
         Some((e, o)) => (e, Some(o)),
         None => (arg, None),
     };
-    if !ENGINES.iter().any(|e| e.name == engine) {
+    if !specs().any(|e| e.name == engine) {
         let mut err = format!("iobench: IO engine '{engine}' is not known");
-        let near = ENGINES
-            .iter()
+        let near = specs()
             .map(|e| (strsim::levenshtein(engine, e.name), e.name))
             .min_by_key(|(d, _)| *d)
             .filter(|(d, _)| *d < 3);
@@ -296,13 +295,16 @@ pub fn markdown() -> String {
          error (`option 'X' is not supported yet`), never silently ignored.\n"
     );
     out.push_str("## Engines\n\n| engine | what it does | supported |\n|---|---|---|\n");
-    for e in ENGINES {
+    for e in specs() {
         let _ = writeln!(
             out,
             "| `{}` | {} | {} |",
             e.name,
             cell(e.help),
-            if e.implemented { "yes" } else { "not yet" }
+            match e.refused {
+                None => "yes".to_string(),
+                Some(why) => format!("no: {}", cell(why)),
+            }
         );
     }
     out.push('\n');

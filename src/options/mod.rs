@@ -118,8 +118,20 @@ pub fn make_opt_with(
         expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
+    crate::debug::parse_option(def, value);
     let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
     if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
+        let word = value::choice_word(v);
+        if let Some(why) = crate::engine::registry::spec(word)
+            .and_then(|s| s.refused)
+            .filter(|_| def.name == "ioengine")
+        {
+            return Err(ParseError::EngineRefused {
+                engine: v.to_string(),
+                why,
+                origin: origin.clone(),
+            });
+        }
         return Err(ParseError::NotSupported {
             name: format!("{}={v}", def.name),
             origin: origin.clone(),

@@ -130,7 +130,7 @@ pub struct OptDef {
     pub range: Option<(i64, i64)>,
     /// For a supported option whose values are only partly implemented, the words that are
     /// (`verify=0` but not `verify=md5`); any other value is refused as not supported yet.
-    /// `ioengine` is gated by `ENGINES`' `implemented` flags instead.
+    /// `ioengine` is gated by the engines' declarations instead.
     pub only: Option<&'static [&'static str]>,
 }
 
@@ -194,7 +194,7 @@ impl OptDef {
     pub fn value_supported(&self, value: &str) -> bool {
         let word = value.split([':', ',']).next().unwrap_or(value).trim();
         if self.name == "ioengine" {
-            return engine(word).is_some_and(|e| e.implemented);
+            return engine(word).is_some_and(|e| e.refused.is_none());
         }
         match self.only {
             None => true,
@@ -211,188 +211,9 @@ impl OptDef {
     }
 }
 
-/// One I/O engine fio knows, for `--enghelp` and the docs.
-#[derive(Debug, Clone, Copy)]
-pub struct EngineDef {
-    pub name: &'static str,
-    /// One line saying what the engine does.
-    pub help: &'static str,
-    /// Whether iobench can run jobs with it today.
-    pub implemented: bool,
-}
-
-/// Every engine fio 3.33 lists, in its order. Flip `implemented` when an engine lands.
-pub static ENGINES: &[EngineDef] = &[
-    EngineDef {
-        name: "cpuio",
-        help: "burns CPU time, does no I/O",
-        implemented: false,
-    },
-    EngineDef {
-        name: "mmap",
-        help: "copies to and from a memory mapping of the file",
-        implemented: true,
-    },
-    EngineDef {
-        name: "sync",
-        help: "read and write at the current position",
-        implemented: true,
-    },
-    EngineDef {
-        name: "psync",
-        help: "pread and pwrite",
-        implemented: true,
-    },
-    EngineDef {
-        name: "vsync",
-        help: "readv and writev",
-        implemented: true,
-    },
-    EngineDef {
-        name: "pvsync",
-        help: "preadv and pwritev",
-        implemented: true,
-    },
-    EngineDef {
-        name: "pvsync2",
-        help: "preadv2 and pwritev2 with per-I/O flags",
-        implemented: true,
-    },
-    EngineDef {
-        name: "null",
-        help: "completes every I/O at once without moving data",
-        implemented: true,
-    },
-    EngineDef {
-        name: "net",
-        help: "sends or receives over TCP, UDP or a Unix socket",
-        implemented: false,
-    },
-    EngineDef {
-        name: "netsplice",
-        help: "like net, moving data with splice",
-        implemented: false,
-    },
-    EngineDef {
-        name: "ftruncate",
-        help: "each write truncates the file to its offset",
-        implemented: false,
-    },
-    EngineDef {
-        name: "filecreate",
-        help: "times creating files",
-        implemented: true,
-    },
-    EngineDef {
-        name: "filestat",
-        help: "times stat calls on files",
-        implemented: true,
-    },
-    EngineDef {
-        name: "filedelete",
-        help: "times deleting files",
-        implemented: true,
-    },
-    EngineDef {
-        name: "exec",
-        help: "runs a program alongside the jobs",
-        implemented: false,
-    },
-    EngineDef {
-        name: "posixaio",
-        help: "POSIX aio_read and aio_write",
-        implemented: true,
-    },
-    EngineDef {
-        name: "falloc",
-        help: "allocates and punches file space with fallocate",
-        implemented: false,
-    },
-    EngineDef {
-        name: "e4defrag",
-        help: "ext4 online defragmentation",
-        implemented: false,
-    },
-    EngineDef {
-        name: "splice",
-        help: "moves data through a pipe with splice and vmsplice",
-        implemented: false,
-    },
-    EngineDef {
-        name: "gfapi",
-        help: "GlusterFS library, synchronous",
-        implemented: false,
-    },
-    EngineDef {
-        name: "gfapi_async",
-        help: "GlusterFS library, asynchronous",
-        implemented: false,
-    },
-    EngineDef {
-        name: "mtd",
-        help: "raw flash (MTD) devices",
-        implemented: false,
-    },
-    EngineDef {
-        name: "sg",
-        help: "SCSI generic passthrough",
-        implemented: false,
-    },
-    EngineDef {
-        name: "io_uring",
-        help: "Linux io_uring",
-        implemented: true,
-    },
-    EngineDef {
-        name: "io_uring_cmd",
-        help: "io_uring passthrough commands (NVMe)",
-        implemented: false,
-    },
-    EngineDef {
-        name: "nbd",
-        help: "a Network Block Device server, over the NBD protocol",
-        implemented: true,
-    },
-    EngineDef {
-        name: "libaio",
-        help: "Linux native asynchronous I/O",
-        implemented: true,
-    },
-    EngineDef {
-        name: "rdma",
-        help: "RDMA reads, writes, sends and receives",
-        implemented: false,
-    },
-    EngineDef {
-        name: "rados",
-        help: "Ceph RADOS objects",
-        implemented: false,
-    },
-    EngineDef {
-        name: "rbd",
-        help: "Ceph RADOS block devices",
-        implemented: false,
-    },
-    EngineDef {
-        name: "pmemblk",
-        help: "PMDK libpmemblk",
-        implemented: false,
-    },
-    EngineDef {
-        name: "dev-dax",
-        help: "a DAX character device",
-        implemented: false,
-    },
-    EngineDef {
-        name: "libpmem",
-        help: "PMDK libpmem",
-        implemented: false,
-    },
-];
-
-/// The engine named `name`.
-pub fn engine(name: &str) -> Option<&'static EngineDef> {
-    ENGINES.iter().find(|e| e.name == name)
+/// The engine named `name` (implemented or refused), from the engines' own declarations.
+pub fn engine(name: &str) -> Option<&'static crate::engine::spec::Spec> {
+    crate::engine::registry::spec(name)
 }
 
 use Category as C;
@@ -429,44 +250,9 @@ const RW_SEQUENCER_CHOICES: &[(&str, &str)] = &[
     ("identical", "repeat the same offset N times"),
 ];
 
-const IOENGINE_CHOICES: &[(&str, &str)] = &[
-    ("sync", "read and write at the current position"),
-    ("psync", "pread and pwrite"),
-    ("vsync", "readv and writev"),
-    ("pvsync", "preadv and pwritev"),
-    ("pvsync2", "preadv2 and pwritev2 with per-I/O flags"),
-    ("libaio", "Linux native asynchronous I/O"),
-    ("io_uring", "Linux io_uring"),
-    ("posixaio", "POSIX aio_read and aio_write"),
-    ("rbd", "Ceph RADOS block devices"),
-    ("mmap", "copies to and from a memory mapping of the file"),
-    (
-        "splice",
-        "moves data through a pipe with splice and vmsplice",
-    ),
-    ("netsplice", "like net, moving data with splice"),
-    ("sg", "SCSI generic passthrough"),
-    ("null", "completes every I/O at once without moving data"),
-    ("net", "sends or receives over TCP, UDP or a Unix socket"),
-    ("cpuio", "burns CPU time, does no I/O"),
-    ("rdma", "RDMA reads, writes, sends and receives"),
-    ("e4defrag", "ext4 online defragmentation"),
-    ("falloc", "allocates and punches file space with fallocate"),
-    ("gfapi", "GlusterFS library, synchronous"),
-    ("gfapi_async", "GlusterFS library, asynchronous"),
-    ("pmemblk", "PMDK libpmemblk"),
-    ("dev-dax", "a DAX character device"),
-    ("filecreate", "times creating files"),
-    (
-        "external",
-        "an engine loaded from a shared object (external:path)",
-    ),
-    ("libpmem", "PMDK libpmem"),
-    (
-        "nbd",
-        "a Network Block Device server, over the NBD protocol",
-    ),
-];
+/// `ioengine`'s choices: the engines fio lists there, from their declarations.
+const IOENGINE_CHOICES: &[(&str, &str)] = &crate::engine::registry::choices::<N_ENGINE_CHOICES>();
+const N_ENGINE_CHOICES: usize = crate::engine::registry::choice_count();
 
 const IO_SUBMIT_MODE_CHOICES: &[(&str, &str)] = &[
     ("inline", "the job submits its own I/O"),
@@ -650,50 +436,17 @@ const STEADYSTATE_CHOICES: &[(&str, &str)] = &[
     ("bw_slope", "slope of bandwidth under a limit"),
 ];
 
-const CPUMODE_CHOICES: &[(&str, &str)] = &[("noop", "empty loop"), ("qsort", "sorting")];
-
-const STAT_TYPE_CHOICES: &[(&str, &str)] = &[
-    ("stat", "time stat(2), which follows symbolic links"),
-    ("lstat", "time lstat(2), which does not follow a final link"),
-    ("statx", "time statx(2) asking for every field"),
-];
-
-const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
-    ("write", "WRITE"),
-    ("write_and_verify", "WRITE AND VERIFY"),
-    ("verify", "same as write_and_verify"),
-    ("write_same", "WRITE SAME"),
-    ("same", "same as write_same"),
-    ("write_same_ndob", "WRITE SAME with no data buffer"),
-    ("verify_bytchk_00", "VERIFY without data"),
-    ("verify_bytchk_01", "VERIFY comparing data"),
-    ("verify_bytchk_11", "VERIFY with one block of data"),
-    ("write_stream", "WRITE STREAM"),
-];
-
-const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
-
-const PROTOCOL_CHOICES: &[(&str, &str)] = &[
-    ("tcp", "TCP over IPv4"),
-    ("tcpv6", "TCP over IPv6"),
-    ("udp", "UDP over IPv4"),
-    ("udpv6", "UDP over IPv6"),
-    ("unix", "a Unix domain socket"),
-];
-
-const VERB_CHOICES: &[(&str, &str)] = &[
-    ("write", "RDMA write"),
-    ("read", "RDMA read"),
-    ("send", "send"),
-    ("recv", "receive"),
-];
-
 const INT_MAX: i64 = i64::MAX;
-const INT_MIN: i64 = i64::MIN;
 
-/// Every option: the general ones in fio's order (which `--cmdhelp` follows), then the
-/// engine options, each engine's in its own order. Keep one builder chain per option.
-pub static OPTIONS: &[OptDef] = &[
+/// Every option: the general ones below in fio's order (which `--cmdhelp` follows), then
+/// each engine's own options (declared in its file under `engine/`), each once.
+pub static OPTIONS: &[OptDef] = &ALL_OPTIONS;
+static ALL_OPTIONS: [OptDef; N_OPTIONS] =
+    crate::engine::registry::with_engine_options::<N_OPTIONS>(GENERAL);
+const N_OPTIONS: usize = crate::engine::registry::option_count(GENERAL);
+
+/// The options that belong to no engine, in fio's order. Keep one builder chain per option.
+const GENERAL: &[OptDef] = &[
     opt("description", K::Str, "Free text describing the job").cat(C::Description),
     opt(
         "name",
@@ -2045,7 +1798,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(1024, 536870912)
-    .not_yet(),
+    ,
     opt(
         "log_compression_cpus",
         K::Special,
@@ -2053,7 +1806,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .parent("log_compression")
-    .not_yet(),
+    ,
     opt(
         "log_store_compressed",
         K::Bool,
@@ -2061,7 +1814,7 @@ pub static OPTIONS: &[OptDef] = &[
     )
     .cat(C::Log)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "log_unix_epoch",
         K::Bool,
@@ -2398,7 +2151,7 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "flow",
         K::Int { min: 0, max: 1000 },
@@ -2408,7 +2161,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, 1000)
-    .not_yet(),
+    ,
     opt("flow_watermark", K::Deprecated, "Obsolete; has no effect").cat(C::Io),
     opt(
         "flow_sleep",
@@ -2422,7 +2175,7 @@ pub static OPTIONS: &[OptDef] = &[
     .cat(C::Io)
     .parent("flow_id")
     .range(0, INT_MAX)
-    .not_yet(),
+    ,
     opt(
         "steadystate",
         K::Choice(STEADYSTATE_CHOICES),
@@ -2449,439 +2202,6 @@ pub static OPTIONS: &[OptDef] = &[
     .def("0")
     .cat(C::Other)
     .parent("steadystate"),
-    opt(
-        "cpuload",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Busy the CPU this percentage of the time",
-    )
-    .cat(C::Engine)
-    .engines(&["cpuio"])
-    .not_yet(),
-    opt(
-        "cpuchunks",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Length in usec of each busy period",
-    )
-    .def("50000")
-    .cat(C::Engine)
-    .engines(&["cpuio"])
-    .parent("cpuload")
-    .not_yet(),
-    opt(
-        "cpumode",
-        K::Choice(CPUMODE_CHOICES),
-        "What the CPU is kept busy with",
-    )
-    .def("noop")
-    .cat(C::Engine)
-    .engines(&["cpuio"])
-    .not_yet(),
-    opt(
-        "exit_on_io_done",
-        K::Bool,
-        "Stop once the I/O jobs have finished",
-    )
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["cpuio"])
-    .not_yet(),
-    opt(
-        "thp",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Ask for transparent huge pages on the mapping",
-    )
-    .cat(C::Engine)
-    .engines(&["mmap"])
-    ,
-    opt(
-        "hipri",
-        K::Bool,
-        "Poll for completions instead of waiting for interrupts",
-    )
-    .cat(C::Engine)
-    .engines(&["pvsync2", "sg", "io_uring", "io_uring_cmd"]),
-    opt(
-        "hipri_percentage",
-        K::Int { min: 0, max: 100 },
-        "Share of I/Os sent with the high-priority poll flag",
-    )
-    .def("100")
-    .cat(C::Engine)
-    .engines(&["pvsync2"])
-    .range(0, 100),
-    opt("hostname", K::Str, "The host to connect to")
-        .cat(C::Engine)
-        .engines(&["net", "netsplice", "rdma"])
-        .not_yet(),
-    opt(
-        "stat_type",
-        K::Choice(STAT_TYPE_CHOICES),
-        "Which stat call to time",
-    )
-    .def("stat")
-    .cat(C::Engine)
-    .engines(&["filestat"]),
-    opt("program", K::Str, "The program to run")
-        .cat(C::Engine)
-        .engines(&["exec"])
-        .not_yet(),
-    opt("arguments", K::Str, "Arguments to pass to the program")
-        .cat(C::Engine)
-        .engines(&["exec"])
-        .not_yet(),
-    opt(
-        "grace_time",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
-        "Seconds to wait before killing the program",
-    )
-    .def("1")
-    .cat(C::Engine)
-    .engines(&["exec"])
-    .not_yet(),
-    opt(
-        "std_redirect",
-        K::Bool,
-        "Send the program's output to files",
-    )
-    .def("1")
-    .cat(C::Engine)
-    .engines(&["exec"])
-    .not_yet(),
-    opt(
-        "donorname",
-        K::Str,
-        "File that donates blocks for defragmentation",
-    )
-    .cat(C::Engine)
-    .engines(&["e4defrag"])
-    .not_yet(),
-    opt(
-        "inplace",
-        K::Int { min: 0, max: 1 },
-        "Allocate and free the donor space at each step",
-    )
-    .cat(C::Engine)
-    .engines(&["e4defrag"])
-    .range(0, 1)
-    .not_yet(),
-    opt("volume", K::Str, "The GlusterFS volume")
-        .cat(C::Engine)
-        .engines(&["gfapi", "gfapi_async"])
-        .not_yet(),
-    opt("brick", K::Str, "The GlusterFS brick to connect to")
-        .cat(C::Engine)
-        .engines(&["gfapi", "gfapi_async"])
-        .not_yet(),
-    opt(
-        "single-instance",
-        K::Bool,
-        "Use one GlusterFS connection for all jobs",
-    )
-    .cat(C::Engine)
-    .engines(&["gfapi", "gfapi_async"])
-    .not_yet(),
-    opt(
-        "skip_bad",
-        K::Bool,
-        "Skip blocks the flash device marks as bad",
-    )
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["mtd"])
-    .not_yet(),
-    opt("readfua", K::Bool, "Send reads with Force Unit Access")
-        .def("0")
-        .cat(C::Engine)
-        .engines(&["sg"])
-        .not_yet(),
-    opt("writefua", K::Bool, "Send writes with Force Unit Access")
-        .def("0")
-        .cat(C::Engine)
-        .engines(&["sg"])
-        .not_yet(),
-    opt(
-        "sg_write_mode",
-        K::Choice(SG_WRITE_MODE_CHOICES),
-        "Which SCSI command writes use",
-    )
-    .def("write")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet(),
-    opt(
-        "stream_id",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Stream id for SCSI WRITE STREAM commands",
-    )
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet(),
-    opt("uri", K::Str, "The NBD server address")
-        .cat(C::Engine)
-        .engines(&["nbd"]),
-    opt(
-        "userspace_reap",
-        K::Bool,
-        "Reap completions from user space without a system call",
-    )
-    .cat(C::Engine)
-    .engines(&["libaio"]),
-    opt(
-        "cmdprio_percentage",
-        K::IntList { min: 0, max: 100 },
-        "Share of I/Os sent at the cmdprio priority, per direction",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd", "libaio"])
-    .range(0, 100)
-    .not_yet(),
-    opt(
-        "cmdprio_class",
-        K::IntList { min: 1, max: 3 },
-        "Priority class for prioritised I/Os, per direction",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd", "libaio"])
-    .range(1, 3)
-    .not_yet(),
-    opt(
-        "cmdprio",
-        K::IntList { min: 0, max: 7 },
-        "Priority level for prioritised I/Os, per direction",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd", "libaio"])
-    .range(0, 7)
-    .not_yet(),
-    opt(
-        "cmdprio_bssplit",
-        K::Special,
-        "Priorities by block size, e.g. 4k/50/1/7",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd", "libaio"])
-    .not_yet(),
-    opt(
-        "fixedbufs",
-        K::Bool,
-        "Register I/O buffers with the kernel once",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "registerfiles",
-        K::Bool,
-        "Register files with the kernel once",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "sqthread_poll",
-        K::Bool,
-        "Let a kernel thread poll the submission queue",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "sqthread_poll_cpu",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "The CPU the kernel polling thread runs on",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "nonvectored",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Use plain read/write commands instead of vectored ones",
-    )
-    .def("-1")
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "uncached",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Ask for uncached buffered I/O",
-    )
-    .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd"]),
-    opt(
-        "nowait",
-        K::Bool,
-        "Fail I/O that would block instead of waiting",
-    )
-    .cat(C::Engine)
-    .engines(&["pvsync2", "io_uring", "io_uring_cmd", "libaio"]),
-    opt(
-        "force_async",
-        K::Int {
-            min: INT_MIN,
-            max: INT_MAX,
-        },
-        "Mark every Nth I/O to be run asynchronously by the kernel",
-    )
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"]),
-    opt(
-        "cmd_type",
-        K::Choice(CMD_TYPE_CHOICES),
-        "The kind of passthrough command",
-    )
-    .def("nvme")
-    .cat(C::Engine)
-    .engines(&["io_uring", "io_uring_cmd"])
-    .not_yet(),
-    opt("bindname", K::Str, "The local address to bind to")
-        .def("")
-        .cat(C::Engine)
-        .engines(&["rdma"])
-        .not_yet(),
-    opt(
-        "port",
-        K::Int { min: 1, max: 65535 },
-        "The port to connect to or listen on",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice", "rdma"])
-    .range(1, 65535)
-    .not_yet(),
-    opt(
-        "protocol",
-        K::Choice(PROTOCOL_CHOICES),
-        "The network protocol to use",
-    )
-    .alias(&["proto"])
-    .def("tcp")
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt(
-        "nodelay",
-        K::Bool,
-        "Turn off Nagle's algorithm on TCP sockets",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt("listen", K::Bool, "Wait for the other side to connect")
-        .cat(C::Engine)
-        .engines(&["net", "netsplice"])
-        .not_yet(),
-    opt(
-        "pingpong",
-        K::Bool,
-        "Answer each message before sending the next",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt(
-        "interface",
-        K::Str,
-        "The network interface used for multicast",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt(
-        "ttl",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
-        "Time to live for multicast UDP packets",
-    )
-    .def("1")
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt(
-        "window_size",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
-        "Socket buffer size",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt(
-        "mss",
-        K::Int {
-            min: 0,
-            max: INT_MAX,
-        },
-        "Largest TCP segment size",
-    )
-    .cat(C::Engine)
-    .engines(&["net", "netsplice"])
-    .not_yet(),
-    opt("verb", K::Choice(VERB_CHOICES), "The RDMA operation to do")
-        .alias(&["proto"])
-        .def("write")
-        .cat(C::Engine)
-        .engines(&["rdma"])
-        .not_yet(),
-    opt("clustername", K::Str, "The Ceph cluster name")
-        .cat(C::Engine)
-        .engines(&["rados", "rbd"])
-        .not_yet(),
-    opt("rbdname", K::Str, "The RBD image name")
-        .cat(C::Engine)
-        .engines(&["rbd"])
-        .not_yet(),
-    opt("pool", K::Str, "The Ceph pool")
-        .cat(C::Engine)
-        .engines(&["rados", "rbd"])
-        .not_yet(),
-    opt("clientname", K::Str, "The Ceph client name")
-        .cat(C::Engine)
-        .engines(&["rados", "rbd"])
-        .not_yet(),
-    opt("conf", K::Str, "The Ceph configuration file")
-        .def("/etc/ceph/ceph.conf")
-        .cat(C::Engine)
-        .engines(&["rados"])
-        .not_yet(),
-    opt("busy_poll", K::Bool, "Spin while waiting for completions")
-        .def("0")
-        .cat(C::Engine)
-        .engines(&["rados", "rbd"])
-        .not_yet(),
-    opt(
-        "touch_objects",
-        K::Bool,
-        "Create the objects before starting",
-    )
-    .def("1")
-    .cat(C::Engine)
-    .engines(&["rados"])
-    .not_yet(),
 ];
 
 /// The definition answering to `name` (its name or an alias).
@@ -2928,9 +2248,9 @@ pub static PROFILE_OPTIONS: &[OptDef] = &[
     opt("dir", K::Str, "tiobench profile: the directory to test in").cat(C::Profile),
 ];
 
-/// Engine names fio 3.33 can load that are not in [`ENGINES`] (built only with optional
-/// libraries or hardware), so `ioengine=` names them as "not supported yet" rather than
-/// unknown.
+/// Engine names fio 3.33 can load that are not among the engine declarations (built only
+/// with optional libraries or hardware), so `ioengine=` names them as "not supported yet"
+/// rather than unknown.
 pub static OTHER_ENGINE_NAMES: &[&str] = &[
     "cpp_null",
     "dfs",

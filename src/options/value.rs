@@ -205,9 +205,21 @@ pub fn check_choice(v: &str, choices: &[(&str, &str)]) -> Result<(), String> {
     })
 }
 
-/// Checks a whole number (size suffixes allowed, as in fio) against its bounds.
+/// Checks a whole number (size suffixes allowed, as in fio) against its bounds. An option
+/// the table leaves unbounded is one fio keeps in a 32-bit int: fio 3.33 silently truncates
+/// a larger value (`numjobs=4294967297` runs one job), iobench refuses it.
 fn check_int(v: &str, min: i64, max: i64) -> Result<(), String> {
     let n = parse_int(v)?;
+    let max = if max == i64::MAX {
+        i64::from(u32::MAX)
+    } else {
+        max
+    };
+    let min = if min == i64::MIN {
+        i64::from(i32::MIN)
+    } else {
+        min
+    };
     if n < min || n > max {
         Err(format!("{n} is outside {min}..={max}"))
     } else {

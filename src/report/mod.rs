@@ -15,8 +15,14 @@ use crate::stats::group::RunSummary;
 use std::time::SystemTime;
 
 /// The version string printed where fio prints `fio-3.33` (the version line, JSON's
-/// `fio version`, terse field 2). iobench names itself there; the layout stays fio's.
-pub const VERSION: &str = concat!("iobench-", env!("CARGO_PKG_VERSION"));
+/// `fio version`, terse field 2, `--version`). iobench names itself and the fio release it
+/// follows, because the tools that wrap fio (bench-fio, KDiskMark) look for `fio-3` in it
+/// before they run anything; the layout stays fio's.
+pub const VERSION: &str = concat!(
+    "iobench-",
+    env!("CARGO_PKG_VERSION"),
+    " (fio-3.33 compatible)"
+);
 
 /// The reporting group of each job, as fio numbers them: a job with `stonewall` or
 /// `new_group` starts a new group unless it is the first.

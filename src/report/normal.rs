@@ -16,6 +16,10 @@ pub fn header(jobs: &[Job]) -> String {
     let mut out = String::new();
     let gids = group_ids(jobs);
     for (job, gid) in jobs.iter().zip(gids) {
+        // fio prints no header for a pseudo-I/O job (cpuio); its engine prints its own.
+        if job.exec.engine.flags().no_io {
+            continue;
+        }
         let pow2 = job.kb_base != crate::options::value::KbBase::Decimal;
         let sf = job.report.stats.sig_figs as usize;
         let b = |v: u64| num2str(v, sf, 1, pow2, Unit::Byte);

@@ -85,7 +85,7 @@ fn setup_err(job: &Job, message: String) -> crate::error::RunError {
 /// with a mounted file system against write jobs without `allow_mounted_write=1`.
 pub fn preflight(readonly: bool, jobs: &[Job]) -> Result<(), String> {
     for job in jobs {
-        if !job_writes(job) || job.exec.engine == crate::engine::EngineKind::Null {
+        if !job_writes(job) || job.exec.engine.flags().fake_files {
             continue;
         }
         if readonly {
@@ -173,11 +173,14 @@ pub fn prepare(
     } else {
         job.files.paths(&job.name, clone)
     };
-    if job.exec.engine == crate::engine::EngineKind::Nbd {
-        let name = paths.first().cloned().unwrap_or_else(|| "nbd".into());
-        return nbd_target(job, name).map(|t| done(vec![t]));
+    if job.exec.engine.flags().sized_by_engine {
+        let name = paths
+            .first()
+            .cloned()
+            .unwrap_or_else(|| job.exec.engine.name().into());
+        return engine_target(job, name).map(|t| done(vec![t]));
     }
-    let no_io = job.exec.engine.is_diskless();
+    let no_io = job.exec.engine.flags().diskless;
     let mut targets = Vec::with_capacity(paths.len());
     let mut missing = Vec::with_capacity(paths.len());
     for path in paths {
@@ -217,7 +220,7 @@ pub fn prepare(
             Some(SizeSpec::Bytes(b)) => b / targets.len().max(1) as u64,
             _ => job.files.filesize.unwrap_or(0),
         };
-        let creates = job.exec.engine == crate::engine::EngineKind::FileCreate;
+        let creates = job.exec.engine.flags().creates_files;
         for (t, &m) in targets.iter_mut().zip(&missing) {
             t.size = per;
             t.setup_size = per;
@@ -462,6 +465,8 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
         Fallocate::Keep => unsafe {
             libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, size as libc::off_t)
         },
+        // SAFETY: as above; sets the size without reserving blocks, as fio's "truncate".
+        Fallocate::Truncate => unsafe { libc::ftruncate(fd, size as libc::off_t) },
     };
     let _ = r; // unsupported by the file system: a full layout still sizes the file below.
                // Like fio, only a full layout sets the size: a write job's file otherwise grows (or
@@ -516,7 +521,7 @@ pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
 /// regular file when the job writes), then does what fio does on each open: drop or
 /// warm its cached pages and pass on the access and write hints.
 pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
-    let writes = job_writes(job);
+    let writes = job_writes(job) || job.exec.engine.flags().opens_rdwr;
     let mut flags = job.exec.sync.open_sync_flags;
     if job.exec.direct {
         flags |= libc::O_DIRECT;
@@ -623,16 +628,19 @@ pub fn unlink_created(targets: &[Target]) {
     }
 }
 
-/// The one target of an nbd job: the server's export, sized by asking the server (as
-/// fio's nbd engine does before its workers start), under the job's file name.
-fn nbd_target(job: &Job, path: String) -> Result<Target, crate::error::RunError> {
-    let uri = job.exec.engine_opts.nbd_uri.as_deref().unwrap_or("");
-    let size = crate::engine::nbd::wire::export_size(uri)
-        .map_err(|e| setup_err(job, format!("nbd server {uri}: {e}")))?;
+/// The one target of a job whose engine sizes it (nbd: the server's export, sized by
+/// asking the server, as fio's nbd engine does before its workers start), under the job's
+/// file name.
+fn engine_target(job: &Job, path: String) -> Result<Target, crate::error::RunError> {
+    let size = job
+        .exec
+        .engine
+        .target_size()
+        .map_err(|e| setup_err(job, e.to_string()))?;
     if size == 0 {
         return Err(setup_err(
             job,
-            format!("nbd server {uri}: the export is empty"),
+            format!("{}: the target is empty", job.exec.engine.name()),
         ));
     }
     Ok(Target {

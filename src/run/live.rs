@@ -12,6 +12,10 @@ use std::time::{Duration, Instant};
 /// Prints one interim report of the run as it stands.
 pub type Reporter = Box<dyn FnMut(&RunOutcome) + Send>;
 
+/// Takes every snapshot of the run as it stands (`--live`, `--metrics`): the outcome and
+/// true for the last call, made with the final statistics when the run ends.
+pub type Consumer = Box<dyn FnMut(&RunOutcome, bool) + Send>;
+
 /// How long the main process waits for the clones' snapshots before it reports with the
 /// last ones it has (a clone deep in a long sleep or a slow I/O answers later).
 const ANSWER_WAIT: Duration = Duration::from_millis(300);
@@ -29,10 +33,32 @@ struct Live {
     clones: Vec<Clone>,
     every: Option<Duration>,
     next: Instant,
+    /// True when the interval's snapshots are also printed as reports
+    /// (`--status-interval`); with only `--live` or `--metrics` they are not.
+    print: bool,
 }
 
 static LIVE: Mutex<Option<Live>> = Mutex::new(None);
 static REPORTER: Mutex<Option<Reporter>> = Mutex::new(None);
+static CONSUMERS: Mutex<Vec<Consumer>> = Mutex::new(Vec::new());
+
+/// Adds a consumer of every snapshot for the next run (cleared by [`finish`]).
+pub fn add_consumer(c: Consumer) {
+    if let Ok(mut g) = CONSUMERS.lock() {
+        g.push(c);
+    }
+}
+
+/// Hands the final statistics to the consumers and drops them (the run is over).
+pub fn finish(outcome: &RunOutcome) {
+    let taken = match CONSUMERS.lock() {
+        Ok(mut g) => std::mem::take(&mut *g),
+        Err(_) => return,
+    };
+    for mut c in taken {
+        c(outcome, true);
+    }
+}
 
 /// Registers the function that prints interim reports. Without one, none are printed.
 pub fn set_reporter(r: Reporter) {
@@ -42,8 +68,9 @@ pub fn set_reporter(r: Reporter) {
 }
 
 /// Sets up interim reports for a run of `clones` (thread number, empty statistics), in
-/// report order; `every_ms` is `--status-interval`.
-pub(crate) fn start(clones: Vec<(u64, JobStats)>, every_ms: Option<u64>) {
+/// report order; `every_ms` is how often snapshots are taken, and `print` whether they
+/// are printed as reports too (`--status-interval`).
+pub(crate) fn start(clones: Vec<(u64, JobStats)>, every_ms: Option<u64>, print: bool) {
     let every = every_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
     let live = Live {
         clones: clones
@@ -56,6 +83,7 @@ pub(crate) fn start(clones: Vec<(u64, JobStats)>, every_ms: Option<u64>) {
             .collect(),
         every,
         next: Instant::now() + every.unwrap_or_default(),
+        print,
     };
     if let Ok(mut g) = LIVE.lock() {
         *g = Some(live);
@@ -83,7 +111,7 @@ pub(crate) fn finished(thread_number: u64, stats: Option<&JobStats>) {
 /// Called from the collector's loop, in the main process only.
 pub(crate) fn tick() {
     let usr1 = super::signals::take_usr1();
-    let due = {
+    let (due, print) = {
         let Ok(mut g) = LIVE.lock() else { return };
         let Some(l) = g.as_mut() else { return };
         let now = Instant::now();
@@ -97,10 +125,10 @@ pub(crate) fn tick() {
             }
             _ => false,
         };
-        timer || usr1
+        (timer || usr1, usr1 || (timer && l.print))
     };
     if due {
-        report();
+        report(print);
     }
 }
 
@@ -111,8 +139,9 @@ pub(crate) fn end() {
     }
 }
 
-/// Gathers snapshots and prints the run as it stands.
-fn report() {
+/// Gathers snapshots, hands them to the consumers and, with `print`, prints the run as
+/// it stands.
+fn report(print: bool) {
     let Ok(mut g) = LIVE.lock() else { return };
     let Some(l) = g.as_mut() else { return };
     if let Some(gen) = board::request() {
@@ -141,6 +170,14 @@ fn report() {
         signal: None,
     };
     drop(g);
+    if let Ok(mut cs) = CONSUMERS.lock() {
+        for c in cs.iter_mut() {
+            c(&outcome, false);
+        }
+    }
+    if !print {
+        return;
+    }
     if let Ok(mut r) = REPORTER.lock() {
         if let Some(f) = r.as_mut() {
             f(&outcome);

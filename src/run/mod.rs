@@ -4,6 +4,7 @@
 
 pub mod filelock;
 pub mod files;
+pub mod flow;
 pub mod groups;
 pub mod hooks;
 pub mod io_errors;
@@ -91,6 +92,14 @@ pub(crate) fn live_tick() {
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
+    crate::engine::cpuio::note_io_clones(
+        jobs.iter()
+            .flat_map(|j| {
+                let io = !j.exec.engine.flags().no_io;
+                std::iter::repeat(io).take(j.exec.numjobs.max(1) as usize)
+            })
+            .collect(),
+    );
     if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
         return;
     }
@@ -285,7 +294,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .exec
         .ioscheduler
         .as_ref()
-        .filter(|_| !job.exec.engine.is_diskless())
+        .filter(|_| !job.exec.engine.flags().diskless)
     {
         iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -353,12 +362,9 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     };
     let ru_start = crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread);
     let r = if job.exec.offload {
-        Visit { cx }.visit(crate::engine::offload::Offload::new(
-            job.exec.engine,
-            job.exec.engine_opts.clone(),
-        ))
+        Visit { cx }.visit(crate::engine::offload::Offload::new(&job.exec.engine))
     } else {
-        job.exec.engine.visit(&job.exec.engine_opts, Visit { cx })
+        job.exec.engine.visit(Visit { cx })
     }
     .map_err(err);
     drop(opened);
@@ -397,6 +403,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::clock::select_default();
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
+    flow::setup(jobs);
     let gids = crate::report::group_ids(jobs);
     let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
@@ -421,7 +428,11 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(interim_clones(jobs, &firsts, &gids), cfg.status_interval);
+    live::start(
+        interim_clones(jobs, &firsts, &gids),
+        cfg.snapshot_every_ms(),
+        cfg.status_interval.is_some(),
+    );
     for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
         if stopped_all() {
             phase_start(phase_no);

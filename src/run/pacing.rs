@@ -424,6 +424,17 @@ impl Pacer {
         self.think_count >= self.think_last + self.think_blocks
     }
 
+    /// Takes the pause an engine asks for after each I/O (cpuio): `think_us` slept after
+    /// every completed I/O, replacing the job's own thinktime settings, as fio's cpuio
+    /// engine sets them.
+    pub fn engine_think(&mut self, think_us: u64) {
+        self.think_us = think_us;
+        self.spin_us = 0;
+        self.think_blocks = 1;
+        self.think_on_issue = false;
+        self.iotime_us = 0;
+    }
+
     /// Pauses for thinktime: spins `thinktime_spin`, sleeps the rest. The worker reaps what
     /// is in flight first.
     pub fn think(&mut self, stop: impl Fn() -> bool) {

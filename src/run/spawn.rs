@@ -77,6 +77,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     // SAFETY: the main process forks only from its main thread while no other thread of
     // ours is running; the child runs the clone and leaves with _exit, never returning.
+    crate::dprint!(crate::debug::Cat::Process, "will fork");
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
@@ -84,6 +85,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     if pid == 0 {
         drop(rd);
         super::signals::become_worker();
+        crate::debug::started();
         let out = run_one(spec);
         let bytes = serde_json::to_vec(&out).unwrap_or_default();
         let mut off = 0;
@@ -152,7 +154,9 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
         for (i, s) in specs.iter().enumerate() {
             if s.job.exec.thread {
                 let flag = stops[i];
+                crate::dprint!(crate::debug::Cat::Process, "will pthread_create");
                 workers[i] = Worker::Thread(scope.spawn(move || {
+                    crate::debug::started();
                     super::set_clone_stop(flag);
                     super::signals::block_usr1_here();
                     run_one(s)

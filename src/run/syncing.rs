@@ -5,12 +5,15 @@
 //!
 //! fio decides before picking each next I/O whether a sync is due: the job writes, its
 //! write count is a nonzero multiple of N, and the last operation was not already a sync.
-//! [`Syncer::due`] answers that with integer arithmetic; the sync itself is done
-//! synchronously after the queue drains, as fio's libaio and psync engines do it.
+//! [`Syncer::due`] answers that with integer arithmetic; the sync itself goes through the
+//! engine once the queue drains (an `Op::Sync` unit, see `Engine::sync`), as fio's libaio
+//! and psync engines do it, so nbd sends NBD_CMD_FLUSH and io_uring its fsync opcode.
 
+use crate::engine::{Engine, IoUnit, Op, SyncOp};
 use crate::error::JobError;
 use crate::job::reader::Reader;
 use crate::job::{Ddir, Job};
+use std::io;
 use std::os::fd::RawFd;
 
 /// Which system call a sync uses.
@@ -177,33 +180,64 @@ impl Syncer {
         self.last_was_sync = false;
     }
 
-    /// Performs the sync on `fd`; returns 0 or a negative errno.
-    pub fn sync(&mut self, fd: RawFd, kind: SyncKind) -> i64 {
+    /// Performs the sync through the engine (as fio issues a sync I/O unit), on file
+    /// `file` (descriptor `fd`, -1 when the engine opens its own), carried by `unit`;
+    /// returns 0 or a negative errno. Nothing else may be in flight.
+    pub fn sync<E: Engine>(
+        &mut self,
+        engine: &mut E,
+        unit: &mut IoUnit,
+        file: usize,
+        fd: RawFd,
+        kind: SyncKind,
+    ) -> io::Result<i64> {
         if kind == SyncKind::OnClose {
-            return if self.last_was_sync {
-                0
-            } else {
-                sync_fd(fd, false)
-            };
+            if self.last_was_sync {
+                return Ok(0);
+            }
+            return issue(engine, unit, file, fd, SyncOp::Fsync, 0, 0);
         }
         self.last_was_sync = true;
         let (first, end) = (self.first_write, self.last_write_end);
         self.first_write = u64::MAX;
         self.last_write_end = 0;
         match kind {
-            SyncKind::Fsync | SyncKind::OnClose => sync_fd(fd, false),
-            SyncKind::Fdatasync => sync_fd(fd, true),
-            SyncKind::Range(flags) => {
-                if first >= end {
-                    return 0;
-                }
-                // SAFETY: a plain system call on a descriptor the worker keeps open.
-                let r =
-                    unsafe { libc::sync_file_range(fd, first as i64, (end - first) as i64, flags) };
-                neg_errno(r as i64)
+            SyncKind::Fsync | SyncKind::OnClose => {
+                issue(engine, unit, file, fd, SyncOp::Fsync, 0, 0)
             }
+            SyncKind::Fdatasync => issue(engine, unit, file, fd, SyncOp::Fdatasync, 0, 0),
+            SyncKind::Range(_) if first >= end => Ok(0),
+            SyncKind::Range(flags) => issue(
+                engine,
+                unit,
+                file,
+                fd,
+                SyncOp::Range(flags),
+                first,
+                (end - first) as usize,
+            ),
         }
     }
+}
+
+/// Hands one sync to the engine in `unit` and waits for it (see `Engine::sync`): 0 or a
+/// negative errno; an error when the engine itself failed.
+pub fn issue<E: Engine>(
+    engine: &mut E,
+    unit: &mut IoUnit,
+    file: usize,
+    fd: RawFd,
+    op: SyncOp,
+    offset: u64,
+    len: usize,
+) -> io::Result<i64> {
+    unit.op = Op::Sync { kind: op };
+    unit.file = file as u32;
+    unit.fd = fd;
+    unit.offset = offset;
+    unit.len = len;
+    unit.result = 0;
+    engine.sync(unit)
 }
 
 /// Records a sync's latency as fio does: every periodic or replayed kind adds to the sync
@@ -285,7 +319,16 @@ mod tests {
         assert_eq!(s.due(), None);
         s.issued(Ddir::Write, 0, 4096, 4096);
         assert_eq!(s.due(), Some(SyncKind::Fsync));
-        assert_eq!(s.sync(-1, SyncKind::Fsync), 0);
+        let mut null = crate::engine::null::Null::default();
+        let mut unit = IoUnit::new(0, std::ptr::null_mut());
+        let r = s.sync(&mut null, &mut unit, 0, -1, SyncKind::Fsync);
+        assert_eq!(r.expect("null syncs"), 0);
+        assert_eq!(
+            unit.op,
+            Op::Sync {
+                kind: SyncOp::Fsync
+            }
+        );
         assert_eq!(s.due(), None);
         assert_eq!(s.last_offset, 4096);
     }

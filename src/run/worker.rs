@@ -3,7 +3,7 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job};
 use crate::stats::JobStats;
@@ -86,6 +86,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     // Each clone fills its buffers from its own seed (fio seeds them by thread number).
     let clone = cx.gen.thread_number().saturating_sub(1) as u32;
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);
+    let mut flow = super::flow::Flow::for_job(cx.job);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
     data.attach_trims(&cx.gen);
@@ -186,6 +187,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         ($slot:expr, $res:expr, $now:expr) => {{
             let u = &mut pool[$slot as usize];
             u.result = $res;
+            if let (true, Op::Rw(d)) = (crate::debug::on(crate::debug::Cat::Io), u.op) {
+                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
+                crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
+            }
             free.push($slot);
             open.io_done(u.file as usize, &mut engine);
             if serialize {
@@ -304,6 +309,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         let now = now_ns();
         if cx.stats.live.is_some_and(|s| s.wanted()) {
             let measured = if ramping { 0 } else { now - stat_start };
+            cx.stats.inflight = inflight as u32;
             crate::stats::live::answer(&mut cx.stats, measured);
         }
         if ramping && now >= ramp_end {
@@ -343,7 +349,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         .or(cx.gen.sync_log_offset())
                         .unwrap_or(syncer.last_io_offset);
                     let t = now_ns();
-                    let r = syncer.sync(open.fds().get(f).copied().unwrap_or(-1), kind);
+                    // Nothing is in flight: any slot is free to carry the sync.
+                    let unit = &mut pool[free.last().copied().unwrap_or(0) as usize];
+                    let fd = open.fds().get(f).copied().unwrap_or(-1);
+                    let r = syncer.sync(&mut engine, unit, f, fd, kind)?;
                     if r < 0 {
                         let errno = (-r) as i32;
                         let text = format!(
@@ -413,6 +422,17 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     hold = Hold::sync_now(kind, f, &cx.gen);
                     break;
                 }
+                // flow: a job ahead of its weight holds back (draining and sleeping
+                // flow_sleep first, when set), as fio does before it makes an I/O.
+                if let Some(f) = flow.as_mut() {
+                    if f.exceeded() {
+                        hold = Hold::Until {
+                            at: now_ns() + f.sleep_ns.max(1000),
+                            drain: f.sleep_ns > 0,
+                        };
+                        break;
+                    }
+                }
                 fresh = true;
                 if periodic_sync {
                     cx.gen.sync_at_new_loop = syncer.due_at_new_loop().is_some();
@@ -435,6 +455,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     break;
                 }
             };
+            // verify_state_load on a reading job: it ends before the first read the saved
+            // state does not vouch for, as fio's does.
+            if data.read_stops(next.ddir, next.file, next.offset) {
+                gen_done = true;
+                break;
+            }
             // A new loop: what the last one wrote is verified first.
             if fresh && data.loop_ended(cx.gen.pass()) {
                 pending = Some(next);
@@ -560,6 +586,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 error = Some(text);
                 break;
             }
+            if crate::debug::on(crate::debug::Cat::Io) {
+                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
+                for stage in ["fill", "prep", "queue"] {
+                    let d = next.ddir as usize;
+                    crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
+                }
+            }
             let queued = engine.queue(u);
             if let Err(e) = lock.unlock(fd) {
                 let text = format!("lockfile: {e}");
@@ -580,6 +613,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     cx.stats.record_depth(1, 1);
                     cx.stats.record_submit(1);
                     cx.stats.record_complete(1);
+                    if let Some(us) = engine.think_us() {
+                        pace.engine_think(us);
+                    }
                     let res = pool[slot as usize].result;
                     complete!(slot, res, t);
                     if error.is_some()
@@ -603,6 +639,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     }
                 }
                 Queued::Busy => {
+                    if engine.finished() {
+                        gen_done = true;
+                    }
                     free.push(slot);
                     if serialize {
                         busy[slot as usize] = false;
@@ -725,7 +764,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             if cx.lazy && fd < 0 {
                 continue;
             }
-            super::syncing::sync_fd(fd, false);
+            let unit = &mut pool[0];
+            super::syncing::issue(&mut engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
             if let Some(l) = &mut iolog {
                 l.log_op(i, "sync", syncer.last_offset, 0)?;
             }
@@ -738,8 +778,10 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         cx.stats.set_latency_target(t, w, p, d);
     }
     cx.stats.set_total_runtime_ms(ms);
+    // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
+    let moves_data = !cx.job.exec.engine.flags().no_io;
     for d in Ddir::ALL {
-        if cx.stats.dir[d as usize].ios > 0 {
+        if moves_data && cx.stats.dir[d as usize].ios > 0 {
             cx.stats.set_runtime_ms(d, ms);
         }
     }

@@ -57,6 +57,11 @@ impl Slot {
         self.want.load(Ordering::Relaxed) != self.answered.load(Ordering::Relaxed)
     }
 
+    /// The clone's state letter (`\0` while pending).
+    pub fn state_letter(&self) -> char {
+        char::from_u32(self.state.load(Ordering::Relaxed)).unwrap_or('\0')
+    }
+
     /// Marks the clone as reaped: `_`, or `X` when it failed.
     pub fn set_done(&self, failed: bool) {
         let c = if failed { 'X' } else { '_' };

@@ -38,6 +38,11 @@ pub struct LogConfig {
     /// `log_alternate_epoch_clock_id`: the clock_gettime clock of those times (0, the
     /// default, is CLOCK_REALTIME: the Unix epoch).
     pub epoch_clock: i32,
+    /// `log_store_compressed`: each write-out of a log is one zlib stream appended to
+    /// `NAME.log.fz`, fio's format, which `--inflate-log` turns back into text. (Plain
+    /// `log_compression` only saves fio memory; the files are the same text.)
+    #[serde(default)]
+    pub store_compressed: bool,
 }
 
 impl LogConfig {
@@ -277,13 +282,15 @@ impl JobLogs {
         };
         let (offset, prio, per_job, num) =
             (self.cfg.offset, self.cfg.prio, self.cfg.per_job, self.num);
+        let fz = if self.cfg.store_compressed { ".fz" } else { "" };
         let name = |prefix: &str, kind: &str| {
             if per_job {
-                format!("{prefix}_{kind}.{num}.log")
+                format!("{prefix}_{kind}.{num}.log{fz}")
             } else {
-                format!("{prefix}_{kind}.log")
+                format!("{prefix}_{kind}.log{fz}")
             }
         };
+        let zip = self.cfg.store_compressed;
         let cfg = &self.cfg;
         let targets = [
             (cfg.bw.as_deref(), "bw", &mut self.bw),
@@ -297,6 +304,13 @@ impl JobLogs {
                 continue;
             };
             if log.opened && log.samples.is_empty() {
+                continue;
+            }
+            if zip {
+                let bin = super::logzip::encode(&log.samples, offset, prio, base);
+                let z = super::logzip::maybe_deflate(true, &bin)?;
+                append(&name(prefix, kind), &mut log.opened, per_job, &z)?;
+                log.samples.clear();
                 continue;
             }
             let mut text = String::with_capacity(log.samples.len() * 32);
@@ -323,6 +337,7 @@ impl JobLogs {
             )?;
             log.samples.clear();
         }
+        // log_store_compressed with a histogram log is refused when the job is resolved.
         if let (Some(prefix), Some(h)) = (cfg.hist.as_deref(), self.hist.as_mut()) {
             if !h.opened || !h.text.is_empty() {
                 append(

@@ -13,6 +13,7 @@ pub mod histlog;
 pub mod iostat;
 pub mod live;
 pub mod logs;
+pub mod logzip;
 pub mod steady;
 
 use crate::job::Ddir;
@@ -204,6 +205,9 @@ pub struct JobStats {
     pub live: Option<&'static board::Slot>,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
+    /// I/Os in flight when a live snapshot was taken (`--metrics`); 0 otherwise.
+    #[serde(default)]
+    pub inflight: u32,
 }
 
 /// Index of a count in fio's submit/complete distribution (0, 1-4, 5-8, …, >64).

@@ -48,6 +48,8 @@ pub struct Contents {
     mixed: bool,
     /// With `verify_state_save`: the last completed writes, saved when the job ends.
     saving: Option<SaveTo>,
+    /// Reads completed so far (fio's `io_blocks[DDIR_READ]`), for `read_stops`.
+    reads_done: u64,
     /// With `verify_state_load`: where the saved run's certain writes end.
     loaded: Option<super::state::Loaded>,
     /// `continue_on_error` covers verify errors (and `verify_fatal` is off): a failed
@@ -57,8 +59,14 @@ pub struct Contents {
     /// taken before the first I/O, instead of being remembered.
     replay: Option<crate::gen::Generator>,
     experimental: bool,
-    /// Bytes written so far: how far an experimental replay reads.
+    /// Bytes written in this loop: how far an experimental replay reads.
     written: u64,
+    /// `experimental_verify`: bytes verified over the whole job and verify reads issued
+    /// (fio's `bytes_verified` and `verify_read_issues`, never reset between loops): a
+    /// loop's replay reads while the job's verified bytes stay within that loop's writes,
+    /// so with equal loops only the first is read back, as in fio 3.33.
+    verified_total: u64,
+    verify_reads: u64,
     /// Verify trims (`trim_percentage`), when asked for.
     trims: Option<super::trim::Trims>,
     /// The write number of the write in each slot.
@@ -183,11 +191,14 @@ impl Contents {
                 && !v.only,
             mixed: writes && reads,
             saving: None,
+            reads_done: 0,
             loaded: None,
             keep_going: !v.fatal && job.exec.errors.non_fatal(0, EILSEQ),
             replay: None,
             experimental: verify_on && writes && v.do_verify && v.experimental,
             written: 0,
+            verified_total: 0,
+            verify_reads: 0,
             trims: None,
             slot_wno: vec![0; depth],
             errors: job.exec.errors.clone(),
@@ -211,14 +222,11 @@ impl Contents {
         let index = thread_number.saturating_sub(1);
         let writes = job.workload.pattern.writes();
         if self.v.state_load && self.v.method != Method::None {
-            if !writes {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidInput,
-                    "verify_state_load needs the writing job (run it with verify_only=1)",
-                ));
-            }
-            let here = std::path::Path::new(".");
-            self.loaded = Some(super::state::Loaded::load(here, &job.name, index)?);
+            // A writing job (verify_only) trims its verify list with the state; a job that
+            // only reads stops before the first read the state says may not have landed
+            // (see `read_stops`), as fio does.
+            let dir = super::state::state_dir();
+            self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
             self.saving = Some(SaveTo {
@@ -288,6 +296,13 @@ impl Contents {
                 time_nsec,
             };
             block::fill(&self.v, &self.filler, buf, u.offset, &st);
+            crate::dprint!(
+                crate::debug::Cat::Verify,
+                "fill {} io_u {:p}, len {}",
+                self.v.method.name(),
+                u.buf,
+                u.len
+            );
             self.slots[u.slot as usize] = st;
         } else {
             self.filler.before_write(buf, u.offset, u.start_ns);
@@ -299,6 +314,19 @@ impl Contents {
     /// counts them without ending the job.
     pub fn keeps_going(&self) -> bool {
         self.keep_going
+    }
+
+    /// With `verify_state_load` on a job that only reads and verifies: true when the read
+    /// about to be issued at (`file`, `offset`) is past what the saved writing run is known
+    /// to have completed, so the job ends before it (fio's `verify_state_should_stop`).
+    #[inline]
+    pub fn read_stops(&self, ddir: Ddir, file: usize, offset: u64) -> bool {
+        match &self.loaded {
+            Some(l) if ddir == Ddir::Read && !self.mixed && self.v.on() => {
+                l.read_stops(self.reads_done, file as u64, offset)
+            }
+            _ => false,
+        }
     }
 
     /// Handles a successful completion: remembers writes, checks reads. An error is the
@@ -322,6 +350,7 @@ impl Contents {
                 Ok(())
             }
             Op::Rw(Ddir::Read) if self.v.on() && !self.mixed => {
+                self.reads_done += 1;
                 // SAFETY: the read completed into the unit's own buffer.
                 let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
                 let r = block::check(
@@ -418,6 +447,11 @@ impl Contents {
         if new && self.keep_hist && self.v.do_verify && !self.hist.is_empty() {
             self.loop_due = true;
         }
+        // experimental_verify: fio replays each loop's writes after it, as it does for
+        // remembered ones.
+        if new && self.experimental && self.replay.is_some() && self.written > 0 {
+            self.loop_due = true;
+        }
         self.loop_due
     }
 
@@ -447,7 +481,10 @@ impl Contents {
         stat_start: u64,
         batch: Option<usize>,
     ) -> std::io::Result<Result<(), (i32, String)>> {
-        let mut replay = self.replay.take();
+        // An experimental replay starts again from the copy taken before the first I/O at
+        // every loop (fio reseeds its generator at each loop with randrepeat).
+        crate::dprint!(crate::debug::Cat::Verify, "starting loop");
+        let mut replay = self.replay.clone();
         let mut todo = match (batch, &mut replay) {
             (Some(n), _) => {
                 self.since_backlog = 0;
@@ -462,8 +499,8 @@ impl Contents {
             }
             (None, Some(gen)) => Source::Replay {
                 gen,
-                left: self.written,
-                numberio: 0,
+                left: self.written.saturating_sub(self.verified_total),
+                numberio: self.verify_reads,
             },
             (None, None) => {
                 if !self.keep_hist || !self.v.do_verify {
@@ -499,7 +536,7 @@ impl Contents {
         let depth = pool.len();
         let this: &Self = self;
         let workers = this.v.async_threads as usize;
-        std::thread::scope(|scope| {
+        let result = std::thread::scope(|scope| {
             let mut ck = match workers {
                 0 => None,
                 n => Some(Checkers::spawn(
@@ -767,7 +804,15 @@ impl Contents {
                 stats.record_error(errno, "");
             }
             error.map_or(Ok(()), Err)
-        })
+        });
+        crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
+        if let Source::Replay { left, numberio, .. } = todo {
+            let budget = self.written.saturating_sub(self.verified_total);
+            self.verified_total += budget - left;
+            self.verify_reads = numberio;
+            self.written = 0;
+        }
+        result
     }
 
     /// Applies the verify trims to blocks about to be checked: trimmed ones are to read
@@ -819,8 +864,8 @@ impl Drop for Contents {
             );
         }
         if let Some(s) = &self.saving {
-            let here = std::path::Path::new(".");
-            if let Err(e) = s.comps.save(here, &s.name, s.index, self.issued_writes) {
+            let dir = super::state::state_dir();
+            if let Err(e) = s.comps.save(&dir, &s.name, s.index, self.issued_writes) {
                 eprintln!("iobench: job '{}': verify state: {e}", s.name);
             }
         }

@@ -301,3 +301,53 @@ impl Drop for Nbd {
         }
     }
 }
+
+pub const URI: crate::options::table::OptDef = crate::options::table::opt(
+    "uri",
+    crate::options::table::Kind::Str,
+    "The NBD server address",
+)
+.cat(crate::options::table::Category::Engine)
+.engines(&["nbd"]);
+
+impl super::spec::Declared for Nbd {
+    /// The server and export (`uri`).
+    type Opts = Arc<str>;
+    const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
+        "nbd",
+        "a Network Block Device server, over the NBD protocol",
+        super::spec::Flags {
+            opens_own_files: true,
+            sized_by_engine: true,
+            ..super::spec::Flags::ASYNC
+        },
+    )
+    .options(&[URI])];
+    fn configure(
+        _: &'static super::spec::Spec,
+        r: &crate::job::reader::Reader,
+        _: &super::spec::JobFacts,
+    ) -> Result<Arc<str>, crate::error::JobError> {
+        let Some(u) = r.text("uri") else {
+            return Err(r.invalid(
+                "ioengine",
+                "ioengine=nbd needs uri= (nbd://host[:port]/export or \
+                 nbd+unix:///export?socket=PATH)",
+            ));
+        };
+        wire::parse_uri(&u).map_err(|e| r.invalid("uri", e))?;
+        Ok(u.into())
+    }
+    fn build(uri: &Arc<str>) -> Self {
+        Nbd::new(uri.clone())
+    }
+    fn target_size(uri: &Arc<str>) -> io::Result<u64> {
+        match wire::export_size(uri) {
+            Ok(0) => Err(io::Error::other(format!(
+                "nbd server {uri}: the export is empty"
+            ))),
+            Ok(n) => Ok(n),
+            Err(e) => Err(io::Error::new(e.kind(), format!("nbd server {uri}: {e}"))),
+        }
+    }
+}

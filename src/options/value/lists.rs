@@ -101,7 +101,12 @@ pub fn parse_range_list(s: &str, base: KbBase) -> Result<PerDir<(u64, u64)>, Str
 /// fio.
 fn parse_share(p: &str, whole: &str) -> Result<Option<u32>, String> {
     let t = p.trim();
-    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+    // A blank percentage (`1k/`) is a missing one, as fio reads it: that block size shares
+    // what the others leave of 100%.
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if !t.bytes().all(|b| b.is_ascii_digit()) {
         return Err(format!("'{p}' in '{whole}' is not a whole percentage"));
     }
     match t.parse::<u32>() {

@@ -1,0 +1,273 @@
+//! fio's engines iobench does not run, each with why and what it would take. A job naming
+//! one is refused with that reason; `--enghelp` lists them. Their options are declared here
+//! (or in the file of the engine that will implement them) so that `--enghelp=ENGINE`
+//! still shows fio's option list, and each option is refused as not supported yet.
+
+use super::spec::Spec;
+use crate::options::table::{opt, Category as C, Kind as K, OptDef};
+
+const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
+    ("write", "WRITE"),
+    ("write_and_verify", "WRITE AND VERIFY"),
+    ("verify", "same as write_and_verify"),
+    ("write_same", "WRITE SAME"),
+    ("same", "same as write_same"),
+    ("write_same_ndob", "WRITE SAME with no data buffer"),
+    ("verify_bytchk_00", "VERIFY without data"),
+    ("verify_bytchk_01", "VERIFY comparing data"),
+    ("verify_bytchk_11", "VERIFY with one block of data"),
+    ("write_stream", "WRITE STREAM"),
+];
+
+const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
+
+const VERB_CHOICES: &[(&str, &str)] = &[
+    ("write", "RDMA write"),
+    ("read", "RDMA read"),
+    ("send", "send"),
+    ("recv", "receive"),
+];
+
+pub const VOLUME: OptDef = opt("volume", K::Str, "The GlusterFS volume")
+    .cat(C::Engine)
+    .engines(&["gfapi", "gfapi_async"])
+    .not_yet();
+
+pub const BRICK: OptDef = opt("brick", K::Str, "The GlusterFS brick to connect to")
+    .cat(C::Engine)
+    .engines(&["gfapi", "gfapi_async"])
+    .not_yet();
+
+pub const SINGLE_INSTANCE: OptDef = opt(
+    "single-instance",
+    K::Bool,
+    "Use one GlusterFS connection for all jobs",
+)
+.cat(C::Engine)
+.engines(&["gfapi", "gfapi_async"])
+.not_yet();
+
+pub const SKIP_BAD: OptDef = opt(
+    "skip_bad",
+    K::Bool,
+    "Skip blocks the flash device marks as bad",
+)
+.def("0")
+.cat(C::Engine)
+.engines(&["mtd"])
+.not_yet();
+
+pub const READFUA: OptDef = opt("readfua", K::Bool, "Send reads with Force Unit Access")
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["sg"])
+    .not_yet();
+
+pub const WRITEFUA: OptDef = opt("writefua", K::Bool, "Send writes with Force Unit Access")
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["sg"])
+    .not_yet();
+
+pub const SG_WRITE_MODE: OptDef = opt(
+    "sg_write_mode",
+    K::Choice(SG_WRITE_MODE_CHOICES),
+    "Which SCSI command writes use",
+)
+.def("write")
+.cat(C::Engine)
+.engines(&["sg"])
+.not_yet();
+
+pub const STREAM_ID: OptDef = opt(
+    "stream_id",
+    K::Int {
+        min: i64::MIN,
+        max: i64::MAX,
+    },
+    "Stream id for SCSI WRITE STREAM commands",
+)
+.def("0")
+.cat(C::Engine)
+.engines(&["sg"])
+.not_yet();
+
+pub const CMD_TYPE: OptDef = opt(
+    "cmd_type",
+    K::Choice(CMD_TYPE_CHOICES),
+    "The kind of passthrough command",
+)
+.def("nvme")
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd"])
+.not_yet();
+
+pub const BINDNAME: OptDef = opt("bindname", K::Str, "The local address to bind to")
+    .def("")
+    .cat(C::Engine)
+    .engines(&["rdma"])
+    .not_yet();
+
+pub const VERB: OptDef = opt("verb", K::Choice(VERB_CHOICES), "The RDMA operation to do")
+    .alias(&["proto"])
+    .def("write")
+    .cat(C::Engine)
+    .engines(&["rdma"])
+    .not_yet();
+
+pub const CLUSTERNAME: OptDef = opt("clustername", K::Str, "The Ceph cluster name")
+    .cat(C::Engine)
+    .engines(&["rados", "rbd"])
+    .not_yet();
+
+pub const RBDNAME: OptDef = opt("rbdname", K::Str, "The RBD image name")
+    .cat(C::Engine)
+    .engines(&["rbd"])
+    .not_yet();
+
+pub const POOL: OptDef = opt("pool", K::Str, "The Ceph pool")
+    .cat(C::Engine)
+    .engines(&["rados", "rbd"])
+    .not_yet();
+
+pub const CLIENTNAME: OptDef = opt("clientname", K::Str, "The Ceph client name")
+    .cat(C::Engine)
+    .engines(&["rados", "rbd"])
+    .not_yet();
+
+pub const CONF: OptDef = opt("conf", K::Str, "The Ceph configuration file")
+    .def("/etc/ceph/ceph.conf")
+    .cat(C::Engine)
+    .engines(&["rados"])
+    .not_yet();
+
+pub const BUSY_POLL: OptDef = opt("busy_poll", K::Bool, "Spin while waiting for completions")
+    .def("0")
+    .cat(C::Engine)
+    .engines(&["rados", "rbd"])
+    .not_yet();
+
+pub const TOUCH_OBJECTS: OptDef = opt(
+    "touch_objects",
+    K::Bool,
+    "Create the objects before starting",
+)
+.def("1")
+.cat(C::Engine)
+.engines(&["rados"])
+.not_yet();
+
+use super::cmdprio::{CMDPRIO, CMDPRIO_BSSPLIT, CMDPRIO_CLASS, CMDPRIO_PERCENTAGE};
+use super::psync::{HIPRI, NOWAIT, UNCACHED};
+use super::uring::{
+    FIXEDBUFS, FORCE_ASYNC, NONVECTORED, REGISTERFILES, SQTHREAD_POLL, SQTHREAD_POLL_CPU,
+};
+
+/// Needs a RAM-backed persistent memory device, absent here.
+const NO_PMEM: &str = "needs persistent memory (a DAX-mounted file system or a /dev/dax \
+                       device) and PMDK; this machine has neither";
+
+/// The engines fio 3.33 has that iobench refuses, in fio's `--enghelp` order.
+pub const SPECS: &[Spec] = &[
+    Spec::refused(
+        "net",
+        "sends or receives over TCP, UDP or a Unix socket",
+        "iobench does not implement it yet",
+    )
+    .options(super::net::OPTIONS),
+    Spec::refused(
+        "netsplice",
+        "like net, moving data with splice",
+        "iobench does not implement it yet",
+    )
+    .options(super::net::OPTIONS),
+    Spec::refused(
+        "e4defrag",
+        "ext4 online defragmentation",
+        "not implemented yet",
+    )
+    .options(&[super::e4defrag::DONORNAME, super::e4defrag::INPLACE]),
+    Spec::refused(
+        "gfapi",
+        "GlusterFS library, synchronous",
+        "needs a GlusterFS volume and libgfapi; no cluster is reachable here",
+    )
+    .options(&[VOLUME, BRICK, SINGLE_INSTANCE]),
+    Spec::refused(
+        "gfapi_async",
+        "GlusterFS library, asynchronous",
+        "needs a GlusterFS volume and libgfapi; no cluster is reachable here",
+    )
+    .options(&[VOLUME, BRICK, SINGLE_INSTANCE]),
+    Spec::refused(
+        "mtd",
+        "raw flash (MTD) devices",
+        "needs a raw flash (MTD) character device (/dev/mtdN) and libmtd; this machine has none",
+    )
+    .options(&[SKIP_BAD])
+    .hidden(),
+    Spec::refused(
+        "sg",
+        "SCSI generic passthrough",
+        "needs a SCSI generic device (/dev/sgN or a SCSI block device); this machine's disks \
+         are virtio, which has no SCSI passthrough",
+    )
+    .options(&[HIPRI, READFUA, WRITEFUA, SG_WRITE_MODE, STREAM_ID]),
+    Spec::refused(
+        "io_uring_cmd",
+        "io_uring passthrough commands (NVMe)",
+        "needs an NVMe character device (/dev/ngXnY) for passthrough commands; this machine \
+         has no NVMe device",
+    )
+    .options(&[
+        HIPRI,
+        CMDPRIO_PERCENTAGE,
+        CMDPRIO_CLASS,
+        CMDPRIO,
+        CMDPRIO_BSSPLIT,
+        FIXEDBUFS,
+        REGISTERFILES,
+        SQTHREAD_POLL,
+        SQTHREAD_POLL_CPU,
+        NONVECTORED,
+        UNCACHED,
+        NOWAIT,
+        FORCE_ASYNC,
+        CMD_TYPE,
+    ])
+    .hidden(),
+    Spec::refused(
+        "rdma",
+        "RDMA reads, writes, sends and receives",
+        "needs RDMA hardware (InfiniBand, RoCE or iWARP) and libibverbs/librdmacm",
+    )
+    .options(&[super::net::HOSTNAME, BINDNAME, super::net::PORT, VERB]),
+    Spec::refused(
+        "rados",
+        "Ceph RADOS objects",
+        "needs a Ceph cluster and librados; no cluster is reachable here",
+    )
+    .options(&[
+        CLUSTERNAME,
+        POOL,
+        CLIENTNAME,
+        CONF,
+        BUSY_POLL,
+        TOUCH_OBJECTS,
+    ])
+    .hidden(),
+    Spec::refused(
+        "rbd",
+        "Ceph RADOS block devices",
+        "needs a Ceph cluster with an RBD image and librbd; no cluster is reachable here",
+    )
+    .options(&[CLUSTERNAME, RBDNAME, POOL, CLIENTNAME, BUSY_POLL]),
+    Spec::refused("pmemblk", "PMDK libpmemblk", NO_PMEM),
+    Spec::refused("dev-dax", "a DAX character device", NO_PMEM),
+    Spec::refused("libpmem", "PMDK libpmem", NO_PMEM),
+    Spec::refused(
+        "external",
+        "an engine loaded from a shared object (external:path)",
+        "loads a C engine built against fio's internal structures, which iobench does not have",
+    ),
+];

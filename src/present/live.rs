@@ -1,0 +1,81 @@
+//! `--live=FILE|-`: JSON Lines while the run goes, one object per snapshot interval
+//! (`--status-interval`, or once a second), each with that interval's own numbers per
+//! job and per group (IOPS, bandwidth, latency min/mean/max and p50/p90/p99/p99.9 per
+//! direction) and the totals so far; a last line (`"final": true`) carries what the
+//! final report adds after the last interval, so the intervals add up to the final
+//! report's totals. Each line is one valid JSON document, flushed as it is written.
+
+use super::window::{self, Windows};
+use crate::stats::RunOutcome;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::time::Instant;
+
+/// The writer of one run's live lines.
+pub struct LiveLog {
+    out: Box<dyn Write + Send>,
+    prev: RunOutcome,
+    started: Instant,
+    last: Instant,
+}
+
+impl LiveLog {
+    /// Opens `dest` (`-` is stdout; a file is created or truncated).
+    pub fn open(dest: &str) -> Result<LiveLog, String> {
+        let out: Box<dyn Write + Send> = if dest == "-" {
+            Box::new(std::io::stdout())
+        } else {
+            Box::new(
+                std::fs::File::create(dest)
+                    .map_err(|e| format!("--live={dest}: cannot create it: {e}"))?,
+            )
+        };
+        let now = Instant::now();
+        Ok(LiveLog {
+            out,
+            prev: RunOutcome::default(),
+            started: now,
+            last: now,
+        })
+    }
+
+    /// Writes the line of the interval that ends with `now`.
+    pub fn record(&mut self, now: &RunOutcome, last: bool) {
+        let t = Instant::now();
+        let secs = t.duration_since(self.last).as_secs_f64();
+        let (jobs, groups) = window::windows(&self.prev, now);
+        let entry = |w: &Windows, name_key: &str| {
+            let mut o = serde_json::Map::new();
+            o.insert(name_key.into(), json!(w.name));
+            o.insert("groupid".into(), json!(w.groupid));
+            o.insert("clones".into(), json!(w.clones));
+            for (d, name) in ["read", "write", "trim"].iter().enumerate() {
+                if w.dirs[d].total_ios > 0 {
+                    o.insert((*name).into(), w.dirs[d].value(secs, w.lat_key));
+                }
+            }
+            Value::Object(o)
+        };
+        let line = json!({
+            "time_ms": t.duration_since(self.started).as_millis() as u64,
+            "interval_ms": (secs * 1000.0).round() as u64,
+            "final": last,
+            "jobs": jobs.iter().map(|w| entry(w, "jobname")).collect::<Vec<_>>(),
+            "groups": groups.iter().map(|w| entry(w, "name")).collect::<Vec<_>>(),
+        });
+        let mut text = line.to_string();
+        text.push('\n');
+        if let Err(e) = self
+            .out
+            .write_all(text.as_bytes())
+            .and_then(|_| self.out.flush())
+        {
+            eprintln!("iobench: --live: {e}");
+        }
+        self.prev = RunOutcome {
+            results: now.results.clone(),
+            signal: None,
+        };
+        self.last = t;
+    }
+}

@@ -1,0 +1,25 @@
+//! Seeing a run: readers of the results and of the collector's snapshots, never writers
+//! into the hot path. `live` writes each interval's own numbers as JSON Lines (`--live`),
+//! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
+//! two cumulative snapshots.
+
+pub mod live;
+pub mod metrics;
+pub mod window;
+
+use crate::cli::CliConfig;
+
+/// Starts what `cfg` asks for (`--live`, `--metrics`) for the next run: opens the live
+/// file, binds the endpoint, and registers them with the collector. An error (a file
+/// that cannot be created, an address that cannot be bound) comes before any job runs.
+pub fn start(cfg: &CliConfig) -> Result<(), String> {
+    if let Some(dest) = &cfg.live {
+        let mut log = live::LiveLog::open(dest)?;
+        crate::run::live::add_consumer(Box::new(move |o, last| log.record(o, last)));
+    }
+    if let Some(addr) = &cfg.metrics {
+        let state = metrics::start(addr)?;
+        crate::run::live::add_consumer(Box::new(move |o, last| metrics::update(&state, o, last)));
+    }
+    Ok(())
+}

@@ -1,0 +1,110 @@
+//! `flow`, `flow_id`, `flow_sleep`: fio's flow control between jobs. Jobs with the same
+//! `flow_id` and a non-zero `flow` weight share one I/O counter; before each I/O a job
+//! compares its own share of that counter with its share of the flow's total weight, and
+//! when it is ahead it holds back (after draining and sleeping `flow_sleep` µs, when set)
+//! instead of issuing, as fio's `flow_threshold_exceeded` does. So `flow=1` and `flow=8`
+//! in one flow run at about 1:8 in I/O counts, whatever their engines and depths.
+//!
+//! The shared counters live in one anonymous shared mapping made before any worker is
+//! forked, so processes and threads see the same atomics; each check is two relaxed loads
+//! and, when the job goes on, one atomic add (no lock, no syscall).
+
+use crate::job::Job;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+/// The flows' shared counters, one per distinct `flow_id` in use.
+static COUNTERS: OnceLock<&'static [AtomicU64]> = OnceLock::new();
+/// (flow_id, total weight) of each counter slot, in slot order.
+static FLOWS: OnceLock<Vec<(u64, u64)>> = OnceLock::new();
+
+fn opt(job: &Job, name: &str) -> u64 {
+    job.raw
+        .value(name)
+        .and_then(|v| crate::options::value::parse_int(v).ok())
+        .map_or(0, |v| v.max(0) as u64)
+}
+
+/// Sets up the counters of every flow the run's jobs use (every clone of a job with a
+/// weight adds it to its flow's total, as each of fio's threads does). Call once, in the
+/// main process before any worker starts.
+pub fn setup(jobs: &[Job]) {
+    let mut flows: Vec<(u64, u64)> = Vec::new();
+    for j in jobs {
+        let w = opt(j, "flow");
+        if w == 0 {
+            continue;
+        }
+        let id = opt(j, "flow_id");
+        let add = w * u64::from(j.exec.numjobs.max(1));
+        match flows.iter_mut().find(|f| f.0 == id) {
+            Some(f) => f.1 += add,
+            None => flows.push((id, add)),
+        }
+    }
+    if flows.is_empty() {
+        return;
+    }
+    let len = flows.len() * std::mem::size_of::<AtomicU64>();
+    // SAFETY: a fresh anonymous shared mapping; zeroed memory is a valid AtomicU64 array,
+    // it is never unmapped (the run's lifetime), and forked workers inherit it shared.
+    let counters = unsafe {
+        let p = libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if p == libc::MAP_FAILED {
+            eprintln!("iobench: flow: {}", std::io::Error::last_os_error());
+            return;
+        }
+        std::slice::from_raw_parts(p as *const AtomicU64, flows.len())
+    };
+    let _ = COUNTERS.set(counters);
+    let _ = FLOWS.set(flows);
+}
+
+/// One worker's side of its flow.
+pub struct Flow {
+    counter: &'static AtomicU64,
+    mine: u64,
+    weight_ratio: f64,
+    /// `flow_sleep` in ns (0: no sleep, only hold back).
+    pub sleep_ns: u64,
+}
+
+impl Flow {
+    /// The flow of `job`, when it has a weight.
+    pub fn for_job(job: &Job) -> Option<Flow> {
+        let w = opt(job, "flow");
+        if w == 0 {
+            return None;
+        }
+        let id = opt(job, "flow_id");
+        let flows = FLOWS.get()?;
+        let slot = flows.iter().position(|f| f.0 == id)?;
+        Some(Flow {
+            counter: COUNTERS.get()?.get(slot)?,
+            mine: 0,
+            weight_ratio: w as f64 / flows[slot].1 as f64,
+            sleep_ns: opt(job, "flow_sleep") * 1000,
+        })
+    }
+
+    /// Before an I/O: true when this job is ahead of its weight and must hold back;
+    /// otherwise the I/O is counted and false returned.
+    #[inline]
+    pub fn exceeded(&mut self) -> bool {
+        let total = self.counter.load(Ordering::Relaxed);
+        // fio divides as doubles: 0/0 is NaN, which is never ahead.
+        if self.mine as f64 / total as f64 > self.weight_ratio {
+            return true;
+        }
+        self.counter.fetch_add(1, Ordering::Relaxed);
+        self.mine += 1;
+        false
+    }
+}

@@ -671,7 +671,8 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
         };
         assert!(
             o.status.success(),
-            "{who}: {}",
+            "{who}: {}{}",
+            text(&o),
             String::from_utf8_lossy(&o.stderr)
         );
         let read = |k: &str| {

@@ -6,12 +6,22 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A port nothing listens on now (the kernel's pick, released for the server to take).
+/// A port nothing listens on now (the kernel's pick, released for the server to take),
+/// never the same twice in one test binary: tests run in parallel, and a port released by
+/// one could otherwise be handed to another before the first server binds it.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind an ephemeral port")
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("bind an ephemeral port");
+        let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// A started server; dropping it kills its whole process group.
@@ -29,7 +39,7 @@ impl Server {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let child = cmd.spawn().expect("start server");
-        let s = Server { child, port };
+        let mut s = Server { child, port };
         let t0 = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(
@@ -38,6 +48,11 @@ impl Server {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
+        // Another process may hold the port (then this server could not bind it and ended).
+        assert!(
+            matches!(s.child.try_wait(), Ok(None)),
+            "the server for port {port} exited: is the port taken?"
+        );
         s
     }
 

@@ -106,3 +106,17 @@ pub fn json_report(out: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// Waits for `child` at most `secs` seconds; a child still running then is killed and the
+/// test fails ("iobench hung"), so a hang is a failure, never a stuck suite.
+pub fn wait_for(mut child: std::process::Child, secs: u64) -> Output {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("iobench hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}

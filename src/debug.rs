@@ -5,7 +5,7 @@
 //! The mask is one atomic word read with a relaxed load, so a disabled category costs one
 //! load and a branch on the paths that check it; nothing is formatted unless it is on.
 //! Every category fio knows is accepted; the ones a user reads (process, file, io, random,
-//! parse, verify) print the lines fio prints for the same events; rate and steadystate
+//! parse, verify) print fio's lines for the main events (not every line fio prints); rate and steadystate
 //! print what fio 3.33 prints on this platform for ordinary jobs (nothing); the others are
 //! accepted and print fewer lines than fio.
 

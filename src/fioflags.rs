@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 /// `--cpuclock-test`: checks that the clock iobench times with (the TSC when invariant,
 /// as fio) never goes backwards when read in turn from every CPU. Each CPU's thread reads
 /// the clock under one lock, so the readings form one sequence that must not decrease.
-/// Returns the exit status: fio 3.33 exits 1 when the test passes and 0 when it fails,
-/// and so does iobench, for scripts written against fio.
+/// Returns the exit status, as fio's: 0 when the test passes, 1 when it fails.
 pub fn cpuclock_test() -> u8 {
     crate::clock::select_default();
     let tsc = crate::clock::selected() == crate::clock::ClockSource::Cpu;
@@ -53,10 +52,10 @@ pub fn cpuclock_test() -> u8 {
     }
     if failed.load(Ordering::Relaxed) {
         println!("cs: Failed: the clock went backwards between CPUs");
-        0
+        1
     } else {
         println!("cs: Pass!");
-        1
+        0
     }
 }
 

@@ -12,7 +12,7 @@ use std::process::Command;
 
 /// The recorded floors (see README's tally).
 const RUNS_FLOOR: usize = 22;
-const EQUAL_FLOOR: usize = 14;
+const EQUAL_FLOOR: usize = 8;
 
 fn examples() -> Option<PathBuf> {
     let dir = std::env::var_os("FIO_EXAMPLES")
@@ -245,8 +245,14 @@ fn every_example_fio_runs_runs_in_iobench() {
         println!("  differs: {d}");
     }
     tally("examples", ok, fio_runs, RUNS_FLOOR, &misses);
+    // Every deterministic example issues what fio issues; how many count as deterministic
+    // depends on both tools finishing within 250 ms, so only a low floor is kept for that.
     assert!(
-        equal >= EQUAL_FLOOR,
-        "examples with equal counts: {equal} of {compared}, below {EQUAL_FLOOR}"
+        differ.is_empty(),
+        "issued counts differ from fio's: {differ:?}"
+    );
+    assert!(
+        compared >= EQUAL_FLOOR,
+        "only {compared} examples were compared (floor {EQUAL_FLOOR})"
     );
 }

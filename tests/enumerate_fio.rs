@@ -98,7 +98,10 @@ fn every_fio_flag_is_accepted() {
         };
         let fio = run(Command::new("fio"));
         let ib = run(iobench());
-        if ib.code == fio.code && !ib.refused_as_unknown() {
+        // The clock test's verdict is the machine's (fio's own fails under heavy load).
+        let same = ib.code == fio.code
+            || flag == "cpuclock-test" && matches!((ib.code, fio.code), (Some(0 | 1), Some(0 | 1)));
+        if same && !ib.refused_as_unknown() {
             ok += 1;
         } else {
             misses.push(format!(

@@ -330,3 +330,62 @@ fn version_names_fio_3_33() {
     assert!(out.contains("\"fio version\" : \"iobench-0.1.0 (fio-3.33 compatible)\""));
     assert!(out.contains(";iobench-0.1.0 (fio-3.33 compatible);x;"));
 }
+
+/// fio's run-time flags: `--trigger-timeout` with `--trigger` stops a 20 s job after about
+/// a second and runs the command; `--aux-path` puts the verify state file there;
+/// `--idle-prof=system` adds fio's `CPU idleness` block; `--bandwidth-log` leaves fio's
+/// three (empty) aggregate logs. Each as fio does it here.
+#[test]
+fn run_flags_behave_like_fio() {
+    let Some(_) = fio() else { return };
+    for (tool, exe) in [("fio", "fio"), ("iobench", env!("CARGO_BIN_EXE_iobench"))] {
+        let dir = scratch(&format!("run-flags-{tool}"));
+        let aux = dir.join("aux");
+        std::fs::create_dir_all(&aux).unwrap();
+        let fired = dir.join("fired");
+        let t = std::time::Instant::now();
+        let mut c = Command::new(exe);
+        c.current_dir(&dir)
+            .args([
+                "--trigger-timeout=1",
+                &format!("--trigger=touch {}", fired.display()),
+            ])
+            .args(["--name=t", "--filename=f", "--size=1m", "--ioengine=null"])
+            .args(["--time_based", "--runtime=20", "--output-format=terse"]);
+        run_ok(c);
+        let took = t.elapsed().as_secs_f64();
+        assert!(
+            took < 8.0,
+            "{tool}: the trigger did not stop the run ({took:.1} s)"
+        );
+        assert!(fired.exists(), "{tool}: the trigger command did not run");
+        let mut c = Command::new(exe);
+        c.current_dir(&dir)
+            .arg(format!("--aux-path={}", aux.display()))
+            .args([
+                "--name=vs",
+                "--filename=f",
+                "--size=64k",
+                "--rw=write",
+                "--verify=md5",
+            ])
+            .args([
+                "--verify_state_save=1",
+                "--idle-prof=system",
+                "--bandwidth-log",
+            ]);
+        let out = text(&run_ok(c).stdout);
+        assert!(
+            aux.join("local-vs-0-verify.state").exists(),
+            "{tool}: no state in aux-path"
+        );
+        assert!(out.contains("CPU idleness:\n  system: "), "{tool}: {out}");
+        assert!(out.contains("  unit work: mean="), "{tool}: {out}");
+        for d in ["read", "write", "trim"] {
+            assert!(
+                dir.join(format!("agg-{d}_bw.log")).exists(),
+                "{tool}: agg-{d}_bw.log"
+            );
+        }
+    }
+}

@@ -498,6 +498,9 @@ fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
 /// data written in full when the job reads (so reads do not hit holes) or asks for
 /// `overwrite`, as fio does.
 fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
+    if job.files.fallocate == Fallocate::Truncate {
+        crate::dprint!(crate::debug::Cat::File, "ftruncate file {path} size {size}");
+    }
     if size == FILL {
         // fill_device: the file is only created; the job's writes fill it.
         OpenOptions::new()
@@ -580,6 +583,7 @@ pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
 /// regular file when the job writes), then does what fio does on each open: drop or
 /// warm its cached pages and pass on the access and write hints.
 pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
+    crate::dprint!(crate::debug::Cat::File, "fd open {}", t.path);
     let writes = job_writes(job) || job.exec.engine.flags().opens_rdwr;
     let mut flags = job.exec.sync.open_sync_flags;
     if job.exec.direct {

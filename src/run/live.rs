@@ -28,7 +28,7 @@ struct Clone {
 /// A clone's statistics: the blank ones its job's clones share until it has its own.
 enum Stats {
     Blank(std::sync::Arc<JobStats>),
-    Own(JobStats),
+    Own(Box<JobStats>),
 }
 
 impl Stats {
@@ -89,7 +89,7 @@ pub(crate) fn finished(thread_number: u64, stats: Option<&JobStats>) {
         if let Some(s) = stats {
             let mut own = s.clone();
             own.logs = None;
-            c.stats = Stats::Own(own);
+            c.stats = Stats::Own(Box::new(own));
         }
         c.done = true;
     }
@@ -147,7 +147,7 @@ fn report() {
                 // dropped, so the numbers of successive reports only grow.
                 if s.total_bytes() >= c.stats.get().total_bytes() {
                     s.job_index = c.stats.get().job_index;
-                    c.stats = Stats::Own(s);
+                    c.stats = Stats::Own(Box::new(s));
                 }
             }
         }

@@ -1160,3 +1160,129 @@ fn several_servers_reports_say_whose_they_are() {
         assert_eq!(l.matches("> ").count(), 1, "{l}");
     }
 }
+
+/// The status lines (`Jobs: …`) a client drew in `out`: the pieces between `\r`s and
+/// newlines that start so.
+fn status_lines(out: &str) -> Vec<String> {
+    out.split(['\r', '\n'])
+        .map(str::trim_end)
+        .filter(|l| l.starts_with("Jobs: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A 5 s time-based job pair (a random reader, a sequential writer) in `dir`: its status
+/// lines show a job map and rates from the third second on.
+fn timed_job(dir: &Path) -> std::path::PathBuf {
+    let p = dir.join("timed.fio");
+    std::fs::write(
+        &p,
+        format!(
+            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime=5s\ndirectory={}\n\n\
+             [r1]\nrw=randread\n\n[w1]\nrw=write\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn status_line_is_fios_client_line_summed_over_servers() {
+    if fio().is_none() {
+        return;
+    }
+    // Each run in its own directory, all at once (the servers serve each connection
+    // apart): the runs take 5 s each.
+    let dirs: Vec<_> = (0..5).map(|i| scratch(&format!("cs_eta{i}"))).collect();
+    let jobs: Vec<_> = dirs.iter().map(|d| timed_job(d)).collect();
+    let (pf1, pf2, pi) = (free_port(), free_port(), free_port());
+    let _f1 = fio_server(pf1);
+    let _f2 = fio_server(pf2);
+    let _i = iobench_server(pi, &dirs[0]);
+    let c = |p: u16| format!("--client=localhost,{p}");
+    let runs: Vec<(&str, Vec<String>)> = vec![
+        // fio's client draws by default, even into a pipe; iobench's when asked.
+        ("fio", vec![c(pf1), "--eta-newline=1".into()]),
+        (
+            "iobench",
+            vec![c(pf1), "--eta=always".into(), "--eta-newline=1".into()],
+        ),
+        ("iobench", vec![c(pf1), c(pi), "--eta=always".into()]),
+        // With JSON on stdout the line goes to stderr; by default there is none.
+        (
+            "iobench",
+            vec![c(pf2), "--eta=always".into(), "--output-format=json".into()],
+        ),
+        ("iobench", vec![c(pf2)]),
+    ];
+    let handles: Vec<_> = runs
+        .into_iter()
+        .zip(dirs.iter().zip(&jobs))
+        .map(|((who, mut args), (dir, job))| {
+            args.push(job.display().to_string());
+            let mut cmd = if who == "fio" {
+                fio().unwrap()
+            } else {
+                iobench()
+            };
+            cmd.args(&args).current_dir(dir);
+            std::thread::spawn(move || cmd.output().unwrap())
+        })
+        .collect();
+    let outs: Vec<Output> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    for o in &outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let fio_one = text(&outs[0]);
+    let ours_one = text(&outs[1]);
+    // The full line, once the servers know their ETA: the same shape, the same counts.
+    let full = |out: &str| -> Vec<String> {
+        status_lines(out)
+            .into_iter()
+            .filter(|l| l.contains("[eta "))
+            .collect()
+    };
+    let want = "Jobs: N (f=N): [r(N),W(N)][N%][r=N,w=N][r=N,w=N IOPS][eta Nm:Ns]";
+    for (who, out) in [("fio", &fio_one), ("iobench", &ours_one)] {
+        let lines = full(out);
+        assert!(
+            lines.iter().any(|l| mask(l) == want),
+            "{who}: no full status line in {out:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.starts_with("Jobs: 2 (f=2): [r(1),W(1)][")),
+            "{who}: {lines:?}"
+        );
+        // --eta-newline=1: a fresh line now and then, not one redrawn line only.
+        assert!(out.contains("\r\nJobs: "), "{who}: {out:?}");
+    }
+    // iobench's rates carry their units, fio's client drops them (module docs).
+    assert!(
+        full(&ours_one).iter().any(|l| l.contains("B/s,w=")),
+        "{ours_one:?}"
+    );
+    // Two servers, a fio one and an iobench one: their jobs add up, every server's map.
+    let two = text(&outs[2]);
+    assert!(
+        status_lines(&two)
+            .iter()
+            .any(|l| l.starts_with("Jobs: 4 (f=4): [r(1),W(1),r(1),W(1)][")),
+        "{two:?}"
+    );
+    let json = &outs[3];
+    assert!(!text(json).contains("Jobs: "));
+    assert!(json_of(json)["client_stats"][0]["read"]["total_ios"].is_u64());
+    assert!(
+        !status_lines(&String::from_utf8_lossy(&json.stderr)).is_empty(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let quiet = &outs[4];
+    assert!(
+        !text(quiet).contains("Jobs: ")
+            && !String::from_utf8_lossy(&quiet.stderr).contains("Jobs: ")
+    );
+}

@@ -4,10 +4,14 @@
 //! then print what they send: their text lines as they come (`<host> …`), each server's
 //! report when it is done, and the "All clients" total at the end ([`output`]).
 //!
+//! While the servers run, their statuses are asked for and drawn as one status line
+//! ([`eta`]), as fio's client draws it.
+//!
 //! Unlike fio's client, a server that disconnects mid-run does not take the others down:
 //! the rest are reported and the exit status says that one failed.
 
 pub mod args;
+pub mod eta;
 pub mod output;
 
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
@@ -19,7 +23,7 @@ use output::{HostReport, Printer};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One server being driven.
 struct Client {
@@ -44,6 +48,12 @@ struct Client {
     starts_pending: usize,
     /// RUN was sent.
     running: bool,
+    /// Its jobs run (SERVER_START came, STOP not yet): it is asked for its status.
+    jobs_running: bool,
+    /// The tag of the status request it has not answered yet.
+    eta_tag: Option<u64>,
+    /// Its answer to the current status request.
+    eta: Option<pdu::JobsEta>,
 }
 
 /// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
@@ -108,6 +118,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             ready: false,
             starts_pending: 0,
             running: false,
+            jobs_running: false,
+            eta_tag: None,
+            eta: None,
         };
         match Stream::connect(&h.endpoint) {
             Ok(s) => c.stream = Some(s),
@@ -158,6 +171,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     drop(tx);
     let mut go_sent = false;
     let mut quit_sent = false;
+    let mut status = eta::target(a, crate::report::eta::stdout_is_tty()).map(|t| StatusRounds {
+        target: t,
+        line: eta::StatusLine::new(a.eta_newline_ms),
+        every: Duration::from_millis(a.eta_interval_ms),
+        t0: Instant::now(),
+        next: Instant::now(),
+        asked_at: None,
+        tag: 0,
+    });
     catch_signals();
     while clients.iter().any(|c| !c.done) {
         let signals = INTERRUPTED.load(Ordering::Relaxed);
@@ -175,6 +197,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
                     let _ = send(s, op::QUIT, 0, &[]);
                 }
             }
+        }
+        if let Some(st) = status.as_mut() {
+            st.tick(&mut clients);
         }
         let ev = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(ev) => ev,
@@ -224,6 +249,59 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     Ok(ok)
 }
 
+/// How long a status request may go unanswered before its round is dropped (fio's client
+/// gives up on a SEND_ETA after 5 s too, and keeps going).
+const ETA_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The status line's requests: one round per `--eta-interval`, to every server whose jobs
+/// run; the line is drawn once all of them answered.
+struct StatusRounds {
+    target: eta::Target,
+    line: eta::StatusLine,
+    every: Duration,
+    t0: Instant,
+    next: Instant,
+    /// When the round in flight was asked.
+    asked_at: Option<Instant>,
+    /// The last round's tag (the servers echo it).
+    tag: u64,
+}
+
+impl StatusRounds {
+    fn tick(&mut self, clients: &mut [Client]) {
+        if let Some(at) = self.asked_at {
+            let waiting = clients.iter().any(|c| !c.done && c.eta_tag.is_some());
+            if waiting && at.elapsed() < ETA_TIMEOUT {
+                return;
+            }
+            self.asked_at = None;
+            let answers: Vec<pdu::JobsEta> =
+                clients.iter_mut().filter_map(|c| c.eta.take()).collect();
+            for c in clients.iter_mut() {
+                c.eta_tag = None;
+            }
+            if !waiting && !answers.is_empty() {
+                let now_ms = self.t0.elapsed().as_millis() as u64;
+                let text = self.line.render(&eta::sum(&answers), now_ms);
+                eta::draw(self.target, &text);
+            }
+        }
+        if Instant::now() < self.next {
+            return;
+        }
+        self.next = Instant::now() + self.every;
+        self.tag += 1;
+        for c in clients.iter_mut().filter(|c| !c.done && c.jobs_running) {
+            if let Some(s) = c.stream.as_mut() {
+                if send(s, op::SEND_ETA, self.tag, &[]).is_ok() {
+                    c.eta_tag = Some(self.tag);
+                    self.asked_at = Some(Instant::now());
+                }
+            }
+        }
+    }
+}
+
 /// The synchronised start: once every live server answered PROBE and every iobench server
 /// among them has its files laid out, all of those are told to go at once. fio servers
 /// cannot wait: they start as soon as they get RUN. `true` once the go is sent.
@@ -249,9 +327,15 @@ fn maybe_go(clients: &mut [Client]) -> bool {
 /// it closed and reset the connection, losing its last messages.
 fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
     let mut starts = 0;
-    let server = match &h.endpoint {
-        Endpoint::Unix(_) => "sock".to_string(),
-        Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
+    // As fio's client: the address it reached, as text (`127.0.0.1`, `::1`), or `sock`.
+    // A fio server names the verify state files it asks for (SENDFILE) after it.
+    let server = match (&h.endpoint, &*s) {
+        (Endpoint::Unix(_), _) => "sock".to_string(),
+        (_, Stream::Tcp(t)) => t
+            .peer_addr()
+            .map(|a| a.ip().to_string())
+            .unwrap_or_default(),
+        (Endpoint::Tcp { host, .. }, _) => host.clone().unwrap_or_else(|| "localhost".into()),
     };
     let probe = ClientProbe {
         flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
@@ -345,6 +429,7 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         Message::Du(d) => printer.disk(&mut c.host, d.0),
         Message::Stop(st) => {
             c.stop = Some(st);
+            c.jobs_running = false;
             if st.error != 0 {
                 printer.text(&format!(
                     "client <{}>: exited with error {}\n",
@@ -371,7 +456,14 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
             }
         }
         Message::IobReady => c.ready = true,
-        Message::ServerStart | Message::AddJob | Message::Eta(_) => {}
+        Message::ServerStart => c.jobs_running = true,
+        Message::Eta(e) => {
+            if c.eta_tag == Some(cmd.tag) {
+                c.eta_tag = None;
+                c.eta = Some(e);
+            }
+        }
+        Message::AddJob => {}
         other => {
             eprintln!(
                 "iobench: client <{}>: unexpected {} message ({other:?})",

@@ -235,7 +235,7 @@ impl Conn {
         let reply = ProbeReply {
             hostname: self.host.clone(),
             bigendian: 0,
-            fio_version: crate::report::VERSION.to_string(),
+            fio_version: probe_version(),
             os: pdu::OS_LINUX,
             arch: pdu::ARCH_X86_64,
             bpp: std::mem::size_of::<usize>() as u8,
@@ -396,14 +396,24 @@ impl Conn {
             e.nr_threads = r.threads;
             e.elapsed_sec = r.started.elapsed().as_secs();
             if !r.done.load(Ordering::Relaxed) {
+                // Before the run's first figures (its files are being laid out): as fio's
+                // server in a run's first seconds, the ETA is unknown, so a client shows
+                // the job count alone.
                 e.nr_running = r.threads;
-                e.run_str = "R".repeat(r.threads as usize);
+                e.eta_sec = i32::MAX as u64;
+                e.run_str = crate::report::eta::condense(&"P".repeat(r.threads as usize));
             } else {
-                e.run_str = "_".repeat(r.threads as usize);
+                e.run_str = crate::report::eta::condense(&"_".repeat(r.threads as usize));
             }
         }
         e
     }
+}
+
+/// The software the PROBE reply names: fio's field holds 31 characters, too few for
+/// iobench's whole version string, so the short form (still naming the fio it follows).
+fn probe_version() -> String {
+    format!("iobench-{} (fio-3.33)", env!("CARGO_PKG_VERSION"))
 }
 
 /// A job sent as text has no directory of its own: as fio's server does, its relative

@@ -413,15 +413,17 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
         ),
     )
     .unwrap();
-    let (p1, p2, p3) = (free_port(), free_port(), free_port());
+    let (p1, p2, p3, p4) = (free_port(), free_port(), free_port(), free_port());
     let _s1 = fio_server(p1);
     let _s2 = iobench_server(p2, &dir);
     let mut s3 = iobench_server(p3, &dir);
+    let mut s4 = fio_server(p4);
     let mut c = iobench();
     c.args([
         format!("--client=localhost,{p1}"),
         format!("--client=localhost,{p2}"),
         format!("--client=localhost,{p3}"),
+        format!("--client=localhost,{p4}"),
         "--output-format=json".into(),
         long.display().to_string(),
     ])
@@ -430,7 +432,9 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
     .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    // One server of each kind dies mid-run (the fio one with the backend it forked).
     s3.kill();
+    s4.kill();
     let o = child.wait_with_output().unwrap();
     assert!(
         !o.status.success(),
@@ -447,7 +451,11 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
     assert!(ports.contains(&(p1 as u64)) && ports.contains(&(p2 as u64)));
     assert_eq!(cs.last().unwrap()["jobname"], "All clients");
     let all = String::from_utf8_lossy(&o.stdout);
-    assert!(all.contains("host=localhost disconnected"), "{all}");
+    assert_eq!(
+        all.matches("host=localhost disconnected").count(),
+        2,
+        "{all}"
+    );
 }
 
 /// A fake server: accepts one connection and answers whatever comes with `reply`.
@@ -849,6 +857,33 @@ fn unix_socket_ipv6_and_daemonize() {
         std::net::TcpStream::connect(("127.0.0.1", p)).is_ok(),
         "the daemon listens on {p}"
     );
+    // It serves runs, detached from the terminal that started it.
+    let mut clients = vec![("iobench", iobench())];
+    if let Some(f) = fio() {
+        clients.push(("fio", f));
+    }
+    for (who, mut c) in clients {
+        fresh(&dir);
+        let o = c
+            .args([
+                format!("--client=localhost,{p}"),
+                "--output-format=json".into(),
+                job.display().to_string(),
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{who}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            json_of(&o)["client_stats"][0]["read"]["total_ios"],
+            256,
+            "{who}"
+        );
+    }
     // A second daemon is refused while the pid file names a live one.
     let o = iobench()
         .args([
@@ -1284,5 +1319,123 @@ fn status_line_is_fios_client_line_summed_over_servers() {
     assert!(
         !text(quiet).contains("Jobs: ")
             && !String::from_utf8_lossy(&quiet.stderr).contains("Jobs: ")
+    );
+}
+
+/// Starts a server command in its own process group and waits until `ready` says it
+/// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
+fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
+    c.process_group(0)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let s = Server {
+        child: c.spawn().unwrap(),
+        port,
+    };
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(t0.elapsed().as_secs() < 10, "the server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    s
+}
+
+#[test]
+fn every_address_form_against_fio_both_ways() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_forms_fio");
+    let job = job_file(&dir);
+    let json_run = |client: &str, target: String| -> Value {
+        let args = [
+            format!("--client={target}"),
+            "--output-format=json".to_string(),
+            job.display().to_string(),
+        ];
+        let o = if client == "fio" {
+            fio_client(&args, &dir)
+        } else {
+            iobench_client(&args, &dir)
+        };
+        assert!(
+            o.status.success(),
+            "{client} --client={target}: {}{}",
+            text(&o),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        json_of(&o)
+    };
+    // iobench's client reaches a fio server on a Unix socket (the other way round is in
+    // `unix_socket_ipv6_and_daemonize`).
+    let sock = dir.join("fio.sock");
+    let mut c = fio().unwrap();
+    c.arg(format!("--server=sock:{}", sock.display()));
+    let sp = sock.clone();
+    let _fs = start_server_until(c, 0, move || {
+        std::os::unix::net::UnixStream::connect(&sp).is_ok()
+    });
+    let j = json_run("iobench", format!("sock:{}", sock.display()));
+    assert_eq!(j["client_stats"][0]["hostname"], sock.display().to_string());
+    assert_eq!(j["client_stats"][0]["port"], 8765);
+    assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
+    // IPv6 loopback both ways, when the host has it.
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        for (server, client) in [("fio", "iobench"), ("iobench", "fio")] {
+            let p = free_port();
+            let mut c = if server == "fio" {
+                fio().unwrap()
+            } else {
+                iobench()
+            };
+            c.arg(format!("--server=ip6:::1,{p}")).current_dir(&dir);
+            let _s = start_server_until(c, p, move || {
+                std::net::TcpStream::connect(("::1", p)).is_ok()
+            });
+            let j = json_run(client, format!("ip6:::1,{p}"));
+            assert_eq!(
+                j["client_stats"][0]["hostname"], "::1",
+                "{client} to {server}"
+            );
+            assert_eq!(j["client_stats"][0]["port"], p, "{client} to {server}");
+            assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
+        }
+    }
+    // A host-list file (one host a word, fio's spellings), the job file shared by all.
+    let (pf, pi) = (free_port(), free_port());
+    let _f = fio_server(pf);
+    let _i = iobench_server(pi, &dir);
+    let list = dir.join("hosts.list");
+    std::fs::write(&list, format!("localhost,{pf}\n  ip:127.0.0.1,{pi}\n")).unwrap();
+    let mut seen = Vec::new();
+    for client in ["fio", "iobench"] {
+        let j = json_run(client, list.display().to_string());
+        let mut hosts: Vec<(String, u64)> = j["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["jobname"] == "r1")
+            .map(|c| {
+                assert_eq!(c["read"]["total_ios"], 256, "{client}");
+                (
+                    c["hostname"].as_str().unwrap().to_string(),
+                    c["port"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        hosts.sort();
+        seen.push(hosts);
+    }
+    assert_eq!(
+        seen[0],
+        vec![
+            ("127.0.0.1".to_string(), pi as u64),
+            ("localhost".to_string(), pf as u64)
+        ]
+    );
+    assert_eq!(
+        seen[0], seen[1],
+        "fio's client and iobench's name the same hosts"
     );
 }

@@ -1206,14 +1206,14 @@ fn status_lines(out: &str) -> Vec<String> {
         .collect()
 }
 
-/// A 5 s time-based job pair (a random reader, a sequential writer) in `dir`: its status
-/// lines show a job map and rates from the third second on.
-fn timed_job(dir: &Path) -> std::path::PathBuf {
+/// A time-based job pair (a random reader, a sequential writer) in `dir` running `secs`:
+/// its status lines show a job map and rates from the third second on.
+fn timed_job(dir: &Path, secs: u32) -> std::path::PathBuf {
     let p = dir.join("timed.fio");
     std::fs::write(
         &p,
         format!(
-            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime=5s\ndirectory={}\n\n\
+            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime={secs}s\ndirectory={}\n\n\
              [r1]\nrw=randread\n\n[w1]\nrw=write\n",
             dir.display()
         ),
@@ -1230,7 +1230,13 @@ fn status_line_is_fios_client_line_summed_over_servers() {
     // Each run in its own directory, all at once (the servers serve each connection
     // apart): the runs take 5 s each.
     let dirs: Vec<_> = (0..5).map(|i| scratch(&format!("cs_eta{i}"))).collect();
-    let jobs: Vec<_> = dirs.iter().map(|d| timed_job(d)).collect();
+    // The two-server run is longer: both servers must know their ETA at once, and the
+    // iobench one starts when its files are laid out.
+    let jobs: Vec<_> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| timed_job(d, if i == 2 { 9 } else { 5 }))
+        .collect();
     let (pf1, pf2, pi) = (free_port(), free_port(), free_port());
     let _f1 = fio_server(pf1);
     let _f2 = fio_server(pf2);
@@ -1438,4 +1444,88 @@ fn every_address_form_against_fio_both_ways() {
         seen[0], seen[1],
         "fio's client and iobench's name the same hosts"
     );
+}
+
+#[test]
+fn verify_state_travels_from_the_client() {
+    if fio().is_none() {
+        return;
+    }
+    // The client's directory holds the data and the verify state of a write run; the
+    // servers' directory has neither: a server must ask the client (SENDFILE).
+    let cdir = scratch("cs_vstate_client");
+    let sdir = scratch("cs_vstate_server");
+    let data = cdir.join("data");
+    let job = |rw: &str, extra: &str| {
+        format!(
+            "[vs]\nioengine=psync\nrw={rw}\nsize=256k\nbs=4k\nverify=crc32c\n{extra}\nfilename={}\n",
+            data.display()
+        )
+    };
+    std::fs::write(
+        cdir.join("w.fio"),
+        job("write", "do_verify=0\nverify_state_save=1"),
+    )
+    .unwrap();
+    std::fs::write(cdir.join("r.fio"), job("read", "verify_state_load=1")).unwrap();
+    let st = fio()
+        .unwrap()
+        .args(["w.fio", "--output=/dev/null"])
+        .current_dir(&cdir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // fio's server asks for `<the client's address for it>-<job>-<thread>-verify.state`.
+    let state = cdir.join("127.0.0.1-vs-0-verify.state");
+    std::fs::copy(cdir.join("local-vs-0-verify.state"), &state).unwrap();
+    let (pf, pi) = (free_port(), free_port());
+    let mut c = fio().unwrap();
+    c.arg(format!("--server=,{pf}")).current_dir(&sdir);
+    let _f = Server::start(c, pf);
+    let _i = iobench_server(pi, &sdir);
+    let run = |client: &str, port: u16| -> Output {
+        let mut c = if client == "fio" {
+            fio().unwrap()
+        } else {
+            iobench()
+        };
+        c.args([format!("--client=localhost,{port}"), "r.fio".into()])
+            .current_dir(&cdir)
+            .output()
+            .unwrap()
+    };
+    for (client, server, port) in [
+        ("iobench", "fio", pf),
+        ("fio", "iobench", pi),
+        ("iobench", "iobench", pi),
+    ] {
+        let o = run(client, port);
+        let out = text(&o);
+        assert!(
+            o.status.success() && out.contains("vs: (groupid=0, jobs=1): err= 0"),
+            "{client} client, {server} server: {out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // A state the server cannot load fails the run, as with fio on both sides.
+    std::fs::write(&state, b"not a verify state").unwrap();
+    for (client, port) in [("iobench", pf), ("fio", pi)] {
+        let o = run(client, port);
+        assert!(!o.status.success(), "{client}: {}", text(&o));
+    }
+    std::fs::remove_file(&state).unwrap();
+    for (client, port) in [("fio", pf), ("iobench", pf), ("fio", pi), ("iobench", pi)] {
+        let o = run(client, port);
+        assert!(!o.status.success(), "{client} to {port}: {}", text(&o));
+        if port == pi {
+            assert!(
+                text(&o).contains(
+                    "failure on receiving state file 127.0.0.1-vs-0-verify.state: \
+                     No such file or directory"
+                ),
+                "{}",
+                text(&o)
+            );
+        }
+    }
 }

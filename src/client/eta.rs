@@ -43,12 +43,16 @@ pub fn target(a: &ClientArgs, stdout_is_tty: bool) -> Option<Target> {
     }
 }
 
+/// The most job letters kept from one server's map: far beyond any real job count
+/// (fio allows 4096 jobs), and a bound on what a hostile server can make the client build.
+const MAX_MAP: usize = 1 << 16;
+
 /// `R(2),_(1)` → `RR_`: a server's condensed job map, one letter per job. Anything that
 /// is not a map (a server that sends letters plainly) is kept as it is.
 fn expand(run_str: &str) -> String {
     let mut out = String::new();
     let mut rest = run_str;
-    while !rest.is_empty() {
+    while !rest.is_empty() && out.len() < MAX_MAP {
         let mut chars = rest.chars();
         let Some(c) = chars.next() else { break };
         let after = chars.as_str();
@@ -57,9 +61,8 @@ fn expand(run_str: &str) -> String {
             .and_then(|r| r.split_once(')'))
             .and_then(|(n, tail)| Some((n.parse::<usize>().ok()?, tail)));
         match count {
-            // A map lists each job once: a count beyond any job total is not one.
-            Some((n, tail)) if n <= 1 << 20 => {
-                out.extend(std::iter::repeat_n(c, n));
+            Some((n, tail)) => {
+                out.extend(std::iter::repeat_n(c, n.min(MAX_MAP - out.len())));
                 rest = tail.strip_prefix(',').unwrap_or(tail);
             }
             _ => {
@@ -82,16 +85,17 @@ pub fn sum<'a>(parts: impl IntoIterator<Item = &'a JobsEta>) -> JobsEta {
             t.unit_base = e.unit_base;
             t.sig_figs = e.sig_figs;
         }
-        t.nr_running += e.nr_running;
-        t.nr_ramp += e.nr_ramp;
-        t.nr_pending += e.nr_pending;
-        t.nr_setting_up += e.nr_setting_up;
-        t.files_open += e.files_open;
-        t.nr_threads += e.nr_threads;
+        // Saturating: the figures come off the wire.
+        t.nr_running = t.nr_running.saturating_add(e.nr_running);
+        t.nr_ramp = t.nr_ramp.saturating_add(e.nr_ramp);
+        t.nr_pending = t.nr_pending.saturating_add(e.nr_pending);
+        t.nr_setting_up = t.nr_setting_up.saturating_add(e.nr_setting_up);
+        t.files_open = t.files_open.saturating_add(e.files_open);
+        t.nr_threads = t.nr_threads.saturating_add(e.nr_threads);
         for d in 0..3 {
-            t.m_rate[d] += e.m_rate[d];
-            t.t_rate[d] += e.t_rate[d];
-            t.rate[d] += e.rate[d];
+            t.m_rate[d] = t.m_rate[d].saturating_add(e.m_rate[d]);
+            t.t_rate[d] = t.t_rate[d].saturating_add(e.t_rate[d]);
+            t.rate[d] = t.rate[d].saturating_add(e.rate[d]);
             t.m_iops[d] = t.m_iops[d].saturating_add(e.m_iops[d]);
             t.t_iops[d] = t.t_iops[d].saturating_add(e.t_iops[d]);
             t.iops[d] = t.iops[d].saturating_add(e.iops[d]);
@@ -165,7 +169,7 @@ impl StatusLine {
                     mult *= 1.0 - je.nr_setting_up as f64 / je.nr_running as f64;
                 }
                 let perc = if je.elapsed_sec > 0 {
-                    je.elapsed_sec as f64 / (je.elapsed_sec + je.eta_sec) as f64
+                    je.elapsed_sec as f64 / (je.elapsed_sec as f64 + je.eta_sec as f64)
                 } else {
                     0.0
                 };
@@ -254,6 +258,7 @@ mod tests {
         assert_eq!(expand("r(1),W(2)"), "rWW");
         assert_eq!(expand("RW_"), "RW_");
         assert_eq!(expand("R(x)"), "R(x)");
+        assert_eq!(expand("R(99999999999),W(3)").len(), MAX_MAP);
         let t = sum([
             &server(2, "R(2)", 5, 5, 1024),
             &server(1, "w(1)", 4, 7, 2048),

@@ -228,6 +228,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             // It quit without running (its jobs did not parse): its text said why.
             ok = false;
         }
+        if c.lost.is_none() && c.running && c.stop.is_none() && c.stream.is_some() {
+            // It quit after RUN without ending a run (fio's server does so when a job
+            // cannot load its verify state): fio's client says nothing and exits 0.
+            printer.text(&format!(
+                "client <{}>: the server ended the run without results\n",
+                c.host.hostname
+            ))?;
+            ok = false;
+        }
         if let Some(why) = &c.lost {
             printer.text(&format!(
                 "client: host={} disconnected ({why})\n",
@@ -463,6 +472,15 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
                 c.eta = Some(e);
             }
         }
+        Message::SendFile(path) => {
+            let reply = send_file(&c.host.hostname, &path);
+            if let Some(s) = c.stream.as_mut() {
+                if let Err(e) = send(s, op::SENDFILE, cmd.tag, &reply.encode()) {
+                    c.lost = Some(format!("SENDFILE: {e}"));
+                    c.done = true;
+                }
+            }
+        }
         Message::AddJob => {}
         other => {
             eprintln!(
@@ -473,6 +491,31 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// A server's request for a file from the client's directory. fio 3.33's servers ask
+/// for the verify state of a `verify_state_load` job, and fio's client sends whatever path
+/// it is asked for; this one sends verify state files only (a plain name ending in
+/// `-verify.state`), so that a server cannot read the client's other files.
+fn send_file(host: &str, path: &str) -> pdu::SendFileReply {
+    let fail = |error: i32| pdu::SendFileReply {
+        error: error as u32,
+        data: Vec::new(),
+    };
+    if path.contains('/') || !path.ends_with("-verify.state") {
+        eprintln!(
+            "iobench: client <{host}>: refused the server's request for file <{path}> \
+             (only verify state files, ADDRESS-JOB-N-verify.state, are sent)"
+        );
+        return fail(libc::EACCES);
+    }
+    match std::fs::read(path) {
+        Ok(data) if data.len() > crate::fioproto::MAX_PAYLOAD - pdu::SendFileReply::HDR => {
+            fail(libc::EFBIG)
+        }
+        Ok(data) => pdu::SendFileReply { error: 0, data },
+        Err(e) => fail(e.raw_os_error().unwrap_or(libc::EIO)),
+    }
 }
 
 fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
@@ -486,5 +529,26 @@ fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
             }
             c.host.opt_lists[i].push((o.name, o.value));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_verify_state_files_are_sent() {
+        for asked in [
+            "/etc/passwd",
+            "../x-verify.state",
+            "notes.txt",
+            "a/b-verify.state",
+        ] {
+            let r = send_file("h", asked);
+            assert_eq!(r.error, libc::EACCES as u32, "{asked}");
+            assert!(r.data.is_empty());
+        }
+        let r = send_file("h", "no-such-job-0-verify.state");
+        assert_eq!(r.error, libc::ENOENT as u32);
     }
 }

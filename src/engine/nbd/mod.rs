@@ -170,7 +170,17 @@ impl Nbd {
             dst[..have].copy_from_slice(&self.rbuf[self.rstart..self.rstart + have]);
             self.rstart += have;
             if have < f.len {
-                self.stream()?.read_exact(&mut dst[have..])?;
+                self.stream()?.read_exact(&mut dst[have..]).map_err(|e| {
+                    if e.kind() == io::ErrorKind::UnexpectedEof {
+                        // The same fault as a close between replies, said the same way.
+                        io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "nbd: the server closed the connection in the middle of a reply",
+                        )
+                    } else {
+                        e
+                    }
+                })?;
             }
         }
         self.inflight[slot].busy = false;
@@ -203,13 +213,24 @@ impl Nbd {
     /// Marks the connection failed with `e`'s errno (ECONNRESET for a closed connection,
     /// ETIMEDOUT when no reply came in time, EIO for a garbled reply) and says so once.
     fn fail(&mut self, e: &io::Error) {
+        // A request sent just as the server went away fails with EPIPE (or ECONNRESET):
+        // the same fault as a close seen while reading, reported the same way.
+        let lost = matches!(e.raw_os_error(), Some(libc::EPIPE) | Some(libc::ECONNRESET));
         let errno = match e.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => libc::ETIMEDOUT,
             io::ErrorKind::UnexpectedEof => libc::ECONNRESET,
             io::ErrorKind::InvalidData => libc::EIO,
+            _ if lost => libc::ECONNRESET,
             _ => e.raw_os_error().unwrap_or(libc::EIO),
         };
-        eprintln!("iobench: nbd {}: {e}", self.uri);
+        if lost {
+            eprintln!(
+                "iobench: nbd {}: the server closed the connection ({e})",
+                self.uri
+            );
+        } else {
+            eprintln!("iobench: nbd {}: {e}", self.uri);
+        }
         self.dead = Some(errno);
     }
 

@@ -142,6 +142,9 @@ pub struct LiveJob {
     pub stonewall: bool,
     /// The job's rate limits over the directions it does, for the `, 0-2000 IOPS` note.
     pub limits: RateLimits,
+    /// I/Os the watchdog finds stalled (outstanding beyond `io_stall_warn`); iobench's
+    /// own, shown as `[stalled=N]` only when some are, so plain lines stay fio's.
+    pub stalled: u32,
 }
 
 /// A job's rate limits (`rate_min`-`rate`, `rate_iops_min`-`rate_iops`), summed over the
@@ -352,6 +355,10 @@ impl EtaLine {
                 let _ = write!(out, "[{}][{} IOPS]", r.join(","), i.join(","));
             }
             let _ = write!(out, "[eta {}]", eta_to_str((!endless).then_some(eta)));
+            let stalled: u64 = jobs.iter().map(|j| j.stalled as u64).sum();
+            if stalled > 0 {
+                let _ = write!(out, "[stalled={stalled}]");
+            }
             let len = out.len() - start;
             if len < self.last_len {
                 out.push_str(&" ".repeat(self.last_len - len));
@@ -405,7 +412,20 @@ mod tests {
             files_open: 1,
             stonewall: false,
             limits: RateLimits::default(),
+            stalled: 0,
         }
+    }
+
+    #[test]
+    fn stalled_ios_show_only_when_some_are() {
+        let mut l = EtaLine::new(true, false, 4, 0);
+        let j = running(512 << 20, 1 << 30, 4);
+        let plain = l.render(&[j], 4000);
+        assert!(!plain.contains("stalled"), "{plain}");
+        let mut stuck = j;
+        stuck.stalled = 3;
+        let line = l.render(&[stuck, j], 5000);
+        assert!(line.trim_end().ends_with("][stalled=3]"), "{line}");
     }
 
     #[test]

@@ -92,6 +92,8 @@ pub const STREAM_ID: OptDef = opt(
 .engines(&["sg"])
 .not_yet();
 
+/// Only io_uring_cmd (refused) would use it; fio's io_uring engine takes its value and
+/// ignores it, and so does iobench's, so that job files written for either parse alike.
 pub const CMD_TYPE: OptDef = opt(
     "cmd_type",
     K::Choice(CMD_TYPE_CHOICES),
@@ -99,8 +101,7 @@ pub const CMD_TYPE: OptDef = opt(
 )
 .def("nvme")
 .cat(C::Engine)
-.engines(&["io_uring", "io_uring_cmd"])
-.not_yet();
+.engines(&["io_uring", "io_uring_cmd"]);
 
 pub const BINDNAME: OptDef = opt("bindname", K::Str, "The local address to bind to")
     .def("")

@@ -5,7 +5,8 @@
 //! The mask is one atomic word read with a relaxed load, so a disabled category costs one
 //! load and a branch on the paths that check it; nothing is formatted unless it is on.
 //! Every category fio knows is accepted; the ones a user reads (process, file, io, random,
-//! parse, verify) print fio's lines for the main events (not every line fio prints); rate and steadystate
+//! parse, verify) print fio's lines for the main events (process and verify: every line
+//! fio prints for ordinary jobs, a job's state changes included); rate and steadystate
 //! print what fio 3.33 prints on this platform for ordinary jobs (nothing); the others are
 //! accepted and print fewer lines than fio.
 
@@ -57,10 +58,11 @@ pub enum Request {
     Enable(Vec<String>),
 }
 
-/// Reads a `--debug` value as fio does: comma-separated categories, `all`, or `?`. An
-/// unknown name is reported (as fio, "debug mask X not found") and skipped, never fatal.
+/// Reads a `--debug` value as fio does: comma-separated categories, `all`, or `?` (also
+/// `help`). A word is taken for the first category it begins with (fio compares prefixes);
+/// an unknown one is reported (as fio, "debug mask X not found") and skipped, never fatal.
 pub fn parse(spec: &str) -> Request {
-    if spec.trim() == "?" {
+    if asks_for_list(spec) {
         return Request::List;
     }
     let (mask, lines) = read_mask(spec);
@@ -68,17 +70,32 @@ pub fn parse(spec: &str) -> Request {
     Request::Enable(lines)
 }
 
+/// True when a `--debug` value asks for the list of categories (`?` or `help`).
+pub fn asks_for_list(spec: &str) -> bool {
+    matches!(spec.trim(), "?" | "help")
+}
+
 /// The mask `spec` names and fio's "set debug option" line for each category.
 fn read_mask(spec: &str) -> (u32, Vec<String>) {
     let mut lines = Vec::new();
     let mut mask = 0u32;
-    for word in spec.split(',').map(str::trim).filter(|w| !w.is_empty()) {
-        if word == "all" {
+    for word in spec.split(',').map(str::trim) {
+        if word.starts_with("all") {
             mask = u32::MAX;
             lines.push("fio: set all debug options".to_string());
             continue;
         }
-        match CATEGORIES.iter().position(|c| *c == word) {
+        match CATEGORIES.iter().position(|c| word.starts_with(c)) {
+            // `job:N` picks the job whose lines are shown (fio's jobno); the filter itself
+            // is not applied here.
+            Some(bit) if CATEGORIES[bit] == "job" => match word.split_once(':') {
+                Some((_, n)) => {
+                    let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
+                    let n: i64 = digits.parse().unwrap_or(0);
+                    lines.push(format!("fio: set debug jobno {n}"));
+                }
+                None => eprintln!("fio: missing job number"),
+            },
             Some(bit) => {
                 mask |= 1 << bit;
                 lines.push(format!("fio: set debug option {word}"));
@@ -130,12 +147,156 @@ pub fn io_unit(stage: &str, unit: *const u8, off: u64, len: usize, ddir: usize, 
     );
 }
 
-/// `--debug=process`'s line as a job's process or thread begins.
-pub fn started() {
+/// fio's job states, in fio's order; `--debug=process` shows every change of one
+/// (`pid=N: runstate RUNNING -> VERIFYING`), which is how a script follows a job's life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    NotCreated,
+    Created,
+    Initialized,
+    Ramp,
+    SettingUp,
+    Running,
+    PreReading,
+    Verifying,
+    Fsyncing,
+    Finishing,
+    Exited,
+    Reaped,
+}
+
+impl RunState {
+    /// The name fio prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            RunState::NotCreated => "NOT_CREATED",
+            RunState::Created => "CREATED",
+            RunState::Initialized => "INITIALIZED",
+            RunState::Ramp => "RAMP",
+            RunState::SettingUp => "SETTING_UP",
+            RunState::Running => "RUNNING",
+            RunState::PreReading => "PRE_READING",
+            RunState::Verifying => "VERIFYING",
+            RunState::Fsyncing => "FSYNCING",
+            RunState::Finishing => "FINISHING",
+            RunState::Exited => "EXITED",
+            RunState::Reaped => "REAPED",
+        }
+    }
+}
+
+thread_local! {
+    /// The state of the job this thread runs (a forked worker's main thread, or a
+    /// `thread=1` worker), so that each change is printed with the state it leaves.
+    static JOB_STATE: std::cell::Cell<RunState> = const { std::cell::Cell::new(RunState::Created) };
+}
+
+/// This thread's id: fio's `pid` of a job (a forked worker's pid is its main thread's id).
+fn tid() -> i32 {
+    // SAFETY: gettid has no preconditions and cannot fail.
+    unsafe { libc::gettid() }
+}
+
+/// Prints the state change of job `pid` as seen from the main process (which made it, or
+/// reaped it): `pid=N: runstate FROM -> TO`.
+pub fn runstate_of(pid: i32, from: RunState, to: RunState) {
     if on(Cat::Process) {
-        // SAFETY: gettid has no preconditions and cannot fail.
-        let tid = unsafe { libc::gettid() };
-        print(Cat::Process, format_args!("jobs pid={tid} started"));
+        print(
+            Cat::Process,
+            format_args!("pid={pid}: runstate {} -> {}", from.name(), to.name()),
+        );
+    }
+}
+
+/// The job running on this thread enters `to` (printed only when it changes, as fio
+/// prints it). Costs one relaxed load when `--debug=process` is off.
+#[inline]
+pub fn enter(to: RunState) {
+    if !on(Cat::Process) {
+        return;
+    }
+    let from = JOB_STATE.with(|s| s.replace(to));
+    if from != to {
+        runstate_of(tid(), from, to);
+    }
+}
+
+/// `--debug=process`'s lines as a job's process or thread begins: it says it started and
+/// is initialized; the main process then lets it run (see [`let_run`]), in its ramp
+/// period first when it has one (`ramp`).
+pub fn started(ramp: bool) {
+    JOB_STATE.with(|s| s.set(RunState::Created));
+    if on(Cat::Process) {
+        let pid = tid();
+        print(Cat::Process, format_args!("jobs pid={pid} started"));
+        enter(RunState::Initialized);
+        // The main process prints INITIALIZED -> RUNNING (or RAMP), as fio's does.
+        JOB_STATE.with(|s| s.set(running_state(ramp)));
+    }
+}
+
+/// The main process's record of the run's clones (fio thread number, job name, pid), for
+/// the lines that name them when they are reaped and when the run ends.
+static CLONES: std::sync::Mutex<Vec<(u64, String, i32)>> = std::sync::Mutex::new(Vec::new());
+
+fn running_state(ramp: bool) -> RunState {
+    if ramp {
+        RunState::Ramp
+    } else {
+        RunState::Running
+    }
+}
+
+/// The main process started clone `thread_number` of job `name` as `pid` and lets it run
+/// (into its ramp period first when it has one).
+pub fn let_run(thread_number: u64, name: &str, pid: i32, ramp: bool) {
+    if !on(Cat::Process) {
+        return;
+    }
+    if let Ok(mut c) = CLONES.lock() {
+        c.push((thread_number, name.to_string(), pid));
+    }
+    runstate_of(pid, RunState::Initialized, running_state(ramp));
+}
+
+/// The main process reaped clone `thread_number` (its process was waited for, its thread
+/// joined).
+pub fn reaped(thread_number: u64) {
+    if !on(Cat::Process) {
+        return;
+    }
+    let pid = CLONES
+        .lock()
+        .ok()
+        .and_then(|c| c.iter().find(|e| e.0 == thread_number).map(|e| e.2));
+    if let Some(pid) = pid {
+        runstate_of(pid, RunState::Exited, RunState::Reaped);
+    }
+}
+
+/// The lines fio prints as a run ends: every job is told to terminate once the last one
+/// is reaped, then each job's logs are written out (a brief FINISHING after REAPED).
+pub fn run_ended() {
+    if !on(Cat::Process) {
+        return;
+    }
+    let clones = CLONES
+        .lock()
+        .map(|mut c| std::mem::take(&mut *c))
+        .unwrap_or_default();
+    if clones.is_empty() {
+        return;
+    }
+    print(Cat::Process, format_args!("terminate group_id=-1"));
+    for (_, name, pid) in &clones {
+        print(
+            Cat::Process,
+            format_args!("setting terminate on {name}/{pid}"),
+        );
+    }
+    for (_, _, pid) in &clones {
+        runstate_of(*pid, RunState::Reaped, RunState::Finishing);
+        runstate_of(*pid, RunState::Finishing, RunState::Reaped);
     }
 }
 
@@ -197,6 +358,11 @@ mod tests {
     #[test]
     fn categories_and_list() {
         assert_eq!(parse("?"), Request::List);
+        assert_eq!(parse("help"), Request::List);
+        // fio compares prefixes: a longer word still names its category.
+        assert_eq!(read_mask("processes").0, 1 << Cat::Process as u32);
+        assert_eq!(read_mask("job:2").1, ["fio: set debug jobno 2"]);
+        assert_eq!(read_mask("job").0, 0);
         assert!(list_text().contains("random,parse,diskutil"));
         // (read_mask, not parse: turning categories on would print from other tests.)
         let (mask, lines) = read_mask("parse,nosuch,random");

@@ -35,7 +35,12 @@ fn main() -> ExitCode {
         println!("{}", iobench::report::VERSION);
         return ExitCode::SUCCESS;
     }
-    if inv.config.debug.as_deref() == Some("?") {
+    if inv
+        .config
+        .debug
+        .as_deref()
+        .is_some_and(iobench::debug::asks_for_list)
+    {
         print!("{}", iobench::debug::list_text());
         return ExitCode::SUCCESS;
     }

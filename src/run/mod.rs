@@ -281,7 +281,15 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         let _ = out.write_all(note.as_bytes());
         let _ = out.flush();
     }
+    // fio lays a job's files out in the job itself only without create_serialize.
+    let own_setup = !job.files.create_serialize;
+    if own_setup {
+        crate::debug::enter(crate::debug::RunState::SettingUp);
+    }
     files::lay_out_deferred(job, &spec.targets).map_err(err)?;
+    if own_setup {
+        crate::debug::enter(crate::debug::RunState::Running);
+    }
     if let Some(src) = job.exec.clocksource {
         crate::clock::select(src).map_err(|message| RunError::Setup {
             job: job.name.clone(),
@@ -380,6 +388,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         job.exec.engine.for_clone(spec.clone).visit(Visit { cx })
     }
     .map_err(err);
+    crate::debug::enter(crate::debug::RunState::Finishing);
     drop(opened);
     if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
         slot.set_exited();
@@ -446,12 +455,15 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         cfg.snapshot_every_ms(),
         cfg.status_interval.is_some(),
     );
-    for (phase_no, phase) in groups::phases(jobs).into_iter().enumerate() {
+    use crate::debug::RunState;
+    let phases = groups::phases(jobs);
+    for (phase_no, phase) in phases.iter().enumerate() {
+        let phase: &[usize] = phase;
         if stopped_all() {
             phase_start(phase_no);
             // fio still reports the jobs a signal or `exit_what=all` kept from starting,
             // with nothing done.
-            for &ji in &phase {
+            for &ji in phase {
                 for _ in 0..jobs[ji].exec.numjobs.max(1) {
                     outcome
                         .results
@@ -461,12 +473,20 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
             continue;
         }
         let mut specs = Vec::new();
-        for &ji in &phase {
+        for &ji in phase {
             let job = &jobs[ji];
             for clone in 0..job.exec.numjobs.max(1) {
                 let thread_number =
                     crate::gen::fio_thread_number(firsts[ji], job.exec.numjobs, clone);
-                match files::prepare(job, clone, thread_number, &mut info) {
+                let serial_setup = job.files.create_serialize;
+                if serial_setup {
+                    crate::debug::runstate_of(0, RunState::NotCreated, RunState::SettingUp);
+                }
+                let prepared = files::prepare(job, clone, thread_number, &mut info);
+                if serial_setup {
+                    crate::debug::runstate_of(0, RunState::SettingUp, RunState::NotCreated);
+                }
+                match prepared {
                     Ok(p) if job.files.create_only => {
                         // Only the layout: fio reports the job with nothing done.
                         if let Some(note) = &p.deferred_note {
@@ -507,6 +527,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         if specs.is_empty() {
             continue;
         }
+        debug_phase_waits(jobs, phase, phases.get(phase_no + 1));
         let results = spawn::run_together(&specs);
         for (spec, r) in specs.iter().zip(results) {
             if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
@@ -536,6 +557,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         clear_stop();
     }
+    crate::debug::run_ended();
     end_status();
     live::end();
     outcome.signal = signals::signalled();
@@ -545,6 +567,32 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         failed.min(127) as u8
     };
     (outcome, code)
+}
+
+/// `--debug=process`'s lines about the order jobs start in, as fio's main loop prints
+/// them: a job whose `wait_for` job has finished may run; while `phase` runs, the first job
+/// of the `next` phase waits for it (a stonewall, or the job it waits for).
+fn debug_phase_waits(jobs: &[Job], phase: &[usize], next: Option<&Vec<usize>>) {
+    if !crate::debug::on(crate::debug::Cat::Process) {
+        return;
+    }
+    use crate::debug::Cat::Process;
+    for &ji in phase {
+        if let Some(w) = &jobs[ji].exec.wait_for {
+            crate::dprint!(Process, "{}: {w} completed, can run", jobs[ji].name);
+        }
+    }
+    let Some(&first) = next.and_then(|n| n.first()) else {
+        return;
+    };
+    let job = &jobs[first];
+    match &job.exec.wait_for {
+        Some(w) if !job.exec.stonewall => {
+            crate::dprint!(Process, "{} fenced by {w}(INITIALIZED)", job.name);
+            crate::dprint!(Process, "{}: waiting for {w}", job.name);
+        }
+        _ => crate::dprint!(Process, "{}: stonewall wait", job.name),
+    }
 }
 
 /// The report entry of a clone that failed before doing any I/O: listed with its errno.

@@ -75,9 +75,11 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     }
     // SAFETY: both descriptors were just opened by pipe2 and are owned by nobody else.
     let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    use crate::debug::RunState;
+    crate::debug::runstate_of(0, RunState::NotCreated, RunState::Created);
+    crate::dprint!(crate::debug::Cat::Process, "will fork");
     // SAFETY: the main process forks only from its main thread while no other thread of
     // ours is running; the child runs the clone and leaves with _exit, never returning.
-    crate::dprint!(crate::debug::Cat::Process, "will fork");
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
@@ -85,7 +87,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     if pid == 0 {
         drop(rd);
         super::signals::become_worker();
-        crate::debug::started();
+        crate::debug::started(spec_ramps(spec));
         // Its own session, as fio's forked workers make theirs: with the kernel's
         // autogroup scheduling (sched_autogroup_enabled) each clone then gets a session's
         // share of a busy machine, as fio's do, rather than all clones sharing one. The
@@ -93,6 +95,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
         // SAFETY: setsid has no preconditions; a forked child is never a group leader.
         unsafe { libc::setsid() };
         let out = run_one(spec);
+        crate::debug::enter(RunState::Exited);
         let bytes = serde_json::to_vec(&out).unwrap_or_default();
         let mut off = 0;
         while off < bytes.len() {
@@ -118,7 +121,13 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
         unsafe { libc::_exit(if out.is_ok() { 0 } else { 1 }) };
     }
     drop(wr);
+    crate::debug::let_run(spec.thread_number, &spec.job.name, pid, spec_ramps(spec));
     Ok((pid, rd))
+}
+
+/// True when the clone begins with a ramp period (fio's RAMP state).
+fn spec_ramps(spec: &CloneSpec<'_>) -> bool {
+    spec.job.exec.ramp_time_us > 0
 }
 
 fn describe_status(status: i32) -> String {
@@ -133,6 +142,11 @@ fn describe_status(status: i32) -> String {
 pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
     let _ = std::io::Write::flush(&mut std::io::stdout());
     let mut results: Vec<Option<Outcome>> = specs.iter().map(|_| None).collect();
+    // Each worker thread's id, published as it starts (for `--debug=process`).
+    let tids: Vec<std::sync::atomic::AtomicI32> = specs
+        .iter()
+        .map(|_| std::sync::atomic::AtomicI32::new(0))
+        .collect();
     std::thread::scope(|scope| {
         let mut workers: Vec<Worker<'_>> = Vec::with_capacity(specs.len());
         // Processes first, while this is still the only thread.
@@ -160,14 +174,35 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
         for (i, s) in specs.iter().enumerate() {
             if s.job.exec.thread {
                 let flag = stops[i];
+                let tid = &tids[i];
+                use crate::debug::RunState;
+                crate::debug::runstate_of(0, RunState::NotCreated, RunState::Created);
                 crate::dprint!(crate::debug::Cat::Process, "will pthread_create");
                 workers[i] = Worker::Thread(scope.spawn(move || {
-                    crate::debug::started();
+                    // SAFETY: gettid has no preconditions and cannot fail.
+                    tid.store(unsafe { libc::gettid() }, Ordering::Release);
+                    crate::debug::started(spec_ramps(s));
                     super::set_clone_stop(flag);
                     super::watchdog::note_thread(s.thread_number);
                     super::signals::block_usr1_here();
-                    run_one(s)
+                    let out = run_one(s);
+                    crate::debug::enter(RunState::Exited);
+                    out
                 }));
+                if crate::debug::on(crate::debug::Cat::Process) {
+                    // As fio's main thread waits for a new job to be initialized before
+                    // letting it run: here only to name the thread in the lines.
+                    let deadline = std::time::Instant::now() + Duration::from_secs(1);
+                    while tid.load(Ordering::Acquire) == 0 && std::time::Instant::now() < deadline {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    crate::debug::let_run(
+                        s.thread_number,
+                        &s.job.name,
+                        tid.load(Ordering::Acquire),
+                        spec_ramps(s),
+                    );
+                }
             }
         }
         let mut steady = super::steady::Monitor::new(specs);
@@ -277,6 +312,7 @@ fn collect(
                     )),
                 };
                 let failed = !matches!(&out, Ok(s) if !s.failed);
+                crate::debug::reaped(specs[i].thread_number);
                 super::live::finished(specs[i].thread_number, out.as_ref().ok());
                 results[i] = Some(out);
                 finished_clone(specs, workers, stops, i, failed);
@@ -292,6 +328,7 @@ fn collect(
                         ))
                     });
                     let failed = !matches!(&out, Ok(s) if !s.failed);
+                    crate::debug::reaped(specs[i].thread_number);
                     super::live::finished(specs[i].thread_number, out.as_ref().ok());
                     results[i] = Some(out);
                     finished_clone(specs, workers, stops, i, failed);

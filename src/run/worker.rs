@@ -325,6 +325,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         }
         if ramping && now >= ramp_end {
             ramping = false;
+            crate::debug::enter(crate::debug::RunState::Running);
             stat_start = now;
             pace.start(now);
             // What was counted while ramping does not belong in the results.
@@ -785,6 +786,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             w && !syncer.last_was_sync()
         });
     if (syncer.end_fsync || syncer.fsync_on_close) && wrote && !timed_out {
+        crate::debug::enter(crate::debug::RunState::Fsyncing);
         for (i, &fd) in open.fds().iter().enumerate() {
             // Files closed along the way were synced at their close (fsync_on_close).
             if cx.lazy && fd < 0 {

@@ -63,6 +63,8 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
     }
     let inc = hdr_inc(o, buf.len());
     let hs = m.hdr_size();
+    // fio's lines name the I/O unit; here its buffer stands for it.
+    let io_u = buf.as_ptr();
     for (i, chunk) in buf.chunks_mut(inc).enumerate() {
         if chunk.len() <= hs {
             break;
@@ -80,6 +82,13 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
             crc32: 0,
         };
         h.write(chunk);
+        if m.has_sum() {
+            crate::dprint!(
+                crate::debug::Cat::Verify,
+                "fill {} io_u {io_u:p}, len {inc}",
+                m.name()
+            );
+        }
         let (head, data) = chunk.split_at_mut(hs);
         m.compute(data, &mut head[HDR_LEN..]);
         swap_header(chunk, o.offset as usize, hs);
@@ -197,6 +206,12 @@ pub fn check(
         let mut msg = String::new();
         let mut sums: Option<(Vec<u8>, Vec<u8>)> = None;
         if method.has_sum() {
+            crate::dprint!(
+                crate::debug::Cat::Verify,
+                "{} verify io_u {:p}, len {inc}",
+                method.name(),
+                buf.as_ptr()
+            );
             let mut got = [0u8; MAX_SUM];
             let n = method.sum_len();
             got[..n].copy_from_slice(&chunk[HDR_LEN..HDR_LEN + n]);

@@ -295,14 +295,10 @@ impl Contents {
                 time_sec,
                 time_nsec,
             };
+            if crate::debug::on(crate::debug::Cat::Verify) {
+                debug_fill(self.v.pattern.as_ref(), u.len);
+            }
             block::fill(&self.v, &self.filler, buf, u.offset, &st);
-            crate::dprint!(
-                crate::debug::Cat::Verify,
-                "fill {} io_u {:p}, len {}",
-                self.v.method.name(),
-                u.buf,
-                u.len
-            );
             self.slots[u.slot as usize] = st;
         } else {
             self.filler.before_write(buf, u.offset, u.start_ns);
@@ -350,6 +346,7 @@ impl Contents {
                 Ok(())
             }
             Op::Rw(Ddir::Read) if self.v.on() && !self.mixed => {
+                crate::debug::enter(crate::debug::RunState::Verifying);
                 self.reads_done += 1;
                 // SAFETY: the read completed into the unit's own buffer.
                 let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
@@ -483,7 +480,6 @@ impl Contents {
     ) -> std::io::Result<Result<(), (i32, String)>> {
         // An experimental replay starts again from the copy taken before the first I/O at
         // every loop (fio reseeds its generator at each loop with randrepeat).
-        crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         let mut replay = self.replay.clone();
         let mut todo = match (batch, &mut replay) {
             (Some(n), _) => {
@@ -527,6 +523,15 @@ impl Contents {
                 Source::List(self.mark_trims(out).into_iter())
             }
         };
+        // fio's verify loop runs for the whole pass; a backlog batch is read among the
+        // writes, but its reads still put the job in the verifying state.
+        let whole_pass = batch.is_none();
+        if whole_pass {
+            crate::dprint!(crate::debug::Cat::Verify, "starting loop");
+        }
+        crate::debug::enter(crate::debug::RunState::Verifying);
+        // Blocks taken from the log are what fio's get_next_verify hands out.
+        let from_log = matches!(todo, Source::List(_));
         // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
         let flags = if matches!(todo, Source::Replay { .. }) {
             0x08
@@ -740,6 +745,13 @@ impl Contents {
                     u.start_ns = crate::run::worker::now_ns();
                     u.issue_ns = u.start_ns;
                     which[slot as usize] = p;
+                    if from_log {
+                        crate::dprint!(
+                            crate::debug::Cat::Verify,
+                            "get_next_verify: ret io_u {:p}",
+                            u.buf
+                        );
+                    }
                     match engine.queue(u)? {
                         Queued::Completed => {
                             ahead = todo.next();
@@ -805,7 +817,13 @@ impl Contents {
             }
             error.map_or(Ok(()), Err)
         });
-        crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
+        if from_log && whole_pass {
+            crate::dprint!(crate::debug::Cat::Verify, "get_next_verify: empty");
+        }
+        crate::debug::enter(crate::debug::RunState::Running);
+        if whole_pass {
+            crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
+        }
         if let Source::Replay { left, numberio, .. } = todo {
             let budget = self.written.saturating_sub(self.verified_total);
             self.verified_total += budget - left;
@@ -869,5 +887,20 @@ impl Drop for Contents {
                 eprintln!("iobench: job '{}': verify state: {e}", s.name);
             }
         }
+    }
+}
+
+/// `--debug=verify`'s line as a write buffer is filled: fresh random data, or (with
+/// `verify_pattern` and no per-block format) the pattern already in the buffer.
+fn debug_fill(pattern: Option<&super::pattern::DataPattern>, len: usize) {
+    use crate::debug::Cat::Verify;
+    match pattern {
+        None => crate::dprint!(Verify, "fill random bytes len={len}"),
+        Some(p) if !p.has_formats() => crate::dprint!(
+            Verify,
+            "using already filled verify pattern b={} len={len}",
+            p.bytes.len()
+        ),
+        Some(_) => {}
     }
 }

@@ -20,7 +20,7 @@ pub struct SyncOpts {
     pub fdatasync_blocks: u64,
     pub end_fsync: bool,
     pub fsync_on_close: bool,
-    /// Extra open flags for `sync=` (O_SYNC or O_DSYNC), 0 when off.
+    /// Extra open flags: `sync=` (O_SYNC or O_DSYNC) and `atomic` (fio's O_ATOMIC bit); 0 when off.
     pub open_sync_flags: i32,
 }
 
@@ -103,7 +103,16 @@ pub struct ExecOpts {
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// `gtod_cpu`: the CPU of the thread that keeps the time for all jobs (fio takes it
+    /// out of this job's `cpus_allowed`, unless it is CPU 0).
+    pub gtod_cpu: Option<usize>,
 }
+
+/// The open flag fio 3.33 passes for `atomic=1` on Linux (its `OS_O_ATOMIC`, from a
+/// proposed kernel interface that was never merged): the kernel ignores the bit, so
+/// atomic writes are plain O_DIRECT writes, in fio as here. Kept so both tools issue the
+/// same `open` call.
+const O_ATOMIC: i32 = 0o40000000;
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
 /// fadvise_hint=0; with 1 (the default) random for random patterns, else sequential.
@@ -145,11 +154,14 @@ impl AccessHint {
 
 impl ExecOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let direct = if r.is_set("buffered") && !r.is_set("direct") {
-            !r.bool("buffered")?
-        } else {
-            r.bool("direct")?
-        };
+        // `atomic=1` implies O_DIRECT, as in fio.
+        let atomic = r.bool("atomic")?;
+        let direct = atomic
+            || if r.is_set("buffered") && !r.is_set("direct") {
+                !r.bool("buffered")?
+            } else {
+                r.bool("direct")?
+            };
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
         let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
@@ -171,7 +183,7 @@ impl ExecOpts {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,
             Some(_) => libc::O_SYNC,
-        };
+        } | if atomic { O_ATOMIC } else { 0 };
         let engine = EngineConfig::new(
             spec,
             r,
@@ -354,6 +366,13 @@ impl ExecOpts {
             },
             uid: r.int("uid")?.map(|v| v as u32),
             gid: r.int("gid")?.map(|v| v as u32),
+            gtod_cpu: match r.int("gtod_cpu")? {
+                None => None,
+                Some(c) => Some(
+                    cpus_present(&c.to_string(), vec![c as usize])
+                        .map_err(|e| r.invalid("gtod_cpu", e))?[0],
+                ),
+            },
         })
     }
 }

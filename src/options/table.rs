@@ -868,8 +868,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "sync_file_range",
         K::Choice(SYNC_FILE_RANGE_CHOICES),
@@ -883,8 +882,7 @@ const GENERAL: &[OptDef] = &[
     opt("atomic", K::Bool, "Ask for atomic writes with O_DIRECT")
         .def("0")
         .cat(C::Io)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "buffered",
         K::Bool,
@@ -1726,8 +1724,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("1024")
     .cat(C::Log)
-    .range(1024, 1048576)
-    .not_yet(),
+    .range(1024, 1048576),
     opt(
         "log_avg_msec",
         K::Int {
@@ -1846,8 +1843,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "bwavgtime",
         K::Int {
@@ -2035,8 +2031,7 @@ const GENERAL: &[OptDef] = &[
         "Keep the time of day in a thread on this CPU",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "unified_rw_reporting",
         K::Choice(UNIFIED_RW_REPORTING_CHOICES),

@@ -414,6 +414,19 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
     }
     crate::clock::select_default();
+    // `gtod_cpu` of any job starts fio's one time thread, on every CPU so named.
+    let gtod_cpus: Vec<usize> = jobs.iter().filter_map(|j| j.exec.gtod_cpu).collect();
+    let _gtod = if gtod_cpus.is_empty() {
+        None
+    } else {
+        match crate::clock::GtodOffload::start(&gtod_cpus) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                eprintln!("iobench: {e}");
+                return (RunOutcome::default(), 1);
+            }
+        }
+    };
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     flow::setup(jobs);
     let gids = crate::report::group_ids(jobs);
@@ -581,7 +594,13 @@ fn interim_clones(
 /// one CPU of the set that falls to clone `thread_number` (1-based, counted over the
 /// whole run and wrapping around the set, as fio splits it).
 pub fn clone_cpus(job: &Job, thread_number: u64) -> Option<Vec<usize>> {
-    let cpus = job.exec.cpus_allowed.as_ref()?;
+    let mut cpus = job.exec.cpus_allowed.clone()?;
+    // fio leaves the time thread's CPU to it (and, testing the number for zero, never
+    // takes CPU 0 away).
+    if let Some(g) = job.exec.gtod_cpu.filter(|&g| g != 0) {
+        cpus.retain(|&c| c != g);
+    }
+    let cpus = &cpus;
     if !job.exec.cpus_split || cpus.is_empty() {
         return Some(cpus.clone());
     }

@@ -1,0 +1,220 @@
+//! Options of fio 3.33 that iobench once refused (issue 14's remainder), each compared with
+//! the installed fio: write_barrier, log_entries, atomic, gtod_cpu, block_error_percentiles.
+mod common;
+
+use common::{iobench, json_report, run, run_ok, scratch};
+use std::process::Command;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Both tools, fio first, each as a Command ready for arguments (None without fio).
+fn both() -> Option<[(&'static str, Command); 2]> {
+    let fio = common::fio()?;
+    Some([("fio", fio), ("iobench", iobench())])
+}
+
+/// `write_barrier` and `log_entries` are accepted and change what fio changes: nothing an
+/// engine here can show (only fio's libpmem engine issues barriers; log_entries sizes
+/// fio's first log allocation), so the issued counts and the log lines are fio's. A value
+/// fio refuses (log_entries below 1024) is refused too.
+#[test]
+fn write_barrier_and_log_entries_run_as_in_fio() {
+    let Some(tools) = both() else { return };
+    let dir = scratch("fo-barrier");
+    let mut seen = Vec::new();
+    for (tool, mut c) in tools {
+        let file = dir.join(format!("{tool}.dat"));
+        let log = dir.join(tool);
+        c.args([
+            "--name=b",
+            "--rw=write",
+            "--bs=4k",
+            "--size=256k",
+            "--write_barrier=4",
+            "--log_entries=4096",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .arg(format!("--write_lat_log={}", log.display()));
+        let out = run_ok(c);
+        let j = json_report(&out);
+        let lat = std::fs::read_to_string(dir.join(format!("{tool}_lat.1.log"))).unwrap();
+        seen.push((
+            j["jobs"][0]["write"]["total_ios"].clone(),
+            lat.lines().count(),
+        ));
+    }
+    assert_eq!(seen[0], seen[1], "fio vs iobench (issued, log lines)");
+    assert_eq!(seen[1].0, 64);
+    for mut c in [common::fio().unwrap(), iobench()] {
+        c.args(["--name=b", "--size=64k", "--log_entries=10", "--parse-only"]);
+        let out = run(c);
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            !out.status.success() || all.contains("log_entries"),
+            "log_entries=10 accepted: {all}"
+        );
+    }
+}
+
+/// `atomic=1` opens the file as fio 3.33 does on Linux: O_DIRECT plus fio's O_ATOMIC bit
+/// (0x800000, which the kernel ignores), so the writes bypass the page cache.
+#[test]
+fn atomic_opens_with_o_direct_and_fios_flag() {
+    let Some(tools) = both() else { return };
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace not installed: skipping");
+        return;
+    }
+    // O_DIRECT needs a file system that takes it: the target dir, not a tmpfs.
+    let dir = scratch("fo-atomic");
+    let mut seen = Vec::new();
+    for (tool, c) in tools {
+        let file = dir.join(format!("{tool}.dat"));
+        let trace = dir.join(format!("{tool}.trace"));
+        let mut s = Command::new("strace");
+        s.args(["-f", "-e", "trace=openat", "-o"])
+            .arg(&trace)
+            .arg(c.get_program())
+            .args([
+                "--name=a",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--atomic=1",
+                "--output-format=terse",
+            ])
+            .arg(format!("--filename={}", file.display()));
+        run_ok(s);
+        let t = std::fs::read_to_string(&trace).unwrap();
+        let name = file.display().to_string();
+        let opens: Vec<String> = t
+            .lines()
+            .filter(|l| l.contains(&name) && l.contains("O_RDWR"))
+            .map(|l| {
+                let flags = l.split(", ").nth(2).unwrap_or("").to_string();
+                let mut f: Vec<&str> = flags
+                    .split('|')
+                    .filter(|f| *f != "O_CLOEXEC" && *f != "O_CREAT")
+                    .collect();
+                f.sort_unstable();
+                f.join("|")
+            })
+            .collect();
+        assert!(
+            !opens.is_empty(),
+            "{tool}: no read-write open of {name}:\n{t}"
+        );
+        seen.push(opens[opens.len() - 1].clone());
+    }
+    assert_eq!(seen[0], seen[1], "fio vs iobench open flags");
+    assert!(seen[1].contains("O_DIRECT") && seen[1].contains("0x800000"));
+}
+
+/// `gtod_cpu` makes both tools read the time a pinned thread keeps with gettimeofday:
+/// every latency is then a whole number of microseconds (without it, the default TSC
+/// clock gives nanoseconds).
+#[test]
+fn gtod_cpu_times_in_whole_microseconds_as_fio() {
+    let Some(tools) = both() else { return };
+    let dir = scratch("fo-gtod");
+    for (tool, mut c) in tools {
+        let file = dir.join(format!("{tool}.dat"));
+        c.args([
+            "--name=g",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=256k",
+            "--gtod_cpu=0",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={}", file.display()));
+        let j = json_report(&run_ok(c));
+        let w = &j["jobs"][0]["write"];
+        assert_eq!(w["total_ios"], 64, "{tool}");
+        for k in ["clat_ns", "lat_ns"] {
+            for m in ["min", "max"] {
+                let v = w[k][m].as_u64().unwrap();
+                assert_eq!(v % 1000, 0, "{tool}: {k}.{m}={v} is not whole microseconds");
+            }
+        }
+    }
+}
+
+/// `block_error_percentiles` on a job that trims nothing prints fio's two lines (fio
+/// shows zero counts then) and leaves `block` out of the JSON; more than one file, or a
+/// file of more than 8192 trim blocks, is refused as fio refuses it.
+#[test]
+fn block_error_percentiles_report_as_fio() {
+    let Some(tools) = both() else { return };
+    let dir = scratch("fo-block");
+    let mut lines = Vec::new();
+    for (tool, c) in tools {
+        let file = dir.join(format!("{tool}.dat"));
+        let args = |c: &mut Command, fmt: &str| {
+            c.args([
+                "--name=b",
+                "--rw=write",
+                "--bs=4k",
+                "--size=64k",
+                "--block_error_percentiles=1",
+            ])
+            .arg(format!("--output-format={fmt}"))
+            .arg(format!("--filename={}", file.display()));
+        };
+        let mut n = Command::new(c.get_program());
+        args(&mut n, "normal");
+        let out = text(&run_ok(n).stdout);
+        let at = out.find("  block lifetime").expect("block lines");
+        lines.push(out[at..].lines().take(2).collect::<Vec<_>>().join("\n"));
+        let mut j = Command::new(c.get_program());
+        args(&mut j, "json");
+        let j = json_report(&run_ok(j));
+        assert!(j["jobs"][0].get("block").is_none(), "{tool}: {j}");
+    }
+    assert_eq!(lines[0], lines[1]);
+    // Too many trim blocks: fio fails the job at start, iobench refuses it.
+    for mut c in [common::fio().unwrap(), iobench()] {
+        c.args([
+            "--name=b",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64m",
+            "--block_error_percentiles=1",
+        ])
+        .arg(format!("--filename={}", dir.join("big.dat").display()));
+        let out = run(c);
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(all.contains("8192"), "{all}");
+    }
+}
+
+/// Trims counted per block on a loop device. fio 3.33 aborts its report here (it sorts
+/// the table with the wrong element size), so the numbers are checked against what a
+/// sequential trim job must give: three loops over 16 blocks trim each block 3 times.
+#[test]
+fn block_error_percentiles_count_trims_per_block() {
+    let Some(lo) = common::loopdev::Loop::new("fo-block-trim", "1M") else {
+        return;
+    };
+    let mut c = iobench();
+    c.args([
+        "--name=b",
+        "--rw=trim",
+        "--bs=4k",
+        "--size=64k",
+        "--loops=3",
+        "--block_error_percentiles=1",
+        "--percentile_list=50:99",
+        "--output-format=json",
+    ])
+    .arg(format!("--filename={}", lo.dev));
+    let j = json_report(&run_ok(c));
+    let b = &j["jobs"][0]["block"];
+    assert_eq!(b["percentiles"]["50.000000"], 3, "{b}");
+    assert_eq!(b["percentiles"]["99.000000"], 3, "{b}");
+    assert_eq!(b["states"]["trimmed"], 16, "{b}");
+    assert_eq!(b["states"]["unwritten"], 0, "{b}");
+}

@@ -218,3 +218,163 @@ fn block_error_percentiles_count_trims_per_block() {
     assert_eq!(b["states"]["trimmed"], 16, "{b}");
     assert_eq!(b["states"]["unwritten"], 0, "{b}");
 }
+
+/// The cgroup file system fio 3.33 uses: the first v1 `blkio` or v2 mount listed.
+fn cgroup_mount() -> Option<std::path::PathBuf> {
+    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
+    mounts.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        let blkio = f.get(2) == Some(&"cgroup") && f[3].split(',').any(|o| o == "blkio");
+        (blkio || f.get(2) == Some(&"cgroup2")).then(|| f[1].into())
+    })
+}
+
+/// `cgroup=NAME`: while the job runs its worker is in the group (one task in it), the
+/// group is removed after the run unless `cgroup_nodelete=1`; `cgroup_weight` fails the
+/// job with fio's errno where the kernel offers no blkio weight. Same in both tools.
+#[test]
+fn cgroup_membership_and_cleanup_as_fio() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipping: cgroups need root");
+        return;
+    }
+    let Some(mnt) = cgroup_mount() else {
+        eprintln!("skipping: no cgroup file system");
+        return;
+    };
+    let Some(tools) = both() else { return };
+    let dir = scratch("fo-cgroup");
+    let file = dir.join("c.dat");
+    std::fs::write(&file, vec![0u8; 65536]).unwrap();
+    for (tool, c) in tools {
+        for nodelete in [false, true] {
+            let name = format!("iobench-test-{tool}-{nodelete}");
+            let group = mnt.join(&name);
+            let _ = std::fs::remove_dir(&group);
+            let mut cmd = Command::new(c.get_program());
+            cmd.args([
+                "--name=c",
+                "--rw=read",
+                "--size=64k",
+                "--time_based",
+                "--runtime=1500ms",
+                "--output-format=terse",
+            ])
+            .arg(format!("--filename={}", file.display()))
+            .arg(format!("--cgroup={name}"))
+            .arg(format!("--cgroup_nodelete={}", nodelete as u8));
+            let child = cmd
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn");
+            std::thread::sleep(std::time::Duration::from_millis(700));
+            let tasks = ["tasks", "cgroup.procs"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(group.join(f)).ok())
+                .unwrap_or_default();
+            let out = common::wait_for(child, 30);
+            assert!(out.status.success(), "{tool}");
+            assert_eq!(
+                tasks.lines().count(),
+                1,
+                "{tool}: tasks in {name}: {tasks:?}"
+            );
+            assert_eq!(group.exists(), nodelete, "{tool}: {name} after the run");
+            let _ = std::fs::remove_dir(&group);
+        }
+    }
+    let mut errs = Vec::new();
+    for mut c in [common::fio().unwrap(), iobench()] {
+        c.args([
+            "--name=c",
+            "--rw=read",
+            "--size=64k",
+            "--cgroup=iobench-test-weight",
+            "--cgroup_weight=500",
+            "--output-format=json",
+        ])
+        .arg(format!("--filename={}", file.display()));
+        errs.push(json_report(&run(c))["jobs"][0]["error"].clone());
+    }
+    let _ = std::fs::remove_dir(mnt.join("iobench-test-weight"));
+    assert_eq!(
+        errs[0], errs[1],
+        "job error with cgroup_weight, fio vs iobench"
+    );
+}
+
+/// `numa_cpu_nodes=0` and each `numa_mem_policy` make the worker's calls fio makes
+/// through libnuma (node 0 is all this machine has): the affinity mask of the node's CPUs,
+/// then the memory policy's mode and node mask (none for `default`). Malformed values
+/// are refused by both.
+#[test]
+fn numa_options_make_fios_system_calls() {
+    let Some(tools) = both() else { return };
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace not installed: skipping");
+        return;
+    }
+    let dir = scratch("fo-numa");
+    let file = dir.join("n.dat");
+    std::fs::write(&file, vec![0u8; 65536]).unwrap();
+    let progs: Vec<_> = tools
+        .iter()
+        .map(|(t, c)| (*t, c.get_program().to_owned()))
+        .collect();
+    for pol in [
+        "bind:0",
+        "prefer:0",
+        "interleave",
+        "interleave:0",
+        "local",
+        "default",
+    ] {
+        let mut seen = Vec::new();
+        for (tool, prog) in &progs {
+            let trace = dir.join(format!("{tool}.trace"));
+            let mut s = Command::new("strace");
+            s.args(["-f", "-e", "trace=set_mempolicy,sched_setaffinity", "-o"])
+                .arg(&trace)
+                .arg(prog)
+                .args(["--name=n", "--rw=read", "--size=64k", "--numa_cpu_nodes=0"])
+                .arg(format!("--numa_mem_policy={pol}"))
+                .arg(format!("--filename={}", file.display()))
+                .arg("--output-format=terse");
+            run_ok(s);
+            let t = std::fs::read_to_string(&trace).unwrap();
+            let calls: Vec<&str> = t.lines().filter(|l| l.contains('(')).collect();
+            let last_aff = calls
+                .iter()
+                .rposition(|l| l.contains("sched_setaffinity("))
+                .expect("an affinity call");
+            let aff = calls[last_aff];
+            let mask = aff[aff.find('[').unwrap()..=aff.find(']').unwrap()].to_string();
+            let policies: Vec<String> = calls[last_aff..]
+                .iter()
+                .filter(|l| l.contains("set_mempolicy("))
+                .map(|l| {
+                    let args = l.split_once("set_mempolicy(").unwrap().1;
+                    let mode = args.split(',').next().unwrap().to_string();
+                    let node0 = args.contains("[0x00000000000001");
+                    format!("{mode} node0={node0}")
+                })
+                .collect();
+            seen.push((mask, policies));
+        }
+        assert_eq!(seen[0], seen[1], "numa_mem_policy={pol}: fio vs iobench");
+    }
+    for bad in [
+        "--numa_mem_policy=bind",
+        "--numa_mem_policy=prefer:0-1",
+        "--numa_cpu_nodes=77",
+    ] {
+        for (tool, prog) in &progs {
+            let mut c = Command::new(prog);
+            c.args(["--name=n", "--rw=read", "--size=64k", bad])
+                .arg(format!("--filename={}", file.display()));
+            let out = run(c);
+            assert!(!out.status.success(), "{tool} accepted {bad}");
+        }
+    }
+}

@@ -106,6 +106,16 @@ pub struct ExecOpts {
     /// `gtod_cpu`: the CPU of the thread that keeps the time for all jobs (fio takes it
     /// out of this job's `cpus_allowed`, unless it is CPU 0).
     pub gtod_cpu: Option<usize>,
+    /// `cgroup`: the control group each worker joins for its I/O.
+    pub cgroup: Option<String>,
+    /// `cgroup_weight`: the group's blkio weight (v1 only).
+    pub cgroup_weight: Option<u32>,
+    /// `cgroup_nodelete`: keep a group this run created.
+    pub cgroup_nodelete: bool,
+    /// `numa_cpu_nodes`: run on the CPUs of these nodes (after `cpus_allowed`, as fio).
+    pub numa_cpu_nodes: Option<Vec<usize>>,
+    /// `numa_mem_policy`: the worker's memory policy.
+    pub numa_mem_policy: Option<crate::run::numa::MemPolicy>,
 }
 
 /// The open flag fio 3.33 passes for `atomic=1` on Linux (its `OS_O_ATOMIC`, from a
@@ -366,6 +376,21 @@ impl ExecOpts {
             },
             uid: r.int("uid")?.map(|v| v as u32),
             gid: r.int("gid")?.map(|v| v as u32),
+            cgroup: r.text("cgroup").filter(|s| !s.is_empty()),
+            cgroup_weight: r.int("cgroup_weight")?.map(|w| w as u32),
+            cgroup_nodelete: r.bool("cgroup_nodelete")?,
+            numa_cpu_nodes: r
+                .text("numa_cpu_nodes")
+                .map(|v| {
+                    crate::run::numa::parse_nodes(&v).map_err(|e| r.invalid("numa_cpu_nodes", e))
+                })
+                .transpose()?,
+            numa_mem_policy: r
+                .text("numa_mem_policy")
+                .map(|v| {
+                    crate::run::numa::parse_policy(&v).map_err(|e| r.invalid("numa_mem_policy", e))
+                })
+                .transpose()?,
             gtod_cpu: match r.int("gtod_cpu")? {
                 None => None,
                 Some(c) => Some(

@@ -1622,15 +1622,13 @@ const GENERAL: &[OptDef] = &[
         K::Special,
         "Run the job on the CPUs of these NUMA nodes",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "numa_mem_policy",
         K::Special,
         "Memory placement policy for the job (e.g. bind:0)",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "end_fsync",
         K::Bool,
@@ -2065,8 +2063,7 @@ const GENERAL: &[OptDef] = &[
     .cat(C::Profile)
     .not_yet(),
     opt("cgroup", K::Str, "Put the job in this control group")
-        .cat(C::Other)
-        .not_yet(),
+        .cat(C::Other),
     opt(
         "cgroup_nodelete",
         K::Bool,
@@ -2075,8 +2072,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Other)
     .parent("cgroup")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "cgroup_weight",
         K::Int {
@@ -2087,8 +2083,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Other)
     .parent("cgroup")
-    .range(100, 1000)
-    .not_yet(),
+    .range(100, 1000),
     opt(
         "uid",
         K::Int {

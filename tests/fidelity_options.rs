@@ -378,3 +378,114 @@ fn numa_options_make_fios_system_calls() {
         }
     }
 }
+
+/// The JSON document after anything printed before it (act's table).
+fn json_after_text(out: &std::process::Output) -> serde_json::Value {
+    let s = text(&out.stdout);
+    let at = s.find("{\n").unwrap_or_else(|| panic!("no JSON: {s}"));
+    serde_json::from_str(&s[at..]).expect("JSON report")
+}
+
+/// (name, job options, issued reads, issued writes, group) of every job reported.
+fn jobs_of(j: &serde_json::Value) -> Vec<(String, String, u64, u64, u64)> {
+    j["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                x["jobname"].as_str().unwrap().to_string(),
+                x["job options"].to_string(),
+                x["read"]["total_ios"].as_u64().unwrap(),
+                x["write"]["total_ios"].as_u64().unwrap(),
+                x["groupid"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// `--profile=tiobench` runs fio's four jobs (sequential and random writes, then reads,
+/// each a stonewall, over four files of 4 KiB per MiB of memory in the current
+/// directory) with the same options and issued counts. Its own options are accepted
+/// and, as in fio 3.33, change nothing.
+#[test]
+fn profile_tiobench_expands_as_fio() {
+    let Some(tools) = both() else { return };
+    let mut seen = Vec::new();
+    for (tool, c) in tools {
+        let dir = scratch(&format!("fo-tiobench-{tool}"));
+        let mut cmd = Command::new(c.get_program());
+        cmd.current_dir(&dir).args([
+            "--profile=tiobench",
+            "--size=4",
+            "--threads=2",
+            "--output-format=json",
+        ]);
+        let j = json_after_text(&run_ok(cmd));
+        seen.push((jobs_of(&j), j["global options"]["size"].clone()));
+        let files = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(files, 4, "{tool}: .fio.tio.1-4");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    assert_eq!(seen[0], seen[1], "fio vs iobench");
+    assert_eq!(seen[1].0.len(), 4);
+}
+
+/// `--profile=act` with one device: fio's read job (8 threads of 1536-byte reads at
+/// 250 IOPS each) and write job (131072-byte writes at 12 IOPS), direct, time based, in
+/// one reporting group; the latency table then the report. Issued counts are paced, so
+/// they are compared within a few per cent. `--prep` gives fio's two preparation jobs.
+#[test]
+fn profile_act_expands_as_fio() {
+    let Some(tools) = both() else { return };
+    // fio 3.33 keeps a job name in 32 bytes and aborts on a longer one
+    // ("act-prep-zeroes-" and the path): a short path.
+    let dev = std::path::PathBuf::from(format!("/tmp/ioba{}.img", std::process::id() % 100));
+    std::fs::File::create(&dev)
+        .unwrap()
+        .set_len(16 << 20)
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut prep = Vec::new();
+    for (tool, c) in tools {
+        let mut cmd = Command::new(c.get_program());
+        cmd.args(["--profile=act", "--test-duration=2", "--output-format=json"])
+            .arg(format!("--device-names={}", dev.display()));
+        let out = run_ok(cmd);
+        let s = text(&out.stdout);
+        assert!(
+            s.starts_with("        trans                   device\n"),
+            "{tool}: {s}"
+        );
+        assert!(s.contains("act: test complete, device(s): "), "{tool}");
+        let j = json_after_text(&out);
+        seen.push((jobs_of(&j), j["global options"]["runtime"].clone()));
+        let mut cmd = Command::new(c.get_program());
+        cmd.args([
+            "--profile=act",
+            "--prep",
+            // fio prints a row per hour of the test duration, even for --prep: 24
+            // million rows with the default 24h (written in microseconds, see
+            // src/options/profile.rs), so a short one.
+            "--test-duration=2",
+            "--output-format=json",
+            "--size=2m",
+        ])
+        .arg(format!("--device-names={}", dev.display()));
+        let j = json_after_text(&run_ok(cmd));
+        prep.push(jobs_of(&j));
+    }
+    let (f, i) = (&seen[0], &seen[1]);
+    assert_eq!(f.1, i.1, "runtime");
+    assert_eq!(f.0.len(), 1, "one reporting group: {f:?}");
+    assert_eq!(
+        (&f.0[0].0, &f.0[0].1),
+        (&i.0[0].0, &i.0[0].1),
+        "name, options"
+    );
+    let near = |a: u64, b: u64| a.abs_diff(b) * 20 <= a.max(b);
+    assert!(near(f.0[0].2, i.0[0].2), "reads: {f:?} vs {i:?}");
+    assert!(near(f.0[0].3, i.0[0].3), "writes: {f:?} vs {i:?}");
+    let _ = std::fs::remove_file(&dev);
+    assert_eq!(prep[0], prep[1], "act --prep: fio vs iobench");
+}

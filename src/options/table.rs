@@ -2058,10 +2058,9 @@ const GENERAL: &[OptDef] = &[
     opt(
         "profile",
         K::Choice(PROFILE_CHOICES),
-        "Run one of the built-in workload profiles",
+        "A built-in profile; kept but without effect in a job, as in fio (run one with --profile)",
     )
-    .cat(C::Profile)
-    .not_yet(),
+    .cat(C::Profile),
     opt("cgroup", K::Str, "Put the job in this control group")
         .cat(C::Other),
     opt(

@@ -4,6 +4,7 @@
 //! Recording never allocates or locks: histograms are sized when the stats are made, and
 //! bandwidth/IOPS windows are cut inline from the completion timestamps.
 
+pub mod act;
 pub mod blocklife;
 pub mod board;
 pub mod cpu;
@@ -259,6 +260,9 @@ pub struct JobStats {
     /// `block_error_percentiles`: trims per block of the job's file.
     #[serde(default)]
     pub block_life: Option<Box<blocklife::BlockLife>>,
+    /// `--profile=act`: latencies past ACT's limits, per hour.
+    #[serde(default)]
+    pub act: Option<Box<act::ActSlices>>,
 }
 
 /// The block table of a `block_error_percentiles` job: its one file's I/O region (the
@@ -374,6 +378,9 @@ impl JobStats {
         for (d, &(lo, hi)) in job.workload.bs.iter().enumerate() {
             s.log_bs[d] = if lo == hi { lo } else { 0 };
         }
+        if let Some(n) = job.raw.act_slices {
+            s.act = Some(Box::new(act::ActSlices::new(n)));
+        }
         if job.report.block_error_percentiles {
             s.block_life = block_life_for(job).map(Box::new);
         }
@@ -402,6 +409,9 @@ impl JobStats {
     ) {
         if !self.cfg.stats {
             return;
+        }
+        if let Some(a) = &mut self.act {
+            a.add(slat_ns + clat_ns, now_ns);
         }
         if ddir == Ddir::Trim {
             if let Some(b) = &mut self.block_life {

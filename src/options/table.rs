@@ -1219,22 +1219,19 @@ const GENERAL: &[OptDef] = &[
         K::Str,
         "Write the merged blktrace traces to this file",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "merge_blktrace_scalars",
         K::FloatList,
         "Per trace, the percentage its timing is scaled to when merging",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "merge_blktrace_iters",
         K::FloatList,
         "Per trace, how many times it is repeated when merging",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "exec_prerun",
         K::Str,

@@ -28,5 +28,6 @@ pub mod run;
 pub mod server;
 pub mod session;
 pub mod stats;
+pub mod stop;
 pub mod study;
 pub mod verify;

@@ -51,6 +51,9 @@ pub struct ExecOpts {
     /// `clocksource`, when given (the process-wide clock; see `crate::clock`).
     pub clocksource: Option<crate::clock::ClockSource>,
     pub iodepth: u32,
+    /// `iodepth` as the user gave it: fio's header and `latency` line show it even when a
+    /// synchronous engine caps the real depth (`iodepth`) at 1.
+    pub iodepth_given: u32,
     pub iodepth_batch_submit: u32,
     pub iodepth_batch_complete_min: u32,
     pub iodepth_batch_complete_max: u32,
@@ -153,7 +156,7 @@ impl ExecOpts {
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
         let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
-        let iodepth = r.int("iodepth")?.unwrap_or(1).max(1) as u32;
+        let iodepth = r.int("iodepth")?.unwrap_or(1).clamp(1, u32::MAX.into()) as u32;
         let depth = if spec.flags.sync { 1 } else { iodepth };
         let batch = r.int("iodepth_batch_submit")?.unwrap_or(1) as u32;
         let batch = if batch == 0 || batch > depth {
@@ -229,6 +232,7 @@ impl ExecOpts {
             ioengine,
             engine,
             iodepth: depth,
+            iodepth_given: iodepth,
             iodepth_batch_submit: batch,
             iodepth_batch_complete_min: cmin.min(depth),
             iodepth_batch_complete_max: cmax.min(depth).max(1),

@@ -62,7 +62,7 @@ pub struct FileOpts {
     pub allow_file_create: bool,
     pub allow_mounted_write: bool,
     /// `lockfile`: lock each file around each I/O (see `run::filelock`).
-    pub lock: crate::run::filelock::LockMode,
+    pub lock: LockMode,
 }
 
 impl FileOpts {
@@ -127,7 +127,7 @@ impl FileOpts {
             unlink_each_loop: r.bool("unlink_each_loop")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
-            lock: crate::run::filelock::LockMode::from_word(r.choice("lockfile").as_deref()),
+            lock: LockMode::from_word(r.choice("lockfile").as_deref()),
         })
     }
 
@@ -207,6 +207,25 @@ pub fn split_names(list: &str) -> Vec<String> {
     out
 }
 
+/// The `lockfile` mode (the locking itself is `run::filelock`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockMode {
+    None,
+    Exclusive,
+    ReadWrite,
+}
+
+impl LockMode {
+    /// The mode for a `lockfile` word (the table has checked it).
+    pub fn from_word(w: Option<&str>) -> LockMode {
+        match w {
+            Some("exclusive") => LockMode::Exclusive,
+            Some("readwrite") => LockMode::ReadWrite,
+            _ => LockMode::None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,7 +253,7 @@ mod tests {
             unlink_each_loop: false,
             allow_file_create: true,
             allow_mounted_write: false,
-            lock: crate::run::filelock::LockMode::None,
+            lock: LockMode::None,
         }
     }
 

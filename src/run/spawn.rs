@@ -163,7 +163,7 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 crate::dprint!(crate::debug::Cat::Process, "will pthread_create");
                 workers[i] = Worker::Thread(scope.spawn(move || {
                     crate::debug::started();
-                    super::set_clone_stop(flag);
+                    crate::stop::set_clone_stop(flag);
                     super::signals::block_usr1_here();
                     run_one(s)
                 }));

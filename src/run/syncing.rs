@@ -11,33 +11,11 @@
 
 use crate::engine::{Engine, IoUnit, Op, SyncOp};
 use crate::error::JobError;
+use crate::gen::SyncKind;
 use crate::job::reader::Reader;
 use crate::job::{Ddir, Job};
 use std::io;
 use std::os::fd::RawFd;
-
-/// Which system call a sync uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncKind {
-    Fsync,
-    Fdatasync,
-    /// sync_file_range with these flags, over the range written since the last sync.
-    Range(u32),
-    /// `fsync_on_close` at a replayed log's `close`: an fsync left out of the statistics
-    /// that does not count as the last operation being a sync, skipped right after one.
-    OnClose,
-}
-
-impl SyncKind {
-    /// The action name fio writes in an iolog.
-    pub fn log_name(self) -> &'static str {
-        match self {
-            SyncKind::Fsync | SyncKind::OnClose => "sync",
-            SyncKind::Fdatasync => "datasync",
-            SyncKind::Range(_) => "sync_file_range",
-        }
-    }
-}
 
 /// A job clone's sync state.
 #[derive(Debug, Clone)]

@@ -41,7 +41,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: super::syncing::SyncKind,
+        kind: crate::gen::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -58,7 +58,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: super::syncing::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -587,7 +587,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             data.before_queue(u);
             last_issue = u.start_ns;
             // lockfile: the lock covers the queue call, as fio's does.
-            if let Err(e) = lock.lock(u.fd, next.ddir) {
+            if let Err(e) = super::filelock::lock(lock, u.fd, next.ddir) {
                 free.push(slot);
                 let text = format!("lockfile: {e}");
                 cx.stats
@@ -603,7 +603,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
             }
             let queued = engine.queue(u);
-            if let Err(e) = lock.unlock(fd) {
+            if let Err(e) = super::filelock::unlock(lock, fd) {
                 let text = format!("lockfile: {e}");
                 cx.stats
                     .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);

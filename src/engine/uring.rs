@@ -20,7 +20,7 @@ use std::os::fd::AsRawFd;
 const FAST_FLAGS: [u8; 5] = [0b1111, 0b0111, 0b0011, 0b0001, 0];
 
 /// Builds a ring of `entries` submission entries, `configure` adding the caller's own
-/// flags, with the cheapest set-up flags the kernel accepts (see [`FAST_FLAGS`]). `fast`
+/// flags, with the cheapest set-up flags the kernel accepts (see `FAST_FLAGS`). `fast`
 /// false (SQPOLL rings, rings used by several threads) builds with the caller's flags only.
 /// Returns the ring and whether completions are deferred to GETEVENTS (DEFER_TASKRUN).
 ///

@@ -22,6 +22,10 @@ pub struct SyncOpts {
     pub fsync_on_close: bool,
     /// Extra open flags for `sync=` (O_SYNC or O_DSYNC), 0 when off.
     pub open_sync_flags: i32,
+    /// `sync_file_range=flags[:N]`: the SYNC_FILE_RANGE_* bits and every how many writes
+    /// (0: never).
+    pub range_flags: u32,
+    pub range_blocks: u64,
 }
 
 /// Rate limits per direction (read, write, trim).
@@ -33,6 +37,43 @@ pub struct RateOpts {
     pub min_iops: [u64; 3],
     pub poisson: bool,
     pub cycle_ms: u64,
+}
+
+/// `thinktime*`: the pauses between I/Os.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThinkOpts {
+    /// `thinktime`: the pause, and `thinktime_spin`: how much of it is spun, in µs.
+    pub us: u64,
+    pub spin_us: u64,
+    /// `thinktime_blocks` (at least 1), and whether the user set it.
+    pub blocks: u64,
+    pub blocks_set: bool,
+    /// `thinktime_blocks_type=issue`: count issued I/Os (else completed ones).
+    pub on_issue: bool,
+    /// `thinktime_iotime` in µs (0: unset).
+    pub iotime_us: u64,
+    /// `rate_ignore_thinktime`.
+    pub rate_ignores: bool,
+}
+
+/// `latency_target` and its companions: the queue-depth search for the deepest queue
+/// that keeps `percentile` of the I/Os under `target_us`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyTarget {
+    pub target_us: u64,
+    pub window_us: u64,
+    pub percentile: f64,
+    /// `latency_run`: keep searching for the whole run.
+    pub keep_running: bool,
+}
+
+/// fio's flow control between jobs (`flow`, `flow_id`, `flow_sleep`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlowOpts {
+    /// The job's weight in its flow (0: not in one).
+    pub weight: u64,
+    pub id: u64,
+    pub sleep_us: u64,
 }
 
 impl RateOpts {
@@ -71,10 +112,11 @@ pub struct ExecOpts {
     pub thread: bool,
     pub sync: SyncOpts,
     pub rate: RateOpts,
-    pub thinktime_us: u64,
-    pub thinktime_spin_us: u64,
-    pub thinktime_blocks: u64,
-    pub max_latency_us: u64,
+    pub think: ThinkOpts,
+    /// `max_latency` per direction, in µs (0: no limit).
+    pub max_latency_us: [u64; 3],
+    pub latency_target: Option<LatencyTarget>,
+    pub flow: FlowOpts,
     pub nice: Option<i32>,
     pub cpus_allowed: Option<Vec<usize>>,
     pub exitall: bool,
@@ -106,6 +148,62 @@ pub struct ExecOpts {
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+}
+
+/// `latency_target` with `latency_window`, `latency_percentile` and `latency_run`; `None`
+/// when no target (or a zero one) is given.
+fn latency_target(r: &Reader) -> Result<Option<LatencyTarget>, JobError> {
+    if !r.is_set("latency_target") {
+        return Ok(None);
+    }
+    let target_us = r.time_us("latency_target", TimeUnit::Usec)?;
+    let percentile = match r.text("latency_percentile") {
+        None => 100.0,
+        // fio reads a float (a trailing `%` is allowed) in 0..=100.
+        Some(p) => match crate::options::value::parse_float(p.trim().trim_end_matches('%')) {
+            Ok(v) if (0.0..=100.0).contains(&v) => v,
+            Ok(v) => {
+                return Err(r.invalid(
+                    "latency_percentile",
+                    format!("{v} is outside 0..100 (a percentage of the I/Os)"),
+                ))
+            }
+            Err(e) => return Err(r.invalid("latency_percentile", e)),
+        },
+    };
+    Ok((target_us > 0).then_some(LatencyTarget {
+        target_us,
+        window_us: r.time_us("latency_window", TimeUnit::Usec)?,
+        percentile,
+        keep_running: r.bool("latency_run")?,
+    }))
+}
+
+/// Parses `sync_file_range=flag[,flag...][:N]` into the SYNC_FILE_RANGE_* bits and N.
+fn parse_sync_range(v: &str) -> Result<(u32, u64), String> {
+    let (flags, nr) = match v.split_once(':') {
+        Some((f, n)) => (
+            f,
+            n.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("bad count '{n}' (expected flags:N)"))?,
+        ),
+        None => (v, 1),
+    };
+    let mut bits = 0u32;
+    for f in flags.split(',').map(str::trim).filter(|f| !f.is_empty()) {
+        bits |= match f {
+            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
+            "write" => libc::SYNC_FILE_RANGE_WRITE,
+            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
+            _ => {
+                return Err(format!(
+                    "unknown flag '{f}' (expected wait_before, write, wait_after)"
+                ))
+            }
+        };
+    }
+    Ok((bits, nr))
 }
 
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
@@ -170,6 +268,10 @@ impl ExecOpts {
         let cmax = cmax.max(cmin).max(1);
         let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
         let low = if low == 0 || low > depth { depth } else { low };
+        let (range_flags, range_blocks) = match r.text("sync_file_range") {
+            Some(v) => parse_sync_range(&v).map_err(|e| r.invalid("sync_file_range", e))?,
+            None => (0, 0),
+        };
         let sync_flags = match r.text("sync").as_deref() {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,
@@ -185,34 +287,9 @@ impl ExecOpts {
                 runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             },
         )?;
-        let per_dir = |name: &str| -> Result<[u64; 3], JobError> {
-            let mut out = [0u64; 3];
-            if let Some(v) = r.text(name) {
-                let parts: Vec<&str> = v.split(',').collect();
-                for (i, slot) in out.iter_mut().enumerate() {
-                    let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-                    if !p.is_empty() {
-                        *slot = r.size_of(p, name)?;
-                    }
-                }
-            }
-            Ok(out)
-        };
-        let per_dir_int = |name: &str| -> Result<[u64; 3], JobError> {
-            let mut out = [0u64; 3];
-            if let Some(v) = r.text(name) {
-                let parts: Vec<&str> = v.split(',').collect();
-                for (i, slot) in out.iter_mut().enumerate() {
-                    let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-                    if !p.is_empty() {
-                        *slot = crate::options::value::parse_int(p)
-                            .map_err(|e| r.invalid(name, e))?
-                            .max(0) as u64;
-                    }
-                }
-            }
-            Ok(out)
-        };
+        let per_dir = |name: &str| r.per_dir(name, |v| r.size_of(v, name));
+        let per_dir_int =
+            |name: &str| r.per_dir(name, |v| r.int_of(v, name).map(|n| n.max(0) as u64));
         let startdelay = match r.text("startdelay") {
             None => Range::default(),
             Some(v) => {
@@ -266,6 +343,8 @@ impl ExecOpts {
                 end_fsync: r.bool("end_fsync")?,
                 fsync_on_close: r.bool("fsync_on_close")?,
                 open_sync_flags: sync_flags,
+                range_flags,
+                range_blocks,
             },
             rate: RateOpts {
                 bps: per_dir("rate")?,
@@ -275,17 +354,23 @@ impl ExecOpts {
                 poisson: r.text("rate_process").as_deref() == Some("poisson"),
                 cycle_ms: r.int("ratecycle")?.unwrap_or(1000).max(1) as u64,
             },
-            thinktime_us: r.time_us("thinktime", TimeUnit::Usec)?,
-            thinktime_spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
-            thinktime_blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
-            // Per direction (`r,w,t`); the pacer reads every part, this keeps the first.
-            max_latency_us: match r.text("max_latency") {
-                None => 0,
-                Some(v) => crate::options::value::parse_time_us(
-                    v.split(',').next().unwrap_or(""),
-                    TimeUnit::Usec,
-                )
-                .map_err(|e| r.invalid("max_latency", e))?,
+            think: ThinkOpts {
+                us: r.time_us("thinktime", TimeUnit::Usec)?,
+                spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
+                blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
+                blocks_set: r.is_set("thinktime_blocks"),
+                on_issue: r.choice("thinktime_blocks_type").as_deref() == Some("issue"),
+                iotime_us: r.time_us("thinktime_iotime", TimeUnit::Sec)?,
+                rate_ignores: r.bool("rate_ignore_thinktime")?,
+            },
+            max_latency_us: r.per_dir("max_latency", |v| {
+                r.time_of(v, "max_latency", TimeUnit::Usec)
+            })?,
+            latency_target: latency_target(r)?,
+            flow: FlowOpts {
+                weight: r.int("flow")?.unwrap_or(0).max(0) as u64,
+                id: r.int("flow_id")?.unwrap_or(0).max(0) as u64,
+                sleep_us: r.int("flow_sleep")?.unwrap_or(0).max(0) as u64,
             },
             nice: r.int("nice")?.map(|v| v as i32),
             cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {

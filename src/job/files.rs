@@ -31,6 +31,8 @@ pub struct FileOpts {
     pub filesize_high: u64,
     /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
     pub filename_format: String,
+    /// `unique_filename` (on unless set off): a server or MPI rank makes the names its own.
+    pub unique_filename: bool,
     pub nrfiles: u32,
     /// How many of the job's files may be open at once (`openfiles`; 0 = all of them).
     /// Fewer than the files makes the worker open and close them as it goes, as fio does.
@@ -112,6 +114,7 @@ impl FileOpts {
             filename_format: r
                 .text("filename_format")
                 .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
+            unique_filename: !r.is_set("unique_filename") || r.bool("unique_filename")?,
             nrfiles: r.int("nrfiles")?.unwrap_or(1).max(1) as u32,
             openfiles: r.int("openfiles")?.unwrap_or(0).max(0) as u32,
             fallocate,
@@ -238,6 +241,7 @@ mod tests {
             filesize: None,
             filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),
+            unique_filename: true,
             nrfiles: 1,
             openfiles: 0,
             fallocate: Fallocate::Native,

@@ -42,6 +42,12 @@ impl<'a> Reader<'a> {
 
     /// The value text, or the table's default.
     pub fn text(&self, name: &str) -> Option<String> {
+        // A key the table does not know would read as unset forever (tests/parse_once.rs
+        // checks the keys in the source; this catches computed ones in debug builds).
+        debug_assert!(
+            crate::options::lookup(name).is_some(),
+            "option '{name}' is not in the table"
+        );
         self.raw
             .value(name)
             .map(str::to_string)
@@ -66,6 +72,34 @@ impl<'a> Reader<'a> {
         self.text(name)
             .map(|v| value::parse_int(&v).map_err(|e| self.invalid(name, e)))
             .transpose()
+    }
+
+    /// `v` (a part of option `name`'s value) as an integer.
+    pub fn int_of(&self, v: &str, name: &str) -> Result<i64, JobError> {
+        value::parse_int(v).map_err(|e| self.invalid(name, e))
+    }
+
+    /// `v` (a part of option `name`'s value) as a time in µs, bare numbers in `unit`.
+    pub fn time_of(&self, v: &str, name: &str, unit: TimeUnit) -> Result<u64, JobError> {
+        value::parse_time_us(v, unit).map_err(|e| self.invalid(name, e))
+    }
+
+    /// A per-direction option `r,w,t` read with `parse`, spread by fio's one rule
+    /// ([`value::per_dir`]); unset or empty parts are 0.
+    pub fn per_dir(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<u64, JobError>,
+    ) -> Result<[u64; 3], JobError> {
+        let mut out = [0u64; 3];
+        if let Some(text) = self.text(name) {
+            for (slot, part) in out.iter_mut().zip(value::per_dir(&text)) {
+                if let Some(p) = part {
+                    *slot = parse(p)?;
+                }
+            }
+        }
+        Ok(out)
     }
 
     pub fn size_of(&self, v: &str, name: &str) -> Result<u64, JobError> {

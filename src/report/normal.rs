@@ -46,12 +46,7 @@ pub fn header(jobs: &[Job]) -> String {
     }
     let _ = writeln!(out, "{VERSION}");
     let nr: u64 = jobs.iter().map(|j| j.exec.numjobs as u64).sum();
-    let threads = jobs.iter().any(|j| {
-        j.raw
-            .value("thread")
-            .map(|v| v != "0" && v != "false")
-            .unwrap_or(false)
-    });
+    let threads = jobs.iter().any(|j| j.exec.thread);
     let (nt, np) = if threads { (nr, 0) } else { (0, nr) };
     out.push_str("Starting ");
     if nt > 0 {

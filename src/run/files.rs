@@ -462,20 +462,13 @@ pub fn lay_out_deferred(job: &Job, targets: &[Target]) -> io::Result<()> {
 /// its size; any other gets the one size, or for a range a size drawn from the clone's
 /// file-size random stream (rounded down to the smallest block size), file by file.
 fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
-    use crate::gen::rand::{seed_table, FRand, SeedOpts, Stream};
+    use crate::gen::rand::{clone_seeds, FRand, Stream};
     let (lo, hi) = match job.files.filesize {
         Some(lo) => (lo, job.files.filesize_high.max(lo)),
         None => return current.to_vec(),
     };
     let w = &job.workload;
-    let seeds = seed_table(
-        SeedOpts {
-            randrepeat: w.randrepeat,
-            randseed: w.randseed,
-            allrandrepeat: w.allrandrepeat,
-        },
-        thread_number,
-    );
+    let seeds = clone_seeds(w, thread_number);
     let use64 = w.random_generator == crate::job::workload::RandomGenerator::Tausworthe64;
     let mut rng = FRand::new(seeds[Stream::FileSize as usize], use64);
     let min_bs = w.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);

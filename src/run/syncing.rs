@@ -10,9 +10,7 @@
 //! and psync engines do it, so nbd sends NBD_CMD_FLUSH and io_uring its fsync opcode.
 
 use crate::engine::{Engine, IoUnit, Op, SyncOp};
-use crate::error::JobError;
 use crate::gen::SyncKind;
-use crate::job::reader::Reader;
 use crate::job::{Ddir, Job};
 use std::io;
 use std::os::fd::RawFd;
@@ -41,52 +39,16 @@ pub struct Syncer {
     pub fsync_on_close: bool,
 }
 
-/// Parses `sync_file_range=flag[,flag...][:N]`.
-fn parse_range(r: &Reader, v: &str) -> Result<(u32, u64), JobError> {
-    let (flags, nr) = match v.split_once(':') {
-        Some((f, n)) => (
-            f,
-            n.trim().parse::<u64>().map_err(|_| {
-                r.invalid(
-                    "sync_file_range",
-                    format!("bad count '{n}' (expected flags:N)"),
-                )
-            })?,
-        ),
-        None => (v, 1),
-    };
-    let mut bits = 0u32;
-    for f in flags.split(',').map(str::trim).filter(|f| !f.is_empty()) {
-        bits |= match f {
-            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
-            "write" => libc::SYNC_FILE_RANGE_WRITE,
-            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
-            _ => {
-                return Err(r.invalid(
-                    "sync_file_range",
-                    format!("unknown flag '{f}' (expected wait_before, write, wait_after)"),
-                ))
-            }
-        };
-    }
-    Ok((bits, nr))
-}
-
 impl Syncer {
-    /// Reads the job's sync options.
-    pub fn new(job: &Job) -> Result<Self, JobError> {
-        let r = Reader::new(&job.raw);
-        let (range_flags, range_nr) = match r.raw.value("sync_file_range") {
-            Some(v) => parse_range(&r, v)?,
-            None => (0, 0),
-        };
+    /// The sync state of a clone of `job`, from its typed sync options.
+    pub fn new(job: &Job) -> Self {
         let s = &job.exec.sync;
-        Ok(Syncer {
+        Syncer {
             writes_job: job.workload.pattern.writes(),
             fsync_nr: s.fsync_blocks,
             fdatasync_nr: s.fdatasync_blocks,
-            range_nr,
-            range_flags,
+            range_nr: s.range_blocks,
+            range_flags: s.range_flags,
             writes: 0,
             last_was_sync: false,
             last_file: 0,
@@ -96,7 +58,7 @@ impl Syncer {
             last_write_end: 0,
             end_fsync: s.end_fsync,
             fsync_on_close: s.fsync_on_close,
-        })
+        }
     }
 
     /// True when the last operation was a sync (fio then skips the end-of-job sync).
@@ -286,7 +248,7 @@ mod tests {
                 origin: crate::options::Origin::command_line(),
             });
         }
-        Syncer::new(&crate::job::resolve(&raw).expect("job")).expect("syncer")
+        Syncer::new(&crate::job::resolve(&raw).expect("job"))
     }
 
     #[test]

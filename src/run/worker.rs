@@ -142,11 +142,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     };
     let op_lat = !cx.job.report.stats.disable_lat;
     // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
-    let inval =
-        |e: crate::error::JobError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
-    let mut pace =
-        super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
-    let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
+    let mut pace = super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32);
+    let mut syncer = super::syncing::Syncer::new(cx.job);
     let mut iolog = match &cx.job.workload.replay {
         r if r.read_iolog.is_some() => None,
         crate::job::workload::Replay {

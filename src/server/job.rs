@@ -33,8 +33,7 @@ pub const ADDR_ENV: &str = "IOBENCH_SERVER_ADDR";
 /// `$clientuid` in `filename_format` is that address too.
 pub fn server_file_names(jobs: &mut [Job], addr: &str) {
     for job in jobs {
-        let r = crate::job::reader::Reader::new(&job.raw);
-        if r.is_set("unique_filename") && !r.bool("unique_filename").unwrap_or(true) {
+        if !job.files.unique_filename {
             continue;
         }
         let f = &mut job.files;

@@ -180,7 +180,7 @@ impl Engine for Libaio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged.len() - self.staged_from + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }

@@ -114,7 +114,7 @@ impl Engine for PosixAio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let cb = &mut self.cbs[io.slot as usize];
         cb.aio_fildes = io.fd;
         cb.aio_buf = io.buf.cast();

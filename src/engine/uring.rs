@@ -352,7 +352,7 @@ impl Engine for Uring {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }

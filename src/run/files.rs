@@ -439,6 +439,7 @@ fn fill_extent(job: &Job, path: &str) -> u64 {
         let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap_or_default();
         // SAFETY: statvfs writes into the struct we own; c is a valid C string.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: as above: `c` is a C string, `st` is ours.
         if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
             (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
         } else {

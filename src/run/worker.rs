@@ -599,7 +599,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
                 }
             }
-            let queued = engine.queue(u);
+            // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
+            // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
+            // block, which bounds `u.len`). `bufs` is declared before `engine`, so it
+            // outlives any I/O the engine still has in flight if the loop ends early.
+            let queued = unsafe { engine.queue(u) };
             if let Err(e) = super::filelock::unlock(lock, fd) {
                 let text = format!("lockfile: {e}");
                 cx.stats

@@ -708,7 +708,11 @@ impl Contents {
                     let u = &mut pool[slot as usize];
                     u.start_ns = crate::clock::now_ns();
                     u.issue_ns = u.start_ns;
-                    match engine.queue(u)? {
+                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
+                    // `again` or `free`); its buffer is the slot's own region of the
+                    // worker's buffers, sized for the largest block, which the worker
+                    // keeps alive until its engine (and any I/O in flight) is gone.
+                    match unsafe { engine.queue(u) }? {
                         Queued::Completed => {
                             again.pop();
                             marks.inline_io();
@@ -740,7 +744,11 @@ impl Contents {
                     u.start_ns = crate::clock::now_ns();
                     u.issue_ns = u.start_ns;
                     which[slot as usize] = p;
-                    match engine.queue(u)? {
+                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
+                    // `again` or `free`); its buffer is the slot's own region of the
+                    // worker's buffers, sized for the largest block, which the worker
+                    // keeps alive until its engine (and any I/O in flight) is gone.
+                    match unsafe { engine.queue(u) }? {
                         Queued::Completed => {
                             ahead = todo.next();
                             marks.inline_io();

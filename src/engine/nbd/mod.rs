@@ -269,7 +269,7 @@ impl Engine for Nbd {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let slot = io.slot as usize;
         if slot >= self.hdrs.len() || self.inflight[slot].busy {
             return Ok(Queued::Busy);

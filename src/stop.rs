@@ -3,6 +3,8 @@
 //! promptly. It sits below every stage so that those loops need not reach up into the
 //! runner to ask.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static TERMINATE: AtomicBool = AtomicBool::new(false);

@@ -3,6 +3,8 @@
 //! one is quick even when the map is nearly full. Its answers match fio's axmap: the next
 //! free block after `b`, wrapping to the start of the map.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 /// A bitmap of `nr_bits` blocks with a summary level of full words.
 #[derive(Debug, Clone)]
 pub struct BlockMap {
@@ -79,7 +81,9 @@ impl BlockMap {
             0 => 0,
             t => !0u64 << t,
         };
-        while nr > 0 && (bit as usize / 64) < self.words.len() && bit <= self.nr_bits {
+        while nr > 0 && bit / 64 < self.words.len() as u64 && bit <= self.nr_bits {
+            // `bit / 64` is below `words.len()` (checked above), so it fits a usize.
+            #[allow(clippy::cast_possible_truncation)]
             let w = (bit / 64) as usize;
             let b = bit % 64;
             let n = nr.min(64 - b);

@@ -1,6 +1,8 @@
 //! How a job issues its I/O: engine, queue depth and batching, workers, timing, grouping,
 //! syncing and rate limits, resolved into typed values the run core uses as they are.
 
+#![warn(clippy::cast_possible_truncation)]
+
 use super::reader::Reader;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
@@ -254,19 +256,19 @@ impl ExecOpts {
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
         let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
-        let iodepth = r.int("iodepth")?.unwrap_or(1).clamp(1, u32::MAX.into()) as u32;
+        let iodepth = r.int_as::<u32>("iodepth")?.unwrap_or(1).max(1);
         let depth = if spec.flags.sync { 1 } else { iodepth };
-        let batch = r.int("iodepth_batch_submit")?.unwrap_or(1) as u32;
+        let batch = r.int_as::<u32>("iodepth_batch_submit")?.unwrap_or(1);
         let batch = if batch == 0 || batch > depth {
             depth
         } else {
             batch
         };
-        let cmin = r.int("iodepth_batch_complete_min")?.unwrap_or(1) as u32;
-        let cmax = r.int("iodepth_batch_complete_max")?.unwrap_or(0) as u32;
+        let cmin = r.int_as::<u32>("iodepth_batch_complete_min")?.unwrap_or(1);
+        let cmax = r.int_as::<u32>("iodepth_batch_complete_max")?.unwrap_or(0);
         // fio leaves an unset maximum at the minimum (one completion per reap by default).
         let cmax = cmax.max(cmin).max(1);
-        let low = r.int("iodepth_low")?.unwrap_or(0) as u32;
+        let low = r.int_as::<u32>("iodepth_low")?.unwrap_or(0);
         let low = if low == 0 || low > depth { depth } else { low };
         let (range_flags, range_blocks) = match r.text("sync_file_range") {
             Some(v) => parse_sync_range(&v).map_err(|e| r.invalid("sync_file_range", e))?,
@@ -319,13 +321,13 @@ impl ExecOpts {
                 n if n < 1 => {
                     return Err(r.invalid("numjobs", format!("{n}: at least 1 job is needed")))
                 }
-                n => n.min(u32::MAX as i64) as u32,
+                n => u32::try_from(n).unwrap_or(u32::MAX),
             },
             runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             time_based: r.bool("time_based")?,
             ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
             startdelay_us: startdelay,
-            loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
+            loops: r.int_as::<u32>("loops")?.unwrap_or(1).max(1),
             clocksource: match r.choice("clocksource") {
                 Some(v) => Some(
                     crate::clock::ClockSource::parse(&v)
@@ -372,7 +374,7 @@ impl ExecOpts {
                 id: r.int("flow_id")?.unwrap_or(0).max(0) as u64,
                 sleep_us: r.int("flow_sleep")?.unwrap_or(0).max(0) as u64,
             },
-            nice: r.int("nice")?.map(|v| v as i32),
+            nice: r.int_as::<i32>("nice")?,
             cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {
                 (Some(v), _) => Some(
                     parse_cpu_list(&v)
@@ -395,8 +397,8 @@ impl ExecOpts {
             },
             ioprio: if r.is_set("prio") || r.is_set("prioclass") {
                 Some((
-                    r.int("prioclass")?.unwrap_or(0).clamp(0, 3) as u32,
-                    r.int("prio")?.unwrap_or(0).clamp(0, 7) as u32,
+                    r.int_as::<u32>("prioclass")?.unwrap_or(0).min(3),
+                    r.int_as::<u32>("prio")?.unwrap_or(0).min(7),
                 ))
             } else {
                 None
@@ -441,8 +443,8 @@ impl ExecOpts {
                     ))
                 }
             },
-            uid: r.int("uid")?.map(|v| v as u32),
-            gid: r.int("gid")?.map(|v| v as u32),
+            uid: r.int_as::<u32>("uid")?,
+            gid: r.int_as::<u32>("gid")?,
         })
     }
 }
@@ -459,7 +461,7 @@ fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, J
         .map_err(|e| r.invalid("steadystate", e))?;
     Ok(Some(crate::stats::steady::SteadySpec {
         criterion,
-        dur_s: dur_s.min(u32::MAX as u64) as u32,
+        dur_s: u32::try_from(dur_s).unwrap_or(u32::MAX),
         ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,
     }))
 }
@@ -470,7 +472,7 @@ fn cpus_present(given: &str, list: Vec<usize>) -> Result<Vec<usize>, String> {
     // SAFETY: sysconf only reads a system configuration value.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_CONF) };
     if n > 0 {
-        if let Some(&bad) = list.iter().find(|&&c| c >= n as usize) {
+        if let Some(&bad) = list.iter().find(|&&c| c as u64 >= n as u64) {
             return Err(format!(
                 "'{given}': CPU {bad} too large (this machine has CPUs 0-{})",
                 n - 1

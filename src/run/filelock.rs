@@ -5,6 +5,8 @@
 //! the file, are held off too; it works on files opened read-only. Only a job that asks
 //! pays the two `flock` calls per I/O.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::job::files::LockMode;
 use crate::job::Ddir;
 use std::io;

@@ -9,6 +9,8 @@
 //! forked, so processes and threads see the same atomics; each check is two relaxed loads
 //! and, when the job goes on, one atomic add (no lock, no syscall).
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::job::Job;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;

@@ -9,6 +9,8 @@
 //! It sleeps only when it is ahead of the rate, as fio does: first reaping what is in
 //! flight, then sleeping until the next I/O is due.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::gen::rand::{clone_seeds, FRand, Stream};
 use crate::job::{Ddir, Job};
 
@@ -261,7 +263,10 @@ impl Pacer {
             let rng = &mut self.poisson_rng[d];
             let u = rng.next_raw() as f64 / (rng.max() as f64 + 1.0);
             let gap = (1_000_000 / iops) as f64 * -(1.0 - u).ln();
-            self.last_usec[d] += gap as u64;
+            // A float-to-integer `as` saturates: a huge gap waits as long as a u64 can.
+            #[allow(clippy::cast_possible_truncation)]
+            let gap = gap as u64;
+            self.last_usec[d] += gap;
             self.last_usec[d]
         } else {
             let b = self.rate_bytes[d];

@@ -9,6 +9,8 @@
 //! engine once the queue drains (an `Op::Sync` unit, see `Engine::sync`), as fio's libaio
 //! and psync engines do it, so nbd sends NBD_CMD_FLUSH and io_uring its fsync opcode.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::engine::{Engine, IoUnit, Op, SyncOp};
 use crate::gen::SyncKind;
 use crate::job::{Ddir, Job};
@@ -25,8 +27,9 @@ pub struct Syncer {
     range_flags: u32,
     writes: u64,
     last_was_sync: bool,
-    /// The file and offset of the last write (fio logs a sync at it).
+    /// The file of the last write (fio logs a sync at it).
     pub last_file: usize,
+    /// The offset of the last write.
     pub last_offset: u64,
     /// The offset of the last I/O of any direction: fio logs a periodic sync there (its
     /// sync reuses that I/O's unit, offset and all).
@@ -154,7 +157,7 @@ impl Syncer {
                 fd,
                 SyncOp::Range(flags),
                 first,
-                (end - first) as usize,
+                usize::try_from(end - first).unwrap_or(usize::MAX),
             ),
         }
     }
@@ -172,7 +175,7 @@ pub fn issue<E: Engine>(
     len: usize,
 ) -> io::Result<i64> {
     unit.op = Op::Sync { kind: op };
-    unit.file = file as u32;
+    unit.file = u32::try_from(file).expect("file index fits the unit's u32");
     unit.fd = fd;
     unit.offset = offset;
     unit.len = len;

@@ -1,6 +1,8 @@
 //! Lists: per-direction sizes and ranges (`bs=4k,8k`, `bsrange=1k-4k,8k-32k`), `bssplit`,
 //! and colon-separated floats (`percentile_list=99:99.9`).
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use super::number::{parse_float, parse_size, KbBase};
 
 /// One value per data direction (read, write, trim). `None` means "not given here": the
@@ -160,7 +162,8 @@ fn parse_bssplit_dir(s: &str, base: KbBase, whole: &str) -> Result<Option<BsSpli
         return Ok(None);
     }
     let given: u32 = entries.iter().filter_map(|e| e.1).sum();
-    let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    let missing =
+        u32::try_from(entries.iter().filter(|e| e.1.is_none()).count()).unwrap_or(u32::MAX);
     if given > 100 {
         return Err(format!(
             "the percentages in '{whole}' add up to {given}%, more than 100%"

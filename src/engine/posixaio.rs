@@ -195,6 +195,10 @@ impl Engine for PosixAio {
                 if !matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EAGAIN)) {
                     return Err(e);
                 }
+                // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
+                if crate::stop::terminating() {
+                    return Ok(got);
+                }
             }
         }
     }

@@ -546,6 +546,10 @@ impl Engine for Uring {
             };
             match self.enter(want, true) {
                 Ok(_) => {}
+                // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) && crate::stop::terminating() => {
+                    break
+                }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
                 Err(e) => return Err(e),

@@ -150,6 +150,40 @@ pub struct ExecOpts {
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// `io_stall_warn` / `io_timeout` (iobench's own): when an I/O is stuck.
+    pub watchdog: Watchdog,
+}
+
+/// The hung-I/O watchdog's thresholds (iobench extensions, see `run::watchdog`), in
+/// microseconds; 0 turns each off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watchdog {
+    /// `io_stall_warn` (default 30 s): warn once when an I/O is outstanding this long.
+    pub stall_warn_us: u64,
+    /// `io_timeout` (default off): end the job with ETIMEDOUT when one is outstanding
+    /// this long.
+    pub timeout_us: u64,
+}
+
+impl Watchdog {
+    /// The default warning threshold.
+    pub const DEFAULT_WARN_US: u64 = 30_000_000;
+
+    fn resolve(r: &Reader) -> Result<Self, JobError> {
+        let stall_warn_us = match r.text("io_stall_warn") {
+            None => Self::DEFAULT_WARN_US,
+            Some(_) => r.time_us("io_stall_warn", TimeUnit::Sec)?,
+        };
+        Ok(Watchdog {
+            stall_warn_us,
+            timeout_us: r.time_us("io_timeout", TimeUnit::Sec)?,
+        })
+    }
+
+    /// True when neither threshold is set: nothing to watch.
+    pub fn off(&self) -> bool {
+        self.stall_warn_us == 0 && self.timeout_us == 0
+    }
 }
 
 /// `latency_target` with `latency_window`, `latency_percentile` and `latency_run`; `None`
@@ -404,6 +438,7 @@ impl ExecOpts {
                 None
             },
             errors: super::errors::ErrorPolicy::resolve(r)?,
+            watchdog: Watchdog::resolve(r)?,
             access_hint: AccessHint::resolve(r),
             exec_prerun: r.text("exec_prerun"),
             exec_postrun: r.text("exec_postrun"),

@@ -241,6 +241,10 @@ impl EtaLine {
                 let _ = write!(out, "[{}][{} IOPS]", r.join(","), i.join(","));
             }
             let _ = write!(out, "[eta {}]", eta_to_str((!endless).then_some(eta)));
+            let stalled: u64 = jobs.iter().map(|j| j.stalled as u64).sum();
+            if stalled > 0 {
+                let _ = write!(out, "[stalled={stalled}]");
+            }
             let len = out.len() - start;
             if len < self.last_len {
                 out.push_str(&" ".repeat(self.last_len - len));
@@ -294,7 +298,20 @@ mod tests {
             files_open: 1,
             stonewall: false,
             limits: RateLimits::default(),
+            stalled: 0,
         }
+    }
+
+    #[test]
+    fn stalled_ios_show_only_when_some_are() {
+        let mut l = EtaLine::new(true, false, 4, 0);
+        let j = running(512 << 20, 1 << 30, 4);
+        let plain = l.render(&[j], 4000);
+        assert!(!plain.contains("stalled"), "{plain}");
+        let mut stuck = j;
+        stuck.stalled = 3;
+        let line = l.render(&[stuck, j], 5000);
+        assert!(line.trim_end().ends_with("][stalled=3]"), "{line}");
     }
 
     #[test]

@@ -207,8 +207,9 @@ pub fn prepare(
             }
             Ok(md) if md.file_type().is_char_device() => (Kind::Char, 0),
             // A FIFO or socket has no size, and opening a FIFO to lay it out would block
-            // forever waiting for a reader (fio: "failed to get file size").
-            Ok(md) if md.file_type().is_fifo() || md.file_type().is_socket() => {
+            // forever waiting for a reader (fio: "failed to get file size"). A diskless
+            // engine (net: the path is its Unix socket) neither sizes nor lays it out.
+            Ok(md) if !no_io && (md.file_type().is_fifo() || md.file_type().is_socket()) => {
                 return Err(setup_err(
                     job,
                     format!(

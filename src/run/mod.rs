@@ -18,6 +18,7 @@ pub mod signals;
 pub mod spawn;
 pub mod steady;
 pub mod syncing;
+pub mod watchdog;
 pub mod worker;
 
 use crate::cli::CliConfig;

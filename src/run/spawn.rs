@@ -164,13 +164,22 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 workers[i] = Worker::Thread(scope.spawn(move || {
                     crate::debug::started();
                     crate::stop::set_clone_stop(flag);
+                    super::watchdog::note_thread(s.thread_number);
                     super::signals::block_usr1_here();
                     run_one(s)
                 }));
             }
         }
         let mut steady = super::steady::Monitor::new(specs);
-        collect(specs, &mut workers, &mut results, &stops, &mut steady);
+        let mut watchdog = super::watchdog::Monitor::new(specs);
+        collect(
+            specs,
+            &mut workers,
+            &mut results,
+            &stops,
+            &mut steady,
+            &mut watchdog,
+        );
         for (i, report) in steady.iter().flat_map(|m| m.reports()) {
             if let Some(Ok(stats)) = &mut results[i] {
                 stats.steady = Some(report);
@@ -201,6 +210,7 @@ fn collect(
     results: &mut [Option<Outcome>],
     stops: &[&'static AtomicBool],
     steady: &mut Option<super::steady::Monitor>,
+    watchdog: &mut Option<super::watchdog::Monitor>,
 ) {
     let mut forwarded = false;
     loop {
@@ -295,6 +305,9 @@ fn collect(
         super::live::tick();
         if let Some(m) = steady.as_mut() {
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
+        }
+        if let Some(m) = watchdog.as_mut() {
+            m.tick(|i| stop_clone(&workers[i], stops[i]));
         }
     }
 }

@@ -126,6 +126,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
     let low = (ex.iodepth_low as usize).clamp(1, depth);
     let stamps_commit = engine.stamps_issue_on_commit();
+    let mut watch = super::watchdog::Watch::new(cx.job, depth, engine.caps().sync, cx.stats.live);
     // cmdprio: each priority's latency is kept apart (default priority first).
     let prios = engine.ioprios();
     let prio_stats = !prios.is_empty();
@@ -195,6 +196,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
             }
             free.push($slot);
+            watch.completed($slot);
             open.io_done(u.file as usize, &mut engine);
             if serialize {
                 busy[$slot as usize] = false;
@@ -599,6 +601,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
                 }
             }
+            watch.queuing(u);
             // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
             // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
             // block, which bounds `u.len`). `bufs` is declared before `engine`, so it
@@ -627,6 +630,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         pace.engine_think(us);
                     }
                     let res = pool[slot as usize].result;
+                    if watch.cut_short(res) {
+                        break;
+                    }
                     complete!(slot, res, t);
                     if error.is_some()
                         || end.is_some_and(|e| t >= e)
@@ -645,6 +651,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                             &mut staged,
                             &mut inflight,
                             &mut cx.stats,
+                            &mut watch,
                         )?;
                     }
                 }
@@ -669,6 +676,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 &mut staged,
                 &mut inflight,
                 &mut cx.stats,
+                &mut watch,
             )?;
         }
         if pace.has_min_rate() {
@@ -713,6 +721,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         if min == 0 && full {
             min = 1;
         }
+        watch.waiting(&pool, now_ns(), inflight);
         loop {
             let n = engine.getevents(min, cmax.min(inflight))?;
             let t = now_ns();
@@ -729,11 +738,19 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             } else {
                 full && inflight > low
             };
-            if !keep {
+            if !keep || watch.timed_out() {
                 break;
             }
             min = 1;
         }
+    }
+    // A timed-out job's hung I/Os are not waited for (see the end).
+    let timed_out = watch.timed_out();
+    if timed_out {
+        let text = super::watchdog::timeout_verror();
+        cx.stats.record_error(super::watchdog::ETIMEDOUT, &text);
+        error = Some(text);
+        inflight = 0;
     }
     // Drain what is still in flight so buffers are not freed under the kernel.
     while inflight > 0 {
@@ -768,7 +785,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         .map_or(cx.job.workload.pattern.writes(), |w| {
             w && !syncer.last_was_sync()
         });
-    if (syncer.end_fsync || syncer.fsync_on_close) && wrote {
+    if (syncer.end_fsync || syncer.fsync_on_close) && wrote && !timed_out {
         for (i, &fd) in open.fds().iter().enumerate() {
             // Files closed along the way were synced at their close (fsync_on_close).
             if cx.lazy && fd < 0 {
@@ -828,6 +845,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 cx.stats.verror
             ));
         }
+    }
+    if timed_out {
+        // The hung I/Os may still complete into their buffers, and an engine's teardown
+        // may wait for them: both are left to the process's end, never freed under them.
+        std::mem::forget(engine);
+        std::mem::forget(bufs);
     }
     Ok(cx.stats)
 }
@@ -926,6 +949,7 @@ fn commit<E: Engine>(
     staged: &mut Vec<u32>,
     inflight: &mut usize,
     stats: &mut JobStats,
+    watch: &mut super::watchdog::Watch,
 ) -> io::Result<()> {
     // fio marks the depth at commit, by every I/O busy at that moment.
     let busy = (*inflight + staged.len()) as u32;
@@ -937,6 +961,7 @@ fn commit<E: Engine>(
     let t = now_ns();
     for &s in &staged[..n] {
         pool[s as usize].issue_ns = t;
+        watch.issued(s, t);
     }
     staged.drain(..n);
     *inflight += n;

@@ -28,6 +28,49 @@ pub struct Slot {
     seq: AtomicU64,
     /// Bytes of snapshot in the buffer (0: none yet).
     len: AtomicU64,
+    /// The hung-I/O watchdog's view (see `run::watchdog`): what the worker last published
+    /// of its oldest I/O in flight, and what the collector concluded.
+    watch: WatchSlot,
+}
+
+/// The watchdog's fields of a slot. The worker writes the first group (relaxed stores to
+/// its own slot), the collector the last two.
+#[derive(Debug)]
+struct WatchSlot {
+    /// Run-clock ns when the oldest I/O in flight was issued (0: none in flight).
+    oldest_ns: AtomicU64,
+    oldest_offset: AtomicU64,
+    oldest_len: AtomicU64,
+    /// Its file (index into the clone's files) and direction.
+    oldest_file: AtomicU32,
+    oldest_dir: AtomicU32,
+    /// I/Os in flight, and of them the ones the worker itself saw stuck.
+    inflight: AtomicU32,
+    stuck: AtomicU32,
+    /// Run-clock ns when the worker last went to wait for completions.
+    waiting_ns: AtomicU64,
+    /// Stalled I/Os as the collector counts them (for the status line).
+    stalled: AtomicU32,
+    /// Set by the collector when an I/O outlived `io_timeout`.
+    timed_out: AtomicU32,
+    /// A thread worker's pthread id (0: a process), for waking it from a hung call.
+    thread: AtomicU64,
+}
+
+/// The oldest I/O a clone has in flight, as published for the watchdog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oldest {
+    /// Run-clock ns when it was issued.
+    pub issued_ns: u64,
+    pub file: u32,
+    pub dir: u32,
+    pub offset: u64,
+    pub len: u64,
+    /// I/Os in flight and those the worker saw stuck when it last looked.
+    pub inflight: u32,
+    pub stuck: u32,
+    /// Run-clock ns when the worker last went to wait for completions.
+    pub waiting_ns: u64,
 }
 
 impl Slot {
@@ -59,6 +102,84 @@ impl Slot {
     /// The clone's state letter (`\0` while pending).
     pub fn state_letter(&self) -> char {
         char::from_u32(self.state.load(Ordering::Relaxed)).unwrap_or('\0')
+    }
+
+    /// Publishes the I/O that is now the oldest in flight (`issued_ns` 0: none).
+    #[inline]
+    pub fn set_oldest(&self, issued_ns: u64, file: u32, dir: u32, offset: u64, len: u64) {
+        let w = &self.watch;
+        w.oldest_file.store(file, Ordering::Relaxed);
+        w.oldest_dir.store(dir, Ordering::Relaxed);
+        w.oldest_offset.store(offset, Ordering::Relaxed);
+        w.oldest_len.store(len, Ordering::Relaxed);
+        // Last, with release: a reader that sees this time sees the fields above.
+        w.oldest_ns.store(issued_ns, Ordering::Release);
+    }
+
+    /// Marks that nothing is in flight.
+    #[inline]
+    pub fn clear_oldest(&self) {
+        self.watch.oldest_ns.store(0, Ordering::Relaxed);
+    }
+
+    /// Publishes, as the worker goes to wait, how many I/Os are in flight and stuck.
+    #[inline]
+    pub fn set_waiting(&self, now_ns: u64, inflight: u32, stuck: u32) {
+        let w = &self.watch;
+        w.inflight.store(inflight, Ordering::Relaxed);
+        w.stuck.store(stuck, Ordering::Relaxed);
+        w.waiting_ns.store(now_ns, Ordering::Relaxed);
+    }
+
+    /// The oldest I/O in flight as last published, or None when there is none (or the
+    /// worker replaced it while it was read).
+    pub fn oldest(&self) -> Option<Oldest> {
+        let w = &self.watch;
+        let t = w.oldest_ns.load(Ordering::Acquire);
+        if t == 0 {
+            return None;
+        }
+        let o = Oldest {
+            issued_ns: t,
+            file: w.oldest_file.load(Ordering::Relaxed),
+            dir: w.oldest_dir.load(Ordering::Relaxed),
+            offset: w.oldest_offset.load(Ordering::Relaxed),
+            len: w.oldest_len.load(Ordering::Relaxed),
+            inflight: w.inflight.load(Ordering::Relaxed),
+            stuck: w.stuck.load(Ordering::Relaxed),
+            waiting_ns: w.waiting_ns.load(Ordering::Relaxed),
+        };
+        std::sync::atomic::fence(Ordering::Acquire);
+        // Issue times only grow, so an unchanged time means the fields belong to it.
+        (w.oldest_ns.load(Ordering::Relaxed) == t).then_some(o)
+    }
+
+    /// Sets the stalled count the status line shows (collector only).
+    pub fn set_stalled(&self, n: u32) {
+        if self.watch.stalled.load(Ordering::Relaxed) != n {
+            self.watch.stalled.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks the clone's job as timed out (collector only).
+    pub fn set_timed_out(&self) {
+        self.watch.timed_out.store(1, Ordering::Release);
+    }
+
+    /// Records the calling thread as the clone's worker thread (`thread=1`).
+    pub fn set_thread(&self, id: u64) {
+        self.watch.thread.store(id, Ordering::Relaxed);
+    }
+
+    /// The clone's worker thread, if it runs as one.
+    pub fn thread(&self) -> Option<u64> {
+        Some(self.watch.thread.load(Ordering::Relaxed)).filter(|&t| t != 0)
+    }
+
+    /// True once the collector timed the clone's job out.
+    #[inline]
+    pub fn timed_out(&self) -> bool {
+        self.watch.timed_out.load(Ordering::Acquire) != 0
     }
 
     /// Marks the clone as reaped: `_`, or `X` when it failed.
@@ -329,6 +450,7 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
                 files_open: p.files,
                 stonewall: p.stonewall,
                 limits: p.limits,
+                stalled: s.watch.stalled.load(Ordering::Relaxed),
             }
         })
         .collect();
@@ -435,6 +557,9 @@ pub struct LiveJob {
     pub stonewall: bool,
     /// The job's rate limits over the directions it does, for the `, 0-2000 IOPS` note.
     pub limits: RateLimits,
+    /// I/Os the watchdog finds stalled (outstanding beyond `io_stall_warn`); iobench's
+    /// own, shown as `[stalled=N]` only when some are, so plain lines stay fio's.
+    pub stalled: u32,
 }
 
 /// A job's rate limits (`rate_min`-`rate`, `rate_iops_min`-`rate_iops`), summed over the

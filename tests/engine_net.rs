@@ -124,6 +124,14 @@ fn pair_with(
     common_args(&mut w);
     w.args(["--name=w", "--rw=write"]).args(&wa).args(w_extra);
     let wout = common::run(w);
+    // A writer that failed leaves the reader waiting for a peer forever: end it, and let
+    // the assertions on both reports say what went wrong instead of hanging the suite.
+    let mut reader = reader;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while reader.try_wait().expect("reader status").is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = reader.kill();
     let rout = reader.wait_with_output().expect("reader ends");
     (res(&rout), res(&wout))
 }

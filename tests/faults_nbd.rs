@@ -147,14 +147,35 @@ fn error_rate_with_continue_on_error() {
 #[test]
 fn server_killed_mid_run_keeps_completed_work() {
     let dir = common::scratch("fnbd_kill");
+    let log = dir.join("requests.log");
+    let logfile = format!("logfile={}", log.display());
     let mut s = Server::start(
         &dir,
-        &["--filter=delay", "memory", "size=64M", "rdelay=5ms"],
+        &[
+            "--filter=log",
+            "--filter=delay",
+            "memory",
+            "size=64M",
+            "rdelay=5ms",
+            &logfile,
+        ],
     );
     let child = nbd_job(&s.uri(), &["--rw=read", "--size=64m"])
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // The server dies once it has answered some reads (its log says so), however slowly
+    // a loaded machine starts the run: a fixed sleep could kill it before any I/O.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let answered = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("...Read id=")
+            .count()
+    };
+    while answered() < 20 {
+        assert!(Instant::now() < deadline, "no reads answered in 30 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let _ = s.child.kill();
     let o = wait_for(child, 60);
     assert!(!o.status.success());

@@ -413,15 +413,17 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
         ),
     )
     .unwrap();
-    let (p1, p2, p3) = (free_port(), free_port(), free_port());
+    let (p1, p2, p3, p4) = (free_port(), free_port(), free_port(), free_port());
     let _s1 = fio_server(p1);
     let _s2 = iobench_server(p2, &dir);
     let mut s3 = iobench_server(p3, &dir);
+    let mut s4 = fio_server(p4);
     let mut c = iobench();
     c.args([
         format!("--client=localhost,{p1}"),
         format!("--client=localhost,{p2}"),
         format!("--client=localhost,{p3}"),
+        format!("--client=localhost,{p4}"),
         "--output-format=json".into(),
         long.display().to_string(),
     ])
@@ -430,7 +432,9 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
     .stderr(std::process::Stdio::piped());
     let child = c.spawn().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
+    // One server of each kind dies mid-run (the fio one with the backend it forked).
     s3.kill();
+    s4.kill();
     let o = child.wait_with_output().unwrap();
     assert!(
         !o.status.success(),
@@ -447,7 +451,11 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
     assert!(ports.contains(&(p1 as u64)) && ports.contains(&(p2 as u64)));
     assert_eq!(cs.last().unwrap()["jobname"], "All clients");
     let all = String::from_utf8_lossy(&o.stdout);
-    assert!(all.contains("host=localhost disconnected"), "{all}");
+    assert_eq!(
+        all.matches("host=localhost disconnected").count(),
+        2,
+        "{all}"
+    );
 }
 
 /// A fake server: accepts one connection and answers whatever comes with `reply`.
@@ -849,6 +857,33 @@ fn unix_socket_ipv6_and_daemonize() {
         std::net::TcpStream::connect(("127.0.0.1", p)).is_ok(),
         "the daemon listens on {p}"
     );
+    // It serves runs, detached from the terminal that started it.
+    let mut clients = vec![("iobench", iobench())];
+    if let Some(f) = fio() {
+        clients.push(("fio", f));
+    }
+    for (who, mut c) in clients {
+        fresh(&dir);
+        let o = c
+            .args([
+                format!("--client=localhost,{p}"),
+                "--output-format=json".into(),
+                job.display().to_string(),
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{who}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(
+            json_of(&o)["client_stats"][0]["read"]["total_ios"],
+            256,
+            "{who}"
+        );
+    }
     // A second daemon is refused while the pid file names a live one.
     let o = iobench()
         .args([
@@ -1158,5 +1193,351 @@ fn several_servers_reports_say_whose_they_are() {
     // ... and every text line is whole: one `<host>` prefix at its start, none inside.
     for l in out.lines().filter(|l| l.starts_with('<')) {
         assert_eq!(l.matches("> ").count(), 1, "{l}");
+    }
+}
+
+/// The status lines (`Jobs: …`) a client drew in `out`: the pieces between `\r`s and
+/// newlines that start so.
+fn status_lines(out: &str) -> Vec<String> {
+    out.split(['\r', '\n'])
+        .map(str::trim_end)
+        .filter(|l| l.starts_with("Jobs: "))
+        .map(str::to_string)
+        .collect()
+}
+
+/// A time-based job pair (a random reader, a sequential writer) in `dir` running `secs`:
+/// its status lines show a job map and rates from the third second on.
+fn timed_job(dir: &Path, secs: u32) -> std::path::PathBuf {
+    let p = dir.join("timed.fio");
+    std::fs::write(
+        &p,
+        format!(
+            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime={secs}s\ndirectory={}\n\n\
+             [r1]\nrw=randread\n\n[w1]\nrw=write\n",
+            dir.display()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn status_line_is_fios_client_line_summed_over_servers() {
+    if fio().is_none() {
+        return;
+    }
+    // Each run in its own directory, all at once (the servers serve each connection
+    // apart): the runs take 5 s each.
+    let dirs: Vec<_> = (0..5).map(|i| scratch(&format!("cs_eta{i}"))).collect();
+    // The two-server run is longer: both servers must know their ETA at once, and the
+    // iobench one starts when its files are laid out.
+    let jobs: Vec<_> = dirs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| timed_job(d, if i == 2 { 9 } else { 5 }))
+        .collect();
+    let (pf1, pf2, pi) = (free_port(), free_port(), free_port());
+    let _f1 = fio_server(pf1);
+    let _f2 = fio_server(pf2);
+    let _i = iobench_server(pi, &dirs[0]);
+    let c = |p: u16| format!("--client=localhost,{p}");
+    let runs: Vec<(&str, Vec<String>)> = vec![
+        // fio's client draws by default, even into a pipe; iobench's when asked.
+        ("fio", vec![c(pf1), "--eta-newline=1".into()]),
+        (
+            "iobench",
+            vec![c(pf1), "--eta=always".into(), "--eta-newline=1".into()],
+        ),
+        ("iobench", vec![c(pf1), c(pi), "--eta=always".into()]),
+        // With JSON on stdout the line goes to stderr; by default there is none.
+        (
+            "iobench",
+            vec![c(pf2), "--eta=always".into(), "--output-format=json".into()],
+        ),
+        ("iobench", vec![c(pf2)]),
+    ];
+    let handles: Vec<_> = runs
+        .into_iter()
+        .zip(dirs.iter().zip(&jobs))
+        .map(|((who, mut args), (dir, job))| {
+            args.push(job.display().to_string());
+            let mut cmd = if who == "fio" {
+                fio().unwrap()
+            } else {
+                iobench()
+            };
+            cmd.args(&args).current_dir(dir);
+            std::thread::spawn(move || cmd.output().unwrap())
+        })
+        .collect();
+    let outs: Vec<Output> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    for o in &outs {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let fio_one = text(&outs[0]);
+    let ours_one = text(&outs[1]);
+    // The full line, once the servers know their ETA: the same shape, the same counts.
+    let full = |out: &str| -> Vec<String> {
+        status_lines(out)
+            .into_iter()
+            .filter(|l| l.contains("[eta "))
+            .collect()
+    };
+    let want = "Jobs: N (f=N): [r(N),W(N)][N%][r=N,w=N][r=N,w=N IOPS][eta Nm:Ns]";
+    for (who, out) in [("fio", &fio_one), ("iobench", &ours_one)] {
+        let lines = full(out);
+        assert!(
+            lines.iter().any(|l| mask(l) == want),
+            "{who}: no full status line in {out:?}"
+        );
+        // Every line names the two jobs; near the end one may already be done (`_`), as
+        // a loaded host shows now and then, in either tool.
+        assert!(
+            lines.iter().all(|l| {
+                let map = l.split("): [").nth(1).and_then(|m| m.split(']').next());
+                map.is_some_and(|m| {
+                    let jobs: Vec<&str> = m.split(',').collect();
+                    jobs.len() == 2 && jobs.iter().all(|j| ["r(1)", "W(1)", "_(1)"].contains(j))
+                })
+            }),
+            "{who}: {lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("Jobs: 2 (f=2): [r(1),W(1)][")),
+            "{who}: {lines:?}"
+        );
+        // --eta-newline=1: a fresh line now and then, not one redrawn line only.
+        assert!(out.contains("\r\nJobs: "), "{who}: {out:?}");
+    }
+    // iobench's rates carry their units, fio's client drops them (module docs).
+    assert!(
+        full(&ours_one).iter().any(|l| l.contains("B/s,w=")),
+        "{ours_one:?}"
+    );
+    // Two servers, a fio one and an iobench one: their jobs add up, every server's map.
+    let two = text(&outs[2]);
+    assert!(
+        status_lines(&two)
+            .iter()
+            .any(|l| l.starts_with("Jobs: 4 (f=4): [r(1),W(1),r(1),W(1)][")),
+        "{two:?}"
+    );
+    let json = &outs[3];
+    assert!(!text(json).contains("Jobs: "));
+    assert!(json_of(json)["client_stats"][0]["read"]["total_ios"].is_u64());
+    assert!(
+        !status_lines(&String::from_utf8_lossy(&json.stderr)).is_empty(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let quiet = &outs[4];
+    assert!(
+        !text(quiet).contains("Jobs: ")
+            && !String::from_utf8_lossy(&quiet.stderr).contains("Jobs: ")
+    );
+}
+
+/// Starts a server command in its own process group and waits until `ready` says it
+/// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
+fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
+    c.process_group(0)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let s = Server {
+        child: c.spawn().unwrap(),
+        port,
+    };
+    let t0 = std::time::Instant::now();
+    while !ready() {
+        assert!(t0.elapsed().as_secs() < 10, "the server did not start");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    s
+}
+
+#[test]
+fn every_address_form_against_fio_both_ways() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("cs_forms_fio");
+    let job = job_file(&dir);
+    let json_run = |client: &str, target: String| -> Value {
+        let args = [
+            format!("--client={target}"),
+            "--output-format=json".to_string(),
+            job.display().to_string(),
+        ];
+        let o = if client == "fio" {
+            fio_client(&args, &dir)
+        } else {
+            iobench_client(&args, &dir)
+        };
+        assert!(
+            o.status.success(),
+            "{client} --client={target}: {}{}",
+            text(&o),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        json_of(&o)
+    };
+    // iobench's client reaches a fio server on a Unix socket (the other way round is in
+    // `unix_socket_ipv6_and_daemonize`).
+    let sock = dir.join("fio.sock");
+    let mut c = fio().unwrap();
+    c.arg(format!("--server=sock:{}", sock.display()));
+    let sp = sock.clone();
+    let _fs = start_server_until(c, 0, move || {
+        std::os::unix::net::UnixStream::connect(&sp).is_ok()
+    });
+    let j = json_run("iobench", format!("sock:{}", sock.display()));
+    assert_eq!(j["client_stats"][0]["hostname"], sock.display().to_string());
+    assert_eq!(j["client_stats"][0]["port"], 8765);
+    assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
+    // IPv6 loopback both ways, when the host has it.
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        for (server, client) in [("fio", "iobench"), ("iobench", "fio")] {
+            let p = free_port();
+            let mut c = if server == "fio" {
+                fio().unwrap()
+            } else {
+                iobench()
+            };
+            c.arg(format!("--server=ip6:::1,{p}")).current_dir(&dir);
+            let _s = start_server_until(c, p, move || {
+                std::net::TcpStream::connect(("::1", p)).is_ok()
+            });
+            let j = json_run(client, format!("ip6:::1,{p}"));
+            assert_eq!(
+                j["client_stats"][0]["hostname"], "::1",
+                "{client} to {server}"
+            );
+            assert_eq!(j["client_stats"][0]["port"], p, "{client} to {server}");
+            assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
+        }
+    }
+    // A host-list file (one host a word, fio's spellings), the job file shared by all.
+    let (pf, pi) = (free_port(), free_port());
+    let _f = fio_server(pf);
+    let _i = iobench_server(pi, &dir);
+    let list = dir.join("hosts.list");
+    std::fs::write(&list, format!("localhost,{pf}\n  ip:127.0.0.1,{pi}\n")).unwrap();
+    let mut seen = Vec::new();
+    for client in ["fio", "iobench"] {
+        let j = json_run(client, list.display().to_string());
+        let mut hosts: Vec<(String, u64)> = j["client_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["jobname"] == "r1")
+            .map(|c| {
+                assert_eq!(c["read"]["total_ios"], 256, "{client}");
+                (
+                    c["hostname"].as_str().unwrap().to_string(),
+                    c["port"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        hosts.sort();
+        seen.push(hosts);
+    }
+    assert_eq!(
+        seen[0],
+        vec![
+            ("127.0.0.1".to_string(), pi as u64),
+            ("localhost".to_string(), pf as u64)
+        ]
+    );
+    assert_eq!(
+        seen[0], seen[1],
+        "fio's client and iobench's name the same hosts"
+    );
+}
+
+#[test]
+fn verify_state_travels_from_the_client() {
+    if fio().is_none() {
+        return;
+    }
+    // The client's directory holds the data and the verify state of a write run; the
+    // servers' directory has neither: a server must ask the client (SENDFILE).
+    let cdir = scratch("cs_vstate_client");
+    let sdir = scratch("cs_vstate_server");
+    let data = cdir.join("data");
+    let job = |rw: &str, extra: &str| {
+        format!(
+            "[vs]\nioengine=psync\nrw={rw}\nsize=256k\nbs=4k\nverify=crc32c\n{extra}\nfilename={}\n",
+            data.display()
+        )
+    };
+    std::fs::write(
+        cdir.join("w.fio"),
+        job("write", "do_verify=0\nverify_state_save=1"),
+    )
+    .unwrap();
+    std::fs::write(cdir.join("r.fio"), job("read", "verify_state_load=1")).unwrap();
+    let st = fio()
+        .unwrap()
+        .args(["w.fio", "--output=/dev/null"])
+        .current_dir(&cdir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    // fio's server asks for `<the client's address for it>-<job>-<thread>-verify.state`.
+    let state = cdir.join("127.0.0.1-vs-0-verify.state");
+    std::fs::copy(cdir.join("local-vs-0-verify.state"), &state).unwrap();
+    let (pf, pi) = (free_port(), free_port());
+    let mut c = fio().unwrap();
+    c.arg(format!("--server=,{pf}")).current_dir(&sdir);
+    let _f = Server::start(c, pf);
+    let _i = iobench_server(pi, &sdir);
+    let run = |client: &str, port: u16| -> Output {
+        let mut c = if client == "fio" {
+            fio().unwrap()
+        } else {
+            iobench()
+        };
+        c.args([format!("--client=localhost,{port}"), "r.fio".into()])
+            .current_dir(&cdir)
+            .output()
+            .unwrap()
+    };
+    for (client, server, port) in [
+        ("iobench", "fio", pf),
+        ("fio", "iobench", pi),
+        ("iobench", "iobench", pi),
+    ] {
+        let o = run(client, port);
+        let out = text(&o);
+        assert!(
+            o.status.success() && out.contains("vs: (groupid=0, jobs=1): err= 0"),
+            "{client} client, {server} server: {out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // A state the server cannot load fails the run, as with fio on both sides.
+    std::fs::write(&state, b"not a verify state").unwrap();
+    for (client, port) in [("iobench", pf), ("fio", pi)] {
+        let o = run(client, port);
+        assert!(!o.status.success(), "{client}: {}", text(&o));
+    }
+    std::fs::remove_file(&state).unwrap();
+    for (client, port) in [("fio", pf), ("iobench", pf), ("fio", pi), ("iobench", pi)] {
+        let o = run(client, port);
+        assert!(!o.status.success(), "{client} to {port}: {}", text(&o));
+        if port == pi {
+            assert!(
+                text(&o).contains(
+                    "failure on receiving state file 127.0.0.1-vs-0-verify.state: \
+                     No such file or directory"
+                ),
+                "{}",
+                text(&o)
+            );
+        }
     }
 }

@@ -237,7 +237,7 @@ fn every_general_option_agrees_with_fio() {
     // fio's overview leaves out children it cannot place; ask about our other options too.
     for o in OPTIONS
         .iter()
-        .filter(|o| !o.is_engine_option() && o.kind != Kind::Deprecated)
+        .filter(|o| !o.is_engine_option() && o.kind != Kind::Deprecated && !o.iobench_only)
     {
         names.insert(o.name.to_string());
     }

@@ -14,10 +14,18 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Some((&pick, rest)) = data.split_first() {
         let cmd = Cmd::new(u16::from(pick) % (op::NR + 2), 0, rest.to_vec());
-        if let Ok(m) = pdu::decode(&cmd, pick & 0x80 != 0) {
-            if let pdu::Message::Iolog(log) = m {
+        match pdu::decode(&cmd, pick & 0x80 != 0) {
+            Ok(pdu::Message::Iolog(log)) => {
                 let _ = log.text();
             }
+            // What the client draws from a server's status: summed and rendered.
+            Ok(pdu::Message::Eta(e)) => {
+                let total = iobench::client::eta::sum([&e, &e]);
+                let mut line = iobench::client::eta::StatusLine::new(1);
+                let _ = line.render(&total, 0);
+                let _ = line.render(&e, 5000);
+            }
+            _ => {}
         }
     }
 });

@@ -32,6 +32,12 @@ pub struct ClientArgs {
     pub output: Option<String>,
     /// Flags sent on to the servers (JOBLINE).
     pub forward: Vec<String>,
+    /// `--eta=always|never|auto` (None: auto), for the client's status line.
+    pub eta: Option<String>,
+    /// `--eta-newline` in ms (0: never a fresh line).
+    pub eta_newline_ms: u64,
+    /// `--eta-interval` in ms: how often the servers are asked for their status.
+    pub eta_interval_ms: u64,
 }
 
 fn split(a: &str) -> Option<(&str, Option<&str>)> {
@@ -50,6 +56,7 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
     let mut a = ClientArgs {
         normal: true,
         terse_version: 3,
+        eta_interval_ms: 1000,
         ..Default::default()
     };
     // Job files after a --client attach to it, until an option comes.
@@ -150,10 +157,26 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
                     }
                 }
             }
+            // The status line is the client's own: these stay here (an iobench server
+            // told `--eta=always` would draw its line into the text it sends).
+            "eta" => {
+                let v = value(&mut i, k, v)?;
+                match v.as_str() {
+                    "always" | "never" | "auto" => a.eta = Some(v),
+                    _ => {
+                        return Err(format!(
+                            "option '--eta': bad value '{v}' (expected always, never or auto)"
+                        ))
+                    }
+                }
+            }
+            "eta-newline" => a.eta_newline_ms = time_ms(k, &value(&mut i, k, v)?, 1)?,
+            "eta-interval" => a.eta_interval_ms = time_ms(k, &value(&mut i, k, v)?, 250)?,
             _ => {
                 return Err(format!(
                     "option '--{k}' is not supported with --client (expected --client, \
-                     --remote-config, --output-format, --output and job files)"
+                     --remote-config, --output-format, --output, --eta, --eta-newline, \
+                     --eta-interval and job files)"
                 ))
             }
         }
@@ -163,6 +186,20 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
         return Err("option '--client': no server given (expected --client=HOST[,PORT])".into());
     }
     Ok(a)
+}
+
+/// A `--eta-newline`/`--eta-interval` value in ms, read as fio reads it (a bare number is
+/// seconds), at least `min_ms`.
+fn time_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, String> {
+    let form = "a time such as 1, 500ms or 2s";
+    let us = crate::options::value::parse_time_us(v, crate::options::table::TimeUnit::Sec)
+        .map_err(|e| format!("option '--{flag}': bad value '{v}': {e} (expected {form})"))?;
+    if us / 1000 < min_ms {
+        return Err(format!(
+            "option '--{flag}': bad value '{v}': shorter than {min_ms}ms (expected {form})"
+        ));
+    }
+    Ok(us / 1000)
 }
 
 /// The host part of a `--client` value, as fio keeps it for messages and JSON.
@@ -213,5 +250,25 @@ mod tests {
         let e = parse(&s(&["--client=h,99999"])).unwrap_err();
         assert!(e.contains("99999"), "{e}");
         assert!(parse(&s(&["--remote-config=x"])).is_err());
+        let e = parse(&s(&["--client=h", "--eta=sometimes"])).unwrap_err();
+        assert!(e.contains("--eta") && e.contains("sometimes"), "{e}");
+        let e = parse(&s(&["--client=h", "--eta-interval=10ms"])).unwrap_err();
+        assert!(e.contains("--eta-interval") && e.contains("250ms"), "{e}");
+    }
+
+    #[test]
+    fn status_line_flags_stay_with_the_client() {
+        let a = parse(&s(&[
+            "--client=h",
+            "--eta=always",
+            "--eta-newline=2",
+            "--eta-interval=500ms",
+            "j.fio",
+        ]))
+        .unwrap();
+        assert_eq!(a.eta.as_deref(), Some("always"));
+        assert_eq!((a.eta_newline_ms, a.eta_interval_ms), (2000, 500));
+        assert!(a.forward.is_empty(), "{:?}", a.forward);
+        assert_eq!(a.shared_files, vec!["j.fio".to_string()]);
     }
 }

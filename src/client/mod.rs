@@ -4,10 +4,14 @@
 //! then print what they send: their text lines as they come (`<host> …`), each server's
 //! report when it is done, and the "All clients" total at the end ([`output`]).
 //!
+//! While the servers run, their statuses are asked for and drawn as one status line
+//! ([`eta`]), as fio's client draws it.
+//!
 //! Unlike fio's client, a server that disconnects mid-run does not take the others down:
 //! the rest are reported and the exit status says that one failed.
 
 pub mod args;
+pub mod eta;
 pub mod output;
 
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
@@ -19,7 +23,7 @@ use output::{HostReport, Printer};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One server being driven.
 struct Client {
@@ -44,6 +48,12 @@ struct Client {
     starts_pending: usize,
     /// RUN was sent.
     running: bool,
+    /// Its jobs run (SERVER_START came, STOP not yet): it is asked for its status.
+    jobs_running: bool,
+    /// The tag of the status request it has not answered yet.
+    eta_tag: Option<u64>,
+    /// Its answer to the current status request.
+    eta: Option<pdu::JobsEta>,
 }
 
 /// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
@@ -108,6 +118,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             ready: false,
             starts_pending: 0,
             running: false,
+            jobs_running: false,
+            eta_tag: None,
+            eta: None,
         };
         match Stream::connect(&h.endpoint) {
             Ok(s) => c.stream = Some(s),
@@ -158,6 +171,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     drop(tx);
     let mut go_sent = false;
     let mut quit_sent = false;
+    let mut status = eta::target(a, crate::report::eta::stdout_is_tty()).map(|t| StatusRounds {
+        target: t,
+        line: eta::StatusLine::new(a.eta_newline_ms),
+        every: Duration::from_millis(a.eta_interval_ms),
+        t0: Instant::now(),
+        next: Instant::now(),
+        asked_at: None,
+        tag: 0,
+    });
     catch_signals();
     while clients.iter().any(|c| !c.done) {
         let signals = INTERRUPTED.load(Ordering::Relaxed);
@@ -175,6 +197,9 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
                     let _ = send(s, op::QUIT, 0, &[]);
                 }
             }
+        }
+        if let Some(st) = status.as_mut() {
+            st.tick(&mut clients);
         }
         let ev = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(ev) => ev,
@@ -203,6 +228,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             // It quit without running (its jobs did not parse): its text said why.
             ok = false;
         }
+        if c.lost.is_none() && c.running && c.stop.is_none() && c.stream.is_some() {
+            // It quit after RUN without ending a run (fio's server does so when a job
+            // cannot load its verify state): fio's client says nothing and exits 0.
+            printer.text(&format!(
+                "client <{}>: the server ended the run without results\n",
+                c.host.hostname
+            ))?;
+            ok = false;
+        }
         if let Some(why) = &c.lost {
             printer.text(&format!(
                 "client: host={} disconnected ({why})\n",
@@ -222,6 +256,59 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     let reports: u32 = clients.iter().map(|c| c.nr_stat).sum();
     printer.finish(reports)?;
     Ok(ok)
+}
+
+/// How long a status request may go unanswered before its round is dropped (fio's client
+/// gives up on a SEND_ETA after 5 s too, and keeps going).
+const ETA_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The status line's requests: one round per `--eta-interval`, to every server whose jobs
+/// run; the line is drawn once all of them answered.
+struct StatusRounds {
+    target: eta::Target,
+    line: eta::StatusLine,
+    every: Duration,
+    t0: Instant,
+    next: Instant,
+    /// When the round in flight was asked.
+    asked_at: Option<Instant>,
+    /// The last round's tag (the servers echo it).
+    tag: u64,
+}
+
+impl StatusRounds {
+    fn tick(&mut self, clients: &mut [Client]) {
+        if let Some(at) = self.asked_at {
+            let waiting = clients.iter().any(|c| !c.done && c.eta_tag.is_some());
+            if waiting && at.elapsed() < ETA_TIMEOUT {
+                return;
+            }
+            self.asked_at = None;
+            let answers: Vec<pdu::JobsEta> =
+                clients.iter_mut().filter_map(|c| c.eta.take()).collect();
+            for c in clients.iter_mut() {
+                c.eta_tag = None;
+            }
+            if !waiting && !answers.is_empty() {
+                let now_ms = self.t0.elapsed().as_millis() as u64;
+                let text = self.line.render(&eta::sum(&answers), now_ms);
+                eta::draw(self.target, &text);
+            }
+        }
+        if Instant::now() < self.next {
+            return;
+        }
+        self.next = Instant::now() + self.every;
+        self.tag += 1;
+        for c in clients.iter_mut().filter(|c| !c.done && c.jobs_running) {
+            if let Some(s) = c.stream.as_mut() {
+                if send(s, op::SEND_ETA, self.tag, &[]).is_ok() {
+                    c.eta_tag = Some(self.tag);
+                    self.asked_at = Some(Instant::now());
+                }
+            }
+        }
+    }
 }
 
 /// The synchronised start: once every live server answered PROBE and every iobench server
@@ -249,9 +336,15 @@ fn maybe_go(clients: &mut [Client]) -> bool {
 /// it closed and reset the connection, losing its last messages.
 fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
     let mut starts = 0;
-    let server = match &h.endpoint {
-        Endpoint::Unix(_) => "sock".to_string(),
-        Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
+    // As fio's client: the address it reached, as text (`127.0.0.1`, `::1`), or `sock`.
+    // A fio server names the verify state files it asks for (SENDFILE) after it.
+    let server = match (&h.endpoint, &*s) {
+        (Endpoint::Unix(_), _) => "sock".to_string(),
+        (_, Stream::Tcp(t)) => t
+            .peer_addr()
+            .map(|a| a.ip().to_string())
+            .unwrap_or_default(),
+        (Endpoint::Tcp { host, .. }, _) => host.clone().unwrap_or_else(|| "localhost".into()),
     };
     let probe = ClientProbe {
         flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
@@ -345,6 +438,7 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         Message::Du(d) => printer.disk(&mut c.host, d.0),
         Message::Stop(st) => {
             c.stop = Some(st);
+            c.jobs_running = false;
             if st.error != 0 {
                 printer.text(&format!(
                     "client <{}>: exited with error {}\n",
@@ -371,7 +465,23 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
             }
         }
         Message::IobReady => c.ready = true,
-        Message::ServerStart | Message::AddJob | Message::Eta(_) => {}
+        Message::ServerStart => c.jobs_running = true,
+        Message::Eta(e) => {
+            if c.eta_tag == Some(cmd.tag) {
+                c.eta_tag = None;
+                c.eta = Some(e);
+            }
+        }
+        Message::SendFile(path) => {
+            let reply = send_file(&c.host.hostname, &path);
+            if let Some(s) = c.stream.as_mut() {
+                if let Err(e) = send(s, op::SENDFILE, cmd.tag, &reply.encode()) {
+                    c.lost = Some(format!("SENDFILE: {e}"));
+                    c.done = true;
+                }
+            }
+        }
+        Message::AddJob => {}
         other => {
             eprintln!(
                 "iobench: client <{}>: unexpected {} message ({other:?})",
@@ -381,6 +491,31 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// A server's request for a file from the client's directory. fio 3.33's servers ask
+/// for the verify state of a `verify_state_load` job, and fio's client sends whatever path
+/// it is asked for; this one sends verify state files only (a plain name ending in
+/// `-verify.state`), so that a server cannot read the client's other files.
+fn send_file(host: &str, path: &str) -> pdu::SendFileReply {
+    let fail = |error: i32| pdu::SendFileReply {
+        error: error as u32,
+        data: Vec::new(),
+    };
+    if path.contains('/') || !path.ends_with("-verify.state") {
+        eprintln!(
+            "iobench: client <{host}>: refused the server's request for file <{path}> \
+             (only verify state files, ADDRESS-JOB-N-verify.state, are sent)"
+        );
+        return fail(libc::EACCES);
+    }
+    match std::fs::read(path) {
+        Ok(data) if data.len() > crate::fioproto::MAX_PAYLOAD - pdu::SendFileReply::HDR => {
+            fail(libc::EFBIG)
+        }
+        Ok(data) => pdu::SendFileReply { error: 0, data },
+        Err(e) => fail(e.raw_os_error().unwrap_or(libc::EIO)),
+    }
 }
 
 fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
@@ -394,5 +529,26 @@ fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
             }
             c.host.opt_lists[i].push((o.name, o.value));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_verify_state_files_are_sent() {
+        for asked in [
+            "/etc/passwd",
+            "../x-verify.state",
+            "notes.txt",
+            "a/b-verify.state",
+        ] {
+            let r = send_file("h", asked);
+            assert_eq!(r.error, libc::EACCES as u32, "{asked}");
+            assert!(r.data.is_empty());
+        }
+        let r = send_file("h", "no-such-job-0-verify.state");
+        assert_eq!(r.error, libc::ENOENT as u32);
     }
 }

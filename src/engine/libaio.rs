@@ -180,7 +180,7 @@ impl Engine for Libaio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged.len() - self.staged_from + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
@@ -290,11 +290,18 @@ impl Engine for Libaio {
                 return Ok(got);
             }
             let e = io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EINTR) {
-                self.in_kernel -= got;
-                // Events already taken from the ring are handed back first.
-                return if got > 0 { Ok(got) } else { Err(e) };
+            let interrupted = e.raw_os_error() == Some(libc::EINTR);
+            // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
+            if interrupted && !crate::stop::terminating() {
+                continue;
             }
+            self.in_kernel -= got;
+            // Events already taken from the ring are handed back first.
+            return if got > 0 || interrupted {
+                Ok(got)
+            } else {
+                Err(e)
+            };
         }
     }
 

@@ -114,7 +114,7 @@ impl Engine for PosixAio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let cb = &mut self.cbs[io.slot as usize];
         cb.aio_fildes = io.fd;
         cb.aio_buf = io.buf.cast();
@@ -194,6 +194,10 @@ impl Engine for PosixAio {
                 let e = io::Error::last_os_error();
                 if !matches!(e.raw_os_error(), Some(libc::EINTR) | Some(libc::EAGAIN)) {
                     return Err(e);
+                }
+                // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
+                if crate::stop::terminating() {
+                    return Ok(got);
                 }
             }
         }

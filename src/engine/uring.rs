@@ -20,7 +20,7 @@ use std::os::fd::AsRawFd;
 const FAST_FLAGS: [u8; 5] = [0b1111, 0b0111, 0b0011, 0b0001, 0];
 
 /// Builds a ring of `entries` submission entries, `configure` adding the caller's own
-/// flags, with the cheapest set-up flags the kernel accepts (see [`FAST_FLAGS`]). `fast`
+/// flags, with the cheapest set-up flags the kernel accepts (see `FAST_FLAGS`). `fast`
 /// false (SQPOLL rings, rings used by several threads) builds with the caller's flags only.
 /// Returns the ring and whether completions are deferred to GETEVENTS (DEFER_TASKRUN).
 ///
@@ -352,7 +352,7 @@ impl Engine for Uring {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
@@ -546,6 +546,10 @@ impl Engine for Uring {
             };
             match self.enter(want, true) {
                 Ok(_) => {}
+                // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) && crate::stop::terminating() => {
+                    break
+                }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EAGAIN) => {}
                 Err(e) => return Err(e),

@@ -178,7 +178,7 @@ impl Start {
 }
 
 /// STOP: the server's run ended, with its exit status (and the signal that ended it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stop {
     pub error: u32,
     pub signal: u32,
@@ -402,6 +402,61 @@ impl JobsEta {
     }
 }
 
+/// SENDFILE from a server: it asks the client for a file by name. fio 3.33's server asks
+/// for the verify state a `verify_state_load` job loads
+/// (`<client's address>-<job>-<thread index>-verify.state`, from the client's directory).
+pub const SENDFILE_PATH_LEN: usize = 256;
+
+/// The path a SENDFILE request names.
+pub fn encode_sendfile(path: &str) -> Vec<u8> {
+    let mut i = Image::new(SENDFILE_PATH_LEN);
+    i.cstr(0, SENDFILE_PATH_LEN, path);
+    i.0
+}
+
+pub fn decode_sendfile(b: &[u8]) -> Result<String, ProtoError> {
+    Fields::new(b, "SENDFILE", SENDFILE_PATH_LEN)?.cstr(0, SENDFILE_PATH_LEN)
+}
+
+/// SENDFILE from the client: the file's bytes, or the `errno` of why there are none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SendFileReply {
+    pub error: u32,
+    pub data: Vec<u8>,
+}
+
+impl SendFileReply {
+    pub const HDR: usize = 8;
+    pub fn encode(&self) -> Vec<u8> {
+        let mut i = Image::new(Self::HDR);
+        i.u32(0, self.data.len() as u32);
+        i.u32(4, self.error);
+        let mut v = i.0;
+        v.extend_from_slice(&self.data);
+        v
+    }
+    pub fn decode(b: &[u8]) -> Result<Self, ProtoError> {
+        let f = Fields::new(b, "SENDFILE reply", Self::HDR)?;
+        let size = f.u32(0)? as usize;
+        let error = f.u32(4)?;
+        let body = &b[Self::HDR..];
+        if error == 0 && body.len() < size {
+            return Err(ProtoError::Malformed {
+                op: "SENDFILE reply",
+                why: format!("{size} bytes announced, {} sent", body.len()),
+            });
+        }
+        Ok(SendFileReply {
+            error,
+            data: if error == 0 {
+                body[..size].to_vec()
+            } else {
+                Vec::new()
+            },
+        })
+    }
+}
+
 /// Every message a peer may send, decoded (for the fuzz target and for tracing).
 #[derive(Debug, Clone)]
 pub enum Message {
@@ -425,10 +480,13 @@ pub enum Message {
     Iolog(super::iolog::WireLog),
     LoadFile(String),
     JobOpt(JobOpt),
+    /// A server asks for a file (its path); the client answers with the file.
+    SendFile(String),
+    SendFileReply(SendFileReply),
     /// iobench extensions (synchronised start).
     IobReady,
     IobGo,
-    /// Opcodes iobench does not use (UPDATE_JOB, VTRIGGER, SENDFILE): carried, not read.
+    /// Opcodes iobench does not use (UPDATE_JOB, VTRIGGER): carried, not read.
     Other(u16),
 }
 
@@ -456,6 +514,8 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::IOLOG => Message::Iolog(super::iolog::WireLog::decode(p)?),
         op::LOAD_FILE => Message::LoadFile(decode_load_file(p)?),
         op::JOB_OPT => Message::JobOpt(JobOpt::decode(p)?),
+        op::SENDFILE if from_server => Message::SendFile(decode_sendfile(p)?),
+        op::SENDFILE => Message::SendFileReply(SendFileReply::decode(p)?),
         op::IOB_READY => Message::IobReady,
         op::IOB_GO => Message::IobGo,
         other if other < op::NR => Message::Other(other),
@@ -513,6 +573,17 @@ mod tests {
             value: "read".into(),
         };
         assert_eq!(JobOpt::decode(&o.encode()).unwrap(), o);
+        let b = encode_sendfile("127.0.0.1-vs-0-verify.state");
+        assert_eq!(b.len(), 256, "as fio's cmd_sendfile");
+        assert_eq!(decode_sendfile(&b).unwrap(), "127.0.0.1-vs-0-verify.state");
+        let r = SendFileReply {
+            error: 0,
+            data: vec![1, 2, 3],
+        };
+        assert_eq!(SendFileReply::decode(&r.encode()).unwrap(), r);
+        let mut short = r.encode();
+        short.pop();
+        assert!(SendFileReply::decode(&short).is_err());
     }
 
     /// A cheap stand-in for the fuzz target that runs in every test run: valid messages of
@@ -562,6 +633,15 @@ mod tests {
                 .encode(),
             ),
             (op::LOAD_FILE, encode_load_file("/x", 1)),
+            (op::SENDFILE, encode_sendfile("a-b-0-verify.state")),
+            (
+                op::SENDFILE,
+                SendFileReply {
+                    error: 0,
+                    data: vec![7; 40],
+                }
+                .encode(),
+            ),
             (op::IOLOG, vec![0; 300]),
             (op::DU, vec![0; 256]),
             (op::GS, vec![0; 164]),

@@ -4,6 +4,7 @@
 pub mod errors;
 pub mod exec;
 pub mod files;
+pub mod numa;
 pub mod reader;
 pub mod reportopts;
 pub mod workload;
@@ -109,6 +110,23 @@ pub struct Job {
     pub report: reportopts::ReportOpts,
     /// The raw options, for `--showcmd` and for messages.
     pub raw: RawJob,
+}
+
+/// The reporting group of each job, as fio numbers them: a job with `stonewall` or
+/// `new_group` starts a new group unless it is the first.
+pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
+    let mut gid = 0u32;
+    let mut in_group = 0usize;
+    jobs.iter()
+        .map(|j| {
+            if (j.exec.stonewall || j.exec.new_group) && in_group > 0 {
+                in_group = 0;
+                gid += 1;
+            }
+            in_group += j.exec.numjobs.max(1) as usize;
+            gid
+        })
+        .collect()
 }
 
 /// Resolves one raw job into a typed job.

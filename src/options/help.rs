@@ -37,9 +37,13 @@ pub fn print_enghelp(arg: &str) -> bool {
     enghelp(arg).print()
 }
 
-/// The general (non-engine) options `--cmdhelp` covers.
-fn general_options() -> Vec<&'static OptDef> {
-    OPTIONS.iter().filter(|o| !o.is_engine_option()).collect()
+/// The general (non-engine) options of `--cmdhelp`'s overview. iobench's own extensions
+/// are left out, so the overview stays fio's; `--cmdhelp=NAME` still shows them.
+fn overview_options() -> Vec<&'static OptDef> {
+    OPTIONS
+        .iter()
+        .filter(|o| !o.is_engine_option() && !o.iobench_only)
+        .collect()
 }
 
 /// The options of one engine, as the engine declares them (in fio's order).
@@ -54,7 +58,7 @@ fn engine_options(engine: &str) -> Vec<&'static OptDef> {
 pub fn cmdhelp(arg: &str) -> HelpOutput {
     if arg.is_empty() || arg == "all" {
         return HelpOutput {
-            stdout: tree(&general_options()),
+            stdout: tree(&overview_options()),
             stderr: String::new(),
             success: true,
         };
@@ -269,6 +273,7 @@ fn support_text(o: &OptDef) -> String {
             let w: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
             format!("partly: {}", w.join(", "))
         }
+        (Support::Yes, None) if o.iobench_only => "yes (iobench only, not in fio)".into(),
         (Support::Yes, None) => "yes".into(),
     }
 }

@@ -75,9 +75,9 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     }
     // SAFETY: both descriptors were just opened by pipe2 and are owned by nobody else.
     let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    crate::dprint!(crate::debug::Cat::Process, "will fork");
     // SAFETY: the main process forks only from its main thread while no other thread of
     // ours is running; the child runs the clone and leaves with _exit, never returning.
-    crate::dprint!(crate::debug::Cat::Process, "will fork");
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
@@ -163,14 +163,23 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 crate::dprint!(crate::debug::Cat::Process, "will pthread_create");
                 workers[i] = Worker::Thread(scope.spawn(move || {
                     crate::debug::started();
-                    super::set_clone_stop(flag);
+                    crate::stop::set_clone_stop(flag);
+                    super::watchdog::note_thread(s.thread_number);
                     super::signals::block_usr1_here();
                     run_one(s)
                 }));
             }
         }
         let mut steady = super::steady::Monitor::new(specs);
-        collect(specs, &mut workers, &mut results, &stops, &mut steady);
+        let mut watchdog = super::watchdog::Monitor::new(specs);
+        collect(
+            specs,
+            &mut workers,
+            &mut results,
+            &stops,
+            &mut steady,
+            &mut watchdog,
+        );
         for (i, report) in steady.iter().flat_map(|m| m.reports()) {
             if let Some(Ok(stats)) = &mut results[i] {
                 stats.steady = Some(report);
@@ -201,6 +210,7 @@ fn collect(
     results: &mut [Option<Outcome>],
     stops: &[&'static AtomicBool],
     steady: &mut Option<super::steady::Monitor>,
+    watchdog: &mut Option<super::watchdog::Monitor>,
 ) {
     let mut forwarded = false;
     loop {
@@ -295,6 +305,9 @@ fn collect(
         super::live::tick();
         if let Some(m) = steady.as_mut() {
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
+        }
+        if let Some(m) = watchdog.as_mut() {
+            m.tick(|i| stop_clone(&workers[i], stops[i]));
         }
     }
 }

@@ -41,7 +41,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: super::syncing::SyncKind,
+        kind: crate::gen::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -58,7 +58,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: super::syncing::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -126,6 +126,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
     let low = (ex.iodepth_low as usize).clamp(1, depth);
     let stamps_commit = engine.stamps_issue_on_commit();
+    let mut watch = super::watchdog::Watch::new(cx.job, depth, engine.caps().sync, cx.stats.live);
     // cmdprio: each priority's latency is kept apart (default priority first).
     let prios = engine.ioprios();
     let prio_stats = !prios.is_empty();
@@ -142,11 +143,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     };
     let op_lat = !cx.job.report.stats.disable_lat;
     // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
-    let inval =
-        |e: crate::error::JobError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
-    let mut pace =
-        super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
-    let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
+    let mut pace = super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32);
+    let mut syncer = super::syncing::Syncer::new(cx.job);
     let mut iolog = match &cx.job.workload.replay {
         r if r.read_iolog.is_some() => None,
         crate::job::workload::Replay {
@@ -198,6 +196,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
             }
             free.push($slot);
+            watch.completed($slot);
             open.io_done(u.file as usize, &mut engine);
             if serialize {
                 busy[$slot as usize] = false;
@@ -587,7 +586,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             data.before_queue(u);
             last_issue = u.start_ns;
             // lockfile: the lock covers the queue call, as fio's does.
-            if let Err(e) = lock.lock(u.fd, next.ddir) {
+            if let Err(e) = super::filelock::lock(lock, u.fd, next.ddir) {
                 free.push(slot);
                 let text = format!("lockfile: {e}");
                 cx.stats
@@ -602,8 +601,13 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                     crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
                 }
             }
-            let queued = engine.queue(u);
-            if let Err(e) = lock.unlock(fd) {
+            watch.queuing(u);
+            // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
+            // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
+            // block, which bounds `u.len`). `bufs` is declared before `engine`, so it
+            // outlives any I/O the engine still has in flight if the loop ends early.
+            let queued = unsafe { engine.queue(u) };
+            if let Err(e) = super::filelock::unlock(lock, fd) {
                 let text = format!("lockfile: {e}");
                 cx.stats
                     .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
@@ -626,6 +630,9 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                         pace.engine_think(us);
                     }
                     let res = pool[slot as usize].result;
+                    if watch.cut_short(res) {
+                        break;
+                    }
                     complete!(slot, res, t);
                     if error.is_some()
                         || end.is_some_and(|e| t >= e)
@@ -644,6 +651,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                             &mut staged,
                             &mut inflight,
                             &mut cx.stats,
+                            &mut watch,
                         )?;
                     }
                 }
@@ -668,6 +676,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 &mut staged,
                 &mut inflight,
                 &mut cx.stats,
+                &mut watch,
             )?;
         }
         if pace.has_min_rate() {
@@ -712,6 +721,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         if min == 0 && full {
             min = 1;
         }
+        watch.waiting(&pool, now_ns(), inflight);
         loop {
             let n = engine.getevents(min, cmax.min(inflight))?;
             let t = now_ns();
@@ -728,11 +738,19 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             } else {
                 full && inflight > low
             };
-            if !keep {
+            if !keep || watch.timed_out() {
                 break;
             }
             min = 1;
         }
+    }
+    // A timed-out job's hung I/Os are not waited for (see the end).
+    let timed_out = watch.timed_out();
+    if timed_out {
+        let text = super::watchdog::timeout_verror();
+        cx.stats.record_error(super::watchdog::ETIMEDOUT, &text);
+        error = Some(text);
+        inflight = 0;
     }
     // Drain what is still in flight so buffers are not freed under the kernel.
     while inflight > 0 {
@@ -767,7 +785,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         .map_or(cx.job.workload.pattern.writes(), |w| {
             w && !syncer.last_was_sync()
         });
-    if (syncer.end_fsync || syncer.fsync_on_close) && wrote {
+    if (syncer.end_fsync || syncer.fsync_on_close) && wrote && !timed_out {
         for (i, &fd) in open.fds().iter().enumerate() {
             // Files closed along the way were synced at their close (fsync_on_close).
             if cx.lazy && fd < 0 {
@@ -827,6 +845,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 cx.stats.verror
             ));
         }
+    }
+    if timed_out {
+        // The hung I/Os may still complete into their buffers, and an engine's teardown
+        // may wait for them: both are left to the process's end, never freed under them.
+        std::mem::forget(engine);
+        std::mem::forget(bufs);
     }
     Ok(cx.stats)
 }
@@ -925,6 +949,7 @@ fn commit<E: Engine>(
     staged: &mut Vec<u32>,
     inflight: &mut usize,
     stats: &mut JobStats,
+    watch: &mut super::watchdog::Watch,
 ) -> io::Result<()> {
     // fio marks the depth at commit, by every I/O busy at that moment.
     let busy = (*inflight + staged.len()) as u32;
@@ -936,6 +961,7 @@ fn commit<E: Engine>(
     let t = now_ns();
     for &s in &staged[..n] {
         pool[s as usize].issue_ns = t;
+        watch.issued(s, t);
     }
     staged.drain(..n);
     *inflight += n;

@@ -85,6 +85,19 @@ struct Conn {
     zlib: bool,
     /// The jobs did not parse: the client was told (text, QUIT) and a RUN is ignored.
     refused: bool,
+    /// The client's name for this server, from its PROBE (fio's `me`: the address it
+    /// reached, or `sock`): the verify state files asked of it are named after it.
+    me: String,
+    /// Verify state files asked of the client (SENDFILE) before the run can start.
+    fetch: Option<Fetch>,
+}
+
+/// The verify state a `verify_state_load` run needs from the client, as fio's server
+/// asks for it: by SENDFILE, one file per job thread, before the job starts.
+struct Fetch {
+    /// Tag of each request → (the name asked for, where the run will load it).
+    pending: Vec<(u64, String, PathBuf)>,
+    threads: u32,
 }
 
 /// Serves one connection until the client closes it.
@@ -116,6 +129,8 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         local,
         zlib: false,
         refused: false,
+        me: String::new(),
+        fetch: None,
     };
     let mut reader = reader;
     loop {
@@ -181,17 +196,17 @@ impl Conn {
             pdu::Message::Run => match self.start_run() {
                 Ok(go_on) => Ok(go_on),
                 Err(e) => {
-                    // The client hears why, and that this run is over.
-                    send_text(&self.w, Text::ERR, &format!("iobench: server: {e}\n"));
-                    let stop = Stop {
-                        error: 1,
-                        signal: 0,
-                    };
-                    send_msg(&self.w, op::STOP, 0, &stop.encode());
-                    send_msg(&self.w, op::QUIT, 0, &[]);
+                    self.fail_run(&format!("iobench: server: {e}\n"));
                     Ok(true)
                 }
             },
+            pdu::Message::SendFileReply(r) => {
+                if let Err(e) = self.fetched(cmd.tag, r) {
+                    self.fetch = None;
+                    self.fail_run(&e);
+                }
+                Ok(true)
+            }
             pdu::Message::IobGo => {
                 if let Some(mut go) = self.run.as_mut().and_then(|r| r.go.take()) {
                     use std::io::Write;
@@ -204,6 +219,11 @@ impl Conn {
                 Ok(send_msg(&self.w, op::ETA, cmd.tag, &eta.encode()))
             }
             pdu::Message::Quit => {
+                if self.fetch.take().is_some() {
+                    // Stopped before it started: nothing ran, nothing failed.
+                    send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
+                    send_msg(&self.w, op::QUIT, 0, &[]);
+                }
                 if let Some(r) = &self.run {
                     if !r.done.load(Ordering::Relaxed) {
                         r.quit.store(true, Ordering::Relaxed);
@@ -235,7 +255,7 @@ impl Conn {
         let reply = ProbeReply {
             hostname: self.host.clone(),
             bigendian: 0,
-            fio_version: crate::report::VERSION.to_string(),
+            fio_version: probe_version(),
             os: pdu::OS_LINUX,
             arch: pdu::ARCH_X86_64,
             bpp: std::mem::size_of::<usize>() as u8,
@@ -244,6 +264,7 @@ impl Conn {
             flags: p.flags & (pdu::PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START),
         };
         self.sync = p.flags & pdu::PROBE_FLAG_SYNC_START != 0;
+        self.me = p.server.clone();
         self.zlib = p.flags & pdu::PROBE_FLAG_ZLIB != 0;
         Ok(send_msg(&self.w, op::PROBE, cmd.tag, &reply.encode()))
     }
@@ -281,7 +302,7 @@ impl Conn {
             // fio's client sends RUN without waiting: the refusal already went out.
             return Ok(true);
         }
-        if self.run.is_some() {
+        if self.run.is_some() || self.fetch.is_some() {
             send_text(
                 &self.w,
                 Text::ERR,
@@ -299,11 +320,73 @@ impl Conn {
         };
         let (threads, _) = job::counts(&jobs);
         std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
+        let wanted = state_files(&jobs, &self.me, &self.dir);
+        if wanted.is_empty() {
+            return self.spawn_run(threads, false);
+        }
+        let mut pending = Vec::with_capacity(wanted.len());
+        for (i, (name, local)) in wanted.into_iter().enumerate() {
+            let tag = i as u64 + 1;
+            if !send_msg(&self.w, op::SENDFILE, tag, &pdu::encode_sendfile(&name)) {
+                return Ok(false);
+            }
+            pending.push((tag, name, local));
+        }
+        self.fetch = Some(Fetch { pending, threads });
+        Ok(true)
+    }
+
+    /// A SENDFILE answer: the file is kept where the run loads it; the run starts once
+    /// every file came. `Err`: why the run cannot start.
+    fn fetched(&mut self, tag: u64, r: pdu::SendFileReply) -> Result<(), String> {
+        let Some(f) = self.fetch.as_mut() else {
+            return Ok(());
+        };
+        let Some(at) = f.pending.iter().position(|p| p.0 == tag) else {
+            return Ok(());
+        };
+        let (_, name, local) = f.pending.swap_remove(at);
+        if r.error != 0 {
+            // strerror's text, as fio prints it (without Rust's "(os error N)").
+            let why = std::io::Error::from_raw_os_error(r.error as i32).to_string();
+            let why = why.split(" (os error").next().unwrap_or_default();
+            return Err(format!(
+                "iobench: server: failure on receiving state file {name}: {why}\n"
+            ));
+        }
+        std::fs::write(&local, &r.data)
+            .map_err(|e| format!("iobench: server: state file {}: {e}\n", local.display()))?;
+        if f.pending.is_empty() {
+            let threads = f.threads;
+            self.fetch = None;
+            self.spawn_run(threads, true)
+                .map_err(|e| format!("iobench: server: {e}\n"))?;
+        }
+        Ok(())
+    }
+
+    /// The client hears why the run cannot go, and that it is over.
+    fn fail_run(&self, why: &str) {
+        send_text(&self.w, Text::ERR, why);
+        let stop = Stop {
+            error: 1,
+            signal: 0,
+        };
+        send_msg(&self.w, op::STOP, 0, &stop.encode());
+        send_msg(&self.w, op::QUIT, 0, &[]);
+    }
+
+    /// Starts the run's child. `states_here`: the verify states it loads were fetched
+    /// into the connection's directory, which becomes its `--aux-path` (a state such a
+    /// run saves stays there too, and goes with the connection).
+    fn spawn_run(&mut self, threads: u32, states_here: bool) -> Result<bool, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find iobench: {e}"))?;
         let mut cmd = Command::new(exe);
-        cmd.arg(CHILD_ARG)
-            .arg(&self.dir)
-            .args(self.full_args())
+        cmd.arg(CHILD_ARG).arg(&self.dir);
+        if states_here {
+            cmd.arg(format!("--aux-path={}", self.dir.display()));
+        }
+        cmd.args(self.full_args())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         if let Some(a) = &self.local {
@@ -396,14 +479,48 @@ impl Conn {
             e.nr_threads = r.threads;
             e.elapsed_sec = r.started.elapsed().as_secs();
             if !r.done.load(Ordering::Relaxed) {
+                // Before the run's first figures (its files are being laid out): as fio's
+                // server in a run's first seconds, the ETA is unknown, so a client shows
+                // the job count alone.
                 e.nr_running = r.threads;
-                e.run_str = "R".repeat(r.threads as usize);
+                e.eta_sec = i32::MAX as u64;
+                e.run_str = crate::report::eta::condense(&"P".repeat(r.threads as usize));
             } else {
-                e.run_str = "_".repeat(r.threads as usize);
+                e.run_str = crate::report::eta::condense(&"_".repeat(r.threads as usize));
             }
         }
         e
     }
+}
+
+/// The verify state files a run of `jobs` loads, as fio's server asks a client for them:
+/// `<me>-<job, '/' as '.'>-<thread index>-verify.state` for every thread of a job with
+/// `verify_state_load` (and a verify method), each with where the run will look for it.
+fn state_files(
+    jobs: &[crate::job::Job],
+    me: &str,
+    dir: &std::path::Path,
+) -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let mut first = 1u64;
+    for job in jobs {
+        let n = job.exec.numjobs.max(1);
+        if job.verify.state_load && job.verify.method != crate::verify::checksum::Method::None {
+            for clone in 0..n {
+                let index = crate::gen::fio_thread_number(first, job.exec.numjobs, clone) - 1;
+                let name = format!("{me}-{}-{index}-verify.state", job.name.replace('/', "."));
+                out.push((name, crate::verify::state::file_name(dir, &job.name, index)));
+            }
+        }
+        first += n as u64;
+    }
+    out
+}
+
+/// The software the PROBE reply names: fio's field holds 31 characters, too few for
+/// iobench's whole version string, so the short form (still naming the fio it follows).
+fn probe_version() -> String {
+    format!("iobench-{} (fio-3.33)", env!("CARGO_PKG_VERSION"))
 }
 
 /// A job sent as text has no directory of its own: as fio's server does, its relative

@@ -7,7 +7,6 @@
 //! and no lock sits on the I/O path; a reader may see one counter a few I/Os ahead of
 //! another, which a status line does not mind.
 
-use crate::report::eta::{JobState, LiveJob};
 use std::sync::atomic::AtomicPtr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -29,6 +28,49 @@ pub struct Slot {
     seq: AtomicU64,
     /// Bytes of snapshot in the buffer (0: none yet).
     len: AtomicU64,
+    /// The hung-I/O watchdog's view (see `run::watchdog`): what the worker last published
+    /// of its oldest I/O in flight, and what the collector concluded.
+    watch: WatchSlot,
+}
+
+/// The watchdog's fields of a slot. The worker writes the first group (relaxed stores to
+/// its own slot), the collector the last two.
+#[derive(Debug)]
+struct WatchSlot {
+    /// Run-clock ns when the oldest I/O in flight was issued (0: none in flight).
+    oldest_ns: AtomicU64,
+    oldest_offset: AtomicU64,
+    oldest_len: AtomicU64,
+    /// Its file (index into the clone's files) and direction.
+    oldest_file: AtomicU32,
+    oldest_dir: AtomicU32,
+    /// I/Os in flight, and of them the ones the worker itself saw stuck.
+    inflight: AtomicU32,
+    stuck: AtomicU32,
+    /// Run-clock ns when the worker last went to wait for completions.
+    waiting_ns: AtomicU64,
+    /// Stalled I/Os as the collector counts them (for the status line).
+    stalled: AtomicU32,
+    /// Set by the collector when an I/O outlived `io_timeout`.
+    timed_out: AtomicU32,
+    /// A thread worker's pthread id (0: a process), for waking it from a hung call.
+    thread: AtomicU64,
+}
+
+/// The oldest I/O a clone has in flight, as published for the watchdog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Oldest {
+    /// Run-clock ns when it was issued.
+    pub issued_ns: u64,
+    pub file: u32,
+    pub dir: u32,
+    pub offset: u64,
+    pub len: u64,
+    /// I/Os in flight and those the worker saw stuck when it last looked.
+    pub inflight: u32,
+    pub stuck: u32,
+    /// Run-clock ns when the worker last went to wait for completions.
+    pub waiting_ns: u64,
 }
 
 impl Slot {
@@ -62,6 +104,84 @@ impl Slot {
         char::from_u32(self.state.load(Ordering::Relaxed)).unwrap_or('\0')
     }
 
+    /// Publishes the I/O that is now the oldest in flight (`issued_ns` 0: none).
+    #[inline]
+    pub fn set_oldest(&self, issued_ns: u64, file: u32, dir: u32, offset: u64, len: u64) {
+        let w = &self.watch;
+        w.oldest_file.store(file, Ordering::Relaxed);
+        w.oldest_dir.store(dir, Ordering::Relaxed);
+        w.oldest_offset.store(offset, Ordering::Relaxed);
+        w.oldest_len.store(len, Ordering::Relaxed);
+        // Last, with release: a reader that sees this time sees the fields above.
+        w.oldest_ns.store(issued_ns, Ordering::Release);
+    }
+
+    /// Marks that nothing is in flight.
+    #[inline]
+    pub fn clear_oldest(&self) {
+        self.watch.oldest_ns.store(0, Ordering::Relaxed);
+    }
+
+    /// Publishes, as the worker goes to wait, how many I/Os are in flight and stuck.
+    #[inline]
+    pub fn set_waiting(&self, now_ns: u64, inflight: u32, stuck: u32) {
+        let w = &self.watch;
+        w.inflight.store(inflight, Ordering::Relaxed);
+        w.stuck.store(stuck, Ordering::Relaxed);
+        w.waiting_ns.store(now_ns, Ordering::Relaxed);
+    }
+
+    /// The oldest I/O in flight as last published, or None when there is none (or the
+    /// worker replaced it while it was read).
+    pub fn oldest(&self) -> Option<Oldest> {
+        let w = &self.watch;
+        let t = w.oldest_ns.load(Ordering::Acquire);
+        if t == 0 {
+            return None;
+        }
+        let o = Oldest {
+            issued_ns: t,
+            file: w.oldest_file.load(Ordering::Relaxed),
+            dir: w.oldest_dir.load(Ordering::Relaxed),
+            offset: w.oldest_offset.load(Ordering::Relaxed),
+            len: w.oldest_len.load(Ordering::Relaxed),
+            inflight: w.inflight.load(Ordering::Relaxed),
+            stuck: w.stuck.load(Ordering::Relaxed),
+            waiting_ns: w.waiting_ns.load(Ordering::Relaxed),
+        };
+        std::sync::atomic::fence(Ordering::Acquire);
+        // Issue times only grow, so an unchanged time means the fields belong to it.
+        (w.oldest_ns.load(Ordering::Relaxed) == t).then_some(o)
+    }
+
+    /// Sets the stalled count the status line shows (collector only).
+    pub fn set_stalled(&self, n: u32) {
+        if self.watch.stalled.load(Ordering::Relaxed) != n {
+            self.watch.stalled.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks the clone's job as timed out (collector only).
+    pub fn set_timed_out(&self) {
+        self.watch.timed_out.store(1, Ordering::Release);
+    }
+
+    /// Records the calling thread as the clone's worker thread (`thread=1`).
+    pub fn set_thread(&self, id: u64) {
+        self.watch.thread.store(id, Ordering::Relaxed);
+    }
+
+    /// The clone's worker thread, if it runs as one.
+    pub fn thread(&self) -> Option<u64> {
+        Some(self.watch.thread.load(Ordering::Relaxed)).filter(|&t| t != 0)
+    }
+
+    /// True once the collector timed the clone's job out.
+    #[inline]
+    pub fn timed_out(&self) -> bool {
+        self.watch.timed_out.load(Ordering::Acquire) != 0
+    }
+
     /// Marks the clone as reaped: `_`, or `X` when it failed.
     pub fn set_done(&self, failed: bool) {
         let c = if failed { 'X' } else { '_' };
@@ -78,7 +198,7 @@ pub struct Plan {
     pub ramp_s: u64,
     pub files: u32,
     pub stonewall: bool,
-    pub limits: crate::report::eta::RateLimits,
+    pub limits: RateLimits,
 }
 
 /// Bytes of serialized statistics one clone's snapshot buffer holds. Full histograms of
@@ -330,6 +450,7 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
                 files_open: p.files,
                 stonewall: p.stonewall,
                 limits: p.limits,
+                stalled: s.watch.stalled.load(Ordering::Relaxed),
             }
         })
         .collect();
@@ -359,4 +480,119 @@ pub fn progress(thread_number: u64) -> Option<Progress> {
         started_ms,
         running: started_ms > 0 && ![0, 'E' as u32, '_' as u32, 'X' as u32].contains(&state),
     })
+}
+
+/// Where a job is in its life, as the status map shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobState {
+    /// Not started yet (`P`).
+    Pending,
+    /// Being set up: files laid out, engine opened (`I`).
+    SettingUp,
+    /// In `ramp_time` (`/`).
+    Ramp,
+    /// Doing I/O; the letter says what (`R`, `r`, `W`, `w`, `M`, `m`, `D`, `d`).
+    Running(char),
+    /// Verifying written data (`V`).
+    Verifying,
+    /// Final fsync (`F`).
+    Fsyncing,
+    /// Done with I/O, finishing up (`f`).
+    Finishing,
+    /// Exited, not yet reaped (`E`).
+    Exited,
+    /// Finished: `_` cleanly, `X` with an error, `K` killed by a signal.
+    Done { error: bool, killed: bool },
+}
+
+impl JobState {
+    /// The status map letter.
+    pub fn letter(self) -> char {
+        match self {
+            JobState::Pending => 'P',
+            JobState::SettingUp => 'I',
+            JobState::Ramp => '/',
+            JobState::Running(c) => c,
+            JobState::Verifying => 'V',
+            JobState::Fsyncing => 'F',
+            JobState::Finishing => 'f',
+            JobState::Exited => 'E',
+            JobState::Done { error: true, .. } => 'X',
+            JobState::Done { killed: true, .. } => 'K',
+            JobState::Done { .. } => '_',
+        }
+    }
+
+    /// True while the job counts as running in `Jobs: N`.
+    pub fn counts_running(self) -> bool {
+        matches!(
+            self,
+            JobState::Running(_)
+                | JobState::Verifying
+                | JobState::Fsyncing
+                | JobState::Finishing
+                | JobState::Ramp
+        )
+    }
+}
+
+/// What is known of one job clone while it runs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiveJob {
+    pub state: JobState,
+    /// Bytes and I/Os done so far per direction.
+    pub bytes: [u64; 3],
+    pub ios: [u64; 3],
+    /// Bytes the job will move in all (0 when unknown).
+    pub bytes_total: u64,
+    /// Seconds since the job started.
+    pub elapsed_s: u64,
+    /// `runtime` in seconds (0 when none) and whether the job is `time_based`.
+    pub runtime_s: u64,
+    pub time_based: bool,
+    /// `ramp_time` + `startdelay` in seconds (for jobs not started yet).
+    pub ramp_s: u64,
+    pub files_open: u32,
+    /// Whether this job began a new group with `stonewall` (pending ETAs add up).
+    pub stonewall: bool,
+    /// The job's rate limits over the directions it does, for the `, 0-2000 IOPS` note.
+    pub limits: RateLimits,
+    /// I/Os the watchdog finds stalled (outstanding beyond `io_stall_warn`); iobench's
+    /// own, shown as `[stalled=N]` only when some are, so plain lines stay fio's.
+    pub stalled: u32,
+}
+
+/// A job's rate limits (`rate_min`-`rate`, `rate_iops_min`-`rate_iops`), summed over the
+/// directions it does, as fio's status line shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RateLimits {
+    pub min_bps: u64,
+    pub max_bps: u64,
+    pub min_iops: u64,
+    pub max_iops: u64,
+}
+
+impl RateLimits {
+    pub(crate) fn add(&mut self, o: &RateLimits) {
+        self.min_bps += o.min_bps;
+        self.max_bps += o.max_bps;
+        self.min_iops += o.min_iops;
+        self.max_iops += o.max_iops;
+    }
+}
+
+/// The running letter for a job's pattern: upper case sequential, lower case random;
+/// R/W for pure reads or writes, M for a mix, D for trims.
+pub fn running_letter(pattern: crate::job::Pattern) -> char {
+    use crate::job::Pattern as P;
+    match pattern {
+        P::Read => 'R',
+        P::RandRead => 'r',
+        P::Write => 'W',
+        P::RandWrite => 'w',
+        P::ReadWrite => 'M',
+        P::RandRw => 'm',
+        P::Trim | P::TrimWrite => 'D',
+        P::RandTrim | P::RandTrimWrite => 'd',
+    }
 }

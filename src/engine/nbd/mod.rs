@@ -29,9 +29,18 @@ struct InFlight {
     busy: bool,
 }
 
+/// The engine's options: the server (`uri`) and the connection's timeouts (from
+/// `io_timeout` when the job sets it).
+#[derive(Debug, Clone)]
+pub struct NbdOpts {
+    uri: Arc<str>,
+    timeouts: wire::Timeouts,
+}
+
 /// One worker's connection and its requests in flight.
 pub struct Nbd {
     uri: Arc<str>,
+    timeouts: wire::Timeouts,
     stream: Option<Stream>,
     hdrs: Vec<[u8; 28]>,
     inflight: Vec<InFlight>,
@@ -53,9 +62,10 @@ pub struct Nbd {
 unsafe impl Send for Nbd {}
 
 impl Nbd {
-    pub fn new(uri: Arc<str>) -> Self {
+    pub fn new(uri: Arc<str>, timeouts: wire::Timeouts) -> Self {
         Nbd {
             uri,
+            timeouts,
             stream: None,
             hdrs: Vec::new(),
             inflight: Vec::new(),
@@ -104,15 +114,19 @@ impl Nbd {
             }
             let e = io::Error::last_os_error();
             match e.kind() {
+                // A stop (a signal, the watchdog's timeout) ends a wait on a hung server.
+                io::ErrorKind::Interrupted if wait && crate::stop::terminating() => {
+                    return Ok(false)
+                }
                 io::ErrorKind::Interrupted => continue,
                 // A blocking wait that ends this way ran into the socket's reply
-                // timeout (wire::REPLY_TIMEOUT): the server is hung.
+                // timeout (wire::Timeouts): the server is hung.
                 io::ErrorKind::WouldBlock if wait => {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         format!(
-                            "nbd: no reply from the server in {} s",
-                            wire::REPLY_TIMEOUT.as_secs()
+                            "nbd: no reply from the server in {:.1} s",
+                            self.timeouts.reply.as_secs_f64()
                         ),
                     ))
                 }
@@ -156,7 +170,17 @@ impl Nbd {
             dst[..have].copy_from_slice(&self.rbuf[self.rstart..self.rstart + have]);
             self.rstart += have;
             if have < f.len {
-                self.stream()?.read_exact(&mut dst[have..])?;
+                self.stream()?.read_exact(&mut dst[have..]).map_err(|e| {
+                    if e.kind() == io::ErrorKind::UnexpectedEof {
+                        // The same fault as a close between replies, said the same way.
+                        io::Error::new(
+                            io::ErrorKind::UnexpectedEof,
+                            "nbd: the server closed the connection in the middle of a reply",
+                        )
+                    } else {
+                        e
+                    }
+                })?;
             }
         }
         self.inflight[slot].busy = false;
@@ -189,13 +213,24 @@ impl Nbd {
     /// Marks the connection failed with `e`'s errno (ECONNRESET for a closed connection,
     /// ETIMEDOUT when no reply came in time, EIO for a garbled reply) and says so once.
     fn fail(&mut self, e: &io::Error) {
+        // A request sent just as the server went away fails with EPIPE (or ECONNRESET):
+        // the same fault as a close seen while reading, reported the same way.
+        let lost = matches!(e.raw_os_error(), Some(libc::EPIPE) | Some(libc::ECONNRESET));
         let errno = match e.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => libc::ETIMEDOUT,
             io::ErrorKind::UnexpectedEof => libc::ECONNRESET,
             io::ErrorKind::InvalidData => libc::EIO,
+            _ if lost => libc::ECONNRESET,
             _ => e.raw_os_error().unwrap_or(libc::EIO),
         };
-        eprintln!("iobench: nbd {}: {e}", self.uri);
+        if lost {
+            eprintln!(
+                "iobench: nbd {}: the server closed the connection ({e})",
+                self.uri
+            );
+        } else {
+            eprintln!("iobench: nbd {}: {e}", self.uri);
+        }
         self.dead = Some(errno);
     }
 
@@ -243,7 +278,7 @@ impl Engine for Nbd {
 
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
         let addr = wire::parse_uri(&self.uri).map_err(io::Error::other)?;
-        let (stream, export) = wire::connect(&addr)?;
+        let (stream, export) = wire::connect(&addr, self.timeouts)?;
         if export.flags & wire::FLAG_READ_ONLY != 0 && s.files.iter().any(|f| f.writable) {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
@@ -269,7 +304,7 @@ impl Engine for Nbd {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let slot = io.slot as usize;
         if slot >= self.hdrs.len() || self.inflight[slot].busy {
             return Ok(Queued::Busy);
@@ -373,8 +408,8 @@ pub const URI: crate::options::table::OptDef = crate::options::table::opt(
 .engines(&["nbd"]);
 
 impl super::spec::Declared for Nbd {
-    /// The server and export (`uri`).
-    type Opts = Arc<str>;
+    /// The server and export (`uri`), and the timeouts `io_timeout` sets.
+    type Opts = NbdOpts;
     const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
         "nbd",
         "a Network Block Device server, over the NBD protocol",
@@ -389,7 +424,7 @@ impl super::spec::Declared for Nbd {
         _: &'static super::spec::Spec,
         r: &crate::job::reader::Reader,
         _: &super::spec::JobFacts,
-    ) -> Result<Arc<str>, crate::error::JobError> {
+    ) -> Result<NbdOpts, crate::error::JobError> {
         let Some(u) = r.text("uri") else {
             return Err(r.invalid(
                 "ioengine",
@@ -398,13 +433,19 @@ impl super::spec::Declared for Nbd {
             ));
         };
         wire::parse_uri(&u).map_err(|e| r.invalid("uri", e))?;
-        Ok(u.into())
+        Ok(NbdOpts {
+            uri: u.into(),
+            timeouts: wire::Timeouts::with_io_timeout(
+                r.time_us("io_timeout", crate::options::table::TimeUnit::Sec)?,
+            ),
+        })
     }
-    fn build(uri: &Arc<str>) -> Self {
-        Nbd::new(uri.clone())
+    fn build(o: &NbdOpts) -> Self {
+        Nbd::new(o.uri.clone(), o.timeouts)
     }
-    fn target_size(uri: &Arc<str>) -> io::Result<u64> {
-        match wire::export_size(uri) {
+    fn target_size(o: &NbdOpts) -> io::Result<u64> {
+        let uri = &o.uri;
+        match wire::export_size(uri, o.timeouts) {
             Ok(0) => Err(io::Error::other(format!(
                 "nbd server {uri}: the export is empty"
             ))),

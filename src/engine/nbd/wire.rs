@@ -188,6 +188,40 @@ pub const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// How long a worker waits for any reply while it has requests in flight before it
 /// fails them with ETIMEDOUT: a hung server must not hang the run forever.
 pub const REPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+/// What a reply timeout taken from `io_timeout` adds to it, so the watchdog (which names
+/// the hung I/O) normally acts first and the socket's timeout is the backstop.
+const REPLY_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A connection's timeouts: CONNECT_TIMEOUT and REPLY_TIMEOUT, or the job's `io_timeout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    pub connect: std::time::Duration,
+    pub reply: std::time::Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: CONNECT_TIMEOUT,
+            reply: REPLY_TIMEOUT,
+        }
+    }
+}
+
+impl Timeouts {
+    /// The timeouts of a job with `io_timeout` (µs; 0 = the defaults): connecting and the
+    /// handshake get `io_timeout`, replies `io_timeout` and a grace second.
+    pub fn with_io_timeout(io_timeout_us: u64) -> Self {
+        if io_timeout_us == 0 {
+            return Timeouts::default();
+        }
+        let t = std::time::Duration::from_micros(io_timeout_us);
+        Timeouts {
+            connect: t,
+            reply: t + REPLY_GRACE,
+        }
+    }
+}
 
 /// The errno an NBD error reply stands for, as the protocol defines them (the values are
 /// Linux's); any other value is EINVAL, as the protocol asks of unknown errors.
@@ -206,14 +240,21 @@ pub fn errno_of(nbd_error: u32) -> i32 {
 }
 
 /// Connects to `addr` and negotiates its export, ready for transmission. Connecting and
-/// the handshake time out (CONNECT_TIMEOUT); replies then time out after REPLY_TIMEOUT.
-pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
+/// the handshake time out (`limits.connect`); replies then time out after `limits.reply`.
+pub fn connect(addr: &Address, limits: Timeouts) -> io::Result<(Stream, Export)> {
     let timed_out = |e: io::Error| {
         if matches!(
             e.kind(),
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
         ) {
-            io::Error::from_raw_os_error(libc::ETIMEDOUT)
+            crate::error::with_path(
+                &format!(
+                    "no answer from the NBD server within {:.1} s (connect timeout; \
+                     io_timeout sets it)",
+                    limits.connect.as_secs_f64()
+                ),
+                io::Error::from_raw_os_error(libc::ETIMEDOUT),
+            )
         } else {
             e
         }
@@ -224,7 +265,7 @@ pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
             let mut last = io::Error::new(io::ErrorKind::NotFound, "no address for the host");
             let mut found = None;
             for a in (host.as_str(), *port).to_socket_addrs()? {
-                match TcpStream::connect_timeout(&a, CONNECT_TIMEOUT) {
+                match TcpStream::connect_timeout(&a, limits.connect) {
                     Ok(t) => {
                         found = Some(t);
                         break;
@@ -234,14 +275,14 @@ pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
             }
             let t = found.ok_or_else(|| timed_out(last))?;
             t.set_nodelay(true)?;
-            t.set_read_timeout(Some(CONNECT_TIMEOUT))?;
-            t.set_write_timeout(Some(CONNECT_TIMEOUT))?;
+            t.set_read_timeout(Some(limits.connect))?;
+            t.set_write_timeout(Some(limits.connect))?;
             Stream::Tcp(t)
         }
         Endpoint::Unix { socket } => {
             let u = UnixStream::connect(socket)?;
-            u.set_read_timeout(Some(CONNECT_TIMEOUT))?;
-            u.set_write_timeout(Some(CONNECT_TIMEOUT))?;
+            u.set_read_timeout(Some(limits.connect))?;
+            u.set_write_timeout(Some(limits.connect))?;
             Stream::Unix(u)
         }
     };
@@ -254,12 +295,12 @@ pub fn connect(addr: &Address) -> io::Result<(Stream, Export)> {
     }
     match &s {
         Stream::Tcp(t) => {
-            t.set_read_timeout(Some(REPLY_TIMEOUT))?;
-            t.set_write_timeout(Some(REPLY_TIMEOUT))?;
+            t.set_read_timeout(Some(limits.reply))?;
+            t.set_write_timeout(Some(limits.reply))?;
         }
         Stream::Unix(u) => {
-            u.set_read_timeout(Some(REPLY_TIMEOUT))?;
-            u.set_write_timeout(Some(REPLY_TIMEOUT))?;
+            u.set_read_timeout(Some(limits.reply))?;
+            u.set_write_timeout(Some(limits.reply))?;
         }
     }
     Ok((s, export))
@@ -381,9 +422,9 @@ pub fn request(cmd: u16, cookie: u64, offset: u64, len: u32) -> [u8; 28] {
 
 /// Asks for the export's size without keeping the connection (the job's size is known
 /// before its workers start, as fio's nbd engine does).
-pub fn export_size(uri: &str) -> io::Result<u64> {
+pub fn export_size(uri: &str, limits: Timeouts) -> io::Result<u64> {
     let addr = parse_uri(uri).map_err(io::Error::other)?;
-    let (mut s, e) = connect(&addr)?;
+    let (mut s, e) = connect(&addr, limits)?;
     let _ = s.write_all(&request(CMD_DISC, 0, 0, 0));
     Ok(e.size)
 }

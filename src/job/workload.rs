@@ -65,13 +65,7 @@ fn merged_blktrace(r: &Reader) -> Result<Option<String>, JobError> {
     };
     let floats = |name: &str| -> Result<Vec<f64>, JobError> {
         r.text(name)
-            .map(|v| {
-                v.split(':')
-                    .filter(|p| !p.is_empty())
-                    .map(|p| p.trim().parse::<f64>())
-                    .collect::<Result<Vec<f64>, _>>()
-                    .map_err(|_| r.invalid(name, format!("'{v}' is not numbers joined by ':'")))
-            })
+            .map(|v| crate::options::value::parse_float_list(&v).map_err(|e| r.invalid(name, e)))
             .transpose()
             .map(Option::unwrap_or_default)
     };

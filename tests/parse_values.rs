@@ -344,23 +344,24 @@ fn distributions_check_their_parameters_as_fio_does() {
         })
     );
     let zoned = parse_distribution("zoned:60/10:30/20:10/70", B).unwrap();
-    let z = vec![(60, 10), (30, 20), (10, 70)];
-    assert_eq!(
-        zoned,
-        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let zs = |v: &[(u32, u64)]| -> Vec<ZoneSplit> {
+        v.iter()
+            .map(|&(access_perc, size)| ZoneSplit { access_perc, size })
+            .collect()
+    };
+    let z = zs(&[(60, 10), (30, 20), (10, 70)]);
+    assert_eq!(zoned, Distribution::Zoned([z.clone(), z.clone(), z]));
     let filled = parse_distribution("zoned:50/10:50", B).unwrap();
-    let z = vec![(50, 10), (50, 90)];
-    assert_eq!(
-        filled,
-        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let z = zs(&[(50, 10), (50, 90)]);
+    assert_eq!(filled, Distribution::Zoned([z.clone(), z.clone(), z]));
+    // fio reads a zone size of 0 as "not given" (it shares the rest), and a direction
+    // left empty draws uniformly.
+    let zero = parse_distribution("zoned:50/0:50/40,", B).unwrap();
+    let z = zs(&[(50, 60), (50, 40)]);
+    assert_eq!(zero, Distribution::Zoned([z, vec![], vec![]]));
     let abs = parse_distribution("zoned_abs:50/10m:50/90m", B).unwrap();
-    let z = vec![(50, 10 << 20), (50, 90 << 20)];
-    assert_eq!(
-        abs,
-        Distribution::ZonedAbs([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let z = zs(&[(50, 10 << 20), (50, 90 << 20)]);
+    assert_eq!(abs, Distribution::ZonedAbs([z.clone(), z.clone(), z]));
     for bad in [
         "zipf:1",
         "zipf:abc",
@@ -632,4 +633,29 @@ fn bad_values_name_option_value_and_expected_form() {
         e.contains("unknown option 'bsize'") && e.contains("did you mean"),
         "{e}"
     );
+}
+
+#[test]
+fn float_lists_take_a_percent_sign_as_fio_does() {
+    // fio reads a float with sscanf, so `50%` is 50: `latency_percentile=50%` and
+    // `percentile_list=50%:99%` parse in fio 3.33, and in iobench as the same numbers.
+    assert_eq!(parse_float_list("50%:99.5%").unwrap(), vec![50.0, 99.5]);
+    assert_eq!(parse_float_list("50").unwrap(), vec![50.0]);
+    assert!(parse_float_list("50%%").is_err());
+    assert!(parse_float_list("abc").is_err());
+    for arg in ["--latency_percentile=50%", "--percentile_list=50%:99%"] {
+        let args = ["--name=x", "--latency_target=10ms", arg, "--parse-only"];
+        let mut ib = common::iobench();
+        ib.args(args);
+        let ours = common::run(ib);
+        assert!(
+            ours.status.success(),
+            "{arg}: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        if let Some(mut fio) = common::fio() {
+            fio.args(args);
+            assert!(common::run(fio).status.success(), "fio refuses {arg}");
+        }
+    }
 }

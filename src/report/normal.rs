@@ -2,7 +2,8 @@
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
 use super::num::{fw, num2str, Unit};
-use super::{ctime, group_ids, VERSION};
+use super::{ctime, VERSION};
+use crate::job::group_ids;
 use crate::job::{Ddir, Job};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
@@ -37,7 +38,7 @@ pub fn header(jobs: &[Job]) -> String {
             b(bs[2].0),
             b(bs[2].1),
             job.exec.ioengine,
-            super::given_iodepth(job)
+            job.exec.iodepth_given
         );
         if job.exec.numjobs > 1 {
             out.push_str("...\n");
@@ -45,12 +46,7 @@ pub fn header(jobs: &[Job]) -> String {
     }
     let _ = writeln!(out, "{VERSION}");
     let nr: u64 = jobs.iter().map(|j| j.exec.numjobs as u64).sum();
-    let threads = jobs.iter().any(|j| {
-        j.raw
-            .value("thread")
-            .map(|v| v != "0" && v != "false")
-            .unwrap_or(false)
-    });
+    let threads = jobs.iter().any(|j| j.exec.thread);
     let (nt, np) = if threads { (nr, 0) } else { (0, nr) };
     out.push_str("Starting ");
     if nt > 0 {
@@ -479,10 +475,44 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
             t.latency_depth
         );
     }
+    if let Some(b) = &t.block_life {
+        show_block_life(&mut out, &b.report(&t.cfg.percentiles.list));
+    }
     if let Some(ss) = &t.steady {
         show_steady(&mut out, t, ss);
     }
     out
+}
+
+/// `block_error_percentiles`' two lines as fio lays them out: the percentiles of trims
+/// per block, wrapped before 75 columns, then the blocks per state (on the first line's
+/// row when no block was trimmed, as fio prints it).
+fn show_block_life(out: &mut String, r: &crate::stats::blocklife::BlockReport) {
+    out.push_str("  block lifetime percentiles :\n   |");
+    let mut pos = 0;
+    for (i, &(p, n)) in r.percentiles.iter().enumerate() {
+        let end = if i + 1 == r.percentiles.len() {
+            '\n'
+        } else {
+            ','
+        };
+        let item = format!(" {p:3.2}th={n}{end}");
+        if pos + item.len() > 75 {
+            pos = 0;
+            out.push_str("\n   |");
+        }
+        out.push_str(&item);
+        pos += item.len();
+    }
+    out.push_str("        states               :");
+    for (i, (name, n)) in crate::stats::blocklife::STATE_NAMES
+        .iter()
+        .zip(r.states)
+        .enumerate()
+    {
+        let end = if i + 1 == r.states.len() { '\n' } else { ',' };
+        let _ = write!(out, " {name}={n}{end}");
+    }
 }
 
 /// The `steadystate  :` line: verdict, the window's mean bandwidth and IOPS, and the

@@ -182,7 +182,7 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                     // SAFETY: gettid has no preconditions and cannot fail.
                     tid.store(unsafe { libc::gettid() }, Ordering::Release);
                     crate::debug::started(spec_ramps(s));
-                    super::set_clone_stop(flag);
+                    crate::stop::set_clone_stop(flag);
                     super::watchdog::note_thread(s.thread_number);
                     super::signals::block_usr1_here();
                     let out = run_one(s);

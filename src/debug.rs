@@ -221,6 +221,20 @@ pub fn enter(to: RunState) {
     }
 }
 
+/// Runs `f`, an engine's own preparation, in fio's SETTING_UP state (cpuio and exec
+/// as they start, a listening net job while it waits for its peer), then returns to the
+/// state the job was in.
+pub fn setting_up<T>(f: impl FnOnce() -> T) -> T {
+    if !on(Cat::Process) {
+        return f();
+    }
+    let before = JOB_STATE.with(|s| s.get());
+    enter(RunState::SettingUp);
+    let out = f();
+    enter(before);
+    out
+}
+
 /// `--debug=process`'s lines as a job's process or thread begins: it says it started and
 /// is initialized; the main process then lets it run (see [`let_run`]), in its ramp
 /// period first when it has one (`ramp`).
@@ -275,8 +289,9 @@ pub fn reaped(thread_number: u64) {
 }
 
 /// The lines fio prints as a run ends: every job is told to terminate once the last one
-/// is reaped, then each job's logs are written out (a brief FINISHING after REAPED).
-pub fn run_ended() {
+/// that does I/O is reaped (`any_io`: not every job is cpuio), then each job's logs are
+/// written out (a brief FINISHING after REAPED).
+pub fn run_ended(any_io: bool) {
     if !on(Cat::Process) {
         return;
     }
@@ -287,12 +302,14 @@ pub fn run_ended() {
     if clones.is_empty() {
         return;
     }
-    print(Cat::Process, format_args!("terminate group_id=-1"));
-    for (_, name, pid) in &clones {
-        print(
-            Cat::Process,
-            format_args!("setting terminate on {name}/{pid}"),
-        );
+    if any_io {
+        print(Cat::Process, format_args!("terminate group_id=-1"));
+        for (_, name, pid) in &clones {
+            print(
+                Cat::Process,
+                format_args!("setting terminate on {name}/{pid}"),
+            );
+        }
     }
     for (_, _, pid) in &clones {
         runstate_of(*pid, RunState::Reaped, RunState::Finishing);

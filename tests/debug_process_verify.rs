@@ -1,9 +1,10 @@
 //! `--debug=process` and `--debug=verify` print fio 3.33's lines at the same points: a
 //! job's states (`pid=N: runstate RUNNING -> VERIFYING`), forks, thread starts, reaping,
-//! stonewall and wait_for waits, the end of the run; each buffer filled and each block
-//! handed out and checked by a verify pass. Small deterministic jobs run in both tools and
-//! their lines are compared with numbers and addresses masked: the set of process lines
-//! (fio's main loop repeats some of them as it polls), and each verify line's count.
+//! stonewall and wait_for waits, engines setting up, the end of the run; each buffer
+//! filled and each block handed out and checked by a verify pass. Small deterministic jobs
+//! run in both tools and their lines are compared with numbers and addresses masked: the
+//! set of process lines (fio's main loop repeats some of them as it polls), and each
+//! verify line's count.
 //! Also `--debug=?`/`help` and fio's way of reading the category words.
 mod common;
 
@@ -139,6 +140,22 @@ const JOBS: &[&[&str]] = &[
         "--rw=write",
         "--create_serialize=0",
         "--ioengine=psync",
+    ],
+    // Engines that report setting up while they prepare; a run of cpuio jobs only ends
+    // without telling the jobs to terminate.
+    &[
+        "--name=c",
+        "--ioengine=cpuio",
+        "--cpuload=10",
+        "--runtime=200ms",
+        "--time_based",
+    ],
+    &[
+        "--name=e",
+        "--ioengine=exec",
+        "--program=true",
+        "--runtime=200ms",
+        "--time_based",
     ],
 ];
 

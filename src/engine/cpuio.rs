@@ -143,26 +143,29 @@ impl Engine for Cpuio {
     }
 
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
-        let mode = match self.o.mode {
-            CpuMode::Noop => "noop",
-            CpuMode::Qsort => "qsort",
-        };
-        if self.o.mode == CpuMode::Qsort {
-            // fio's multiply-with-carry stream, from its fixed seed.
-            let (mut z, mut w) = (362_436_069u32, 521_288_629u32);
-            self.data = (0..QSORT_LEN)
-                .map(|_| {
-                    z = 36969u32.wrapping_mul(z & 0xffff).wrapping_add(z >> 16);
-                    w = 18000u32.wrapping_mul(w & 0xffff).wrapping_add(w >> 16);
-                    (z << 16).wrapping_add(w) as i32
-                })
-                .collect();
-        }
-        println!(
-            "{} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}",
-            self.o.job, self.o.load, self.o.chunk_us
-        );
-        Ok(())
+        // fio reports the engine as setting up while it prepares (qsort's data).
+        crate::debug::setting_up(|| {
+            let mode = match self.o.mode {
+                CpuMode::Noop => "noop",
+                CpuMode::Qsort => "qsort",
+            };
+            if self.o.mode == CpuMode::Qsort {
+                // fio's multiply-with-carry stream, from its fixed seed.
+                let (mut z, mut w) = (362_436_069u32, 521_288_629u32);
+                self.data = (0..QSORT_LEN)
+                    .map(|_| {
+                        z = 36969u32.wrapping_mul(z & 0xffff).wrapping_add(z >> 16);
+                        w = 18000u32.wrapping_mul(w & 0xffff).wrapping_add(w >> 16);
+                        (z << 16).wrapping_add(w) as i32
+                    })
+                    .collect();
+            }
+            println!(
+                "{} ({mode}): ioengine=cpuio, cpuload={}, cpucycle={}",
+                self.o.job, self.o.load, self.o.chunk_us
+            );
+            Ok(())
+        })
     }
 
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {

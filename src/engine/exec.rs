@@ -134,14 +134,17 @@ impl Engine for Exec {
     }
 
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
-        println!(
-            "{} : program={}, arguments={}",
-            self.o.job,
-            self.o.program,
-            self.o.arguments.as_deref().unwrap_or("(null)")
-        );
-        self.started_ns = crate::clock::now_ns();
-        Ok(())
+        // fio reports the engine as setting up while it prepares.
+        crate::debug::setting_up(|| {
+            println!(
+                "{} : program={}, arguments={}",
+                self.o.job,
+                self.o.program,
+                self.o.arguments.as_deref().unwrap_or("(null)")
+            );
+            self.started_ns = crate::clock::now_ns();
+            Ok(())
+        })
     }
 
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {

@@ -850,7 +850,8 @@ impl Engine for Net {
             self.pipe()?;
         }
         if self.o.listen {
-            self.listen()
+            // fio reports a listening job as setting up while it waits for its peer.
+            crate::debug::setting_up(|| self.listen())
         } else {
             self.connect()
         }

@@ -556,7 +556,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         clear_stop();
     }
-    crate::debug::run_ended();
+    crate::debug::run_ended(jobs.iter().any(|j| j.exec.engine.name() != "cpuio"));
     end_status();
     live::end();
     outcome.signal = signals::signalled();

@@ -159,6 +159,20 @@ fn job_in(dir: &Path, name: &str, body: &str) -> PathBuf {
     p
 }
 
+/// A fresh scratch directory for a test against fio; `None` (the test is skipped) when fio
+/// is not installed.
+fn fio_scratch(name: &str) -> Option<PathBuf> {
+    fio()?;
+    Some(scratch(name))
+}
+
+/// [`fio_scratch`] with the two-job file of [`job_file`] in it: (directory, job file).
+fn fio_setup(name: &str) -> Option<(PathBuf, PathBuf)> {
+    let dir = fio_scratch(name)?;
+    let job = job_file(&dir);
+    Some((dir, job))
+}
+
 /// A small job whose I/O counts are fixed: two psync jobs on files in `dir`.
 fn job_file(dir: &Path) -> PathBuf {
     job_in(
@@ -279,11 +293,9 @@ fn fresh(dir: &Path) {
 
 #[test]
 fn fio_client_prints_the_same_against_iobench_server() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_normal") else {
         return;
-    }
-    let dir = scratch("cs_normal");
-    let job = job_file(&dir);
+    };
     let (a, b) = on_both_servers(&dir, |port| {
         passed(&client(Fio, &to(port, &[], &job), &dir), "fio --client")
     });
@@ -299,11 +311,9 @@ fn fio_client_prints_the_same_against_iobench_server() {
 
 #[test]
 fn fio_client_json_is_the_same_against_iobench_server() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_json") else {
         return;
-    }
-    let dir = scratch("cs_json");
-    let job = job_file(&dir);
+    };
     let ((_, a), (pi, b)) = on_both_servers(&dir, |port| {
         let args = to(port, &["--output-format=json"], &job);
         (port, json_ok(&client(Fio, &args, &dir), "fio --client"))
@@ -326,10 +336,9 @@ fn fio_client_json_is_the_same_against_iobench_server() {
 
 #[test]
 fn fio_client_drives_several_iobench_servers() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_multi") else {
         return;
-    }
-    let dir = scratch("cs_multi");
+    };
     let job = reader_job(&dir, "r", "512k", 0);
     let (s1, s2) = (server(Iobench, &dir), server(Iobench, &dir));
     let mut args = to(s1.port, &[], &job);
@@ -355,10 +364,9 @@ fn fio_client_drives_several_iobench_servers() {
 
 #[test]
 fn a_job_a_server_refuses_is_reported_whole_and_fails() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_refused") else {
         return;
-    }
-    let dir = scratch("cs_refused");
+    };
     let job = job_in(&dir, "bad.fio", "[x]\nrw=sideways\n");
     let s = server(Fio, &dir);
     // The server's whole explanation arrives (RUN is only sent after START), and a job
@@ -374,10 +382,9 @@ fn a_job_a_server_refuses_is_reported_whole_and_fails() {
 
 #[test]
 fn bad_job_gets_an_error_text_not_a_hang() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_badjob") else {
         return;
-    }
-    let dir = scratch("cs_badjob");
+    };
     let job = job_in(&dir, "bad.fio", "[x]\nrw=sideways\n");
     let s = server(Iobench, &dir);
     let o = client(Fio, &to(s.port, &[], &job), &dir);
@@ -390,11 +397,9 @@ fn bad_job_gets_an_error_text_not_a_hang() {
 
 #[test]
 fn iobench_client_reports_like_fio_client() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_client_normal") else {
         return;
-    }
-    let dir = scratch("cs_client_normal");
-    let job = job_file(&dir);
+    };
     let s = server(Fio, &dir);
     let args = to(s.port, &[], &job);
     let a = text(&client(Fio, &args, &dir));
@@ -410,11 +415,9 @@ fn iobench_client_reports_like_fio_client() {
 
 #[test]
 fn iobench_client_json_is_fios() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_client_json") else {
         return;
-    }
-    let dir = scratch("cs_client_json");
-    let job = job_file(&dir);
+    };
     let s = server(Fio, &dir);
     let args = to(s.port, &["--output-format=json"], &job);
     let a = json_of(&client(Fio, &args, &dir));
@@ -460,10 +463,9 @@ fn spawn_client(kind: Kind, args: &[String], cwd: &Path) -> std::process::Child 
 
 #[test]
 fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_client_multi") else {
         return;
-    }
-    let dir = scratch("cs_client_multi");
+    };
     let long = reader_job(&dir, "t", "256k", 3);
     let s1 = server(Fio, &dir);
     let s2 = server(Iobench, &dir);
@@ -667,10 +669,9 @@ fn assert_hist_log(hist: &str) {
 
 #[test]
 fn iobench_client_writes_the_logs_a_fio_server_sends() {
-    if fio().is_none() {
+    let Some(sdir) = fio_scratch("cs_logs_server") else {
         return;
-    }
-    let sdir = scratch("cs_logs_server");
+    };
     let s = server(Fio, &sdir);
     let job_text = log_jobs(&sdir, "write_bw_log=lj");
     let mut logs = Vec::new();
@@ -712,10 +713,9 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
 
 #[test]
 fn fio_client_gets_the_logs_of_an_iobench_server() {
-    if fio().is_none() {
+    let Some(sdir) = fio_scratch("cs_ilogs_server") else {
         return;
-    }
-    let sdir = scratch("cs_ilogs_server");
+    };
     let dir = scratch("cs_ilogs_client");
     let s = server(Iobench, &sdir);
     let job = job_in(&dir, "lj.fio", &log_jobs(&sdir, "write_iops_log=lj"));
@@ -850,10 +850,9 @@ fn interrupting_the_client_stops_the_runs_and_reports_them() {
 
 #[test]
 fn steady_state_travels_both_ways() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_steady") else {
         return;
-    }
-    let dir = scratch("cs_steady");
+    };
     let (fs, is) = (server(Fio, &dir), server(Iobench, &dir));
     let json =
         |o: Output| json_ok(&o, "steady state run")["client_stats"][0]["steadystate"].clone();
@@ -896,11 +895,9 @@ fn steady_state_travels_both_ways() {
 
 #[test]
 fn iobench_client_terse_is_fios() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_terse") else {
         return;
-    }
-    let dir = scratch("cs_terse");
-    let job = job_file(&dir);
+    };
     let s = server(Fio, &dir);
     let args = to(s.port, &["--minimal"], &job);
     // Each line's field count and the fields naming it (the version field aside).
@@ -951,10 +948,9 @@ fn remote_config_runs_the_servers_own_job_file() {
 
 #[test]
 fn group_reporting_through_fio_client_matches_fio_server() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_groups") else {
         return;
-    }
-    let dir = scratch("cs_groups");
+    };
     let job = job_in(
         &dir,
         "gr.fio",
@@ -986,11 +982,9 @@ fn group_reporting_through_fio_client_matches_fio_server() {
 
 #[test]
 fn several_servers_reports_say_whose_they_are() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_whose") else {
         return;
-    }
-    let dir = scratch("cs_whose");
-    let job = job_file(&dir);
+    };
     let (s1, s2) = (server(Fio, &dir), server(Fio, &dir));
     let hosts = dir.join("hosts");
     std::fs::write(
@@ -1136,11 +1130,9 @@ fn status_line_is_fios_client_line_summed_over_servers() {
 
 #[test]
 fn every_address_form_against_fio_both_ways() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_forms_fio") else {
         return;
-    }
-    let dir = scratch("cs_forms_fio");
-    let job = job_file(&dir);
+    };
     let json_run = |who: Kind, target: String| -> Value {
         let args = to_host(&target, &["--output-format=json"], &job);
         json_ok(
@@ -1212,12 +1204,11 @@ fn every_address_form_against_fio_both_ways() {
 
 #[test]
 fn verify_state_travels_from_the_client() {
-    if fio().is_none() {
-        return;
-    }
     // The client's directory holds the data and the verify state of a write run; the
     // servers' directory has neither: a server must ask the client (SENDFILE).
-    let cdir = scratch("cs_vstate_client");
+    let Some(cdir) = fio_scratch("cs_vstate_client") else {
+        return;
+    };
     let sdir = scratch("cs_vstate_server");
     let data = cdir.join("data");
     let job = |name: &str, rw: &str, extra: &str| {

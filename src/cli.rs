@@ -82,6 +82,21 @@ pub struct CliConfig {
 }
 
 impl CliConfig {
+    /// The formats asked for, with fio's default (normal) when none was.
+    pub fn output_formats(&self) -> Vec<OutputFormat> {
+        if self.formats.is_empty() {
+            vec![OutputFormat::Normal]
+        } else {
+            self.formats.clone()
+        }
+    }
+
+    /// True when the normal format is among those asked for (headers and progress are
+    /// then printed; with only json or terse, stdout carries nothing else).
+    pub fn wants_normal(&self) -> bool {
+        self.formats.is_empty() || self.formats.contains(&OutputFormat::Normal)
+    }
+
     /// How often the collector takes snapshots of the running clones: the
     /// `--status-interval`, else once a second when `--live` or `--metrics` wants them.
     pub fn snapshot_every_ms(&self) -> Option<u64> {

@@ -161,8 +161,13 @@ fn read_tsc() -> u64 {
 #[cfg(target_arch = "x86_64")]
 fn tsc_invariant() -> bool {
     // Leaf 0x80000000 reports the highest extended leaf, checked before 0x80000007 is read.
-    let max = core::arch::x86_64::__cpuid(0x8000_0000).eax;
-    max >= 0x8000_0007 && core::arch::x86_64::__cpuid(0x8000_0007).edx & (1 << 8) != 0
+    // `__cpuid` is an unsafe fn up to Rust 1.86 (the MSRV is 1.82) and safe since, hence
+    // the allowance for newer compilers.
+    // SAFETY: cpuid exists on every x86_64 CPU and only reads identification registers.
+    #[allow(unused_unsafe)]
+    let cpuid = |leaf: u32| unsafe { core::arch::x86_64::__cpuid(leaf) };
+    let max = cpuid(0x8000_0000).eax;
+    max >= 0x8000_0007 && cpuid(0x8000_0007).edx & (1 << 8) != 0
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -190,7 +190,7 @@ pub fn start_trigger(file: Option<String>, timeout_ms: Option<u64>, cmd: Option<
             .is_some_and(|f| std::fs::remove_file(f).is_ok());
         let by_time = timeout_ms.is_some_and(|t| born.elapsed() >= Duration::from_millis(t));
         if by_file || by_time {
-            crate::run::request_stop_all();
+            crate::stop::request_stop_all();
             if let Some(c) = cmd.as_deref().filter(|c| !c.is_empty()) {
                 let ok = std::process::Command::new("sh")
                     .arg("-c")

@@ -5,15 +5,15 @@
 //! command line + job files → [`options::RawJob`] → [`job::Job`] → [`run`] workers driving an
 //! [`engine::Engine`] → [`stats::JobStats`] → [`report`] renderers.
 
-pub mod buffer;
+pub(crate) mod buffer;
 pub mod cli;
-pub mod client;
-pub mod clock;
+pub(crate) mod client;
+pub(crate) mod clock;
 pub mod cluster;
-pub mod context;
+pub(crate) mod context;
 pub mod debug;
 pub mod engine;
-pub mod error;
+pub(crate) mod error;
 pub mod fioflags;
 pub mod fioproto;
 pub mod gen;
@@ -28,5 +28,6 @@ pub mod run;
 pub mod server;
 pub mod session;
 pub mod stats;
+pub(crate) mod stop;
 pub mod study;
 pub mod verify;

@@ -140,3 +140,29 @@ fn file_services() {
         );
     }
 }
+
+#[test]
+fn verify_other_than_none_seeds_write_sizes_like_reads() {
+    // fio gives the write block-size stream the read one's seed whenever `verify` is not
+    // `none`: `verify=null` and a `verify_pattern` alone count too.
+    assert_same_as_fio(
+        "verify_null_bsrange",
+        &[
+            "--rw=randrw",
+            "--bsrange=1k-16k",
+            "--verify=null",
+            "--do_verify=0",
+            "--size=256k",
+        ],
+    );
+    assert_same_as_fio(
+        "verify_pattern_bsrange",
+        &[
+            "--rw=randrw",
+            "--bsrange=1k-16k",
+            "--verify_pattern=0xaa",
+            "--do_verify=0",
+            "--size=256k",
+        ],
+    );
+}

@@ -344,23 +344,24 @@ fn distributions_check_their_parameters_as_fio_does() {
         })
     );
     let zoned = parse_distribution("zoned:60/10:30/20:10/70", B).unwrap();
-    let z = vec![(60, 10), (30, 20), (10, 70)];
-    assert_eq!(
-        zoned,
-        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let zs = |v: &[(u32, u64)]| -> Vec<ZoneSplit> {
+        v.iter()
+            .map(|&(access_perc, size)| ZoneSplit { access_perc, size })
+            .collect()
+    };
+    let z = zs(&[(60, 10), (30, 20), (10, 70)]);
+    assert_eq!(zoned, Distribution::Zoned([z.clone(), z.clone(), z]));
     let filled = parse_distribution("zoned:50/10:50", B).unwrap();
-    let z = vec![(50, 10), (50, 90)];
-    assert_eq!(
-        filled,
-        Distribution::Zoned([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let z = zs(&[(50, 10), (50, 90)]);
+    assert_eq!(filled, Distribution::Zoned([z.clone(), z.clone(), z]));
+    // fio reads a zone size of 0 as "not given" (it shares the rest), and a direction
+    // left empty draws uniformly.
+    let zero = parse_distribution("zoned:50/0:50/40,", B).unwrap();
+    let z = zs(&[(50, 60), (50, 40)]);
+    assert_eq!(zero, Distribution::Zoned([z, vec![], vec![]]));
     let abs = parse_distribution("zoned_abs:50/10m:50/90m", B).unwrap();
-    let z = vec![(50, 10 << 20), (50, 90 << 20)];
-    assert_eq!(
-        abs,
-        Distribution::ZonedAbs([Some(z.clone()), Some(z.clone()), Some(z)])
-    );
+    let z = zs(&[(50, 10 << 20), (50, 90 << 20)]);
+    assert_eq!(abs, Distribution::ZonedAbs([z.clone(), z.clone(), z]));
     for bad in [
         "zipf:1",
         "zipf:abc",

@@ -120,7 +120,7 @@ fn measure_first_done(
     reports: &[RankReport],
     spreads: &mut [clients::Spread],
 ) {
-    let gids = crate::report::group_ids(jobs);
+    let gids = crate::job::group_ids(jobs);
     let phases = crate::run::groups::phases(jobs);
     for s in spreads.iter_mut() {
         let Some(phase) = phases
@@ -304,7 +304,11 @@ pub fn run(args: Vec<String>) -> u8 {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
         crate::report::check_terse_version(&inv.config)?;
-        if crate::report::formats(&inv.config).contains(&crate::cli::OutputFormat::Terse) {
+        if inv
+            .config
+            .output_formats()
+            .contains(&crate::cli::OutputFormat::Terse)
+        {
             return Err(
                 "--output-format=terse (--minimal): an MPI run's report has no \
                         terse form; use normal, json or json+"
@@ -363,7 +367,7 @@ pub fn run(args: Vec<String>) -> u8 {
     if rank == 0 {
         match crate::report::Sink::open(&cfg) {
             Ok(mut s) => {
-                if crate::report::wants_normal(&cfg) {
+                if cfg.wants_normal() {
                     let _ = s.write(&crate::report::normal::header(&jobs));
                 }
                 sink = Some(s);
@@ -467,7 +471,7 @@ fn render(
     let clients: Vec<ClientStats> = reports.iter().map(|r| r.client.clone()).collect();
     let mut spreads = clients::spreads(&clients);
     measure_first_done(jobs, reports, &mut spreads);
-    let f = crate::report::formats(cfg);
+    let f = cfg.output_formats();
     let plus = f.contains(&OutputFormat::JsonPlus);
     let json = (plus || f.contains(&OutputFormat::Json))
         .then(|| clients::json_value_with(jobs, &clients, plus, Extras::all(), &spreads));
@@ -536,7 +540,7 @@ fn finish_text(
         crate::report::json::print(&mut out, &v, 0);
         out.push('\n');
     }
-    if crate::report::wants_normal(cfg) {
+    if cfg.wants_normal() {
         out.push_str(&normal);
         let _ = writeln!(
             out,

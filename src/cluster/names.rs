@@ -32,8 +32,7 @@ fn reads_only(job: &Job) -> bool {
 /// Makes `job`'s file names this rank's own: rank `rank` writes, and reads `read_from`'s
 /// names when the job only reads (`read_from == rank` without rotation).
 pub fn make_unique(job: &mut Job, rank: u32, read_from: u32) {
-    let r = crate::job::reader::Reader::new(&job.raw);
-    if r.is_set("unique_filename") && !r.bool("unique_filename").unwrap_or(true) {
+    if !job.files.unique_filename {
         return;
     }
     let k = if reads_only(job) { read_from } else { rank };

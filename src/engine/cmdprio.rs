@@ -72,12 +72,10 @@ fn per_dir(r: &Reader, name: &str, dflt: i64) -> Result<[i64; 2], JobError> {
     let Some(v) = r.raw.value(name) else {
         return Ok([dflt; 2]);
     };
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
     let mut out = [dflt; 2];
-    for (i, o) in out.iter_mut().enumerate() {
-        let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-        if !p.is_empty() {
-            *o = crate::options::value::parse_int(p).map_err(|e| r.invalid(name, e))?;
+    for (o, p) in out.iter_mut().zip(crate::options::value::per_dir(v)) {
+        if let Some(p) = p {
+            *o = r.int_of(p, name)?;
         }
     }
     Ok(out)
@@ -115,9 +113,9 @@ impl CmdprioOpts {
                     "cmdprio_percentage and cmdprio_bssplit cannot be used together",
                 ));
             }
-            let parts: Vec<&str> = v.split(',').collect();
-            for d in 0..2 {
-                let text = parts.get(d).copied().unwrap_or(parts[parts.len() - 1]);
+            let parts = crate::options::value::per_dir(v);
+            for (d, text) in parts.into_iter().take(2).enumerate() {
+                let text = text.unwrap_or("");
                 for e in text.split(':').map(str::trim).filter(|e| !e.is_empty()) {
                     let f: Vec<&str> = e.split('/').collect();
                     let bad = || {

@@ -165,7 +165,7 @@ impl Engine for Cpuio {
         Ok(())
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.o.exit_on_io_done && !io_jobs_active() {
             self.done = true;
             return Ok(Queued::Busy);

@@ -152,6 +152,7 @@ impl Engine for E4defrag {
         }
         // SAFETY: fstat fills the local.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: fstat writes only `st`, which lives across the call.
         if unsafe { libc::fstat(fd, &mut st) } != 0 {
             return Err(io::Error::last_os_error());
         }
@@ -159,7 +160,7 @@ impl Engine for E4defrag {
         Ok(())
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.result = match io.op {
             Op::Rw(Ddir::Write) => self.defrag(io),
             Op::Sync { .. } => super::do_sync(io),

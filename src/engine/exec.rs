@@ -144,7 +144,7 @@ impl Engine for Exec {
         Ok(())
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.len = 0;
         io.result = 0;
         if self.child.is_none() {

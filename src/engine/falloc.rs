@@ -23,7 +23,7 @@ impl Engine for Falloc {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let mode = match io.op {
             Op::Rw(Ddir::Read) => libc::FALLOC_FL_KEEP_SIZE,
             Op::Rw(Ddir::Write) => 0,

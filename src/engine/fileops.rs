@@ -159,7 +159,7 @@ impl Engine for FileOps {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if let super::Op::Sync { .. } = io.op {
             // No data was written through a descriptor: nothing to sync.
             io.result = 0;

@@ -22,7 +22,7 @@ impl Engine for Ftruncate {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.result = match io.op {
             Op::Rw(Ddir::Write) => {
                 // SAFETY: a plain system call on a descriptor the worker keeps open.

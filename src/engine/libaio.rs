@@ -180,7 +180,7 @@ impl Engine for Libaio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged.len() - self.staged_from + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
@@ -292,7 +292,7 @@ impl Engine for Libaio {
             let e = io::Error::last_os_error();
             let interrupted = e.raw_os_error() == Some(libc::EINTR);
             // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
-            if interrupted && !crate::run::terminating() {
+            if interrupted && !crate::stop::terminating() {
                 continue;
             }
             self.in_kernel -= got;

@@ -213,9 +213,11 @@ impl Engine for Mmap {
             // fault, so it gets its full size first, as a laid-out file has.
             // SAFETY: fstat/ftruncate on the descriptor the worker just opened.
             let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: fstat writes only `st`, which lives across the call.
             if unsafe { libc::fstat(file.fd, &mut st) } == 0
                 && (st.st_mode & libc::S_IFMT) == libc::S_IFREG
                 && (st.st_size as u64) < file.size
+                // SAFETY: ftruncate takes a descriptor and a length; no memory is passed.
                 && unsafe { libc::ftruncate(file.fd, file.size as libc::off_t) } != 0
             {
                 return Err(io::Error::last_os_error());
@@ -247,7 +249,7 @@ impl Engine for Mmap {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let f = io.file as usize;
         let ddir = match io.op {
             Op::Rw(d) => d,

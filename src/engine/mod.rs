@@ -171,7 +171,21 @@ pub trait Engine: Send {
     /// engine keeps for it.
     fn file_closing(&mut self, _index: usize) {}
     /// Stages (or, for a synchronous engine, performs) one I/O.
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
+    ///
+    /// # Safety
+    ///
+    /// The engine hands `io.buf` to the kernel (or reads and writes it itself, now or
+    /// from another thread), so for a read or write (`Op::Rw` of `Read` or `Write`):
+    /// - `io.buf` must be valid for `io.len` bytes: writable for a read, readable for a
+    ///   write;
+    /// - that memory must stay allocated, unmoved and untouched by the caller until the
+    ///   unit completes: when `queue` returns [`Queued::Completed`], or when `event`
+    ///   yields the unit's slot after `getevents`;
+    /// - `io.slot` must be below the queue depth the engine was set up for, and a slot
+    ///   must not be queued again while it is in flight.
+    ///
+    /// Trims and syncs (`Op::Sync`) read no buffer; for them only the last rule applies.
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
     /// Hands every staged I/O to the kernel; returns how many were submitted.
     fn commit(&mut self) -> io::Result<usize> {
         Ok(0)
@@ -224,7 +238,14 @@ pub trait Engine: Send {
     /// waits for it; returns its result (0 or a negative errno). Called with nothing else
     /// in flight, as fio drains before a sync, so the one completion reaped is this one.
     fn sync(&mut self, io: &mut IoUnit) -> io::Result<i64> {
-        match self.queue(io)? {
+        if !matches!(io.op, Op::Sync { .. }) {
+            return Err(io::Error::other(
+                "Engine::sync was given a unit that is not a sync",
+            ));
+        }
+        // SAFETY: a sync unit reads and writes no buffer, and nothing else is in flight
+        // (this method's contract), so its slot is free.
+        match unsafe { self.queue(io) }? {
             Queued::Completed => return Ok(io.result),
             Queued::Busy => {
                 return Err(io::Error::other(

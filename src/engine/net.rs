@@ -194,8 +194,8 @@ struct Addr {
 
 impl Addr {
     fn empty() -> Addr {
-        // SAFETY: an all-zero sockaddr_storage is a valid "unspecified" address.
         Addr {
+            // SAFETY: an all-zero sockaddr_storage is a valid "unspecified" address.
             storage: unsafe { zeroed() },
             len: size_of::<libc::sockaddr_storage>() as libc::socklen_t,
         }
@@ -556,8 +556,8 @@ impl Net {
 
     /// Sends the block; bytes sent or -errno.
     fn send(&mut self, io: &IoUnit) -> i64 {
-        // SAFETY (for the slices below): the unit's buffer holds `len` bytes owned by the
-        // worker for the duration of the call.
+        // SAFETY: the unit's buffer holds `len` bytes owned by the worker for the duration
+        // of the call (`Engine::queue`'s contract); so do the slices below.
         let buf = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
         if self.o.proto.udp() {
             let n = buf.len();
@@ -697,8 +697,8 @@ impl Net {
     fn pipe(&mut self) -> io::Result<()> {
         if self.pipe[0] < 0 {
             let mut p = [-1; 2];
-            // SAFETY: pipe2 fills the array.
             check(
+                // SAFETY: pipe2 fills the two-element array.
                 unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) },
                 "pipe",
             )?;
@@ -856,7 +856,7 @@ impl Engine for Net {
         }
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let ddir = match io.op {
             Op::Rw(d) => d,
             Op::Sync { .. } => {

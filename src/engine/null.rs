@@ -39,7 +39,7 @@ impl Engine for Null {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.depth <= 1 {
             io.result = io.len as i64;
             return Ok(Queued::Completed);

@@ -134,7 +134,11 @@ fn submitter(config: EngineConfig, s: SubmitterSetup, shared: Arc<Shared>) {
 /// asynchronous one (its own context of depth 1) is committed and reaped here, as fio's
 /// offload workers do.
 fn run_one(engine: &mut dyn Engine, io: &mut IoUnit) -> io::Result<i64> {
-    match engine.queue(io)? {
+    // SAFETY: the unit reached this thread through `Offload::queue`, whose caller met
+    // `queue`'s contract for it (its buffer stays put until its completion is posted,
+    // which happens only after this returns); the inner engine has depth 1 and its one
+    // I/O is finished here before the next is queued, so its slot is never reused early.
+    match unsafe { engine.queue(io) }? {
         Queued::Completed => Ok(io.result),
         Queued::Queued => {
             engine.commit()?;
@@ -181,7 +185,7 @@ impl Engine for Offload {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         self.staged.push(Work(*io));
         Ok(Queued::Queued)
     }

@@ -114,7 +114,7 @@ impl Engine for PosixAio {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let cb = &mut self.cbs[io.slot as usize];
         cb.aio_fildes = io.fd;
         cb.aio_buf = io.buf.cast();
@@ -196,7 +196,7 @@ impl Engine for PosixAio {
                     return Err(e);
                 }
                 // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
-                if crate::run::terminating() {
+                if crate::stop::terminating() {
                     return Ok(got);
                 }
             }

@@ -80,7 +80,7 @@ impl Engine for Psync {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let off = io.offset as libc::off_t;
         let iov = libc::iovec {
             iov_base: io.buf.cast(),

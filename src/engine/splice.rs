@@ -137,7 +137,7 @@ impl Engine for Splice {
         Ok(())
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.result = match io.op {
             Op::Rw(Ddir::Read) => self.read(io),
             Op::Rw(Ddir::Write) => self.write(io),

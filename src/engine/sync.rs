@@ -48,7 +48,7 @@ impl Engine for SyncRw {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let ddir = match io.op {
             Op::Rw(d) => d,
             Op::Sync { .. } => {

@@ -352,7 +352,7 @@ impl Engine for Uring {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         if self.staged + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
@@ -547,7 +547,7 @@ impl Engine for Uring {
             match self.enter(want, true) {
                 Ok(_) => {}
                 // A stop (a signal, the watchdog's timeout) ends a wait on hung I/O.
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) && crate::run::terminating() => {
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) && crate::stop::terminating() => {
                     break
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}

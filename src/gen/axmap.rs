@@ -3,6 +3,8 @@
 //! one is quick even when the map is nearly full. Its answers match fio's axmap: the next
 //! free block after `b`, wrapping to the start of the map.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 /// A bitmap of `nr_bits` blocks with a summary level of full words.
 #[derive(Debug, Clone)]
 pub struct BlockMap {
@@ -79,7 +81,9 @@ impl BlockMap {
             0 => 0,
             t => !0u64 << t,
         };
-        while nr > 0 && (bit as usize / 64) < self.words.len() && bit <= self.nr_bits {
+        while nr > 0 && bit / 64 < self.words.len() as u64 && bit <= self.nr_bits {
+            // `bit / 64` is below `words.len()` (checked above), so it fits a usize.
+            #[allow(clippy::cast_possible_truncation)]
             let w = (bit / 64) as usize;
             let b = bit % 64;
             let n = nr.min(64 - b);
@@ -174,6 +178,22 @@ impl BlockMap {
             None => None,
         }
     }
+}
+
+/// The most memory a random map may take: half the machine's physical memory, so a
+/// huge file with a small block size fails cleanly instead of aborting the process.
+pub fn random_map_budget() -> u64 {
+    // SAFETY: sysconf only reads system configuration values.
+    let (pages, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_PHYS_PAGES),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    if pages <= 0 || page <= 0 {
+        return 1 << 30;
+    }
+    (pages as u64).saturating_mul(page as u64) / 2
 }
 
 #[cfg(test)]

@@ -6,7 +6,6 @@ use super::{plan, rand, Config, FileExtent};
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RandomGenerator};
 use crate::job::{Job, Pattern};
-use rand::SeedOpts;
 
 impl Config {
     pub(super) fn resolve(
@@ -67,22 +66,14 @@ impl Config {
         let max_region = regions.iter().map(|r| r.io_size).max().unwrap_or(0);
         let use64 = w.random_generator == RandomGenerator::Tausworthe64
             || (!w.random_generator_set && max_region / rw_min_bs > u32::MAX as u64);
-        let seeds = rand::seed_table(
-            SeedOpts {
-                randrepeat: w.randrepeat,
-                randseed: w.randseed,
-                allrandrepeat: w.allrandrepeat,
-            },
-            thread_number,
-        );
+        let seeds = rand::clone_seeds(w, thread_number);
         let service_nr = match w.file_service {
             FileService::RoundRobin(n) | FileService::Sequential(n) | FileService::Random(n) => n,
             _ => 1,
         };
-        let verify = job
-            .raw
-            .value("verify")
-            .is_some_and(|v| !matches!(v, "0" | "null"));
+        // fio seeds the write sizes like the read ones whenever verify is not `none`
+        // (`null`, and `verify_pattern` alone, count too), so a read pass sees the writes.
+        let verify = job.verify.method != crate::verify::checksum::Method::None;
         Ok(Config {
             read,
             write,

@@ -49,6 +49,23 @@ pub struct SeedOpts {
     pub allrandrepeat: bool,
 }
 
+impl SeedOpts {
+    /// The seed options a job's workload gives.
+    pub fn of(w: &crate::job::workload::Workload) -> Self {
+        SeedOpts {
+            randrepeat: w.randrepeat,
+            randseed: w.randseed,
+            allrandrepeat: w.allrandrepeat,
+        }
+    }
+}
+
+/// The per-stream seeds of clone `thread_number` of a job with workload `w`: the one way
+/// the generator, the pacer and the file layout seed their streams, so they agree.
+pub fn clone_seeds(w: &crate::job::workload::Workload, thread_number: u64) -> [u64; NR_STREAMS] {
+    seed_table(SeedOpts::of(w), thread_number)
+}
+
 /// The per-stream seeds of one job clone. `thread_number` is fio's 1-based number of the
 /// job clone among all clones of the run.
 pub fn seed_table(o: SeedOpts, thread_number: u64) -> [u64; NR_STREAMS] {

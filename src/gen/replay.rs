@@ -2,9 +2,9 @@
 
 use super::{Config, Generator, NextIo, Rngs};
 use crate::error::JobError;
+use crate::gen::SyncKind;
 use crate::iolog::{Action, IoLog, LogEntry, LogReader};
 use crate::job::Job;
-use crate::run::syncing::SyncKind;
 
 /// Where the entries come from: loaded up front, or streamed from the log file as the
 /// replay goes (`read_iolog_chunked`).

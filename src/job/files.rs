@@ -31,6 +31,8 @@ pub struct FileOpts {
     pub filesize_high: u64,
     /// Pattern for generated names: `$jobname`, `$jobnum`, `$filenum`.
     pub filename_format: String,
+    /// `unique_filename` (on unless set off): a server or MPI rank makes the names its own.
+    pub unique_filename: bool,
     pub nrfiles: u32,
     /// How many of the job's files may be open at once (`openfiles`; 0 = all of them).
     /// Fewer than the files makes the worker open and close them as it goes, as fio does.
@@ -62,7 +64,7 @@ pub struct FileOpts {
     pub allow_file_create: bool,
     pub allow_mounted_write: bool,
     /// `lockfile`: lock each file around each I/O (see `run::filelock`).
-    pub lock: crate::run::filelock::LockMode,
+    pub lock: LockMode,
 }
 
 impl FileOpts {
@@ -112,6 +114,7 @@ impl FileOpts {
             filename_format: r
                 .text("filename_format")
                 .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
+            unique_filename: !r.is_set("unique_filename") || r.bool("unique_filename")?,
             nrfiles: r.int("nrfiles")?.unwrap_or(1).max(1) as u32,
             openfiles: r.int("openfiles")?.unwrap_or(0).max(0) as u32,
             fallocate,
@@ -127,7 +130,7 @@ impl FileOpts {
             unlink_each_loop: r.bool("unlink_each_loop")?,
             allow_file_create: r.bool("allow_file_create")?,
             allow_mounted_write: r.bool("allow_mounted_write")?,
-            lock: crate::run::filelock::LockMode::from_word(r.choice("lockfile").as_deref()),
+            lock: LockMode::from_word(r.choice("lockfile").as_deref()),
         })
     }
 
@@ -207,6 +210,25 @@ pub fn split_names(list: &str) -> Vec<String> {
     out
 }
 
+/// The `lockfile` mode (the locking itself is `run::filelock`'s).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockMode {
+    None,
+    Exclusive,
+    ReadWrite,
+}
+
+impl LockMode {
+    /// The mode for a `lockfile` word (the table has checked it).
+    pub fn from_word(w: Option<&str>) -> LockMode {
+        match w {
+            Some("exclusive") => LockMode::Exclusive,
+            Some("readwrite") => LockMode::ReadWrite,
+            _ => LockMode::None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +241,7 @@ mod tests {
             filesize: None,
             filesize_high: 0,
             filename_format: "$jobname.$jobnum.$filenum".into(),
+            unique_filename: true,
             nrfiles: 1,
             openfiles: 0,
             fallocate: Fallocate::Native,
@@ -234,7 +257,7 @@ mod tests {
             unlink_each_loop: false,
             allow_file_create: true,
             allow_mounted_write: false,
-            lock: crate::run::filelock::LockMode::None,
+            lock: LockMode::None,
         }
     }
 

@@ -111,6 +111,23 @@ pub struct Job {
     pub raw: RawJob,
 }
 
+/// The reporting group of each job, as fio numbers them: a job with `stonewall` or
+/// `new_group` starts a new group unless it is the first.
+pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
+    let mut gid = 0u32;
+    let mut in_group = 0usize;
+    jobs.iter()
+        .map(|j| {
+            if (j.exec.stonewall || j.exec.new_group) && in_group > 0 {
+                in_group = 0;
+                gid += 1;
+            }
+            in_group += j.exec.numjobs.max(1) as usize;
+            gid
+        })
+        .collect()
+}
+
 /// Resolves one raw job into a typed job.
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     let r = Reader::new(raw);

@@ -1,6 +1,8 @@
 //! Typed reads of a raw job's values, each falling back to the option table's default, with
 //! errors that name the job and option.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::error::JobError;
 use crate::options::table::TimeUnit;
 use crate::options::value::{self, KbBase};
@@ -10,11 +12,13 @@ use super::SizeSpec;
 
 /// Reads one raw job's options as typed values.
 pub struct Reader<'a> {
+    /// The job's options as given.
     pub raw: &'a RawJob,
     kb: KbBase,
 }
 
 impl<'a> Reader<'a> {
+    /// A reader of `raw`, with sizes under its `kb_base`.
     pub fn new(raw: &'a RawJob) -> Self {
         let kb = match raw.value("kb_base") {
             Some("1000") => KbBase::Decimal,
@@ -23,6 +27,7 @@ impl<'a> Reader<'a> {
         Reader { raw, kb }
     }
 
+    /// The job's `kb_base` (what `k` means in sizes).
     pub fn kb_base(&self) -> KbBase {
         self.kb
     }
@@ -42,6 +47,12 @@ impl<'a> Reader<'a> {
 
     /// The value text, or the table's default.
     pub fn text(&self, name: &str) -> Option<String> {
+        // A key the table does not know would read as unset forever (tests/parse_once.rs
+        // checks the keys in the source; this catches computed ones in debug builds).
+        debug_assert!(
+            crate::options::lookup(name).is_some(),
+            "option '{name}' is not in the table"
+        );
         self.raw
             .value(name)
             .map(str::to_string)
@@ -55,6 +66,7 @@ impl<'a> Reader<'a> {
             .map(|v| crate::options::value::choice_word(&v).to_string())
     }
 
+    /// A boolean option (false when unset with no default).
     pub fn bool(&self, name: &str) -> Result<bool, JobError> {
         match self.text(name) {
             None => Ok(false),
@@ -62,20 +74,68 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An integer option, `None` when unset with no default.
     pub fn int(&self, name: &str) -> Result<Option<i64>, JobError> {
         self.text(name)
             .map(|v| value::parse_int(&v).map_err(|e| self.invalid(name, e)))
             .transpose()
     }
 
+    /// `v` (a part of option `name`'s value) as an integer.
+    pub fn int_of(&self, v: &str, name: &str) -> Result<i64, JobError> {
+        value::parse_int(v).map_err(|e| self.invalid(name, e))
+    }
+
+    /// `v` (a part of option `name`'s value) as a time in µs, bare numbers in `unit`.
+    pub fn time_of(&self, v: &str, name: &str, unit: TimeUnit) -> Result<u64, JobError> {
+        value::parse_time_us(v, unit).map_err(|e| self.invalid(name, e))
+    }
+
+    /// A per-direction option `r,w,t` read with `parse`, spread by fio's one rule
+    /// ([`value::per_dir`]); unset or empty parts are 0.
+    pub fn per_dir(
+        &self,
+        name: &str,
+        parse: impl Fn(&str) -> Result<u64, JobError>,
+    ) -> Result<[u64; 3], JobError> {
+        let mut out = [0u64; 3];
+        if let Some(text) = self.text(name) {
+            for (slot, part) in out.iter_mut().zip(value::per_dir(&text)) {
+                if let Some(p) = part {
+                    *slot = parse(p)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// An integer option converted to the type of its field with `try_from`: a value that
+    /// does not fit (a negative count, a depth past `u32`) is an error naming the option,
+    /// never a silently wrapped number. The table's ranges refuse most such values at
+    /// parse time already; this keeps the conversion honest for the rest.
+    pub fn int_as<T: IntField>(&self, name: &str) -> Result<Option<T>, JobError> {
+        match self.int(name)? {
+            None => Ok(None),
+            Some(v) => T::try_from(v).map(Some).map_err(|_| {
+                self.invalid(
+                    name,
+                    format!("{v} is out of range (expected {} to {})", T::MIN, T::MAX),
+                )
+            }),
+        }
+    }
+
+    /// `v` (a part of option `name`'s value) as a size in bytes under `kb_base`.
     pub fn size_of(&self, v: &str, name: &str) -> Result<u64, JobError> {
         value::parse_size(v, self.kb).map_err(|e| self.invalid(name, e))
     }
 
+    /// A size option in bytes, `None` when unset with no default.
     pub fn size(&self, name: &str) -> Result<Option<u64>, JobError> {
         self.text(name).map(|v| self.size_of(&v, name)).transpose()
     }
 
+    /// A size or a percentage (`20%`) option.
     pub fn size_spec(&self, name: &str) -> Result<Option<SizeSpec>, JobError> {
         match self.text(name) {
             None => Ok(None),
@@ -90,6 +150,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// A time option in µs (bare numbers in `unit`), 0 when unset with no default.
     pub fn time_us(&self, name: &str, unit: TimeUnit) -> Result<u64, JobError> {
         match self.text(name) {
             None => Ok(0),
@@ -97,3 +158,21 @@ impl<'a> Reader<'a> {
         }
     }
 }
+
+/// An integer type a job field holds, with its bounds for error messages.
+pub trait IntField: TryFrom<i64> {
+    /// The smallest and largest value the field holds.
+    const MIN: i128;
+    /// See [`IntField::MIN`].
+    const MAX: i128;
+}
+
+macro_rules! int_field {
+    ($($t:ty),*) => {$(
+        impl IntField for $t {
+            const MIN: i128 = <$t>::MIN as i128;
+            const MAX: i128 = <$t>::MAX as i128;
+        }
+    )*};
+}
+int_field!(u8, u16, u32, u64, i32);

@@ -4,6 +4,8 @@
 use super::reader::Reader;
 use super::{Pattern, SizeSpec};
 use crate::error::JobError;
+use crate::options::value::per_dir;
+pub use crate::options::value::{Distribution, ZoneSplit};
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,35 +20,6 @@ pub enum RandomGenerator {
     Tausworthe,
     Lfsr,
     Tausworthe64,
-}
-
-/// One entry of `random_distribution=zoned` (`size` in percent) or `zoned_abs` (bytes).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ZoneSplit {
-    pub access_perc: u32,
-    pub size: u64,
-}
-
-/// `random_distribution=`.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Distribution {
-    Random,
-    Zipf {
-        theta: f64,
-        center: Option<f64>,
-    },
-    Pareto {
-        h: f64,
-        center: Option<f64>,
-    },
-    Normal {
-        dev: f64,
-        center: Option<f64>,
-    },
-    /// Per direction; sizes in percent of the file.
-    Zoned([Vec<ZoneSplit>; 3]),
-    /// Per direction; sizes in bytes.
-    ZonedAbs([Vec<ZoneSplit>; 3]),
 }
 
 /// `file_service_type=`.
@@ -143,17 +116,6 @@ pub struct Workload {
     pub replay: Replay,
 }
 
-/// Splits a per-direction list `r,w,t` the way fio does: one value applies to all three;
-/// two give read and write (trim takes the write one); empty parts keep the default.
-fn per_ddir(text: &str) -> [Option<&str>; 3] {
-    let parts: Vec<&str> = text.split(',').collect();
-    let pick = |i: usize| {
-        let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-        (!p.trim().is_empty()).then_some(p.trim())
-    };
-    [pick(0), pick(1), pick(2)]
-}
-
 /// Reads `word:postfix` distribution parameters: `1.2` or `1.2:0.5` (value, center).
 fn value_center(
     r: &Reader,
@@ -245,7 +207,7 @@ impl Workload {
 
         let mut perc_rand = [100u32; 3];
         if let Some(t) = r.text("percentage_random") {
-            for (slot, p) in perc_rand.iter_mut().zip(per_ddir(&t)) {
+            for (slot, p) in perc_rand.iter_mut().zip(per_dir(&t)) {
                 if let Some(p) = p {
                     let v = p.parse::<u32>().map_err(|_| {
                         r.invalid("percentage_random", format!("'{p}' is not a percentage"))
@@ -257,14 +219,14 @@ impl Workload {
 
         let mut bs = [(4096u64, 4096u64); 3];
         let bs_text = r.text("bs").unwrap_or_else(|| "4096".into());
-        for (slot, p) in bs.iter_mut().zip(per_ddir(&bs_text)) {
+        for (slot, p) in bs.iter_mut().zip(per_dir(&bs_text)) {
             if let Some(p) = p {
                 let v = r.size_of(p, "bs")?;
                 *slot = (v, v);
             }
         }
         if let Some(range) = r.text("bsrange") {
-            for (slot, p) in bs.iter_mut().zip(per_ddir(&range)) {
+            for (slot, p) in bs.iter_mut().zip(per_dir(&range)) {
                 if let Some(p) = p {
                     let (a, b) = p.split_once(['-', ':']).unwrap_or((p, p));
                     let (a, b) = (r.size_of(a, "bsrange")?, r.size_of(b, "bsrange")?);
@@ -274,7 +236,7 @@ impl Workload {
         }
         let mut bssplit: [Vec<(u64, u32)>; 3] = Default::default();
         if let Some(t) = r.text("bssplit") {
-            for (d, p) in per_ddir(&t).into_iter().enumerate() {
+            for (d, p) in per_dir(&t).into_iter().enumerate() {
                 if let Some(p) = p {
                     bssplit[d] = parse_bssplit(r, p)?;
                     if let (Some(min), Some(max)) = (
@@ -293,7 +255,7 @@ impl Workload {
         }
         let mut blockalign = [0u64; 3];
         if let Some(t) = r.text("blockalign") {
-            for (slot, p) in blockalign.iter_mut().zip(per_ddir(&t)) {
+            for (slot, p) in blockalign.iter_mut().zip(per_dir(&t)) {
                 if let Some(p) = p {
                     *slot = r.size_of(p, "blockalign")?;
                 }
@@ -497,105 +459,13 @@ fn parse_file_service(r: &Reader) -> Result<FileService, JobError> {
     })
 }
 
+/// `random_distribution=`, read by the option checker's own parser (one form, one set
+/// of rules for `--parse-only` and the run).
 fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
     let name = "random_distribution";
-    let Some(text) = r.text(name) else {
-        return Ok(Distribution::Random);
-    };
-    let (word, post) = split_word(&text);
-    Ok(match word {
-        "random" => Distribution::Random,
-        "zipf" => {
-            let (theta, center) = value_center(r, name, post, 1.1)?;
-            if theta == 1.0 {
-                return Err(r.invalid(name, "zipf theta must not be 1.0"));
-            }
-            Distribution::Zipf { theta, center }
-        }
-        "pareto" => {
-            let (h, center) = value_center(r, name, post, 0.2)?;
-            if h <= 0.0 || h >= 1.0 {
-                return Err(r.invalid(name, "pareto h must be between 0 and 1"));
-            }
-            Distribution::Pareto { h, center }
-        }
-        "normal" | "gauss" => {
-            let (dev, center) = value_center(r, name, post, 0.0)?;
-            if !(0.0..100.0).contains(&dev) {
-                return Err(r.invalid(name, "the deviation must be in 0..100"));
-            }
-            Distribution::Normal { dev, center }
-        }
-        "zoned" | "zoned_abs" => {
-            let abs = word == "zoned_abs";
-            let body = post.ok_or_else(|| r.invalid(name, "zoned needs its zones"))?;
-            let mut zones: [Vec<ZoneSplit>; 3] = Default::default();
-            for (d, p) in per_ddir(body).into_iter().enumerate() {
-                if let Some(p) = p {
-                    zones[d] = parse_zones(r, p, abs)?;
-                }
-            }
-            if abs {
-                Distribution::ZonedAbs(zones)
-            } else {
-                Distribution::Zoned(zones)
-            }
-        }
-        o => return Err(r.invalid(name, format!("unknown distribution '{o}'"))),
-    })
-}
-
-/// Marks a zone written without its size (`20/`) until the remainder is shared out.
-const MISSING_SIZE: u64 = u64::MAX;
-
-/// One direction of a zoned distribution: `60/10:30/20:10/70` (access%/size).
-fn parse_zones(r: &Reader, text: &str, abs: bool) -> Result<Vec<ZoneSplit>, JobError> {
-    let name = "random_distribution";
-    let mut out = Vec::new();
-    for item in text.split(':') {
-        if item.is_empty() {
-            break;
-        }
-        let (a, s) = item
-            .split_once('/')
-            .ok_or_else(|| r.invalid(name, format!("zone '{item}' is not access/size")))?;
-        let access_perc: u32 = a
-            .trim()
-            .parse()
-            .map_err(|_| r.invalid(name, format!("'{a}' is not a percentage")))?;
-        let size = if abs {
-            r.size_of(s, name)?
-        } else if s.trim().is_empty() {
-            // fio shares what the other zones leave among the zones without a size.
-            MISSING_SIZE
-        } else {
-            s.trim()
-                .parse::<u64>()
-                .map_err(|_| r.invalid(name, format!("'{s}' is not a percentage")))?
-                .min(100)
-        };
-        out.push(ZoneSplit { access_perc, size });
+    match r.text(name) {
+        None => Ok(Distribution::Random),
+        Some(text) => crate::options::value::parse_distribution(&text, r.kb_base())
+            .map_err(|e| r.invalid(name, e)),
     }
-    let missing = out.iter().filter(|z| z.size == MISSING_SIZE).count() as u64;
-    let given: u64 = out
-        .iter()
-        .filter(|z| z.size != MISSING_SIZE)
-        .map(|z| z.size)
-        .sum();
-    if let Some(share) = 100u64.saturating_sub(given).checked_div(missing) {
-        for z in out.iter_mut().filter(|z| z.size == MISSING_SIZE) {
-            z.size = share;
-        }
-    }
-    let access: u32 = out.iter().map(|z| z.access_perc).sum();
-    if access != 100 {
-        return Err(r.invalid(
-            name,
-            format!("zone access percentages must add up to 100 (got {access})"),
-        ));
-    }
-    if !abs && out.iter().map(|z| z.size).sum::<u64>() > 100 {
-        return Err(r.invalid(name, "zone size percentages add up to more than 100"));
-    }
-    Ok(out)
 }

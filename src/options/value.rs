@@ -15,13 +15,13 @@ mod pattern;
 
 pub use lists::{
     parse_bssplit, parse_float_list, parse_percentile_list, parse_range_list, parse_size_list,
-    BsSplit, PerDir,
+    per_dir, spread, BsSplit, PerDir,
 };
 pub use number::{
-    parse_bool, parse_flag, parse_int, parse_int_kb, parse_percent, parse_signed_size, parse_size,
-    parse_size_or_percent, parse_time_us, KbBase, SizeOrPercent,
+    parse_bool, parse_flag, parse_float, parse_int, parse_int_kb, parse_percent, parse_signed_size,
+    parse_size, parse_size_or_percent, parse_time_us, KbBase, SizeOrPercent,
 };
-pub use pattern::{parse_distribution, parse_rw, Distribution, RwSpec, SeqModifier};
+pub use pattern::{parse_distribution, parse_rw, Distribution, RwSpec, SeqModifier, ZoneSplit};
 
 use super::table::{Kind, OptDef};
 

@@ -80,7 +80,10 @@ pub fn run(
             u.offset = picker.next_offset();
             u.len = a.bs as usize;
             u.start_ns = if track { clock.ticks() } else { 0 };
-            match engine.queue(u)? {
+            // SAFETY: `u` is a free slot (popped from `free`, so not in flight) whose
+            // buffer is its own `bs`-byte region of `bufs`, which outlives the loop; the
+            // loop reaps every unit before it returns.
+            match unsafe { engine.queue(u) }? {
                 Queued::Queued => prepped += 1,
                 Queued::Completed | Queued::Busy => {
                     free.push(slot);

@@ -567,6 +567,17 @@ fn sweep_section(h: &mut String, k: usize, p: &Path, v: &Value) {
 
 /// A comparison: bars of each side's mean with σ error bars per job, direction and
 /// metric, and the relative speeds.
+/// A compare metric's name with its unit, and the factor from compare's units (IOPS, B/s,
+/// ns) to the report's.
+fn compare_metric(metric: &str) -> (&str, f64) {
+    match metric {
+        "iops" => ("IOPS", 1.0),
+        "bw" => ("bandwidth (MiB/s)", 1.0 / 1048576.0),
+        "lat" => ("mean latency (µs)", 1e-3),
+        m => (m, 1e-3),
+    }
+}
+
 fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
     let _ = write!(
         h,
@@ -587,12 +598,7 @@ fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         }
     }
     for (i, (job, dir, metric)) in keys.iter().enumerate() {
-        let (label, scale) = match metric.as_str() {
-            "iops" => ("IOPS", 1.0),
-            "bw" => ("bandwidth (MiB/s)", 1.0 / 1048576.0),
-            "lat" => ("mean latency (µs)", 1e-3),
-            m => (m, 1e-3),
-        };
+        let (label, scale) = compare_metric(metric);
         let bars: Vec<Bar> = results
             .iter()
             .filter(|r| {
@@ -613,23 +619,26 @@ fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
             &bars,
         ));
     }
+    // The table in the charts' units, so that its numbers read like the bars.
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
+            let (label, scale) = compare_metric(r["metric"].as_str().unwrap_or(""));
+            let num = |k: &str| format!("{:.2}", r[k].as_f64().unwrap_or(0.0) * scale);
             vec![
                 format!(
                     "{} {} {} {}",
                     r["side"].as_str().unwrap_or(""),
                     r["job"].as_str().unwrap_or(""),
                     r["dir"].as_str().unwrap_or(""),
-                    r["metric"].as_str().unwrap_or("")
+                    label
                 ),
                 r["n"].to_string(),
-                format!("{:.2}", r["mean"].as_f64().unwrap_or(0.0)),
-                format!("{:.2}", r["sd"].as_f64().unwrap_or(0.0)),
-                format!("{:.2}", r["median"].as_f64().unwrap_or(0.0)),
-                format!("{:.2}", r["min"].as_f64().unwrap_or(0.0)),
-                format!("{:.2}", r["max"].as_f64().unwrap_or(0.0)),
+                num("mean"),
+                num("sd"),
+                num("median"),
+                num("min"),
+                num("max"),
             ]
         })
         .collect();

@@ -37,8 +37,20 @@ pub fn tick_text(v: f64) -> String {
     } else {
         (v, "")
     };
-    let s = format!("{v:.2}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
+    // Two decimals, or more for small numbers so that ticks 0.005 apart stay apart
+    // (three significant digits at the most).
+    let small = v.abs();
+    let decimals = if small > 0.0 && small < 1.0 {
+        ((-small.log10()).ceil() as usize + 2).min(12)
+    } else {
+        2
+    };
+    let s = format!("{v:.decimals$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
     format!("{s}{unit}")
 }
 
@@ -453,6 +465,11 @@ mod tests {
         );
         assert!(b.contains("data-sd=\"1\"") && b.contains("class=\"errbar\""));
         assert_eq!(tick_text(1200.0), "1.2k");
+        // Small ticks keep apart (they printed 0.01 three times over).
+        let small: Vec<String> = [0.0, 0.005, 0.01, 0.015, 0.02].map(tick_text).into();
+        assert_eq!(small, ["0", "0.005", "0.01", "0.015", "0.02"]);
+        assert_eq!(tick_text(0.1 + 0.2), "0.3");
+        assert_eq!(tick_text(100.0), "100");
         assert_eq!(esc("<a&b>"), "&lt;a&amp;b&gt;");
     }
 }

@@ -7,77 +7,8 @@
 
 use super::num::{num2str, Unit};
 use crate::cli::CliConfig;
+use crate::stats::board::{JobState, LiveJob, RateLimits};
 use std::fmt::Write;
-
-/// Where a job is in its life, as the status map shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JobState {
-    /// Not started yet (`P`).
-    Pending,
-    /// Being set up: files laid out, engine opened (`I`).
-    SettingUp,
-    /// In `ramp_time` (`/`).
-    Ramp,
-    /// Doing I/O; the letter says what (`R`, `r`, `W`, `w`, `M`, `m`, `D`, `d`).
-    Running(char),
-    /// Verifying written data (`V`).
-    Verifying,
-    /// Final fsync (`F`).
-    Fsyncing,
-    /// Done with I/O, finishing up (`f`).
-    Finishing,
-    /// Exited, not yet reaped (`E`).
-    Exited,
-    /// Finished: `_` cleanly, `X` with an error, `K` killed by a signal.
-    Done { error: bool, killed: bool },
-}
-
-impl JobState {
-    /// The status map letter.
-    pub fn letter(self) -> char {
-        match self {
-            JobState::Pending => 'P',
-            JobState::SettingUp => 'I',
-            JobState::Ramp => '/',
-            JobState::Running(c) => c,
-            JobState::Verifying => 'V',
-            JobState::Fsyncing => 'F',
-            JobState::Finishing => 'f',
-            JobState::Exited => 'E',
-            JobState::Done { error: true, .. } => 'X',
-            JobState::Done { killed: true, .. } => 'K',
-            JobState::Done { .. } => '_',
-        }
-    }
-
-    /// True while the job counts as running in `Jobs: N`.
-    pub fn counts_running(self) -> bool {
-        matches!(
-            self,
-            JobState::Running(_)
-                | JobState::Verifying
-                | JobState::Fsyncing
-                | JobState::Finishing
-                | JobState::Ramp
-        )
-    }
-}
-
-/// The running letter for a job's pattern: upper case sequential, lower case random;
-/// R/W for pure reads or writes, M for a mix, D for trims.
-pub fn running_letter(pattern: crate::job::Pattern) -> char {
-    use crate::job::Pattern as P;
-    match pattern {
-        P::Read => 'R',
-        P::RandRead => 'r',
-        P::Write => 'W',
-        P::RandWrite => 'w',
-        P::ReadWrite => 'M',
-        P::RandRw => 'm',
-        P::Trim | P::TrimWrite => 'D',
-        P::RandTrim | P::RandTrimWrite => 'd',
-    }
-}
 
 /// `RRRR__` → `R(4),_(2)`.
 pub fn condense(states: &str) -> String {
@@ -119,51 +50,6 @@ pub fn eta_to_str(eta: Option<u64>) -> String {
     }
     let _ = write!(out, "{m:02}m:{s:02}s");
     out
-}
-
-/// What is known of one job clone while it runs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LiveJob {
-    pub state: JobState,
-    /// Bytes and I/Os done so far per direction.
-    pub bytes: [u64; 3],
-    pub ios: [u64; 3],
-    /// Bytes the job will move in all (0 when unknown).
-    pub bytes_total: u64,
-    /// Seconds since the job started.
-    pub elapsed_s: u64,
-    /// `runtime` in seconds (0 when none) and whether the job is `time_based`.
-    pub runtime_s: u64,
-    pub time_based: bool,
-    /// `ramp_time` + `startdelay` in seconds (for jobs not started yet).
-    pub ramp_s: u64,
-    pub files_open: u32,
-    /// Whether this job began a new group with `stonewall` (pending ETAs add up).
-    pub stonewall: bool,
-    /// The job's rate limits over the directions it does, for the `, 0-2000 IOPS` note.
-    pub limits: RateLimits,
-    /// I/Os the watchdog finds stalled (outstanding beyond `io_stall_warn`); iobench's
-    /// own, shown as `[stalled=N]` only when some are, so plain lines stay fio's.
-    pub stalled: u32,
-}
-
-/// A job's rate limits (`rate_min`-`rate`, `rate_iops_min`-`rate_iops`), summed over the
-/// directions it does, as fio's status line shows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RateLimits {
-    pub min_bps: u64,
-    pub max_bps: u64,
-    pub min_iops: u64,
-    pub max_iops: u64,
-}
-
-impl RateLimits {
-    fn add(&mut self, o: &RateLimits) {
-        self.min_bps += o.min_bps;
-        self.max_bps += o.max_bps;
-        self.min_iops += o.min_iops;
-        self.max_iops += o.max_iops;
-    }
 }
 
 /// A job's remaining seconds, fio's best guess: from its progress through its bytes,
@@ -381,7 +267,7 @@ impl EtaLine {
 /// Whether to draw the status line: `--eta=always`, never with `--eta=never`, and by
 /// default only when stdout is a terminal and carries the normal report.
 pub fn enabled(cfg: &CliConfig, stdout_is_tty: bool) -> bool {
-    let normal_on_stdout = super::wants_normal(cfg) && cfg.output.is_none();
+    let normal_on_stdout = cfg.wants_normal() && cfg.output.is_none();
     match cfg.eta.as_deref() {
         Some("never") => false,
         Some("always") => true,

@@ -24,40 +24,12 @@ pub const VERSION: &str = concat!(
     " (fio-3.33 compatible)"
 );
 
-/// The reporting group of each job, as fio numbers them: a job with `stonewall` or
-/// `new_group` starts a new group unless it is the first.
-pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
-    let mut gid = 0u32;
-    let mut in_group = 0usize;
-    jobs.iter()
-        .map(|j| {
-            if (j.exec.stonewall || j.exec.new_group) && in_group > 0 {
-                in_group = 0;
-                gid += 1;
-            }
-            in_group += j.exec.numjobs.max(1) as usize;
-            gid
-        })
-        .collect()
-}
-
-/// The `iodepth` as the user gave it: fio's header and `latency` line show it even when a
-/// synchronous engine caps the real depth at 1.
-pub fn given_iodepth(job: &Job) -> u32 {
-    crate::job::reader::Reader::new(&job.raw)
-        .int("iodepth")
-        .ok()
-        .flatten()
-        .map(|v| v.clamp(1, u32::MAX as i64) as u32)
-        .unwrap_or(job.exec.iodepth)
-}
-
 /// fio's note for a synchronous engine asked for a deeper queue, once per job clone
 /// (empty when it does not apply).
 pub fn sync_depth_notes(jobs: &[Job]) -> String {
     let mut out = String::new();
     for j in jobs {
-        if j.exec.engine.is_sync() && given_iodepth(j) > 1 {
+        if j.exec.engine.is_sync() && j.exec.iodepth_given > 1 {
             for _ in 0..j.exec.numjobs.max(1) {
                 out.push_str(
                     "note: both iodepth >= 1 and synchronous I/O engine are selected, \
@@ -108,21 +80,6 @@ pub fn strerror(errno: i32) -> String {
         .to_string()
 }
 
-/// The formats asked for, with fio's default (normal) when none was.
-pub fn formats(cfg: &CliConfig) -> Vec<OutputFormat> {
-    if cfg.formats.is_empty() {
-        vec![OutputFormat::Normal]
-    } else {
-        cfg.formats.clone()
-    }
-}
-
-/// True when the normal format is among those asked for (headers and progress are then
-/// printed; with only json or terse, stdout carries nothing else).
-pub fn wants_normal(cfg: &CliConfig) -> bool {
-    formats(cfg).contains(&OutputFormat::Normal)
-}
-
 /// The end-of-run report in every format asked for, in fio's order: terse, json, normal.
 /// With `--status-interval` its JSON is one line, like the periodic reports before it, so
 /// that the whole output is one JSON Lines stream; without, fio's multi-line layout.
@@ -155,7 +112,7 @@ fn report_text_env(
     json_line: bool,
     env: Option<&serde_json::Value>,
 ) -> String {
-    let f = formats(cfg);
+    let f = cfg.output_formats();
     let mut out = String::new();
     if f.contains(&OutputFormat::Terse) {
         let ver = cfg.terse_version.unwrap_or(3);

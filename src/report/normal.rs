@@ -2,7 +2,8 @@
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
 use super::num::{fw, num2str, Unit};
-use super::{ctime, group_ids, VERSION};
+use super::{ctime, VERSION};
+use crate::job::group_ids;
 use crate::job::{Ddir, Job};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
@@ -37,7 +38,7 @@ pub fn header(jobs: &[Job]) -> String {
             b(bs[2].0),
             b(bs[2].1),
             job.exec.ioengine,
-            super::given_iodepth(job)
+            job.exec.iodepth_given
         );
         if job.exec.numjobs > 1 {
             out.push_str("...\n");
@@ -45,12 +46,7 @@ pub fn header(jobs: &[Job]) -> String {
     }
     let _ = writeln!(out, "{VERSION}");
     let nr: u64 = jobs.iter().map(|j| j.exec.numjobs as u64).sum();
-    let threads = jobs.iter().any(|j| {
-        j.raw
-            .value("thread")
-            .map(|v| v != "0" && v != "false")
-            .unwrap_or(false)
-    });
+    let threads = jobs.iter().any(|j| j.exec.thread);
     let (nt, np) = if threads { (nr, 0) } else { (0, nr) };
     out.push_str("Starting ");
     if nt > 0 {

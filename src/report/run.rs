@@ -2,7 +2,7 @@
 //! the jobs start, snapshots disk counters, registers the printer of the reports made while
 //! the run goes (`--status-interval`, SIGUSR1), and prints the final report in every format.
 
-use super::{final_report, wants_normal, Sink};
+use super::{final_report, Sink};
 use crate::cli::CliConfig;
 use crate::job::Job;
 use crate::stats::disk::DiskSnapshot;
@@ -54,7 +54,7 @@ impl Reporter {
     /// snapshot. Call just before the jobs start.
     pub fn start(cfg: &CliConfig, jobs: &[Job]) -> std::io::Result<Reporter> {
         let mut sink = Sink::open(cfg)?;
-        if wants_normal(cfg) {
+        if cfg.wants_normal() {
             sink.write(&super::normal::header(jobs))?;
             sink.write(&super::sync_depth_notes(jobs))?;
         } else {

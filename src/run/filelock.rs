@@ -5,48 +5,32 @@
 //! the file, are held off too; it works on files opened read-only. Only a job that asks
 //! pays the two `flock` calls per I/O.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
+use crate::job::files::LockMode;
 use crate::job::Ddir;
 use std::io;
 use std::os::fd::RawFd;
 
-/// The `lockfile` mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LockMode {
-    None,
-    Exclusive,
-    ReadWrite,
+/// Waits for the lock an I/O of `ddir` on `fd` needs under `mode` (none for `none`, or
+/// for a descriptor the worker does not hold).
+#[inline]
+pub fn lock(mode: LockMode, fd: RawFd, ddir: Ddir) -> io::Result<()> {
+    let op = match mode {
+        LockMode::None => return Ok(()),
+        LockMode::ReadWrite if ddir == Ddir::Read => libc::LOCK_SH,
+        _ => libc::LOCK_EX,
+    };
+    flock(fd, op)
 }
 
-impl LockMode {
-    /// The mode for a `lockfile` word (the table has checked it).
-    pub fn from_word(w: Option<&str>) -> LockMode {
-        match w {
-            Some("exclusive") => LockMode::Exclusive,
-            Some("readwrite") => LockMode::ReadWrite,
-            _ => LockMode::None,
-        }
+/// Releases what [`lock`] took.
+#[inline]
+pub fn unlock(mode: LockMode, fd: RawFd) -> io::Result<()> {
+    if mode == LockMode::None {
+        return Ok(());
     }
-
-    /// Waits for the lock an I/O of `ddir` on `fd` needs (none for `none`, or for a
-    /// descriptor the worker does not hold).
-    #[inline]
-    pub fn lock(self, fd: RawFd, ddir: Ddir) -> io::Result<()> {
-        let op = match self {
-            LockMode::None => return Ok(()),
-            LockMode::ReadWrite if ddir == Ddir::Read => libc::LOCK_SH,
-            _ => libc::LOCK_EX,
-        };
-        flock(fd, op)
-    }
-
-    /// Releases what [`LockMode::lock`] took.
-    #[inline]
-    pub fn unlock(self, fd: RawFd) -> io::Result<()> {
-        if self == LockMode::None {
-            return Ok(());
-        }
-        flock(fd, libc::LOCK_UN)
-    }
+    flock(fd, libc::LOCK_UN)
 }
 
 /// Takes (waiting for it) or drops a lock on `fd`'s open file.

@@ -440,6 +440,7 @@ fn fill_extent(job: &Job, path: &str) -> u64 {
         let c = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap_or_default();
         // SAFETY: statvfs writes into the struct we own; c is a valid C string.
         let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: as above: `c` is a C string, `st` is ours.
         if unsafe { libc::statvfs(c.as_ptr(), &mut st) } == 0 {
             (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
         } else {
@@ -463,20 +464,13 @@ pub fn lay_out_deferred(job: &Job, targets: &[Target]) -> io::Result<()> {
 /// its size; any other gets the one size, or for a range a size drawn from the clone's
 /// file-size random stream (rounded down to the smallest block size), file by file.
 fn planned_sizes(job: &Job, thread_number: u64, current: &[u64]) -> Vec<u64> {
-    use crate::gen::rand::{seed_table, FRand, SeedOpts, Stream};
+    use crate::gen::rand::{clone_seeds, FRand, Stream};
     let (lo, hi) = match job.files.filesize {
         Some(lo) => (lo, job.files.filesize_high.max(lo)),
         None => return current.to_vec(),
     };
     let w = &job.workload;
-    let seeds = seed_table(
-        SeedOpts {
-            randrepeat: w.randrepeat,
-            randseed: w.randseed,
-            allrandrepeat: w.allrandrepeat,
-        },
-        thread_number,
-    );
+    let seeds = clone_seeds(w, thread_number);
     let use64 = w.random_generator == crate::job::workload::RandomGenerator::Tausworthe64;
     let mut rng = FRand::new(seeds[Stream::FileSize as usize], use64);
     let min_bs = w.bs.iter().map(|b| b.0).min().unwrap_or(4096).max(1);

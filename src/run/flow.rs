@@ -9,6 +9,8 @@
 //! forked, so processes and threads see the same atomics; each check is two relaxed loads
 //! and, when the job goes on, one atomic add (no lock, no syscall).
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::job::Job;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -18,24 +20,17 @@ static COUNTERS: OnceLock<&'static [AtomicU64]> = OnceLock::new();
 /// (flow_id, total weight) of each counter slot, in slot order.
 static FLOWS: OnceLock<Vec<(u64, u64)>> = OnceLock::new();
 
-fn opt(job: &Job, name: &str) -> u64 {
-    job.raw
-        .value(name)
-        .and_then(|v| crate::options::value::parse_int(v).ok())
-        .map_or(0, |v| v.max(0) as u64)
-}
-
 /// Sets up the counters of every flow the run's jobs use (every clone of a job with a
 /// weight adds it to its flow's total, as each of fio's threads does). Call once, in the
 /// main process before any worker starts.
 pub fn setup(jobs: &[Job]) {
     let mut flows: Vec<(u64, u64)> = Vec::new();
     for j in jobs {
-        let w = opt(j, "flow");
+        let w = j.exec.flow.weight;
         if w == 0 {
             continue;
         }
-        let id = opt(j, "flow_id");
+        let id = j.exec.flow.id;
         let add = w * u64::from(j.exec.numjobs.max(1));
         match flows.iter_mut().find(|f| f.0 == id) {
             Some(f) => f.1 += add,
@@ -79,18 +74,18 @@ pub struct Flow {
 impl Flow {
     /// The flow of `job`, when it has a weight.
     pub fn for_job(job: &Job) -> Option<Flow> {
-        let w = opt(job, "flow");
+        let w = job.exec.flow.weight;
         if w == 0 {
             return None;
         }
-        let id = opt(job, "flow_id");
+        let id = job.exec.flow.id;
         let flows = FLOWS.get()?;
         let slot = flows.iter().position(|f| f.0 == id)?;
         Some(Flow {
             counter: COUNTERS.get()?.get(slot)?,
             mine: 0,
             weight_ratio: w as f64 / flows[slot].1 as f64,
-            sleep_ns: opt(job, "flow_sleep") * 1000,
+            sleep_ns: job.exec.flow.sleep_us * 1000,
         })
     }
 

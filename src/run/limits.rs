@@ -30,19 +30,3 @@ pub fn check_jobs(cfg: &CliConfig, jobs: &[Job]) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// The most memory a random map may take: half the machine's physical memory, so a
-/// huge file with a small block size fails cleanly instead of aborting the process.
-pub fn random_map_budget() -> u64 {
-    // SAFETY: sysconf only reads system configuration values.
-    let (pages, page) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages <= 0 || page <= 0 {
-        return 1 << 30;
-    }
-    (pages as u64).saturating_mul(page as u64) / 2
-}

@@ -30,9 +30,6 @@ use crate::stats::{JobStats, RunOutcome};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-static TERMINATE: AtomicBool = AtomicBool::new(false);
-/// Set when no later group may start either (a signal, `exit_what=all`).
-static STOP_ALL: AtomicBool = AtomicBool::new(false);
 /// Set when any job has `exitall` (fio applies it to every job then).
 static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
 /// The status line while the run goes (with `--eta`): what each clone will do and the
@@ -134,20 +131,20 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             plans,
             every_ms: cfg.eta_interval.unwrap_or(1000).max(250),
             next_ms: 0,
-            to_stdout: crate::report::wants_normal(cfg),
+            to_stdout: cfg.wants_normal(),
         });
     }
 }
 
 /// The job's rate limits over the directions its pattern does, for the status line.
-fn rate_limits(job: &Job) -> crate::report::eta::RateLimits {
+fn rate_limits(job: &Job) -> crate::stats::board::RateLimits {
     use crate::job::Pattern as P;
     let p = job.workload.pattern;
     let trims = matches!(p, P::Trim | P::RandTrim | P::TrimWrite | P::RandTrimWrite);
     let does = [p.reads(), p.writes(), trims];
     let r = &job.exec.rate;
     let sum = |v: &[u64; 3]| (0..3).filter(|&d| does[d]).map(|d| v[d]).sum();
-    crate::report::eta::RateLimits {
+    crate::stats::board::RateLimits {
         min_bps: sum(&r.min_bps),
         max_bps: sum(&r.bps),
         min_iops: sum(&r.min_iops),
@@ -203,37 +200,10 @@ pub(crate) fn error_line(s: &str) {
     }
 }
 
-thread_local! {
-    /// A thread worker's own stop flag (`exitall` stopping only its group).
-    static CLONE_STOP: std::cell::Cell<Option<&'static AtomicBool>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// True once a stop was asked for (signal, `exitall`): workers end their loops promptly.
-#[inline]
-pub fn terminating() -> bool {
-    TERMINATE.load(Ordering::Relaxed)
-        || CLONE_STOP.with(|c| c.get().is_some_and(|f| f.load(Ordering::Relaxed)))
-}
-
-/// Asks every running worker to stop.
-pub fn request_stop() {
-    TERMINATE.store(true, Ordering::Relaxed);
-}
-
-/// Asks every running worker to stop, and no later group to start.
-pub fn request_stop_all() {
-    STOP_ALL.store(true, Ordering::Relaxed);
-    TERMINATE.store(true, Ordering::Relaxed);
-}
+pub use crate::stop::{request_stop, request_stop_all, terminating};
 
 fn stopped_all() -> bool {
-    STOP_ALL.load(Ordering::Relaxed) || signals::signalled().is_some()
-}
-
-/// Gives the calling thread worker its own stop flag.
-pub(crate) fn set_clone_stop(flag: &'static AtomicBool) {
-    CLONE_STOP.with(|c| c.set(Some(flag)));
+    crate::stop::stop_all_requested() || signals::signalled().is_some()
 }
 
 /// True when some job of the run has `exitall`.
@@ -245,7 +215,7 @@ pub(crate) fn exitall_any() -> bool {
 /// stop stays).
 fn clear_stop() {
     if !stopped_all() {
-        TERMINATE.store(false, Ordering::Relaxed);
+        crate::stop::clear(false);
     }
 }
 
@@ -360,7 +330,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     stats.set_continue_on_error(job.exec.errors.continues());
     stats.live = crate::stats::board::slot(spec.thread_number);
     if let Some(slot) = stats.live {
-        slot.set_running(crate::report::eta::running_letter(job.workload.pattern));
+        slot.set_running(crate::stats::board::running_letter(job.workload.pattern));
     }
     stats.set_log_number(spec.thread_number);
     let cx = worker::WorkerCtx {
@@ -404,8 +374,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     // A process may run several times (the points of a sweep): an earlier run's
     // `exitall` must not stop this one; a signal still does.
     if signals::signalled().is_none() {
-        STOP_ALL.store(false, Ordering::Relaxed);
-        TERMINATE.store(false, Ordering::Relaxed);
+        crate::stop::clear(true);
     }
     // fio's clocksource is global: the last job that sets it decides, before any job runs.
     if let Some(src) = jobs.iter().rev().find_map(|j| j.exec.clocksource) {
@@ -417,10 +386,10 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     crate::clock::select_default();
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     flow::setup(jobs);
-    let gids = crate::report::group_ids(jobs);
-    let normal = crate::report::wants_normal(cfg) && cfg.output.is_none();
+    let gids = crate::job::group_ids(jobs);
+    let normal = cfg.wants_normal() && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
-    signals::notice_on_stdout(crate::report::wants_normal(cfg));
+    signals::notice_on_stdout(cfg.wants_normal());
     let mut info = |s: &str| {
         if normal {
             use std::io::Write;

@@ -9,12 +9,10 @@
 //! It sleeps only when it is ahead of the rate, as fio does: first reaping what is in
 //! flight, then sleeping until the next I/O is due.
 
-use crate::error::JobError;
-use crate::gen::rand::{seed_table, FRand, SeedOpts, Stream};
-use crate::job::reader::Reader;
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
+use crate::gen::rand::{clone_seeds, FRand, Stream};
 use crate::job::{Ddir, Job};
-use crate::options::table::TimeUnit;
-use crate::options::value;
 
 /// What the worker must do after a completion was accounted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,26 +88,6 @@ pub struct Pacer {
     mix: [u32; 2],
 }
 
-/// Reads a `a,b,c` per-direction list with `parse`, the last value repeating, as fio does.
-fn per_dir(
-    r: &Reader,
-    name: &str,
-    parse: impl Fn(&str) -> Result<u64, String>,
-) -> Result<[u64; 3], JobError> {
-    let mut out = [0u64; 3];
-    let Some(v) = r.raw.value(name).map(str::to_string) else {
-        return Ok(out);
-    };
-    let parts: Vec<&str> = v.split(',').map(str::trim).collect();
-    for (i, slot) in out.iter_mut().enumerate() {
-        let p = parts.get(i).copied().unwrap_or(parts[parts.len() - 1]);
-        if !p.is_empty() {
-            *slot = parse(p).map_err(|e| r.invalid(name, e))?;
-        }
-    }
-    Ok(out)
-}
-
 /// The job's `startdelay` for clone `thread_number`: a fixed time, or one picked in the
 /// range `a-b` by the clone's own random stream (repeatable under randrepeat).
 pub fn start_delay_us(job: &Job, thread_number: u64) -> u64 {
@@ -118,27 +96,16 @@ pub fn start_delay_us(job: &Job, thread_number: u64) -> u64 {
         return d.lo;
     }
     let w = &job.workload;
-    let seeds = seed_table(
-        SeedOpts {
-            randrepeat: w.randrepeat,
-            randseed: w.randseed,
-            allrandrepeat: w.allrandrepeat,
-        },
-        thread_number,
-    );
+    let seeds = clone_seeds(w, thread_number);
     FRand::new(seeds[Stream::StartDelay as usize], true).between(d.lo, d.hi)
 }
 
 impl Pacer {
-    /// Reads the job's pacing options. `depth` is the worker's queue depth.
-    pub fn new(job: &Job, thread_number: u64, depth: u32) -> Result<Self, JobError> {
-        let r = Reader::new(&job.raw);
-        let kb = r.kb_base();
-        let size = |s: &str| value::parse_size(s, kb);
-        let int = |s: &str| value::parse_int(s).map(|v| v.max(0) as u64);
-        let usec = |s: &str| value::parse_time_us(s, TimeUnit::Usec);
-        let bps = per_dir(&r, "rate", size)?;
-        let iops = per_dir(&r, "rate_iops", int)?;
+    /// The pacing state of clone `thread_number` of `job`, from the job's typed options
+    /// (read once when the job was resolved). `depth` is the worker's queue depth.
+    pub fn new(job: &Job, thread_number: u64, depth: u32) -> Self {
+        let x = &job.exec;
+        let (bps, iops) = (x.rate.bps, x.rate.iops);
         let min_bs = [
             job.workload.bs[0].0.max(1),
             job.workload.bs[1].0.max(1),
@@ -152,56 +119,29 @@ impl Pacer {
                 iops[d] * min_bs[d]
             };
         }
-        let poisson = r.text("rate_process").as_deref() == Some("poisson");
-        let w = &job.workload;
-        let seeds = seed_table(
-            SeedOpts {
-                randrepeat: w.randrepeat,
-                randseed: w.randseed,
-                allrandrepeat: w.allrandrepeat,
-            },
-            thread_number,
-        );
+        let seeds = clone_seeds(&job.workload, thread_number);
         let prng = |s: Stream| FRand::new(seeds[s as usize], false);
-        let think_on_issue = r.choice("thinktime_blocks_type").as_deref() == Some("issue");
-        let lat = match r.raw.value("latency_target") {
-            None => None,
-            Some(v) => {
-                let target = usec(v).map_err(|e| r.invalid("latency_target", e))?;
-                let window = r.time_us("latency_window", TimeUnit::Usec)?;
-                let pct =
-                    match r.text("latency_percentile") {
-                        None => 100.0,
-                        Some(p) => p.trim().trim_end_matches('%').parse::<f64>().map_err(|_| {
-                            r.invalid("latency_percentile", "expected a percentage")
-                        })?,
-                    };
-                (target > 0).then_some(LatTarget {
-                    target_ns: target * 1000,
-                    window_ns: window * 1000,
-                    percentile: pct,
-                    keep_running: r.bool("latency_run")?,
-                    max_depth: depth.max(1),
-                    qd: 1,
-                    low: 1,
-                    high: depth.max(1),
-                    stable: 0,
-                    cycle_start_ns: 0,
-                    cycle_ios: 0,
-                    failed: 0,
-                    end_run: false,
-                })
-            }
-        };
-        let mut max_lat_ns = per_dir(&r, "max_latency", usec)?;
-        for v in &mut max_lat_ns {
-            *v *= 1000;
-        }
-        Ok(Pacer {
+        let lat = x.latency_target.map(|l| LatTarget {
+            target_ns: l.target_us * 1000,
+            window_ns: l.window_us * 1000,
+            percentile: l.percentile,
+            keep_running: l.keep_running,
+            max_depth: depth.max(1),
+            qd: 1,
+            low: 1,
+            high: depth.max(1),
+            stable: 0,
+            cycle_start_ns: 0,
+            cycle_ios: 0,
+            failed: 0,
+            end_run: false,
+        });
+        let think = &x.think;
+        Pacer {
             epoch_ns: 0,
             rate_bps,
             min_bs,
-            poisson,
+            poisson: x.rate.poisson,
             poisson_rng: [
                 prng(Stream::Poisson),
                 prng(Stream::Poisson2),
@@ -210,25 +150,25 @@ impl Pacer {
             last_usec: [0; 3],
             rate_bytes: [0; 3],
             next_due_us: [0; 3],
-            think_us: r.time_us("thinktime", TimeUnit::Usec)?,
-            spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
-            think_blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
-            think_on_issue,
+            think_us: think.us,
+            spin_us: think.spin_us,
+            think_blocks: think.blocks,
+            think_on_issue: think.on_issue,
             think_count: 0,
             think_last: 0,
-            iotime_us: r.time_us("thinktime_iotime", TimeUnit::Sec)?,
-            think_blocks_set: r.raw.value("thinktime_blocks").is_some(),
+            iotime_us: think.iotime_us,
+            think_blocks_set: think.blocks_set,
             last_think_ns: 0,
-            rate_ignores_think: r.bool("rate_ignore_thinktime")?,
+            rate_ignores_think: think.rate_ignores,
             last_ddir: Ddir::Read,
-            min_bps: per_dir(&r, "rate_min", size)?,
-            min_iops: per_dir(&r, "rate_iops_min", int)?,
-            cycle_ms: r.int("rate_cycle")?.unwrap_or(1000).max(1) as u64,
+            min_bps: x.rate.min_bps,
+            min_iops: x.rate.min_iops,
+            cycle_ms: x.rate.cycle_ms,
             check_bytes: [0; 3],
             check_blocks: [0; 3],
             check_time_ns: [0; 3],
             start_ns: 0,
-            max_lat_ns,
+            max_lat_ns: x.max_latency_us.map(|us| us * 1000),
             lat,
             ios_done: 0,
             mix: if matches!(
@@ -239,7 +179,7 @@ impl Pacer {
             } else {
                 [0, 0]
             },
-        })
+        }
     }
 
     /// Starts (or, when ramp_time ends, restarts) the clocks: rates count from `now_ns`.
@@ -323,7 +263,10 @@ impl Pacer {
             let rng = &mut self.poisson_rng[d];
             let u = rng.next_raw() as f64 / (rng.max() as f64 + 1.0);
             let gap = (1_000_000 / iops) as f64 * -(1.0 - u).ln();
-            self.last_usec[d] += gap as u64;
+            // A float-to-integer `as` saturates: a huge gap waits as long as a u64 can.
+            #[allow(clippy::cast_possible_truncation)]
+            let gap = gap as u64;
+            self.last_usec[d] += gap;
             self.last_usec[d]
         } else {
             let b = self.rate_bytes[d];
@@ -619,7 +562,7 @@ mod tests {
             });
         }
         let job = crate::job::resolve(&raw).expect("job");
-        Pacer::new(&job, 1, 8).expect("pacer")
+        Pacer::new(&job, 1, 8)
     }
 
     #[test]

@@ -75,9 +75,9 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     }
     // SAFETY: both descriptors were just opened by pipe2 and are owned by nobody else.
     let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    crate::dprint!(crate::debug::Cat::Process, "will fork");
     // SAFETY: the main process forks only from its main thread while no other thread of
     // ours is running; the child runs the clone and leaves with _exit, never returning.
-    crate::dprint!(crate::debug::Cat::Process, "will fork");
     let pid = unsafe { libc::fork() };
     if pid < 0 {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
@@ -163,7 +163,7 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                 crate::dprint!(crate::debug::Cat::Process, "will pthread_create");
                 workers[i] = Worker::Thread(scope.spawn(move || {
                     crate::debug::started();
-                    super::set_clone_stop(flag);
+                    crate::stop::set_clone_stop(flag);
                     super::watchdog::note_thread(s.thread_number);
                     super::signals::block_usr1_here();
                     run_one(s)

@@ -144,7 +144,7 @@ impl Monitor {
 /// Refuses a run whose jobs of one group disagree on steady state (with or without it),
 /// as fio does: a group's window must judge every member the same way.
 pub fn preflight(jobs: &[Job]) -> Result<(), String> {
-    let gids = crate::report::group_ids(jobs);
+    let gids = crate::job::group_ids(jobs);
     for (i, job) in jobs.iter().enumerate() {
         if let Some(first) = (0..i).find(|&k| gids[k] == gids[i]) {
             if jobs[first].exec.steady != job.exec.steady {

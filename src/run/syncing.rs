@@ -9,35 +9,13 @@
 //! engine once the queue drains (an `Op::Sync` unit, see `Engine::sync`), as fio's libaio
 //! and psync engines do it, so nbd sends NBD_CMD_FLUSH and io_uring its fsync opcode.
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use crate::engine::{Engine, IoUnit, Op, SyncOp};
-use crate::error::JobError;
-use crate::job::reader::Reader;
+use crate::gen::SyncKind;
 use crate::job::{Ddir, Job};
 use std::io;
 use std::os::fd::RawFd;
-
-/// Which system call a sync uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncKind {
-    Fsync,
-    Fdatasync,
-    /// sync_file_range with these flags, over the range written since the last sync.
-    Range(u32),
-    /// `fsync_on_close` at a replayed log's `close`: an fsync left out of the statistics
-    /// that does not count as the last operation being a sync, skipped right after one.
-    OnClose,
-}
-
-impl SyncKind {
-    /// The action name fio writes in an iolog.
-    pub fn log_name(self) -> &'static str {
-        match self {
-            SyncKind::Fsync | SyncKind::OnClose => "sync",
-            SyncKind::Fdatasync => "datasync",
-            SyncKind::Range(_) => "sync_file_range",
-        }
-    }
-}
 
 /// A job clone's sync state.
 #[derive(Debug, Clone)]
@@ -49,8 +27,9 @@ pub struct Syncer {
     range_flags: u32,
     writes: u64,
     last_was_sync: bool,
-    /// The file and offset of the last write (fio logs a sync at it).
+    /// The file of the last write (fio logs a sync at it).
     pub last_file: usize,
+    /// The offset of the last write.
     pub last_offset: u64,
     /// The offset of the last I/O of any direction: fio logs a periodic sync there (its
     /// sync reuses that I/O's unit, offset and all).
@@ -63,52 +42,16 @@ pub struct Syncer {
     pub fsync_on_close: bool,
 }
 
-/// Parses `sync_file_range=flag[,flag...][:N]`.
-fn parse_range(r: &Reader, v: &str) -> Result<(u32, u64), JobError> {
-    let (flags, nr) = match v.split_once(':') {
-        Some((f, n)) => (
-            f,
-            n.trim().parse::<u64>().map_err(|_| {
-                r.invalid(
-                    "sync_file_range",
-                    format!("bad count '{n}' (expected flags:N)"),
-                )
-            })?,
-        ),
-        None => (v, 1),
-    };
-    let mut bits = 0u32;
-    for f in flags.split(',').map(str::trim).filter(|f| !f.is_empty()) {
-        bits |= match f {
-            "wait_before" => libc::SYNC_FILE_RANGE_WAIT_BEFORE,
-            "write" => libc::SYNC_FILE_RANGE_WRITE,
-            "wait_after" => libc::SYNC_FILE_RANGE_WAIT_AFTER,
-            _ => {
-                return Err(r.invalid(
-                    "sync_file_range",
-                    format!("unknown flag '{f}' (expected wait_before, write, wait_after)"),
-                ))
-            }
-        };
-    }
-    Ok((bits, nr))
-}
-
 impl Syncer {
-    /// Reads the job's sync options.
-    pub fn new(job: &Job) -> Result<Self, JobError> {
-        let r = Reader::new(&job.raw);
-        let (range_flags, range_nr) = match r.raw.value("sync_file_range") {
-            Some(v) => parse_range(&r, v)?,
-            None => (0, 0),
-        };
+    /// The sync state of a clone of `job`, from its typed sync options.
+    pub fn new(job: &Job) -> Self {
         let s = &job.exec.sync;
-        Ok(Syncer {
+        Syncer {
             writes_job: job.workload.pattern.writes(),
             fsync_nr: s.fsync_blocks,
             fdatasync_nr: s.fdatasync_blocks,
-            range_nr,
-            range_flags,
+            range_nr: s.range_blocks,
+            range_flags: s.range_flags,
             writes: 0,
             last_was_sync: false,
             last_file: 0,
@@ -118,7 +61,7 @@ impl Syncer {
             last_write_end: 0,
             end_fsync: s.end_fsync,
             fsync_on_close: s.fsync_on_close,
-        })
+        }
     }
 
     /// True when the last operation was a sync (fio then skips the end-of-job sync).
@@ -214,7 +157,7 @@ impl Syncer {
                 fd,
                 SyncOp::Range(flags),
                 first,
-                (end - first) as usize,
+                usize::try_from(end - first).unwrap_or(usize::MAX),
             ),
         }
     }
@@ -232,7 +175,7 @@ pub fn issue<E: Engine>(
     len: usize,
 ) -> io::Result<i64> {
     unit.op = Op::Sync { kind: op };
-    unit.file = file as u32;
+    unit.file = u32::try_from(file).expect("file index fits the unit's u32");
     unit.fd = fd;
     unit.offset = offset;
     unit.len = len;
@@ -308,7 +251,7 @@ mod tests {
                 origin: crate::options::Origin::command_line(),
             });
         }
-        Syncer::new(&crate::job::resolve(&raw).expect("job")).expect("syncer")
+        Syncer::new(&crate::job::resolve(&raw).expect("job"))
     }
 
     #[test]

@@ -41,7 +41,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: super::syncing::SyncKind,
+        kind: crate::gen::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -58,7 +58,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: super::syncing::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -143,11 +143,8 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     };
     let op_lat = !cx.job.report.stats.disable_lat;
     // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
-    let inval =
-        |e: crate::error::JobError| io::Error::new(io::ErrorKind::InvalidInput, e.to_string());
-    let mut pace =
-        super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32).map_err(inval)?;
-    let mut syncer = super::syncing::Syncer::new(cx.job).map_err(inval)?;
+    let mut pace = super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32);
+    let mut syncer = super::syncing::Syncer::new(cx.job);
     let mut iolog = match &cx.job.workload.replay {
         r if r.read_iolog.is_some() => None,
         crate::job::workload::Replay {
@@ -589,7 +586,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
             data.before_queue(u);
             last_issue = u.start_ns;
             // lockfile: the lock covers the queue call, as fio's does.
-            if let Err(e) = lock.lock(u.fd, next.ddir) {
+            if let Err(e) = super::filelock::lock(lock, u.fd, next.ddir) {
                 free.push(slot);
                 let text = format!("lockfile: {e}");
                 cx.stats
@@ -605,8 +602,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
                 }
             }
             watch.queuing(u);
-            let queued = engine.queue(u);
-            if let Err(e) = lock.unlock(fd) {
+            // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
+            // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
+            // block, which bounds `u.len`). `bufs` is declared before `engine`, so it
+            // outlives any I/O the engine still has in flight if the loop ends early.
+            let queued = unsafe { engine.queue(u) };
+            if let Err(e) = super::filelock::unlock(lock, fd) {
                 let text = format!("lockfile: {e}");
                 cx.stats
                     .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);

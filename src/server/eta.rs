@@ -4,7 +4,8 @@
 
 use crate::fioproto::pdu::JobsEta;
 use crate::job::{Job, SizeSpec};
-use crate::report::eta::{condense, job_eta, JobState};
+use crate::report::eta::{condense, job_eta};
+use crate::stats::board::JobState;
 use crate::stats::board::{self, Plan};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -33,8 +33,7 @@ pub const ADDR_ENV: &str = "IOBENCH_SERVER_ADDR";
 /// `$clientuid` in `filename_format` is that address too.
 pub fn server_file_names(jobs: &mut [Job], addr: &str) {
     for job in jobs {
-        let r = crate::job::reader::Reader::new(&job.raw);
-        if r.is_set("unique_filename") && !r.bool("unique_filename").unwrap_or(true) {
+        if !job.files.unique_filename {
             continue;
         }
         let f = &mut job.files;
@@ -107,7 +106,7 @@ pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
 /// fio's START counts: job threads (every clone) and the reports they make (clones merged
 /// by `group_reporting` within a group; `stats=0` clones make none).
 pub fn counts(jobs: &[Job]) -> (u32, u32) {
-    let gids = crate::report::group_ids(jobs);
+    let gids = crate::job::group_ids(jobs);
     let (mut threads, mut reports) = (0u32, 0u32);
     let mut last: Option<u32> = None;
     for (job, gid) in jobs.iter().zip(gids) {
@@ -249,7 +248,7 @@ pub fn child_main(args: &[String]) -> ExitCode {
         eprintln!("iobench: {e}");
         return ExitCode::FAILURE;
     }
-    let normal = crate::report::wants_normal(cfg);
+    let normal = cfg.wants_normal();
     if normal {
         // fio's server sends the job lines and "Starting …", not its version line.
         let header = crate::report::normal::header(&jobs);

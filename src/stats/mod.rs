@@ -337,7 +337,7 @@ impl JobStats {
         let mut s = JobStats::new(&job.name, groupid, job.report.stats.clone());
         s.job_index = job_index;
         s.description = job.report.description.clone();
-        s.latency_depth = crate::report::given_iodepth(job);
+        s.latency_depth = job.exec.iodepth_given;
         let lc = &job.report.logs;
         if lc.any() {
             let c = &job.report.stats;

@@ -706,13 +706,17 @@ impl Contents {
                 while error.is_none() && !again.is_empty() {
                     let slot = again[again.len() - 1];
                     let u = &mut pool[slot as usize];
-                    u.start_ns = crate::run::worker::now_ns();
+                    u.start_ns = crate::clock::now_ns();
                     u.issue_ns = u.start_ns;
-                    match engine.queue(u)? {
+                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
+                    // `again` or `free`); its buffer is the slot's own region of the
+                    // worker's buffers, sized for the largest block, which the worker
+                    // keeps alive until its engine (and any I/O in flight) is gone.
+                    match unsafe { engine.queue(u) }? {
                         Queued::Completed => {
                             again.pop();
                             marks.inline_io();
-                            let now = crate::run::worker::now_ns();
+                            let now = crate::clock::now_ns();
                             let p = which[slot as usize];
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
                             settle!(slot, step);
@@ -727,7 +731,7 @@ impl Contents {
                 while error.is_none()
                     && again.is_empty()
                     && ahead.is_some()
-                    && !crate::run::terminating()
+                    && !crate::stop::terminating()
                 {
                     let Some(slot) = free.pop() else { break };
                     let Some(p) = ahead else { break };
@@ -737,14 +741,18 @@ impl Contents {
                     u.fd = fds.get(p.file as usize).copied().unwrap_or(-1);
                     u.offset = p.offset;
                     u.len = p.len as usize;
-                    u.start_ns = crate::run::worker::now_ns();
+                    u.start_ns = crate::clock::now_ns();
                     u.issue_ns = u.start_ns;
                     which[slot as usize] = p;
-                    match engine.queue(u)? {
+                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
+                    // `again` or `free`); its buffer is the slot's own region of the
+                    // worker's buffers, sized for the largest block, which the worker
+                    // keeps alive until its engine (and any I/O in flight) is gone.
+                    match unsafe { engine.queue(u) }? {
                         Queued::Completed => {
                             ahead = todo.next();
                             marks.inline_io();
-                            let now = crate::run::worker::now_ns();
+                            let now = crate::clock::now_ns();
                             let step = done(&mut ck, &mut pool[slot as usize], &p, now);
                             settle!(slot, step);
                         }
@@ -773,7 +781,7 @@ impl Contents {
                     if staged == 0
                         && (error.is_some()
                             || (ahead.is_none() && again.is_empty())
-                            || crate::run::terminating())
+                            || crate::stop::terminating())
                     {
                         break;
                     }
@@ -781,7 +789,7 @@ impl Contents {
                 }
                 let n = engine.getevents(1, inflight)?;
                 marks.reaped(n);
-                let now = crate::run::worker::now_ns();
+                let now = crate::clock::now_ns();
                 for i in 0..n {
                     let c = engine.event(i);
                     let u = &mut pool[c.slot as usize];

@@ -36,7 +36,7 @@ impl Engine for MemDisk {
         }
     }
 
-    fn queue(&mut self, io: &mut IoUnit) -> std::io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> std::io::Result<Queued> {
         let at = io.offset as usize;
         match io.op {
             Op::Rw(Ddir::Write) => {
@@ -100,7 +100,9 @@ fn pass(j: &Job, fault: Fault) -> (Result<(), (i32, String)>, usize, JobStats) {
         u.offset = i * BS as u64;
         u.len = BS;
         data.before_queue(u);
-        eng.queue(u).unwrap();
+        // SAFETY: the one unit's buffer is `buf` (BS bytes, alive for the whole pass) and
+        // the memory disk completes it in the call.
+        unsafe { eng.queue(u) }.unwrap();
         data.on_complete(u, "f").unwrap();
     }
     eng.disk[4096 + 100] ^= 0xff;

@@ -115,7 +115,7 @@ impl Nbd {
             let e = io::Error::last_os_error();
             match e.kind() {
                 // A stop (a signal, the watchdog's timeout) ends a wait on a hung server.
-                io::ErrorKind::Interrupted if wait && crate::run::terminating() => {
+                io::ErrorKind::Interrupted if wait && crate::stop::terminating() => {
                     return Ok(false)
                 }
                 io::ErrorKind::Interrupted => continue,
@@ -304,7 +304,7 @@ impl Engine for Nbd {
     }
 
     #[inline]
-    fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
+    unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let slot = io.slot as usize;
         if slot >= self.hdrs.len() || self.inflight[slot].busy {
             return Ok(Queued::Busy);

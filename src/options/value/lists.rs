@@ -1,6 +1,8 @@
 //! Lists: per-direction sizes and ranges (`bs=4k,8k`, `bsrange=1k-4k,8k-32k`), `bssplit`,
 //! and colon-separated floats (`percentile_list=99:99.9`).
 
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
 use super::number::{parse_float, parse_size, KbBase};
 
 /// One value per data direction (read, write, trim). `None` means "not given here": the
@@ -17,21 +19,40 @@ const BSSPLIT_MAX: usize = 64;
 /// The most percentiles `percentile_list` may hold, as in fio.
 const PERCENTILE_MAX: usize = 20;
 
-/// Spreads the parts given for read, write and trim over the three directions as fio does:
-/// one part applies to all three, two parts to read and write with trim taking the write
-/// value, three parts to each in turn.
+/// fio's one rule for `read,write,trim` lists: part `i` goes to direction `i`, and a
+/// direction past the last part takes the last part (one part applies to all three; two
+/// give read and write, and trim takes the write one). Every per-direction option reads
+/// its parts through this, so they cannot disagree. `parts` is a split's output, never
+/// empty.
+pub fn spread<T: Clone>(parts: &[T]) -> [T; 3] {
+    let last = parts.len().saturating_sub(1);
+    std::array::from_fn(|d| parts[d.min(last)].clone())
+}
+
+/// The parts of a per-direction list `r,w,t` spread by [`spread`], trimmed; an empty part
+/// is `None` (that direction keeps its default, as `,8k` leaves the read size alone).
+pub fn per_dir(text: &str) -> PerDir<&str> {
+    let parts: Vec<Option<&str>> = text
+        .split(',')
+        .map(str::trim)
+        .map(|p| (!p.is_empty()).then_some(p))
+        .collect();
+    spread(&parts)
+}
+
+/// [`spread`] for values already parsed, refusing a list that gives nothing or more than
+/// three parts (the table's check of a per-direction kind).
 fn fill<T: Clone>(parts: Vec<Option<T>>, s: &str) -> Result<PerDir<T>, String> {
     if parts.iter().all(Option::is_none) {
         return Err(format!("'{s}' gives no value"));
     }
-    match parts.len() {
-        1 => Ok([parts[0].clone(), parts[0].clone(), parts[0].clone()]),
-        2 => Ok([parts[0].clone(), parts[1].clone(), parts[1].clone()]),
-        3 => Ok([parts[0].clone(), parts[1].clone(), parts[2].clone()]),
-        n => Err(format!(
-            "'{s}' has {n} parts; at most three (read,write,trim) are allowed"
-        )),
+    if parts.len() > 3 {
+        return Err(format!(
+            "'{s}' has {} parts; at most three (read,write,trim) are allowed",
+            parts.len()
+        ));
     }
+    Ok(spread(&parts))
 }
 
 /// Splits per-direction text at commas, dropping one trailing comma as fio does.
@@ -141,7 +162,8 @@ fn parse_bssplit_dir(s: &str, base: KbBase, whole: &str) -> Result<Option<BsSpli
         return Ok(None);
     }
     let given: u32 = entries.iter().filter_map(|e| e.1).sum();
-    let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    let missing =
+        u32::try_from(entries.iter().filter(|e| e.1.is_none()).count()).unwrap_or(u32::MAX);
     if given > 100 {
         return Err(format!(
             "the percentages in '{whole}' add up to {given}%, more than 100%"

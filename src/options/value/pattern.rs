@@ -1,6 +1,5 @@
 //! Access-pattern values: `rw=` with its modifier and `random_distribution=`.
 
-use super::lists::PerDir;
 use super::number::{parse_float, parse_signed_size, parse_size, KbBase};
 use crate::job::Pattern;
 
@@ -69,7 +68,16 @@ pub fn parse_rw(s: &str, base: KbBase) -> Result<RwSpec, String> {
     Ok(RwSpec { pattern, modifier })
 }
 
-/// A parsed `random_distribution=` value.
+/// One zone of `random_distribution=zoned` (`size` in percent of the file) or `zoned_abs`
+/// (`size` in bytes): the share of the I/Os that land in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneSplit {
+    pub access_perc: u32,
+    pub size: u64,
+}
+
+/// A parsed `random_distribution=` value: the one form the option checker, the job and
+/// the offset generator share.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Distribution {
     Random,
@@ -88,10 +96,11 @@ pub enum Distribution {
         dev: f64,
         center: Option<f64>,
     },
-    /// `zoned:` access percentages over zones given as percentages of the file.
-    Zoned(PerDir<Vec<(u32, u32)>>),
-    /// `zoned_abs:` access percentages over zones given as sizes.
-    ZonedAbs(PerDir<Vec<(u32, u64)>>),
+    /// `zoned:` zones per direction, sized in percent of the file (a direction without
+    /// zones draws uniformly).
+    Zoned([Vec<ZoneSplit>; 3]),
+    /// `zoned_abs:` zones per direction, sized in bytes.
+    ZonedAbs([Vec<ZoneSplit>; 3]),
 }
 
 /// fio's default zipf exponent and pareto power when none is given.
@@ -173,25 +182,20 @@ pub fn parse_distribution(s: &str, base: KbBase) -> Result<Distribution, String>
     }
 }
 
-/// Splits at commas into read, write and trim parts, spreading them as fio does.
-fn per_dir<T: Clone>(
+/// Reads each direction's zones of `body` (`r,w,t`, spread by fio's per-direction rule);
+/// a direction given no zones gets none.
+fn per_dir(
     body: &str,
-    each: impl Fn(&str) -> Result<Option<T>, String>,
-) -> Result<PerDir<T>, String> {
-    let parts: Vec<&str> = body.split(',').collect();
-    let parsed = parts
-        .iter()
-        .map(|p| each(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    let pick = |i: usize| parsed.get(i).cloned().flatten();
-    match parsed.len() {
-        1 => Ok([pick(0), pick(0), pick(0)]),
-        2 => Ok([pick(0), pick(1), pick(1)]),
-        3 => Ok([pick(0), pick(1), pick(2)]),
-        n => Err(format!(
-            "{n} parts; at most three (read,write,trim) are allowed"
-        )),
+    each: impl Fn(&str) -> Result<Option<Vec<ZoneSplit>>, String>,
+) -> Result<[Vec<ZoneSplit>; 3], String> {
+    let parsed = body.split(',').map(each).collect::<Result<Vec<_>, _>>()?;
+    if parsed.len() > 3 {
+        return Err(format!(
+            "{} parts; at most three (read,write,trim) are allowed",
+            parsed.len()
+        ));
     }
+    Ok(super::spread(&parsed).map(Option::unwrap_or_default))
 }
 
 /// One direction's zones as written: access percentage and, when given, the zone's size.
@@ -246,7 +250,7 @@ fn parse_zone_pct(s: &str) -> Result<Option<u32>, String> {
 }
 
 /// Fills missing zone-size percentages with equal shares of what is left of 100%.
-fn fill_pct(zones: Vec<(u32, Option<u32>)>) -> Result<Vec<(u32, u32)>, String> {
+fn fill_pct(zones: Vec<(u32, Option<u32>)>) -> Result<Vec<ZoneSplit>, String> {
     let given: u32 = zones.iter().filter_map(|z| z.1).sum();
     if given > 100 {
         return Err(format!("the zone sizes add up to {given}%, more than 100%"));
@@ -255,14 +259,20 @@ fn fill_pct(zones: Vec<(u32, Option<u32>)>) -> Result<Vec<(u32, u32)>, String> {
     let rest = (100 - given).checked_div(missing).unwrap_or(0);
     Ok(zones
         .into_iter()
-        .map(|(a, s)| (a, s.unwrap_or(rest)))
+        .map(|(access_perc, s)| ZoneSplit {
+            access_perc,
+            size: u64::from(s.unwrap_or(rest)),
+        })
         .collect())
 }
 
 /// Zones of `zoned_abs` without a size get none, as in fio.
-fn fill_abs(zones: Vec<(u32, Option<u64>)>) -> Vec<(u32, u64)> {
+fn fill_abs(zones: Vec<(u32, Option<u64>)>) -> Vec<ZoneSplit> {
     zones
         .into_iter()
-        .map(|(a, s)| (a, s.unwrap_or(0)))
+        .map(|(access_perc, s)| ZoneSplit {
+            access_perc,
+            size: s.unwrap_or(0),
+        })
         .collect()
 }

@@ -1,0 +1,214 @@
+//! The stages of the data path depend downwards only: a module may use its own tier and
+//! the tiers below it, never one above. The compiler does not keep this inside one crate,
+//! so this test does: it reads every source file under `src/`, finds the `crate::…` paths
+//! it names (outside comments and its `#[cfg(test)]` module) and fails on any that reaches
+//! up. A new top-level module must be given a tier here.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The tiers, lowest first. Within a tier modules may use each other (the engines declare
+/// options and read them with `job::reader`, the job resolves the engines' options: one
+/// stage that defines a job and how its I/O is made).
+const TIERS: &[(&str, &[&str])] = &[
+    ("base", &["clock", "osstr", "stop"]),
+    (
+        "define",
+        &[
+            "error", "debug", "options", "cli", "job", "engine", "gen", "buffer", "verify",
+            "iolog", "stats", "fioproto",
+        ],
+    ),
+    ("run", &["run", "fioflags"]),
+    ("report", &["report", "context"]),
+    (
+        "front",
+        &[
+            "session", "study", "present", "server", "client", "cluster", "peak",
+        ],
+    ),
+];
+
+/// Uses that reach up and are known, each with why it stays for now. Keep this short.
+const KNOWN: &[(&str, &str, &str)] = &[(
+    "run",
+    "report",
+    "the collector draws fio's status line (report::eta::EtaLine) while the run goes",
+)];
+
+fn tier_of(module: &str) -> Option<usize> {
+    TIERS.iter().position(|(_, mods)| mods.contains(&module))
+}
+
+/// The top-level module a source file belongs to (`src/gen/rand.rs` → `gen`).
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).expect("under src");
+    let first = rel.components().next().expect("a component");
+    let name = first.as_os_str().to_string_lossy();
+    name.trim_end_matches(".rs").to_string()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("read src") {
+        let p = e.expect("dir entry").path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The code of a file without comments and without its trailing `#[cfg(test)]` module
+/// (tests may build jobs from a command line, which is not a dependency of the code).
+fn code_of(text: &str) -> String {
+    let text = match text.find("#[cfg(test)]\nmod ") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every top-level module a piece of code names through `crate::`: `crate::run::x`, and
+/// each root of a group `crate::{run::x, report}`.
+fn named_modules(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let after = &rest[i + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            // Roots of a group: each name at brace depth 0 that starts an item.
+            let mut depth = 0;
+            let mut start = true;
+            let mut word = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if c.is_alphanumeric() || c == '_' => {
+                        if start {
+                            word.push(c);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                if !word.is_empty() {
+                    out.insert(std::mem::take(&mut word));
+                    start = false;
+                }
+            }
+        } else {
+            let word: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            out.insert(word);
+        }
+        rest = after;
+    }
+    out
+}
+
+/// The uses that reach up, as `file: module -> named`.
+fn upward_uses(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    for f in &files {
+        let module = module_of(src, f);
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let from = tier_of(&module)
+            .unwrap_or_else(|| panic!("module `{module}` has no tier in tests/layering.rs"));
+        let code = code_of(&std::fs::read_to_string(f).expect("read source"));
+        for named in named_modules(&code) {
+            let Some(to) = tier_of(&named) else { continue };
+            let known = KNOWN.iter().any(|(a, b, _)| *a == module && *b == named);
+            if to > from && !known {
+                bad.push(format!("{}: {module} -> {named}", f.display()));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn no_module_uses_a_higher_stage() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let bad = upward_uses(&src);
+    assert!(
+        bad.is_empty(),
+        "lower stages use higher ones (move the shared type down):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_module_has_a_tier() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("read lib.rs");
+    for line in lib.lines() {
+        if let Some(name) = line.trim().strip_prefix("pub mod ") {
+            let name = name.trim_end_matches(';');
+            assert!(tier_of(name).is_some(), "`{name}` has no tier");
+        }
+    }
+}
+
+#[test]
+fn the_known_exceptions_are_still_needed() {
+    // An exception that no longer happens must leave the list, so the rule tightens.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    for (from, to, why) in KNOWN {
+        let used = files.iter().any(|f| {
+            module_of(&src, f) == *from
+                && named_modules(&code_of(&std::fs::read_to_string(f).unwrap())).contains(*to)
+        });
+        assert!(
+            used,
+            "{from} -> {to} ({why}) no longer happens: drop it from KNOWN"
+        );
+    }
+}
+
+#[test]
+fn the_scanner_sees_paths_groups_and_skips_comments_and_tests() {
+    let code = code_of(
+        "use crate::{job::Job, run::{a, b}};\n\
+         // crate::report::x in a comment\n\
+         fn f() { crate::stats::board::slot(1); }\n\
+         #[cfg(test)]\nmod tests { use crate::session; }\n",
+    );
+    let got: Vec<String> = named_modules(&code).into_iter().collect();
+    assert_eq!(got, ["job", "run", "stats"]);
+}
+
+#[test]
+fn a_use_that_reaches_up_is_reported() {
+    let dir = std::env::temp_dir().join(format!("iobench-layering-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("gen")).unwrap();
+    std::fs::write(
+        src.join("gen/mod.rs"),
+        "use crate::run::syncing::SyncKind;\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("run.rs"), "use crate::gen::Generator;\n").unwrap();
+    let bad = upward_uses(&src);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(bad[0].ends_with("gen -> run"), "{bad:?}");
+}

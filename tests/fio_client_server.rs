@@ -560,10 +560,13 @@ fn version_mismatch_and_garbage_are_clear_errors() {
     assert!(o.contains("issued rwts"), "the server still serves: {o}");
 }
 
-/// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
-/// the real servers must wait for it.
-fn slow_sync_server(delay: Duration) -> u16 {
-    use iobench::fioproto::pdu::{ProbeReply, Stop, PROBE_FLAG_SYNC_START};
+/// A fake server on a free port for one connection: it answers PROBE (with `flags`) and
+/// JOB (START) itself, and hands every other command to `answer`.
+fn fake_peer(
+    flags: u64,
+    answer: impl Fn(&iobench::fioproto::Cmd, &mut std::net::TcpStream) + Send + 'static,
+) -> u16 {
+    use iobench::fioproto::pdu::{ProbeReply, Start};
     use iobench::fioproto::{op, read_cmd, send};
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -574,37 +577,47 @@ fn slow_sync_server(delay: Duration) -> u16 {
             match cmd.opcode {
                 op::PROBE => {
                     let p = ProbeReply {
-                        hostname: "slow".into(),
+                        hostname: "fake".into(),
                         bigendian: 0,
                         fio_version: "iobench-fake".into(),
                         os: 1,
                         arch: 1,
                         bpp: 8,
                         cpus: 1,
-                        flags: PROBE_FLAG_SYNC_START,
+                        flags,
                     };
                     send(&mut s, op::PROBE, cmd.tag, &p.encode()).unwrap();
                 }
                 op::JOB => {
-                    let st = iobench::fioproto::pdu::Start {
-                        jobs: 0,
+                    let st = Start {
+                        jobs: 1,
                         stat_outputs: 0,
                     };
                     send(&mut s, op::START, 0, &st.encode()).unwrap();
                 }
-                op::RUN => {
-                    std::thread::sleep(delay);
-                    send(&mut s, op::IOB_READY, 0, &[]).unwrap();
-                }
-                op::IOB_GO => {
-                    send(&mut s, op::STOP, 0, &Stop::default().encode()).unwrap();
-                    send(&mut s, op::QUIT, 0, &[]).unwrap();
-                }
-                _ => {}
+                _ => answer(&cmd, &mut s),
             }
         }
     });
     port
+}
+
+/// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
+/// the real servers must wait for it.
+fn slow_sync_server(delay: Duration) -> u16 {
+    use iobench::fioproto::pdu::{Stop, PROBE_FLAG_SYNC_START};
+    use iobench::fioproto::{op, send};
+    fake_peer(PROBE_FLAG_SYNC_START, move |cmd, s| match cmd.opcode {
+        op::RUN => {
+            std::thread::sleep(delay);
+            send(s, op::IOB_READY, 0, &[]).unwrap();
+        }
+        op::IOB_GO => {
+            send(s, op::STOP, 0, &Stop::default().encode()).unwrap();
+            send(s, op::QUIT, 0, &[]).unwrap();
+        }
+        _ => {}
+    })
 }
 
 #[test]
@@ -1554,4 +1567,41 @@ fn update_job_is_answered_never_a_crash() {
         passed(&o, "iobench --client").contains("issued rwts"),
         "the server lives on"
     );
+}
+
+#[test]
+fn a_server_silent_after_the_trigger_is_let_go() {
+    use iobench::fioproto::vstate::{encode_list, StateFields, ThreadState};
+    use iobench::fioproto::{op, send};
+    // A server that answers the trigger with its state, then never says a word again (its
+    // host lost power; the connection stays open): the client lets it go after 5 s
+    // without an answer, keeps its state and does not fail.
+    let port = fake_peer(0, |cmd, s| match cmd.opcode {
+        op::RUN => send(s, op::SERVER_START, 0, &[]).unwrap(),
+        op::VTRIGGER => {
+            let state = ThreadState::new(&StateFields {
+                name: "vs".into(),
+                depth: 1,
+                nofiles: 1,
+                numberio: 3,
+                comps: vec![(0, 8192)],
+                ..Default::default()
+            });
+            send(s, op::VTRIGGER, 0, &encode_list(&[state])).unwrap();
+        }
+        _ => {}
+    });
+    let dir = scratch("cs_trig_silent");
+    let job = job_file(&dir);
+    let args = to(port, &["--trigger-timeout=500ms"], &job);
+    let child = spawn_client(Iobench, &args, &dir);
+    let o = common::wait_for(child, 30);
+    let out = passed(&o, "iobench --client");
+    assert!(
+        out.contains("disconnected after the trigger (no answer for 5 s)"),
+        "{out}"
+    );
+    let saved = std::fs::read(dir.join("127.0.0.1-vs-0-verify.state")).expect("the state");
+    let l = ThreadState::from_state_file(&saved).unwrap();
+    assert_eq!((l.numberio(), l.no_comps()), (3, 1));
 }

@@ -32,8 +32,6 @@ pub struct Trigger {
     pub remote: String,
     /// Run here after each server's states were saved.
     pub local: Option<String>,
-    /// Where the states are saved.
-    pub dir: PathBuf,
 }
 
 impl Trigger {
@@ -50,7 +48,6 @@ impl Trigger {
                 .map(|ms| t0 + Duration::from_millis(ms)),
             remote: a.trigger_remote.clone().unwrap_or_default(),
             local: a.trigger.clone(),
-            dir: state_dir(a),
         })
     }
 

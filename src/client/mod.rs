@@ -465,7 +465,7 @@ fn states_back(
         printer.text(&format!("client <{}>: {e}\n", c.host.hostname))?;
     }
     if let Some(cmd) = trig.and_then(|t| t.local.as_deref()) {
-        trigger::run_local(cmd);
+        crate::server::vtrigger::run_command(cmd, "client");
     }
     Ok(saved.is_ok())
 }

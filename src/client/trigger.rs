@@ -96,16 +96,6 @@ pub fn save_states(
     Ok(written)
 }
 
-/// Runs `--trigger`'s command in a shell, as fio's `system` does.
-pub fn run_local(cmd: &str) {
-    if cmd.is_empty() {
-        return;
-    }
-    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
-        eprintln!("iobench: client: failed executing {cmd} trigger: {e}");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ mod conn;
 mod eta;
 pub mod job;
 mod logs;
-mod vtrigger;
+pub mod vtrigger;
 
 use addr::Endpoint;
 use std::io::{Read, Write};

@@ -528,7 +528,7 @@ pub enum Message {
     Vtrigger(String),
     /// A server's answer to the trigger: every job thread's verify state.
     VtriggerState(Vec<super::vstate::ThreadState>),
-    /// Opcodes fio knows and iobench does not read (none in fio 3.33 today): carried.
+    /// Opcode 0, below fio's count but used by no message: carried, not read.
     Other(u16),
 }
 

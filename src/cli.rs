@@ -58,6 +58,8 @@ pub struct CliConfig {
     pub debug: Option<String>,
     /// `--merge-blktrace-only`: parse the jobs, merge their blktrace inputs, run nothing.
     pub merge_blktrace_only: bool,
+    /// `--profile=NAME`: one of fio's built-in profiles, whose jobs follow the others.
+    pub profile: Option<crate::options::profile::Profile>,
     /// `--bandwidth-log`: fio's aggregate bandwidth logs (see `fioflags`).
     pub bandwidth_log: bool,
     /// `--alloc-size=KB`: the size of fio's shared-memory pool; iobench has none (its
@@ -168,6 +170,7 @@ const OWN_FLAGS: &[(&str, FlagArg)] = &[
     ("trigger-remote", FlagArg::Required),
     ("aux-path", FlagArg::Required),
     ("daemonize", FlagArg::Required),
+    ("profile", FlagArg::Required),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,6 +279,12 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
             cfg.aux_path = Some(val.to_string())
         }
         "daemonize" => cfg.daemonize = Some(val.to_string()),
+        "profile" => {
+            cfg.profile = Some(
+                crate::options::profile::Profile::parse(val)
+                    .map_err(|e| bad(flag, val, &e, "tiobench or act"))?,
+            )
+        }
         _ => unreachable!("flag listed in OWN_FLAGS"),
     }
     Ok(())
@@ -350,6 +359,9 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
     // `--debug` takes effect before any option is read, as in fio.
     pre_debug(args, &mut inv.config);
+    // A profile's own options are known from the start, wherever `--profile` stands.
+    let profile = pre_profile(args);
+    let mut profile_opts: Vec<(String, Option<String>)> = Vec::new();
     let mut defaults: Vec<RawOpt> = Vec::new();
     let mut job_files: Vec<String> = Vec::new();
     // Options of a command-line job that `--section` leaves out are dropped with it.
@@ -387,6 +399,17 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
             Resolved::Option(name) => name,
             Resolved::Unknown => given.to_string(),
         };
+        // A profile option (one no job option has the name of, as fio looks job options
+        // up first).
+        if profile.is_some_and(|p| p.options().contains(&given) && options::lookup(given).is_none())
+        {
+            if value.is_none() && given != "prep" {
+                value = args.get(i).map(|s| s.as_ref().to_string());
+                i += 1;
+            }
+            profile_opts.push((given.to_string(), value));
+            continue;
+        }
         // A job option: as in fio, every option but the "empty or boolean" flags takes the
         // next argument as its value when none follows '='.
         if value.is_none() {
@@ -442,6 +465,9 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
         inv.jobs.extend(parsed.jobs);
         inv.showcmd.push(parsed.showcmd);
     }
+    if let Some(p) = inv.config.profile.filter(|_| inv.config.cmdhelp.is_none()) {
+        add_profile_jobs(p, &profile_opts, &defaults, &mut inv.jobs)?;
+    }
     if inv.config.readonly {
         check_readonly(&inv.jobs)?;
     }
@@ -474,6 +500,60 @@ fn pre_debug<S: AsRef<str>>(args: &[S], cfg: &mut CliConfig) {
         }
     }
     crate::dprint!(crate::debug::Cat::Parse, "dup options");
+}
+
+/// The profile `--profile` names, if any and known (an unknown one is reported when the
+/// flag itself is read).
+fn pre_profile<S: AsRef<str>>(args: &[S]) -> Option<crate::options::profile::Profile> {
+    let mut found = None;
+    let mut it = args.iter().map(|a| a.as_ref());
+    while let Some(a) = it.next() {
+        let name = match a
+            .strip_prefix("--profile")
+            .or_else(|| a.strip_prefix("-profile"))
+        {
+            Some(rest) if rest.starts_with('=') => &rest[1..],
+            Some("") => it.next().unwrap_or(""),
+            _ => continue,
+        };
+        found = crate::options::profile::Profile::parse(name).ok();
+    }
+    found
+}
+
+/// Adds a profile's jobs after the others, as fio does when it starts: each inherits
+/// the command line's defaults, then the profile's global options.
+fn add_profile_jobs(
+    p: crate::options::profile::Profile,
+    given: &[(String, Option<String>)],
+    defaults: &[RawOpt],
+    jobs: &mut Vec<RawJob>,
+) -> Result<(), ParseError> {
+    let origin = Origin::command_line();
+    let e = crate::options::profile::expand(p, given).map_err(|message| ParseError::Syntax {
+        message,
+        origin: origin.clone(),
+    })?;
+    let make = |list: &[(String, Option<String>)]| -> Result<Vec<RawOpt>, ParseError> {
+        list.iter()
+            .map(|(k, v)| options::make_opt(k, v.as_deref(), &origin))
+            .collect()
+    };
+    let mut globals = defaults.to_vec();
+    globals.extend(make(&e.globals)?);
+    for (name, opts) in &e.jobs {
+        let mut all = globals.clone();
+        all.extend(make(opts)?);
+        jobs.push(RawJob {
+            name: name.clone(),
+            opts: all,
+            origin: origin.clone(),
+            globals: globals.len(),
+            act_slices: e.act_slices,
+            ..Default::default()
+        });
+    }
+    Ok(())
 }
 
 /// `--readonly`: refuses, before any I/O, every job whose `rw` writes or trims.

@@ -10,7 +10,7 @@
 //! The choice is process-wide (fio's is global too); reading it costs one relaxed load.
 //! Worker processes are forked after the choice, so they inherit it and its calibration.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// A `clocksource=` value.
@@ -39,6 +39,8 @@ impl ClockSource {
 const SRC_GTOD: u8 = 0;
 const SRC_MONO: u8 = 1;
 const SRC_CPU: u8 = 2;
+/// `gtod_cpu`: the time a thread on another CPU keeps writing (see [`GtodOffload`]).
+const SRC_OFFLOAD: u8 = 3;
 
 static SOURCE: AtomicU8 = AtomicU8::new(SRC_MONO);
 /// Set once a source was chosen: later choices in the same process are ignored, so threads
@@ -94,7 +96,7 @@ pub fn select_default() {
 /// The clock of this process, in use now.
 pub fn selected() -> ClockSource {
     match SOURCE.load(Ordering::Relaxed) {
-        SRC_GTOD => ClockSource::Gettimeofday,
+        SRC_GTOD | SRC_OFFLOAD => ClockSource::Gettimeofday,
         SRC_CPU => ClockSource::Cpu,
         _ => ClockSource::ClockGettime,
     }
@@ -106,6 +108,7 @@ pub fn now_ns() -> u64 {
     match SOURCE.load(Ordering::Relaxed) {
         SRC_MONO => mono_ns(),
         SRC_CPU => cpu_ns(),
+        SRC_OFFLOAD => offload_ns(),
         _ => gtod_ns(),
     }
 }
@@ -141,6 +144,127 @@ fn cpu_ns() -> u64 {
             t.base_ns + ((d as u128 * t.mult as u128) >> 32) as u64
         }
         _ => mono_ns(),
+    }
+}
+
+/// Where the `gtod_cpu` thread publishes the time: one word in memory shared with the
+/// worker processes forked after it was mapped (null when no offload runs).
+static OFFLOAD_WORD: AtomicPtr<AtomicU64> = AtomicPtr::new(std::ptr::null_mut());
+
+#[inline]
+fn offload_ns() -> u64 {
+    let word = OFFLOAD_WORD.load(Ordering::Relaxed);
+    if word.is_null() {
+        return gtod_ns();
+    }
+    // SAFETY: a non-null pointer is the shared page mapped by `GtodOffload::start`, which
+    // is never unmapped (worker processes may still read it after the run).
+    unsafe { (*word).load(Ordering::Relaxed) }
+}
+
+/// fio's `gtod_cpu`: a thread pinned to the given CPUs calls gettimeofday in a loop and
+/// publishes the result, and every latency and deadline reads that value instead of a
+/// clock, so the jobs' own CPUs never pay for a clock read. The time is then
+/// microsecond-grained wall-clock time, as fio's offloaded time is. The thread spins
+/// (it owns its CPU) until the guard is dropped.
+pub struct GtodOffload {
+    stop: std::sync::Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl GtodOffload {
+    /// Starts the time thread on `cpus` and makes its time the clock of this process and
+    /// of the workers forked from now on. The first reading is published before this
+    /// returns, so no reader ever sees zero.
+    pub fn start(cpus: &[usize]) -> Result<GtodOffload, String> {
+        let word = match OFFLOAD_WORD.load(Ordering::Relaxed) {
+            p if !p.is_null() => p,
+            _ => {
+                // SAFETY: an anonymous shared mapping of one page; the result is checked.
+                let p = unsafe {
+                    libc::mmap(
+                        std::ptr::null_mut(),
+                        4096,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                        -1,
+                        0,
+                    )
+                };
+                if p == libc::MAP_FAILED {
+                    return Err(format!(
+                        "gtod_cpu: cannot map the shared time word: {}",
+                        std::io::Error::last_os_error()
+                    ));
+                }
+                let p = p as *mut AtomicU64;
+                OFFLOAD_WORD.store(p, Ordering::Relaxed);
+                p
+            }
+        };
+        // SAFETY: `word` points into the page mapped above (page-aligned, zeroed, never
+        // unmapped), which holds an AtomicU64.
+        let shared: &'static AtomicU64 = unsafe { &*word };
+        shared.store(gtod_ns(), Ordering::Relaxed);
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let mut set: libc::cpu_set_t = {
+            // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
+            unsafe { std::mem::zeroed() }
+        };
+        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
+            // SAFETY: c is below CPU_SETSIZE.
+            unsafe { libc::CPU_SET(c, &mut set) };
+        }
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let thread_stop = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("gtod".into())
+            .spawn(move || {
+                // SAFETY: pid 0 is this thread; set is a valid cpu_set_t of that size.
+                let pinned =
+                    unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) };
+                let _ = ready_tx.send(if pinned < 0 {
+                    Err(std::io::Error::last_os_error())
+                } else {
+                    Ok(())
+                });
+                if pinned < 0 {
+                    return;
+                }
+                while !thread_stop.load(Ordering::Relaxed) {
+                    shared.store(gtod_ns(), Ordering::Relaxed);
+                    std::hint::spin_loop();
+                }
+            })
+            .map_err(|e| format!("gtod_cpu: cannot start the time thread: {e}"))?;
+        match ready_rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                let _ = thread.join();
+                return Err(format!(
+                    "gtod_cpu={cpus:?}: cannot pin the time thread: {e}"
+                ));
+            }
+            Err(_) => return Err("gtod_cpu: the time thread ended at start".into()),
+        }
+        SOURCE.store(SRC_OFFLOAD, Ordering::Relaxed);
+        CHOSEN.store(true, Ordering::Relaxed);
+        Ok(GtodOffload {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for GtodOffload {
+    /// Stops the thread; the clock goes back to reading gettimeofday directly (same
+    /// time base), so anything timed across the stop stays consistent.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        SOURCE.store(SRC_GTOD, Ordering::Relaxed);
     }
 }
 

@@ -63,6 +63,11 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     if let Some(arg) = &inv.config.cmdhelp {
+        // With a profile, a bare --cmdhelp lists the profile's own options, as fio.
+        if let Some(p) = inv.config.profile.filter(|_| arg.is_empty()) {
+            print!("{}", p.cmdhelp());
+            return ExitCode::SUCCESS;
+        }
         return exit(iobench::options::help::print_cmdhelp(arg));
     }
     if let Some(list) = &inv.config.crctest {

@@ -127,6 +127,24 @@ pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
         .collect()
 }
 
+/// `--profile=act`'s table, summed over the profile's workers, printed when they are
+/// done and before the report (on stdout whatever the format, as fio prints it).
+fn print_act_table(outcome: &crate::stats::RunOutcome) {
+    let mut sum: Option<crate::stats::act::ActSlices> = None;
+    for a in outcome.results.iter().filter_map(|r| r.act.as_deref()) {
+        match &mut sum {
+            Some(s) => s.merge(a),
+            None => sum = Some(a.clone()),
+        }
+    }
+    if let Some(s) = sum {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(s.table().as_bytes());
+        let _ = out.flush();
+    }
+}
+
 /// Runs `jobs` and writes their reports as `cfg` asks (formats, `--output`), exactly as a
 /// plain run does. An `Err` is a problem found before any job started, or an output error.
 pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
@@ -137,6 +155,7 @@ pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
         crate::report::run::Reporter::start(cfg, jobs).map_err(|e| format!("output: {e}"))?;
     let (outcome, code) = crate::run::run_all(cfg, jobs);
     crate::run::live::finish(&outcome);
+    print_act_table(&outcome);
     reporter
         .finish(cfg, jobs, &outcome)
         .map_err(|e| format!("output: {e}"))?;

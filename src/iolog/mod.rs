@@ -4,8 +4,10 @@
 //!
 //! Version 3 lines are `<usec> <file> <action> [<offset> <length>]`; version 2 lines lack
 //! the time. Actions: add/open/close for files; read/write/trim/sync/datasync for I/O;
-//! `wait` (version 2 only) pauses.
+//! `wait` (version 2 only) pauses. `read_iolog` also replays blktrace binary traces
+//! (see [`blktrace`]).
 
+pub mod blktrace;
 mod read;
 mod write;
 

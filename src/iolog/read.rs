@@ -333,6 +333,8 @@ impl Parser {
 #[derive(Debug)]
 pub struct LogReader {
     input: Option<BufReader<File>>,
+    /// A blktrace, read whole into entries, and the index of the next one.
+    trace: Option<(std::sync::Arc<Vec<LogEntry>>, usize)>,
     parser: Parser,
     line: String,
     /// Line number of the next line (for messages).
@@ -346,6 +348,21 @@ impl LogReader {
     /// Opens the log for clone `clone_index` and reads its header.
     pub fn open(list: &str, clone_index: u32, opts: &Replay) -> Result<Self, String> {
         let path = log_path(list, clone_index)?;
+        if super::blktrace::is_blktrace(path) {
+            let t = super::blktrace::read(path, opts)?;
+            let mut parser = Parser::new(VERSION3, path, opts)?;
+            parser.open = vec![true; t.files.len()];
+            parser.files = t.files;
+            return Ok(LogReader {
+                input: None,
+                trace: Some((std::sync::Arc::new(t.entries), 0)),
+                parser,
+                line: String::new(),
+                no: 0,
+                data_start: 0,
+                pos: 0,
+            });
+        }
         let file = File::open(path).map_err(|e| format!("{path}: {e}"))?;
         let mut input = BufReader::with_capacity(64 * 1024, file);
         let mut line = String::with_capacity(256);
@@ -355,6 +372,7 @@ impl LogReader {
         let parser = Parser::new(&line, path, opts)?;
         Ok(LogReader {
             input: Some(input),
+            trace: None,
             parser,
             line,
             no: 2,
@@ -370,6 +388,11 @@ impl LogReader {
 
     /// The next operation, None at the end of the log.
     pub fn next_entry(&mut self) -> Result<Option<LogEntry>, String> {
+        if let Some((entries, next)) = &mut self.trace {
+            let e = entries.get(*next).copied();
+            *next += 1;
+            return Ok(e);
+        }
         loop {
             let Some(input) = &mut self.input else {
                 return Ok(None);
@@ -392,6 +415,10 @@ impl LogReader {
 
     /// Starts over at the first entry (another loop over the log).
     pub fn rewind(&mut self) {
+        if let Some((_, next)) = &mut self.trace {
+            *next = 0;
+            return;
+        }
         self.parser.rewind();
         self.no = 2;
         self.pos = self.data_start;
@@ -413,6 +440,7 @@ impl Clone for LogReader {
         });
         LogReader {
             input: input.filter(|_| self.input.is_some()),
+            trace: self.trace.clone(),
             parser: self.parser.clone(),
             line: String::with_capacity(self.line.capacity()),
             no: self.no,

@@ -22,7 +22,7 @@ pub struct SyncOpts {
     pub fdatasync_blocks: u64,
     pub end_fsync: bool,
     pub fsync_on_close: bool,
-    /// Extra open flags for `sync=` (O_SYNC or O_DSYNC), 0 when off.
+    /// Extra open flags: `sync=` (O_SYNC or O_DSYNC) and `atomic` (fio's O_ATOMIC bit); 0 when off.
     pub open_sync_flags: i32,
     /// `sync_file_range=flags[:N]`: the SYNC_FILE_RANGE_* bits and every how many writes
     /// (0: never).
@@ -150,6 +150,19 @@ pub struct ExecOpts {
     /// (or check the permissions of) an unprivileged user's I/O.
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// `gtod_cpu`: the CPU of the thread that keeps the time for all jobs (fio takes it
+    /// out of this job's `cpus_allowed`, unless it is CPU 0).
+    pub gtod_cpu: Option<usize>,
+    /// `cgroup`: the control group each worker joins for its I/O.
+    pub cgroup: Option<String>,
+    /// `cgroup_weight`: the group's blkio weight (v1 only).
+    pub cgroup_weight: Option<u32>,
+    /// `cgroup_nodelete`: keep a group this run created.
+    pub cgroup_nodelete: bool,
+    /// `numa_cpu_nodes`: run on the CPUs of these nodes (after `cpus_allowed`, as fio).
+    pub numa_cpu_nodes: Option<Vec<usize>>,
+    /// `numa_mem_policy`: the worker's memory policy.
+    pub numa_mem_policy: Option<super::numa::MemPolicy>,
     /// `io_stall_warn` / `io_timeout` (iobench's own): when an I/O is stuck.
     pub watchdog: Watchdog,
 }
@@ -242,6 +255,12 @@ fn parse_sync_range(v: &str) -> Result<(u32, u64), String> {
     Ok((bits, nr))
 }
 
+/// The open flag fio 3.33 passes for `atomic=1` on Linux (its `OS_O_ATOMIC`, from a
+/// proposed kernel interface that was never merged): the kernel ignores the bit, so
+/// atomic writes are plain O_DIRECT writes, in fio as here. Kept so both tools issue the
+/// same `open` call.
+const O_ATOMIC: i32 = 0o40000000;
+
 /// The access pattern fio announces to the kernel (`fadvise_hint`): none with
 /// fadvise_hint=0; with 1 (the default) random for random patterns, else sequential.
 /// It decides read-ahead on buffered files, so leaving it out would change what is measured.
@@ -282,11 +301,14 @@ impl AccessHint {
 
 impl ExecOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let direct = if r.is_set("buffered") && !r.is_set("direct") {
-            !r.bool("buffered")?
-        } else {
-            r.bool("direct")?
-        };
+        // `atomic=1` implies O_DIRECT, as in fio.
+        let atomic = r.bool("atomic")?;
+        let direct = atomic
+            || if r.is_set("buffered") && !r.is_set("direct") {
+                !r.bool("buffered")?
+            } else {
+                r.bool("direct")?
+            };
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
         let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
@@ -312,7 +334,7 @@ impl ExecOpts {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,
             Some(_) => libc::O_SYNC,
-        };
+        } | if atomic { O_ATOMIC } else { 0 };
         let engine = EngineConfig::new(
             spec,
             r,
@@ -480,6 +502,24 @@ impl ExecOpts {
             },
             uid: r.int_as::<u32>("uid")?,
             gid: r.int_as::<u32>("gid")?,
+            cgroup: r.text("cgroup").filter(|s| !s.is_empty()),
+            cgroup_weight: r.int_as::<u32>("cgroup_weight")?,
+            cgroup_nodelete: r.bool("cgroup_nodelete")?,
+            numa_cpu_nodes: r
+                .text("numa_cpu_nodes")
+                .map(|v| super::numa::parse_nodes(&v).map_err(|e| r.invalid("numa_cpu_nodes", e)))
+                .transpose()?,
+            numa_mem_policy: r
+                .text("numa_mem_policy")
+                .map(|v| super::numa::parse_policy(&v).map_err(|e| r.invalid("numa_mem_policy", e)))
+                .transpose()?,
+            gtod_cpu: match r.int_as::<u32>("gtod_cpu")? {
+                None => None,
+                Some(c) => Some(
+                    cpus_present(&c.to_string(), vec![c as usize])
+                        .map_err(|e| r.invalid("gtod_cpu", e))?[0],
+                ),
+            },
         })
     }
 }

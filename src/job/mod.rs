@@ -4,6 +4,7 @@
 pub mod errors;
 pub mod exec;
 pub mod files;
+pub mod numa;
 pub mod reader;
 pub mod reportopts;
 pub mod workload;
@@ -164,6 +165,9 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         report: reportopts::ReportOpts::resolve(&r)?,
         raw: raw.clone(),
     };
+    if job.report.block_error_percentiles {
+        check_block_table(&r, &job)?;
+    }
     // fio's net engine reports in bits unless unit_base says otherwise.
     if job.exec.engine.flags().bit_based && matches!(raw.value("unit_base"), None | Some("0")) {
         job.report.stats.bits = true;
@@ -177,4 +181,31 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
         job.files.nrfiles = 1;
     }
     Ok(job)
+}
+
+/// `block_error_percentiles` keeps one table for one file, of at most 8192 trim blocks,
+/// as in fio (which refuses the same jobs, the size only when the job starts).
+fn check_block_table(r: &Reader, job: &Job) -> Result<(), JobError> {
+    let names = job
+        .files
+        .filename
+        .as_deref()
+        .map_or(1, |f| files::split_names(f).len().max(1));
+    let nfiles = if job.files.filename.is_some() {
+        names
+    } else {
+        job.files.nrfiles as usize
+    };
+    if nfiles != 1 {
+        return Err(r.invalid(
+            "block_error_percentiles",
+            format!("needs a single file per job, but {nfiles} files are given"),
+        ));
+    }
+    if let Some(SizeSpec::Bytes(size)) = job.workload.size {
+        let bs = job.workload.bs[Ddir::Trim as usize].0;
+        crate::stats::blocklife::BlockLife::new(0, size, bs)
+            .map_err(|e| r.invalid("block_error_percentiles", e))?;
+    }
+    Ok(())
 }

@@ -18,6 +18,8 @@ pub struct ReportOpts {
     pub description: Option<String>,
     /// `write_*_log` and their settings.
     pub logs: LogConfig,
+    /// `block_error_percentiles`: track trims per block and report their percentiles.
+    pub block_error_percentiles: bool,
 }
 
 /// A boolean option with fio's default when unset (the table may not list it yet).
@@ -165,6 +167,7 @@ impl ReportOpts {
             disk_util: flag(r, "disk_util", true)?,
             description: r.raw.value("description").map(str::to_string),
             logs,
+            block_error_percentiles: flag(r, "block_error_percentiles", false)?,
         })
     }
 }

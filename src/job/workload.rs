@@ -51,6 +51,35 @@ pub struct Replay {
     pub skip: u8,
 }
 
+/// `merge_blktrace_file`: merges the `read_iolog` traces into that file (when the job is
+/// read, as fio does, so `--merge-blktrace-only` needs nothing more) and replays it.
+/// Without it, `read_iolog` as given.
+fn merged_blktrace(r: &Reader) -> Result<Option<String>, JobError> {
+    let list = r.text("read_iolog");
+    let Some(out) = r.text("merge_blktrace_file").filter(|s| !s.is_empty()) else {
+        return Ok(list);
+    };
+    // Nothing to merge without traces: the job runs as it would without the option.
+    let Some(list) = list else {
+        return Ok(None);
+    };
+    let floats = |name: &str| -> Result<Vec<f64>, JobError> {
+        r.text(name)
+            .map(|v| crate::options::value::parse_float_list(&v).map_err(|e| r.invalid(name, e)))
+            .transpose()
+            .map(Option::unwrap_or_default)
+    };
+    let inputs: Vec<&str> = list.split(':').filter(|s| !s.is_empty()).collect();
+    crate::iolog::blktrace::merge(
+        &inputs,
+        &floats("merge_blktrace_scalars")?,
+        &floats("merge_blktrace_iters")?,
+        &out,
+    )
+    .map_err(|e| r.invalid("merge_blktrace_file", e))?;
+    Ok(Some(out))
+}
+
 /// Parses `replay_skip=kind[,kind...]` (read, write, trim, sync) into [`Replay::skip`] bits.
 pub fn parse_replay_skip(v: &str) -> Result<u8, String> {
     let mut bits = 0u8;
@@ -325,7 +354,7 @@ impl Workload {
             }
         };
         let replay = Replay {
-            read_iolog: r.text("read_iolog"),
+            read_iolog: merged_blktrace(r)?,
             write_iolog: r.text("write_iolog"),
             no_stall: r.bool("replay_no_stall")?,
             time_scale: r.int("replay_time_scale")?.unwrap_or(100).max(1) as u64,

@@ -4,6 +4,7 @@
 pub mod help;
 pub mod jobfile;
 pub mod keywords;
+pub mod profile;
 pub mod showcmd;
 pub mod table;
 pub mod value;
@@ -68,6 +69,8 @@ pub struct RawJob {
     /// The first job of a second or later job file: fio separates job files by a
     /// stonewall, so this job waits for all before it as if it said `stonewall`.
     pub file_stonewall: bool,
+    /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
+    pub act_slices: Option<u64>,
 }
 
 impl RawJob {

@@ -876,8 +876,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Io)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "sync_file_range",
         K::Choice(SYNC_FILE_RANGE_CHOICES),
@@ -891,8 +890,7 @@ const GENERAL: &[OptDef] = &[
     opt("atomic", K::Bool, "Ask for atomic writes with O_DIRECT")
         .def("0")
         .cat(C::Io)
-        .range(0, 1)
-        .not_yet(),
+        .range(0, 1),
     opt(
         "buffered",
         K::Bool,
@@ -1247,22 +1245,19 @@ const GENERAL: &[OptDef] = &[
         K::Str,
         "Write the merged blktrace traces to this file",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "merge_blktrace_scalars",
         K::FloatList,
         "Per trace, the percentage its timing is scaled to when merging",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "merge_blktrace_iters",
         K::FloatList,
         "Per trace, how many times it is repeated when merging",
     )
-    .cat(C::Io)
-    .not_yet(),
+    .cat(C::Io),
     opt(
         "exec_prerun",
         K::Str,
@@ -1650,15 +1645,13 @@ const GENERAL: &[OptDef] = &[
         K::Special,
         "Run the job on the CPUs of these NUMA nodes",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "numa_mem_policy",
         K::Special,
         "Memory placement policy for the job (e.g. bind:0)",
     )
-    .cat(C::Other)
-    .not_yet(),
+    .cat(C::Other),
     opt(
         "end_fsync",
         K::Bool,
@@ -1752,8 +1745,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("1024")
     .cat(C::Log)
-    .range(1024, 1048576)
-    .not_yet(),
+    .range(1024, 1048576),
     opt(
         "log_avg_msec",
         K::Int {
@@ -1872,8 +1864,7 @@ const GENERAL: &[OptDef] = &[
     )
     .def("0")
     .cat(C::Log)
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "bwavgtime",
         K::Int {
@@ -2061,8 +2052,7 @@ const GENERAL: &[OptDef] = &[
         "Keep the time of day in a thread on this CPU",
     )
     .cat(C::Other)
-    .range(0, INT_MAX)
-    .not_yet(),
+    .range(0, INT_MAX),
     opt(
         "unified_rw_reporting",
         K::Choice(UNIFIED_RW_REPORTING_CHOICES),
@@ -2091,13 +2081,11 @@ const GENERAL: &[OptDef] = &[
     opt(
         "profile",
         K::Choice(PROFILE_CHOICES),
-        "Run one of the built-in workload profiles",
+        "A built-in profile; kept but without effect in a job, as in fio (run one with --profile)",
     )
-    .cat(C::Profile)
-    .not_yet(),
+    .cat(C::Profile),
     opt("cgroup", K::Str, "Put the job in this control group")
-        .cat(C::Other)
-        .not_yet(),
+        .cat(C::Other),
     opt(
         "cgroup_nodelete",
         K::Bool,
@@ -2106,8 +2094,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Other)
     .parent("cgroup")
-    .range(0, 1)
-    .not_yet(),
+    .range(0, 1),
     opt(
         "cgroup_weight",
         K::Int {
@@ -2118,8 +2105,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Other)
     .parent("cgroup")
-    .range(100, 1000)
-    .not_yet(),
+    .range(100, 1000),
     opt(
         "uid",
         K::Int {

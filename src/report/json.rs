@@ -437,6 +437,23 @@ pub fn thread_obj(
     if let Some(d) = t.description.as_deref().filter(|d| !d.is_empty()) {
         o.str("desc", d);
     }
+    if let Some(b) = &t.block_life {
+        let r = b.report(&t.cfg.percentiles.list);
+        // fio leaves the object out while no block was trimmed.
+        if !r.percentiles.is_empty() {
+            let mut pct = Obj::new();
+            for (p, n) in &r.percentiles {
+                pct.int(&format!("{p:.6}"), *n as i64);
+            }
+            let mut states = Obj::new();
+            for (name, n) in crate::stats::blocklife::STATE_NAMES.iter().zip(r.states) {
+                states.int(name, n as i64);
+            }
+            let mut block = Obj::new();
+            block.obj("percentiles", pct).obj("states", states);
+            o.obj("block", block);
+        }
+    }
     if let Some(ss) = &t.steady {
         o.obj("steadystate", steady_obj(ss));
     }

@@ -475,10 +475,44 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
             t.latency_depth
         );
     }
+    if let Some(b) = &t.block_life {
+        show_block_life(&mut out, &b.report(&t.cfg.percentiles.list));
+    }
     if let Some(ss) = &t.steady {
         show_steady(&mut out, t, ss);
     }
     out
+}
+
+/// `block_error_percentiles`' two lines as fio lays them out: the percentiles of trims
+/// per block, wrapped before 75 columns, then the blocks per state (on the first line's
+/// row when no block was trimmed, as fio prints it).
+fn show_block_life(out: &mut String, r: &crate::stats::blocklife::BlockReport) {
+    out.push_str("  block lifetime percentiles :\n   |");
+    let mut pos = 0;
+    for (i, &(p, n)) in r.percentiles.iter().enumerate() {
+        let end = if i + 1 == r.percentiles.len() {
+            '\n'
+        } else {
+            ','
+        };
+        let item = format!(" {p:3.2}th={n}{end}");
+        if pos + item.len() > 75 {
+            pos = 0;
+            out.push_str("\n   |");
+        }
+        out.push_str(&item);
+        pos += item.len();
+    }
+    out.push_str("        states               :");
+    for (i, (name, n)) in crate::stats::blocklife::STATE_NAMES
+        .iter()
+        .zip(r.states)
+        .enumerate()
+    {
+        let end = if i + 1 == r.states.len() { '\n' } else { ',' };
+        let _ = write!(out, " {name}={n}{end}");
+    }
 }
 
 /// The `steadystate  :` line: verdict, the window's mean bandwidth and IOPS, and the

@@ -2,6 +2,7 @@
 //! together (processes by default, threads with `thread=1`), runs the groups in order, and
 //! collects each clone's stats. `worker` is the per-clone I/O loop.
 
+pub mod cgroup;
 pub mod filelock;
 pub mod files;
 pub mod flow;
@@ -12,6 +13,7 @@ pub mod iosched;
 pub mod limits;
 pub mod live;
 pub mod lockmem;
+pub mod numa;
 pub mod open_files;
 pub mod pacing;
 pub mod signals;
@@ -245,6 +247,16 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         source,
     };
     apply_placement(job, spec.thread_number)?;
+    // In the group for the whole of the clone's work; dropping it moves the clone back.
+    let _cgroup = match &job.exec.cgroup {
+        Some(name) => Some(
+            cgroup::enter(name, job.exec.cgroup_weight).map_err(|source| RunError::Io {
+                job: job.name.clone(),
+                source,
+            })?,
+        ),
+        None => None,
+    };
     if let Some(note) = &spec.layout_note {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
@@ -384,6 +396,24 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
     }
     crate::clock::select_default();
+    // `gtod_cpu` of any job starts fio's one time thread, on every CPU so named.
+    let gtod_cpus: Vec<usize> = jobs.iter().filter_map(|j| j.exec.gtod_cpu).collect();
+    let _gtod = if gtod_cpus.is_empty() {
+        None
+    } else {
+        match crate::clock::GtodOffload::start(&gtod_cpus) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                eprintln!("iobench: {e}");
+                return (RunOutcome::default(), 1);
+            }
+        }
+    };
+    let cgroups: Vec<(String, bool)> = jobs
+        .iter()
+        .filter_map(|j| Some((j.exec.cgroup.clone()?, j.exec.cgroup_nodelete)))
+        .collect();
+    let _cgroups = cgroup::Cleanup::plan(&cgroups);
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     flow::setup(jobs);
     let gids = crate::job::group_ids(jobs);
@@ -551,7 +581,13 @@ fn interim_clones(
 /// one CPU of the set that falls to clone `thread_number` (1-based, counted over the
 /// whole run and wrapping around the set, as fio splits it).
 pub fn clone_cpus(job: &Job, thread_number: u64) -> Option<Vec<usize>> {
-    let cpus = job.exec.cpus_allowed.as_ref()?;
+    let mut cpus = job.exec.cpus_allowed.clone()?;
+    // fio leaves the time thread's CPU to it (and, testing the number for zero, never
+    // takes CPU 0 away).
+    if let Some(g) = job.exec.gtod_cpu.filter(|&g| g != 0) {
+        cpus.retain(|&c| c != g);
+    }
+    let cpus = &cpus;
     if !job.exec.cpus_split || cpus.is_empty() {
         return Some(cpus.clone());
     }
@@ -615,6 +651,19 @@ fn apply_placement(job: &Job, thread_number: u64) -> Result<(), RunError> {
         if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
             return Err(fail("cpus_allowed"));
         }
+    }
+    // After cpus_allowed, as fio: the nodes' CPUs replace the set.
+    if let Some(nodes) = &job.exec.numa_cpu_nodes {
+        numa::run_on_nodes(nodes).map_err(|e| RunError::Setup {
+            job: job.name.clone(),
+            message: format!("numa_cpu_nodes: {e}"),
+        })?;
+    }
+    if let Some(p) = &job.exec.numa_mem_policy {
+        numa::set_policy(p).map_err(|e| RunError::Setup {
+            job: job.name.clone(),
+            message: format!("numa_mem_policy: {e}"),
+        })?;
     }
     if let Some(n) = job.exec.nice {
         // SAFETY: gettid has no arguments; setpriority on a thread id changes only it.

@@ -4,6 +4,8 @@
 //! Recording never allocates or locks: histograms are sized when the stats are made, and
 //! bandwidth/IOPS windows are cut inline from the completion timestamps.
 
+pub mod act;
+pub mod blocklife;
 pub mod board;
 pub mod cpu;
 pub mod disk;
@@ -255,6 +257,31 @@ pub struct JobStats {
     /// I/Os in flight when a live snapshot was taken (`--metrics`); 0 otherwise.
     #[serde(default)]
     pub inflight: u32,
+    /// `block_error_percentiles`: trims per block of the job's file.
+    #[serde(default)]
+    pub block_life: Option<Box<blocklife::BlockLife>>,
+    /// `--profile=act`: latencies past ACT's limits, per hour.
+    #[serde(default)]
+    pub act: Option<Box<act::ActSlices>>,
+}
+
+/// The block table of a `block_error_percentiles` job: its one file's I/O region (the
+/// job's size in bytes, or else what the file holds past the offset) in trim blocks.
+/// The resolver refused sizes fio refuses; a region not known before the run gets none.
+fn block_life_for(job: &crate::job::Job) -> Option<blocklife::BlockLife> {
+    use crate::job::SizeSpec;
+    let base = match job.workload.offset {
+        SizeSpec::Bytes(b) => b,
+        SizeSpec::Percent(_) => 0,
+    };
+    let size = match job.workload.size {
+        Some(SizeSpec::Bytes(b)) => b,
+        _ => {
+            let name = job.files.filename.as_deref()?;
+            std::fs::metadata(name).ok()?.len().checked_sub(base)?
+        }
+    };
+    blocklife::BlockLife::new(base, size, job.workload.bs[Ddir::Trim as usize].0).ok()
 }
 
 /// Index of a count in fio's submit/complete distribution (0, 1-4, 5-8, …, >64).
@@ -351,6 +378,12 @@ impl JobStats {
         for (d, &(lo, hi)) in job.workload.bs.iter().enumerate() {
             s.log_bs[d] = if lo == hi { lo } else { 0 };
         }
+        if let Some(n) = job.raw.act_slices {
+            s.act = Some(Box::new(act::ActSlices::new(n)));
+        }
+        if job.report.block_error_percentiles {
+            s.block_life = block_life_for(job).map(Box::new);
+        }
         s
     }
 
@@ -376,6 +409,14 @@ impl JobStats {
     ) {
         if !self.cfg.stats {
             return;
+        }
+        if let Some(a) = &mut self.act {
+            a.add(slat_ns + clat_ns, now_ns);
+        }
+        if ddir == Ddir::Trim {
+            if let Some(b) = &mut self.block_life {
+                b.trimmed(offset);
+            }
         }
         if let Some(l) = &mut self.logs {
             l.io(
@@ -696,6 +737,10 @@ impl JobStats {
             self.lat_m[k] += src.lat_m[k];
         }
         self.total_run_ms += src.total_run_ms;
+        // fio's group keeps the block table of the last job summed into it.
+        if src.block_life.is_some() {
+            self.block_life = src.block_life.clone();
+        }
         self.total_submit += src.total_submit;
         self.total_complete += src.total_complete;
     }

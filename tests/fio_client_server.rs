@@ -10,37 +10,192 @@ use common::{fio, iobench, scratch};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
-/// A small job whose I/O counts are fixed: two psync jobs on files in `dir`.
-fn job_file(dir: &Path) -> std::path::PathBuf {
-    let p = dir.join("two.fio");
-    std::fs::write(
-        &p,
-        format!(
-            "[global]\nioengine=psync\nsize=1m\nbs=4k\ndirectory={}\n\n[r1]\nrw=randread\n\n[w1]\nrw=write\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    p
+/// Which program plays a role: fio 3.33 or iobench.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Fio,
+    Iobench,
+}
+use Kind::{Fio, Iobench};
+
+impl Kind {
+    fn cmd(self) -> Command {
+        match self {
+            Fio => fio().expect("fio"),
+            Iobench => iobench(),
+        }
+    }
 }
 
-fn fio_server(port: u16) -> Server {
-    let mut c = fio().expect("fio");
-    c.arg(format!("--server=,{port}"));
-    Server::start(c, port)
+/// The clients to try where fio may be missing: iobench's, and fio's when installed.
+fn clients_here() -> Vec<Kind> {
+    let mut v = vec![Iobench];
+    if fio().is_some() {
+        v.push(Fio);
+    }
+    v
 }
 
-fn iobench_server(port: u16, cwd: &Path) -> Server {
-    let mut c = iobench();
+/// A server of `kind` on `port`, working in `cwd`.
+fn server_on(kind: Kind, port: u16, cwd: &Path) -> Server {
+    let mut c = kind.cmd();
     c.arg(format!("--server=,{port}")).current_dir(cwd);
     Server::start(c, port)
 }
 
+/// A server of `kind` on a free port (its `port`), working in `cwd`.
+fn server(kind: Kind, cwd: &Path) -> Server {
+    server_on(kind, free_port(), cwd)
+}
+
+/// Runs `run` against a fio server, then against an iobench server (both working in
+/// `dir`): (what fio's server gave, what iobench's gave).
+fn on_both_servers<T>(dir: &Path, run: impl Fn(u16) -> T) -> (T, T) {
+    let (f, i) = (server(Fio, dir), server(Iobench, dir));
+    (run(f.port), run(i.port))
+}
+
+/// Starts a server command in its own process group and waits until `ready` says it
+/// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
+fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
+    c.process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let s = Server {
+        child: c.spawn().unwrap(),
+        port,
+    };
+    let t0 = Instant::now();
+    while !ready() {
+        assert!(t0.elapsed().as_secs() < 10, "the server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s
+}
+
+/// A server of `kind` on the IPv6 loopback, or `None` when the host has no IPv6.
+fn ipv6_server(kind: Kind, cwd: &Path) -> Option<Server> {
+    std::net::TcpListener::bind("[::1]:0").ok()?;
+    let p = free_port();
+    let mut c = kind.cmd();
+    c.arg(format!("--server=ip6:::1,{p}")).current_dir(cwd);
+    Some(start_server_until(c, p, move || {
+        std::net::TcpStream::connect(("::1", p)).is_ok()
+    }))
+}
+
+/// A server of `kind` on the Unix socket `sock`.
+fn unix_server(kind: Kind, sock: &Path, cwd: &Path) -> Server {
+    let mut c = kind.cmd();
+    c.arg(format!("--server=sock:{}", sock.display()))
+        .current_dir(cwd);
+    let sp = sock.to_path_buf();
+    start_server_until(c, 0, move || {
+        std::os::unix::net::UnixStream::connect(&sp).is_ok()
+    })
+}
+
+/// Runs a client of `kind` with `args` in `cwd`, after removing the data files of
+/// earlier runs (so that each run lays its files out).
+fn client(kind: Kind, args: &[String], cwd: &Path) -> Output {
+    fresh(cwd);
+    let mut c = kind.cmd();
+    c.args(args).current_dir(cwd);
+    c.output().expect("run the client")
+}
+
+/// `--client=localhost,PORT`, then `extra`, then the job file.
+fn to(port: u16, extra: &[&str], job: &Path) -> Vec<String> {
+    to_host(&format!("localhost,{port}"), extra, job)
+}
+
+/// `--client=TARGET`, then `extra`, then the job file.
+fn to_host(target: &str, extra: &[&str], job: &Path) -> Vec<String> {
+    let mut a = vec![format!("--client={target}")];
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a.push(job.display().to_string());
+    a
+}
+
 fn text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The report of a client that must have succeeded (else the test shows all it said).
+fn passed(o: &Output, what: &str) -> String {
+    assert!(o.status.success(), "{what}: {}{}", text(o), stderr(o));
+    text(o)
+}
+
+/// The JSON report of a client that must have succeeded.
+fn json_ok(o: &Output, what: &str) -> Value {
+    passed(o, what);
+    json_of(o)
+}
+
+fn json_of(o: &Output) -> Value {
+    let t = text(o);
+    let start = t.find('{').unwrap_or_else(|| panic!("no JSON in: {t}"));
+    serde_json::from_str(&t[start..]).unwrap_or_else(|e| panic!("bad JSON ({e}): {t}"))
+}
+
+fn client_stats(v: &Value) -> &Vec<Value> {
+    v["client_stats"].as_array().expect("client_stats")
+}
+
+/// Writes job file `name` in `dir` from `body`, where `{dir}` stands for `dir`.
+fn job_in(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, body.replace("{dir}", &dir.display().to_string())).unwrap();
+    p
+}
+
+/// A fresh scratch directory for a test against fio; `None` (the test is skipped) when fio
+/// is not installed.
+fn fio_scratch(name: &str) -> Option<PathBuf> {
+    fio()?;
+    Some(scratch(name))
+}
+
+/// [`fio_scratch`] with the two-job file of [`job_file`] in it: (directory, job file).
+fn fio_setup(name: &str) -> Option<(PathBuf, PathBuf)> {
+    let dir = fio_scratch(name)?;
+    let job = job_file(&dir);
+    Some((dir, job))
+}
+
+/// A small job whose I/O counts are fixed: two psync jobs on files in `dir`.
+fn job_file(dir: &Path) -> PathBuf {
+    job_in(
+        dir,
+        "two.fio",
+        "[global]\nioengine=psync\nsize=1m\nbs=4k\ndirectory={dir}\n\n[r1]\nrw=randread\n\n[w1]\nrw=write\n",
+    )
+}
+
+/// A reader of `size` in `dir` running `secs` seconds (`0`: until done) as job `name`.
+fn reader_job(dir: &Path, name: &str, size: &str, secs: u32) -> PathBuf {
+    let timed = if secs > 0 {
+        format!("time_based\nruntime={secs}s\n")
+    } else {
+        String::new()
+    };
+    job_in(
+        dir,
+        &format!("{name}.fio"),
+        &format!(
+            "[{name}]\nioengine=psync\nrw=read\nsize={size}\nbs=4k\n{timed}directory={{dir}}\n"
+        ),
+    )
 }
 
 /// The lines that carry no timing: they must be equal to the letter.
@@ -81,6 +236,27 @@ fn shape(out: &str) -> Vec<String> {
         .collect()
 }
 
+/// The report without the "All clients" block, which iobench prints with exact
+/// percentiles where fio 3.33 prints none.
+fn before_all_clients(out: &str) -> &str {
+    out.find("All clients:").map_or(out, |p| &out[..p])
+}
+
+/// Two normal reports (`a` the reference) say the same: their timing-free lines to the
+/// letter, every line's shape (up to "All clients" only, when `upto_all_clients`).
+fn assert_same_report(a: &str, b: &str, names: (&str, &str), upto_all_clients: bool) {
+    let (na, nb) = names;
+    assert_eq!(exact_lines(a), exact_lines(b), "{na}:\n{a}\n{nb}:\n{b}");
+    let cut = |s| {
+        if upto_all_clients {
+            before_all_clients(s)
+        } else {
+            s
+        }
+    };
+    assert_eq!(shape(cut(a)), shape(cut(b)), "{na}:\n{a}\n{nb}:\n{b}");
+}
+
 fn keys(v: &Value, path: &str, out: &mut BTreeSet<String>) {
     match v {
         Value::Object(m) => {
@@ -99,10 +275,11 @@ fn keys(v: &Value, path: &str, out: &mut BTreeSet<String>) {
     }
 }
 
-fn json_of(o: &Output) -> Value {
-    let t = text(o);
-    let start = t.find('{').unwrap_or_else(|| panic!("no JSON in: {t}"));
-    serde_json::from_str(&t[start..]).unwrap_or_else(|e| panic!("bad JSON ({e}): {t}"))
+/// Every key path of a JSON value.
+fn key_set(v: &Value) -> BTreeSet<String> {
+    let mut s = BTreeSet::new();
+    keys(v, "", &mut s);
+    s
 }
 
 /// Removes the data files of earlier runs, so that each run lays its files out.
@@ -114,50 +291,15 @@ fn fresh(dir: &Path) {
     }
 }
 
-fn fio_client(args: &[String], cwd: &Path) -> Output {
-    fresh(cwd);
-    let mut c: Command = fio().expect("fio");
-    c.args(args).current_dir(cwd);
-    c.output().expect("run fio --client")
-}
-
 #[test]
 fn fio_client_prints_the_same_against_iobench_server() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_normal") else {
         return;
-    }
-    let dir = scratch("cs_normal");
-    let job = job_file(&dir);
-    let (pf, pi) = (free_port(), free_port());
-    let _fs = fio_server(pf);
-    let _is = iobench_server(pi, &dir);
-    let run = |port: u16| {
-        let o = fio_client(
-            &[
-                format!("--client=localhost,{port}"),
-                job.display().to_string(),
-            ],
-            &dir,
-        );
-        assert!(
-            o.status.success(),
-            "fio --client failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        text(&o)
     };
-    let a = run(pf);
-    let b = run(pi);
-    assert_eq!(
-        exact_lines(&a),
-        exact_lines(&b),
-        "fio server:\n{a}\niobench server:\n{b}"
-    );
-    assert_eq!(
-        shape(&a),
-        shape(&b),
-        "fio server:\n{a}\niobench server:\n{b}"
-    );
+    let (a, b) = on_both_servers(&dir, |port| {
+        passed(&client(Fio, &to(port, &[], &job), &dir), "fio --client")
+    });
+    assert_same_report(&a, &b, ("fio server", "iobench server"), false);
     // fio's client sums the two jobs: "All clients" with both jobs' I/O.
     assert!(b.contains("All clients: (groupid=0, jobs=2)"), "{b}");
     assert!(b.contains("issued rwts: total=256,256,0,0"), "{b}");
@@ -169,37 +311,19 @@ fn fio_client_prints_the_same_against_iobench_server() {
 
 #[test]
 fn fio_client_json_is_the_same_against_iobench_server() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_json") else {
         return;
-    }
-    let dir = scratch("cs_json");
-    let job = job_file(&dir);
-    let (pf, pi) = (free_port(), free_port());
-    let _fs = fio_server(pf);
-    let _is = iobench_server(pi, &dir);
-    let run = |port: u16| {
-        let o = fio_client(
-            &[
-                format!("--client=localhost,{port}"),
-                "--output-format=json".into(),
-                job.display().to_string(),
-            ],
-            &dir,
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        json_of(&o)
     };
-    let a = run(pf);
-    let b = run(pi);
-    let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
-    keys(&a, "", &mut ka);
-    keys(&b, "", &mut kb);
-    assert_eq!(ka, kb, "JSON key sets differ");
+    let ((_, a), (pi, b)) = on_both_servers(&dir, |port| {
+        let args = to(port, &["--output-format=json"], &job);
+        (port, json_ok(&client(Fio, &args, &dir), "fio --client"))
+    });
+    assert_eq!(key_set(&a), key_set(&b), "JSON key sets differ");
     assert_eq!(a["global options"], b["global options"]);
-    let cs = b["client_stats"].as_array().expect("client_stats");
+    let cs = client_stats(&b);
     let names: Vec<&str> = cs.iter().map(|c| c["jobname"].as_str().unwrap()).collect();
     assert_eq!(names, ["r1", "w1", "All clients"]);
-    for (x, y) in a["client_stats"].as_array().unwrap().iter().zip(cs) {
+    for (x, y) in client_stats(&a).iter().zip(cs) {
         assert_eq!(x["job options"], y["job options"]);
         assert_eq!(x["read"]["total_ios"], y["read"]["total_ios"]);
         assert_eq!(x["write"]["io_bytes"], y["write"]["io_bytes"]);
@@ -212,41 +336,25 @@ fn fio_client_json_is_the_same_against_iobench_server() {
 
 #[test]
 fn fio_client_drives_several_iobench_servers() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_multi") else {
         return;
-    }
-    let dir = scratch("cs_multi");
-    let job = dir.join("one.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[r]\nioengine=psync\nrw=read\nsize=512k\nbs=4k\ndirectory={}\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    let (p1, p2) = (free_port(), free_port());
-    let _s1 = iobench_server(p1, &dir);
-    let _s2 = iobench_server(p2, &dir);
-    let o = fio_client(
-        &[
-            format!("--client=localhost,{p1}"),
-            job.display().to_string(),
-            format!("--client=localhost,{p2}"),
-            job.display().to_string(),
-            "--output-format=json".into(),
-        ],
-        &dir,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let j = json_of(&o);
-    let cs = j["client_stats"].as_array().unwrap();
+    };
+    let job = reader_job(&dir, "r", "512k", 0);
+    let (s1, s2) = (server(Iobench, &dir), server(Iobench, &dir));
+    let mut args = to(s1.port, &[], &job);
+    args.extend(to(s2.port, &[], &job));
+    args.push("--output-format=json".into());
+    let j = json_ok(&client(Fio, &args, &dir), "fio --client");
+    let cs = client_stats(&j);
     assert_eq!(cs.len(), 3, "two jobs and All clients: {j}");
     let ports: BTreeSet<u64> = cs[..2]
         .iter()
         .map(|c| c["port"].as_u64().unwrap())
         .collect();
-    assert_eq!(ports, [p1 as u64, p2 as u64].into_iter().collect());
+    assert_eq!(
+        ports,
+        [s1.port as u64, s2.port as u64].into_iter().collect()
+    );
     assert_eq!(cs[2]["jobname"], "All clients");
     assert_eq!(
         cs[2]["read"]["total_ios"], 256,
@@ -256,21 +364,15 @@ fn fio_client_drives_several_iobench_servers() {
 
 #[test]
 fn a_job_a_server_refuses_is_reported_whole_and_fails() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_refused") else {
         return;
-    }
-    let dir = scratch("cs_refused");
-    let job = dir.join("bad.fio");
-    std::fs::write(&job, "[x]\nrw=sideways\n").unwrap();
-    let p = free_port();
-    let _s = fio_server(p);
+    };
+    let job = job_in(&dir, "bad.fio", "[x]\nrw=sideways\n");
+    let s = server(Fio, &dir);
     // The server's whole explanation arrives (RUN is only sent after START), and a job
     // that never ran is a failure, where fio's client says 0.
     for _ in 0..3 {
-        let o = iobench_client(
-            &[format!("--client=localhost,{p}"), job.display().to_string()],
-            &dir,
-        );
+        let o = client(Iobench, &to(s.port, &[], &job), &dir);
         let out = text(&o);
         assert!(out.contains("failed parsing rw=sideways"), "{out}");
         assert!(!out.contains("disconnected"), "{out}");
@@ -280,65 +382,29 @@ fn a_job_a_server_refuses_is_reported_whole_and_fails() {
 
 #[test]
 fn bad_job_gets_an_error_text_not_a_hang() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_badjob") else {
         return;
-    }
-    let dir = scratch("cs_badjob");
-    let job = dir.join("bad.fio");
-    std::fs::write(&job, "[x]\nrw=sideways\n").unwrap();
-    let p = free_port();
-    let _s = iobench_server(p, &dir);
-    let o = fio_client(
-        &[format!("--client=localhost,{p}"), job.display().to_string()],
-        &dir,
-    );
-    let out = text(&o) + &String::from_utf8_lossy(&o.stderr);
+    };
+    let job = job_in(&dir, "bad.fio", "[x]\nrw=sideways\n");
+    let s = server(Iobench, &dir);
+    let o = client(Fio, &to(s.port, &[], &job), &dir);
+    let out = text(&o) + &stderr(&o);
     assert!(
         out.contains("sideways"),
         "the error names the bad value: {out}"
     );
 }
 
-/// The report without the "All clients" block, which iobench prints with exact
-/// percentiles where fio 3.33 prints none.
-fn before_all_clients(out: &str) -> &str {
-    out.find("All clients:").map_or(out, |p| &out[..p])
-}
-
-fn iobench_client(args: &[String], cwd: &Path) -> Output {
-    fresh(cwd);
-    let mut c = iobench();
-    c.args(args).current_dir(cwd);
-    c.output().expect("run iobench --client")
-}
-
 #[test]
 fn iobench_client_reports_like_fio_client() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_client_normal") else {
         return;
-    }
-    let dir = scratch("cs_client_normal");
-    let job = job_file(&dir);
-    let pf = free_port();
-    let _fs = fio_server(pf);
-    let args = [
-        format!("--client=localhost,{pf}"),
-        job.display().to_string(),
-    ];
-    let a = fio_client(&args, &dir);
-    let b = iobench_client(&args, &dir);
-    assert!(b.status.success(), "{}", String::from_utf8_lossy(&b.stderr));
-    let (a, b) = (text(&a), text(&b));
-    assert_eq!(
-        exact_lines(&a),
-        exact_lines(&b),
-        "fio client:\n{a}\niobench client:\n{b}"
-    );
-    assert_eq!(
-        shape(before_all_clients(&a)),
-        shape(before_all_clients(&b)),
-        "fio client:\n{a}\niobench client:\n{b}"
-    );
+    };
+    let s = server(Fio, &dir);
+    let args = to(s.port, &[], &job);
+    let a = text(&client(Fio, &args, &dir));
+    let b = passed(&client(Iobench, &args, &dir), "iobench --client");
+    assert_same_report(&a, &b, ("fio client", "iobench client"), true);
     // The total is there, with the percentiles fio leaves out.
     let all = &b[b
         .find("All clients: (groupid=0, jobs=2)")
@@ -349,34 +415,20 @@ fn iobench_client_reports_like_fio_client() {
 
 #[test]
 fn iobench_client_json_is_fios() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_client_json") else {
         return;
-    }
-    let dir = scratch("cs_client_json");
-    let job = job_file(&dir);
-    let pf = free_port();
-    let _fs = fio_server(pf);
-    let args = [
-        format!("--client=localhost,{pf}"),
-        "--output-format=json".into(),
-        job.display().to_string(),
-    ];
-    let a = json_of(&fio_client(&args, &dir));
-    let o = iobench_client(&args, &dir);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let b = json_of(&o);
+    };
+    let s = server(Fio, &dir);
+    let args = to(s.port, &["--output-format=json"], &job);
+    let a = json_of(&client(Fio, &args, &dir));
+    let b = json_ok(&client(Iobench, &args, &dir), "iobench --client");
     let top = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(top(&a), top(&b));
     assert_eq!(a["global options"], b["global options"]);
-    let (ca, cb) = (
-        a["client_stats"].as_array().unwrap(),
-        b["client_stats"].as_array().unwrap(),
-    );
+    let (ca, cb) = (client_stats(&a), client_stats(&b));
     assert_eq!(ca.len(), cb.len());
     for (x, y) in ca.iter().zip(cb) {
-        let (mut kx, mut ky) = (BTreeSet::new(), BTreeSet::new());
-        keys(x, "", &mut kx);
-        keys(y, "", &mut ky);
+        let (kx, ky) = (key_set(x), key_set(y));
         if x["jobname"] == "All clients" {
             // iobench adds the percentiles; every key of fio's is there.
             assert!(
@@ -398,40 +450,34 @@ fn iobench_client_json_is_fios() {
     );
 }
 
+/// Starts a client of `kind` with `args` in `cwd`, its output piped, without waiting.
+fn spawn_client(kind: Kind, args: &[String], cwd: &Path) -> std::process::Child {
+    fresh(cwd);
+    let mut c = kind.cmd();
+    c.args(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c.spawn().expect("start the client")
+}
+
 #[test]
 fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_client_multi") else {
         return;
-    }
-    let dir = scratch("cs_client_multi");
-    let long = dir.join("long.fio");
-    std::fs::write(
-        &long,
-        format!(
-            "[t]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=3s\ndirectory={}\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    let (p1, p2, p3, p4) = (free_port(), free_port(), free_port(), free_port());
-    let _s1 = fio_server(p1);
-    let _s2 = iobench_server(p2, &dir);
-    let mut s3 = iobench_server(p3, &dir);
-    let mut s4 = fio_server(p4);
-    let mut c = iobench();
-    c.args([
-        format!("--client=localhost,{p1}"),
-        format!("--client=localhost,{p2}"),
-        format!("--client=localhost,{p3}"),
-        format!("--client=localhost,{p4}"),
-        "--output-format=json".into(),
-        long.display().to_string(),
-    ])
-    .current_dir(&dir)
-    .stdout(std::process::Stdio::piped())
-    .stderr(std::process::Stdio::piped());
-    let child = c.spawn().unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    };
+    let long = reader_job(&dir, "t", "256k", 3);
+    let s1 = server(Fio, &dir);
+    let s2 = server(Iobench, &dir);
+    let mut s3 = server(Iobench, &dir);
+    let mut s4 = server(Fio, &dir);
+    let mut args: Vec<String> = [&s1, &s2, &s3, &s4]
+        .iter()
+        .map(|s| format!("--client=localhost,{}", s.port))
+        .collect();
+    args.extend(["--output-format=json".into(), long.display().to_string()]);
+    let child = spawn_client(Iobench, &args, &dir);
+    std::thread::sleep(Duration::from_millis(1500));
     // One server of each kind dies mid-run (the fio one with the backend it forked).
     s3.kill();
     s4.kill();
@@ -441,16 +487,16 @@ fn iobench_client_drives_several_servers_and_survives_a_lost_one() {
         "a lost server makes the exit status non-zero"
     );
     let j = json_of(&o);
-    let cs = j["client_stats"].as_array().unwrap();
+    let cs = client_stats(&j);
     let ports: Vec<u64> = cs
         .iter()
         .filter(|c| c["jobname"] == "t")
         .map(|c| c["port"].as_u64().unwrap())
         .collect();
     assert_eq!(ports.len(), 2, "the two servers left are reported: {j}");
-    assert!(ports.contains(&(p1 as u64)) && ports.contains(&(p2 as u64)));
+    assert!(ports.contains(&(s1.port as u64)) && ports.contains(&(s2.port as u64)));
     assert_eq!(cs.last().unwrap()["jobname"], "All clients");
-    let all = String::from_utf8_lossy(&o.stdout);
+    let all = text(&o);
     assert_eq!(
         all.matches("host=localhost disconnected").count(),
         2,
@@ -468,7 +514,7 @@ fn fake_server(reply: Vec<u8>) -> u16 {
             let mut b = [0u8; 24];
             let _ = s.read_exact(&mut b);
             let _ = s.write_all(&reply);
-            std::thread::sleep(std::time::Duration::from_millis(300));
+            std::thread::sleep(Duration::from_millis(300));
         }
     });
     port
@@ -485,12 +531,9 @@ fn version_mismatch_and_garbage_are_clear_errors() {
     let crc = crc16(&msg[..20]);
     msg[20..22].copy_from_slice(&crc.to_le_bytes());
     let p = fake_server(msg.clone());
-    let o = iobench_client(
-        &[format!("--client=localhost,{p}"), job.display().to_string()],
-        &dir,
-    );
+    let o = client(Iobench, &to(p, &[], &job), &dir);
     assert!(!o.status.success());
-    let all = text(&o) + &String::from_utf8_lossy(&o.stderr);
+    let all = text(&o) + &stderr(&o);
     assert!(
         all.contains("version mismatch") && all.contains("100") && all.contains("97"),
         "{all}"
@@ -498,50 +541,32 @@ fn version_mismatch_and_garbage_are_clear_errors() {
     // Garbage, and a message cut short: errors, never a crash.
     for reply in [vec![0xffu8; 64], msg[..30].to_vec()] {
         let p = fake_server(reply);
-        let o = iobench_client(
-            &[format!("--client=localhost,{p}"), job.display().to_string()],
-            &dir,
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let o = client(Iobench, &to(p, &[], &job), &dir);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         assert!(text(&o).contains("disconnected"), "{}", text(&o));
     }
     // The server side: a client of another version is refused, and the server lives on.
-    let ps = free_port();
-    let _s = iobench_server(ps, &dir);
+    let s = server(Iobench, &dir);
     {
         use std::io::{Read, Write};
-        let mut s = std::net::TcpStream::connect(("127.0.0.1", ps)).unwrap();
-        s.write_all(&msg).unwrap();
+        let mut c = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+        c.write_all(&msg).unwrap();
         let mut buf = Vec::new();
-        let _ = s.read_to_end(&mut buf);
+        let _ = c.read_to_end(&mut buf);
         assert!(buf.is_empty(), "no answer to a peer of another version");
     }
-    let o = fio_client_or_iobench(ps, &job, &dir);
+    let kind = if fio().is_some() { Fio } else { Iobench };
+    let o = text(&client(kind, &to(s.port, &[], &job), &dir));
     assert!(o.contains("issued rwts"), "the server still serves: {o}");
 }
 
-/// A run against the iobench server on `port`, by fio's client when installed.
-fn fio_client_or_iobench(port: u16, job: &Path, dir: &Path) -> String {
-    let args = [
-        format!("--client=localhost,{port}"),
-        job.display().to_string(),
-    ];
-    let o = match fio() {
-        Some(_) => fio_client(&args, dir),
-        None => iobench_client(&args, dir),
-    };
-    text(&o)
-}
-
-/// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
-/// the real servers must wait for it.
-fn slow_sync_server(delay: std::time::Duration) -> u16 {
-    use iobench::fioproto::pdu::{ProbeReply, Stop, PROBE_FLAG_SYNC_START};
+/// A fake server on a free port for one connection: it answers PROBE (with `flags`) and
+/// JOB (START) itself, and hands every other command to `answer`.
+fn fake_peer(
+    flags: u64,
+    answer: impl Fn(&iobench::fioproto::Cmd, &mut std::net::TcpStream) + Send + 'static,
+) -> u16 {
+    use iobench::fioproto::pdu::{ProbeReply, Start};
     use iobench::fioproto::{op, read_cmd, send};
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -552,85 +577,75 @@ fn slow_sync_server(delay: std::time::Duration) -> u16 {
             match cmd.opcode {
                 op::PROBE => {
                     let p = ProbeReply {
-                        hostname: "slow".into(),
+                        hostname: "fake".into(),
                         bigendian: 0,
                         fio_version: "iobench-fake".into(),
                         os: 1,
                         arch: 1,
                         bpp: 8,
                         cpus: 1,
-                        flags: PROBE_FLAG_SYNC_START,
+                        flags,
                     };
                     send(&mut s, op::PROBE, cmd.tag, &p.encode()).unwrap();
                 }
                 op::JOB => {
-                    let st = iobench::fioproto::pdu::Start {
-                        jobs: 0,
+                    let st = Start {
+                        jobs: 1,
                         stat_outputs: 0,
                     };
                     send(&mut s, op::START, 0, &st.encode()).unwrap();
                 }
-                op::RUN => {
-                    std::thread::sleep(delay);
-                    send(&mut s, op::IOB_READY, 0, &[]).unwrap();
-                }
-                op::IOB_GO => {
-                    send(
-                        &mut s,
-                        op::STOP,
-                        0,
-                        &Stop {
-                            error: 0,
-                            signal: 0,
-                        }
-                        .encode(),
-                    )
-                    .unwrap();
-                    send(&mut s, op::QUIT, 0, &[]).unwrap();
-                }
-                _ => {}
+                _ => answer(&cmd, &mut s),
             }
         }
     });
     port
 }
 
+/// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
+/// the real servers must wait for it.
+fn slow_sync_server(delay: Duration) -> u16 {
+    use iobench::fioproto::pdu::{Stop, PROBE_FLAG_SYNC_START};
+    use iobench::fioproto::{op, send};
+    fake_peer(PROBE_FLAG_SYNC_START, move |cmd, s| match cmd.opcode {
+        op::RUN => {
+            std::thread::sleep(delay);
+            send(s, op::IOB_READY, 0, &[]).unwrap();
+        }
+        op::IOB_GO => {
+            send(s, op::STOP, 0, &Stop::default().encode()).unwrap();
+            send(s, op::QUIT, 0, &[]).unwrap();
+        }
+        _ => {}
+    })
+}
+
 #[test]
 fn iobench_servers_start_together() {
     let dir = scratch("cs_sync");
-    let job = dir.join("sync.fio");
+    let job = job_in(
+        &dir,
+        "sync.fio",
+        "[s]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={dir}\nwrite_lat_log=s\nlog_unix_epoch=1\n",
+    );
+    let hosts = dir.join("hosts");
+    let slow = slow_sync_server(Duration::from_millis(1500));
+    let real = server(Iobench, &dir);
     std::fs::write(
-        &job,
-        format!(
-            "[s]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={}\nwrite_lat_log=s\nlog_unix_epoch=1\n",
-            dir.display()
-        ),
+        &hosts,
+        format!("localhost,{slow}\nlocalhost,{}\n", real.port),
     )
     .unwrap();
-    let hosts = dir.join("hosts");
-    let (slow, real) = (
-        slow_sync_server(std::time::Duration::from_millis(1500)),
-        free_port(),
-    );
-    std::fs::write(&hosts, format!("localhost,{slow}\nlocalhost,{real}\n")).unwrap();
-    let _s = iobench_server(real, &dir);
     let t0 = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    let o = iobench_client(
-        &[
-            format!("--client={}", hosts.display()),
-            job.display().to_string(),
-        ],
+    let o = client(
+        Iobench,
+        &to_host(&hosts.display().to_string(), &[], &job),
         &dir,
     );
-    assert!(
-        o.status.success(),
-        "{}{}",
-        text(&o),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = passed(&o, "iobench --client");
     // The server sent its log to the client, which wrote it as `<name>.<host>`.
     let log =
         std::fs::read_to_string(dir.join("s_lat.1.log.localhost")).expect("the real server's log");
@@ -642,50 +657,47 @@ fn iobench_servers_start_together() {
         first.saturating_sub(t0)
     );
     // Each iobench server's report says whose it is.
+    assert!(out.contains(&format!(", port {}\n", real.port)), "{out}");
+}
+
+/// The log jobs of the log tests: a writer with a latency log and `second_log`, and a
+/// slow reader with a histogram log, on files in `sdir`.
+fn log_jobs(sdir: &Path, second_log: &str) -> String {
+    format!(
+        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\n{second_log}\n\
+         [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
+         rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
+        sdir.display()
+    )
+}
+
+/// A histogram log as fio's client writes it: fio's buckets summed 8 at a time
+/// (coarseness 3), 232 bins a line, a line every 100 ms.
+fn assert_hist_log(hist: &str) {
     assert!(
-        text(&o).contains(&format!(", port {real}\n")),
-        "{}",
-        text(&o)
+        hist.lines().count() >= 2 && hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
+        "{hist}"
     );
 }
 
 #[test]
 fn iobench_client_writes_the_logs_a_fio_server_sends() {
-    if fio().is_none() {
+    let Some(sdir) = fio_scratch("cs_logs_server") else {
         return;
-    }
-    let pf = free_port();
-    let sdir = scratch("cs_logs_server");
-    let _fs = fio_server(pf);
-    let job_text = format!(
-        "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_bw_log=lj\n\
-         [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
-         rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
-        sdir.display()
-    );
+    };
+    let s = server(Fio, &sdir);
+    let job_text = log_jobs(&sdir, "write_bw_log=lj");
     let mut logs = Vec::new();
-    for who in ["fio", "iobench"] {
-        let dir = scratch(&format!("cs_logs_{who}"));
-        let job = dir.join("lj.fio");
-        std::fs::write(&job, &job_text).unwrap();
-        let args = [
-            format!("--client=localhost,{pf}"),
-            job.display().to_string(),
-        ];
-        let o = if who == "fio" {
-            fio_client(&args, &dir)
-        } else {
-            iobench_client(&args, &dir)
-        };
-        assert!(
-            o.status.success(),
-            "{who}: {}{}",
-            text(&o),
-            String::from_utf8_lossy(&o.stderr)
+    for who in [Fio, Iobench] {
+        let dir = scratch(&format!("cs_logs_{who:?}"));
+        let job = job_in(&dir, "lj.fio", &job_text);
+        passed(
+            &client(who, &to(s.port, &[], &job), &dir),
+            &format!("{who:?}"),
         );
         let read = |k: &str| {
             std::fs::read_to_string(dir.join(format!("{k}.log.localhost")))
-                .unwrap_or_else(|e| panic!("{who}: {k}.log.localhost: {e}"))
+                .unwrap_or_else(|e| panic!("{who:?}: {k}.log.localhost: {e}"))
         };
         logs.push((read("lj_clat.1"), read("lj_bw.1"), read("hj_clat_hist.2")));
     }
@@ -705,13 +717,8 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
         "one clat sample per 4k write"
     );
     assert_eq!(shape(&logs[0].1), shape(&logs[1].1));
-    // Histogram logs: fio's buckets summed 8 at a time (coarseness 3), 232 bins a line.
     for (_, _, hist) in &logs {
-        assert!(hist.lines().count() >= 2, "{hist}");
-        assert!(
-            hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
-            "{hist}"
-        );
+        assert_hist_log(hist);
     }
     // fio's server puts its address in front of the names of files in a `directory`.
     assert!(sdir.join("127.0.0.1.lj.0.0").exists());
@@ -719,32 +726,13 @@ fn iobench_client_writes_the_logs_a_fio_server_sends() {
 
 #[test]
 fn fio_client_gets_the_logs_of_an_iobench_server() {
-    if fio().is_none() {
+    let Some(sdir) = fio_scratch("cs_ilogs_server") else {
         return;
-    }
-    let sdir = scratch("cs_ilogs_server");
+    };
     let dir = scratch("cs_ilogs_client");
-    let pi = free_port();
-    let _is = iobench_server(pi, &sdir);
-    let job = dir.join("lj.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[lj]\nioengine=psync\nrw=write\nsize=64k\nbs=4k\ndirectory={0}\nwrite_lat_log=lj\nwrite_iops_log=lj\n\
-             [hj]\nioengine=psync\nrw=read\nsize=64k\nbs=4k\ndirectory={0}\ntime_based\nruntime=400ms\n\
-             rate_iops=50\nwrite_hist_log=hj\nlog_hist_msec=100\nlog_hist_coarseness=3\n",
-            sdir.display()
-        ),
-    )
-    .unwrap();
-    let o = fio_client(
-        &[
-            format!("--client=localhost,{pi}"),
-            job.display().to_string(),
-        ],
-        &dir,
-    );
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = server(Iobench, &sdir);
+    let job = job_in(&dir, "lj.fio", &log_jobs(&sdir, "write_iops_log=lj"));
+    passed(&client(Fio, &to(s.port, &[], &job), &dir), "fio --client");
     let clat = std::fs::read_to_string(dir.join("lj_clat.1.log.localhost")).expect("clat log");
     assert_eq!(clat.lines().count(), 16, "{clat}");
     assert!(
@@ -753,10 +741,7 @@ fn fio_client_gets_the_logs_of_an_iobench_server() {
     );
     assert!(dir.join("lj_iops.1.log.localhost").exists());
     let hist = std::fs::read_to_string(dir.join("hj_clat_hist.2.log.localhost")).expect("hist");
-    assert!(
-        hist.lines().count() >= 2 && hist.lines().all(|l| l.split(", ").count() == 3 + 1856 / 8),
-        "{hist}"
-    );
+    assert_hist_log(&hist);
     assert!(
         !sdir.join("lj_clat.1.log").exists(),
         "the server keeps no copy, as fio's"
@@ -771,62 +756,27 @@ fn unix_socket_ipv6_and_daemonize() {
     let job = job_file(&dir);
     // A Unix socket: both clients reach it; fio shows the path as the host, port 8765.
     let sock = dir.join("s.sock");
-    let mut c = iobench();
-    c.arg(format!("--server=sock:{}", sock.display()))
-        .current_dir(&dir)
-        .process_group(0)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let child = c.spawn().unwrap();
-    let _guard = Server { child, port: 0 };
-    let t0 = std::time::Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t0.elapsed().as_secs() < 10, "no socket");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let args = [
-        format!("--client=sock:{}", sock.display()),
-        "--output-format=json".to_string(),
-        job.display().to_string(),
-    ];
-    let mut outs = vec![iobench_client(&args, &dir)];
-    if fio().is_some() {
-        outs.push(fio_client(&args, &dir));
-    }
-    for o in outs {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        let j = json_of(&o);
+    let _guard = unix_server(Iobench, &sock, &dir);
+    let on_sock = to_host(
+        &format!("sock:{}", sock.display()),
+        &["--output-format=json"],
+        &job,
+    );
+    for who in clients_here() {
+        let j = json_ok(&client(who, &on_sock, &dir), &format!("{who:?}"));
         assert_eq!(j["client_stats"][0]["hostname"], sock.display().to_string());
         assert_eq!(j["client_stats"][0]["port"], 8765);
         assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
     }
     // IPv6 loopback, when the host has it.
-    if std::net::TcpListener::bind("[::1]:0").is_ok() {
-        let p = free_port();
-        let mut c = iobench();
-        c.arg(format!("--server=ip6:::1,{p}")).current_dir(&dir);
-        c.process_group(0)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        let _g = Server {
-            child: c.spawn().unwrap(),
-            port: p,
-        };
-        let t0 = std::time::Instant::now();
-        while std::net::TcpStream::connect(("::1", p)).is_err() {
-            assert!(t0.elapsed().as_secs() < 10, "no IPv6 server");
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let o = iobench_client(
-            &[
-                format!("--client=ip6:::1,{p}"),
-                "--output-format=json".into(),
-                job.display().to_string(),
-            ],
-            &dir,
+    if let Some(s) = ipv6_server(Iobench, &dir) {
+        let args = to_host(
+            &format!("ip6:::1,{}", s.port),
+            &["--output-format=json"],
+            &job,
         );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        assert_eq!(json_of(&o)["client_stats"][0]["hostname"], "::1");
+        let j = json_ok(&client(Iobench, &args, &dir), "iobench --client");
+        assert_eq!(j["client_stats"][0]["hostname"], "::1");
     }
     // --daemonize: the command returns, the pid file names a live server that answers.
     let p = free_port();
@@ -837,12 +787,12 @@ fn unix_socket_ipv6_and_daemonize() {
             format!("--daemonize={}", pidfile.display()),
         ])
         .current_dir(&dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status()
         .unwrap();
     assert!(st.success());
-    let t0 = std::time::Instant::now();
+    let t0 = Instant::now();
     let pid: i32 = loop {
         if let Ok(t) = std::fs::read_to_string(&pidfile) {
             if let Ok(pid) = t.trim().parse() {
@@ -850,7 +800,7 @@ fn unix_socket_ipv6_and_daemonize() {
             }
         }
         assert!(t0.elapsed().as_secs() < 10, "no pid file");
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::thread::sleep(Duration::from_millis(20));
     };
     let _daemon = Daemon(pid);
     assert!(
@@ -858,31 +808,10 @@ fn unix_socket_ipv6_and_daemonize() {
         "the daemon listens on {p}"
     );
     // It serves runs, detached from the terminal that started it.
-    let mut clients = vec![("iobench", iobench())];
-    if let Some(f) = fio() {
-        clients.push(("fio", f));
-    }
-    for (who, mut c) in clients {
-        fresh(&dir);
-        let o = c
-            .args([
-                format!("--client=localhost,{p}"),
-                "--output-format=json".into(),
-                job.display().to_string(),
-            ])
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{who}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        assert_eq!(
-            json_of(&o)["client_stats"][0]["read"]["total_ios"],
-            256,
-            "{who}"
-        );
+    for who in clients_here() {
+        let args = to(p, &["--output-format=json"], &job);
+        let j = json_ok(&client(who, &args, &dir), &format!("{who:?}"));
+        assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256, "{who:?}");
     }
     // A second daemon is refused while the pid file names a live one.
     let o = iobench()
@@ -893,7 +822,7 @@ fn unix_socket_ipv6_and_daemonize() {
         .output()
         .unwrap();
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("appears alive"));
+    assert!(stderr(&o).contains("appears alive"));
 }
 
 /// A daemonised server, killed with its session's process group when the test ends.
@@ -912,99 +841,56 @@ impl Drop for Daemon {
 #[test]
 fn interrupting_the_client_stops_the_runs_and_reports_them() {
     let dir = scratch("cs_interrupt");
-    let long = dir.join("long.fio");
-    std::fs::write(
-        &long,
-        format!(
-            "[t]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=30s\ndirectory={}\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    let p = free_port();
-    let _s = iobench_server(p, &dir);
-    let mut clients: Vec<(&str, Command)> = vec![("iobench", iobench())];
-    if let Some(f) = fio() {
-        clients.push(("fio", f));
-    }
-    for (who, mut c) in clients {
-        fresh(&dir);
-        c.args([
-            format!("--client=localhost,{p}"),
-            long.display().to_string(),
-        ])
-        .current_dir(&dir)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-        let child = c.spawn().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(1500));
+    let long = reader_job(&dir, "t", "256k", 30);
+    let s = server(Iobench, &dir);
+    for who in clients_here() {
+        let child = spawn_client(who, &to(s.port, &[], &long), &dir);
+        std::thread::sleep(Duration::from_millis(1500));
         // SAFETY: interrupts the client this test started.
         unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-        let t0 = std::time::Instant::now();
+        let t0 = Instant::now();
         let o = child.wait_with_output().unwrap();
-        assert!(t0.elapsed().as_secs() < 10, "{who}: the run stopped soon");
-        let out = text(&o);
-        assert!(
-            o.status.success(),
-            "{who}: {out}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        assert!(t0.elapsed().as_secs() < 10, "{who:?}: the run stopped soon");
+        let out = passed(&o, &format!("{who:?}"));
         assert!(
             out.contains("t: (groupid=0, jobs=1): err= 0"),
-            "{who}: {out}"
+            "{who:?}: {out}"
         );
-        assert!(!out.contains("terminating on signal"), "{who}: {out}");
-        assert!(!out.contains("exited with error"), "{who}: {out}");
+        assert!(!out.contains("terminating on signal"), "{who:?}: {out}");
+        assert!(!out.contains("exited with error"), "{who:?}: {out}");
     }
 }
 
 #[test]
 fn steady_state_travels_both_ways() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_steady") else {
         return;
-    }
-    let dir = scratch("cs_steady");
-    let (pf, pi) = (free_port(), free_port());
-    let _fs = fio_server(pf);
-    let _is = iobench_server(pi, &dir);
-    let json = |o: Output| {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        json_of(&o)["client_stats"][0]["steadystate"].clone()
     };
+    let (fs, is) = (server(Fio, &dir), server(Iobench, &dir));
+    let json =
+        |o: Output| json_ok(&o, "steady state run")["client_stats"][0]["steadystate"].clone();
     // The three runs at once, each in its own directory (each ends when its window is
     // steady, after about 2 s).
     let (reference, from_iobench_server, by_iobench_client) = std::thread::scope(|sc| {
-        let run = |who: &'static str, p: u16| {
-            let sub = dir.join(format!("{who}{p}"));
+        let run = |who: Kind, p: u16| {
+            let sub = dir.join(format!("{who:?}{p}"));
             sc.spawn(move || {
                 std::fs::create_dir_all(&sub).unwrap();
-                let job = sub.join("ss.fio");
-                std::fs::write(
-                    &job,
-                    format!(
-                        "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\n\
-                         steadystate=iops:50%\nsteadystate_duration=2s\ndirectory={}\n",
-                        sub.display()
-                    ),
-                )
-                .unwrap();
-                let mut c = if who == "fio" {
-                    fio().unwrap()
-                } else {
-                    iobench()
-                };
-                c.args([
-                    format!("--client=localhost,{p}"),
-                    "--output-format=json".to_string(),
-                    job.display().to_string(),
-                ])
-                .current_dir(&sub);
+                let job = job_in(
+                    &sub,
+                    "ss.fio",
+                    "[ss]\nioengine=psync\nrw=read\nsize=256k\nbs=4k\ntime_based\nruntime=4s\n\
+                     steadystate=iops:50%\nsteadystate_duration=2s\ndirectory={dir}\n",
+                );
+                let mut c = who.cmd();
+                c.args(to(p, &["--output-format=json"], &job))
+                    .current_dir(&sub);
                 c.output().unwrap()
             })
         };
-        let a = run("fio", pf);
-        let b = run("fio", pi);
-        let c = run("iobench", pf);
+        let a = run(Fio, fs.port);
+        let b = run(Fio, is.port);
+        let c = run(Iobench, fs.port);
         (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
     });
     let (reference, from_iobench_server, by_iobench_client) = (
@@ -1013,10 +899,7 @@ fn steady_state_travels_both_ways() {
         json(by_iobench_client),
     );
     for ss in [&from_iobench_server, &by_iobench_client] {
-        let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
-        keys(&reference, "", &mut ka);
-        keys(ss, "", &mut kb);
-        assert_eq!(ka, kb, "{reference}\n{ss}");
+        assert_eq!(key_set(&reference), key_set(ss), "{reference}\n{ss}");
         assert_eq!(ss["ss"], "iops:50.000000%");
         assert_eq!(ss["duration"], 2);
         assert_eq!(ss["data"]["iops"].as_array().map(Vec::len), Some(2), "{ss}");
@@ -1025,22 +908,14 @@ fn steady_state_travels_both_ways() {
 
 #[test]
 fn iobench_client_terse_is_fios() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_terse") else {
         return;
-    }
-    let dir = scratch("cs_terse");
-    let job = job_file(&dir);
-    let pf = free_port();
-    let _fs = fio_server(pf);
-    let args = [
-        format!("--client=localhost,{pf}"),
-        "--minimal".to_string(),
-        job.display().to_string(),
-    ];
+    };
+    let s = server(Fio, &dir);
+    let args = to(s.port, &["--minimal"], &job);
     // Each line's field count and the fields naming it (the version field aside).
     let shape = |o: Output| -> Vec<(usize, String)> {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        text(&o)
+        passed(&o, "terse run")
             .lines()
             .map(|l| {
                 let f: Vec<&str> = l.split(';').collect();
@@ -1049,8 +924,8 @@ fn iobench_client_terse_is_fios() {
             })
             .collect()
     };
-    let a = shape(fio_client(&args, &dir));
-    let b = shape(iobench_client(&args, &dir));
+    let a = shape(client(Fio, &args, &dir));
+    let b = shape(client(Iobench, &args, &dir));
     assert_eq!(a, b);
     assert_eq!(b.last().map(|x| x.1.as_str()), Some("All clients"));
 }
@@ -1059,91 +934,49 @@ fn iobench_client_terse_is_fios() {
 fn remote_config_runs_the_servers_own_job_file() {
     let dir = scratch("cs_remote");
     let job = job_file(&dir);
-    let pi = free_port();
-    let _is = iobench_server(pi, &dir);
-    let mut runs = vec![iobench_client(
-        &[
-            format!("--client=localhost,{pi}"),
-            format!("--remote-config={}", job.display()),
-        ],
-        &dir,
-    )];
+    let remote = |port: u16, file: &str| {
+        vec![
+            format!("--client=localhost,{port}"),
+            format!("--remote-config={file}"),
+        ]
+    };
+    let job = job.display().to_string();
+    let si = server(Iobench, &dir);
+    let mut runs = vec![client(Iobench, &remote(si.port, &job), &dir)];
     if fio().is_some() {
-        let pf = free_port();
-        let _fs = fio_server(pf);
+        let sf = server(Fio, &dir);
         // fio's client against iobench's server, iobench's client against fio's.
-        runs.push(fio_client(
-            &[
-                format!("--client=localhost,{pi}"),
-                format!("--remote-config={}", job.display()),
-            ],
-            &dir,
-        ));
-        runs.push(iobench_client(
-            &[
-                format!("--client=localhost,{pf}"),
-                format!("--remote-config={}", job.display()),
-            ],
-            &dir,
-        ));
+        runs.push(client(Fio, &remote(si.port, &job), &dir));
+        runs.push(client(Iobench, &remote(sf.port, &job), &dir));
     }
     for o in runs {
-        let out = text(&o);
-        assert!(
-            o.status.success(),
-            "{out}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let out = passed(&o, "--remote-config run");
         assert!(out.contains("issued rwts: total=256,0,0,0"), "{out}");
         assert!(out.contains("issued rwts: total=0,256,0,0"), "{out}");
     }
-    let o = iobench_client(
-        &[
-            format!("--client=localhost,{pi}"),
-            "--remote-config=/nonexistent/x.fio".into(),
-        ],
-        &dir,
-    );
+    let o = client(Iobench, &remote(si.port, "/nonexistent/x.fio"), &dir);
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("/nonexistent/x.fio"), "{}", text(&o));
 }
 
 #[test]
 fn group_reporting_through_fio_client_matches_fio_server() {
-    if fio().is_none() {
+    let Some(dir) = fio_scratch("cs_groups") else {
         return;
-    }
-    let dir = scratch("cs_groups");
-    let job = dir.join("gr.fio");
-    std::fs::write(
-        &job,
-        format!(
-            "[global]\nioengine=psync\nsize=256k\nbs=4k\ndirectory={}\ngroup_reporting\n\n\
-             [a]\nrw=read\nnumjobs=2\n\n[b]\nrw=write\nnumjobs=2\nnew_group\n",
-            dir.display()
-        ),
-    )
-    .unwrap();
-    let (pf, pi) = (free_port(), free_port());
-    let _fs = fio_server(pf);
-    let _is = iobench_server(pi, &dir);
-    let run = |p: u16| {
-        let o = fio_client(
-            &[
-                format!("--client=localhost,{p}"),
-                "--output-format=json".into(),
-                job.display().to_string(),
-            ],
-            &dir,
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        json_of(&o)
     };
-    let (a, b) = (run(pf), run(pi));
-    let (ca, cb) = (
-        a["client_stats"].as_array().unwrap(),
-        b["client_stats"].as_array().unwrap(),
+    let job = job_in(
+        &dir,
+        "gr.fio",
+        "[global]\nioengine=psync\nsize=256k\nbs=4k\ndirectory={dir}\ngroup_reporting\n\n\
+         [a]\nrw=read\nnumjobs=2\n\n[b]\nrw=write\nnumjobs=2\nnew_group\n",
     );
+    let (a, b) = on_both_servers(&dir, |p| {
+        json_ok(
+            &client(Fio, &to(p, &["--output-format=json"], &job), &dir),
+            "fio --client",
+        )
+    });
+    let (ca, cb) = (client_stats(&a), client_stats(&b));
     assert_eq!(ca.len(), cb.len());
     for (x, y) in ca.iter().zip(cb) {
         for k in ["jobname", "groupid", "job options"] {
@@ -1162,27 +995,20 @@ fn group_reporting_through_fio_client_matches_fio_server() {
 
 #[test]
 fn several_servers_reports_say_whose_they_are() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_whose") else {
         return;
-    }
-    let dir = scratch("cs_whose");
-    let job = job_file(&dir);
-    let (p1, p2) = (free_port(), free_port());
-    let _s1 = fio_server(p1);
-    let _s2 = fio_server(p2);
+    };
+    let (s1, s2) = (server(Fio, &dir), server(Fio, &dir));
     let hosts = dir.join("hosts");
-    std::fs::write(&hosts, format!("localhost,{p1}\nlocalhost,{p2}\n")).unwrap();
-    let o = iobench_client(
-        &[
-            format!("--client={}", hosts.display()),
-            job.display().to_string(),
-        ],
-        &dir,
-    );
-    let out = text(&o);
-    assert!(o.status.success(), "{out}");
+    std::fs::write(
+        &hosts,
+        format!("localhost,{}\nlocalhost,{}\n", s1.port, s2.port),
+    )
+    .unwrap();
+    let args = to_host(&hosts.display().to_string(), &[], &job);
+    let out = passed(&client(Iobench, &args, &dir), "iobench --client");
     // Each server's report starts with its name (fio's client prints none: fio#1931) ...
-    for p in [p1, p2] {
+    for p in [s1.port, s2.port] {
         let lines: Vec<&str> = out.lines().collect();
         let at = lines
             .iter()
@@ -1208,18 +1034,15 @@ fn status_lines(out: &str) -> Vec<String> {
 
 /// A time-based job pair (a random reader, a sequential writer) in `dir` running `secs`:
 /// its status lines show a job map and rates from the third second on.
-fn timed_job(dir: &Path, secs: u32) -> std::path::PathBuf {
-    let p = dir.join("timed.fio");
-    std::fs::write(
-        &p,
-        format!(
-            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime={secs}s\ndirectory={}\n\n\
-             [r1]\nrw=randread\n\n[w1]\nrw=write\n",
-            dir.display()
+fn timed_job(dir: &Path, secs: u32) -> PathBuf {
+    job_in(
+        dir,
+        "timed.fio",
+        &format!(
+            "[global]\nioengine=psync\nsize=1m\nbs=4k\ntime_based\nruntime={secs}s\ndirectory={{dir}}\n\n\
+             [r1]\nrw=randread\n\n[w1]\nrw=write\n"
         ),
     )
-    .unwrap();
-    p
 }
 
 #[test]
@@ -1237,43 +1060,40 @@ fn status_line_is_fios_client_line_summed_over_servers() {
         .enumerate()
         .map(|(i, d)| timed_job(d, if i == 2 { 9 } else { 5 }))
         .collect();
-    let (pf1, pf2, pi) = (free_port(), free_port(), free_port());
-    let _f1 = fio_server(pf1);
-    let _f2 = fio_server(pf2);
-    let _i = iobench_server(pi, &dirs[0]);
-    let c = |p: u16| format!("--client=localhost,{p}");
-    let runs: Vec<(&str, Vec<String>)> = vec![
+    let (f1, f2, i) = (
+        server(Fio, &dirs[0]),
+        server(Fio, &dirs[0]),
+        server(Iobench, &dirs[0]),
+    );
+    let c = |s: &Server| format!("--client=localhost,{}", s.port);
+    let runs: Vec<(Kind, Vec<String>)> = vec![
         // fio's client draws by default, even into a pipe; iobench's when asked.
-        ("fio", vec![c(pf1), "--eta-newline=1".into()]),
+        (Fio, vec![c(&f1), "--eta-newline=1".into()]),
         (
-            "iobench",
-            vec![c(pf1), "--eta=always".into(), "--eta-newline=1".into()],
+            Iobench,
+            vec![c(&f1), "--eta=always".into(), "--eta-newline=1".into()],
         ),
-        ("iobench", vec![c(pf1), c(pi), "--eta=always".into()]),
+        (Iobench, vec![c(&f1), c(&i), "--eta=always".into()]),
         // With JSON on stdout the line goes to stderr; by default there is none.
         (
-            "iobench",
-            vec![c(pf2), "--eta=always".into(), "--output-format=json".into()],
+            Iobench,
+            vec![c(&f2), "--eta=always".into(), "--output-format=json".into()],
         ),
-        ("iobench", vec![c(pf2)]),
+        (Iobench, vec![c(&f2)]),
     ];
     let handles: Vec<_> = runs
         .into_iter()
         .zip(dirs.iter().zip(&jobs))
         .map(|((who, mut args), (dir, job))| {
             args.push(job.display().to_string());
-            let mut cmd = if who == "fio" {
-                fio().unwrap()
-            } else {
-                iobench()
-            };
+            let mut cmd = who.cmd();
             cmd.args(&args).current_dir(dir);
             std::thread::spawn(move || cmd.output().unwrap())
         })
         .collect();
     let outs: Vec<Output> = handles.into_iter().map(|h| h.join().unwrap()).collect();
     for o in &outs {
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        passed(o, "status line run");
     }
     let fio_one = text(&outs[0]);
     let ours_one = text(&outs[1]);
@@ -1328,114 +1148,63 @@ fn status_line_is_fios_client_line_summed_over_servers() {
     let json = &outs[3];
     assert!(!text(json).contains("Jobs: "));
     assert!(json_of(json)["client_stats"][0]["read"]["total_ios"].is_u64());
-    assert!(
-        !status_lines(&String::from_utf8_lossy(&json.stderr)).is_empty(),
-        "{}",
-        String::from_utf8_lossy(&json.stderr)
-    );
+    assert!(!status_lines(&stderr(json)).is_empty(), "{}", stderr(json));
     let quiet = &outs[4];
-    assert!(
-        !text(quiet).contains("Jobs: ")
-            && !String::from_utf8_lossy(&quiet.stderr).contains("Jobs: ")
-    );
-}
-
-/// Starts a server command in its own process group and waits until `ready` says it
-/// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
-fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
-    c.process_group(0)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    let s = Server {
-        child: c.spawn().unwrap(),
-        port,
-    };
-    let t0 = std::time::Instant::now();
-    while !ready() {
-        assert!(t0.elapsed().as_secs() < 10, "the server did not start");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    s
+    assert!(!text(quiet).contains("Jobs: ") && !stderr(quiet).contains("Jobs: "));
 }
 
 #[test]
 fn every_address_form_against_fio_both_ways() {
-    if fio().is_none() {
+    let Some((dir, job)) = fio_setup("cs_forms_fio") else {
         return;
-    }
-    let dir = scratch("cs_forms_fio");
-    let job = job_file(&dir);
-    let json_run = |client: &str, target: String| -> Value {
-        let args = [
-            format!("--client={target}"),
-            "--output-format=json".to_string(),
-            job.display().to_string(),
-        ];
-        let o = if client == "fio" {
-            fio_client(&args, &dir)
-        } else {
-            iobench_client(&args, &dir)
-        };
-        assert!(
-            o.status.success(),
-            "{client} --client={target}: {}{}",
-            text(&o),
-            String::from_utf8_lossy(&o.stderr)
-        );
-        json_of(&o)
+    };
+    let json_run = |who: Kind, target: String| -> Value {
+        let args = to_host(&target, &["--output-format=json"], &job);
+        json_ok(
+            &client(who, &args, &dir),
+            &format!("{who:?} --client={target}"),
+        )
     };
     // iobench's client reaches a fio server on a Unix socket (the other way round is in
     // `unix_socket_ipv6_and_daemonize`).
     let sock = dir.join("fio.sock");
-    let mut c = fio().unwrap();
-    c.arg(format!("--server=sock:{}", sock.display()));
-    let sp = sock.clone();
-    let _fs = start_server_until(c, 0, move || {
-        std::os::unix::net::UnixStream::connect(&sp).is_ok()
-    });
-    let j = json_run("iobench", format!("sock:{}", sock.display()));
+    let _fs = unix_server(Fio, &sock, &dir);
+    let j = json_run(Iobench, format!("sock:{}", sock.display()));
     assert_eq!(j["client_stats"][0]["hostname"], sock.display().to_string());
     assert_eq!(j["client_stats"][0]["port"], 8765);
     assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
     // IPv6 loopback both ways, when the host has it.
-    if std::net::TcpListener::bind("[::1]:0").is_ok() {
-        for (server, client) in [("fio", "iobench"), ("iobench", "fio")] {
-            let p = free_port();
-            let mut c = if server == "fio" {
-                fio().unwrap()
-            } else {
-                iobench()
-            };
-            c.arg(format!("--server=ip6:::1,{p}")).current_dir(&dir);
-            let _s = start_server_until(c, p, move || {
-                std::net::TcpStream::connect(("::1", p)).is_ok()
-            });
-            let j = json_run(client, format!("ip6:::1,{p}"));
-            assert_eq!(
-                j["client_stats"][0]["hostname"], "::1",
-                "{client} to {server}"
-            );
-            assert_eq!(j["client_stats"][0]["port"], p, "{client} to {server}");
-            assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
-        }
+    for (server_kind, who) in [(Fio, Iobench), (Iobench, Fio)] {
+        let Some(s) = ipv6_server(server_kind, &dir) else {
+            break;
+        };
+        let j = json_run(who, format!("ip6:::1,{}", s.port));
+        assert_eq!(
+            j["client_stats"][0]["hostname"], "::1",
+            "{who:?} to {server_kind:?}"
+        );
+        assert_eq!(
+            j["client_stats"][0]["port"], s.port,
+            "{who:?} to {server_kind:?}"
+        );
+        assert_eq!(j["client_stats"][0]["read"]["total_ios"], 256);
     }
     // A host-list file (one host a word, fio's spellings), the job file shared by all.
-    let (pf, pi) = (free_port(), free_port());
-    let _f = fio_server(pf);
-    let _i = iobench_server(pi, &dir);
+    let (f, i) = (server(Fio, &dir), server(Iobench, &dir));
     let list = dir.join("hosts.list");
-    std::fs::write(&list, format!("localhost,{pf}\n  ip:127.0.0.1,{pi}\n")).unwrap();
+    std::fs::write(
+        &list,
+        format!("localhost,{}\n  ip:127.0.0.1,{}\n", f.port, i.port),
+    )
+    .unwrap();
     let mut seen = Vec::new();
-    for client in ["fio", "iobench"] {
-        let j = json_run(client, list.display().to_string());
-        let mut hosts: Vec<(String, u64)> = j["client_stats"]
-            .as_array()
-            .unwrap()
+    for who in [Fio, Iobench] {
+        let j = json_run(who, list.display().to_string());
+        let mut hosts: Vec<(String, u64)> = client_stats(&j)
             .iter()
             .filter(|c| c["jobname"] == "r1")
             .map(|c| {
-                assert_eq!(c["read"]["total_ios"], 256, "{client}");
+                assert_eq!(c["read"]["total_ios"], 256, "{who:?}");
                 (
                     c["hostname"].as_str().unwrap().to_string(),
                     c["port"].as_u64().unwrap(),
@@ -1448,8 +1217,8 @@ fn every_address_form_against_fio_both_ways() {
     assert_eq!(
         seen[0],
         vec![
-            ("127.0.0.1".to_string(), pi as u64),
-            ("localhost".to_string(), pf as u64)
+            ("127.0.0.1".to_string(), i.port as u64),
+            ("localhost".to_string(), f.port as u64)
         ]
     );
     assert_eq!(
@@ -1460,26 +1229,25 @@ fn every_address_form_against_fio_both_ways() {
 
 #[test]
 fn verify_state_travels_from_the_client() {
-    if fio().is_none() {
-        return;
-    }
     // The client's directory holds the data and the verify state of a write run; the
     // servers' directory has neither: a server must ask the client (SENDFILE).
-    let cdir = scratch("cs_vstate_client");
+    let Some(cdir) = fio_scratch("cs_vstate_client") else {
+        return;
+    };
     let sdir = scratch("cs_vstate_server");
     let data = cdir.join("data");
-    let job = |rw: &str, extra: &str| {
-        format!(
-            "[vs]\nioengine=psync\nrw={rw}\nsize=256k\nbs=4k\nverify=crc32c\n{extra}\nfilename={}\n",
-            data.display()
+    let job = |name: &str, rw: &str, extra: &str| {
+        job_in(
+            &cdir,
+            name,
+            &format!(
+                "[vs]\nioengine=psync\nrw={rw}\nsize=256k\nbs=4k\nverify=crc32c\n{extra}\nfilename={}\n",
+                data.display()
+            ),
         )
     };
-    std::fs::write(
-        cdir.join("w.fio"),
-        job("write", "do_verify=0\nverify_state_save=1"),
-    )
-    .unwrap();
-    std::fs::write(cdir.join("r.fio"), job("read", "verify_state_load=1")).unwrap();
+    job("w.fio", "write", "do_verify=0\nverify_state_save=1");
+    job("r.fio", "read", "verify_state_load=1");
     let st = fio()
         .unwrap()
         .args(["w.fio", "--output=/dev/null"])
@@ -1490,45 +1258,38 @@ fn verify_state_travels_from_the_client() {
     // fio's server asks for `<the client's address for it>-<job>-<thread>-verify.state`.
     let state = cdir.join("127.0.0.1-vs-0-verify.state");
     std::fs::copy(cdir.join("local-vs-0-verify.state"), &state).unwrap();
-    let (pf, pi) = (free_port(), free_port());
-    let mut c = fio().unwrap();
-    c.arg(format!("--server=,{pf}")).current_dir(&sdir);
-    let _f = Server::start(c, pf);
-    let _i = iobench_server(pi, &sdir);
-    let run = |client: &str, port: u16| -> Output {
-        let mut c = if client == "fio" {
-            fio().unwrap()
-        } else {
-            iobench()
-        };
+    let (f, i) = (server(Fio, &sdir), server(Iobench, &sdir));
+    let (pf, pi) = (f.port, i.port);
+    let run = |who: Kind, port: u16| -> Output {
+        let mut c = who.cmd();
         c.args([format!("--client=localhost,{port}"), "r.fio".into()])
             .current_dir(&cdir)
             .output()
             .unwrap()
     };
-    for (client, server, port) in [
-        ("iobench", "fio", pf),
-        ("fio", "iobench", pi),
-        ("iobench", "iobench", pi),
+    for (who, server_kind, port) in [
+        (Iobench, Fio, pf),
+        (Fio, Iobench, pi),
+        (Iobench, Iobench, pi),
     ] {
-        let o = run(client, port);
+        let o = run(who, port);
         let out = text(&o);
         assert!(
             o.status.success() && out.contains("vs: (groupid=0, jobs=1): err= 0"),
-            "{client} client, {server} server: {out}{}",
-            String::from_utf8_lossy(&o.stderr)
+            "{who:?} client, {server_kind:?} server: {out}{}",
+            stderr(&o)
         );
     }
     // A state the server cannot load fails the run, as with fio on both sides.
     std::fs::write(&state, b"not a verify state").unwrap();
-    for (client, port) in [("iobench", pf), ("fio", pi)] {
-        let o = run(client, port);
-        assert!(!o.status.success(), "{client}: {}", text(&o));
+    for (who, port) in [(Iobench, pf), (Fio, pi)] {
+        let o = run(who, port);
+        assert!(!o.status.success(), "{who:?}: {}", text(&o));
     }
     std::fs::remove_file(&state).unwrap();
-    for (client, port) in [("fio", pf), ("iobench", pf), ("fio", pi), ("iobench", pi)] {
-        let o = run(client, port);
-        assert!(!o.status.success(), "{client} to {port}: {}", text(&o));
+    for (who, port) in [(Fio, pf), (Iobench, pf), (Fio, pi), (Iobench, pi)] {
+        let o = run(who, port);
+        assert!(!o.status.success(), "{who:?} to {port}: {}", text(&o));
         if port == pi {
             assert!(
                 text(&o).contains(
@@ -1540,4 +1301,307 @@ fn verify_state_travels_from_the_client() {
             );
         }
     }
+}
+
+/// The trigger's jobs, meant to run 30 s: a verify writer (libaio at iodepth 4, the depth
+/// fio records in a thread's state) and a plain reader, on files in `sdir`.
+fn trigger_jobs(cdir: &Path, sdir: &Path) -> PathBuf {
+    job_in(
+        cdir,
+        "t.fio",
+        &format!(
+            "[global]\nioengine=libaio\nbs=4k\nsize=256k\ntime_based\nruntime=30s\ndirectory={}\n\n\
+             [vs]\nrw=randwrite\niodepth=4\nverify=crc32c\ndo_verify=0\n\n[plain]\nrw=read\n",
+            sdir.display()
+        ),
+    )
+}
+
+/// What a triggered run left behind.
+struct Triggered {
+    who: String,
+    /// The verify state files the client saved, by name (each read back: format version,
+    /// size and checksum checked).
+    states: std::collections::BTreeMap<String, iobench::fioproto::vstate::ThreadState>,
+    /// The server ran `--trigger-remote` (in its directory), the client `--trigger`.
+    remote_ran: bool,
+    local_ran: bool,
+    /// The server kept a verify state of its own.
+    server_kept: bool,
+    report: String,
+    took: Duration,
+}
+
+/// The verify state files in `dir`, read back.
+fn state_files(
+    dir: &Path,
+) -> std::collections::BTreeMap<String, iobench::fioproto::vstate::ThreadState> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with("-verify.state") {
+            let bytes = std::fs::read(e.path()).unwrap();
+            let s = iobench::fioproto::vstate::ThreadState::from_state_file(&bytes)
+                .unwrap_or_else(|err| panic!("{name}: {err}"));
+            out.insert(name, s);
+        }
+    }
+    out
+}
+
+/// A `who` client triggers a `server_kind` server 3 s after it started; iobench's client
+/// saves the states in `--aux-path`.
+fn triggered(who: Kind, server_kind: Kind) -> Triggered {
+    let tag = format!("{who:?}_{server_kind:?}");
+    let (cdir, sdir) = (
+        scratch(&format!("cs_trig_c_{tag}")),
+        scratch(&format!("cs_trig_s_{tag}")),
+    );
+    let job = trigger_jobs(&cdir, &sdir);
+    let s = server(server_kind, &sdir);
+    let aux = cdir.join("aux");
+    std::fs::create_dir_all(&aux).unwrap();
+    let aux_flag = format!("--aux-path={}", aux.display());
+    let mut extra = vec![
+        "--trigger-timeout=3",
+        "--trigger-remote=touch remote-ran",
+        "--trigger=touch local-ran",
+    ];
+    if who == Iobench {
+        extra.push(&aux_flag);
+    }
+    let states_dir = if who == Iobench { &aux } else { &cdir };
+    let t0 = Instant::now();
+    let o = client(who, &to(s.port, &extra, &job), &cdir);
+    let took = t0.elapsed();
+    let who = format!("{who:?} client, {server_kind:?} server");
+    let report = passed(&o, &who);
+    Triggered {
+        states: state_files(states_dir),
+        remote_ran: sdir.join("remote-ran").exists(),
+        local_ran: cdir.join("local-ran").exists(),
+        server_kept: sdir.join("local-vs-0-verify.state").exists(),
+        report,
+        took,
+        who,
+    }
+}
+
+#[test]
+fn a_trigger_brings_every_threads_verify_state_back() {
+    if fio().is_none() {
+        return;
+    }
+    // fio with fio is the reference. One pairing at a time: a fio server triggered while
+    // its jobs still set up (on a busy machine) kills them and reports nothing.
+    let pairs = [
+        (Fio, Fio),
+        (Fio, Iobench),
+        (Iobench, Fio),
+        (Iobench, Iobench),
+    ];
+    let runs: Vec<Triggered> = pairs.into_iter().map(|(c, s)| triggered(c, s)).collect();
+    let reference = &runs[0];
+    let names: Vec<&str> = reference.states.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "127.0.0.1-plain-1-verify.state",
+            "127.0.0.1-vs-0-verify.state"
+        ],
+        "fio's client saves one state per job thread, named after the server"
+    );
+    for r in &runs {
+        let who = &r.who;
+        assert!(
+            r.took < Duration::from_secs(20),
+            "{who}: the trigger stopped the 30 s run ({:?})",
+            r.took
+        );
+        assert!(r.remote_ran && r.local_ran, "{who}: both commands ran");
+        assert!(
+            !r.server_kept,
+            "{who}: the states are the client's, the server keeps none"
+        );
+        for job in ["vs: (groupid=0, jobs=1)", "plain: (groupid=0, jobs=1)"] {
+            assert!(r.report.contains(job), "{who}: {}", r.report);
+        }
+        assert_eq!(
+            r.states.keys().collect::<Vec<_>>(),
+            reference.states.keys().collect::<Vec<_>>(),
+            "{who}"
+        );
+        for (name, s) in &r.states {
+            let want = &reference.states[name];
+            let fields = |s: &iobench::fioproto::vstate::ThreadState| {
+                (s.name(), s.index(), s.depth(), s.nofiles())
+            };
+            assert_eq!(fields(s), fields(want), "{who}: {name}");
+        }
+        let vs = &r.states["127.0.0.1-vs-0-verify.state"];
+        assert_eq!(
+            vs.no_comps(),
+            4,
+            "{who}: the last iodepth writes seen complete"
+        );
+        assert!(vs.numberio() > 4, "{who}: writes issued before the trigger");
+        // The reader's state has nothing timing-dependent: the same file to the byte.
+        let plain = "127.0.0.1-plain-1-verify.state";
+        assert_eq!(r.states[plain], reference.states[plain], "{who}");
+        assert_eq!(
+            (r.states[plain].numberio(), r.states[plain].no_comps()),
+            (0, 0)
+        );
+    }
+}
+
+#[test]
+fn a_server_the_trigger_takes_down_does_not_fail_the_run() {
+    // `--trigger-remote` ends the server, as a power cut would take its host down: its
+    // states were saved first, so iobench's client reports it and still exits 0.
+    let mut kinds = vec![Iobench];
+    if fio().is_some() {
+        kinds.push(Fio);
+    }
+    for kind in kinds {
+        let (cdir, sdir) = (
+            scratch(&format!("cs_trig_down_c_{kind:?}")),
+            scratch(&format!("cs_trig_down_s_{kind:?}")),
+        );
+        let job = trigger_jobs(&cdir, &sdir);
+        let s = server(kind, &sdir);
+        let args = to(
+            s.port,
+            &["--trigger-timeout=1", "--trigger-remote=kill -9 $PPID"],
+            &job,
+        );
+        let t0 = Instant::now();
+        let out = passed(&client(Iobench, &args, &cdir), &format!("{kind:?} server"));
+        assert!(t0.elapsed() < Duration::from_secs(20), "{kind:?}: {out}");
+        assert!(
+            out.contains("disconnected after the trigger"),
+            "{kind:?}: {out}"
+        );
+        assert!(
+            cdir.join("127.0.0.1-vs-0-verify.state").exists(),
+            "{kind:?}: {out}"
+        );
+    }
+}
+
+#[test]
+fn update_job_is_answered_never_a_crash() {
+    use iobench::fioproto::pdu::{self, UpdateJob};
+    use iobench::fioproto::{op, read_cmd, send};
+    let dir = scratch("cs_update_job");
+    let update = |thread_number| {
+        UpdateJob {
+            thread_number,
+            groupid: 0,
+        }
+        .encode()
+    };
+    let connect = |port: u16| {
+        let c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        (c.try_clone().unwrap(), c)
+    };
+    // Before any job there is no thread 1: ENODEV, from fio's server as from iobench's.
+    for kind in clients_here() {
+        let s = server(kind, &dir);
+        let (mut r, mut w) = connect(s.port);
+        send(&mut w, op::UPDATE_JOB, 77, &update(1)).unwrap();
+        let reply = read_cmd(&mut r).expect("an answer");
+        assert_eq!((reply.opcode, reply.tag), (op::UPDATE_JOB, 77), "{kind:?}");
+        assert_eq!(
+            pdu::decode_update_reply(&reply.payload).unwrap(),
+            libc::ENODEV as u32,
+            "{kind:?}"
+        );
+    }
+    // With a job, iobench's server refuses gfio's option update clearly (EOPNOTSUPP and a
+    // line saying why) and serves on; a short one only ends that connection.
+    let s = server(Iobench, &dir);
+    let (mut r, mut w) = connect(s.port);
+    let job = format!("[a]\nrw=read\nsize=64k\ndirectory={}\n", dir.display());
+    send(
+        &mut w,
+        op::JOB,
+        0,
+        &pdu::encode_job(&job, pdu::CLIENT_TYPE_CLI),
+    )
+    .unwrap();
+    assert_eq!(read_cmd(&mut r).unwrap().opcode, op::START);
+    send(&mut w, op::UPDATE_JOB, 78, &update(1)).unwrap();
+    let mut said = String::new();
+    let reply = loop {
+        let c = read_cmd(&mut r).expect("an answer");
+        match pdu::decode(&c, true).unwrap() {
+            pdu::Message::Text(t) => said.push_str(&t.text),
+            _ => break c,
+        }
+    };
+    assert_eq!((reply.opcode, reply.tag), (op::UPDATE_JOB, 78));
+    assert_eq!(
+        pdu::decode_update_reply(&reply.payload).unwrap(),
+        libc::EOPNOTSUPP as u32
+    );
+    assert!(
+        said.contains("UPDATE_JOB") && said.contains("not supported"),
+        "{said}"
+    );
+    send(&mut w, op::SEND_ETA, 79, &[]).unwrap();
+    let eta = read_cmd(&mut r).unwrap();
+    assert_eq!(
+        (eta.opcode, eta.tag),
+        (op::ETA, 79),
+        "the connection serves on"
+    );
+    send(&mut w, op::UPDATE_JOB, 80, &[1, 0]).unwrap();
+    assert!(
+        read_cmd(&mut r).is_err(),
+        "a short UPDATE_JOB ends the connection"
+    );
+    let o = client(Iobench, &to(s.port, &[], &job_file(&dir)), &dir);
+    assert!(
+        passed(&o, "iobench --client").contains("issued rwts"),
+        "the server lives on"
+    );
+}
+
+#[test]
+fn a_server_silent_after_the_trigger_is_let_go() {
+    use iobench::fioproto::vstate::{encode_list, StateFields, ThreadState};
+    use iobench::fioproto::{op, send};
+    // A server that answers the trigger with its state, then never says a word again (its
+    // host lost power; the connection stays open): the client lets it go after 5 s
+    // without an answer, keeps its state and does not fail.
+    let port = fake_peer(0, |cmd, s| match cmd.opcode {
+        op::RUN => send(s, op::SERVER_START, 0, &[]).unwrap(),
+        op::VTRIGGER => {
+            let state = ThreadState::new(&StateFields {
+                name: "vs".into(),
+                depth: 1,
+                nofiles: 1,
+                numberio: 3,
+                comps: vec![(0, 8192)],
+                ..Default::default()
+            });
+            send(s, op::VTRIGGER, 0, &encode_list(&[state])).unwrap();
+        }
+        _ => {}
+    });
+    let dir = scratch("cs_trig_silent");
+    let job = job_file(&dir);
+    let args = to(port, &["--trigger-timeout=500ms"], &job);
+    let child = spawn_client(Iobench, &args, &dir);
+    let o = common::wait_for(child, 30);
+    let out = passed(&o, "iobench --client");
+    assert!(
+        out.contains("disconnected after the trigger (no answer for 5 s)"),
+        "{out}"
+    );
+    let saved = std::fs::read(dir.join("127.0.0.1-vs-0-verify.state")).expect("the state");
+    let l = ThreadState::from_state_file(&saved).unwrap();
+    assert_eq!((l.numberio(), l.no_comps()), (3, 1));
 }

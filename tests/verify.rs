@@ -364,6 +364,18 @@ fn verify_state_save_and_load() {
     let o = fio(&load);
     assert!(o.status.success(), "fio with iobench's state: {}", text(&o));
     assert!(text(&o).contains("(48.0KiB/"), "{}", text(&o));
+    // A sync engine with an iodepth given: the state is as deep as that iodepth in both.
+    let deep = [
+        "--rw=write",
+        "--number_ios=12",
+        "--do_verify=0",
+        "--iodepth=4",
+    ];
+    assert!(fio(&deep).status.success());
+    let theirs = std::fs::read(&state).unwrap();
+    assert!(ib(&f, "crc32c", &deep, &dir).status.success());
+    let ours = std::fs::read(&state).unwrap();
+    assert_eq!(state_shape(theirs), state_shape(ours));
 }
 
 /// verify_async: checker threads give the same verdicts (a clean pass, then the flipped

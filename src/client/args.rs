@@ -4,6 +4,8 @@
 //! to every server that has none. `--output-format`, `--minimal`, `--output` and
 //! `--terse-version` shape the client's report, and the format is also sent to each server
 //! (as fio's JOBLINE does), so that servers asked for JSON send no text lines.
+//! `--trigger-file`, `--trigger-timeout`, `--trigger`, `--trigger-remote` and `--aux-path`
+//! are the client's own, as in fio (see [`super::trigger`]).
 
 use crate::server::addr::{self, Endpoint};
 
@@ -38,6 +40,15 @@ pub struct ClientArgs {
     pub eta_newline_ms: u64,
     /// `--eta-interval` in ms: how often the servers are asked for their status.
     pub eta_interval_ms: u64,
+    /// `--trigger-file=FILE`, `--trigger-timeout=T` (ms): when to trigger the servers.
+    pub trigger_file: Option<String>,
+    pub trigger_timeout_ms: Option<u64>,
+    /// `--trigger=CMD`: run here when a server's verify states came back.
+    pub trigger: Option<String>,
+    /// `--trigger-remote=CMD`: sent to the servers, run there.
+    pub trigger_remote: Option<String>,
+    /// `--aux-path=DIR`: where the servers' verify states are saved and read from.
+    pub aux_path: Option<String>,
 }
 
 fn split(a: &str) -> Option<(&str, Option<&str>)> {
@@ -172,11 +183,17 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
             }
             "eta-newline" => a.eta_newline_ms = time_ms(k, &value(&mut i, k, v)?, 1)?,
             "eta-interval" => a.eta_interval_ms = time_ms(k, &value(&mut i, k, v)?, 250)?,
+            "trigger-file" => a.trigger_file = Some(value(&mut i, k, v)?),
+            "trigger-timeout" => a.trigger_timeout_ms = Some(time_ms(k, &value(&mut i, k, v)?, 1)?),
+            "trigger" => a.trigger = Some(value(&mut i, k, v)?),
+            "trigger-remote" => a.trigger_remote = Some(value(&mut i, k, v)?),
+            "aux-path" => a.aux_path = Some(value(&mut i, k, v)?),
             _ => {
                 return Err(format!(
                     "option '--{k}' is not supported with --client (expected --client, \
                      --remote-config, --output-format, --output, --eta, --eta-newline, \
-                     --eta-interval and job files)"
+                     --eta-interval, --trigger-file, --trigger-timeout, --trigger, \
+                     --trigger-remote, --aux-path and job files)"
                 ))
             }
         }
@@ -254,6 +271,33 @@ mod tests {
         assert!(e.contains("--eta") && e.contains("sometimes"), "{e}");
         let e = parse(&s(&["--client=h", "--eta-interval=10ms"])).unwrap_err();
         assert!(e.contains("--eta-interval") && e.contains("250ms"), "{e}");
+    }
+
+    #[test]
+    fn trigger_flags_stay_with_the_client() {
+        let a = parse(&s(&[
+            "--client=h",
+            "--trigger-timeout=2",
+            "--trigger-file=/tmp/t",
+            "--trigger=touch l",
+            "--trigger-remote",
+            "touch r",
+            "--aux-path=/tmp/a",
+            "j.fio",
+        ]))
+        .unwrap();
+        assert_eq!(
+            a.trigger_timeout_ms,
+            Some(2000),
+            "a bare number is seconds, as fio"
+        );
+        assert_eq!(a.trigger_file.as_deref(), Some("/tmp/t"));
+        assert_eq!(a.trigger.as_deref(), Some("touch l"));
+        assert_eq!(a.trigger_remote.as_deref(), Some("touch r"));
+        assert_eq!(a.aux_path.as_deref(), Some("/tmp/a"));
+        assert!(a.forward.is_empty(), "{:?}", a.forward);
+        let e = parse(&s(&["--client=h", "--trigger-timeout=soon"])).unwrap_err();
+        assert!(e.contains("--trigger-timeout") && e.contains("soon"), "{e}");
     }
 
     #[test]

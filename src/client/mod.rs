@@ -5,7 +5,8 @@
 //! report when it is done, and the "All clients" total at the end ([`output`]).
 //!
 //! While the servers run, their statuses are asked for and drawn as one status line
-//! ([`eta`]), as fio's client draws it.
+//! ([`eta`]), as fio's client draws it. `--trigger-file`/`--trigger-timeout` stop them and
+//! bring their verify states back ([`trigger`]).
 //!
 //! Unlike fio's client, a server that disconnects mid-run does not take the others down:
 //! the rest are reported and the exit status says that one failed.
@@ -13,6 +14,7 @@
 pub mod args;
 pub mod eta;
 pub mod output;
+pub mod trigger;
 
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
@@ -54,6 +56,15 @@ struct Client {
     eta_tag: Option<u64>,
     /// Its answer to the current status request.
     eta: Option<pdu::JobsEta>,
+    /// Its name in the verify state files it asks for or sends back (fio's
+    /// `server_name`: the address reached, or `sock`).
+    me: String,
+    /// Its verify states came back after a trigger: it may go away now without failing
+    /// the run.
+    states_saved: bool,
+    /// The "still there?" request it has not answered, and when the last one went.
+    alive_asked: Option<Instant>,
+    alive_sent: Option<Instant>,
 }
 
 /// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
@@ -99,6 +110,7 @@ pub fn main(argv: &[String]) -> ExitCode {
 /// Connects, sends the jobs and starts every server; then handles their messages until all
 /// are done. `Ok(false)`: some server failed or was lost.
 fn run(a: &ClientArgs) -> Result<bool, String> {
+    let started = Instant::now();
     let mut printer = Printer::new(a)?;
     let mut clients: Vec<Client> = Vec::new();
     let mut ok = true;
@@ -121,6 +133,10 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             jobs_running: false,
             eta_tag: None,
             eta: None,
+            me: String::new(),
+            states_saved: false,
+            alive_asked: None,
+            alive_sent: None,
         };
         match Stream::connect(&h.endpoint) {
             Ok(s) => c.stream = Some(s),
@@ -135,7 +151,8 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     let (tx, rx) = mpsc::channel::<Event>();
     for (i, (c, h)) in clients.iter_mut().zip(&a.hosts).enumerate() {
         let Some(s) = c.stream.as_mut() else { continue };
-        match start_client(s, h, a) {
+        c.me = server_name(s, h);
+        match start_client(s, h, &c.me, a) {
             Ok(n) => c.starts_pending = n,
             Err(e) => {
                 eprintln!("iobench: client <{}>: {e}", h.given);
@@ -180,6 +197,8 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         asked_at: None,
         tag: 0,
     });
+    let mut trig = trigger::Trigger::new(a, started);
+    let states_dir = trigger::state_dir(a);
     catch_signals();
     while clients.iter().any(|c| !c.done) {
         let signals = INTERRUPTED.load(Ordering::Relaxed);
@@ -201,13 +220,34 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         if let Some(st) = status.as_mut() {
             st.tick(&mut clients);
         }
+        if let Some(t) = trig.as_mut() {
+            if t.due() {
+                send_trigger(&mut clients, &t.remote);
+            }
+        }
+        check_alive(&mut clients);
         let ev = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(ev) => ev,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match ev {
-            Event::Cmd(i, cmd) => handle(&mut clients[i], &cmd, &mut printer)?,
+            Event::Cmd(i, cmd) => {
+                let c = &mut clients[i];
+                c.alive_asked = None;
+                match pdu::decode(&cmd, true) {
+                    Ok(Message::VtriggerState(states)) => {
+                        if !states_back(c, &states, trig.as_ref(), &states_dir, &mut printer)? {
+                            ok = false;
+                        }
+                    }
+                    Ok(msg) => handle(c, &cmd, msg, &states_dir, &mut printer)?,
+                    Err(e) => {
+                        c.lost = Some(e.to_string());
+                        c.done = true;
+                    }
+                }
+            }
             Event::End(i, e) => {
                 let c = &mut clients[i];
                 if !c.done {
@@ -238,11 +278,20 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             ok = false;
         }
         if let Some(why) = &c.lost {
-            printer.text(&format!(
-                "client: host={} disconnected ({why})\n",
-                c.host.hostname
-            ))?;
-            ok = false;
+            if c.states_saved {
+                // Its states are here: the trigger's command may well have taken it down.
+                printer.text(&format!(
+                    "client: host={} disconnected after the trigger ({why}); its verify \
+                     state was saved\n",
+                    c.host.hostname
+                ))?;
+            } else {
+                printer.text(&format!(
+                    "client: host={} disconnected ({why})\n",
+                    c.host.hostname
+                ))?;
+                ok = false;
+            }
         }
         if let Some(st) = c.stop {
             if st.error != 0 {
@@ -334,21 +383,11 @@ fn maybe_go(clients: &mut [Client]) -> bool {
 /// how many START answers to wait for before RUN: a server that cannot parse a job answers
 /// with its error and QUIT instead, and closes; a RUN sent to it then would arrive after
 /// it closed and reset the connection, losing its last messages.
-fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
+fn start_client(s: &mut Stream, h: &args::Host, me: &str, a: &ClientArgs) -> Result<usize, String> {
     let mut starts = 0;
-    // As fio's client: the address it reached, as text (`127.0.0.1`, `::1`), or `sock`.
-    // A fio server names the verify state files it asks for (SENDFILE) after it.
-    let server = match (&h.endpoint, &*s) {
-        (Endpoint::Unix(_), _) => "sock".to_string(),
-        (_, Stream::Tcp(t)) => t
-            .peer_addr()
-            .map(|a| a.ip().to_string())
-            .unwrap_or_default(),
-        (Endpoint::Tcp { host, .. }, _) => host.clone().unwrap_or_else(|| "localhost".into()),
-    };
     let probe = ClientProbe {
         flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
-        server,
+        server: me.to_string(),
     };
     let e = |e: std::io::Error| e.to_string();
     send(s, op::PROBE, 0, &probe.encode()).map_err(e)?;
@@ -383,16 +422,89 @@ fn start_client(s: &mut Stream, h: &args::Host, a: &ClientArgs) -> Result<usize,
     Ok(starts)
 }
 
-/// One message from a server.
-fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String> {
-    let msg = match pdu::decode(cmd, true) {
-        Ok(m) => m,
-        Err(e) => {
-            c.lost = Some(e.to_string());
-            c.done = true;
-            return Ok(());
+/// As fio's client names a server to it (PROBE): the address it reached, as text
+/// (`127.0.0.1`, `::1`), or `sock`. A fio server names the verify state files it asks for
+/// (SENDFILE) after it, and the client names the states a trigger brings back so.
+fn server_name(s: &Stream, h: &args::Host) -> String {
+    match (&h.endpoint, s) {
+        (Endpoint::Unix(_), _) => "sock".to_string(),
+        (_, Stream::Tcp(t)) => t
+            .peer_addr()
+            .map(|a| a.ip().to_string())
+            .unwrap_or_default(),
+        (Endpoint::Tcp { host, .. }, _) => host.clone().unwrap_or_else(|| "localhost".into()),
+    }
+}
+
+/// The trigger fired: every server still there is told, with the command it is to run.
+fn send_trigger(clients: &mut [Client], remote: &str) {
+    let payload = crate::fioproto::vstate::encode_command(remote);
+    for c in clients.iter_mut().filter(|c| !c.done) {
+        if let Some(s) = c.stream.as_mut() {
+            if let Err(e) = send(s, op::VTRIGGER, 0, &payload) {
+                c.lost = Some(format!("VTRIGGER: {e}"));
+                c.done = true;
+            }
         }
-    };
+    }
+}
+
+/// A server's verify states after the trigger: saved, then `--trigger` runs. `Ok(false)`:
+/// they could not be saved (the run then fails: a later verify would have nothing to go
+/// by).
+fn states_back(
+    c: &mut Client,
+    states: &[crate::fioproto::vstate::ThreadState],
+    trig: Option<&trigger::Trigger>,
+    dir: &std::path::Path,
+    printer: &mut Printer,
+) -> Result<bool, String> {
+    c.states_saved = true;
+    let saved = trigger::save_states(dir, &c.me, states);
+    if let Err(e) = &saved {
+        printer.text(&format!("client <{}>: {e}\n", c.host.hostname))?;
+    }
+    if let Some(cmd) = trig.and_then(|t| t.local.as_deref()) {
+        crate::server::vtrigger::run_command(cmd, "client");
+    }
+    Ok(saved.is_ok())
+}
+
+/// Servers whose states came back are asked now and then whether they are still there;
+/// one silent for [`trigger::SILENCE`] is let go (see [`trigger`]).
+fn check_alive(clients: &mut [Client]) {
+    for c in clients.iter_mut().filter(|c| c.states_saved && !c.done) {
+        if c.alive_asked
+            .is_some_and(|t| t.elapsed() >= trigger::SILENCE)
+        {
+            c.lost = Some(format!("no answer for {} s", trigger::SILENCE.as_secs()));
+            c.done = true;
+            continue;
+        }
+        if c.alive_asked.is_some()
+            || c.alive_sent
+                .is_some_and(|t| t.elapsed() < trigger::ALIVE_EVERY)
+        {
+            continue;
+        }
+        if let Some(s) = c.stream.as_mut() {
+            if send(s, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
+                let now = Instant::now();
+                c.alive_asked = Some(now);
+                c.alive_sent = Some(now);
+            }
+        }
+    }
+}
+
+/// One message from a server.
+fn handle(
+    c: &mut Client,
+    cmd: &Cmd,
+    msg: Message,
+    states_dir: &std::path::Path,
+    printer: &mut Printer,
+) -> Result<(), String> {
     match msg {
         Message::ProbeReply(p) => {
             printer.probe(&p)?;
@@ -473,7 +585,7 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
             }
         }
         Message::SendFile(path) => {
-            let reply = send_file(&c.host.hostname, &path);
+            let reply = send_file(&c.host.hostname, states_dir, &path);
             if let Some(s) = c.stream.as_mut() {
                 if let Err(e) = send(s, op::SENDFILE, cmd.tag, &reply.encode()) {
                     c.lost = Some(format!("SENDFILE: {e}"));
@@ -493,11 +605,12 @@ fn handle(c: &mut Client, cmd: &Cmd, printer: &mut Printer) -> Result<(), String
     Ok(())
 }
 
-/// A server's request for a file from the client's directory. fio 3.33's servers ask
-/// for the verify state of a `verify_state_load` job, and fio's client sends whatever path
-/// it is asked for; this one sends verify state files only (a plain name ending in
-/// `-verify.state`), so that a server cannot read the client's other files.
-fn send_file(host: &str, path: &str) -> pdu::SendFileReply {
+/// A server's request for a file from the client's directory (`--aux-path`, or here).
+/// fio 3.33's servers ask for the verify state of a `verify_state_load` job, and fio's
+/// client sends whatever path it is asked for (from its current directory); this one
+/// sends verify state files only (a plain name ending in `-verify.state`), so that a
+/// server cannot read the client's other files.
+fn send_file(host: &str, dir: &std::path::Path, path: &str) -> pdu::SendFileReply {
     let fail = |error: i32| pdu::SendFileReply {
         error: error as u32,
         data: Vec::new(),
@@ -509,7 +622,7 @@ fn send_file(host: &str, path: &str) -> pdu::SendFileReply {
         );
         return fail(libc::EACCES);
     }
-    match std::fs::read(path) {
+    match std::fs::read(dir.join(path)) {
         Ok(data) if data.len() > crate::fioproto::MAX_PAYLOAD - pdu::SendFileReply::HDR => {
             fail(libc::EFBIG)
         }
@@ -544,11 +657,11 @@ mod tests {
             "notes.txt",
             "a/b-verify.state",
         ] {
-            let r = send_file("h", asked);
+            let r = send_file("h", std::path::Path::new("."), asked);
             assert_eq!(r.error, libc::EACCES as u32, "{asked}");
             assert!(r.data.is_empty());
         }
-        let r = send_file("h", "no-such-job-0-verify.state");
+        let r = send_file("h", std::path::Path::new("."), "no-such-job-0-verify.state");
         assert_eq!(r.error, libc::ENOENT as u32);
     }
 }

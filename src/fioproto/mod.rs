@@ -8,11 +8,13 @@
 //! serves the server, the client and the fuzz target. [`pdu`] holds the small payloads
 //! (probe, text, start/stop, job, job line, job option, ETA), [`ts`] the large ones whose
 //! layout follows fio's C structs (thread_stat, group_run_stats, disk_util) and their
-//! conversion to and from iobench's statistics, [`iolog`] the (zlib-compressed) log samples.
+//! conversion to and from iobench's statistics, [`iolog`] the (zlib-compressed) log samples,
+//! [`vstate`] the verify states a trigger (VTRIGGER) brings back.
 
 pub mod iolog;
 pub mod pdu;
 pub mod ts;
+pub mod vstate;
 
 use crc::{Crc, Table};
 use std::io::{Read, Write};

@@ -457,6 +457,41 @@ impl SendFileReply {
     }
 }
 
+/// UPDATE_JOB from a client: new options for job thread `thread_number` (fio's
+/// `cmd_add_job_pdu`: the thread number, its group, then fio's packed `thread_options`,
+/// which only gfio sends and iobench does not read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UpdateJob {
+    pub thread_number: u32,
+    pub groupid: u32,
+}
+
+impl UpdateJob {
+    pub const HDR: usize = 8;
+    pub fn encode(&self) -> Vec<u8> {
+        let mut i = Image::new(Self::HDR);
+        i.u32(0, self.thread_number);
+        i.u32(4, self.groupid);
+        i.0
+    }
+    pub fn decode(b: &[u8]) -> Result<Self, ProtoError> {
+        let f = Fields::new(b, "UPDATE_JOB", Self::HDR)?;
+        Ok(UpdateJob {
+            thread_number: f.u32(0)?,
+            groupid: f.u32(4)?,
+        })
+    }
+}
+
+/// A server's UPDATE_JOB answer: 0, or the `errno` of why the options were not taken.
+pub fn encode_update_reply(error: u32) -> Vec<u8> {
+    error.to_le_bytes().to_vec()
+}
+
+pub fn decode_update_reply(b: &[u8]) -> Result<u32, ProtoError> {
+    Fields::new(b, "UPDATE_JOB reply", 4)?.u32(0)
+}
+
 /// Every message a peer may send, decoded (for the fuzz target and for tracing).
 #[derive(Debug, Clone)]
 pub enum Message {
@@ -486,7 +521,14 @@ pub enum Message {
     /// iobench extensions (synchronised start).
     IobReady,
     IobGo,
-    /// Opcodes iobench does not use (UPDATE_JOB, VTRIGGER): carried, not read.
+    /// gfio's option update, and a server's answer to it (an `errno`, 0 when taken).
+    UpdateJob(UpdateJob),
+    UpdateJobReply(u32),
+    /// The client's trigger: the command the server runs once its jobs are stopped.
+    Vtrigger(String),
+    /// A server's answer to the trigger: every job thread's verify state.
+    VtriggerState(Vec<super::vstate::ThreadState>),
+    /// Opcode 0, below fio's count but used by no message: carried, not read.
     Other(u16),
 }
 
@@ -518,6 +560,10 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::SENDFILE => Message::SendFileReply(SendFileReply::decode(p)?),
         op::IOB_READY => Message::IobReady,
         op::IOB_GO => Message::IobGo,
+        op::UPDATE_JOB if from_server => Message::UpdateJobReply(decode_update_reply(p)?),
+        op::UPDATE_JOB => Message::UpdateJob(UpdateJob::decode(p)?),
+        op::VTRIGGER if from_server => Message::VtriggerState(super::vstate::decode_list(p)?),
+        op::VTRIGGER => Message::Vtrigger(super::vstate::decode_command(p)?),
         other if other < op::NR => Message::Other(other),
         other => {
             return Err(ProtoError::Malformed {
@@ -643,6 +689,30 @@ mod tests {
                 .encode(),
             ),
             (op::IOLOG, vec![0; 300]),
+            (
+                op::UPDATE_JOB,
+                UpdateJob {
+                    thread_number: 1,
+                    groupid: 0,
+                }
+                .encode(),
+            ),
+            (
+                op::VTRIGGER,
+                crate::fioproto::vstate::encode_command("touch x"),
+            ),
+            (
+                op::VTRIGGER,
+                crate::fioproto::vstate::encode_list(&[crate::fioproto::vstate::ThreadState::new(
+                    &crate::fioproto::vstate::StateFields {
+                        name: "j".into(),
+                        depth: 2,
+                        nofiles: 2,
+                        comps: vec![(0, 4096), (1, 0)],
+                        ..Default::default()
+                    },
+                )]),
+            ),
             (op::DU, vec![0; 256]),
             (op::GS, vec![0; 164]),
             (op::TS, ts),

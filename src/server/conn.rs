@@ -1,9 +1,10 @@
 //! One client connection: reads its commands (PROBE, JOBLINE, JOB, LOAD_FILE, RUN,
-//! SEND_ETA, QUIT, EXIT), starts the run as a child process and sends back, one whole
-//! message at a time under one lock, the run's text lines, its results and the end (STOP,
-//! then QUIT), as fio's server does.
+//! SEND_ETA, VTRIGGER, UPDATE_JOB, QUIT, EXIT), starts the run as a child process and sends
+//! back, one whole message at a time under one lock, the run's text lines, its results and
+//! the end (STOP, then QUIT), as fio's server does.
 
 use super::job::{self, CHILD_ARG, RESULTS};
+use super::vtrigger;
 use super::Stream;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
@@ -66,6 +67,17 @@ struct Running {
     done: Arc<AtomicBool>,
     /// The client asked the run to stop (QUIT): the stop is not the run's failure.
     quit: Arc<AtomicBool>,
+    trigger: Arc<Mutex<TriggerSlot>>,
+}
+
+/// The client's triggers during a run, handed from the reader to the thread that ends the
+/// run: it answers them once the run's states are known.
+#[derive(Default)]
+struct TriggerSlot {
+    /// The command of each trigger not answered yet.
+    asked: Vec<String>,
+    /// The run is over: a trigger now is answered by the reader.
+    over: bool,
 }
 
 /// Per-connection state.
@@ -218,6 +230,14 @@ impl Conn {
                 let eta = self.eta();
                 Ok(send_msg(&self.w, op::ETA, cmd.tag, &eta.encode()))
             }
+            pdu::Message::Vtrigger(command) => {
+                self.trigger(command);
+                Ok(true)
+            }
+            pdu::Message::UpdateJob(u) => {
+                self.update_job(cmd.tag, u);
+                Ok(true)
+            }
             pdu::Message::Quit => {
                 if self.fetch.take().is_some() {
                     // Stopped before it started: nothing ran, nothing failed.
@@ -249,6 +269,65 @@ impl Conn {
                 Ok(true)
             }
         }
+    }
+
+    /// VTRIGGER: a run going is stopped and answers when it is over (see [`vtrigger`]);
+    /// otherwise no job runs, and the answer is their empty states, at once. A run still
+    /// waiting for its verify states never starts.
+    fn trigger(&mut self, command: String) {
+        if let Some(r) = &self.run {
+            let mut slot = r.trigger.lock().unwrap_or_else(|e| e.into_inner());
+            if !slot.over {
+                if slot.asked.is_empty() {
+                    let flag = self.dir.join(vtrigger::TRIGGER_FILE);
+                    if let Err(e) = std::fs::write(&flag, b"") {
+                        eprintln!("iobench: server: {}: {e}", flag.display());
+                    }
+                }
+                slot.asked.push(command);
+                return;
+            }
+        }
+        let states = job::load(&self.full_args())
+            .map(|(_, jobs)| vtrigger::idle_states(&jobs))
+            .unwrap_or_default();
+        let list = crate::fioproto::vstate::encode_list(&states);
+        send_msg(&self.w, op::VTRIGGER, 0, &list);
+        if self.fetch.take().is_some() {
+            send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
+            send_msg(&self.w, op::QUIT, 0, &[]);
+        }
+        vtrigger::run_command(&command, "server");
+    }
+
+    /// UPDATE_JOB, gfio's option editor (fio's command-line client never sends it): an
+    /// unknown thread gets ENODEV as from fio's server; a known one keeps its options,
+    /// which iobench cannot take in fio's packed form, and the answer says so
+    /// (EOPNOTSUPP, with a line of text for gfio's log).
+    fn update_job(&mut self, tag: u64, u: pdu::UpdateJob) {
+        let threads = job::load(&self.full_args())
+            .map(|(_, jobs)| job::counts(&jobs).0)
+            .unwrap_or(0);
+        let error = if u.thread_number == 0 || u.thread_number > threads {
+            libc::ENODEV
+        } else {
+            send_text(
+                &self.w,
+                Text::ERR,
+                &format!(
+                    "iobench: server: UPDATE_JOB (gfio's option editor) is not supported: \
+                     job thread {} keeps its options\n",
+                    u.thread_number
+                ),
+            );
+            libc::EOPNOTSUPP
+        };
+        send_msg(
+            &self.w,
+            op::UPDATE_JOB,
+            tag,
+            &pdu::encode_update_reply(error as u32),
+        );
     }
 
     fn probe(&mut self, cmd: &Cmd, p: &ClientProbe) -> Result<bool, String> {
@@ -408,7 +487,9 @@ impl Conn {
         }
         let done = Arc::new(AtomicBool::new(false));
         let quit = Arc::new(AtomicBool::new(false));
+        let trigger = Arc::new(Mutex::new(TriggerSlot::default()));
         self.run = Some(Running {
+            trigger: trigger.clone(),
             quit: quit.clone(),
             go: child.stdin.take(),
             pid: child.id(),
@@ -431,6 +512,7 @@ impl Conn {
             }
             let status = child.wait();
             done.store(true, Ordering::Relaxed);
+            answer_triggers(&w, &dir, &trigger);
             let results = dir.join(RESULTS);
             if let Ok(bytes) = std::fs::read(&results) {
                 let _ = std::fs::remove_file(&results);
@@ -490,6 +572,27 @@ impl Conn {
             }
         }
         e
+    }
+}
+
+/// A run is over: the triggers that came during it get the states it left, in the order
+/// fio's server keeps (the states, then the command), before the run's results.
+fn answer_triggers(w: &Writer, dir: &std::path::Path, trigger: &Mutex<TriggerSlot>) {
+    let asked = {
+        let mut slot = trigger.lock().unwrap_or_else(|e| e.into_inner());
+        slot.over = true;
+        std::mem::take(&mut slot.asked)
+    };
+    if asked.is_empty() {
+        return;
+    }
+    let states = dir.join(vtrigger::STATES_FILE);
+    let list = std::fs::read(&states).unwrap_or_else(|_| 0u64.to_le_bytes().to_vec());
+    let _ = std::fs::remove_file(states);
+    let _ = std::fs::remove_file(dir.join(vtrigger::TRIGGER_FILE));
+    for command in asked {
+        send_msg(w, op::VTRIGGER, 0, &list);
+        vtrigger::run_command(&command, "server");
     }
 }
 

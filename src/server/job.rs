@@ -268,6 +268,8 @@ pub fn child_main(args: &[String]) -> ExitCode {
         .flat_map(crate::report::run::job_paths)
         .collect();
     let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));
+    let began = std::time::SystemTime::now();
+    let trigger = super::vtrigger::watch(Path::new(dir));
     if std::env::var_os(SYNC_ENV).is_some() && !lay_out_then_wait(&jobs) {
         eprintln!("iobench: server: the client never said go: not starting");
         return ExitCode::FAILURE;
@@ -276,6 +278,16 @@ pub fn child_main(args: &[String]) -> ExitCode {
     let eta = super::eta::start(Path::new(dir), &jobs);
     let (outcome, code) = crate::run::run_all(cfg, &jobs);
     eta.store(true, std::sync::atomic::Ordering::Relaxed);
+    if let Some(fired) = trigger.end() {
+        let states = super::vtrigger::thread_states(&jobs, &outcome, began, fired);
+        let tmp = Path::new(dir).join("vstates.tmp");
+        let bytes = crate::fioproto::vstate::encode_list(&states);
+        if let Err(e) = std::fs::write(&tmp, bytes)
+            .and_then(|_| std::fs::rename(&tmp, Path::new(dir).join(super::vtrigger::STATES_FILE)))
+        {
+            eprintln!("iobench: server: cannot keep the verify states for the trigger: {e}");
+        }
+    }
     let mut sum = summarize(&jobs, &outcome);
     if let Some(d) = &disks {
         sum.disks = d.delta();

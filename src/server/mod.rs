@@ -9,6 +9,7 @@ mod conn;
 mod eta;
 pub mod job;
 mod logs;
+pub mod vtrigger;
 
 use addr::Endpoint;
 use std::io::{Read, Write};

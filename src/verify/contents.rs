@@ -230,7 +230,12 @@ impl Contents {
         }
         if self.v.state_save && self.v.method != Method::None && writes {
             self.saving = Some(SaveTo {
-                comps: super::state::Completions::new(files, self.slots.len()),
+                // As deep as the job's iodepth as given, as fio's state records it, even
+                // where a sync engine keeps one I/O in flight.
+                comps: super::state::Completions::new(
+                    files,
+                    self.slots.len().max(job.exec.iodepth_given as usize),
+                ),
                 name: job.name.clone(),
                 index,
             });

@@ -1,8 +1,8 @@
 //! `numa_cpu_nodes` and `numa_mem_policy`: where a job runs and where its memory comes
 //! from on a NUMA machine, set with the raw `sched_setaffinity` and `set_mempolicy` system
 //! calls (no libnuma), in the calls fio 3.33 makes through libnuma: the CPUs of the
-//! listed nodes, then one memory policy (default, prefer:N, bind:LIST, interleave[:LIST],
-//! local) for the worker.
+//! listed nodes, then one memory policy (`default`, `prefer:N`, `bind:LIST`, `interleave[:LIST]`,
+//! `local`) for the worker.
 
 /// The kernel's memory policy modes (`MPOL_*` of linux/mempolicy.h).
 const MPOL_PREFERRED: i64 = 1;

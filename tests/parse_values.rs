@@ -634,3 +634,28 @@ fn bad_values_name_option_value_and_expected_form() {
         "{e}"
     );
 }
+
+#[test]
+fn float_lists_take_a_percent_sign_as_fio_does() {
+    // fio reads a float with sscanf, so `50%` is 50: `latency_percentile=50%` and
+    // `percentile_list=50%:99%` parse in fio 3.33, and in iobench as the same numbers.
+    assert_eq!(parse_float_list("50%:99.5%").unwrap(), vec![50.0, 99.5]);
+    assert_eq!(parse_float_list("50").unwrap(), vec![50.0]);
+    assert!(parse_float_list("50%%").is_err());
+    assert!(parse_float_list("abc").is_err());
+    for arg in ["--latency_percentile=50%", "--percentile_list=50%:99%"] {
+        let args = ["--name=x", "--latency_target=10ms", arg, "--parse-only"];
+        let mut ib = common::iobench();
+        ib.args(args);
+        let ours = common::run(ib);
+        assert!(
+            ours.status.success(),
+            "{arg}: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        if let Some(mut fio) = common::fio() {
+            fio.args(args);
+            assert!(common::run(fio).status.success(), "fio refuses {arg}");
+        }
+    }
+}

@@ -170,6 +170,8 @@ impl PercentileList {
             if list.len() >= LIST_MAX_LEN {
                 return Err(format!("more than {LIST_MAX_LEN} percentiles"));
             }
+            // `99.9%` is 99.9, as fio's sscanf reads it.
+            let part = part.strip_suffix('%').unwrap_or(part);
             let v: f64 = part
                 .parse()
                 .map_err(|_| format!("'{part}' is not a number"))?;

@@ -195,9 +195,12 @@ pub fn parse_bssplit(s: &str, base: KbBase) -> Result<PerDir<BsSplit>, String> {
     fill(parsed, s)
 }
 
-/// Reads floats separated by `:`.
+/// Reads floats separated by `:`; each may end in `%` (fio reads `latency_percentile=50%`
+/// and `percentile_list=50%:99%` as the numbers).
 pub fn parse_float_list(s: &str) -> Result<Vec<f64>, String> {
-    s.split(':').map(parse_float).collect()
+    s.split(':')
+        .map(|v| parse_float(v.trim().strip_suffix('%').unwrap_or(v)))
+        .collect()
 }
 
 /// Reads `percentile_list`: at most 20 percentiles, each in 0..=100.

@@ -7,7 +7,7 @@
 
 pub(crate) mod buffer;
 pub mod cli;
-pub(crate) mod client;
+pub mod client;
 pub(crate) mod clock;
 pub mod cluster;
 pub(crate) mod context;

@@ -86,7 +86,6 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     // Each clone fills its buffers from its own seed (fio seeds them by thread number).
     let clone = cx.gen.thread_number().saturating_sub(1) as u32;
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);
-    let mut flow = super::flow::Flow::for_job(cx.job);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
     data.attach_trims(&cx.gen);
@@ -103,758 +102,971 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         buf_base: bufs.base(),
         slot_len: bufs.slot_len(),
     })?;
-    let mut open = super::open_files::OpenFiles::new(cx.job, cx.targets, cx.fds, cx.lazy);
-    // unlink_each_loop: the loop whose files are in place.
-    let mut files_loop = 0u32;
-    let mut pool: Vec<IoUnit> = (0..depth)
+    let pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
-    let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-    // serialize_overlap: which slots are queued or in flight, and whether the next I/O
-    // waits for one of them to complete.
-    let serialize = ex.serialize_overlap;
-    let lock = cx.job.files.lock;
-    let mut busy = vec![false; if serialize { depth } else { 0 }];
-    let mut overlap_wait = false;
-    let mut staged: Vec<u32> = Vec::with_capacity(depth);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
         crate::stats::cpu::Who::Thread,
     ));
-    let batch = (ex.iodepth_batch_submit as usize).clamp(1, depth);
-    let cmin = (ex.iodepth_batch_complete_min as usize).min(depth);
-    let cmax = (ex.iodepth_batch_complete_max as usize).clamp(1, depth);
-    let low = (ex.iodepth_low as usize).clamp(1, depth);
-    let stamps_commit = engine.stamps_issue_on_commit();
-    let mut watch = super::watchdog::Watch::new(cx.job, depth, engine.caps().sync, cx.stats.live);
-    // cmdprio: each priority's latency is kept apart (default priority first).
-    let prios = engine.ioprios();
-    let prio_stats = !prios.is_empty();
-    if prio_stats {
-        cx.stats.seed_prios(&prios);
-    }
-    // File engines (filecreate, ...): an I/O counts as bytes only; the file call's latency
-    // is the one sample, in the job's read direction unless it only writes (as fio's).
-    let file_ops = engine.caps().file_ops;
-    let op_dir = if cx.job.workload.pattern.writes() && !cx.job.workload.pattern.reads() {
-        Ddir::Write
-    } else {
-        Ddir::Read
-    };
-    let op_lat = !cx.job.report.stats.disable_lat;
-    // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
-    let mut pace = super::pacing::Pacer::new(cx.job, cx.gen.thread_number(), depth as u32);
-    let mut syncer = super::syncing::Syncer::new(cx.job);
-    let mut iolog = match &cx.job.workload.replay {
-        r if r.read_iolog.is_some() => None,
-        crate::job::workload::Replay {
-            write_iolog: Some(p),
-            ..
-        } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
-        _ => None,
-    };
-    let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
-    let mut hold = Hold::None;
-    let periodic_sync = syncer.periodic();
-    // The file fio's sync at the start of a new loop goes to, until that sync is issued.
-    let mut loop_sync: Option<crate::gen::LoopSync> = None;
-    let mut pending: Option<crate::gen::NextIo> = None;
-    let mut last_issue = 0u64;
-    let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
+    // The state is declared after the buffers, so dropped before them (see `engine`).
+    let mut w = Worker::new(engine, cx, data, pool, bufs.slot_len())?;
+    let delay = super::pacing::start_delay_us(w.cx.job, w.cx.gen.thread_number());
     if delay > 0 {
         super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
     }
-
-    let t0 = now_ns();
-    pace.start(t0);
-    let ramp_end = t0 + ex.ramp_time_us * 1000;
-    let end = if ex.runtime_us > 0 {
-        Some(ramp_end + ex.runtime_us * 1000)
-    } else {
-        None
-    };
-    let mut stat_start = t0;
-    let mut ramping = ex.ramp_time_us > 0;
-    let mut inflight = 0usize;
-    let mut gen_done = false;
+    w.start();
     // verify_only: the writes are walked, not issued; fio still counts them as issued
     // and done (added once the run is over, so no rate sample takes them in).
-    let mut faked = None;
-    if data.verify_only() {
-        faked = Some(data.fake_writes(&mut cx.gen));
-        gen_done = true;
+    let faked = w.data.verify_only().then(|| {
+        w.gen_done = true;
+        w.data.fake_writes(&mut w.cx.gen)
+    });
+    while w.step()? {}
+    let timed_out = w.watch.timed_out();
+    let stats = w.finish(timed_out, faked)?;
+    if timed_out {
+        // The hung I/Os may still complete into their buffers: they are left to the
+        // process's end, never freed under them (`finish` leaves the engine alike).
+        std::mem::forget(bufs);
     }
-    let mut error: Option<String> = None;
+    Ok(stats)
+}
 
-    // Records one completion, returning its slot to the free list.
-    macro_rules! complete {
-        ($slot:expr, $res:expr, $now:expr) => {{
-            let u = &mut pool[$slot as usize];
-            u.result = $res;
-            if let (true, Op::Rw(d)) = (crate::debug::on(crate::debug::Cat::Io), u.op) {
-                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
-                crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
-            }
-            free.push($slot);
-            watch.completed($slot);
-            open.io_done(u.file as usize, &mut engine);
-            if serialize {
-                busy[$slot as usize] = false;
-            }
-            if u.result < 0 {
-                let errno = (-u.result) as i32;
-                let d = match u.op {
-                    Op::Rw(d) => {
-                        // fio counts the failed I/O as issued, with no bytes (a file
-                        // engine's failed call is not an I/O: nothing was issued).
-                        if !file_ops {
-                            cx.stats.dir[d as usize].ios += 1;
-                        }
-                        d as usize
-                    }
-                    Op::Sync { .. } => 1,
-                };
-                // fill_device: running out of space is how the job ends, not a failure.
-                let full =
-                    cx.job.workload.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT);
-                if full {
-                    gen_done = true;
-                    pending = None;
-                }
-                let fatal = !full && !ex.errors.non_fatal(d, errno);
-                // Text is only built when it is shown or kept (errors are off the hot path).
-                if full || fatal || ex.errors.error_dump || cx.stats.error == 0 {
-                    let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
-                    let line = if file_ops {
-                        // File engines fail in their call, named as fio names it.
-                        format!(
-                            "{}({}): {}",
-                            engine.op_name(),
-                            name,
-                            io::Error::from_raw_os_error(errno)
-                        )
-                    } else {
-                        io_error_line(name, errno, u.op, u.offset, u.len)
-                    };
-                    // A trim fails inside fio's queue call, which names itself and
-                    // prints no io_u line.
-                    let trim = u.op == Op::Rw(Ddir::Trim);
-                    if (full || fatal || ex.errors.error_dump) && !trim {
-                        eprintln!("iobench: {line}");
-                    }
-                    if !full {
-                        let verror = if trim {
-                            queue_verror(errno)
-                        } else {
-                            io_verror(errno)
-                        };
-                        cx.stats.record_error(errno, &verror);
-                    }
-                    if fatal && error.is_none() {
-                        error = Some(line);
-                    }
-                } else {
-                    cx.stats.record_error(errno, "");
-                }
-            } else if u.result == 0 && u.len > 0 && !file_ops && matches!(u.op, Op::Rw(_)) {
-                // Nothing moved (a read at the end of the file): fio fails the job with
-                // "full resid", counting the I/O as issued with no bytes.
-                if let Op::Rw(d) = u.op {
-                    cx.stats.dir[d as usize].ios += 1;
-                }
-                let text = full_resid_verror();
-                cx.stats.record_error(libc::EIO, &text);
-                error.get_or_insert(text);
-            } else if let Op::Rw(d) = u.op {
-                if file_ops {
-                    if !ramping {
-                        cx.stats
-                            .record_io_bytes(d, u.result as u64, $now - stat_start);
-                    }
-                } else if !ramping {
-                    let slat = if stamps_commit {
-                        u.issue_ns - u.start_ns
-                    } else {
-                        0
-                    };
-                    cx.stats.record_io_at(
-                        d,
-                        u.result as u64,
-                        u.offset,
-                        slat,
-                        $now - u.issue_ns,
-                        $now - stat_start,
-                    );
-                    if prio_stats {
-                        cx.stats.record_prio(d, u.prio, slat, $now - u.issue_ns);
-                    }
-                }
-                let name = cx.names.get(u.file as usize).map_or("?", |s| s.as_str());
-                if let Err(text) = data.on_complete(u, name) {
-                    if data.keeps_going() {
-                        cx.stats.record_error(crate::verify::contents::EILSEQ, "");
-                    } else {
-                        cx.stats
-                            .record_error(crate::verify::contents::EILSEQ, &text);
-                        error.get_or_insert(text);
-                    }
-                }
-                match pace.completed(d, $now - u.start_ns, (name, u.offset, u.len)) {
-                    super::pacing::Verdict::Go => {}
-                    super::pacing::Verdict::Fail(errno, text) => {
-                        cx.stats.record_error(errno, &text);
-                        if error.is_none() {
-                            error = Some(text);
-                        }
-                    }
-                    _ => hold = Hold::Drain,
-                }
-            }
-        }};
+/// One clone's worker: the engine, the slots and everything that decides what to issue
+/// next, so that each phase of the loop (fill, submit, reap, complete, act on a hold,
+/// finish) is a method over it. Monomorphised per engine like `run`.
+struct Worker<'a, E: Engine> {
+    engine: E,
+    cx: WorkerCtx<'a>,
+    /// The verify contents: buffer filling, checking on completion, the read-back pass.
+    data: crate::verify::Contents,
+    open: super::open_files::OpenFiles<'a>,
+    /// One unit per slot of the depth; `free` lists the slots not queued or in flight.
+    pool: Vec<IoUnit>,
+    free: Vec<u32>,
+    /// Slots queued but not yet committed to the engine.
+    staged: Vec<u32>,
+    /// Committed and not yet reaped.
+    inflight: usize,
+    watch: super::watchdog::Watch,
+    pace: super::pacing::Pacer,
+    syncer: super::syncing::Syncer,
+    flow: Option<super::flow::Flow>,
+    iolog: Option<crate::iolog::IologWriter>,
+    /// What holds issuing back (pacing, syncing), acted on once its wait is over.
+    hold: Hold,
+    /// An I/O generated but not issued yet (held back); issued before a new one.
+    pending: Option<crate::gen::NextIo>,
+    /// The file fio's sync at the start of a new loop goes to, until that sync is issued.
+    loop_sync: Option<crate::gen::LoopSync>,
+    /// serialize_overlap: which slots are queued or in flight, and whether the next I/O
+    /// waits for one of them to complete.
+    busy: Vec<bool>,
+    overlap_wait: bool,
+    /// unlink_each_loop: the loop whose files are in place.
+    files_loop: u32,
+    /// When the last I/O was issued (replay delays count from it).
+    last_issue: u64,
+    /// Where the measured run starts (after the ramp, or the latency window's final run).
+    stat_start: u64,
+    ramping: bool,
+    ramp_end: u64,
+    /// When a timed job's runtime is over.
+    end: Option<u64>,
+    /// Nothing more will be generated.
+    gen_done: bool,
+    /// The job's failure, which ends the loop.
+    error: Option<String>,
+    /// latency_target: the stats as they were before the run, for its final run.
+    fresh_stats: Option<JobStats>,
+    // What the job asked for, fixed for the run.
+    depth: usize,
+    slot_len: usize,
+    batch: usize,
+    cmin: usize,
+    cmax: usize,
+    low: usize,
+    serialize: bool,
+    lock: crate::job::files::LockMode,
+    stamps_commit: bool,
+    prio_stats: bool,
+    periodic_sync: bool,
+    /// File engines (filecreate, ...): an I/O counts as bytes only; the file call's
+    /// latency is the one sample, in `op_dir` (the job's read direction unless it only
+    /// writes, as fio's), kept when `op_lat`.
+    file_ops: bool,
+    op_dir: Ddir,
+    op_lat: bool,
+}
+
+impl<'a, E: Engine> Worker<'a, E> {
+    /// The state before the first I/O, with the engine set up and the slots in `pool`.
+    fn new(
+        engine: E,
+        mut cx: WorkerCtx<'a>,
+        data: crate::verify::Contents,
+        pool: Vec<IoUnit>,
+        slot_len: usize,
+    ) -> io::Result<Self> {
+        let job = cx.job;
+        let ex = &job.exec;
+        let depth = pool.len();
+        let serialize = ex.serialize_overlap;
+        let watch = super::watchdog::Watch::new(job, depth, engine.caps().sync, cx.stats.live);
+        // cmdprio: each priority's latency is kept apart (default priority first).
+        let prios = engine.ioprios();
+        let prio_stats = !prios.is_empty();
+        if prio_stats {
+            cx.stats.seed_prios(&prios);
+        }
+        // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
+        let pace = super::pacing::Pacer::new(job, cx.gen.thread_number(), depth as u32);
+        let syncer = super::syncing::Syncer::new(job);
+        let iolog = match &job.workload.replay {
+            r if r.read_iolog.is_some() => None,
+            crate::job::workload::Replay {
+                write_iolog: Some(p),
+                ..
+            } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
+            _ => None,
+        };
+        let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
+        let pattern = &job.workload.pattern;
+        Ok(Worker {
+            stamps_commit: engine.stamps_issue_on_commit(),
+            file_ops: engine.caps().file_ops,
+            engine,
+            open: super::open_files::OpenFiles::new(job, cx.targets, cx.fds, cx.lazy),
+            data,
+            pool,
+            free: (0..depth as u32).rev().collect(),
+            staged: Vec::with_capacity(depth),
+            inflight: 0,
+            watch,
+            periodic_sync: syncer.periodic(),
+            pace,
+            syncer,
+            flow: super::flow::Flow::for_job(job),
+            iolog,
+            hold: Hold::None,
+            pending: None,
+            loop_sync: None,
+            busy: vec![false; if serialize { depth } else { 0 }],
+            overlap_wait: false,
+            files_loop: 0,
+            last_issue: 0,
+            stat_start: 0,
+            ramping: false,
+            ramp_end: 0,
+            end: None,
+            gen_done: false,
+            error: None,
+            fresh_stats,
+            depth,
+            slot_len,
+            batch: (ex.iodepth_batch_submit as usize).clamp(1, depth),
+            cmin: (ex.iodepth_batch_complete_min as usize).min(depth),
+            cmax: (ex.iodepth_batch_complete_max as usize).clamp(1, depth),
+            low: (ex.iodepth_low as usize).clamp(1, depth),
+            serialize,
+            lock: job.files.lock,
+            prio_stats,
+            op_dir: if pattern.writes() && !pattern.reads() {
+                Ddir::Write
+            } else {
+                Ddir::Read
+            },
+            op_lat: !job.report.stats.disable_lat,
+            cx,
+        })
     }
 
-    loop {
+    /// Starts the clock: the ramp, the runtime and the pacer count from now.
+    fn start(&mut self) {
+        let ex = &self.cx.job.exec;
+        let t0 = now_ns();
+        self.pace.start(t0);
+        let ramp_end = t0 + ex.ramp_time_us * 1000;
+        self.end = (ex.runtime_us > 0).then_some(ramp_end + ex.runtime_us * 1000);
+        self.ramp_end = ramp_end;
+        self.stat_start = t0;
+        self.ramping = ex.ramp_time_us > 0;
+    }
+
+    /// One turn of the loop: answer a live snapshot, end the ramp, then act on a hold, or
+    /// fill the queue, submit and reap. False when the loop is over.
+    fn step(&mut self) -> io::Result<bool> {
         let now = now_ns();
-        if cx.stats.live.is_some_and(|s| s.wanted()) {
-            let measured = if ramping { 0 } else { now - stat_start };
-            cx.stats.inflight = inflight as u32;
-            crate::stats::live::answer(&mut cx.stats, measured);
+        if self.cx.stats.live.is_some_and(|s| s.wanted()) {
+            let measured = if self.ramping {
+                0
+            } else {
+                now - self.stat_start
+            };
+            self.cx.stats.inflight = self.inflight as u32;
+            crate::stats::live::answer(&mut self.cx.stats, measured);
         }
-        if ramping && now >= ramp_end {
-            ramping = false;
-            crate::debug::enter(crate::debug::RunState::Running);
-            stat_start = now;
-            pace.start(now);
-            // What was counted while ramping does not belong in the results.
-            cx.stats.reset_io_maps();
-            // The I/Os in flight now complete after the ramp and are counted then.
-            if inflight > 0 {
-                cx.stats.record_depth(inflight as u32, inflight as u32);
-            }
+        if self.ramping && now >= self.ramp_end {
+            self.end_ramp(now);
         }
-        if error.is_some() || end.is_some_and(|e| now >= e) || super::terminating() {
-            break;
+        if self.error.is_some() || self.end.is_some_and(|e| now >= e) || super::terminating() {
+            return Ok(false);
         }
         // Pacing/syncing: act on a hold once nothing it waits for is in flight.
-        if hold != Hold::None && (inflight == 0 || matches!(hold, Hold::Until { drain: false, .. }))
+        if self.hold != Hold::None
+            && (self.inflight == 0 || matches!(self.hold, Hold::Until { drain: false, .. }))
         {
-            match std::mem::replace(&mut hold, Hold::None) {
-                Hold::Sync {
-                    kind,
-                    file: f,
-                    before,
-                    offset,
-                } => {
-                    // The files opened and closed before the sync's file was picked
-                    // (that one included) come first, as in fio's log.
-                    if let Some(fail) =
-                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, before)?
-                    {
-                        cx.stats.record_error(fail.errno, &fail.verror);
-                        error = Some(fail.verror);
-                        continue;
-                    }
-                    let off = offset
-                        .or(cx.gen.sync_log_offset())
-                        .unwrap_or(syncer.last_io_offset);
-                    let t = now_ns();
-                    // Nothing is in flight: any slot is free to carry the sync.
-                    let unit = &mut pool[free.last().copied().unwrap_or(0) as usize];
-                    let fd = open.fds().get(f).copied().unwrap_or(-1);
-                    let r = syncer.sync(&mut engine, unit, f, fd, kind)?;
-                    if r < 0 {
-                        let errno = (-r) as i32;
-                        let text = format!(
-                            "io_u error on file {}: {}: {}",
-                            cx.names.get(f).map_or("?", |s| s.as_str()),
-                            crate::job::errors::strerror(errno),
-                            kind.log_name()
-                        );
-                        if ex.errors.non_fatal(1, errno) {
-                            cx.stats.record_error(errno, &io_verror(errno));
-                        } else {
-                            eprintln!("iobench: {text}");
-                            cx.stats.record_error(errno, &io_verror(errno));
-                            error.get_or_insert(text);
-                        }
-                    } else if !ramping {
-                        super::syncing::account(&mut cx.stats, kind, now_ns() - t);
-                    }
-                    if let Some(l) = &mut iolog {
-                        l.log_op(f, kind.log_name(), off, 0)?;
-                    }
-                }
-                Hold::Think => pace.think(super::terminating),
-                Hold::Until { at, .. } => {
-                    super::pacing::sleep_until(end.map_or(at, |e| at.min(e)), super::terminating)
-                }
-                Hold::Drain | Hold::None => {}
-            }
-            if let Some(s) = &fresh_stats {
-                match pace.check_latency_window(now_ns()) {
-                    super::pacing::Verdict::FinalRun => {
-                        cx.stats = s.clone();
-                        stat_start = now_ns();
-                    }
-                    super::pacing::Verdict::Done => gen_done = true,
-                    _ => {}
-                }
-            }
-            continue;
+            self.act_on_hold()?;
+            return Ok(true);
         }
-        // Fill the queue.
-        let limit = pace.depth_limit(depth);
-        while hold == Hold::None
-            && !gen_done
-            && !free.is_empty()
-            && inflight + staged.len() < limit
-            && !data.backlog_due()
-        {
-            // A replayed log's sync: drain, then sync the file it names (see gen::replay).
-            if let Some((kind, f)) = pending
-                .is_none()
-                .then(|| cx.gen.replay_sync_due())
-                .flatten()
-            {
-                syncer.last_file = f;
-                hold = Hold::sync_now(kind, f, &cx.gen);
-                break;
-            }
-            // A due verify trim goes before the next generated I/O, as fio's get_io_u.
-            let mut fresh = false;
-            let mut got = pending.take().or_else(|| data.next_trim());
-            if got.is_none() {
-                // fio decides on a sync before it generates the next I/O: the sync goes
-                // to the file its file service picks next (that pick is used up).
-                if let Some(kind) = syncer.due().filter(|_| cx.gen.budget_left()) {
-                    let f = cx.gen.file_for_sync().unwrap_or(syncer.last_file);
-                    hold = Hold::sync_now(kind, f, &cx.gen);
-                    break;
-                }
-                // flow: a job ahead of its weight holds back (draining and sleeping
-                // flow_sleep first, when set), as fio does before it makes an I/O.
-                if let Some(f) = flow.as_mut() {
-                    if f.exceeded() {
-                        hold = Hold::Until {
-                            at: now_ns() + f.sleep_ns.max(1000),
-                            drain: f.sleep_ns > 0,
-                        };
-                        break;
-                    }
-                }
-                fresh = true;
-                if periodic_sync {
-                    cx.gen.sync_at_new_loop = syncer.due_at_new_loop().is_some();
-                }
-                got = cx.gen.next_io();
-                if let Some(f) = cx.gen.take_loop_sync_file() {
-                    loop_sync = Some(f);
-                }
-            }
-            let next = match got {
-                Some(n) => n,
-                None => {
-                    if let Some(fail) =
-                        file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, usize::MAX)?
-                    {
-                        cx.stats.record_error(fail.errno, &fail.verror);
-                        error = Some(fail.verror);
-                    }
-                    gen_done = true;
-                    break;
-                }
-            };
-            // verify_state_load on a reading job: it ends before the first read the saved
-            // state does not vouch for, as fio's does.
-            if data.read_stops(next.ddir, next.file, next.offset) {
-                gen_done = true;
-                break;
-            }
-            // A new loop: what the last one wrote is verified first.
-            if fresh && data.loop_ended(cx.gen.pass()) {
-                pending = Some(next);
-                break;
-            }
-            if pace.think_due() {
-                (pending, hold) = (Some(next), Hold::Think);
-                break;
-            }
-            let mut next = next;
-            let replay_us = cx.gen.replay_delay_us();
-            if replay_us > 0 || pace.rated() {
-                let t = now_ns();
-                let wait;
-                (next.ddir, wait) = pace.choose(next.ddir, t);
-                let replay_at = last_issue + replay_us * 1000;
-                if wait > 0 || (replay_us > 0 && replay_at > t) {
-                    pending = Some(next);
-                    hold = Hold::Until {
-                        at: (t + wait).max(replay_at),
-                        drain: wait > 0,
-                    };
-                    break;
-                }
-            }
-            if next.len > bufs.slot_len() as u64 {
-                // The buffers were sized for the job's largest I/O; never read past one.
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!(
-                        "an I/O of {} bytes does not fit the {}-byte buffers",
-                        next.len,
-                        bufs.slot_len()
-                    ),
-                ));
-            }
-            // unlink_each_loop: a new loop starts on fresh files, once the last loop's
-            // I/O is all done (fio deletes them between its loops).
-            if cx.job.files.unlink_each_loop && cx.gen.loop_number() != files_loop {
-                if inflight + staged.len() > 0 {
-                    (pending, hold) = (Some(next), Hold::Drain);
-                    break;
-                }
-                files_loop = cx.gen.loop_number();
-                if let Err(e) = open.unlink_all(&mut engine) {
-                    let errno = crate::error::os_errno(&e).unwrap_or(libc::EIO);
-                    let text = format!("unlink_each_loop: {e}");
-                    eprintln!("iobench: {text}");
-                    cx.stats.record_error(
-                        errno,
-                        &format!(
-                            "file:backend.c:560, func=unlink_all_files, error={}",
-                            crate::job::errors::strerror(errno)
-                        ),
-                    );
-                    error = Some(text);
-                    break;
-                }
-            }
-            // Then, as fio, a sync if one is due (on the file picked first in the loop).
-            if let Some(ls) = loop_sync.take() {
-                syncer.new_loop();
-                if let Some(kind) = syncer.due() {
-                    let h = Hold::Sync {
-                        kind,
-                        file: ls.file,
-                        before: ls.events_before,
-                        offset: Some(ls.offset),
-                    };
-                    (pending, hold) = (Some(next), h);
-                    break;
-                }
-            }
-            // The files the generator opened and closed on the way to this I/O (after
-            // the loop's verify and unlink, as fio orders them).
-            if let Some(fail) =
-                file_events(&mut cx.gen, &mut open, &mut iolog, &mut engine, usize::MAX)?
-            {
-                cx.stats.record_error(fail.errno, &fail.verror);
-                error = Some(fail.verror);
-                break;
-            }
-            // serialize_overlap: an I/O overlapping one queued or in flight (whatever its
-            // file, as fio compares offsets only) waits for a completion.
-            if serialize && overlaps_busy(&pool, &busy, next.offset, next.len) {
-                (pending, overlap_wait) = (Some(next), true);
-                break;
-            }
-            let fd = match open.for_io(next.file, &mut engine) {
-                Ok(fd) => fd,
-                Err(fail) => {
-                    cx.stats.record_error(fail.errno, &fail.verror);
-                    error = Some(fail.verror);
-                    break;
-                }
-            };
-            pace.issued(next.ddir, next.len);
-            syncer.issued(next.ddir, next.file, next.offset, next.len);
-            if let Some(l) = &mut iolog {
-                l.log_io(&next)?;
-            }
-            let slot = free.pop().expect("free slot");
-            if serialize {
-                busy[slot as usize] = true;
-            }
-            let u = &mut pool[slot as usize];
-            u.op = Op::Rw(next.ddir);
-            u.file = next.file as u32;
-            u.fd = fd;
-            u.offset = next.offset;
-            u.len = next.len as usize;
-            u.pass = cx.gen.pass();
-            u.start_ns = now_ns();
-            u.issue_ns = u.start_ns;
-            data.before_queue(u);
-            last_issue = u.start_ns;
-            // lockfile: the lock covers the queue call, as fio's does.
-            if let Err(e) = super::filelock::lock(lock, u.fd, next.ddir) {
-                free.push(slot);
-                let text = format!("lockfile: {e}");
-                cx.stats
-                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
-                error = Some(text);
-                break;
-            }
-            if crate::debug::on(crate::debug::Cat::Io) {
-                let name = cx.names.get(u.file as usize).map_or("", |s| s.as_str());
-                for stage in ["fill", "prep", "queue"] {
-                    let d = next.ddir as usize;
-                    crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
-                }
-            }
-            watch.queuing(u);
-            // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
-            // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
-            // block, which bounds `u.len`). `bufs` is declared before `engine`, so it
-            // outlives any I/O the engine still has in flight if the loop ends early.
-            let queued = unsafe { engine.queue(u) };
-            if let Err(e) = super::filelock::unlock(lock, fd) {
-                let text = format!("lockfile: {e}");
-                cx.stats
-                    .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
-                error.get_or_insert(text);
-            }
-            match queued? {
-                Queued::Completed => {
-                    let t = now_ns();
-                    if file_ops {
-                        if let Some(ns) = engine.take_op_latency() {
-                            if op_lat && !ramping {
-                                cx.stats.record_clat_only(op_dir, ns);
-                            }
-                        }
-                    }
-                    cx.stats.record_depth(1, 1);
-                    cx.stats.record_submit(1);
-                    cx.stats.record_complete(1);
-                    if let Some(us) = engine.think_us() {
-                        pace.engine_think(us);
-                    }
-                    let res = pool[slot as usize].result;
-                    if watch.cut_short(res) {
-                        break;
-                    }
-                    complete!(slot, res, t);
-                    if error.is_some()
-                        || end.is_some_and(|e| t >= e)
-                        || super::terminating()
-                        || cx.stats.live.is_some_and(|s| s.wanted())
-                    {
-                        break;
-                    }
-                }
-                Queued::Queued => {
-                    staged.push(slot);
-                    if staged.len() >= batch {
-                        commit(
-                            &mut engine,
-                            &mut pool,
-                            &mut staged,
-                            &mut inflight,
-                            &mut cx.stats,
-                            &mut watch,
-                        )?;
-                    }
-                }
-                Queued::Busy => {
-                    if engine.finished() {
-                        gen_done = true;
-                    }
-                    free.push(slot);
-                    if serialize {
-                        busy[slot as usize] = false;
-                    }
-                    open.io_done(next.file, &mut engine);
-                    pending = Some(next);
-                    break;
-                }
-            }
+        let limit = self.pace.depth_limit(self.depth);
+        self.fill(limit)?;
+        if !self.staged.is_empty() {
+            self.submit()?;
         }
-        if !staged.is_empty() {
-            commit(
-                &mut engine,
-                &mut pool,
-                &mut staged,
-                &mut inflight,
-                &mut cx.stats,
-                &mut watch,
-            )?;
-        }
-        if pace.has_min_rate() {
-            let bytes = cx.stats.dir.each_ref().map(|d| d.bytes);
-            let blocks = cx.stats.dir.each_ref().map(|d| d.ios);
-            if let Some(m) = pace.check_min_rate(&cx.job.name, bytes, blocks, now_ns()) {
-                cx.stats.record_error(libc::EIO, &m);
-                error.get_or_insert(m);
-            }
-        }
-        if inflight == 0 && staged.is_empty() && data.backlog_due() {
-            let batch = if data.take_loop_due() {
+        self.check_min_rate();
+        if self.inflight == 0 && self.staged.is_empty() && self.data.backlog_due() {
+            let batch = if self.data.take_loop_due() {
                 None
             } else {
-                Some(ex_backlog_batch(cx.job))
+                Some(ex_backlog_batch(self.cx.job))
             };
-            let r = verify_pass(
-                &mut engine,
-                &mut data,
-                &mut open,
-                &mut pool,
-                &mut cx,
-                stat_start,
-                batch,
-            )?;
-            if let Some(t) = r {
-                error.get_or_insert(t);
+            if let Some(t) = self.verify_pass(batch)? {
+                self.error.get_or_insert(t);
             }
         }
-        if inflight == 0 {
-            if gen_done && staged.is_empty() && hold == Hold::None {
-                break;
-            }
-            continue;
+        if self.inflight == 0 {
+            let idle = self.gen_done && self.staged.is_empty() && self.hold == Hold::None;
+            return Ok(!idle);
         }
-        // Reap: at least one when the queue is full or nothing more can be queued; all of
-        // them when pacing or syncing waits for the queue to drain.
-        let drain = !matches!(hold, Hold::None | Hold::Until { drain: false, .. });
-        let full = free.is_empty() || gen_done || drain || inflight >= limit || overlap_wait;
-        overlap_wait = false;
-        let mut min = cmin.min(inflight);
+        self.reap(limit)?;
+        Ok(true)
+    }
+
+    /// The ramp is over: what was counted while ramping does not belong in the results.
+    #[cold]
+    fn end_ramp(&mut self, now: u64) {
+        self.ramping = false;
+        crate::debug::enter(crate::debug::RunState::Running);
+        self.stat_start = now;
+        self.pace.start(now);
+        self.cx.stats.reset_io_maps();
+        // The I/Os in flight now complete after the ramp and are counted then.
+        if self.inflight > 0 {
+            let n = self.inflight as u32;
+            self.cx.stats.record_depth(n, n);
+        }
+    }
+
+    /// Acts on the hold whose wait is over: a sync, a thinktime pause or a sleep; then
+    /// checks the latency_target window.
+    fn act_on_hold(&mut self) -> io::Result<()> {
+        match std::mem::replace(&mut self.hold, Hold::None) {
+            Hold::Sync {
+                kind,
+                file,
+                before,
+                offset,
+            } => {
+                // The files opened and closed before the sync's file was picked (that
+                // one included) come first, as in fio's log.
+                if let Some(fail) = self.file_events(before)? {
+                    self.cx.stats.record_error(fail.errno, &fail.verror);
+                    self.error = Some(fail.verror);
+                    return Ok(());
+                }
+                self.sync(kind, file, offset)?;
+            }
+            Hold::Think => self.pace.think(super::terminating),
+            Hold::Until { at, .. } => {
+                super::pacing::sleep_until(self.end.map_or(at, |e| at.min(e)), super::terminating)
+            }
+            Hold::Drain | Hold::None => {}
+        }
+        if let Some(s) = &self.fresh_stats {
+            match self.pace.check_latency_window(now_ns()) {
+                super::pacing::Verdict::FinalRun => {
+                    self.cx.stats = s.clone();
+                    self.stat_start = now_ns();
+                }
+                super::pacing::Verdict::Done => self.gen_done = true,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Syncs `file` with nothing in flight, logging it at `offset` when given.
+    fn sync(
+        &mut self,
+        kind: crate::gen::SyncKind,
+        file: usize,
+        offset: Option<u64>,
+    ) -> io::Result<()> {
+        let off = offset
+            .or(self.cx.gen.sync_log_offset())
+            .unwrap_or(self.syncer.last_io_offset);
+        let t = now_ns();
+        // Nothing is in flight: any slot is free to carry the sync.
+        let unit = &mut self.pool[self.free.last().copied().unwrap_or(0) as usize];
+        let fd = self.open.fds().get(file).copied().unwrap_or(-1);
+        let r = self.syncer.sync(&mut self.engine, unit, file, fd, kind)?;
+        if r < 0 {
+            let errno = (-r) as i32;
+            let text = format!(
+                "io_u error on file {}: {}: {}",
+                self.cx.names.get(file).map_or("?", |s| s.as_str()),
+                crate::job::errors::strerror(errno),
+                kind.log_name()
+            );
+            self.cx.stats.record_error(errno, &io_verror(errno));
+            if !self.cx.job.exec.errors.non_fatal(1, errno) {
+                eprintln!("iobench: {text}");
+                self.error.get_or_insert(text);
+            }
+        } else if !self.ramping {
+            super::syncing::account(&mut self.cx.stats, kind, now_ns() - t);
+        }
+        if let Some(l) = &mut self.iolog {
+            l.log_op(file, kind.log_name(), off, 0)?;
+        }
+        Ok(())
+    }
+
+    /// Fills the queue up to `limit`: generates (or takes back the held) I/Os and queues
+    /// them, committing in submit batches, until something holds issuing back.
+    fn fill(&mut self, limit: usize) -> io::Result<()> {
+        while self.hold == Hold::None
+            && !self.gen_done
+            && !self.free.is_empty()
+            && self.inflight + self.staged.len() < limit
+            && !self.data.backlog_due()
+        {
+            let Some(next) = self.next_io()? else {
+                return Ok(());
+            };
+            if !self.issue(next)? {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+
+    /// The next I/O to issue, once every reason to hold it back is ruled out; None when
+    /// the fill stops here (a hold, a failure or the end of the I/O).
+    fn next_io(&mut self) -> io::Result<Option<crate::gen::NextIo>> {
+        // A replayed log's sync: drain, then sync the file it names (see gen::replay).
+        if let Some((kind, f)) = self
+            .pending
+            .is_none()
+            .then(|| self.cx.gen.replay_sync_due())
+            .flatten()
+        {
+            self.syncer.last_file = f;
+            self.hold = Hold::sync_now(kind, f, &self.cx.gen);
+            return Ok(None);
+        }
+        // A due verify trim goes before the next generated I/O, as fio's get_io_u.
+        let mut fresh = false;
+        let mut got = self.pending.take().or_else(|| self.data.next_trim());
+        if got.is_none() {
+            // fio decides on a sync before it generates the next I/O: the sync goes
+            // to the file its file service picks next (that pick is used up).
+            if let Some(kind) = self.syncer.due().filter(|_| self.cx.gen.budget_left()) {
+                let f = self.cx.gen.file_for_sync().unwrap_or(self.syncer.last_file);
+                self.hold = Hold::sync_now(kind, f, &self.cx.gen);
+                return Ok(None);
+            }
+            // flow: a job ahead of its weight holds back (draining and sleeping
+            // flow_sleep first, when set), as fio does before it makes an I/O.
+            if let Some(f) = self.flow.as_mut() {
+                if f.exceeded() {
+                    self.hold = Hold::Until {
+                        at: now_ns() + f.sleep_ns.max(1000),
+                        drain: f.sleep_ns > 0,
+                    };
+                    return Ok(None);
+                }
+            }
+            fresh = true;
+            if self.periodic_sync {
+                self.cx.gen.sync_at_new_loop = self.syncer.due_at_new_loop().is_some();
+            }
+            got = self.cx.gen.next_io();
+            if let Some(f) = self.cx.gen.take_loop_sync_file() {
+                self.loop_sync = Some(f);
+            }
+        }
+        let Some(mut next) = got else {
+            if let Some(fail) = self.file_events(usize::MAX)? {
+                self.cx.stats.record_error(fail.errno, &fail.verror);
+                self.error = Some(fail.verror);
+            }
+            self.gen_done = true;
+            return Ok(None);
+        };
+        // verify_state_load on a reading job: it ends before the first read the saved
+        // state does not vouch for, as fio's does.
+        if self.data.read_stops(next.ddir, next.file, next.offset) {
+            self.gen_done = true;
+            return Ok(None);
+        }
+        // A new loop: what the last one wrote is verified first.
+        if fresh && self.data.loop_ended(self.cx.gen.pass()) {
+            self.pending = Some(next);
+            return Ok(None);
+        }
+        if self.pace.think_due() {
+            (self.pending, self.hold) = (Some(next), Hold::Think);
+            return Ok(None);
+        }
+        let replay_us = self.cx.gen.replay_delay_us();
+        if replay_us > 0 || self.pace.rated() {
+            let t = now_ns();
+            let wait;
+            (next.ddir, wait) = self.pace.choose(next.ddir, t);
+            let replay_at = self.last_issue + replay_us * 1000;
+            if wait > 0 || (replay_us > 0 && replay_at > t) {
+                self.pending = Some(next);
+                self.hold = Hold::Until {
+                    at: (t + wait).max(replay_at),
+                    drain: wait > 0,
+                };
+                return Ok(None);
+            }
+        }
+        if next.len > self.slot_len as u64 {
+            // The buffers were sized for the job's largest I/O; never read past one.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "an I/O of {} bytes does not fit the {}-byte buffers",
+                    next.len, self.slot_len
+                ),
+            ));
+        }
+        // unlink_each_loop: a new loop starts on fresh files, once the last loop's
+        // I/O is all done (fio deletes them between its loops).
+        if self.cx.job.files.unlink_each_loop && self.cx.gen.loop_number() != self.files_loop {
+            if self.inflight + self.staged.len() > 0 {
+                (self.pending, self.hold) = (Some(next), Hold::Drain);
+                return Ok(None);
+            }
+            self.files_loop = self.cx.gen.loop_number();
+            if let Err(e) = self.open.unlink_all(&mut self.engine) {
+                let errno = crate::error::os_errno(&e).unwrap_or(libc::EIO);
+                let text = format!("unlink_each_loop: {e}");
+                eprintln!("iobench: {text}");
+                self.cx.stats.record_error(
+                    errno,
+                    &format!(
+                        "file:backend.c:560, func=unlink_all_files, error={}",
+                        crate::job::errors::strerror(errno)
+                    ),
+                );
+                self.error = Some(text);
+                return Ok(None);
+            }
+        }
+        // Then, as fio, a sync if one is due (on the file picked first in the loop).
+        if let Some(ls) = self.loop_sync.take() {
+            self.syncer.new_loop();
+            if let Some(kind) = self.syncer.due() {
+                let h = Hold::Sync {
+                    kind,
+                    file: ls.file,
+                    before: ls.events_before,
+                    offset: Some(ls.offset),
+                };
+                (self.pending, self.hold) = (Some(next), h);
+                return Ok(None);
+            }
+        }
+        // The files the generator opened and closed on the way to this I/O (after
+        // the loop's verify and unlink, as fio orders them).
+        if let Some(fail) = self.file_events(usize::MAX)? {
+            self.cx.stats.record_error(fail.errno, &fail.verror);
+            self.error = Some(fail.verror);
+            return Ok(None);
+        }
+        // serialize_overlap: an I/O overlapping one queued or in flight (whatever its
+        // file, as fio compares offsets only) waits for a completion.
+        if self.serialize && overlaps_busy(&self.pool, &self.busy, next.offset, next.len) {
+            (self.pending, self.overlap_wait) = (Some(next), true);
+            return Ok(None);
+        }
+        Ok(Some(next))
+    }
+
+    /// Queues `next` in a free slot: completes it at once when the engine does, stages
+    /// it (committing a full batch) when it queues. False when the fill stops here.
+    #[inline]
+    fn issue(&mut self, next: crate::gen::NextIo) -> io::Result<bool> {
+        let fd = match self.open.for_io(next.file, &mut self.engine) {
+            Ok(fd) => fd,
+            Err(fail) => {
+                self.cx.stats.record_error(fail.errno, &fail.verror);
+                self.error = Some(fail.verror);
+                return Ok(false);
+            }
+        };
+        self.pace.issued(next.ddir, next.len);
+        self.syncer
+            .issued(next.ddir, next.file, next.offset, next.len);
+        if let Some(l) = &mut self.iolog {
+            l.log_io(&next)?;
+        }
+        let slot = self.free.pop().expect("free slot");
+        if self.serialize {
+            self.busy[slot as usize] = true;
+        }
+        let u = &mut self.pool[slot as usize];
+        u.op = Op::Rw(next.ddir);
+        u.file = next.file as u32;
+        u.fd = fd;
+        u.offset = next.offset;
+        u.len = next.len as usize;
+        u.pass = self.cx.gen.pass();
+        u.start_ns = now_ns();
+        u.issue_ns = u.start_ns;
+        self.data.before_queue(u);
+        self.last_issue = u.start_ns;
+        // lockfile: the lock covers the queue call, as fio's does.
+        if let Err(e) = super::filelock::lock(self.lock, u.fd, next.ddir) {
+            self.free.push(slot);
+            let text = format!("lockfile: {e}");
+            self.cx
+                .stats
+                .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+            self.error = Some(text);
+            return Ok(false);
+        }
+        if crate::debug::on(crate::debug::Cat::Io) {
+            let name = self
+                .cx
+                .names
+                .get(u.file as usize)
+                .map_or("", |s| s.as_str());
+            for stage in ["fill", "prep", "queue"] {
+                let d = next.ddir as usize;
+                crate::debug::io_unit(stage, u.buf, u.offset, u.len, d, name);
+            }
+        }
+        self.watch.queuing(u);
+        // SAFETY: `u` is a slot just taken from `free` (not in flight); its buffer is
+        // the slot's own region of `bufs` (`slot_len` bytes, at least the largest
+        // block, which bounds `u.len`). `run` declares `bufs` before the worker, so it
+        // outlives any I/O the engine still has in flight if the loop ends early.
+        let queued = unsafe { self.engine.queue(u) };
+        if let Err(e) = super::filelock::unlock(self.lock, fd) {
+            let text = format!("lockfile: {e}");
+            self.cx
+                .stats
+                .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
+            self.error.get_or_insert(text);
+        }
+        match queued? {
+            Queued::Completed => {
+                let t = now_ns();
+                if self.file_ops {
+                    if let Some(ns) = self.engine.take_op_latency() {
+                        if self.op_lat && !self.ramping {
+                            self.cx.stats.record_clat_only(self.op_dir, ns);
+                        }
+                    }
+                }
+                self.cx.stats.record_depth(1, 1);
+                self.cx.stats.record_submit(1);
+                self.cx.stats.record_complete(1);
+                if let Some(us) = self.engine.think_us() {
+                    self.pace.engine_think(us);
+                }
+                let res = self.pool[slot as usize].result;
+                if self.watch.cut_short(res) {
+                    return Ok(false);
+                }
+                self.complete(slot, res, t);
+                let stop = self.error.is_some()
+                    || self.end.is_some_and(|e| t >= e)
+                    || super::terminating()
+                    || self.cx.stats.live.is_some_and(|s| s.wanted());
+                Ok(!stop)
+            }
+            Queued::Queued => {
+                self.staged.push(slot);
+                if self.staged.len() >= self.batch {
+                    self.submit()?;
+                }
+                Ok(true)
+            }
+            Queued::Busy => {
+                if self.engine.finished() {
+                    self.gen_done = true;
+                }
+                self.free.push(slot);
+                if self.serialize {
+                    self.busy[slot as usize] = false;
+                }
+                self.open.io_done(next.file, &mut self.engine);
+                self.pending = Some(next);
+                Ok(false)
+            }
+        }
+    }
+
+    /// Commits the staged I/Os to the engine.
+    fn submit(&mut self) -> io::Result<()> {
+        // fio marks the depth at commit, by every I/O busy at that moment.
+        let busy = (self.inflight + self.staged.len()) as u32;
+        let n = self.engine.commit()?;
+        if n > 0 {
+            self.cx.stats.record_submit(n as u32);
+            self.cx.stats.record_depth(busy, n as u32);
+        }
+        let t = now_ns();
+        for &s in &self.staged[..n] {
+            self.pool[s as usize].issue_ns = t;
+            self.watch.issued(s, t);
+        }
+        self.staged.drain(..n);
+        self.inflight += n;
+        Ok(())
+    }
+
+    /// rate_min/rate_iops_min: fails the job when it falls behind.
+    fn check_min_rate(&mut self) {
+        if self.pace.has_min_rate() {
+            let stats = &mut self.cx.stats;
+            let bytes = stats.dir.each_ref().map(|d| d.bytes);
+            let blocks = stats.dir.each_ref().map(|d| d.ios);
+            let name = &self.cx.job.name;
+            if let Some(m) = self.pace.check_min_rate(name, bytes, blocks, now_ns()) {
+                stats.record_error(libc::EIO, &m);
+                self.error.get_or_insert(m);
+            }
+        }
+    }
+
+    /// Reaps: at least one when the queue is full (`limit`) or nothing more can be
+    /// queued; all of them when pacing or syncing waits for the queue to drain.
+    fn reap(&mut self, limit: usize) -> io::Result<()> {
+        let drain = !matches!(self.hold, Hold::None | Hold::Until { drain: false, .. });
+        let full = self.free.is_empty()
+            || self.gen_done
+            || drain
+            || self.inflight >= limit
+            || self.overlap_wait;
+        self.overlap_wait = false;
+        let mut min = self.cmin.min(self.inflight);
         if min == 0 && full {
             min = 1;
         }
-        watch.waiting(&pool, now_ns(), inflight);
+        self.watch.waiting(&self.pool, now_ns(), self.inflight);
         loop {
-            let n = engine.getevents(min, cmax.min(inflight))?;
+            let n = self.engine.getevents(min, self.cmax.min(self.inflight))?;
             let t = now_ns();
             if n > 0 {
-                cx.stats.record_complete(n as u32);
+                self.cx.stats.record_complete(n as u32);
             }
             for i in 0..n {
-                let c = engine.event(i);
-                complete!(c.slot, c.result, t);
+                let c = self.engine.event(i);
+                self.complete(c.slot, c.result, t);
             }
-            inflight -= n;
+            self.inflight -= n;
             let keep = if drain {
-                inflight > 0
+                self.inflight > 0
             } else {
-                full && inflight > low
+                full && self.inflight > self.low
             };
-            if !keep || watch.timed_out() {
-                break;
+            if !keep || self.watch.timed_out() {
+                return Ok(());
             }
             min = 1;
         }
     }
-    // A timed-out job's hung I/Os are not waited for (see the end).
-    let timed_out = watch.timed_out();
-    if timed_out {
-        let text = super::watchdog::timeout_verror();
-        cx.stats.record_error(super::watchdog::ETIMEDOUT, &text);
-        error = Some(text);
-        inflight = 0;
-    }
-    // Drain what is still in flight so buffers are not freed under the kernel.
-    while inflight > 0 {
-        let n = engine.getevents(1, inflight)?;
-        let t = now_ns();
-        for i in 0..n {
-            let c = engine.event(i);
-            complete!(c.slot, c.result, t);
+
+    /// Records one completion at `now`, returning its slot to the free list.
+    #[inline]
+    fn complete(&mut self, slot: u32, res: i64, now: u64) {
+        let u = &mut self.pool[slot as usize];
+        u.result = res;
+        if let (true, Op::Rw(d)) = (crate::debug::on(crate::debug::Cat::Io), u.op) {
+            let name = self
+                .cx
+                .names
+                .get(u.file as usize)
+                .map_or("", |s| s.as_str());
+            crate::debug::io_unit("complete", u.buf, u.offset, u.len, d as usize, name);
         }
-        inflight -= n;
-    }
-    if error.is_none() {
-        error = verify_pass(
-            &mut engine,
-            &mut data,
-            &mut open,
-            &mut pool,
-            &mut cx,
-            stat_start,
-            None,
-        )?;
-    }
-    let _ = (hold, gen_done, pending.is_some());
-    let ms = ((now_ns() - stat_start) / 1_000_000).max(1);
-    // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as syncs
-    // but leaves them out of the sync statistics).
-    // (A replayed log decides whether the job writes, and a sync as its last operation
-    // leaves nothing to sync, as in fio.)
-    let wrote = cx
-        .gen
-        .replay_writes()
-        .map_or(cx.job.workload.pattern.writes(), |w| {
-            w && !syncer.last_was_sync()
-        });
-    if (syncer.end_fsync || syncer.fsync_on_close) && wrote && !timed_out {
-        crate::debug::enter(crate::debug::RunState::Fsyncing);
-        for (i, &fd) in open.fds().iter().enumerate() {
-            // Files closed along the way were synced at their close (fsync_on_close).
-            if cx.lazy && fd < 0 {
-                continue;
+        self.free.push(slot);
+        self.watch.completed(slot);
+        self.open.io_done(u.file as usize, &mut self.engine);
+        if self.serialize {
+            self.busy[slot as usize] = false;
+        }
+        let stats = &mut self.cx.stats;
+        if u.result < 0 {
+            self.failed(slot);
+        } else if u.result == 0 && u.len > 0 && !self.file_ops && matches!(u.op, Op::Rw(_)) {
+            // Nothing moved (a read at the end of the file): fio fails the job with
+            // "full resid", counting the I/O as issued with no bytes.
+            if let Op::Rw(d) = u.op {
+                stats.dir[d as usize].ios += 1;
             }
-            let unit = &mut pool[0];
-            super::syncing::issue(&mut engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
-            if let Some(l) = &mut iolog {
-                l.log_op(i, "sync", syncer.last_offset, 0)?;
+            let text = full_resid_verror();
+            stats.record_error(libc::EIO, &text);
+            self.error.get_or_insert(text);
+        } else if let Op::Rw(d) = u.op {
+            if self.file_ops {
+                if !self.ramping {
+                    stats.record_io_bytes(d, u.result as u64, now - self.stat_start);
+                }
+            } else if !self.ramping {
+                let slat = if self.stamps_commit {
+                    u.issue_ns - u.start_ns
+                } else {
+                    0
+                };
+                let clat = now - u.issue_ns;
+                stats.record_io_at(
+                    d,
+                    u.result as u64,
+                    u.offset,
+                    slat,
+                    clat,
+                    now - self.stat_start,
+                );
+                if self.prio_stats {
+                    stats.record_prio(d, u.prio, slat, clat);
+                }
+            }
+            let name = self
+                .cx
+                .names
+                .get(u.file as usize)
+                .map_or("?", |s| s.as_str());
+            if let Err(text) = self.data.on_complete(u, name) {
+                if self.data.keeps_going() {
+                    stats.record_error(crate::verify::contents::EILSEQ, "");
+                } else {
+                    stats.record_error(crate::verify::contents::EILSEQ, &text);
+                    self.error.get_or_insert(text);
+                }
+            }
+            match self
+                .pace
+                .completed(d, now - u.start_ns, (name, u.offset, u.len))
+            {
+                super::pacing::Verdict::Go => {}
+                super::pacing::Verdict::Fail(errno, text) => {
+                    stats.record_error(errno, &text);
+                    self.error.get_or_insert(text);
+                }
+                _ => self.hold = Hold::Drain,
             }
         }
     }
-    if let Some(l) = iolog.take() {
-        l.finish()?;
-    }
-    if let Some((t, w, p, d)) = pace.latency_report() {
-        cx.stats.set_latency_target(t, w, p, d);
-    }
-    cx.stats.set_total_runtime_ms(ms);
-    // Datagrams lost on the way (net over UDP) count as dropped reads, as in fio.
-    cx.stats.dir[Ddir::Read as usize].dropped += engine.take_dropped();
-    // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
-    let moves_data = !cx.job.exec.engine.flags().no_io;
-    for d in Ddir::ALL {
-        if moves_data && cx.stats.dir[d as usize].ios > 0 {
-            cx.stats.set_runtime_ms(d, ms);
+
+    /// Records a failed completion (negative result): counts it, and fails the job
+    /// unless the error is one it continues past (errors are off the hot path).
+    #[cold]
+    fn failed(&mut self, slot: u32) {
+        let u = &self.pool[slot as usize];
+        let ex = &self.cx.job.exec;
+        let stats = &mut self.cx.stats;
+        let errno = (-u.result) as i32;
+        let d = match u.op {
+            Op::Rw(d) => {
+                // fio counts the failed I/O as issued, with no bytes (a file engine's
+                // failed call is not an I/O: nothing was issued).
+                if !self.file_ops {
+                    stats.dir[d as usize].ios += 1;
+                }
+                d as usize
+            }
+            Op::Sync { .. } => 1,
+        };
+        // fill_device: running out of space is how the job ends, not a failure.
+        let full =
+            self.cx.job.workload.fill_device && (errno == libc::ENOSPC || errno == libc::EDQUOT);
+        if full {
+            self.gen_done = true;
+            self.pending = None;
+        }
+        let fatal = !full && !ex.errors.non_fatal(d, errno);
+        // Text is only built when it is shown or kept.
+        if !(full || fatal || ex.errors.error_dump || stats.error == 0) {
+            stats.record_error(errno, "");
+            return;
+        }
+        let name = self
+            .cx
+            .names
+            .get(u.file as usize)
+            .map_or("", |s| s.as_str());
+        let line = if self.file_ops {
+            // File engines fail in their call, named as fio names it.
+            format!(
+                "{}({}): {}",
+                self.engine.op_name(),
+                name,
+                io::Error::from_raw_os_error(errno)
+            )
+        } else {
+            io_error_line(name, errno, u.op, u.offset, u.len)
+        };
+        // A trim fails inside fio's queue call, which names itself and prints no io_u
+        // line.
+        let trim = u.op == Op::Rw(Ddir::Trim);
+        if (full || fatal || ex.errors.error_dump) && !trim {
+            eprintln!("iobench: {line}");
+        }
+        if !full {
+            let verror = if trim {
+                queue_verror(errno)
+            } else {
+                io_verror(errno)
+            };
+            stats.record_error(errno, &verror);
+        }
+        if fatal && self.error.is_none() {
+            self.error = Some(line);
         }
     }
-    // Faked writes get no run time (fio leaves it out for verify_only), so a direction
-    // with only those shows its counts but no rate; faked trims do get one, as in fio.
-    if let Some(f) = faked {
-        let mut n = 0;
+
+    /// Acts on at most `most` of the file events the generator has (see `file_events`).
+    fn file_events(&mut self, most: usize) -> io::Result<Option<super::open_files::OpenFailure>> {
+        file_events(
+            &mut self.cx.gen,
+            &mut self.open,
+            &mut self.iolog,
+            &mut self.engine,
+            most,
+        )
+    }
+
+    /// Runs a verify pass (see `verify_pass`).
+    fn verify_pass(&mut self, batch: Option<usize>) -> io::Result<Option<String>> {
+        verify_pass(
+            &mut self.engine,
+            &mut self.data,
+            &mut self.open,
+            &mut self.pool,
+            &mut self.cx,
+            self.stat_start,
+            batch,
+        )
+    }
+
+    /// Ends the run: waits for what is in flight (unless the job `timed_out`), runs the
+    /// verify pass, the end syncs, and puts the run times and the `faked` verify_only
+    /// counts in the stats.
+    fn finish(mut self, timed_out: bool, faked: Option<[(u64, u64); 3]>) -> io::Result<JobStats> {
+        // A timed-out job's hung I/Os are not waited for (see the end).
+        if timed_out {
+            let text = super::watchdog::timeout_verror();
+            self.cx
+                .stats
+                .record_error(super::watchdog::ETIMEDOUT, &text);
+            self.error = Some(text);
+            self.inflight = 0;
+        }
+        // Drain what is still in flight so buffers are not freed under the kernel.
+        while self.inflight > 0 {
+            let n = self.engine.getevents(1, self.inflight)?;
+            let t = now_ns();
+            for i in 0..n {
+                let c = self.engine.event(i);
+                self.complete(c.slot, c.result, t);
+            }
+            self.inflight -= n;
+        }
+        if self.error.is_none() {
+            self.error = self.verify_pass(None)?;
+        }
+        let ms = ((now_ns() - self.stat_start) / 1_000_000).max(1);
+        let cx = &mut self.cx;
+        // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as
+        // syncs but leaves them out of the sync statistics).
+        // (A replayed log decides whether the job writes, and a sync as its last
+        // operation leaves nothing to sync, as in fio.)
+        let wrote = cx
+            .gen
+            .replay_writes()
+            .map_or(cx.job.workload.pattern.writes(), |w| {
+                w && !self.syncer.last_was_sync()
+            });
+        if (self.syncer.end_fsync || self.syncer.fsync_on_close) && wrote && !timed_out {
+            crate::debug::enter(crate::debug::RunState::Fsyncing);
+            for (i, &fd) in self.open.fds().iter().enumerate() {
+                // Files closed along the way were synced at their close (fsync_on_close).
+                if cx.lazy && fd < 0 {
+                    continue;
+                }
+                let unit = &mut self.pool[0];
+                super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
+                if let Some(l) = &mut self.iolog {
+                    l.log_op(i, "sync", self.syncer.last_offset, 0)?;
+                }
+            }
+        }
+        if let Some(l) = self.iolog.take() {
+            l.finish()?;
+        }
+        if let Some((t, w, p, d)) = self.pace.latency_report() {
+            cx.stats.set_latency_target(t, w, p, d);
+        }
+        cx.stats.set_total_runtime_ms(ms);
+        // Datagrams lost on the way (net over UDP) count as dropped reads, as in fio.
+        cx.stats.dir[Ddir::Read as usize].dropped += self.engine.take_dropped();
+        // A pseudo-I/O engine (cpuio) moves no bytes: fio gives its directions no run time.
+        let moves_data = !cx.job.exec.engine.flags().no_io;
         for d in Ddir::ALL {
-            let (ios, bytes) = f[d as usize];
-            cx.stats.dir[d as usize].ios += ios;
-            cx.stats.dir[d as usize].bytes += bytes;
-            n += ios;
-            if ios > 0 && d != Ddir::Write {
+            if moves_data && cx.stats.dir[d as usize].ios > 0 {
                 cx.stats.set_runtime_ms(d, ms);
             }
         }
-        cx.stats.record_depth(1, n as u32);
-    }
-    if cx.stats.live.is_some() {
-        // The final numbers, for a report made before the collector has this clone's
-        // results (one made while it finishes, or just after).
-        crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
-    }
-    if error.is_some() {
-        cx.stats.failed = true;
-        if cx.stats.error != 0 {
-            // fio's closing line for a failed job.
-            super::error_line(&format!(
-                "iobench: pid={}, err={}/{}\n",
-                std::process::id(),
-                cx.stats.error,
-                cx.stats.verror
-            ));
+        // Faked writes get no run time (fio leaves it out for verify_only), so a direction
+        // with only those shows its counts but no rate; faked trims do get one, as in fio.
+        if let Some(f) = faked {
+            let mut n = 0;
+            for d in Ddir::ALL {
+                let (ios, bytes) = f[d as usize];
+                cx.stats.dir[d as usize].ios += ios;
+                cx.stats.dir[d as usize].bytes += bytes;
+                n += ios;
+                if ios > 0 && d != Ddir::Write {
+                    cx.stats.set_runtime_ms(d, ms);
+                }
+            }
+            cx.stats.record_depth(1, n as u32);
         }
+        if cx.stats.live.is_some() {
+            // The final numbers, for a report made before the collector has this clone's
+            // results (one made while it finishes, or just after).
+            crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
+        }
+        if self.error.is_some() {
+            cx.stats.failed = true;
+            if cx.stats.error != 0 {
+                // fio's closing line for a failed job.
+                super::error_line(&format!(
+                    "iobench: pid={}, err={}/{}\n",
+                    std::process::id(),
+                    cx.stats.error,
+                    cx.stats.verror
+                ));
+            }
+        }
+        let Worker { engine, cx, .. } = self;
+        if timed_out {
+            // The hung I/Os may still complete into their buffers, and an engine's
+            // teardown may wait for them: it is left to the process's end.
+            std::mem::forget(engine);
+        }
+        Ok(cx.stats)
     }
-    if timed_out {
-        // The hung I/Os may still complete into their buffers, and an engine's teardown
-        // may wait for them: both are left to the process's end, never freed under them.
-        std::mem::forget(engine);
-        std::mem::forget(bufs);
-    }
-    Ok(cx.stats)
 }
 
 /// True when `len` bytes at `offset` overlap a unit that is queued or in flight.
@@ -943,29 +1155,4 @@ fn ex_backlog_batch(job: &Job) -> usize {
     } else {
         v.backlog
     }) as usize
-}
-
-fn commit<E: Engine>(
-    engine: &mut E,
-    pool: &mut [IoUnit],
-    staged: &mut Vec<u32>,
-    inflight: &mut usize,
-    stats: &mut JobStats,
-    watch: &mut super::watchdog::Watch,
-) -> io::Result<()> {
-    // fio marks the depth at commit, by every I/O busy at that moment.
-    let busy = (*inflight + staged.len()) as u32;
-    let n = engine.commit()?;
-    if n > 0 {
-        stats.record_submit(n as u32);
-        stats.record_depth(busy, n as u32);
-    }
-    let t = now_ns();
-    for &s in &staged[..n] {
-        pool[s as usize].issue_ns = t;
-        watch.issued(s, t);
-    }
-    staged.drain(..n);
-    *inflight += n;
-    Ok(())
 }

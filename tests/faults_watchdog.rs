@@ -10,51 +10,10 @@ mod common;
 
 use common::wait_for;
 use std::os::unix::net::UnixListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-/// An nbdkit on a Unix socket, killed when dropped.
-struct Server {
-    child: Child,
-    socket: PathBuf,
-}
-
-impl Server {
-    fn start(dir: &Path, args: &[&str]) -> Server {
-        let socket = dir.join("nbd.sock");
-        let _ = std::fs::remove_file(&socket);
-        let child = Command::new("nbdkit")
-            .args(["-f", "-U"])
-            .arg(&socket)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let child = match child {
-            Ok(c) => c,
-            // CI installs nbdkit (.ci/run); a missing one is a failure, never a skip.
-            Err(e) => panic!("nbdkit is needed for these tests (apt-get install -y nbdkit): {e}"),
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !socket.exists() {
-            assert!(Instant::now() < deadline, "nbdkit did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Server { child, socket }
-    }
-
-    fn uri(&self) -> String {
-        format!("--uri=nbd+unix:///?socket={}", self.socket.display())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::nbdkit::Nbdkit as Server;
 
 fn iobench() -> Command {
     let mut c = common::iobench();

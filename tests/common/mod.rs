@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod loopdev;
+pub mod nbdkit;
 pub mod netproc;
 
 use std::path::PathBuf;

@@ -5,6 +5,7 @@
 //! command line + job files → [`options::RawJob`] → [`job::Job`] → [`run`] workers driving an
 //! [`engine::Engine`] → [`stats::JobStats`] → [`report`] renderers.
 
+pub(crate) mod affinity;
 pub(crate) mod buffer;
 pub mod cli;
 pub mod client;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// options and read them with `job::reader`, the job resolves the engines' options: one
 /// stage that defines a job and how its I/O is made).
 const TIERS: &[(&str, &[&str])] = &[
-    ("base", &["clock", "osstr", "stop"]),
+    ("base", &["affinity", "clock", "osstr", "stop"]),
     (
         "define",
         &[

@@ -689,14 +689,7 @@ fn apply_placement(job: &Job, thread_number: u64) -> Result<(), RunError> {
                 message: "no CPUs set (cpus_allowed/cpumask is empty)".into(),
             });
         }
-        // SAFETY: cpu_set_t is plain data; CPU_SET only sets bits inside it.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-            // SAFETY: c is below CPU_SETSIZE.
-            unsafe { libc::CPU_SET(c, &mut set) };
-        }
-        // SAFETY: pid 0 is the calling thread; set is a valid cpu_set_t of that size.
-        if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
+        if crate::affinity::pin_current_thread(&cpus).is_err() {
             return Err(fail("cpus_allowed"));
         }
     }

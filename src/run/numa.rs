@@ -32,18 +32,7 @@ fn node_cpus(nodes: &[usize]) -> std::io::Result<Vec<usize>> {
 
 /// Runs the calling worker on the CPUs of `nodes` (libnuma's numa_run_on_node_mask).
 pub fn run_on_nodes(nodes: &[usize]) -> std::io::Result<()> {
-    let cpus = node_cpus(nodes)?;
-    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-        // SAFETY: c is below CPU_SETSIZE.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    // SAFETY: pid 0 is the calling thread; set is a valid cpu_set_t of that size.
-    if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    crate::affinity::pin_current_thread(&node_cpus(nodes)?)
 }
 
 /// Sets the calling worker's memory policy with set_mempolicy(2). `default` leaves the

@@ -9,21 +9,6 @@ use crate::buffer::fill::Filler;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 
-/// Pins the calling thread to `cpus` (all below CPU_SETSIZE, checked when resolved).
-fn pin(cpus: &[usize]) -> std::io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; all zeroes is the empty set.
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    for &c in cpus.iter().filter(|&&c| c < libc::CPU_SETSIZE as usize) {
-        // SAFETY: c is below CPU_SETSIZE, inside the set.
-        unsafe { libc::CPU_SET(c, &mut set) };
-    }
-    // SAFETY: pid 0 is the calling thread; `set` is a valid cpu_set_t of that size.
-    if unsafe { libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// A read-back block for a checker.
 struct Work {
     slot: u32,
@@ -74,7 +59,7 @@ impl Checkers {
             let vtx = vtx.clone();
             let run = move || {
                 if let Some(cpus) = &v.async_cpus {
-                    if let Err(e) = pin(cpus) {
+                    if let Err(e) = crate::affinity::pin_current_thread(cpus) {
                         eprintln!("iobench: verify_async_cpus: cannot pin a checker: {e}");
                     }
                 }

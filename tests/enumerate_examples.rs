@@ -164,7 +164,10 @@ fn one_example(f: &Path, root: &Path) -> (String, Outcome) {
             .to_string();
         return (name, Outcome::Fails(why));
     }
-    if text.contains("time_based") {
+    // A time-based job's counts depend on speed; a network reader's on how the stream
+    // arrives (fio counts each partial receive as an issued I/O, 259 for 256 blocks in one
+    // run of netio.fio): neither is compared.
+    if text.contains("time_based") || text.contains("ioengine=net") {
         return (name, Outcome::Runs(None));
     }
     let (Some(a), Some(b)) = (json_of(&fio.stdout), json_of(&ib.stdout)) else {

@@ -22,24 +22,40 @@ pub fn online_nodes() -> Vec<usize> {
 }
 
 /// Reads a node list as libnuma does for these options: `all`, or numbers and ranges
-/// joined by commas, each an online node. The error names the value and the nodes there are.
+/// joined by commas. Whether each node is online is checked before a run
+/// ([`offline_node`]), not here: fio's `--parse-only` accepts a job file written for a
+/// bigger machine (its examples/numa.fio names nodes 0-1), and its run refuses it.
 pub fn parse_nodes(text: &str) -> Result<Vec<usize>, String> {
-    let online = online_nodes();
     if text.trim() == "all" {
-        return Ok(online);
+        return Ok(online_nodes());
     }
     let nodes = crate::job::exec::parse_cpu_list(text)
         .map_err(|e| format!("'{text}' is not a node list ({e}; expected N, N-M, or all)"))?;
     if nodes.is_empty() {
         return Err(format!("'{text}' names no NUMA node"));
     }
-    if let Some(bad) = nodes.iter().find(|n| !online.contains(n)) {
-        return Err(format!(
-            "'{text}': node {bad} is not online (this machine has nodes {})",
-            join(&online)
-        ));
-    }
     Ok(nodes)
+}
+
+/// The first of the job's NUMA nodes (`numa_cpu_nodes`, then `numa_mem_policy`'s) that
+/// this machine does not have online, as the message a run stops with.
+pub fn offline_node(cpu_nodes: Option<&[usize]>, policy: Option<&MemPolicy>) -> Option<String> {
+    let online = online_nodes();
+    let policy_nodes: Option<Vec<usize>> = match policy {
+        Some(MemPolicy::Prefer(n)) => Some(vec![*n]),
+        Some(MemPolicy::Bind(v) | MemPolicy::Interleave(v)) => Some(v.clone()),
+        _ => None,
+    };
+    let check = |option: &str, nodes: &[usize]| {
+        let bad = nodes.iter().find(|n| !online.contains(n))?;
+        Some(format!(
+            "{option}: node {bad} is not online (this machine has nodes {})",
+            join(&online)
+        ))
+    };
+    cpu_nodes
+        .and_then(|n| check("numa_cpu_nodes", n))
+        .or_else(|| policy_nodes.and_then(|n| check("numa_mem_policy", &n)))
 }
 
 fn join(v: &[usize]) -> String {
@@ -97,6 +113,15 @@ mod tests {
         ] {
             assert!(parse_policy(bad).is_err(), "{bad}");
         }
-        assert!(parse_nodes("4095").is_err());
+        // Syntax only here; the run refuses a node the machine does not have.
+        assert_eq!(parse_nodes("4095"), Ok(vec![4095]));
+        let msg = offline_node(Some(&[4095]), None).unwrap();
+        assert!(
+            msg.starts_with("numa_cpu_nodes: node 4095 is not online"),
+            "{msg}"
+        );
+        let msg = offline_node(None, Some(&MemPolicy::Bind(vec![0, 4095]))).unwrap();
+        assert!(msg.starts_with("numa_mem_policy: node 4095"), "{msg}");
+        assert_eq!(offline_node(Some(&[0]), Some(&MemPolicy::Local)), None);
     }
 }

@@ -235,6 +235,16 @@ impl EngineVisitor for Visit<'_> {
 /// Checks made before anything is printed or any I/O is done (`--readonly`, mounted
 /// block devices).
 pub fn preflight(cfg: &CliConfig, jobs: &[Job]) -> Result<(), String> {
+    // NUMA nodes this machine lacks stop the run before anything starts, as fio's job
+    // parsing does (its --parse-only lets them through, and so does iobench's).
+    for job in jobs {
+        let e = &job.exec;
+        if let Some(msg) =
+            crate::job::numa::offline_node(e.numa_cpu_nodes.as_deref(), e.numa_mem_policy.as_ref())
+        {
+            return Err(format!("job '{}': {msg}", job.name));
+        }
+    }
     files::preflight(cfg.readonly, jobs)?;
     steady::preflight(jobs)
 }

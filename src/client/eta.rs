@@ -200,20 +200,11 @@ impl StatusLine {
                 let _ = write!(out, "[{}][{} IOPS]", rates.join(","), iops.join(","));
             }
             let _ = write!(out, "[eta {}]", eta_to_str(Some(je.eta_sec)));
-            let len = out.len() - start;
-            if len < self.last_len {
-                out.push_str(&" ".repeat(self.last_len - len));
-            }
-            self.last_len = len;
+            crate::report::eta::pad_over_last(&mut out, start, &mut self.last_len);
         }
         out.push('\r');
-        match self.last_newline_ms {
-            None => self.last_newline_ms = Some(now_ms),
-            Some(t) if self.newline_ms > 0 && now_ms.saturating_sub(t) > self.newline_ms => {
-                self.last_newline_ms = Some(now_ms);
-                self.newline_pending = true;
-            }
-            _ => {}
+        if crate::report::eta::newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
+            self.newline_pending = true;
         }
         out
     }

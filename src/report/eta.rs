@@ -245,22 +245,39 @@ impl EtaLine {
             if stalled > 0 {
                 let _ = write!(out, "[stalled={stalled}]");
             }
-            let len = out.len() - start;
-            if len < self.last_len {
-                out.push_str(&" ".repeat(self.last_len - len));
-            }
-            self.last_len = len;
+            pad_over_last(&mut out, start, &mut self.last_len);
         }
         out.push('\r');
-        match self.last_newline_ms {
-            None => self.last_newline_ms = Some(now_ms),
-            Some(t) if self.newline_ms > 0 && now_ms - t > self.newline_ms => {
-                self.last_newline_ms = Some(now_ms);
-                self.newline_pending = true;
-            }
-            _ => {}
+        if newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
+            self.newline_pending = true;
         }
         out
+    }
+}
+
+/// Pads the line begun at `start` with blanks to the last line's length (so a shorter
+/// line covers a longer one after `\r`) and remembers this one's.
+pub fn pad_over_last(out: &mut String, start: usize, last_len: &mut usize) {
+    let len = out.len() - start;
+    if len < *last_len {
+        out.push_str(&" ".repeat(*last_len - len));
+    }
+    *last_len = len;
+}
+
+/// `--eta-newline`: true when `every_ms` have passed since the last fresh line (the first
+/// call only starts the clock).
+pub fn newline_due(last_ms: &mut Option<u64>, every_ms: u64, now_ms: u64) -> bool {
+    match *last_ms {
+        None => {
+            *last_ms = Some(now_ms);
+            false
+        }
+        Some(t) if every_ms > 0 && now_ms.saturating_sub(t) > every_ms => {
+            *last_ms = Some(now_ms);
+            true
+        }
+        _ => false,
     }
 }
 

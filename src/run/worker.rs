@@ -231,7 +231,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
             _ => None,
         };
-        let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
+        let fresh_stats = pace.latency.searching().then(|| cx.stats.clone());
         let pattern = &job.workload.pattern;
         Ok(Worker {
             stamps_commit: engine.stamps_issue_on_commit(),
@@ -385,7 +385,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             Hold::Drain | Hold::None => {}
         }
         if let Some(s) = &self.fresh_stats {
-            match self.pace.check_latency_window(now_ns()) {
+            match self.pace.latency.check_window(now_ns()) {
                 super::pacing::Verdict::FinalRun => {
                     self.cx.stats = s.clone();
                     self.stat_start = now_ns();
@@ -680,7 +680,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.cx.stats.record_submit(1);
                 self.cx.stats.record_complete(1);
                 if let Some(us) = self.engine.think_us() {
-                    self.pace.engine_think(us);
+                    self.pace.think.set_by_engine(us);
                 }
                 let res = self.pool[slot as usize].result;
                 if self.watch.cut_short(res) {
@@ -736,12 +736,12 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// rate_min/rate_iops_min: fails the job when it falls behind.
     fn check_min_rate(&mut self) {
-        if self.pace.has_min_rate() {
+        if self.pace.rate.has_floor() {
             let stats = &mut self.cx.stats;
             let bytes = stats.dir.each_ref().map(|d| d.bytes);
             let blocks = stats.dir.each_ref().map(|d| d.ios);
             let name = &self.cx.job.name;
-            if let Some(m) = self.pace.check_min_rate(name, bytes, blocks, now_ns()) {
+            if let Some(m) = self.pace.rate.check_floor(name, bytes, blocks, now_ns()) {
                 stats.record_error(libc::EIO, &m);
                 self.error.get_or_insert(m);
             }
@@ -1180,7 +1180,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Some(l) = self.iolog.take() {
             l.finish()?;
         }
-        if let Some((t, w, p, d)) = self.pace.latency_report() {
+        if let Some((t, w, p, d)) = self.pace.latency.report() {
             cx.stats.set_latency_target(t, w, p, d);
         }
         cx.stats.set_total_runtime_ms(ms);

@@ -20,6 +20,7 @@ pub mod fioproto;
 pub mod gen;
 pub mod iolog;
 pub mod job;
+pub mod num;
 pub mod options;
 pub mod osstr;
 pub mod peak;

@@ -162,7 +162,7 @@ fn check_value(v: &str) {
     let _ = value::parse_bool(v);
     let _ = value::parse_flag(v);
     let _ = value::parse_float_list(v);
-    let _ = value::parse_percentile_list(v);
+    let _ = iobench::stats::hist::PercentileList::parse(v);
     let _ = keywords::eval(v);
     let m = keywords::Machine::current();
     let _ = keywords::replace_keywords(v, &m);

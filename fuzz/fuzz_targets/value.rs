@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = value::parse_bool(v);
     let _ = value::parse_flag(v);
     let _ = value::parse_float_list(v);
-    let _ = value::parse_percentile_list(v);
+    let _ = iobench::stats::hist::PercentileList::parse(v);
     let _ = keywords::eval(v);
     let m = keywords::Machine {
         pagesize: 4096,

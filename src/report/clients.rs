@@ -17,9 +17,9 @@
 //! (`BW=154Mi (162M)`; here `BW=154MiB/s (162MB/s)`).
 
 use super::json::{self, Obj, Value};
-use super::num::{fw, num2str, Unit};
 use super::{ctime, normal, VERSION};
 use crate::job::Job;
+use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::JobStats;

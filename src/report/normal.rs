@@ -1,10 +1,10 @@
 //! fio's normal (human) text layout: the job headers before the run, then per reported job
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
-use super::num::{fw, num2str, Unit};
 use super::{ctime, VERSION};
 use crate::job::group_ids;
 use crate::job::{Ddir, Job};
+use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::Hist;

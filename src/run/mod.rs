@@ -37,7 +37,7 @@ static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
 /// The status line while the run goes (with `--eta`): what each clone will do and the
 /// line's own memory; drawn from the collector's loop by [`live_tick`].
 struct Status {
-    line: crate::report::eta::EtaLine,
+    line: crate::stats::status::EtaLine,
     plans: Vec<crate::stats::board::Plan>,
     every_ms: u64,
     next_ms: u64,
@@ -101,7 +101,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             })
             .collect(),
     );
-    if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
+    if !crate::stats::status::enabled(cfg, crate::stats::status::stdout_is_tty()) {
         return;
     }
     let Some(first) = jobs.first() else {
@@ -121,7 +121,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             });
         }
     }
-    let line = crate::report::eta::EtaLine::new(
+    let line = crate::stats::status::EtaLine::new(
         st.kb_base == 1024,
         st.bits,
         st.sig_figs,

@@ -16,6 +16,7 @@ pub mod iostat;
 pub mod live;
 pub mod logs;
 pub mod logzip;
+pub mod status;
 pub mod steady;
 
 use crate::job::Ddir;

@@ -2,10 +2,10 @@
 //! size spellings against the real fio's own parse (`--debug=parse`).
 mod common;
 
-use iobench::job::Pattern;
-use iobench::options::table::TimeUnit;
-use iobench::options::value::*;
-use iobench::stats::hist::PercentileList;
+use iobench::api::job::Pattern;
+use iobench::api::options::table::TimeUnit;
+use iobench::api::options::value::*;
+use iobench::api::stats::hist::PercentileList;
 
 /// The one `percentile_list` parser (option validation and job resolution both use it).
 fn parse_percentile_list(s: &str) -> Result<PercentileList, String> {
@@ -442,8 +442,8 @@ fn sizes_agree_with_the_real_fio() {
     }
 }
 
-use iobench::options::keywords::{eval, expand_env_with, replace_keywords, Machine};
-use iobench::options::{lookup, make_opt, value::validate, Origin};
+use iobench::api::options::keywords::{eval, expand_env_with, replace_keywords, Machine};
+use iobench::api::options::{lookup, make_opt, value::validate, Origin};
 
 #[test]
 fn env_variables_expand_like_fio() {

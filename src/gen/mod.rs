@@ -18,7 +18,7 @@ pub mod plan;
 pub mod rand;
 mod replay;
 
-pub use replay::{replay_extents, replay_files, replay_writes};
+pub use replay::{replay_extents, replay_writes};
 
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RwSequencer, Workload};
@@ -272,7 +272,7 @@ struct Config {
 impl Generator {
     /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`, as if
     /// the job were the run's first job section (see [`Generator::with_thread_number`]
-    /// and [`fio_thread_number`] for the others).
+    /// and `fio_thread_number` for the others).
     pub fn new(job: &Job, clone_index: u32, files: &[FileExtent]) -> Result<Self, JobError> {
         let t = fio_thread_number(1, job.exec.numjobs, clone_index);
         Self::with_thread_number(job, clone_index, t, files)

@@ -5,7 +5,7 @@ use super::reader::Reader;
 use super::{Pattern, SizeSpec};
 use crate::error::JobError;
 use crate::options::value::per_dir;
-pub use crate::options::value::{Distribution, ZoneSplit};
+pub use crate::options::value::Distribution;
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -54,7 +54,8 @@ static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
 /// calls it, even one with nothing to run, so all ranks meet the same number of times.
 static PHASE_START: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
 
-/// Sets the phase-start hook (once per process).
+/// Sets the phase-start hook (once per process; the MPI runner is its one user).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub fn set_phase_start(f: fn(usize)) {
     let _ = PHASE_START.set(f);
 }

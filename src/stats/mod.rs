@@ -617,7 +617,7 @@ impl JobStats {
         }
     }
 
-    /// One completed I/O's latency under its priority (see [`PrioStat`]).
+    /// One completed I/O's latency under its priority (see `PrioStat`).
     pub fn record_prio(&mut self, ddir: Ddir, ioprio: u16, slat_ns: u64, clat_ns: u64) {
         if !self.cfg.stats {
             return;

@@ -56,7 +56,7 @@ pub fn eta_to_str(eta: Option<u64>) -> String {
 /// capped by its runtime; a time-based job by its time alone.
 pub fn job_eta(j: &LiveJob) -> u64 {
     match j.state {
-        JobState::Running(_) | JobState::Verifying => {
+        JobState::Running(_) => {
             let done: u64 = j.bytes.iter().sum();
             let mut perc = if j.bytes_total > 0 {
                 (done as f64 / j.bytes_total as f64).min(1.0)

@@ -518,11 +518,6 @@ impl Contents {
         }
         pieces
     }
-
-    /// The verify method in use (for callers deciding whether to bother).
-    pub fn method(&self) -> Method {
-        self.v.method
-    }
 }
 
 /// Prints the failure's details and returns the one-line text for the job's error.

@@ -93,6 +93,10 @@ impl Generator {
         self.files[f].open = true;
         self.nr_open += 1;
         self.file_events.push_back(FileEvent::Opened(f));
+        // fio resets a file as it opens it; for zones that recounts their data.
+        if self.zbd.is_some() {
+            self.zbd_file_reset(f);
+        }
         true
     }
 

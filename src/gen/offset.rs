@@ -10,8 +10,13 @@ use crate::job::Ddir;
 impl Generator {
     /// fio's `fill_io_u` for file `fi`: `None` when the file has nothing more to give.
     pub(super) fn fill_io(&mut self, fi: usize) -> Option<NextIo> {
-        let ddir = self.set_rw_ddir(fi);
-        if self.cfg.zone_size != 0 {
+        let mut ddir = self.set_rw_ddir(fi);
+        // zonemode=zbd: its own steps around the offset (gen::zbd); one test per I/O.
+        let zoned = self.zbd.is_some();
+        if zoned {
+            ddir = self.zbd_adjust_ddir(fi, ddir);
+            self.zbd_zone_mode(fi, ddir);
+        } else if self.cfg.zone_size != 0 {
             self.strided_zone(fi, ddir);
         }
         let (offset, is_random, busy_ok) = self.next_offset(fi, ddir)?;
@@ -20,20 +25,15 @@ impl Generator {
         if len == 0 {
             return None;
         }
-        let f = &mut self.files[fi];
-        if offset + len > f.real_size {
+        let mark_map = self.cfg.random && !busy_ok;
+        if zoned {
+            return self.zbd_fill(fi, ddir, offset, len, mark_map);
+        }
+        if offset + len > self.files[fi].real_size {
             return None;
         }
-        if self.cfg.random && !busy_ok {
-            if let Some(map) = &mut f.map {
-                let min_bs = self.cfg.min_bs[ddir as usize];
-                let block = (offset - f.file_offset) / min_bs;
-                let nr = len.div_ceil(min_bs);
-                let set = map.set_nr(block, nr);
-                if set != 0 && set * min_bs < len {
-                    len = set * min_bs;
-                }
-            }
+        if mark_map {
+            len = self.mark_random_map(fi, ddir, offset, len);
         }
         self.zone_bytes += len;
         Some(NextIo {
@@ -42,6 +42,25 @@ impl Generator {
             offset,
             len,
         })
+    }
+
+    /// fio's `mark_random_map`: marks the blocks from `offset` as done; the length is
+    /// cut to the blocks that were still free when some were not.
+    #[inline]
+    pub(super) fn mark_random_map(&mut self, fi: usize, ddir: Ddir, offset: u64, len: u64) -> u64 {
+        let f = &mut self.files[fi];
+        let Some(map) = &mut f.map else {
+            return len;
+        };
+        let min_bs = self.cfg.min_bs[ddir as usize];
+        let block = (offset - f.file_offset) / min_bs;
+        let nr = len.div_ceil(min_bs);
+        let set = map.set_nr(block, nr);
+        if set != 0 && set * min_bs < len {
+            set * min_bs
+        } else {
+            len
+        }
     }
 
     /// fio's `set_rw_ddir`: the direction of the next I/O.

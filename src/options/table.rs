@@ -364,7 +364,7 @@ const VERIFY_CHOICES: &[(&str, &str)] = &[
 const ZONEMODE_CHOICES: &[(&str, &str)] = &[
     ("none", "no zones"),
     ("strided", "zones spaced by zoneskip"),
-    ("zbd", "the device's own zones"),
+    ("zbd", "zones with write pointers (emulated on files)"),
 ];
 
 const THINKTIME_BLOCKS_TYPE_CHOICES: &[(&str, &str)] = &[

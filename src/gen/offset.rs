@@ -10,13 +10,12 @@ use crate::job::Ddir;
 impl Generator {
     /// fio's `fill_io_u` for file `fi`: `None` when the file has nothing more to give.
     pub(super) fn fill_io(&mut self, fi: usize) -> Option<NextIo> {
-        let mut ddir = self.set_rw_ddir(fi);
-        // zonemode=zbd: its own steps around the offset (gen::zbd); one test per I/O.
-        let zoned = self.zbd.is_some();
-        if zoned {
-            ddir = self.zbd_adjust_ddir(fi, ddir);
-            self.zbd_zone_mode(fi, ddir);
-        } else if self.cfg.zone_size != 0 {
+        // zonemode=zbd has its own version of this (gen::zbd): one test per I/O here.
+        if self.zbd.is_some() {
+            return self.zbd_fill_io(fi);
+        }
+        let ddir = self.set_rw_ddir(fi);
+        if self.cfg.zone_size != 0 {
             self.strided_zone(fi, ddir);
         }
         let (offset, is_random, busy_ok) = self.next_offset(fi, ddir)?;
@@ -26,9 +25,6 @@ impl Generator {
             return None;
         }
         let mark_map = self.cfg.random && !busy_ok;
-        if zoned {
-            return self.zbd_fill(fi, ddir, offset, len, mark_map);
-        }
         if offset + len > self.files[fi].real_size {
             return None;
         }
@@ -46,7 +42,7 @@ impl Generator {
 
     /// fio's `mark_random_map`: marks the blocks from `offset` as done; the length is
     /// cut to the blocks that were still free when some were not.
-    #[inline]
+    #[inline(always)]
     pub(super) fn mark_random_map(&mut self, fi: usize, ddir: Ddir, offset: u64, len: u64) -> u64 {
         let f = &mut self.files[fi];
         let Some(map) = &mut f.map else {
@@ -64,7 +60,8 @@ impl Generator {
     }
 
     /// fio's `set_rw_ddir`: the direction of the next I/O.
-    fn set_rw_ddir(&mut self, fi: usize) -> Ddir {
+    #[inline(always)]
+    pub(super) fn set_rw_ddir(&mut self, fi: usize) -> Ddir {
         let c = &self.cfg;
         let ddir = if c.read && c.write {
             if self.io_issues[self.rwmix_ddir as usize] >= self.rwmix_issues {
@@ -126,7 +123,8 @@ impl Generator {
 
     /// fio's `get_next_offset`: the absolute offset, whether it was random, and whether
     /// the random map is to be left alone for it.
-    fn next_offset(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, bool, bool)> {
+    #[inline(always)]
+    pub(super) fn next_offset(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, bool, bool)> {
         let mut hit = false;
         if self.cfg.seq_nr != 0 {
             self.seq_nr_left = self.seq_nr_left.wrapping_sub(1);
@@ -329,7 +327,8 @@ impl Generator {
     }
 
     /// fio's `get_next_buflen`.
-    fn next_buflen(&mut self, fi: usize, ddir: Ddir, offset: u64, is_random: bool) -> u64 {
+    #[inline(always)]
+    pub(super) fn next_buflen(&mut self, fi: usize, ddir: Ddir, offset: u64, is_random: bool) -> u64 {
         let c = &self.cfg;
         let f = &self.files[fi];
         if c.randtrimwrite && ddir == Ddir::Write {

@@ -657,6 +657,7 @@ impl Generator {
     /// fio's `zbd_file_reset` (part of its file reset, which also runs when a file is
     /// opened): a writing job counts the data in its zones again and restarts the count
     /// to the next frequency reset.
+    #[inline(never)]
     pub(super) fn zbd_file_reset(&mut self, fi: usize) {
         let z = self.zbd();
         if !z.writes {
@@ -671,19 +672,25 @@ impl Generator {
         t.reset_write_cnt(z.opts.reset_frequency);
     }
 
-    /// The rest of fio's `fill_io_u` for a zoned job, after the offset and length were
-    /// picked: `zbd_adjust_block` moves the I/O into a zone (writes to a write pointer),
-    /// the I/O must fit the file, the random map is marked at the offset first picked,
-    /// and a write moves its zone's write pointer (fio's `zbd_queue_io`). `None` when the
-    /// file has no more I/O for this pass (or a zone error ended the job).
-    pub(super) fn zbd_fill(
-        &mut self,
-        fi: usize,
-        ddir: Ddir,
-        picked: u64,
-        len: u64,
-        mark_map: bool,
-    ) -> Option<super::NextIo> {
+    /// fio's `fill_io_u` for a zoned job: the direction (a mixed job writes first while
+    /// nothing is written), the zone steps before the offset, the offset and length as
+    /// for any job, then `zbd_adjust_block` moves the I/O into a zone (writes to a write
+    /// pointer), the I/O must fit the file, the random map is marked at the offset first
+    /// picked, and a write moves its zone's write pointer (fio's `zbd_queue_io`). `None`
+    /// when the file has no more I/O for this pass (or a zone error ended the job). Kept
+    /// out of line: other jobs' `fill_io` only tests that the job is not zoned.
+    #[inline(never)]
+    pub(super) fn zbd_fill_io(&mut self, fi: usize) -> Option<super::NextIo> {
+        let ddir = self.set_rw_ddir(fi);
+        let ddir = self.zbd_adjust_ddir(fi, ddir);
+        self.zbd_zone_mode(fi, ddir);
+        let (picked, is_random, busy_ok) = self.next_offset(fi, ddir)?;
+        self.last_tried_offset = picked;
+        let len = self.next_buflen(fi, ddir, picked, is_random);
+        if len == 0 {
+            return None;
+        }
+        let mark_map = self.cfg.random && !busy_ok;
         let table = self.zbd().files[fi].table.clone();
         let t = table.lock();
         let (mut offset, mut len) = (picked, len);

@@ -14,6 +14,7 @@ pub mod hist;
 pub mod histlog;
 pub mod iostat;
 pub mod live;
+pub mod logline;
 pub mod logs;
 pub mod logzip;
 pub mod steady;

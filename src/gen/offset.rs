@@ -328,7 +328,13 @@ impl Generator {
 
     /// fio's `get_next_buflen`.
     #[inline(always)]
-    pub(super) fn next_buflen(&mut self, fi: usize, ddir: Ddir, offset: u64, is_random: bool) -> u64 {
+    pub(super) fn next_buflen(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        offset: u64,
+        is_random: bool,
+    ) -> u64 {
         let c = &self.cfg;
         let f = &self.files[fi];
         if c.randtrimwrite && ddir == Ddir::Write {

@@ -45,6 +45,7 @@ pub enum Cat {
     Verify = 5,
     Random = 6,
     Parse = 7,
+    Zbd = 18,
 }
 
 static MASK: AtomicU32 = AtomicU32::new(0);

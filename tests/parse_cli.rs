@@ -460,11 +460,7 @@ fn errors_name_option_value_form_and_place() {
 
 #[test]
 fn not_yet_options_are_refused_by_name() {
-    let e = parse_err(&["--name=x", "--zonecapacity=4m"]);
-    assert!(
-        e.contains("option 'zonecapacity' is not supported yet"),
-        "{e}"
-    );
+    // Every option of the table is supported now; engines still may not be.
     let e = parse_err(&["--name=x", "--ioengine=libhdfs"]);
     assert!(
         e.contains("option 'ioengine=libhdfs' is not supported yet"),
@@ -474,12 +470,12 @@ fn not_yet_options_are_refused_by_name() {
     assert!(e.contains("bad value 'nosuchengine'"), "{e}");
     // --showcmd only translates, so it lets them through, as fio does.
     let dir = common::scratch("showcmd_not_yet");
-    let f = write(&dir, "n.fio", "[x]\nzonecapacity=4m\n");
+    let f = write(&dir, "n.fio", "[x]\nioengine=libhdfs\n");
     let out = iobench(&["--showcmd", &f]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "iobench --name=x --zonecapacity=4m \n"
+        "iobench --name=x --ioengine=libhdfs \n"
     );
 }
 

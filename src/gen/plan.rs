@@ -141,6 +141,7 @@ pub fn layout_size(job: &Job, clone_index: u32, current_sizes: &[u64]) -> Vec<u6
             setup_size: s,
             device: false,
             planned: 0,
+            zones: None,
         })
         .collect();
     file_regions(job, clone_index, &extents)

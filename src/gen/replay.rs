@@ -179,6 +179,7 @@ impl Generator {
             setup_size: 0,
             device: false,
             planned: 0,
+            zones: None,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);
@@ -216,6 +217,8 @@ impl Generator {
                 writes: log.writes,
                 sync_on_close: log.writes && job.exec.sync.fsync_on_close,
             }),
+            zbd: None,
+            zbd_notes: Vec::new(),
             cfg,
         })
     }

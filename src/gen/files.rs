@@ -50,7 +50,12 @@ impl Generator {
                 let mut found = None;
                 loop {
                     let f = self.next_file;
-                    self.next_file = (self.next_file + 1) % n;
+                    // (next_file < n: a compare, not a division, per pick)
+                    self.next_file = if self.next_file + 1 == n {
+                        0
+                    } else {
+                        self.next_file + 1
+                    };
                     if !self.files[f].done {
                         if !self.open_file(f) {
                             return Pick::Busy;

@@ -14,10 +14,12 @@ use std::os::fd::RawFd;
 
 /// Waits for the lock an I/O of `ddir` on `fd` needs under `mode` (none for `none`, or
 /// for a descriptor the worker does not hold).
-#[inline]
+#[inline(always)]
 pub fn lock(mode: LockMode, fd: RawFd, ddir: Ddir) -> io::Result<()> {
+    if mode == LockMode::None {
+        return Ok(());
+    }
     let op = match mode {
-        LockMode::None => return Ok(()),
         LockMode::ReadWrite if ddir == Ddir::Read => libc::LOCK_SH,
         _ => libc::LOCK_EX,
     };
@@ -25,7 +27,7 @@ pub fn lock(mode: LockMode, fd: RawFd, ddir: Ddir) -> io::Result<()> {
 }
 
 /// Releases what [`lock`] took.
-#[inline]
+#[inline(always)]
 pub fn unlock(mode: LockMode, fd: RawFd) -> io::Result<()> {
     if mode == LockMode::None {
         return Ok(());
@@ -34,6 +36,7 @@ pub fn unlock(mode: LockMode, fd: RawFd) -> io::Result<()> {
 }
 
 /// Takes (waiting for it) or drops a lock on `fd`'s open file.
+#[inline(never)]
 fn flock(fd: RawFd, op: libc::c_int) -> io::Result<()> {
     if fd < 0 {
         return Ok(());

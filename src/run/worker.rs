@@ -950,7 +950,12 @@ impl<'a, E: Engine> Worker<'a, E> {
     }
 
     /// Acts on at most `most` of the file events the generator has (see `file_events`).
+    #[inline(always)]
     fn file_events(&mut self, most: usize) -> io::Result<Option<super::open_files::OpenFailure>> {
+        // Most I/Os open and close nothing.
+        if self.cx.gen.file_events_waiting() == 0 {
+            return Ok(None);
+        }
         file_events(
             &mut self.cx.gen,
             &mut self.open,
@@ -1246,6 +1251,7 @@ fn overlaps_busy(pool: &[IoUnit], busy: &[bool], offset: u64, len: u64) -> bool 
 /// (when the worker opens files as it goes) opens each picked file at once, as fio does,
 /// and closes each finished one once its I/O in flight completes. Returns the failure of
 /// an open (fio logs only opens that worked). Acts on `most` events at the most.
+#[inline(never)]
 fn file_events<E: Engine>(
     gen: &mut Generator,
     open: &mut super::open_files::OpenFiles<'_>,

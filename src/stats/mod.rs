@@ -243,6 +243,10 @@ pub struct JobStats {
     pub steady: Option<steady::SteadyReport>,
     bw_win: Window,
     iops_win: Window,
+    /// When the earlier of the two windows ends (ns since the stats started): until then
+    /// a completion need not look at them. 0 (a fresh or received value) means "look".
+    #[serde(skip)]
+    next_window_ns: u64,
     /// Sample logs, when the job writes any. The worker writes them itself: they never
     /// travel with the stats.
     #[serde(skip)]
@@ -520,6 +524,14 @@ impl JobStats {
     /// it while no I/O completes.
     #[inline]
     pub fn sample_windows(&mut self, now_ns: u64) {
+        if now_ns >= self.next_window_ns {
+            self.close_windows(now_ns);
+        }
+    }
+
+    /// The part of `sample_windows` that runs when a window may have ended.
+    #[inline(never)]
+    fn close_windows(&mut self, now_ns: u64) {
         if now_ns >= self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000 {
             let spent = (now_ns - self.bw_win.start_ns) / 1_000_000;
             for (i, d) in self.dir.iter_mut().enumerate() {
@@ -564,6 +576,8 @@ impl JobStats {
             }
             self.iops_win.start_ns = now_ns;
         }
+        self.next_window_ns = (self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000)
+            .min(self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000);
     }
 
     /// One fsync/fdatasync/sync_file_range and its latency.

@@ -95,6 +95,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
         unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     }
+    // fio creates a delayed job only once its startdelay is over, so the engine is set
+    // up after the delay: a net writer's link open must follow its readers' set-up.
+    let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
+    if delay > 0 {
+        super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
+    }
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
@@ -111,10 +117,6 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     ));
     // The state is declared after the buffers, so dropped before them (see `engine`).
     let mut w = Worker::new(engine, cx, data, pool, bufs.slot_len())?;
-    let delay = super::pacing::start_delay_us(w.cx.job, w.cx.gen.thread_number());
-    if delay > 0 {
-        super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
-    }
     w.start();
     // verify_only: the writes are walked, not issued; fio still counts them as issued
     // and done (added once the run is over, so no rate sample takes them in).

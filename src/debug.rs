@@ -45,6 +45,7 @@ pub enum Cat {
     Verify = 5,
     Random = 6,
     Parse = 7,
+    Zbd = 18,
 }
 
 static MASK: AtomicU32 = AtomicU32::new(0);
@@ -372,7 +373,6 @@ pub enum RunState {
     Ramp,
     SettingUp,
     Running,
-    PreReading,
     Verifying,
     Fsyncing,
     Finishing,
@@ -390,7 +390,6 @@ impl RunState {
             RunState::Ramp => "RAMP",
             RunState::SettingUp => "SETTING_UP",
             RunState::Running => "RUNNING",
-            RunState::PreReading => "PRE_READING",
             RunState::Verifying => "VERIFYING",
             RunState::Fsyncing => "FSYNCING",
             RunState::Finishing => "FINISHING",

@@ -6,25 +6,25 @@ fn main() -> ExitCode {
     // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
     let args: Vec<String> = std::env::args_os()
         .skip(1)
-        .map(iobench::osstr::from_os)
+        .map(iobench::api::osstr::from_os)
         .collect();
     match args.first().map(String::as_str) {
-        Some("peak") => return ExitCode::from(iobench::peak::main(&args[1..]) as u8),
-        Some("sweep") => return ExitCode::from(iobench::study::sweep::main(&args[1..])),
-        Some("compare") => return ExitCode::from(iobench::study::compare::main(&args[1..])),
-        Some("quick") => return ExitCode::from(iobench::study::quick::main(&args[1..])),
-        Some("report") => return ExitCode::from(iobench::present::report::main(&args[1..])),
+        Some("peak") => return ExitCode::from(iobench::api::peak::main(&args[1..]) as u8),
+        Some("sweep") => return ExitCode::from(iobench::api::study::sweep::main(&args[1..])),
+        Some("compare") => return ExitCode::from(iobench::api::study::compare::main(&args[1..])),
+        Some("quick") => return ExitCode::from(iobench::api::study::quick::main(&args[1..])),
+        Some("report") => return ExitCode::from(iobench::api::present::report::main(&args[1..])),
         _ => {}
     }
     // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
-    if let Some(code) = iobench::server::dispatch(&args) {
+    if let Some(code) = iobench::api::server::dispatch(&args) {
         return code;
     }
     // One rank of an MPI run (or a build without MPI refusing to be one).
-    if let Some(code) = iobench::cluster::main(&args) {
+    if let Some(code) = iobench::api::cluster::main(&args) {
         return ExitCode::from(code);
     }
-    let inv = match iobench::cli::parse_args(&args) {
+    let inv = match iobench::api::cli::parse_args(&args) {
         Ok(inv) => inv,
         Err(e) => {
             eprintln!("iobench: {e}");
@@ -32,35 +32,35 @@ fn main() -> ExitCode {
         }
     };
     if inv.config.version {
-        println!("{}", iobench::report::VERSION);
+        println!("{}", iobench::api::report::VERSION);
         return ExitCode::SUCCESS;
     }
     if inv
         .config
         .debug
         .as_deref()
-        .is_some_and(iobench::debug::asks_for_list)
+        .is_some_and(iobench::api::debug::asks_for_list)
     {
-        print!("{}", iobench::debug::list_text());
+        print!("{}", iobench::api::debug::list_text());
         return ExitCode::SUCCESS;
     }
     if inv.config.cpuclock_test {
-        return ExitCode::from(iobench::fioflags::cpuclock_test());
+        return ExitCode::from(iobench::api::fioflags::cpuclock_test());
     }
     if let Some(path) = &inv.config.inflate_log {
-        return exit(iobench::stats::logzip::inflate_to_stdout(path));
+        return exit(iobench::api::stats::logzip::inflate_to_stdout(path));
     }
     let idle = inv
         .config
         .idle_prof
         .as_deref()
-        .and_then(iobench::fioflags::IdleProf::start);
+        .and_then(iobench::api::fioflags::IdleProf::start);
     if let Some(p) = idle.as_ref().filter(|p| p.calibrate_only()) {
         print!("{}", p.report());
         return ExitCode::SUCCESS;
     }
     if inv.config.help {
-        print!("{}", iobench::cli::usage());
+        print!("{}", iobench::api::cli::usage());
         return ExitCode::SUCCESS;
     }
     if inv.config.showcmd {
@@ -73,15 +73,15 @@ fn main() -> ExitCode {
             print!("{}", p.cmdhelp());
             return ExitCode::SUCCESS;
         }
-        return exit(iobench::options::help::print_cmdhelp(arg));
+        return exit(iobench::api::options::help::print_cmdhelp(arg));
     }
     if let Some(list) = &inv.config.crctest {
-        return exit(iobench::verify::crctest::run(list));
+        return exit(iobench::api::verify::crctest::run(list));
     }
     if let Some(arg) = &inv.config.enghelp {
-        return exit(iobench::options::help::print_enghelp(arg));
+        return exit(iobench::api::options::help::print_enghelp(arg));
     }
-    let jobs = match iobench::session::resolve(&inv.jobs) {
+    let jobs = match iobench::api::session::resolve(&inv.jobs) {
         Ok(j) => j,
         Err(e) => {
             eprintln!("iobench: {e}");
@@ -94,16 +94,20 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     // fio's job limit (`--max-jobs`), and no job at all: "No job(s) defined".
-    if let Err(e) = iobench::run::limits::check_jobs(&inv.config, &jobs) {
+    if let Err(e) = iobench::api::run::limits::check_jobs(&inv.config, &jobs) {
         eprintln!("{e}");
         if jobs.is_empty() {
-            print!("{}", iobench::cli::usage());
+            print!("{}", iobench::api::cli::usage());
         }
         return ExitCode::FAILURE;
     }
     let c = &inv.config;
-    iobench::fioflags::start_trigger(c.trigger_file.clone(), c.trigger_timeout, c.trigger.clone());
-    let mut status = match iobench::session::run_reported(&inv.config, &jobs) {
+    iobench::api::fioflags::start_trigger(
+        c.trigger_file.clone(),
+        c.trigger_timeout,
+        c.trigger.clone(),
+    );
+    let mut status = match iobench::api::session::run_reported(&inv.config, &jobs) {
         Ok(ran) => ExitCode::from(ran.code),
         Err(e) => {
             eprintln!("iobench: {e}");
@@ -111,7 +115,7 @@ fn main() -> ExitCode {
         }
     };
     if inv.config.bandwidth_log {
-        if let Err(e) = iobench::fioflags::write_bandwidth_logs() {
+        if let Err(e) = iobench::api::fioflags::write_bandwidth_logs() {
             eprintln!("iobench: bandwidth log: {e}");
             status = ExitCode::FAILURE;
         }

@@ -82,7 +82,7 @@ pub fn run(p: Prepared) -> Finished {
     }
 }
 
-/// [`prepare`] then [`run`].
+/// `prepare` then `run`: the whole of a plain run, handed back as data.
 pub fn run_args<S: AsRef<str>>(args: &[S]) -> Result<Finished, String> {
     prepare(args).map(run)
 }

@@ -4,10 +4,10 @@
 //! SQPOLL kernel thread and its CPU).
 mod common;
 
-use iobench::engine::registry::EngineVisitor;
-use iobench::engine::uring::{Uring, UringOpts};
-use iobench::engine::{Engine, EngineConfig, EngineFile, IoUnit, Op, Queued, Setup};
-use iobench::job::Ddir;
+use iobench::api::engine::registry::EngineVisitor;
+use iobench::api::engine::uring::{Uring, UringOpts};
+use iobench::api::engine::{Engine, EngineConfig, EngineFile, IoUnit, Op, Queued, Setup};
+use iobench::api::job::Ddir;
 use std::fs::OpenOptions;
 use std::os::fd::AsRawFd;
 

@@ -522,7 +522,7 @@ fn fake_server(reply: Vec<u8>) -> u16 {
 
 #[test]
 fn version_mismatch_and_garbage_are_clear_errors() {
-    use iobench::fioproto::{crc16, encode, op};
+    use iobench::api::fioproto::{crc16, encode, op};
     let dir = scratch("cs_bad_peer");
     let job = job_file(&dir);
     // A PROBE reply from a peer of another protocol version (fio 3.36 speaks 100).
@@ -564,10 +564,10 @@ fn version_mismatch_and_garbage_are_clear_errors() {
 /// JOB (START) itself, and hands every other command to `answer`.
 fn fake_peer(
     flags: u64,
-    answer: impl Fn(&iobench::fioproto::Cmd, &mut std::net::TcpStream) + Send + 'static,
+    answer: impl Fn(&iobench::api::fioproto::Cmd, &mut std::net::TcpStream) + Send + 'static,
 ) -> u16 {
-    use iobench::fioproto::pdu::{ProbeReply, Start};
-    use iobench::fioproto::{op, read_cmd, send};
+    use iobench::api::fioproto::pdu::{ProbeReply, Start};
+    use iobench::api::fioproto::{op, read_cmd, send};
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
     std::thread::spawn(move || {
@@ -605,8 +605,8 @@ fn fake_peer(
 /// A fake iobench server that agrees to a synchronised start but lays out for `delay`:
 /// the real servers must wait for it.
 fn slow_sync_server(delay: Duration) -> u16 {
-    use iobench::fioproto::pdu::{Stop, PROBE_FLAG_SYNC_START};
-    use iobench::fioproto::{op, send};
+    use iobench::api::fioproto::pdu::{Stop, PROBE_FLAG_SYNC_START};
+    use iobench::api::fioproto::{op, send};
     fake_peer(PROBE_FLAG_SYNC_START, move |cmd, s| match cmd.opcode {
         op::RUN => {
             std::thread::sleep(delay);
@@ -1322,7 +1322,7 @@ struct Triggered {
     who: String,
     /// The verify state files the client saved, by name (each read back: format version,
     /// size and checksum checked).
-    states: std::collections::BTreeMap<String, iobench::fioproto::vstate::ThreadState>,
+    states: std::collections::BTreeMap<String, iobench::api::fioproto::vstate::ThreadState>,
     /// The server ran `--trigger-remote` (in its directory), the client `--trigger`.
     remote_ran: bool,
     local_ran: bool,
@@ -1335,13 +1335,13 @@ struct Triggered {
 /// The verify state files in `dir`, read back.
 fn state_files(
     dir: &Path,
-) -> std::collections::BTreeMap<String, iobench::fioproto::vstate::ThreadState> {
+) -> std::collections::BTreeMap<String, iobench::api::fioproto::vstate::ThreadState> {
     let mut out = std::collections::BTreeMap::new();
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         if name.ends_with("-verify.state") {
             let bytes = std::fs::read(e.path()).unwrap();
-            let s = iobench::fioproto::vstate::ThreadState::from_state_file(&bytes)
+            let s = iobench::api::fioproto::vstate::ThreadState::from_state_file(&bytes)
                 .unwrap_or_else(|err| panic!("{name}: {err}"));
             out.insert(name, s);
         }
@@ -1434,7 +1434,7 @@ fn a_trigger_brings_every_threads_verify_state_back() {
         for (name, s) in &r.states {
             let want = &reference.states[name];
             let fields =
-                |s: &iobench::fioproto::vstate::ThreadState| (s.name(), s.index(), s.depth());
+                |s: &iobench::api::fioproto::vstate::ThreadState| (s.name(), s.index(), s.depth());
             assert_eq!(fields(s), fields(want), "{who}: {name}");
             // fio's thread says 0 files when the trigger lands before it has added its
             // file (seen once under load); otherwise the counts agree.
@@ -1498,8 +1498,8 @@ fn a_server_the_trigger_takes_down_does_not_fail_the_run() {
 
 #[test]
 fn update_job_is_answered_never_a_crash() {
-    use iobench::fioproto::pdu::{self, UpdateJob};
-    use iobench::fioproto::{op, read_cmd, send};
+    use iobench::api::fioproto::pdu::{self, UpdateJob};
+    use iobench::api::fioproto::{op, read_cmd, send};
     let dir = scratch("cs_update_job");
     let update = |thread_number| {
         UpdateJob {
@@ -1578,8 +1578,8 @@ fn update_job_is_answered_never_a_crash() {
 
 #[test]
 fn a_server_silent_after_the_trigger_is_let_go() {
-    use iobench::fioproto::vstate::{encode_list, StateFields, ThreadState};
-    use iobench::fioproto::{op, send};
+    use iobench::api::fioproto::vstate::{encode_list, StateFields, ThreadState};
+    use iobench::api::fioproto::{op, send};
     // A server that answers the trigger with its state, then never says a word again (its
     // host lost power; the connection stays open): the client lets it go after 5 s
     // without an answer, keeps its state and does not fail.

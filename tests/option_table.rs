@@ -7,8 +7,8 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
-use iobench::options::help;
-use iobench::options::table::{lookup, Kind, OptDef, Support, OPTIONS};
+use iobench::api::options::help;
+use iobench::api::options::table::{lookup, Kind, OptDef, Support, OPTIONS};
 
 /// Runs fio once per argument list, four at a time, and returns each run's stdout.
 fn fio_many(runs: &[Vec<String>]) -> Vec<String> {
@@ -298,7 +298,7 @@ fn every_engine_option_agrees_with_fio() {
     let mut errs = Vec::new();
     let mut runs = Vec::new();
     for (engine, text) in engines.iter().zip(&outs) {
-        if iobench::options::table::engine(engine).is_none() {
+        if iobench::api::options::table::engine(engine).is_none() {
             errs.push(format!("engine {engine} missing from ENGINES"));
         }
         let ours = help::enghelp(engine).stdout;
@@ -540,7 +540,7 @@ fn not_yet_values_are_refused() {
 /// become usable as soon as their `.not_yet()` goes.
 #[test]
 fn real_value_forms_validate() {
-    use iobench::options::value::validate;
+    use iobench::api::options::value::validate;
     let cases = [
         ("rw", "randread:8"),
         ("rw", "randrw"),

@@ -132,7 +132,7 @@ fn fio_examples_parse_or_name_the_unsupported_option() {
         let body = std::fs::read_to_string(f).unwrap();
         match not_supported_name(&err) {
             Some(name) => {
-                let def = iobench::options::lookup(&name);
+                let def = iobench::api::options::lookup(&name);
                 let written = def.is_some_and(|d| {
                     std::iter::once(d.name)
                         .chain(d.aliases.iter().copied())

@@ -72,7 +72,7 @@ fn parse_only_accepts_the_same_options_well_formed() {
 
 #[test]
 fn the_typed_fields_hold_the_values() {
-    let inv = iobench::cli::parse_args(&[
+    let inv = iobench::api::cli::parse_args(&[
         "--name=x".to_string(),
         "--sync_file_range=write,wait_after:4".to_string(),
         "--latency_target=2ms".to_string(),
@@ -84,7 +84,7 @@ fn the_typed_fields_hold_the_values() {
         "--flow_id=7".to_string(),
     ])
     .expect("arguments parse");
-    let job = iobench::job::resolve(&inv.jobs[0]).expect("job resolves");
+    let job = iobench::api::job::resolve(&inv.jobs[0]).expect("job resolves");
     let x = &job.exec;
     assert_eq!(x.sync.range_blocks, 4);
     assert_eq!(
@@ -155,7 +155,7 @@ fn every_key_the_code_reads_is_in_the_option_table() {
     assert!(keys.len() > 150, "the scan found only {} keys", keys.len());
     let unknown: Vec<String> = keys
         .iter()
-        .filter(|(_, k)| iobench::options::lookup(k).is_none())
+        .filter(|(_, k)| iobench::api::options::lookup(k).is_none())
         .map(|(f, k)| format!("{f}: \"{k}\""))
         .collect();
     assert!(
@@ -167,7 +167,7 @@ fn every_key_the_code_reads_is_in_the_option_table() {
 
 #[test]
 fn the_key_scan_would_see_a_misspelt_key() {
-    assert!(iobench::options::lookup("iodepht").is_none());
+    assert!(iobench::api::options::lookup("iodepht").is_none());
     let dir = std::env::temp_dir().join(format!("iobench-keys-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(

@@ -3,7 +3,7 @@
 //! a value or an error. This is the stable-Rust companion of the cargo-fuzz targets in
 //! `fuzz/`; crashes they find are kept in `regressions` below.
 
-use iobench::options::{jobfile, keywords, value, OPTIONS};
+use iobench::api::options::{jobfile, keywords, value, OPTIONS};
 
 /// A small deterministic generator (xorshift64*), so a failure can be replayed by seed.
 struct Rng(u64);
@@ -137,7 +137,7 @@ fn check_jobfile(text: &str) {
     let mut globals = Vec::new();
     if let Ok(jobs) = jobfile::parse_str(text, "generated.fio", &mut globals) {
         for job in &jobs {
-            let _ = iobench::job::resolve(job);
+            let _ = iobench::api::job::resolve(job);
         }
     }
 }
@@ -162,7 +162,7 @@ fn check_value(v: &str) {
     let _ = value::parse_bool(v);
     let _ = value::parse_flag(v);
     let _ = value::parse_float_list(v);
-    let _ = value::parse_percentile_list(v);
+    let _ = iobench::api::stats::hist::PercentileList::parse(v);
     let _ = keywords::eval(v);
     let m = keywords::Machine::current();
     let _ = keywords::replace_keywords(v, &m);
@@ -269,9 +269,9 @@ fn generated_command_lines_never_panic() {
         if args.iter().any(|a| a == "-") {
             continue;
         }
-        if let Ok(inv) = iobench::cli::parse_args(&args) {
+        if let Ok(inv) = iobench::api::cli::parse_args(&args) {
             for job in &inv.jobs {
-                let _ = iobench::job::resolve(job);
+                let _ = iobench::api::job::resolve(job);
             }
         }
     }

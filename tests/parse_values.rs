@@ -2,9 +2,15 @@
 //! size spellings against the real fio's own parse (`--debug=parse`).
 mod common;
 
-use iobench::job::Pattern;
-use iobench::options::table::TimeUnit;
-use iobench::options::value::*;
+use iobench::api::job::Pattern;
+use iobench::api::options::table::TimeUnit;
+use iobench::api::options::value::*;
+use iobench::api::stats::hist::PercentileList;
+
+/// The one `percentile_list` parser (option validation and job resolution both use it).
+fn parse_percentile_list(s: &str) -> Result<PercentileList, String> {
+    PercentileList::parse(s)
+}
 
 const B: KbBase = KbBase::Binary;
 const D: KbBase = KbBase::Decimal;
@@ -259,7 +265,10 @@ fn float_lists_and_percentile_lists() {
         parse_float_list("99:99.9:99.99"),
         Ok(vec![99.0, 99.9, 99.99])
     );
-    assert_eq!(parse_percentile_list("50"), Ok(vec![50.0]));
+    assert_eq!(parse_percentile_list("50").map(|p| p.list), Ok(vec![50.0]));
+    // Sorted, a zero ends the list, and the precision is the most decimals given.
+    let p = parse_percentile_list("99.95:50%:0:10").unwrap();
+    assert_eq!((p.list, p.precision), (vec![50.0, 99.95], 2));
     let twenty = (1..=20)
         .map(|i| i.to_string())
         .collect::<Vec<_>>()
@@ -433,8 +442,8 @@ fn sizes_agree_with_the_real_fio() {
     }
 }
 
-use iobench::options::keywords::{eval, expand_env_with, replace_keywords, Machine};
-use iobench::options::{lookup, make_opt, value::validate, Origin};
+use iobench::api::options::keywords::{eval, expand_env_with, replace_keywords, Machine};
+use iobench::api::options::{lookup, make_opt, value::validate, Origin};
 
 #[test]
 fn env_variables_expand_like_fio() {

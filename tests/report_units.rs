@@ -1,9 +1,9 @@
 //! Renderer tests on hand-built statistics: exact lines for known latencies.
 
-use iobench::job::Ddir;
-use iobench::report::normal;
-use iobench::stats::group::{summarize, GroupStats};
-use iobench::stats::{JobStats, RunOutcome, StatsConfig};
+use iobench::api::job::Ddir;
+use iobench::api::report::normal;
+use iobench::api::stats::group::{summarize, GroupStats};
+use iobench::api::stats::{JobStats, RunOutcome, StatsConfig};
 
 fn job_with(lats: &[u64]) -> JobStats {
     let mut s = JobStats::new("j", 0, StatsConfig::default());

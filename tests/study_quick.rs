@@ -483,7 +483,7 @@ fn key_paths(v: &Value, prefix: &str, out: &mut Vec<String>) {
 
 #[test]
 fn a_session_run_reports_as_a_plain_run_of_the_same_job() {
-    // quick's measurements go through iobench::session: its report of a job is the plain
+    // quick's measurements go through iobench::api::session: its report of a job is the plain
     // run's, key for key, with the same I/O counted.
     let dir = scratch("quick_session");
     let args: Vec<String> = vec![
@@ -496,7 +496,7 @@ fn a_session_run_reports_as_a_plain_run_of_the_same_job() {
         "--randrepeat=0".into(),
         "--group_reporting".into(),
     ];
-    let f = iobench::session::run_args(&args).expect("session run");
+    let f = iobench::api::session::run_args(&args).expect("session run");
     assert_eq!(f.code, 0);
     let ours: Value = serde_json::from_str(&f.report()).unwrap();
     let plain: Value = serde_json::from_slice(

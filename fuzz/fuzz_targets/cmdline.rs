@@ -9,9 +9,9 @@ fuzz_target!(|data: &[u8]| {
     };
     // Positional arguments are job files; `-` would read the fuzzer's stdin.
     let args: Vec<&str> = text.split('\0').filter(|a| *a != "-").collect();
-    if let Ok(inv) = iobench::cli::parse_args(&args) {
+    if let Ok(inv) = iobench::api::cli::parse_args(&args) {
         for job in &inv.jobs {
-            let _ = iobench::job::resolve(job);
+            let _ = iobench::api::job::resolve(job);
         }
     }
 });

@@ -3,7 +3,7 @@
 //! byte picks the opcode). Neither may panic, whatever comes off the wire.
 #![no_main]
 
-use iobench::fioproto::{decode_all, op, pdu, Cmd};
+use iobench::api::fioproto::{decode_all, op, pdu, Cmd};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -20,8 +20,8 @@ fuzz_target!(|data: &[u8]| {
             }
             // What the client draws from a server's status: summed and rendered.
             Ok(pdu::Message::Eta(e)) => {
-                let total = iobench::client::eta::sum([&e, &e]);
-                let mut line = iobench::client::eta::StatusLine::new(1);
+                let total = iobench::api::client::eta::sum([&e, &e]);
+                let mut line = iobench::api::client::eta::StatusLine::new(1);
                 let _ = line.render(&total, 0);
                 let _ = line.render(&e, 5000);
             }

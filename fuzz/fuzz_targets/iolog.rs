@@ -3,7 +3,7 @@
 //! an error or a log, never a panic.
 #![no_main]
 
-use iobench::job::workload::Replay;
+use iobench::api::job::workload::Replay;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -24,9 +24,9 @@ fuzz_target!(|data: &[u8]| {
         chunked: pick & 4 != 0,
         ..Replay::default()
     };
-    let _ = iobench::iolog::read_iolog(&list, 0, &opts);
-    let _ = iobench::iolog::summarize_iolog(&list, 0, &opts);
-    if let Ok(mut r) = iobench::iolog::LogReader::open(&list, 0, &opts) {
+    let _ = iobench::api::iolog::read_iolog(&list, 0, &opts);
+    let _ = iobench::api::iolog::summarize_iolog(&list, 0, &opts);
+    if let Ok(mut r) = iobench::api::iolog::LogReader::open(&list, 0, &opts) {
         for _ in 0..10_000 {
             match r.next_entry() {
                 Ok(Some(_)) => {}

@@ -9,9 +9,9 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let mut globals = Vec::new();
-    if let Ok(jobs) = iobench::options::jobfile::parse_str(text, "fuzz.fio", &mut globals) {
+    if let Ok(jobs) = iobench::api::options::jobfile::parse_str(text, "fuzz.fio", &mut globals) {
         for job in &jobs {
-            let _ = iobench::job::resolve(job);
+            let _ = iobench::api::job::resolve(job);
         }
     }
 });

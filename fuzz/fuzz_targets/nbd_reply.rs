@@ -4,7 +4,7 @@
 //! an allocation sized by the server.
 #![no_main]
 
-use iobench::engine::nbd::wire;
+use iobench::api::engine::nbd::wire;
 use libfuzzer_sys::fuzz_target;
 use std::io::{Read, Write};
 

@@ -2,7 +2,7 @@
 //! the typed parsers and keyword arithmetic see the value too.
 #![no_main]
 
-use iobench::options::{keywords, value, OPTIONS};
+use iobench::api::options::{keywords, value, OPTIONS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = value::parse_bool(v);
     let _ = value::parse_flag(v);
     let _ = value::parse_float_list(v);
-    let _ = value::parse_percentile_list(v);
+    let _ = iobench::api::stats::hist::PercentileList::parse(v);
     let _ = keywords::eval(v);
     let m = keywords::Machine {
         pagesize: 4096,
@@ -43,9 +43,9 @@ fuzz_target!(|data: &[u8]| {
     // A one-job file with this option, through the resolver.
     let text = format!("[f]\n{}={}\n", def.name, v.replace('\n', " "));
     let mut globals = Vec::new();
-    if let Ok(jobs) = iobench::options::jobfile::parse_str(&text, "fuzz.fio", &mut globals) {
+    if let Ok(jobs) = iobench::api::options::jobfile::parse_str(&text, "fuzz.fio", &mut globals) {
         for job in &jobs {
-            let _ = iobench::job::resolve(job);
+            let _ = iobench::api::job::resolve(job);
         }
     }
 });

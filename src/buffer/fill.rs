@@ -79,6 +79,7 @@ pub fn next_seed(state: &mut u64) -> u64 {
 const GLOBAL_WORKING_SET: u64 = 0x243f_6a88_85a3_08d3;
 
 /// Per-worker buffer filler: keeps the seed streams for refills and dedupe choices.
+#[derive(Clone)]
 pub struct Filler {
     opts: BufferOpts,
     seeds: u64,

@@ -10,14 +10,15 @@
 //! order the servers were given, and the rates carry the servers' units (`r=34.4MiB/s`).
 //! With one server only those units differ from fio's client line.
 //!
-//! When it is drawn follows iobench's own status line (`report::eta`): `--eta=never` never,
+//! When it is drawn follows iobench's own status line (`stats::status`): `--eta=never` never,
 //! `--eta=always` always (on stderr when stdout carries JSON or terse, so they stay
 //! parseable), and by default only when stdout is a terminal showing the normal report.
 
 use super::args::ClientArgs;
 use crate::fioproto::pdu::JobsEta;
-use crate::report::eta::{condense, eta_to_str};
-use crate::report::num::{num2str, Unit};
+use crate::num::Unit;
+use crate::stats::board::RateLimits;
+use crate::stats::status::{condense, eta_to_str, write_limits, write_rates};
 use std::fmt::Write as _;
 use std::io::Write as _;
 
@@ -141,24 +142,13 @@ impl StatusLine {
         let _ = write!(out, "Jobs: {} (f={})", je.nr_running, je.files_open);
         let sf = je.sig_figs.clamp(1, 10) as usize;
         let pow2 = je.is_pow2 != 0;
-        let (m_rate, t_rate) = (
-            je.m_rate.iter().fold(0u64, |a, &b| a.saturating_add(b)),
-            je.t_rate.iter().fold(0u64, |a, &b| a.saturating_add(b)),
-        );
-        let (m_iops, t_iops) = (
-            je.m_iops.iter().map(|&v| v as u64).sum::<u64>(),
-            je.t_iops.iter().map(|&v| v as u64).sum::<u64>(),
-        );
-        if m_rate > 0 || t_rate > 0 {
-            let _ = write!(
-                out,
-                ", {}-{}",
-                num2str(m_rate, sf, 1, pow2, Unit::BytePerSec),
-                num2str(t_rate, sf, 1, pow2, Unit::BytePerSec)
-            );
-        } else if m_iops > 0 || t_iops > 0 {
-            let _ = write!(out, ", {m_iops}-{t_iops} IOPS");
-        }
+        let limits = RateLimits {
+            min_bps: je.m_rate.iter().fold(0u64, |a, &b| a.saturating_add(b)),
+            max_bps: je.t_rate.iter().fold(0u64, |a, &b| a.saturating_add(b)),
+            min_iops: je.m_iops.iter().map(|&v| v as u64).sum::<u64>(),
+            max_iops: je.t_iops.iter().map(|&v| v as u64).sum::<u64>(),
+        };
+        write_limits(&mut out, &limits, sf, pow2);
         if known && je.nr_running > 0 {
             let perc_str = if (je.eta_sec == 0 && !self.eta_good) || je.nr_ramp == je.nr_running {
                 "-.-%".to_string()
@@ -181,29 +171,12 @@ impl StatusLine {
             } else {
                 Unit::BytePerSec
             };
-            let names = ['r', 'w', 't'];
-            let has: Vec<usize> = (0..3)
-                .filter(|&d| je.rate[d] > 0 || je.iops[d] > 0)
-                .collect();
-            if !has.is_empty() {
-                let rates: Vec<String> = has
-                    .iter()
-                    .map(|&d| format!("{}={}", names[d], num2str(je.rate[d], 4, 1024, pow2, unit)))
-                    .collect();
-                let iops: Vec<String> = has
-                    .iter()
-                    .map(|&d| {
-                        let n = num2str(je.iops[d] as u64, 4, 1, false, Unit::None);
-                        format!("{}={n}", names[d])
-                    })
-                    .collect();
-                let _ = write!(out, "[{}][{} IOPS]", rates.join(","), iops.join(","));
-            }
+            write_rates(&mut out, je.rate, je.iops.map(u64::from), pow2, unit);
             let _ = write!(out, "[eta {}]", eta_to_str(Some(je.eta_sec)));
-            crate::report::eta::pad_over_last(&mut out, start, &mut self.last_len);
+            crate::stats::status::pad_over_last(&mut out, start, &mut self.last_len);
         }
         out.push('\r');
-        if crate::report::eta::newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
+        if crate::stats::status::newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
             self.newline_pending = true;
         }
         out

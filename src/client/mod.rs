@@ -188,7 +188,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     drop(tx);
     let mut go_sent = false;
     let mut quit_sent = false;
-    let mut status = eta::target(a, crate::report::eta::stdout_is_tty()).map(|t| StatusRounds {
+    let mut status = eta::target(a, crate::stats::status::stdout_is_tty()).map(|t| StatusRounds {
         target: t,
         line: eta::StatusLine::new(a.eta_newline_ms),
         every: Duration::from_millis(a.eta_interval_ms),

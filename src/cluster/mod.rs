@@ -26,6 +26,8 @@ pub fn launcher_size() -> Option<u32> {
         .or_else(|| get("PMIX_SIZE"))
 }
 
+/// (Used by the MPI runner only; without the `mpi` feature nothing calls this.)
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 /// The flags of a cluster run, taken out of the arguments before fio's parser sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ClusterArgs {
@@ -41,6 +43,7 @@ fn is_cluster_flag(a: &str) -> bool {
     a == "--rotate-ranks" || a.starts_with("--sync-start")
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 /// Removes the cluster flags from `args` and returns them; a bad `--sync-start` value is
 /// an error naming it and the accepted ones.
 pub fn take_args(args: &mut Vec<String>) -> Result<ClusterArgs, String> {
@@ -109,6 +112,7 @@ pub fn main(args: &[String]) -> Option<u8> {
     None
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 /// This host's name (the UTS name: each UTS namespace has its own).
 pub fn hostname() -> String {
     let mut buf = [0u8; 256];
@@ -121,6 +125,7 @@ pub fn hostname() -> String {
     String::from_utf8_lossy(&buf[..end]).into_owned()
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 /// Wall-clock nanoseconds since the epoch (CLOCK_REALTIME): what ranks on different hosts
 /// agree a start time in, as far as their clocks are synchronised.
 pub fn realtime_ns() -> u64 {
@@ -130,6 +135,7 @@ pub fn realtime_ns() -> u64 {
         .unwrap_or(0)
 }
 
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 /// Sleeps until the wall clock reads `at_ns`, the last stretch spinning so that ranks
 /// leave within microseconds of it; returns the time it actually left.
 pub fn sleep_until(at_ns: u64) -> u64 {

@@ -8,6 +8,10 @@
 //! With `--rotate-ranks` (IOR's -C), a job that only reads uses another rank's suffix, so
 //! it reads the data that rank wrote and not what this host has in its page cache.
 
+// Used by the MPI runner only (src/cluster/mpi.rs); without the `mpi` feature nothing
+// calls into this module but its tests.
+#![cfg_attr(not(feature = "mpi"), allow(dead_code))]
+
 use crate::job::files::split_names;
 use crate::job::{Job, Pattern};
 

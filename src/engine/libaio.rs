@@ -61,7 +61,6 @@ const IOCB_CMD_FDSYNC: u16 = 3;
 /// libaio's engine options.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LibaioOpts {
-    pub userspace_reap: bool,
     pub nowait: bool,
 }
 
@@ -360,8 +359,10 @@ impl super::spec::Declared for Libaio {
         r: &crate::job::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
+        // userspace_reap is read (so a bad value is refused) but changes nothing: this
+        // engine always reaps from the ring when it can.
+        r.bool("userspace_reap")?;
         let l = LibaioOpts {
-            userspace_reap: r.bool("userspace_reap")?,
             nowait: r.bool("nowait")?,
         };
         Ok((l, super::cmdprio::CmdprioOpts::resolve(r)?))

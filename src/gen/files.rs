@@ -83,6 +83,7 @@ impl Generator {
     }
 
     /// Opens file `f` unless it is open; false when `openfiles` are open already.
+    #[inline]
     fn open_file(&mut self, f: usize) -> bool {
         if self.files[f].open {
             return true;
@@ -93,6 +94,11 @@ impl Generator {
         self.files[f].open = true;
         self.nr_open += 1;
         self.file_events.push_back(FileEvent::Opened(f));
+        // fio resets a file as it opens it; for zones that recounts their data (out of
+        // line, so this stays small enough to inline into every pick).
+        if self.zbd.is_some() {
+            self.zbd_file_reset(f);
+        }
         true
     }
 

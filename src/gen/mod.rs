@@ -17,8 +17,9 @@ mod offset;
 pub mod plan;
 pub mod rand;
 mod replay;
+pub mod zbd;
 
-pub use replay::{replay_extents, replay_files, replay_writes};
+pub use replay::{replay_extents, replay_writes};
 
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RwSequencer, Workload};
@@ -53,7 +54,7 @@ impl SyncKind {
 
 /// The part of one file a job clone works on, computed by the runner from the file's real
 /// size (after laying it out) before the generator is made.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct FileExtent {
     /// The file's (or device's) size in bytes.
     pub real_size: u64,
@@ -67,6 +68,9 @@ pub struct FileExtent {
     /// With `filesize`: the size planned for the file (fio's region ends there, whatever
     /// the file's size before layout was); 0 without.
     pub planned: u64,
+    /// With `zonemode=zbd`: the file's zones, shared by the run's jobs ([`zbd::attach`]);
+    /// without, a zoned generator makes zones of its own.
+    pub zones: Option<std::sync::Arc<zbd::ZoneTable>>,
 }
 
 impl FileExtent {
@@ -79,7 +83,14 @@ impl FileExtent {
             setup_size: real_size,
             device: false,
             planned: 0,
+            zones: None,
         }
+    }
+
+    /// Gives the file the zone table the runner made for it (`zonemode=zbd`).
+    pub fn with_zones(mut self, zones: Option<std::sync::Arc<zbd::ZoneTable>>) -> Self {
+        self.zones = zones;
+        self
     }
 
     /// Records the size `filesize` planned for the file.
@@ -221,6 +232,10 @@ pub struct Generator {
     /// reopens the files at each, as fio does.
     loop_no: u32,
     replay: Option<replay::Replay>,
+    /// `zonemode=zbd`'s zones and this clone's part in them (`None` for other jobs).
+    zbd: Option<Box<zbd::ZbdState>>,
+    /// What fio prints when it fits a zoned job's region to whole zones.
+    zbd_notes: Vec<String>,
 }
 
 /// The resolved settings the hot path reads.
@@ -272,7 +287,7 @@ struct Config {
 impl Generator {
     /// Makes the generator for clone `clone_index` (0-based) of `job` over `files`, as if
     /// the job were the run's first job section (see [`Generator::with_thread_number`]
-    /// and [`fio_thread_number`] for the others).
+    /// and `fio_thread_number` for the others).
     pub fn new(job: &Job, clone_index: u32, files: &[FileExtent]) -> Result<Self, JobError> {
         let t = fio_thread_number(1, job.exec.numjobs, clone_index);
         Self::with_thread_number(job, clone_index, t, files)
@@ -332,7 +347,15 @@ impl Generator {
                 zipf: None,
                 gauss: None,
             })
-            .collect();
+            .collect::<Vec<FileState>>();
+        let mut file_states = file_states;
+        let (zbd, zbd_notes) = match &w.zbd {
+            Some(o) => {
+                let (state, notes) = zbd::ZbdState::setup(job, o, files, &mut file_states)?;
+                (Some(Box::new(state)), notes)
+            }
+            None => (None, Vec::new()),
+        };
         let rng = Rngs::seeded(&cfg, files.len());
         let mut g = Generator {
             rng,
@@ -361,6 +384,8 @@ impl Generator {
             last_tried_offset: 0,
             loop_no: 0,
             replay: None,
+            zbd,
+            zbd_notes,
             cfg,
         };
         g.init_maps(&job.name, w)?;
@@ -642,6 +667,21 @@ impl Generator {
         } else if let Some(l) = &mut f.lfsr {
             l.reset(seed);
         }
+        if self.zbd.is_some() {
+            self.zbd_file_reset(i);
+        }
+    }
+
+    /// With `zonemode=zbd`: the clone's zone resets and zone error, read by the runner
+    /// once the clone is done (`None` for other jobs).
+    pub fn zbd_report(&self) -> Option<std::sync::Arc<zbd::ZbdReport>> {
+        self.zbd.as_ref().map(|z| z.report())
+    }
+
+    /// The lines fio prints when it fits a zoned job's region to whole zones
+    /// (`rounded up offset from …`), for the runner to print.
+    pub fn zbd_notes(&self) -> &[String] {
+        &self.zbd_notes
     }
 
     fn number_ios_exceeded(&self) -> bool {

@@ -10,6 +10,10 @@ use crate::job::Ddir;
 impl Generator {
     /// fio's `fill_io_u` for file `fi`: `None` when the file has nothing more to give.
     pub(super) fn fill_io(&mut self, fi: usize) -> Option<NextIo> {
+        // zonemode=zbd has its own version of this (gen::zbd): one test per I/O here.
+        if self.zbd.is_some() {
+            return self.zbd_fill_io(fi);
+        }
         let ddir = self.set_rw_ddir(fi);
         if self.cfg.zone_size != 0 {
             self.strided_zone(fi, ddir);
@@ -20,20 +24,12 @@ impl Generator {
         if len == 0 {
             return None;
         }
-        let f = &mut self.files[fi];
-        if offset + len > f.real_size {
+        let mark_map = self.cfg.random && !busy_ok;
+        if offset + len > self.files[fi].real_size {
             return None;
         }
-        if self.cfg.random && !busy_ok {
-            if let Some(map) = &mut f.map {
-                let min_bs = self.cfg.min_bs[ddir as usize];
-                let block = (offset - f.file_offset) / min_bs;
-                let nr = len.div_ceil(min_bs);
-                let set = map.set_nr(block, nr);
-                if set != 0 && set * min_bs < len {
-                    len = set * min_bs;
-                }
-            }
+        if mark_map {
+            len = self.mark_random_map(fi, ddir, offset, len);
         }
         self.zone_bytes += len;
         Some(NextIo {
@@ -44,8 +40,28 @@ impl Generator {
         })
     }
 
+    /// fio's `mark_random_map`: marks the blocks from `offset` as done; the length is
+    /// cut to the blocks that were still free when some were not.
+    #[inline(always)]
+    pub(super) fn mark_random_map(&mut self, fi: usize, ddir: Ddir, offset: u64, len: u64) -> u64 {
+        let f = &mut self.files[fi];
+        let Some(map) = &mut f.map else {
+            return len;
+        };
+        let min_bs = self.cfg.min_bs[ddir as usize];
+        let block = (offset - f.file_offset) / min_bs;
+        let nr = len.div_ceil(min_bs);
+        let set = map.set_nr(block, nr);
+        if set != 0 && set * min_bs < len {
+            set * min_bs
+        } else {
+            len
+        }
+    }
+
     /// fio's `set_rw_ddir`: the direction of the next I/O.
-    fn set_rw_ddir(&mut self, fi: usize) -> Ddir {
+    #[inline(always)]
+    pub(super) fn set_rw_ddir(&mut self, fi: usize) -> Ddir {
         let c = &self.cfg;
         let ddir = if c.read && c.write {
             if self.io_issues[self.rwmix_ddir as usize] >= self.rwmix_issues {
@@ -107,7 +123,8 @@ impl Generator {
 
     /// fio's `get_next_offset`: the absolute offset, whether it was random, and whether
     /// the random map is to be left alone for it.
-    fn next_offset(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, bool, bool)> {
+    #[inline(always)]
+    pub(super) fn next_offset(&mut self, fi: usize, ddir: Ddir) -> Option<(u64, bool, bool)> {
         let mut hit = false;
         if self.cfg.seq_nr != 0 {
             self.seq_nr_left = self.seq_nr_left.wrapping_sub(1);
@@ -310,7 +327,14 @@ impl Generator {
     }
 
     /// fio's `get_next_buflen`.
-    fn next_buflen(&mut self, fi: usize, ddir: Ddir, offset: u64, is_random: bool) -> u64 {
+    #[inline(always)]
+    pub(super) fn next_buflen(
+        &mut self,
+        fi: usize,
+        ddir: Ddir,
+        offset: u64,
+        is_random: bool,
+    ) -> u64 {
         let c = &self.cfg;
         let f = &self.files[fi];
         if c.randtrimwrite && ddir == Ddir::Write {

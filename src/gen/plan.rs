@@ -155,6 +155,7 @@ pub fn layout_size_planned(
             setup_size: s,
             device: false,
             planned: planned.get(i).copied().unwrap_or(0),
+            zones: None,
         })
         .collect();
     file_regions(job, clone_index, &extents)

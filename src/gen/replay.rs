@@ -95,16 +95,6 @@ impl Replay {
     }
 }
 
-/// The files a replayed log does I/O on, in the order of the generator's file indices:
-/// the runner opens these (instead of the job's own files) for a `read_iolog` job.
-pub fn replay_files(job: &Job, clone_index: u32) -> Result<Vec<String>, String> {
-    let w = &job.workload;
-    let Some(path) = &w.replay.read_iolog else {
-        return Ok(Vec::new());
-    };
-    Ok(crate::iolog::summarize_iolog(path, clone_index, &w.replay)?.files)
-}
-
 /// The files a replayed log does I/O on, each with the size its I/O needs (the end of its
 /// furthest I/O): the runner creates or extends them to that size, as fio does.
 pub fn replay_extents(job: &Job, clone_index: u32) -> Result<Vec<(String, u64)>, String> {
@@ -157,7 +147,7 @@ impl Generator {
             return Err(JobError::Invalid {
                 job: job.name.clone(),
                 message: format!(
-                    "read_iolog: the log names {} files but {} were opened (see gen::replay_files)",
+                    "read_iolog: the log names {} files but {} were opened (see gen::replay_extents)",
                     log.files.len(),
                     files.len()
                 ),
@@ -189,6 +179,7 @@ impl Generator {
             setup_size: 0,
             device: false,
             planned: 0,
+            zones: None,
         }];
         let cfg = Config::resolve(job, 0, 1, &extents)?;
         let rng = Rngs::seeded(&cfg, 1);
@@ -226,6 +217,8 @@ impl Generator {
                 writes: log.writes,
                 sync_on_close: log.writes && job.exec.sync.fsync_on_close,
             }),
+            zbd: None,
+            zbd_notes: Vec::new(),
             cfg,
         })
     }

@@ -134,6 +134,14 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     let r = Reader::new(raw);
     let workload = workload::Workload::resolve(&r)?;
     let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
+    if workload.zbd.is_some() && verify.on() {
+        // fio replays a zone's writes in order for the verify pass and resets zones
+        // before writing; iobench does not do that yet.
+        return Err(r.invalid(
+            "verify",
+            "verify with zonemode=zbd is not supported yet (use verify=0)",
+        ));
+    }
     let buffers = crate::buffer::BufferOpts::resolve(
         &r,
         verify.on(),

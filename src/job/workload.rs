@@ -2,10 +2,10 @@
 //! and iologs, resolved into typed values with fio's defaults.
 
 use super::reader::Reader;
-use super::{Pattern, SizeSpec};
+use super::{Ddir, Pattern, SizeSpec};
 use crate::error::JobError;
 use crate::options::value::per_dir;
-pub use crate::options::value::{Distribution, ZoneSplit};
+pub use crate::options::value::Distribution;
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,6 +132,8 @@ pub struct Workload {
     pub zone_size: u64,
     pub zone_range: u64,
     pub zone_skip: u64,
+    /// `zonemode=zbd` and its zone options (`None` for the other zone modes).
+    pub zbd: Option<ZbdOptions>,
     pub file_service: FileService,
     pub randrepeat: bool,
     pub randseed: Option<u64>,
@@ -294,6 +296,7 @@ impl Workload {
         let zonemode = r.choice("zonemode").unwrap_or_else(|| "none".into());
         let zone_size = r.size("zonesize")?.unwrap_or(0);
         let (mut zs, mut zr, mut zk) = (0, 0, 0);
+        let mut zbd = None;
         match zonemode.as_str() {
             "none" if zone_size != 0 => {
                 return Err(r.invalid(
@@ -312,11 +315,12 @@ impl Workload {
                     .unwrap_or(zone_size);
                 zk = r.size("zoneskip")?.unwrap_or(0);
             }
+            "zbd" => zbd = Some(ZbdOptions::resolve(r, zone_size, pattern, &bs)?),
             "none" => {}
             other => {
                 return Err(r.invalid(
                     "zonemode",
-                    format!("'{other}' is not supported (none or strided)"),
+                    format!("'{other}' is not one of none, strided, zbd"),
                 ))
             }
         }
@@ -393,6 +397,7 @@ impl Workload {
             zone_size: zs,
             zone_range: zr,
             zone_skip: zk,
+            zbd,
             file_service,
             randrepeat: bool_or("randrepeat", true)?,
             randseed,
@@ -496,5 +501,128 @@ fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
         None => Ok(Distribution::Random),
         Some(text) => crate::options::value::parse_distribution(&text, r.kb_base())
             .map_err(|e| r.invalid(name, e)),
+    }
+}
+
+/// `zonemode=zbd`: fio's zoned block device mode, here always emulated on a regular file
+/// (or a block device without zones), whose zones start empty (see `gen::zbd`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZbdOptions {
+    /// `zonesize`: every zone's size in bytes.
+    pub zone_size: u64,
+    /// `zonecapacity`: the bytes of each zone that may be written (the zone size when 0).
+    pub zone_capacity: u64,
+    /// `zoneskip`: bytes a sequential job skips after each zone (a multiple of the zone size).
+    pub zone_skip: u64,
+    /// `max_open_zones`: zones of a file written at once, over all jobs (0: no limit).
+    pub max_open_zones: u32,
+    /// `job_max_open_zones`: zones written at once by one job clone (0: no limit).
+    pub job_max_open_zones: u32,
+    /// `zone_reset_threshold`: the written share of the region above which zones are reset.
+    pub reset_threshold: f64,
+    /// `zone_reset_frequency`: over the threshold, one write in 1/this resets its zone.
+    pub reset_frequency: f64,
+    /// `read_beyond_wp`: reads may go past a zone's write pointer.
+    pub read_beyond_wp: bool,
+    /// `ignore_zone_limits`: only changes what a host-managed device reports, so nothing
+    /// on an emulated zone; kept for the record.
+    pub ignore_zone_limits: bool,
+}
+
+impl ZbdOptions {
+    /// The zone options of a `zonemode=zbd` job, refused where fio refuses them (most of
+    /// these fio checks only when it sets the file up; the size checks need the file and
+    /// stay there, see `gen::zbd::attach`).
+    fn resolve(
+        r: &Reader,
+        zone_size: u64,
+        pattern: Pattern,
+        bs: &[(u64, u64); 3],
+    ) -> Result<Self, JobError> {
+        if zone_size == 0 {
+            return Err(r.invalid(
+                "zonesize",
+                "zonemode=zbd needs a zonesize on a regular file or a device without zones \
+                 (as fio: specifying the zone size is mandatory)",
+            ));
+        }
+        if zone_size < 512 {
+            return Err(r.invalid(
+                "zonesize",
+                format!("{zone_size}: zonemode=zbd needs zones of at least 512 bytes"),
+            ));
+        }
+        let zone_capacity = r.size("zonecapacity")?.unwrap_or(0);
+        if zone_capacity > zone_size {
+            return Err(r.invalid(
+                "zonecapacity",
+                format!("{zone_capacity} is larger than zonesize {zone_size}"),
+            ));
+        }
+        if r.is_set("create_serialize") && !r.bool("create_serialize")? {
+            return Err(r.invalid(
+                "create_serialize",
+                "0 cannot be used with zonemode=zbd (as in fio: the zones are set up before \
+                 the jobs start)",
+            ));
+        }
+        let zone_skip = r.size("zoneskip")?.unwrap_or(0);
+        if zone_skip % zone_size != 0 {
+            return Err(r.invalid(
+                "zoneskip",
+                format!("{zone_skip} is not a multiple of zonesize {zone_size}"),
+            ));
+        }
+        if matches!(
+            pattern,
+            Pattern::Trim | Pattern::RandTrim | Pattern::TrimWrite | Pattern::RandTrimWrite
+        ) {
+            return Err(r.invalid(
+                "rw",
+                "trims with zonemode=zbd (fio resets the zone instead) are not supported yet",
+            ));
+        }
+        if pattern.writes() {
+            let max_bs = bs[Ddir::Write as usize].0.max(bs[Ddir::Write as usize].1);
+            if max_bs > zone_size {
+                return Err(r.invalid(
+                    "bs",
+                    format!(
+                        "a write block of {max_bs} bytes exceeds zonesize {zone_size} (fio \
+                         fails the job with EINVAL at its first write)"
+                    ),
+                ));
+            }
+        }
+        let fraction = |name: &str| -> Result<f64, JobError> {
+            let Some(v) = r.text(name) else {
+                return Ok(0.0);
+            };
+            let vals =
+                crate::options::value::parse_float_list(&v).map_err(|e| r.invalid(name, e))?;
+            let f = vals.first().copied().unwrap_or(0.0);
+            if !(0.0..=1.0).contains(&f) {
+                return Err(r.invalid(name, format!("{f} is not between 0 and 1")));
+            }
+            Ok(f)
+        };
+        let open_limit = |name: &str| -> Result<u32, JobError> {
+            Ok(r.int(name)?.unwrap_or(0).clamp(0, 4096) as u32)
+        };
+        Ok(ZbdOptions {
+            zone_size,
+            zone_capacity: if zone_capacity == 0 {
+                zone_size
+            } else {
+                zone_capacity
+            },
+            zone_skip,
+            max_open_zones: open_limit("max_open_zones")?,
+            job_max_open_zones: open_limit("job_max_open_zones")?,
+            reset_threshold: fraction("zone_reset_threshold")?,
+            reset_frequency: fraction("zone_reset_frequency")?,
+            read_beyond_wp: r.bool("read_beyond_wp")?,
+            ignore_zone_limits: r.bool("ignore_zone_limits")?,
+        })
     }
 }

@@ -291,9 +291,9 @@ The enumeration tests walk fio 3.33's surface on this machine and give every ite
 tools; \"not supported yet\" counts as a miss. Last tally:\n\n\
 | what | supported of fio's |\n|---|---|\n\
 | flags of `fio --help` (same exit status as fio) | 33 of 34 (`--remote-config`: client/server) |\n\
-| options of `fio --cmdhelp=all` (a sample value parses as in fio) | 206 of 217 |\n\
+| options of `fio --cmdhelp=all` (a sample value parses as in fio) | 213 of 217 |\n\
 | values listed by `fio --cmdhelp=OPT` | 117 of 134 |\n\
-| values fio refuses, refused too | 79 of 84 |\n\
+| values fio refuses, refused too | 83 of 84 |\n\
 | engines of `fio --enghelp` (each given the options it needs; the others refused with the reason) | 22 of 33 |\n\
 | engine options of `fio --enghelp=ENGINE` (listed, and values parse as in fio; `tests/enumerate_engine_options.rs`) | 56 of 98 (the 41 of engines refused for want of hardware are misses) |\n\
 | fio's example jobs that fio runs here, run by iobench | 28 of 29 (equal issued counts in all 14 deterministic ones) |\n\n";

@@ -364,7 +364,7 @@ const VERIFY_CHOICES: &[(&str, &str)] = &[
 const ZONEMODE_CHOICES: &[(&str, &str)] = &[
     ("none", "no zones"),
     ("strided", "zones spaced by zoneskip"),
-    ("zbd", "the device's own zones"),
+    ("zbd", "zones with write pointers (emulated on files)"),
 ];
 
 const THINKTIME_BLOCKS_TYPE_CHOICES: &[(&str, &str)] = &[
@@ -1293,7 +1293,7 @@ const GENERAL: &[OptDef] = &[
     opt("zonecapacity", K::Size, "Usable bytes of each zone")
         .def("0")
         .cat(C::Target)
-        .not_yet(),
+        ,
     opt("zonerange", K::Size, "Size of each zone")
         .def("0")
         .cat(C::Target),
@@ -1308,7 +1308,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "max_open_zones",
         K::Int { min: 0, max: 4096 },
@@ -1317,7 +1317,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, 4096)
-    .not_yet(),
+    ,
     opt(
         "job_max_open_zones",
         K::Int { min: 0, max: 4096 },
@@ -1326,7 +1326,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, 4096)
-    .not_yet(),
+    ,
     opt(
         "ignore_zone_limits",
         K::Bool,
@@ -1335,7 +1335,7 @@ const GENERAL: &[OptDef] = &[
     .def("0")
     .cat(C::Io)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "zone_reset_threshold",
         K::FloatList,
@@ -1343,7 +1343,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Target)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "zone_reset_frequency",
         K::FloatList,
@@ -1351,7 +1351,7 @@ const GENERAL: &[OptDef] = &[
     )
     .cat(C::Target)
     .range(0, 1)
-    .not_yet(),
+    ,
     opt(
         "lockmem",
         K::Size,

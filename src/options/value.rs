@@ -14,8 +14,8 @@ mod number;
 mod pattern;
 
 pub use lists::{
-    parse_bssplit, parse_float_list, parse_percentile_list, parse_range_list, parse_size_list,
-    per_dir, spread, BsSplit, PerDir,
+    parse_bssplit, parse_float_list, parse_range_list, parse_size_list, per_dir, spread, BsSplit,
+    PerDir,
 };
 pub use number::{
     parse_bool, parse_flag, parse_float, parse_int, parse_int_kb, parse_percent, parse_signed_size,
@@ -120,7 +120,7 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
         "rw" => return parse_rw(v, kb).map(|_| ()),
         "bssplit" => return parse_bssplit(v, kb).map(|_| ()),
         "random_distribution" => return parse_distribution(v, kb).map(|_| ()),
-        "percentile_list" => return parse_percentile_list(v).map(|_| ()),
+        "percentile_list" => return crate::stats::hist::PercentileList::parse(v).map(|_| ()),
         "steadystate" => return crate::stats::steady::Criterion::parse(v, kb).map(|_| ()),
         "ioengine" => return check_engine(v, def),
         // fio reads `filesize` as one size, or a range to pick each file's size from.

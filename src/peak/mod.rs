@@ -5,6 +5,7 @@
 pub mod aio;
 pub mod args;
 pub mod clock;
+mod nopring;
 pub mod sync;
 pub mod target;
 pub mod uring;

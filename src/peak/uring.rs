@@ -4,9 +4,10 @@
 
 use super::args::PeakArgs;
 use super::clock::Clock;
+use super::nopring::NopRing;
 use super::target::{OffsetPicker, Target};
 use super::{Counters, LatencyLog};
-use io_uring::{opcode, squeue, types};
+use io_uring::{opcode, types};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -76,6 +77,9 @@ pub fn run(
     lat: &mut LatencyLog,
     seed: u64,
 ) -> io::Result<()> {
+    if a.nop && !a.track_latency {
+        return run_nops(a, counters, stop);
+    }
     let depth = a.depth as usize;
     // As t/io_uring: a completion ring as deep as the submission ring, and the set-up flags
     // that make the kernel's side cheaper (one issuer, deferred task work) where it has them.
@@ -101,20 +105,7 @@ pub fn run(
             .map_err(|e| io::Error::new(e.kind(), format!("registering files failed: {e}")))?;
     }
     if counters.first() {
-        println!(
-            "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
-            a.polled as u8,
-            a.fixedbufs as u8,
-            a.dma_map as u8,
-            a.register_files as u8,
-            (!a.direct) as u8,
-            a.depth
-        );
-        println!(
-            "Engine=io_uring, sq_ring={}, cq_ring={}",
-            ring.params().sq_entries(),
-            ring.params().cq_entries()
-        );
+        print_setup(a, ring.params().sq_entries(), ring.params().cq_entries());
     }
     // One submitter for the whole run: the crate remembers a registered ring descriptor in
     // the Submitter value, so a fresh one per call would enter by the plain descriptor.
@@ -132,12 +123,6 @@ pub fn run(
     let batch_submit = a.batch_submit as usize;
     let batch_complete = a.batch_complete as usize;
     let track = a.track_latency;
-    // Untimed no-ops name no buffer and need no slot: each batch is the same prebuilt run
-    // of entries, copied in one go, and completions are only counted.
-    let bulk_nop = a.nop && !track;
-    let nops: Vec<squeue::Entry> = (0..batch_submit)
-        .map(|_| opcode::Nop::new().build())
-        .collect();
 
     while !stop.load(Ordering::Relaxed) {
         // Prepare one batch of new requests.
@@ -145,14 +130,7 @@ pub fn run(
         {
             // Learn how far the kernel has consumed, so pushes see the room it freed.
             sq.sync();
-            if bulk_nop {
-                let n = batch_submit.min(depth - inflight);
-                // SAFETY: a no-op references no memory.
-                if n > 0 && unsafe { sq.push_multiple(&nops[..n]) }.is_ok() {
-                    prepped = n;
-                }
-            }
-            while !bulk_nop && prepped < batch_submit && inflight + prepped < depth {
+            while prepped < batch_submit && inflight + prepped < depth {
                 let Some(slot) = free.pop() else { break };
                 let entry = if a.nop {
                     opcode::Nop::new().build()
@@ -224,9 +202,7 @@ pub fn run(
             if track {
                 lat.add(clock.ticks_to_ns(now.saturating_sub(started[slot as usize])));
             }
-            if !bulk_nop {
-                free.push(slot);
-            }
+            free.push(slot);
             reaped += 1;
         }
         cq.sync();
@@ -235,4 +211,28 @@ pub fn run(
         counters.publish(submitted, calls, reaped_total);
     }
     Ok(())
+}
+
+/// Untimed no-ops on the bare ring (see `nopring`): the run that shows the kernel's limit.
+fn run_nops(a: &PeakArgs, counters: &Counters, stop: &AtomicBool) -> io::Result<()> {
+    let mut ring = NopRing::new(a.depth, a.register_ring)
+        .map_err(|e| io::Error::new(e.kind(), format!("io_uring setup failed: {e}")))?;
+    if counters.first() {
+        print_setup(a, ring.sq_entries, ring.cq_entries());
+    }
+    ring.run(a.depth, a.batch_submit, a.batch_complete, counters, stop)
+}
+
+/// t/io_uring's two set-up lines.
+fn print_setup(a: &PeakArgs, sq_entries: u32, cq_entries: u32) {
+    println!(
+        "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
+        a.polled as u8,
+        a.fixedbufs as u8,
+        a.dma_map as u8,
+        a.register_files as u8,
+        (!a.direct) as u8,
+        a.depth
+    );
+    println!("Engine=io_uring, sq_ring={sq_entries}, cq_ring={cq_entries}");
 }

@@ -16,10 +16,14 @@
 //! block (here one block per group) and prints its bandwidth without units
 //! (`BW=154Mi (162M)`; here `BW=154MiB/s (162MB/s)`).
 
+// The MPI runner (src/cluster/mpi.rs) is this module's one user outside its tests: without
+// the `mpi` feature its items are built but unused.
+#![cfg_attr(not(feature = "mpi"), allow(dead_code))]
+
 use super::json::{self, Obj, Value};
-use super::num::{fw, num2str, Unit};
 use super::{ctime, normal, VERSION};
 use crate::job::Job;
+use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::JobStats;
@@ -263,6 +267,7 @@ pub fn spreads(clients: &[ClientStats]) -> Vec<Spread> {
     out
 }
 
+#[cfg(test)]
 /// The normal-format report: each client's own report, then the "All clients" blocks,
 /// then (with `extras.spread`) each group's first-done / last-done lines.
 pub fn render_normal(clients: &[ClientStats], extras: Extras) -> String {
@@ -377,6 +382,7 @@ fn client_job(mut obj: Value, hostname: &str, id: ClientId) -> Value {
     obj
 }
 
+#[cfg(test)]
 /// The JSON document: fio's `client_stats` array (each client's jobs, then one "All
 /// clients" object per group, named after the last client as fio does), `disk_util` with
 /// each disk's client, and with `extras.spread` a `client_spread` array beyond fio.
@@ -476,6 +482,7 @@ fn spread_obj(clients: &[ClientStats], s: &Spread) -> Obj {
     o
 }
 
+#[cfg(test)]
 /// The JSON document as fio lays it out (with a trailing newline).
 pub fn render_json(jobs: &[Job], clients: &[ClientStats], plus: bool, extras: Extras) -> String {
     let mut out = String::new();

@@ -523,23 +523,6 @@ pub fn global_opts(jobs: &[Job]) -> Obj {
     opts_obj(&all)
 }
 
-/// The whole JSON document as fio lays it out, over many lines (with a trailing newline).
-pub fn render(jobs: &[Job], sum: &RunSummary, plus: bool) -> String {
-    let mut out = String::new();
-    print(&mut out, &document(jobs, sum, plus), 0);
-    out.push('\n');
-    out
-}
-
-/// The whole JSON document on one line (with a trailing newline): one record of a JSON
-/// Lines stream, for reports printed while the run goes (`--status-interval`).
-pub fn render_line(jobs: &[Job], sum: &RunSummary, plus: bool) -> String {
-    let mut out = String::new();
-    print_line(&mut out, &document(jobs, sum, plus));
-    out.push('\n');
-    out
-}
-
 /// Prints `v` with no whitespace at all.
 pub fn print_line(out: &mut String, v: &Value) {
     match v {

@@ -2,10 +2,8 @@
 //! picks the formats (`--output-format`, `--minimal`) and the destination (`--output`).
 
 pub mod clients;
-pub mod eta;
 pub mod json;
 pub mod normal;
-pub mod num;
 pub mod run;
 pub mod terse;
 

@@ -1,10 +1,10 @@
 //! fio's normal (human) text layout: the job headers before the run, then per reported job
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
-use super::num::{fw, num2str, Unit};
 use super::{ctime, VERSION};
 use crate::job::group_ids;
 use crate::job::{Ddir, Job};
+use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::Hist;
@@ -187,21 +187,20 @@ fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
     let runt = ds.runtime_ms;
     let bw = ds.bytes * 1000 / runt;
     let iops = ds.ios * 1000 / runt;
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
+        "  {}: IOPS={}, BW={} ({})({}/{}msec)",
         ddir_label(t, d),
         num2str(iops, sf, 1, false, Unit::None),
         num2str(bw, sf, 1, pow2, unit),
         num2str(bw, sf, 1, !pow2, unit),
         num2str(ds.bytes, sf, 1, pow2, Unit::Byte),
         runt,
-        if d == Ddir::Write as usize {
-            "; 0 zone resets"
-        } else {
-            ""
-        }
     );
+    if d == Ddir::Write as usize {
+        let _ = write!(out, "; {} zone resets", t.zone_resets);
+    }
+    out.push('\n');
     display_lat(out, "slat", &ds.slat);
     display_lat(out, "clat", &ds.clat);
     display_lat(out, " lat", &ds.lat);

@@ -45,6 +45,18 @@ pub struct Prepared {
     pub deferred_note: Option<String>,
 }
 
+/// The zoned model (`host-managed`, `host-aware`) of the block device at `path`, from
+/// sysfs; `None` for a device without zones (or when sysfs does not say).
+pub fn zoned_model(path: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(path).ok()?.rdev();
+    let (major, minor) = (libc::major(rdev), libc::minor(rdev));
+    let model =
+        std::fs::read_to_string(format!("/sys/dev/block/{major}:{minor}/queue/zoned")).ok()?;
+    let model = model.trim();
+    (!model.is_empty() && model != "none").then(|| model.to_string())
+}
+
 /// `BLKGETSIZE64`: the size of a block device in bytes.
 const BLKGETSIZE64: libc::c_ulong = 0x8008_1272;
 

@@ -37,7 +37,7 @@ static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
 /// The status line while the run goes (with `--eta`): what each clone will do and the
 /// line's own memory; drawn from the collector's loop by [`live_tick`].
 struct Status {
-    line: crate::report::eta::EtaLine,
+    line: crate::stats::status::EtaLine,
     plans: Vec<crate::stats::board::Plan>,
     every_ms: u64,
     next_ms: u64,
@@ -54,7 +54,8 @@ static STATUS: std::sync::Mutex<Option<Status>> = std::sync::Mutex::new(None);
 /// calls it, even one with nothing to run, so all ranks meet the same number of times.
 static PHASE_START: std::sync::OnceLock<fn(usize)> = std::sync::OnceLock::new();
 
-/// Sets the phase-start hook (once per process).
+/// Sets the phase-start hook (once per process; the MPI runner is its one user).
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub fn set_phase_start(f: fn(usize)) {
     let _ = PHASE_START.set(f);
 }
@@ -101,7 +102,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             })
             .collect(),
     );
-    if !crate::report::eta::enabled(cfg, crate::report::eta::stdout_is_tty()) {
+    if !crate::stats::status::enabled(cfg, crate::stats::status::stdout_is_tty()) {
         return;
     }
     let Some(first) = jobs.first() else {
@@ -121,7 +122,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             });
         }
     }
-    let line = crate::report::eta::EtaLine::new(
+    let line = crate::stats::status::EtaLine::new(
         st.kb_base == 1024,
         st.bits,
         st.sig_figs,
@@ -344,6 +345,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
                 .laid_out_from(t.setup_size)
                 .planned(t.planned)
                 .on_device(t.kind != files::Kind::Regular)
+                .with_zones(crate::gen::zbd::table_of(&t.path))
         })
         .collect();
     let gen =
@@ -355,6 +357,10 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
                     other => other.to_string(),
                 },
             })?;
+    for note in gen.zbd_notes() {
+        info(note);
+    }
+    let zbd_report = gen.zbd_report();
     let mut stats = JobStats::for_job(job, spec.job_index, spec.groupid);
     stats.pid = std::process::id();
     stats.set_continue_on_error(job.exec.errors.continues());
@@ -390,11 +396,54 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         let start = s.cpu_start.unwrap_or(ru_start);
         s.set_cpu(crate::stats::cpu::Rusage::take(crate::stats::cpu::Who::Thread).since(&start));
         s.job_index = spec.job_index;
+        if let Some(z) = &zbd_report {
+            s.zone_resets = z.resets();
+            if let Some((errno, text)) = z.error() {
+                eprintln!("iobench: job '{}': {text}", job.name);
+                s.record_error(errno, &text);
+                s.failed = true;
+            }
+        }
         if let Err(e) = s.finish_logs() {
             eprintln!("iobench: {}: writing logs: {e}", job.name);
         }
         s
     })
+}
+
+/// `zonemode=zbd`: makes the zones of the clone's files (or finds those an earlier job
+/// made), in the main process so that every worker shares them; refused as fio refuses
+/// it (a file smaller than a zone, a real zoned device, conflicting zone options).
+fn attach_zones(job: &Job, clone: u32, targets: &[files::Target]) -> Result<(), RunError> {
+    if job.workload.zbd.is_none() {
+        return Ok(());
+    }
+    let err = |message: String| RunError::Setup {
+        job: job.name.clone(),
+        message,
+    };
+    let mut sizes: Vec<u64> = targets.iter().map(|t| t.size).collect();
+    // The null engine's files reach as far as the job's I/O, as in the generator.
+    if job.exec.engine.flags().fake_files {
+        sizes = crate::gen::plan::layout_size(job, clone, &sizes);
+    }
+    for t in targets.iter().filter(|t| t.kind == files::Kind::Block) {
+        if let Some(model) = files::zoned_model(&t.path) {
+            return Err(err(format!(
+                "{}: a {model} zoned block device: iobench emulates zones on regular files \
+                 and devices without zones only",
+                t.path
+            )));
+        }
+    }
+    let named: Vec<(&str, u64)> = targets
+        .iter()
+        .zip(&sizes)
+        .map(|(t, &s)| (t.path.as_str(), s))
+        .collect();
+    crate::gen::zbd::attach(job, &named)
+        .map(|_| ())
+        .map_err(err)
 }
 
 /// Runs every job: groups in order, the clones of a group at once. Returns the stats of
@@ -435,6 +484,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     let _cgroups = cgroup::Cleanup::plan(&cgroups);
     EXITALL_ANY.store(jobs.iter().any(|j| j.exec.exitall), Ordering::Relaxed);
     flow::setup(jobs);
+    crate::gen::zbd::clear_tables();
     let gids = crate::job::group_ids(jobs);
     let normal = cfg.wants_normal() && cfg.output.is_none();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
@@ -491,7 +541,8 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
                 if serial_setup {
                     crate::debug::runstate_of(0, RunState::NotCreated, RunState::SettingUp);
                 }
-                let prepared = files::prepare(job, clone, thread_number, &mut info);
+                let prepared = files::prepare(job, clone, thread_number, &mut info)
+                    .and_then(|p| attach_zones(job, clone, &p.targets).map(|()| p));
                 if serial_setup {
                     crate::debug::runstate_of(0, RunState::SettingUp, RunState::NotCreated);
                 }

@@ -233,7 +233,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             } => Some(crate::iolog::IologWriter::create(p, cx.names)?),
             _ => None,
         };
-        let fresh_stats = pace.latency_report().map(|_| cx.stats.clone());
+        let fresh_stats = pace.latency.searching().then(|| cx.stats.clone());
         let pattern = &job.workload.pattern;
         Ok(Worker {
             stamps_commit: engine.stamps_issue_on_commit(),
@@ -390,7 +390,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             Hold::Drain | Hold::None => {}
         }
         if let Some(s) = &self.fresh_stats {
-            match self.pace.check_latency_window(now_ns()) {
+            match self.pace.latency.check_window(now_ns()) {
                 super::pacing::Verdict::FinalRun => {
                     self.cx.stats = s.clone();
                     self.stat_start = now_ns();
@@ -689,7 +689,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.cx.stats.record_submit(1);
                 self.cx.stats.record_complete(1);
                 if let Some(us) = self.engine.think_us() {
-                    self.pace.engine_think(us);
+                    self.pace.think.set_by_engine(us);
                 }
                 let res = self.pool[slot as usize].result;
                 if self.watch.cut_short(res) {
@@ -745,12 +745,12 @@ impl<'a, E: Engine> Worker<'a, E> {
 
     /// rate_min/rate_iops_min: fails the job when it falls behind.
     fn check_min_rate(&mut self) {
-        if self.pace.has_min_rate() {
+        if self.pace.rate.has_floor() {
             let stats = &mut self.cx.stats;
             let bytes = stats.dir.each_ref().map(|d| d.bytes);
             let blocks = stats.dir.each_ref().map(|d| d.ios);
             let name = &self.cx.job.name;
-            if let Some(m) = self.pace.check_min_rate(name, bytes, blocks, now_ns()) {
+            if let Some(m) = self.pace.rate.check_floor(name, bytes, blocks, now_ns()) {
                 stats.record_error(libc::EIO, &m);
                 self.error.get_or_insert(m);
             }
@@ -773,16 +773,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.watch.waiting(&self.pool, now_ns(), self.inflight);
         loop {
-            let n = self.engine.getevents(min, self.cmax.min(self.inflight))?;
-            let t = now_ns();
-            if n > 0 {
-                self.cx.stats.record_complete(n as u32);
-            }
-            for i in 0..n {
-                let c = self.engine.event(i);
-                self.complete(c.slot, c.result, t);
-            }
-            self.inflight -= n;
+            self.reap_some(min, self.cmax.min(self.inflight), Self::complete)?;
             let keep = if drain {
                 self.inflight > 0
             } else {
@@ -793,6 +784,29 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             min = 1;
         }
+    }
+
+    /// Waits for between `min` and `max` completions and hands each to `complete` (the
+    /// job's [`Self::complete`], or a verify pass's) with the time they were reaped;
+    /// returns how many there were.
+    #[inline]
+    fn reap_some(
+        &mut self,
+        min: usize,
+        max: usize,
+        mut complete: impl FnMut(&mut Self, u32, i64, u64),
+    ) -> io::Result<usize> {
+        let n = self.engine.getevents(min, max)?;
+        let t = now_ns();
+        if n > 0 {
+            self.cx.stats.record_complete(n as u32);
+        }
+        for i in 0..n {
+            let c = self.engine.event(i);
+            complete(self, c.slot, c.result, t);
+        }
+        self.inflight -= n;
+        Ok(n)
     }
 
     /// Records one completion at `now`, returning its slot to the free list.
@@ -955,17 +969,169 @@ impl<'a, E: Engine> Worker<'a, E> {
         )
     }
 
-    /// Runs a verify pass (see `verify_pass`).
+    /// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files
+    /// opened for it when the worker opens files as it goes. Returns the job's error text
+    /// when the pass failed (already recorded in the stats).
     fn verify_pass(&mut self, batch: Option<usize>) -> io::Result<Option<String>> {
-        verify_pass(
-            &mut self.engine,
-            &mut self.data,
-            &mut self.open,
-            &mut self.pool,
-            &mut self.cx,
+        let opened = if self.data.reads_back() {
+            self.open.before_verify(&mut self.engine)
+        } else {
+            Ok(())
+        };
+        let r = match opened {
+            Ok(()) => self.verify_reads(batch)?,
+            Err(f) => Err((f.errno, f.verror)),
+        };
+        self.open.after_verify(&mut self.engine);
+        Ok(r.err().map(|(errno, text)| {
+            self.cx.stats.record_error(errno, &text);
+            text
+        }))
+    }
+
+    /// Reads back and checks the pass's blocks with the loop's own phases: fill (the
+    /// pass's reads instead of generated I/O), submit, reap and complete (the pass's
+    /// check instead of the job's accounting). With `verify_async`, checker threads
+    /// (scoped to the pass) check the blocks while reads stay in flight.
+    fn verify_reads(&mut self, batch: Option<usize>) -> io::Result<Result<(), (i32, String)>> {
+        let bases = self.pool.iter().map(|u| u.buf).collect();
+        let Some(mut pass) = self.data.begin_pass(batch, bases) else {
+            return Ok(Ok(()));
+        };
+        let threads = self.data.checker_threads();
+        let env = (threads > 0).then(|| self.data.checker_env());
+        let names = self.cx.names;
+        let depth = self.depth;
+        let run = std::thread::scope(|scope| -> io::Result<()> {
+            let mut ck = match &env {
+                Some((v, filler)) => Some(crate::verify::offload::Checkers::spawn(
+                    scope, threads, depth, v, filler, names,
+                )?),
+                None => None,
+            };
+            // The checkers end (and the scope joins them) when `ck` is dropped here.
+            self.verify_loop(&mut pass, &mut ck)
+        });
+        let r = self.data.end_pass(pass, &mut self.pool, &mut self.cx.stats);
+        run.map(|()| r)
+    }
+
+    /// The verify pass's turns of the loop, until every block is read and checked, a
+    /// failure ends the pass or the run is stopped.
+    fn verify_loop(
+        &mut self,
+        pass: &mut crate::verify::ReadPass,
+        ck: &mut Option<crate::verify::offload::Checkers>,
+    ) -> io::Result<()> {
+        loop {
+            if let Some(c) = ck {
+                while let Some(v) = c.try_verdict() {
+                    let slot = pass.verdict(v, &self.data, self.cx.names);
+                    self.free.push(slot);
+                }
+            }
+            self.verify_fill(pass, ck)?;
+            if !self.staged.is_empty() {
+                self.submit()?;
+            }
+            if self.inflight == 0 {
+                if let Some(v) = ck.as_mut().and_then(|c| c.wait_verdict()) {
+                    let slot = pass.verdict(v, &self.data, self.cx.names);
+                    self.free.push(slot);
+                    continue;
+                }
+                if self.staged.is_empty()
+                    && (pass.failed() || pass.exhausted() || super::terminating())
+                {
+                    return Ok(());
+                }
+                continue;
+            }
+            self.watch.waiting(&self.pool, now_ns(), self.inflight);
+            self.reap_some(1, self.inflight, |w, slot, res, t| {
+                w.verify_complete(pass, ck, slot, res, t)
+            })?;
+        }
+    }
+
+    /// The verify pass's fill: the rest of short reads first, then new blocks, into
+    /// free slots, until the engine is busy or nothing is left.
+    fn verify_fill(
+        &mut self,
+        pass: &mut crate::verify::ReadPass,
+        ck: &mut Option<crate::verify::offload::Checkers>,
+    ) -> io::Result<()> {
+        while !pass.failed() {
+            let (slot, fresh) = match pass.again_slot() {
+                Some(s) => (s, false),
+                None if pass.has_block() && !super::terminating() => match self.free.pop() {
+                    Some(s) => (s, true),
+                    None => return Ok(()),
+                },
+                None => return Ok(()),
+            };
+            let u = &mut self.pool[slot as usize];
+            if fresh {
+                pass.start_block(u, self.open.fds());
+            }
+            u.start_ns = now_ns();
+            u.issue_ns = u.start_ns;
+            self.watch.queuing(u);
+            // SAFETY: `u` is a slot not in flight (just taken from `free`, or a short
+            // read reaped and not requeued yet); its buffer is within the slot's own
+            // region of `bufs`, sized for the largest block, which `run` keeps alive
+            // until the engine (and any I/O in flight) is gone.
+            match unsafe { self.engine.queue(u) }? {
+                Queued::Completed => {
+                    pass.taken(fresh);
+                    let stats = &mut self.cx.stats;
+                    stats.record_depth(1, 1);
+                    stats.record_submit(1);
+                    stats.record_complete(1);
+                    let res = self.pool[slot as usize].result;
+                    self.verify_complete(pass, ck, slot, res, now_ns());
+                }
+                Queued::Queued => {
+                    pass.taken(fresh);
+                    self.staged.push(slot);
+                }
+                Queued::Busy => {
+                    if fresh {
+                        self.free.push(slot);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The verify pass's complete: the read in `slot` ended with `res` at `now`; the
+    /// pass accounts and checks it, and its slot is free again unless a checker holds
+    /// it or its rest is still to be read.
+    fn verify_complete(
+        &mut self,
+        pass: &mut crate::verify::ReadPass,
+        ck: &mut Option<crate::verify::offload::Checkers>,
+        slot: u32,
+        res: i64,
+        now: u64,
+    ) {
+        let u = &mut self.pool[slot as usize];
+        u.result = res;
+        self.watch.completed(slot);
+        let settled = pass.completed(
+            u,
+            &self.data,
+            ck,
+            &mut self.cx.stats,
+            self.cx.names,
+            now,
             self.stat_start,
-            batch,
-        )
+        );
+        if settled == crate::verify::Settled::Free {
+            self.free.push(slot);
+        }
     }
 
     /// end_fsync and fsync_on_close: fsyncs every open file once a loop's writes are done
@@ -1033,7 +1199,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Some(l) = self.iolog.take() {
             l.finish()?;
         }
-        if let Some((t, w, p, d)) = self.pace.latency_report() {
+        if let Some((t, w, p, d)) = self.pace.latency.report() {
             cx.stats.set_latency_target(t, w, p, d);
         }
         cx.stats.set_total_runtime_ms(ms);
@@ -1130,42 +1296,6 @@ fn file_events<E: Engine>(
     Ok(failed)
 }
 
-/// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files
-/// opened for it when the worker opens files as it goes. Returns the job's error text
-/// when the pass failed (already recorded in the stats).
-fn verify_pass<E: Engine>(
-    engine: &mut E,
-    data: &mut crate::verify::Contents,
-    open: &mut super::open_files::OpenFiles<'_>,
-    pool: &mut [IoUnit],
-    cx: &mut WorkerCtx<'_>,
-    stat_start: u64,
-    batch: Option<usize>,
-) -> io::Result<Option<String>> {
-    let opened = if data.reads_back() {
-        open.before_verify(engine)
-    } else {
-        Ok(())
-    };
-    let r = match opened {
-        Ok(()) => data.verify_phase(
-            engine,
-            pool,
-            open.fds(),
-            cx.names,
-            &mut cx.stats,
-            stat_start,
-            batch,
-        )?,
-        Err(f) => Err((f.errno, f.verror)),
-    };
-    open.after_verify(engine);
-    Ok(r.err().map(|(errno, text)| {
-        cx.stats.record_error(errno, &text);
-        text
-    }))
-}
-
 /// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).
 fn ex_backlog_batch(job: &Job) -> usize {
     let v = &job.verify;
@@ -1175,3 +1305,7 @@ fn ex_backlog_batch(job: &Job) -> usize {
         v.backlog
     }) as usize
 }
+
+#[cfg(test)]
+#[path = "worker_verify_tests.rs"]
+mod verify_tests;

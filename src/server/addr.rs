@@ -94,14 +94,6 @@ impl Endpoint {
         Ok(addrs)
     }
 
-    /// The name fio's client shows for this server (`hostname` in JSON, `<host>` prefixes).
-    pub fn host_name(&self) -> String {
-        match self {
-            Endpoint::Unix(p) => p.display().to_string(),
-            Endpoint::Tcp { host, .. } => host.clone().unwrap_or_else(|| "localhost".into()),
-        }
-    }
-
     /// The port; for a Unix socket fio's default port, as fio's JSON shows it.
     pub fn port(&self) -> u16 {
         match self {

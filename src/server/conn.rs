@@ -566,9 +566,9 @@ impl Conn {
                 // the job count alone.
                 e.nr_running = r.threads;
                 e.eta_sec = i32::MAX as u64;
-                e.run_str = crate::report::eta::condense(&"P".repeat(r.threads as usize));
+                e.run_str = crate::stats::status::condense(&"P".repeat(r.threads as usize));
             } else {
-                e.run_str = crate::report::eta::condense(&"_".repeat(r.threads as usize));
+                e.run_str = crate::stats::status::condense(&"_".repeat(r.threads as usize));
             }
         }
         e

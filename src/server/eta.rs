@@ -4,9 +4,9 @@
 
 use crate::fioproto::pdu::JobsEta;
 use crate::job::{Job, SizeSpec};
-use crate::report::eta::{condense, job_eta};
 use crate::stats::board::JobState;
 use crate::stats::board::{self, Plan};
+use crate::stats::status::{condense, job_eta};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -289,11 +289,6 @@ pub fn init(clones: usize) {
     BOARD.store(board, std::sync::atomic::Ordering::Release);
 }
 
-/// The number of slots on the board (0 without one).
-pub fn clones() -> usize {
-    board().map_or(0, |b| b.slots.len())
-}
-
 /// Asks every clone for a snapshot of its statistics; returns the generation their
 /// answers will carry, or None when the board cannot carry snapshots. Main process only.
 pub fn request() -> Option<u64> {
@@ -389,6 +384,7 @@ pub fn slot(thread_number: u64) -> Option<&'static Slot> {
 
 /// Bytes done per direction by every clone together, as published so far: the MPI
 /// runner's progress timeline (first-done throughput). Main process only.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub fn total_bytes() -> [u64; 3] {
     let mut out = [0u64; 3];
     if let Some(b) = board() {
@@ -493,12 +489,6 @@ pub enum JobState {
     Ramp,
     /// Doing I/O; the letter says what (`R`, `r`, `W`, `w`, `M`, `m`, `D`, `d`).
     Running(char),
-    /// Verifying written data (`V`).
-    Verifying,
-    /// Final fsync (`F`).
-    Fsyncing,
-    /// Done with I/O, finishing up (`f`).
-    Finishing,
     /// Exited, not yet reaped (`E`).
     Exited,
     /// Finished: `_` cleanly, `X` with an error, `K` killed by a signal.
@@ -513,9 +503,6 @@ impl JobState {
             JobState::SettingUp => 'I',
             JobState::Ramp => '/',
             JobState::Running(c) => c,
-            JobState::Verifying => 'V',
-            JobState::Fsyncing => 'F',
-            JobState::Finishing => 'f',
             JobState::Exited => 'E',
             JobState::Done { error: true, .. } => 'X',
             JobState::Done { killed: true, .. } => 'K',
@@ -525,14 +512,7 @@ impl JobState {
 
     /// True while the job counts as running in `Jobs: N`.
     pub fn counts_running(self) -> bool {
-        matches!(
-            self,
-            JobState::Running(_)
-                | JobState::Verifying
-                | JobState::Fsyncing
-                | JobState::Finishing
-                | JobState::Ramp
-        )
+        matches!(self, JobState::Running(_) | JobState::Ramp)
     }
 }
 

@@ -173,11 +173,6 @@ impl DiskSnapshot {
         }
     }
 
-    /// True when no device was found (a diskless engine, tmpfs, …): nothing to report.
-    pub fn is_empty(&self) -> bool {
-        self.devs.is_empty()
-    }
-
     /// Reads the counters again and returns each device's activity since the snapshot, in
     /// the order fio lists them (a device, then any members it brought).
     pub fn delta(&self) -> Vec<DiskUtil> {

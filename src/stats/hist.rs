@@ -157,26 +157,30 @@ impl Default for PercentileList {
 }
 
 impl PercentileList {
-    /// Parses `99:99.9:50`: colon-separated numbers in [0, 100], at most 20. A zero entry ends
+    /// Parses `percentile_list` (`99:99.9:50`), the one parser of it (option validation
+    /// and job resolution both call it): colon-separated numbers in [0, 100], each may end
+    /// in `%` (`99.9%` is 99.9, as fio's sscanf reads it), at most 20. A zero entry ends
     /// the list, as in fio. Errors say what was wrong.
     pub fn parse(text: &str) -> Result<Self, String> {
-        let mut list = Vec::new();
+        let parts: Vec<&str> = text
+            .split(':')
+            .map(|p| {
+                let p = p.trim();
+                p.strip_suffix('%').unwrap_or(p)
+            })
+            .collect();
+        if parts.len() > LIST_MAX_LEN {
+            return Err(format!(
+                "{} percentiles given; at most {LIST_MAX_LEN} are allowed",
+                parts.len()
+            ));
+        }
+        let mut list = Vec::with_capacity(parts.len());
         let mut precision = 0;
-        for part in text.split(':') {
-            let part = part.trim();
-            if part.is_empty() {
-                continue;
-            }
-            if list.len() >= LIST_MAX_LEN {
-                return Err(format!("more than {LIST_MAX_LEN} percentiles"));
-            }
-            // `99.9%` is 99.9, as fio's sscanf reads it.
-            let part = part.strip_suffix('%').unwrap_or(part);
-            let v: f64 = part
-                .parse()
-                .map_err(|_| format!("'{part}' is not a number"))?;
+        for part in parts {
+            let v = crate::options::value::parse_float(part)?;
             if !(0.0..=100.0).contains(&v) {
-                return Err(format!("{part} is outside 0 to 100"));
+                return Err(format!("percentile {part} is outside 0..100"));
             }
             if let Some((_, frac)) = part.split_once('.') {
                 let digits = frac.chars().take_while(|c| c.is_ascii_digit()).count();

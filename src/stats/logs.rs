@@ -139,6 +139,9 @@ pub struct JobLogs {
     /// The job's number in file names (fio's thread number).
     pub num: usize,
     next_flush_ms: u64,
+    /// I/Os logged since the last write-out (each adds at most five samples).
+    #[serde(skip)]
+    ios_since_flush: usize,
     /// The first error met while flushing during the run (reported at the end).
     error: Option<String>,
     /// ms since the epoch of `epoch_clock` when the job's clock started (for
@@ -172,6 +175,7 @@ impl JobLogs {
                 .map(|_| super::histlog::HistLog::new(cfg.hist_ms, cfg.hist_coarse)),
             num: 1,
             next_flush_ms: FLUSH_MS,
+            ios_since_flush: 0,
             error: None,
             cfg,
             epoch_ms,
@@ -209,6 +213,7 @@ impl JobLogs {
                 l.add(0, s(1));
             }
         }
+        self.ios_since_flush += 1;
         self.maybe_flush(now_ms);
     }
 
@@ -257,20 +262,13 @@ impl JobLogs {
     /// job time has passed or many samples wait, so an interrupted run keeps its logs.
     #[inline]
     pub fn maybe_flush(&mut self, now_ms: u64) {
-        if now_ms >= self.next_flush_ms || self.pending() >= FLUSH_AT {
+        if now_ms >= self.next_flush_ms || self.ios_since_flush >= FLUSH_IOS {
             self.next_flush_ms = now_ms + FLUSH_MS;
+            self.ios_since_flush = 0;
             if let Err(e) = self.flush() {
                 self.error.get_or_insert(e.to_string());
             }
         }
-    }
-
-    fn pending(&self) -> usize {
-        [&self.bw, &self.lat, &self.slat, &self.clat, &self.iops]
-            .iter()
-            .map(|l| l.as_ref().map_or(0, |l| l.samples.len()))
-            .sum::<usize>()
-            + self.hist.as_ref().map_or(0, |h| h.pending_lines)
     }
 
     /// Appends every gathered sample to its file (creating or truncating it on first use).
@@ -292,6 +290,7 @@ impl JobLogs {
         };
         let zip = self.cfg.store_compressed;
         let cfg = &self.cfg;
+        let mut text = Vec::new();
         let targets = [
             (cfg.bw.as_deref(), "bw", &mut self.bw),
             (cfg.lat.as_deref(), "lat", &mut self.lat),
@@ -313,22 +312,8 @@ impl JobLogs {
                 log.samples.clear();
                 continue;
             }
-            let mut text: Vec<u8> = Vec::with_capacity(log.samples.len() * 40);
-            let tail: &[u8] = if prio { b", 0x0000\n" } else { b", 0\n" };
-            for s in &log.samples {
-                push_u64(&mut text, s.time_ms + base);
-                text.extend_from_slice(b", ");
-                push_u64(&mut text, s.value);
-                text.extend_from_slice(b", ");
-                push_u64(&mut text, s.ddir as u64);
-                text.extend_from_slice(b", ");
-                push_u64(&mut text, s.bs);
-                if offset {
-                    text.extend_from_slice(b", ");
-                    push_u64(&mut text, s.offset);
-                }
-                text.extend_from_slice(tail);
-            }
+            text.clear();
+            super::logline::LineWriter::new(base, offset, prio).write(&mut text, &log.samples);
             append(&name(prefix, kind), &mut log.opened, per_job, &text)?;
             log.samples.clear();
         }
@@ -380,36 +365,11 @@ impl JobLogs {
     }
 }
 
-/// Samples gathered before a flush, at most (then the flush comes early).
-const FLUSH_AT: usize = 8192;
+/// I/Os logged before a write-out, at most (then it comes before its second is up): a
+/// bound on the memory the samples take (at most five 40-byte samples per I/O) that keeps
+/// the file opens and writes rare per I/O.
+const FLUSH_IOS: usize = 16384;
 
-/// Appends `v` in decimal: per-I/O logs write millions of numbers a second, and this is
-/// several times cheaper than going through `core::fmt`.
-#[inline]
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    while v >= 100 {
-        let p = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-    }
-    if v >= 10 {
-        let p = v as usize * 2;
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&PAIRS[p..p + 2]);
-    } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
-    }
-    out.extend_from_slice(&buf[i..]);
-}
 /// How often, in ms of job time, gathered samples are written out.
 const FLUSH_MS: u64 = 1000;
 
@@ -432,15 +392,6 @@ fn append(name: &str, opened: &mut bool, per_job: bool, bytes: &[u8]) -> std::io
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn decimal_writer_matches_display() {
-        for v in [0u64, 7, 10, 99, 100, 101, 4096, 999_999, 1 << 40, u64::MAX] {
-            let mut b = Vec::new();
-            push_u64(&mut b, v);
-            assert_eq!(String::from_utf8(b).unwrap(), v.to_string());
-        }
-    }
 
     #[test]
     fn averaging_windows() {

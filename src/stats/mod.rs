@@ -14,8 +14,10 @@ pub mod hist;
 pub mod histlog;
 pub mod iostat;
 pub mod live;
+pub mod logline;
 pub mod logs;
 pub mod logzip;
+pub mod status;
 pub mod steady;
 
 use crate::job::Ddir;
@@ -257,6 +259,9 @@ pub struct JobStats {
     /// I/Os in flight when a live snapshot was taken (`--metrics`); 0 otherwise.
     #[serde(default)]
     pub inflight: u32,
+    /// `zonemode=zbd`: zones reset (fio's `; N zone resets` on the write line).
+    #[serde(default)]
+    pub zone_resets: u64,
     /// `block_error_percentiles`: trims per block of the job's file.
     #[serde(default)]
     pub block_life: Option<Box<blocklife::BlockLife>>,
@@ -616,7 +621,7 @@ impl JobStats {
         }
     }
 
-    /// One completed I/O's latency under its priority (see [`PrioStat`]).
+    /// One completed I/O's latency under its priority (see `PrioStat`).
     pub fn record_prio(&mut self, ddir: Ddir, ioprio: u16, slat_ns: u64, clat_ns: u64) {
         if !self.cfg.stats {
             return;
@@ -717,6 +722,7 @@ impl JobStats {
         self.sync.merge(&src.sync);
         self.sync_hist.merge(&src.sync_hist);
         self.sync_ios += src.sync_ios;
+        self.zone_resets += src.zone_resets;
         self.usr_ms += src.usr_ms;
         self.sys_ms += src.sys_ms;
         self.ctx += src.ctx;

@@ -67,16 +67,6 @@ pub enum Preset {
 }
 
 impl Preset {
-    /// Every preset, in the order the usage lists them.
-    pub const ALL: [Preset; 6] = [
-        Preset::Default,
-        Preset::Nvme,
-        Preset::Peak,
-        Preset::PeakNvme,
-        Preset::RealWorld,
-        Preset::Demo,
-    ];
-
     pub fn parse(s: &str) -> Option<Preset> {
         Some(match s.to_ascii_lowercase().replace('_', "-").as_str() {
             "default" | "standard" => Preset::Default,

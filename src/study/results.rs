@@ -23,10 +23,6 @@ pub struct ResultFile {
 #[derive(Debug, Clone, Default)]
 pub struct JobResult {
     pub name: String,
-    pub groupid: u64,
-    pub error: i64,
-    /// The host of a client/server or MPI result (`hostname`), when there is one.
-    pub hostname: Option<String>,
     /// The directions that did I/O, in fio's order.
     pub dirs: Vec<DirResult>,
 }
@@ -69,16 +65,6 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// Every metric, in the order tables show them.
-    pub const ALL: [Metric; 6] = [
-        Metric::Iops,
-        Metric::Bw,
-        Metric::LatMean,
-        Metric::P50,
-        Metric::P99,
-        Metric::P99_9,
-    ];
-
     /// Parses a metric name as `--metric` takes it.
     pub fn parse(s: &str) -> Option<Metric> {
         Some(match s {
@@ -193,12 +179,6 @@ fn job_of(j: &Value) -> JobResult {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string(),
-        groupid: num(j, "groupid") as u64,
-        error: num(j, "error") as i64,
-        hostname: j
-            .get("hostname")
-            .and_then(Value::as_str)
-            .map(str::to_string),
         dirs,
     }
 }

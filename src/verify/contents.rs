@@ -4,36 +4,35 @@
 
 use super::block::{self, Expect, Failure, Stamp};
 use super::checksum::Method;
-use super::offload::{Checkers, Verdict};
+use super::pass::{ReadPass, Source};
 use crate::buffer::fill::Filler;
-use crate::engine::{Engine, IoUnit, Op, Queued};
+use crate::engine::{IoUnit, Op};
 use crate::gen::Generator;
 use crate::job::{Ddir, Job, SizeSpec};
 use crate::stats::JobStats;
-use std::os::fd::RawFd;
 
 /// fio's errno for a verify failure (EILSEQ).
 pub const EILSEQ: i32 = libc::EILSEQ;
 
 /// One written block, remembered for the verify phase.
 #[derive(Debug, Clone, Copy, Default)]
-struct Piece {
-    file: u32,
-    offset: u64,
-    len: u32,
-    numberio: u16,
-    seed: u64,
-    seq: u64,
+pub(super) struct Piece {
+    pub(super) file: u32,
+    pub(super) offset: u64,
+    pub(super) len: u32,
+    pub(super) numberio: u16,
+    pub(super) seed: u64,
+    pub(super) seq: u64,
     /// The job's number of the write (see `trim`).
-    wno: u64,
+    pub(super) wno: u64,
     /// Trimmed since written: it must read back as zeroes.
-    zeroes: bool,
+    pub(super) zeroes: bool,
 }
 
 /// Per-worker data state.
 pub struct Contents {
-    filler: Filler,
-    v: super::opts::VerifyOpts,
+    pub(super) filler: Filler,
+    pub(super) v: super::opts::VerifyOpts,
     /// Something to do for each write (verify data, refill, scramble).
     writes_active: bool,
     slots: Vec<Stamp>,
@@ -42,8 +41,8 @@ pub struct Contents {
     hist: Vec<Piece>,
     since_backlog: u64,
     keep_hist: bool,
-    check_numberio: bool,
-    check_seed: bool,
+    pub(super) check_numberio: bool,
+    pub(super) check_seed: bool,
     /// The job writes and reads: main-loop reads are not checked (written data is).
     mixed: bool,
     /// With `verify_state_save`: the last completed writes, saved when the job ends.
@@ -54,7 +53,7 @@ pub struct Contents {
     loaded: Option<super::state::Loaded>,
     /// `continue_on_error` covers verify errors (and `verify_fatal` is off): a failed
     /// block is counted and reported, and checking goes on.
-    keep_going: bool,
+    pub(super) keep_going: bool,
     /// `experimental_verify`: the write sequence is replayed from a copy of the generator
     /// taken before the first I/O, instead of being remembered.
     replay: Option<crate::gen::Generator>,
@@ -72,75 +71,12 @@ pub struct Contents {
     /// The write number of the write in each slot.
     slot_wno: Vec<u64>,
     /// The job's error policy: which read errors of the verify pass may be passed over.
-    errors: crate::job::errors::ErrorPolicy,
+    pub(super) errors: crate::job::errors::ErrorPolicy,
     /// The generator pass of the last generated I/O (0 before the first).
     pass: u32,
     /// A loop ended: its writes are to be verified before the next loop's I/O.
     loop_due: bool,
     randrepeat: bool,
-}
-
-/// What became of a completed verify read.
-enum Step {
-    /// Done: the slot is free; the failure, if any.
-    Free(Option<Bad>),
-    /// Handed to a checker thread, which frees the slot.
-    Held,
-    /// Short: the rest is to be read.
-    Again,
-}
-
-/// A failed block of the verify pass.
-struct Bad {
-    errno: i32,
-    text: String,
-    /// Never passed over (a read that returned nothing), or not covered by the policy.
-    fatal: bool,
-}
-
-/// Where a verify pass takes its blocks from: a list of remembered writes, or the writes
-/// of a replayed generator (up to a byte budget).
-enum Source<'a> {
-    List(std::vec::IntoIter<Piece>),
-    Replay {
-        gen: &'a mut crate::gen::Generator,
-        left: u64,
-        numberio: u64,
-    },
-}
-
-impl Source<'_> {
-    fn next(&mut self) -> Option<Piece> {
-        match self {
-            Source::List(l) => l.next(),
-            Source::Replay {
-                gen,
-                left,
-                numberio,
-            } => loop {
-                let n = gen.next_io()?;
-                if n.ddir != Ddir::Write {
-                    continue;
-                }
-                if n.len > *left {
-                    return None;
-                }
-                *left -= n.len;
-                let seq = *numberio;
-                *numberio += 1;
-                return Some(Piece {
-                    file: n.file as u32,
-                    offset: n.offset,
-                    len: n.len as u32,
-                    numberio: seq as u16,
-                    seed: 0,
-                    seq,
-                    wno: seq,
-                    zeroes: false,
-                });
-            },
-        }
-    }
 }
 
 /// Where and what the verify state is saved as.
@@ -469,24 +405,15 @@ impl Contents {
         due
     }
 
-    /// Reads back and checks written blocks: all of them (`batch == None`, the phase after
-    /// the writes, sorted by offset with overwritten blocks dropped) or the oldest `batch`.
-    /// Reads count in the read statistics, as fio counts them.
-    #[allow(clippy::too_many_arguments)]
-    pub fn verify_phase<E: Engine>(
-        &mut self,
-        engine: &mut E,
-        pool: &mut [IoUnit],
-        fds: &[RawFd],
-        names: &[String],
-        stats: &mut JobStats,
-        stat_start: u64,
-        batch: Option<usize>,
-    ) -> std::io::Result<Result<(), (i32, String)>> {
+    /// Starts a verify pass that reads back and checks written blocks: all of them
+    /// (`batch == None`, the phase after the writes, sorted by offset with overwritten
+    /// blocks dropped) or the oldest `batch`, into a pool whose slots have the buffers
+    /// `bases`. None when there is nothing to check. The worker then issues the pass's
+    /// reads (see `pass`); their reads count in the read statistics, as fio counts them.
+    pub fn begin_pass(&mut self, batch: Option<usize>, bases: Vec<*mut u8>) -> Option<ReadPass> {
         // An experimental replay starts again from the copy taken before the first I/O at
         // every loop (fio reseeds its generator at each loop with randrepeat).
-        let mut replay = self.replay.clone();
-        let mut todo = match (batch, &mut replay) {
+        let todo = match (batch, &self.replay) {
             (Some(n), _) => {
                 self.since_backlog = 0;
                 let n = n.min(self.hist.len());
@@ -499,13 +426,13 @@ impl Contents {
                 Source::List(self.mark_trims(h).into_iter())
             }
             (None, Some(gen)) => Source::Replay {
-                gen,
+                gen: Box::new(gen.clone()),
                 left: self.written.saturating_sub(self.verified_total),
                 numberio: self.verify_reads,
             },
             (None, None) => {
                 if !self.keep_hist || !self.v.do_verify {
-                    return Ok(Ok(()));
+                    return None;
                 }
                 let mut h = std::mem::take(&mut self.hist);
                 if let Some(l) = &self.loaded {
@@ -535,309 +462,38 @@ impl Contents {
             crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         }
         crate::debug::enter(crate::debug::RunState::Verifying);
-        // Blocks taken from the log are what fio's get_next_verify hands out.
-        let from_log = matches!(todo, Source::List(_));
-        // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
-        let flags = if matches!(todo, Source::Replay { .. }) {
-            0x08
-        } else {
-            0x88
-        };
-        let depth = pool.len();
-        let this: &Self = self;
-        let workers = this.v.async_threads as usize;
-        let result = std::thread::scope(|scope| {
-            let mut ck = match workers {
-                0 => None,
-                n => Some(Checkers::spawn(
-                    scope,
-                    n,
-                    depth,
-                    &this.v,
-                    &this.filler,
-                    names,
-                )?),
-            };
-            let mut free: Vec<u32> = (0..depth as u32).rev().collect();
-            let mut which = vec![Piece::default(); depth];
-            let mut ahead = todo.next();
-            let (mut staged, mut inflight) = (0usize, 0usize);
-            let mut error: Option<(i32, String)> = None;
-            // Each slot's own buffer (a short read moves the unit's pointer on).
-            let bases: Vec<*mut u8> = pool.iter().map(|u| u.buf).collect();
-            // Slots whose short read is to be continued, as fio requeues the rest.
-            let mut again: Vec<u32> = Vec::new();
-            let mut marks = super::marks::Marks::new();
-            let errors = &this.errors;
-            // Accounts a completed read, then checks it here or hands it to a checker.
-            let mut done =
-                |ck: &mut Option<Checkers>, u: &mut IoUnit, p: &Piece, now: u64| -> Step {
-                    let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
-                    if u.result < 0 {
-                        // A failed read is an I/O error, never a verify one: only a policy
-                        // covering read errors lets the pass go on.
-                        let errno = (-u.result) as i32;
-                        let e = std::io::Error::from_raw_os_error(errno);
-                        let t = format!(
-                            "io_u error on file {name}: {e}: read offset={}, buflen={}",
-                            u.offset, u.len
-                        );
-                        let fatal = !errors.non_fatal(Ddir::Read as usize, errno);
-                        if fatal || errors.error_dump {
-                            eprintln!("iobench: {t}");
-                        }
-                        return Step::Free(Some(Bad {
-                            errno,
-                            text: t,
-                            fatal,
-                        }));
-                    }
-                    if u.result == 0 {
-                        // Nothing read: the block is gone (fio's "full resid"), fatal.
-                        let t = format!(
-                            "verify: nothing read at file {name} offset {} ({} bytes asked): \
-                         Input/output error",
-                            u.offset, u.len
-                        );
-                        eprintln!("iobench: {t}");
-                        return Step::Free(Some(Bad {
-                            errno: libc::EIO,
-                            text: t,
-                            fatal: true,
-                        }));
-                    }
-                    if (u.result as usize) < u.len {
-                        // A short read: the rest is read again, as fio requeues it.
-                        let got = u.result as usize;
-                        stats.record_short(Ddir::Read);
-                        u.offset += got as u64;
-                        // SAFETY: `got < len`, so the pointer stays inside the unit's buffer.
-                        u.buf = unsafe { u.buf.add(got) };
-                        u.len -= got;
-                        return Step::Again;
-                    }
-                    stats.record_io_at(
-                        Ddir::Read,
-                        u.result as u64,
-                        p.offset,
-                        0,
-                        now.saturating_sub(u.issue_ns),
-                        now.saturating_sub(stat_start),
-                    );
-                    u.buf = bases[u.slot as usize];
-                    u.len = p.len as usize;
-                    let verdict = |r: Result<(), String>| {
-                        Step::Free(r.err().map(|text| Bad {
-                            errno: EILSEQ,
-                            text,
-                            fatal: false,
-                        }))
-                    };
-                    if p.zeroes {
-                        // SAFETY: the read completed into this unit's buffer of `len` bytes.
-                        let buf = unsafe { std::slice::from_raw_parts(u.buf, u.len) };
-                        let r = super::trim::check_zeroes(buf, name, p.offset);
-                        if let Err(t) = &r {
-                            eprintln!("{t}");
-                        }
-                        return verdict(r);
-                    }
-                    let expect = Expect {
-                        numberio: this.check_numberio.then_some(p.numberio),
-                        seed: this.check_seed.then_some(p.seed),
-                    };
-                    if let Some(c) = ck {
-                        c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file, flags);
-                        return Step::Held;
-                    }
-                    // SAFETY: the read completed into this unit's buffer of `len` bytes.
-                    let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
-                    let r = block::check(&this.v, &this.filler, buf, p.offset, expect, name, flags);
-                    verdict(r.map_err(|f| fail(&f, name, p.offset)))
-                };
-            // A failure ends the pass (the first one is kept) unless it may be passed
-            // over: a verify mismatch under `continue_on_error=verify`, an I/O error under
-            // a policy covering it. Those are counted and checking goes on.
-            let mut passed: Vec<i32> = Vec::new();
-            macro_rules! note {
-                ($e:expr) => {{
-                    if let Some(b) = $e {
-                        let b: Bad = b;
-                        let go_on = if b.errno == EILSEQ && !b.fatal {
-                            this.keep_going
-                        } else {
-                            !b.fatal
-                        };
-                        if go_on {
-                            passed.push(b.errno);
-                        } else if error.is_none() {
-                            error = Some((b.errno, b.text));
-                        }
-                    }
-                }};
-            }
-            // Settles a completed unit: frees its slot, queues the rest of a short read,
-            // or leaves it with a checker.
-            macro_rules! settle {
-                ($slot:expr, $step:expr) => {{
-                    match $step {
-                        Step::Free(e) => {
-                            note!(e);
-                            free.push($slot);
-                        }
-                        Step::Again => again.push($slot),
-                        Step::Held => {}
-                    }
-                }};
-            }
-            // A checker's verdict: its slot is free again; the first failure is kept.
-            macro_rules! verdict {
-                ($v:expr) => {{
-                    let v: Verdict = $v;
-                    free.push(v.slot);
-                    if let Err(f) = v.result {
-                        let name = names.get(v.file as usize).map_or("?", |s| s.as_str());
-                        let text = fail(&f, name, v.offset);
-                        note!(Some(Bad {
-                            errno: EILSEQ,
-                            text,
-                            fatal: false
-                        }));
-                    }
-                }};
-            }
-            loop {
-                if let Some(c) = &mut ck {
-                    while let Some(v) = c.try_verdict() {
-                        verdict!(v);
-                    }
-                }
-                // The rest of short reads first, then new blocks.
-                while error.is_none() && !again.is_empty() {
-                    let slot = again[again.len() - 1];
-                    let u = &mut pool[slot as usize];
-                    u.start_ns = crate::clock::now_ns();
-                    u.issue_ns = u.start_ns;
-                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
-                    // `again` or `free`); its buffer is the slot's own region of the
-                    // worker's buffers, sized for the largest block, which the worker
-                    // keeps alive until its engine (and any I/O in flight) is gone.
-                    match unsafe { engine.queue(u) }? {
-                        Queued::Completed => {
-                            again.pop();
-                            marks.inline_io();
-                            let now = crate::clock::now_ns();
-                            let p = which[slot as usize];
-                            let step = done(&mut ck, &mut pool[slot as usize], &p, now);
-                            settle!(slot, step);
-                        }
-                        Queued::Queued => {
-                            again.pop();
-                            staged += 1;
-                        }
-                        Queued::Busy => break,
-                    }
-                }
-                while error.is_none()
-                    && again.is_empty()
-                    && ahead.is_some()
-                    && !crate::stop::terminating()
-                {
-                    let Some(slot) = free.pop() else { break };
-                    let Some(p) = ahead else { break };
-                    let u = &mut pool[slot as usize];
-                    u.op = Op::Rw(Ddir::Read);
-                    u.file = p.file;
-                    u.fd = fds.get(p.file as usize).copied().unwrap_or(-1);
-                    u.offset = p.offset;
-                    u.len = p.len as usize;
-                    u.start_ns = crate::clock::now_ns();
-                    u.issue_ns = u.start_ns;
-                    which[slot as usize] = p;
-                    if from_log {
-                        crate::dprint!(
-                            crate::debug::Cat::Verify,
-                            "get_next_verify: ret io_u {:p}",
-                            u.buf
-                        );
-                    }
-                    // SAFETY: `u` is a slot of `pool` that is not in flight (from
-                    // `again` or `free`); its buffer is the slot's own region of the
-                    // worker's buffers, sized for the largest block, which the worker
-                    // keeps alive until its engine (and any I/O in flight) is gone.
-                    match unsafe { engine.queue(u) }? {
-                        Queued::Completed => {
-                            ahead = todo.next();
-                            marks.inline_io();
-                            let now = crate::clock::now_ns();
-                            let step = done(&mut ck, &mut pool[slot as usize], &p, now);
-                            settle!(slot, step);
-                        }
-                        Queued::Queued => {
-                            ahead = todo.next();
-                            staged += 1;
-                        }
-                        Queued::Busy => {
-                            free.push(slot);
-                            break;
-                        }
-                    }
-                }
-                if staged > 0 {
-                    let busy = inflight + staged;
-                    let n = engine.commit()?;
-                    marks.committed(busy, n);
-                    staged -= n.min(staged);
-                    inflight += n;
-                }
-                if inflight == 0 {
-                    if let Some(v) = ck.as_mut().and_then(|c| c.wait_verdict()) {
-                        verdict!(v);
-                        continue;
-                    }
-                    if staged == 0
-                        && (error.is_some()
-                            || (ahead.is_none() && again.is_empty())
-                            || crate::stop::terminating())
-                    {
-                        break;
-                    }
-                    continue;
-                }
-                let n = engine.getevents(1, inflight)?;
-                marks.reaped(n);
-                let now = crate::clock::now_ns();
-                for i in 0..n {
-                    let c = engine.event(i);
-                    let u = &mut pool[c.slot as usize];
-                    u.result = c.result;
-                    let p = which[c.slot as usize];
-                    let step = done(&mut ck, u, &p, now);
-                    settle!(c.slot, step);
-                }
-                inflight -= n;
-            }
-            // Units left mid short read get their own buffers back.
-            for (u, &b) in pool.iter_mut().zip(&bases) {
-                u.buf = b;
-            }
-            Ok((error, passed, marks))
-        })
-        .map(|(error, passed, marks)| {
-            marks.apply(stats);
-            for errno in passed {
-                stats.record_error(errno, "");
-            }
-            error.map_or(Ok(()), Err)
-        });
-        if from_log && whole_pass {
+        Some(ReadPass::new(todo, bases, whole_pass))
+    }
+
+    /// `verify_async`: how many checker threads a pass hands its blocks to (0: none).
+    pub fn checker_threads(&self) -> usize {
+        self.v.async_threads as usize
+    }
+
+    /// What checker threads check with: copies, so that they borrow nothing of the
+    /// worker that drives the pass.
+    pub fn checker_env(&self) -> (super::VerifyOpts, Filler) {
+        (self.v.clone(), self.filler.clone())
+    }
+
+    /// Ends the pass `pass` (every read reaped and every verdict in): restores the
+    /// pool's buffers, counts the failures passed over, and returns the one that ended
+    /// the pass.
+    pub fn end_pass(
+        &mut self,
+        mut pass: ReadPass,
+        pool: &mut [IoUnit],
+        stats: &mut JobStats,
+    ) -> Result<(), (i32, String)> {
+        let result = pass.end(pool, stats);
+        if pass.from_log && pass.whole_pass {
             crate::dprint!(crate::debug::Cat::Verify, "get_next_verify: empty");
         }
         crate::debug::enter(crate::debug::RunState::Running);
-        if whole_pass {
+        if pass.whole_pass {
             crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
         }
-        if let Source::Replay { left, numberio, .. } = todo {
+        if let Source::Replay { left, numberio, .. } = pass.todo {
             let budget = self.written.saturating_sub(self.verified_total);
             self.verified_total += budget - left;
             self.verify_reads = numberio;
@@ -862,15 +518,10 @@ impl Contents {
         }
         pieces
     }
-
-    /// The verify method in use (for callers deciding whether to bother).
-    pub fn method(&self) -> Method {
-        self.v.method
-    }
 }
 
 /// Prints the failure's details and returns the one-line text for the job's error.
-fn fail(f: &Failure, name: &str, offset: u64) -> String {
+pub(super) fn fail(f: &Failure, name: &str, offset: u64) -> String {
     block::report(f);
     format!(
         "verify failed on file {name} at offset {} ({}): Invalid or incomplete multibyte or wide character",

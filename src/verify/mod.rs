@@ -7,15 +7,13 @@ pub mod checksum;
 pub mod contents;
 pub mod crctest;
 pub mod header;
-pub mod marks;
 pub mod offload;
 pub mod opts;
+pub mod pass;
 pub mod pattern;
 pub mod state;
 pub mod trim;
 
-#[cfg(test)]
-mod phase_tests;
-
 pub use contents::Contents;
 pub use opts::VerifyOpts;
+pub use pass::{ReadPass, Settled};

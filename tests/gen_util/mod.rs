@@ -4,9 +4,9 @@
 //! `--ioengine=null --write_iolog` to read the I/O it issues.
 #![allow(dead_code)]
 
-use iobench::gen::{plan, FileExtent, Generator, NextIo};
-use iobench::job::{Ddir, Job};
-use iobench::options::{lookup, Kind, OptDef, Origin, RawJob, RawOpt};
+use iobench::api::gen::{plan, FileExtent, Generator, NextIo};
+use iobench::api::job::{Ddir, Job};
+use iobench::api::options::{lookup, Kind, OptDef, Origin, RawJob, RawOpt};
 use std::process::Command;
 
 /// One I/O as both tools log it.
@@ -21,7 +21,7 @@ pub struct Io {
 fn def_for(name: &str) -> &'static OptDef {
     lookup(name).unwrap_or_else(|| {
         let name: &'static str = Box::leak(name.to_string().into_boxed_str());
-        Box::leak(Box::new(iobench::options::table::opt(
+        Box::leak(Box::new(iobench::api::options::table::opt(
             name,
             Kind::Str,
             "test-only",
@@ -47,7 +47,7 @@ pub fn job(args: &[&str]) -> Job {
             origin: Origin::command_line(),
         });
     }
-    iobench::job::resolve(&raw).expect("job resolves")
+    iobench::api::job::resolve(&raw).expect("job resolves")
 }
 
 fn ddir_name(d: Ddir) -> &'static str {

@@ -16,9 +16,6 @@ pub type BsSplit = Vec<(u64, u32)>;
 /// The most entries one direction of `bssplit` may have, as in fio.
 const BSSPLIT_MAX: usize = 64;
 
-/// The most percentiles `percentile_list` may hold, as in fio.
-const PERCENTILE_MAX: usize = 20;
-
 /// fio's one rule for `read,write,trim` lists: part `i` goes to direction `i`, and a
 /// direction past the last part takes the last part (one part applies to all three; two
 /// give read and write, and trim takes the write one). Every per-direction option reads
@@ -201,19 +198,4 @@ pub fn parse_float_list(s: &str) -> Result<Vec<f64>, String> {
     s.split(':')
         .map(|v| parse_float(v.trim().strip_suffix('%').unwrap_or(v)))
         .collect()
-}
-
-/// Reads `percentile_list`: at most 20 percentiles, each in 0..=100.
-pub fn parse_percentile_list(s: &str) -> Result<Vec<f64>, String> {
-    let list = parse_float_list(s)?;
-    if list.len() > PERCENTILE_MAX {
-        return Err(format!(
-            "{} percentiles given; at most {PERCENTILE_MAX} are allowed",
-            list.len()
-        ));
-    }
-    if let Some(p) = list.iter().find(|p| !(0.0..=100.0).contains(*p)) {
-        return Err(format!("percentile {p} is outside 0..100"));
-    }
-    Ok(list)
 }

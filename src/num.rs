@@ -2,24 +2,22 @@
 //! prefix, the dropped part shown as decimals where room is left (`4096KiB`, `16.0KiB`,
 //! `60.8k`, `238MiB/s`), and C's `%f`/`%.Nf`-style helpers.
 
-/// What a number counts, for the suffix after the prefix.
+/// What a number counts, for the suffix after the prefix. The values are fio's `N2S_*`
+/// constants, which travel as `unit_base` in the client/server ETA (fio's `N2S_PERSEC` and
+/// `N2S_BIT`, 1 and 3, are never printed here).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
-    None,
-    PerSec,
-    Byte,
-    Bit,
-    BytePerSec,
-    BitPerSec,
+    None = 0,
+    Byte = 2,
+    BytePerSec = 4,
+    BitPerSec = 5,
 }
 
 impl Unit {
     fn suffix(self) -> &'static str {
         match self {
             Unit::None => "",
-            Unit::PerSec => "/s",
             Unit::Byte => "B",
-            Unit::Bit => "bit",
             Unit::BytePerSec => "B/s",
             Unit::BitPerSec => "bit/s",
         }
@@ -41,7 +39,7 @@ pub fn num2str(num: u64, maxlen: usize, base: u64, pow2: bool, unit: Unit) -> St
         post += 1;
     }
     let mut num = match unit {
-        Unit::Bit | Unit::BitPerSec => num.wrapping_mul(8),
+        Unit::BitPerSec => num.wrapping_mul(8),
         _ => num,
     };
     let mut modulo: Option<u64> = None;

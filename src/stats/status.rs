@@ -5,9 +5,9 @@
 //! small stateful [`EtaLine`] that remembers what the previous redraw needs (line length
 //! for blanking, rates since the last redraw, when to start a new line).
 
-use super::num::{num2str, Unit};
+use super::board::{JobState, LiveJob, RateLimits};
 use crate::cli::CliConfig;
-use crate::stats::board::{JobState, LiveJob, RateLimits};
+use crate::num::{num2str, Unit};
 use std::fmt::Write;
 
 /// `RRRR__` → `R(4),_(2)`.
@@ -56,7 +56,7 @@ pub fn eta_to_str(eta: Option<u64>) -> String {
 /// capped by its runtime; a time-based job by its time alone.
 pub fn job_eta(j: &LiveJob) -> u64 {
     match j.state {
-        JobState::Running(_) | JobState::Verifying => {
+        JobState::Running(_) => {
             let done: u64 = j.bytes.iter().sum();
             let mut perc = if j.bytes_total > 0 {
                 (done as f64 / j.bytes_total as f64).min(1.0)
@@ -187,18 +187,7 @@ impl EtaLine {
         }
         let start = out.len();
         let _ = write!(out, "Jobs: {nr_running} (f={files})");
-        if limits.min_bps > 0 || limits.max_bps > 0 {
-            let unit = Unit::BytePerSec;
-            let sf = self.sig_figs as usize;
-            let _ = write!(
-                out,
-                ", {}-{}",
-                num2str(limits.min_bps, sf, 1, self.pow2, unit),
-                num2str(limits.max_bps, sf, 1, self.pow2, unit)
-            );
-        } else if limits.min_iops > 0 || limits.max_iops > 0 {
-            let _ = write!(out, ", {}-{} IOPS", limits.min_iops, limits.max_iops);
-        }
+        write_limits(&mut out, &limits, self.sig_figs as usize, self.pow2);
         if known && nr_running > 0 {
             let perc_str = if endless || (eta == 0 && !self.eta_good) || nr_ramp == nr_running {
                 "-.-%".to_string()
@@ -221,25 +210,7 @@ impl EtaLine {
             } else {
                 Unit::BytePerSec
             };
-            let names = ['r', 'w', 't'];
-            let has: Vec<usize> = (0..3).filter(|&d| rate[d] > 0 || iops[d] > 0).collect();
-            if !has.is_empty() {
-                let r: Vec<String> = has
-                    .iter()
-                    .map(|&d| {
-                        format!(
-                            "{}={}",
-                            names[d],
-                            num2str(rate[d], 4, 1024, self.pow2, unit)
-                        )
-                    })
-                    .collect();
-                let i: Vec<String> = has
-                    .iter()
-                    .map(|&d| format!("{}={}", names[d], num2str(iops[d], 4, 1, false, Unit::None)))
-                    .collect();
-                let _ = write!(out, "[{}][{} IOPS]", r.join(","), i.join(","));
-            }
+            write_rates(&mut out, rate, iops, self.pow2, unit);
             let _ = write!(out, "[eta {}]", eta_to_str((!endless).then_some(eta)));
             let stalled: u64 = jobs.iter().map(|j| j.stalled as u64).sum();
             if stalled > 0 {
@@ -253,6 +224,55 @@ impl EtaLine {
         }
         out
     }
+}
+
+/// The rate limits of the running jobs, summed: `, 200KiB/s-3072KiB/s` (bytes/s to
+/// `sig_figs` digits) or `, 0-4000 IOPS`; nothing when none is set. Shared by the run's
+/// line and the client's line over many servers.
+pub fn write_limits(out: &mut String, limits: &RateLimits, sig_figs: usize, pow2: bool) {
+    if limits.min_bps > 0 || limits.max_bps > 0 {
+        let unit = Unit::BytePerSec;
+        let _ = write!(
+            out,
+            ", {}-{}",
+            num2str(limits.min_bps, sig_figs, 1, pow2, unit),
+            num2str(limits.max_bps, sig_figs, 1, pow2, unit)
+        );
+    } else if limits.min_iops > 0 || limits.max_iops > 0 {
+        let _ = write!(out, ", {}-{} IOPS", limits.min_iops, limits.max_iops);
+    }
+}
+
+/// The rate and IOPS fields of the directions that moved: `[r=171MiB/s][r=43.7k IOPS]`,
+/// or `[r=1MiB/s,w=2MiB/s][r=256,w=512 IOPS]`; `rate` in KiB/s, shown in `unit`.
+pub fn write_rates(out: &mut String, rate: [u64; 3], iops: [u64; 3], pow2: bool, unit: Unit) {
+    const NAMES: [char; 3] = ['r', 'w', 't'];
+    let has = || (0..3).filter(|&d| rate[d] > 0 || iops[d] > 0);
+    if has().next().is_none() {
+        return;
+    }
+    let mut sep = '[';
+    for d in has() {
+        let _ = write!(
+            out,
+            "{sep}{}={}",
+            NAMES[d],
+            num2str(rate[d], 4, 1024, pow2, unit)
+        );
+        sep = ',';
+    }
+    sep = '[';
+    out.push(']');
+    for d in has() {
+        let _ = write!(
+            out,
+            "{sep}{}={}",
+            NAMES[d],
+            num2str(iops[d], 4, 1, false, Unit::None)
+        );
+        sep = ',';
+    }
+    out.push_str(" IOPS]");
 }
 
 /// Pads the line begun at `start` with blanks to the last line's length (so a shorter

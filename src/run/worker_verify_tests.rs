@@ -1,12 +1,13 @@
-//! The verify pass over a fault-injecting in-memory engine: which failures end the pass
-//! and which are passed over. fio 3.33 continues past a verify mismatch under
+//! The worker's verify pass over a fault-injecting in-memory engine: which failures end
+//! the pass and which are passed over. fio 3.33 continues past a verify mismatch under
 //! `continue_on_error=verify`, but a read that fails or returns nothing still ends the
 //! job, and a short read has its rest read again.
 
-use super::Contents;
-use crate::engine::{Caps, Engine, IoUnit, Op, Queued};
+use super::{Worker, WorkerCtx};
+use crate::engine::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
 use crate::job::{Ddir, Job};
 use crate::stats::JobStats;
+use crate::verify::Contents;
 
 /// How the engine spoils the read at `FAULT_AT`.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -83,41 +84,66 @@ fn job(extra: &[&str]) -> Job {
     crate::job::resolve(&inv.jobs[0]).expect("job resolves")
 }
 
-/// Writes 16 blocks, corrupts the one at 4096, then runs the verify pass with `fault`.
-/// Returns the pass's result, the reads issued and the job's stats.
+/// Writes 16 blocks, corrupts the one at 4096, then runs the worker's verify pass with
+/// `fault`. Returns the pass's result, the reads issued and the job's stats.
 fn pass(j: &Job, fault: Fault) -> (Result<(), (i32, String)>, usize, JobStats) {
-    let mut data = Contents::new(j, 0, 1);
     let mut buf = vec![0u8; BS];
-    let mut pool = vec![IoUnit::new(0, buf.as_mut_ptr())];
-    let mut eng = MemDisk {
+    let pool = vec![IoUnit::new(0, buf.as_mut_ptr())];
+    let eng = MemDisk {
         disk: vec![0; BS * BLOCKS as usize],
         fault: Fault::None,
         reads: 0,
     };
+    let size = BS as u64 * BLOCKS;
+    let names = ["f".to_string()];
+    let files = [EngineFile {
+        fd: -1,
+        size,
+        writable: true,
+    }];
+    let targets = [crate::run::files::Target {
+        path: "f".to_string(),
+        kind: crate::run::files::Kind::Regular,
+        size,
+        setup_size: size,
+        created: false,
+        lay_out_to: 0,
+        planned: 0,
+    }];
+    let extents = [crate::gen::FileExtent::new("f", size)];
+    let cx = WorkerCtx {
+        job: j,
+        fds: &[-1],
+        files: &files,
+        names: &names,
+        targets: &targets,
+        lazy: false,
+        gen: crate::gen::Generator::with_thread_number(j, 0, 1, &extents).expect("generator"),
+        stats: JobStats::new("x", 0, Default::default()),
+    };
+    let data = Contents::new(j, 0, 1);
+    let mut w = Worker::new(eng, cx, data, pool, BS).expect("worker");
     for i in 0..BLOCKS {
-        let u = &mut pool[0];
+        let u = &mut w.pool[0];
         u.op = Op::Rw(Ddir::Write);
         u.offset = i * BS as u64;
         u.len = BS;
-        data.before_queue(u);
+        w.data.before_queue(u);
         // SAFETY: the one unit's buffer is `buf` (BS bytes, alive for the whole pass) and
         // the memory disk completes it in the call.
-        unsafe { eng.queue(u) }.unwrap();
-        data.on_complete(u, "f").unwrap();
+        unsafe { w.engine.queue(u) }.unwrap();
+        w.data.on_complete(u, "f").unwrap();
     }
-    eng.disk[4096 + 100] ^= 0xff;
-    eng.fault = fault;
-    let mut stats = JobStats::new("x", 0, Default::default());
-    let names = ["f".to_string()];
-    let r = data
-        .verify_phase(&mut eng, &mut pool, &[-1], &names, &mut stats, 0, None)
-        .unwrap();
+    w.engine.disk[4096 + 100] ^= 0xff;
+    w.engine.fault = fault;
+    let r = w.verify_reads(None).unwrap();
     assert_eq!(
-        pool[0].buf,
+        w.pool[0].buf,
         buf.as_mut_ptr(),
         "the unit keeps its own buffer"
     );
-    (r, eng.reads, stats)
+    assert_eq!(w.free, [0], "the slot is free again");
+    (r, w.engine.reads, w.cx.stats)
 }
 
 #[test]

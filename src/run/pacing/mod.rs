@@ -1,0 +1,253 @@
+//! Pacing: when the worker may issue its next I/O and when it must stop, as fio 3.33 paces
+//! a job. Three parts, one module each, behind the one [`Pacer`] the worker asks:
+//! - [`rate`]: `rate`/`rate_iops` caps (linear or Poisson arrivals) and the
+//!   `rate_min`/`rate_iops_min` floors checked every `rate_cycle`;
+//! - [`think`]: `thinktime` pauses (spun and slept, after `thinktime_blocks` issued or
+//!   completed I/Os, or `thinktime_iotime`);
+//! - [`latency`]: `max_latency` and the `latency_target` queue-depth search.
+//!
+//! Here: the facade, `startdelay` (ranges too) and the sleep they share. The worker asks
+//! cheap questions on its hot path ([`Pacer::choose`], [`Pacer::issued`],
+//! [`Pacer::completed`]): integer arithmetic only, no allocation, no lock, no system call.
+//! It sleeps only when it is ahead of the rate, as fio does: first reaping what is in
+//! flight, then sleeping until the next I/O is due.
+
+#![warn(missing_docs, clippy::cast_possible_truncation)]
+
+pub mod latency;
+pub mod rate;
+pub mod think;
+
+use crate::gen::rand::{clone_seeds, FRand, Stream};
+use crate::job::{Ddir, Job};
+
+/// What the worker must do after a completion was accounted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Carry on.
+    Go,
+    /// Reap everything in flight before issuing more (the allowed depth dropped).
+    Quiesce,
+    /// The latency target search settled: reset the statistics and run at this depth.
+    FinalRun,
+    /// The latency target search finished its final run: the job is done.
+    Done,
+    /// The job fails with this errno and message (max_latency, latency_target at depth 1).
+    Fail(i32, String),
+}
+
+/// A job clone's pacing: its rate, thinktime and latency parts, each asked through the
+/// few calls the worker makes (the one place where they meet: a pause under
+/// `rate_ignore_thinktime` moves the rate on).
+#[derive(Debug, Clone)]
+pub struct Pacer {
+    /// Rate caps and floors.
+    pub rate: rate::Rate,
+    /// Thinktime pauses.
+    pub think: think::Think,
+    /// max_latency and latency_target.
+    pub latency: latency::Latency,
+    /// The direction of the last issued I/O (the one a pause follows).
+    last_ddir: Ddir,
+}
+
+/// The job's `startdelay` for clone `thread_number`: a fixed time, or one picked in the
+/// range `a-b` by the clone's own random stream (repeatable under randrepeat).
+pub fn start_delay_us(job: &Job, thread_number: u64) -> u64 {
+    let d = job.exec.startdelay_us;
+    if d.hi <= d.lo {
+        return d.lo;
+    }
+    let w = &job.workload;
+    let seeds = clone_seeds(w, thread_number);
+    FRand::new(seeds[Stream::StartDelay as usize], true).between(d.lo, d.hi)
+}
+
+impl Pacer {
+    /// The pacing state of clone `thread_number` of `job`, from the job's typed options
+    /// (read once when the job was resolved). `depth` is the worker's queue depth.
+    pub fn new(job: &Job, thread_number: u64, depth: u32) -> Self {
+        Pacer {
+            rate: rate::Rate::new(job, thread_number),
+            think: think::Think::new(job),
+            latency: latency::Latency::new(job, depth),
+            last_ddir: Ddir::Read,
+        }
+    }
+
+    /// Starts (or, when ramp_time ends, restarts) the clocks: rates count from `now_ns`.
+    pub fn start(&mut self, now_ns: u64) {
+        self.think.start(now_ns);
+        self.rate.start(now_ns);
+        self.latency.start(now_ns);
+    }
+
+    /// True when a rate cap is set for any direction.
+    #[inline]
+    pub fn rated(&self) -> bool {
+        self.rate.capped()
+    }
+
+    /// The direction to issue next and how long to wait for it (see [`rate::Rate::choose`]).
+    #[inline]
+    pub fn choose(&self, ddir: Ddir, now_ns: u64) -> (Ddir, u64) {
+        self.rate.choose(ddir, now_ns)
+    }
+
+    /// Accounts one issued I/O of `bytes`.
+    #[inline]
+    pub fn issued(&mut self, ddir: Ddir, bytes: u64) {
+        self.last_ddir = ddir;
+        self.think.issued();
+        self.rate.issued(ddir, bytes);
+    }
+
+    /// The depth the worker may keep in flight now (below iodepth while `latency_target`
+    /// searches).
+    #[inline]
+    pub fn depth_limit(&self, depth: usize) -> usize {
+        self.latency.depth_limit(depth)
+    }
+
+    /// Accounts one completed I/O: its total latency `lat_ns` against `max_latency` and
+    /// `latency_target`. `what` (file, offset, len) names it in a failure message.
+    #[inline]
+    pub fn completed(&mut self, ddir: Ddir, lat_ns: u64, what: (&str, u64, usize)) -> Verdict {
+        self.think.completed();
+        self.latency.completed(ddir, lat_ns, what)
+    }
+
+    /// True when a thinktime pause is due.
+    #[inline]
+    pub fn think_due(&self) -> bool {
+        self.think.due()
+    }
+
+    /// Pauses for thinktime (the worker reaps what is in flight first); under
+    /// `rate_ignore_thinktime` the rate skips the pause.
+    pub fn think(&mut self, stop: impl Fn() -> bool) {
+        let paused_us = self.think.pause(stop);
+        if self.think.rate_ignores {
+            self.rate.skip(self.last_ddir, paused_us);
+        }
+    }
+}
+
+/// Sleeps until `deadline_ns` on the worker clock, in slices of at most 10 ms so a stop
+/// request (`stop()`) ends the wait promptly.
+pub fn sleep_until(deadline_ns: u64, stop: impl Fn() -> bool) {
+    loop {
+        let now = super::worker::now_ns();
+        if now >= deadline_ns || stop() {
+            return;
+        }
+        let left = (deadline_ns - now).min(10_000_000);
+        std::thread::sleep(std::time::Duration::from_nanos(left));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pacer(args: &[(&str, &str)]) -> Pacer {
+        let mut raw = crate::options::RawJob {
+            name: "p".into(),
+            ..Default::default()
+        };
+        for (n, v) in args {
+            raw.opts.push(crate::options::RawOpt {
+                def: crate::options::lookup(n).expect("known option"),
+                value: Some(v.to_string()),
+                origin: crate::options::Origin::command_line(),
+            });
+        }
+        let job = crate::job::resolve(&raw).expect("job");
+        Pacer::new(&job, 1, 8)
+    }
+
+    #[test]
+    fn linear_rate_spaces_ios_evenly() {
+        let mut p = pacer(&[("rate", "1m"), ("bs", "4k")]);
+        p.start(0);
+        assert_eq!(p.rate.wait_ns(Ddir::Read, 0), 0);
+        p.issued(Ddir::Read, 4096);
+        // 4 KiB at 1 MiB/s is due 3906 us later.
+        assert_eq!(p.rate.wait_ns(Ddir::Read, 0), 3_906_000);
+        assert_eq!(p.rate.wait_ns(Ddir::Read, 4_000_000), 0);
+        assert_eq!(p.rate.wait_ns(Ddir::Write, 0), 0);
+    }
+
+    #[test]
+    fn rate_iops_and_poisson_average_out() {
+        let mut p = pacer(&[("rate_iops", "1000"), ("rate_process", "poisson")]);
+        p.start(0);
+        for _ in 0..10_000 {
+            p.issued(Ddir::Read, 4096);
+        }
+        // 10000 I/Os at 1000/s take about 10 s on average.
+        let due = p.rate.wait_ns(Ddir::Read, 0) as f64 / 1e9;
+        assert!((9.5..10.5).contains(&due), "{due}");
+    }
+
+    #[test]
+    fn thinktime_blocks_count_issues_or_completions() {
+        let mut p = pacer(&[("thinktime", "10"), ("thinktime_blocks", "2")]);
+        p.issued(Ddir::Read, 1);
+        assert!(!p.think_due());
+        p.completed(Ddir::Read, 1, ("f", 0, 1));
+        assert!(!p.think_due());
+        p.completed(Ddir::Read, 1, ("f", 0, 1));
+        assert!(p.think_due());
+        p.think(|| false);
+        assert!(!p.think_due());
+        let mut p = pacer(&[("thinktime", "10"), ("thinktime_blocks_type", "issue")]);
+        p.issued(Ddir::Read, 1);
+        assert!(p.think_due());
+    }
+
+    #[test]
+    fn max_latency_fails_per_direction() {
+        let mut p = pacer(&[("max_latency", "100,0")]);
+        assert_eq!(p.completed(Ddir::Read, 50_000, ("f", 0, 1)), Verdict::Go);
+        assert!(matches!(
+            p.completed(Ddir::Read, 150_000, ("f", 0, 1)),
+            Verdict::Fail(libc::ETIMEDOUT, _)
+        ));
+        assert_eq!(p.completed(Ddir::Write, 150_000, ("f", 0, 1)), Verdict::Go);
+    }
+
+    #[test]
+    fn latency_target_doubles_then_settles() {
+        let mut p = pacer(&[("latency_target", "1000"), ("latency_window", "1000")]);
+        p.start(0);
+        assert_eq!(p.depth_limit(8), 1);
+        let mut now = 0;
+        let mut seen = vec![];
+        for _ in 0..10 {
+            now += 2_000_000;
+            p.completed(Ddir::Read, 10, ("f", 0, 1));
+            let v = p.latency.check_window(now);
+            seen.push((p.depth_limit(8), v));
+        }
+        assert_eq!(seen[0].0, 2);
+        assert_eq!(seen[1].0, 4);
+        assert_eq!(seen[2].0, 8);
+        assert_eq!(seen[3], (8, Verdict::FinalRun));
+        assert_eq!(seen[4], (8, Verdict::Done));
+    }
+
+    #[test]
+    fn min_rate_is_checked_after_settling() {
+        let mut p = pacer(&[("rate_min", "1m")]);
+        p.start(0);
+        let s = 1_000_000_000u64;
+        assert!(p.rate.check_floor("p", [100, 0, 0], [1, 0, 0], s).is_none());
+        assert!(p
+            .rate
+            .check_floor("p", [100, 0, 0], [1, 0, 0], 2 * s)
+            .is_none());
+        let m = p.rate.check_floor("p", [200, 0, 0], [2, 0, 0], 3 * s);
+        assert!(m.unwrap().contains("rate_min=1048576B/s not met"));
+    }
+}

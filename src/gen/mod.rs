@@ -68,7 +68,7 @@ pub struct FileExtent {
     /// With `filesize`: the size planned for the file (fio's region ends there, whatever
     /// the file's size before layout was); 0 without.
     pub planned: u64,
-    /// With `zonemode=zbd`: the file's zones, shared by the run's jobs ([`zbd::attach`]);
+    /// With `zonemode=zbd`: the file's zones, shared by the run's jobs (`zbd::attach`);
     /// without, a zoned generator makes zones of its own.
     pub zones: Option<std::sync::Arc<zbd::ZoneTable>>,
 }

@@ -10,7 +10,7 @@
 //! print what fio 3.33 prints on this platform for ordinary jobs (nothing); the others are
 //! accepted and print fewer lines than fio.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicPtr, AtomicU32, Ordering};
 
 /// fio's categories, in its order (`--debug=?` lists them so).
 pub const CATEGORIES: [&str; 19] = [
@@ -68,6 +68,7 @@ pub fn parse(spec: &str) -> Request {
     }
     let (mask, lines) = read_mask(spec);
     MASK.fetch_or(mask, Ordering::Relaxed);
+    prepare_filter();
     Request::Enable(lines)
 }
 
@@ -87,13 +88,13 @@ fn read_mask(spec: &str) -> (u32, Vec<String>) {
             continue;
         }
         match CATEGORIES.iter().position(|c| word.starts_with(c)) {
-            // `job:N` picks the job whose lines are shown (fio's jobno); the filter itself
-            // is not applied here.
+            // `job:N` picks the job whose lines are shown (fio's jobno, read as atoi
+            // reads it; see [`forked`]).
             Some(bit) if CATEGORIES[bit] == "job" => match word.split_once(':') {
                 Some((_, n)) => {
-                    let digits: String = n.chars().take_while(char::is_ascii_digit).collect();
-                    let n: i64 = digits.parse().unwrap_or(0);
-                    lines.push(format!("fio: set debug jobno {n}"));
+                    let n = atoi(n);
+                    JOBNO.store(n, Ordering::Relaxed);
+                    lines.push(format!("fio: set debug jobno {}", n as u32 as i32));
                 }
                 None => eprintln!("fio: missing job number"),
             },
@@ -105,6 +106,217 @@ fn read_mask(spec: &str) -> (u32, Vec<String>) {
         }
     }
     (mask, lines)
+}
+
+/// C's `atoi`: leading blanks, a sign, then digits; 0 when there are none, and wrapped to
+/// 32 bits as fio's `unsigned int` keeps it (so `-1` means no job, as fio's default).
+fn atoi(text: &str) -> i64 {
+    let t = text.trim_start();
+    let (neg, rest) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let mut v: i64 = 0;
+    for c in rest.bytes().take_while(u8::is_ascii_digit) {
+        v = v.wrapping_mul(10).wrapping_add((c - b'0') as i64);
+    }
+    let v = if neg { v.wrapping_neg() } else { v };
+    (v as u32) as i64
+}
+
+/// `--debug=job:N`: fio's job index (0-based over every clone of the run, in thread
+/// number order) whose lines alone are shown once it is forked; `u32::MAX` for none.
+static JOBNO: AtomicI64 = AtomicI64::new(u32::MAX as i64);
+
+/// The id of the process whose debug lines alone are printed, in memory shared with every
+/// forked worker (fio's `fio_debug_jobp`): set by the main process when it forks job
+/// `JOBNO`, from then on it silences every other process, the main one included, and
+/// workers forked earlier too. Null until a job filter is asked for.
+static FILTER: AtomicPtr<Shared> = AtomicPtr::new(std::ptr::null_mut());
+
+/// What the main process and its forked workers share for `--debug`.
+struct Shared {
+    /// fio's `fio_debug_jobp`: the only process printing, or -1.
+    only: AtomicI32,
+    /// Workers that printed their start lines (the main process waits for each before it
+    /// forks the next, as fio's waits for each new job to be initialized).
+    started: AtomicU32,
+}
+
+/// Maps the shared words of [`FILTER`] (once, in the main process before any fork).
+fn shared() -> Option<&'static Shared> {
+    let p = FILTER.load(Ordering::Acquire);
+    if !p.is_null() {
+        // SAFETY: a non-null FILTER points into a shared mapping that is never unmapped
+        // and holds a `Shared` at its start (see below).
+        return Some(unsafe { &*p });
+    }
+    // SAFETY: an anonymous shared mapping of one page; checked for failure below.
+    let m = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if m == libc::MAP_FAILED {
+        return None;
+    }
+    let word = m.cast::<Shared>();
+    // SAFETY: the page is writable, page-aligned and ours; a `Shared` fits in it.
+    unsafe {
+        word.write(Shared {
+            only: AtomicI32::new(-1),
+            started: AtomicU32::new(0),
+        })
+    };
+    match FILTER.compare_exchange(
+        std::ptr::null_mut(),
+        word,
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    ) {
+        // SAFETY: as above; the mapping lives to the end of the process.
+        Ok(_) => Some(unsafe { &*word }),
+        Err(other) => {
+            // SAFETY: our mapping lost the race and was never shared: unmap it.
+            unsafe { libc::munmap(m, 4096) };
+            // SAFETY: `other` is the winner's mapping, set up as above.
+            Some(unsafe { &*other })
+        }
+    }
+}
+
+/// The main process forked clone `thread_number` as `pid` (when [`started_count`] was
+/// `before`): when that clone is the job `--debug=job:N` names, only its lines are printed
+/// from now on (fio sets this for forked jobs only; threads are never filtered). With
+/// `--debug=process`, it then waits (at most a second) for the worker's start lines, as
+/// fio waits for each job to be initialized before it forks the next.
+pub fn forked(thread_number: u64, pid: i32, before: u32) {
+    let Some(sh) = (if FILTER.load(Ordering::Acquire).is_null() {
+        None
+    } else {
+        shared()
+    }) else {
+        return;
+    };
+    if JOBNO.load(Ordering::Relaxed) == thread_number as i64 - 1 {
+        sh.only.store(pid, Ordering::Release);
+    }
+    if on(Cat::Process) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while sh.started.load(Ordering::Acquire) <= before && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
+    }
+}
+
+/// In a newly forked worker of clone `thread_number`, before it prints anything: when it
+/// is the job `--debug=job:N` names, it silences the others itself, since the main
+/// process may only get to (see [`forked`]) after this worker and the others printed.
+pub fn forked_child(thread_number: u64) {
+    if JOBNO.load(Ordering::Relaxed) != thread_number as i64 - 1
+        || FILTER.load(Ordering::Acquire).is_null()
+    {
+        return;
+    }
+    if let Some(sh) = shared() {
+        sh.only.store(tid(), Ordering::Release);
+    }
+}
+
+/// How many workers printed their start lines so far (see [`forked`]).
+pub fn started_count() -> u32 {
+    let p = FILTER.load(Ordering::Acquire);
+    if p.is_null() {
+        return 0;
+    }
+    // SAFETY: see `shared`.
+    unsafe { &*p }.started.load(Ordering::Acquire)
+}
+
+/// Makes the shared words before any worker is forked, when `--debug` prints process
+/// lines or filters by job (a worker forked before they exist would never see them).
+pub fn prepare_filter() {
+    if JOBNO.load(Ordering::Relaxed) != u32::MAX as i64 || on(Cat::Process) {
+        let _ = shared();
+    }
+}
+
+/// True when the job filter silences this thread's lines.
+fn filtered_out(tid: i32) -> bool {
+    let p = FILTER.load(Ordering::Acquire);
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: see `shared`.
+    let only = unsafe { &*p }.only.load(Ordering::Acquire);
+    only != -1 && only != tid
+}
+
+/// fio's wait lines (a stonewall wait, a job fenced by the one it waits for), which its
+/// main loop prints again on each turn, every 100 ms, while the phase before runs.
+static WAITS: std::sync::Mutex<Option<Waits>> = std::sync::Mutex::new(None);
+
+/// The wait lines kept while a phase runs.
+struct Waits {
+    lines: Vec<String>,
+    last: std::time::Instant,
+    /// Printed once more as the phase ends (a stonewall: see [`end_waits`]).
+    at_end: bool,
+}
+
+/// The main loop's turn: fio sleeps 100 ms between turns.
+const MAIN_LOOP_TURN: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Prints `first` now and keeps `again` to be printed on every later turn of the main
+/// loop (see [`repeat_waits`]) until [`end_waits`], and then once more when `at_end`.
+pub fn start_waits(first: &[String], again: Vec<String>, at_end: bool) {
+    if !on(Cat::Process) {
+        return;
+    }
+    for l in first {
+        print(Cat::Process, format_args!("{l}"));
+    }
+    if let Ok(mut w) = WAITS.lock() {
+        *w = Some(Waits {
+            lines: again,
+            last: std::time::Instant::now(),
+            at_end,
+        });
+    }
+}
+
+/// Called by the collector as it polls: prints the kept wait lines once per turn.
+pub fn repeat_waits() {
+    if !on(Cat::Process) {
+        return;
+    }
+    let Ok(mut w) = WAITS.lock() else { return };
+    if let Some(w) = w.as_mut() {
+        if w.last.elapsed() >= MAIN_LOOP_TURN {
+            w.last = std::time::Instant::now();
+            for l in &w.lines {
+                print(Cat::Process, format_args!("{l}"));
+            }
+        }
+    }
+}
+
+/// The phase the wait lines were about is over. fio notices a job's end only on its next
+/// turn: a job behind a stonewall still waits on that turn (the ended job is reaped after
+/// it), so its line is printed once more; a `wait_for` job sees its job exited and runs.
+pub fn end_waits() {
+    let Ok(mut w) = WAITS.lock() else { return };
+    if let Some(w) = w.take().filter(|w| w.at_end) {
+        for l in &w.lines {
+            print(Cat::Process, format_args!("{l}"));
+        }
+    }
 }
 
 /// The list `--debug=?` prints.
@@ -123,6 +335,9 @@ pub fn print(c: Cat, msg: std::fmt::Arguments) {
     use std::io::Write;
     // SAFETY: gettid has no preconditions and cannot fail.
     let tid = unsafe { libc::gettid() };
+    if filtered_out(tid) {
+        return;
+    }
     let line = format!("{:<8} {:<5} {msg}\n", CATEGORIES[c as usize], tid);
     let _ = std::io::stdout().lock().write_all(line.as_bytes());
 }
@@ -243,6 +458,11 @@ pub fn started(ramp: bool) {
         let pid = tid();
         print(Cat::Process, format_args!("jobs pid={pid} started"));
         enter(RunState::Initialized);
+        let p = FILTER.load(Ordering::Acquire);
+        if !p.is_null() {
+            // SAFETY: see `shared`.
+            unsafe { &*p }.started.fetch_add(1, Ordering::AcqRel);
+        }
         // The main process prints INITIALIZED -> RUNNING (or RAMP), as fio's does.
         JOB_STATE.with(|s| s.set(running_state(ramp)));
     }
@@ -378,6 +598,11 @@ mod tests {
         // fio compares prefixes: a longer word still names its category.
         assert_eq!(read_mask("processes").0, 1 << Cat::Process as u32);
         assert_eq!(read_mask("job:2").1, ["fio: set debug jobno 2"]);
+        assert_eq!(atoi(" 12x"), 12);
+        assert_eq!(atoi("x"), 0);
+        assert_eq!(atoi("-1"), u32::MAX as i64);
+        assert_eq!(read_mask("job:-1").1, ["fio: set debug jobno -1"]);
+        JOBNO.store(u32::MAX as i64, Ordering::Relaxed);
         assert_eq!(read_mask("job").0, 0);
         assert!(list_text().contains("random,parse,diskutil"));
         // (read_mask, not parse: turning categories on would print from other tests.)

@@ -250,3 +250,101 @@ fn debug_words_as_fio() {
         assert_eq!(fio, lines(iobench(), spec), "--debug={spec}");
     }
 }
+
+/// Runs `tool` with `debug` on the job file `job` in `dir`; stdout's lines.
+fn debug_lines(tool: Command, dir: &Path, debug: &str, job: &str) -> Vec<String> {
+    std::fs::write(dir.join("job.fio"), job).unwrap();
+    let mut c = tool;
+    c.current_dir(dir)
+        .arg(format!("--debug={debug}"))
+        .args(["--output-format=terse", "job.fio"]);
+    let out = run(c);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// fio's main loop prints a waiting job's line on each 100 ms turn while the phase before
+/// runs (and a stonewall's once more on the turn that reaps it): as many lines, for a
+/// short and a longer phase, behind a stonewall and behind `wait_for`.
+#[test]
+fn wait_lines_repeat_every_turn_as_fio() {
+    let dir = scratch("debug-process-waits");
+    for runtime in ["50ms", "450ms"] {
+        for (how, waiting) in [
+            ("stonewall", "b: stonewall wait"),
+            ("wait_for=a", "b: waiting for a"),
+        ] {
+            let job = format!(
+                "[global]\nioengine=null\nrw=read\nsize=1m\n[a]\nsize=1g\ntime_based\n\
+                 runtime={runtime}\n[b]\n{how}\n"
+            );
+            let count = |lines: Vec<String>| {
+                lines
+                    .iter()
+                    .filter(|l| l.starts_with("process") && l.ends_with(waiting))
+                    .count()
+            };
+            let ours = count(debug_lines(iobench(), &dir, "process", &job));
+            // One line per 100 ms turn from the start.
+            let least = if runtime == "50ms" { 1 } else { 4 };
+            assert!(ours >= least, "{runtime} {how}: {ours} lines");
+            if let Some(fio) = common::fio() {
+                let theirs = count(debug_lines(fio, &dir, "process", &job));
+                assert!(
+                    ours.abs_diff(theirs) <= 1,
+                    "{runtime} {how}: iobench {ours} lines, fio {theirs}"
+                );
+            }
+        }
+    }
+}
+
+/// `--debug=process,job:1`: every line until the job of index 1 (0-based over every
+/// clone) is forked, then only that process's lines, fio's `fio_debug_jobp`; the other
+/// workers and the main process fall silent.
+#[test]
+fn job_filter_keeps_only_that_jobs_lines_as_fio() {
+    let dir = scratch("debug-process-jobno");
+    // Each job runs a while, so none ends before the last is forked (fio lets none run
+    // before then; iobench does not wait).
+    let job = "[global]\nioengine=null\nsize=1m\nrw=read\ntime_based\nruntime=300ms\n\
+               [a]\n[b]\nnumjobs=2\n[c]\n";
+    let masked = |lines: Vec<String>| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("process") || l.starts_with("fio:"))
+            .map(|l| {
+                l.chars()
+                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
+                    .collect::<String>()
+            })
+            .collect()
+    };
+    let lines = debug_lines(iobench(), &dir, "process,job:1", job);
+    // After the second fork, one thread id only, the one whose job started then.
+    let second = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.ends_with("will fork"))
+        .nth(1)
+        .map(|(i, _)| i)
+        .expect("two forks");
+    let ids: BTreeSet<&str> = lines[second + 1..]
+        .iter()
+        .filter(|l| l.starts_with("process"))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    assert_eq!(ids.len(), 1, "{lines:#?}");
+    assert!(lines.iter().any(|l| l == "fio: set debug jobno 1"));
+    if let Some(fio) = common::fio() {
+        let theirs = debug_lines(fio, &dir, "process,job:1", job);
+        assert_eq!(masked(lines), masked(theirs));
+    }
+}

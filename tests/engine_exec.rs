@@ -95,3 +95,32 @@ fn program_is_required() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("program"));
 }
+
+#[test]
+fn a_program_that_does_not_exist_leaves_the_job_running_as_in_fio() {
+    // fio's example exec.fio runs /usr/sbin/turbostat, absent here: fio 3.33 runs the
+    // job its time with no error (its failed execvp is not reported); iobench does too,
+    // and says on stderr that the program could not start.
+    let job = [
+        "--name=m",
+        "--program=/nonexistent/turbostat",
+        "--arguments=-q",
+        "--runtime=1",
+        "--std_redirect=0",
+    ];
+    let dir = common::scratch("engine_exec_missing");
+    let mut c = common::iobench();
+    c.current_dir(&dir)
+        .args(["--ioengine=exec", "--time_based", "--output-format=json"])
+        .args(job);
+    let out = common::run_ok(c);
+    let v = common::json_report(&out);
+    assert_eq!(v["jobs"][0]["error"].as_i64(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/nonexistent/turbostat"), "{err}");
+    if let Some(fio) = common::fio() {
+        let fdir = common::scratch("engine_exec_missing_fio");
+        let (_, ios, _) = run(fio, &fdir, &job);
+        assert!(ios > 0);
+    }
+}

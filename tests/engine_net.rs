@@ -354,3 +354,50 @@ fn bad_network_jobs_are_refused_as_fio_refuses_them() {
         );
     }
 }
+
+/// fio's example netio_multicast.fio, small, with its readers slow to bind (an
+/// exec_prerun sleep): its writer's `startdelay=1` must put the writer's link open after
+/// its readers' set-up, as fio creates a delayed job only when its delay is over (iobench
+/// had set the writer up first and slept after, so the readers missed the open message:
+/// "bad udp open magic"). The normal reader's close message may reach the pingpong writer
+/// before the last answer; fio then ends the writer without counting that block, and so
+/// does iobench, where it had failed the job with EPIPE.
+#[test]
+fn multicast_example_writer_opens_after_its_delay() {
+    let p = port();
+    let job = format!(
+        "[global]\nioengine=net\nprotocol=udp\nbs=64\nsize=64k\nport={p}\n\
+         hostname=239.0.0.0\nttl=1\n\n\
+         [pingpong_reader]\npingpong=1\nrw=read\nexec_prerun=sleep 0.3\n\n\
+         [normal_reader]\nrw=read\nexec_prerun=sleep 0.3\n\n\
+         [pingpong_writer]\nstartdelay=1\npingpong=1\nrw=write\n"
+    );
+    let mut tools = vec![(false, common::iobench())];
+    if let Some(f) = common::fio() {
+        tools.push((true, f));
+    }
+    for (is_fio, mut c) in tools {
+        let dir = common::scratch(&format!("net_multicast_{is_fio}"));
+        std::fs::write(dir.join("mc.fio"), &job).unwrap();
+        let child = c
+            .current_dir(&dir)
+            .args(["--output-format=json", "mc.fio"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = common::wait_for(child, 60);
+        let what = format!("fio {is_fio}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{what}");
+        let v = common::json_report(&out);
+        let jobs = v["jobs"].as_array().unwrap();
+        let ios = |i: usize, d: &str| jobs[i][d]["total_ios"].as_u64().unwrap();
+        // Both readers get every block (loopback loses none of 1024 small datagrams when
+        // each waits for its answer); the writer counts 1023 or 1024, by who closes first.
+        assert_eq!((ios(0, "read"), ios(1, "read")), (1024, 1024), "{what}");
+        assert!((1023..=1024).contains(&ios(2, "write")), "{what}");
+        for j in jobs {
+            assert_eq!(j["error"].as_i64(), Some(0), "{what}");
+        }
+    }
+}

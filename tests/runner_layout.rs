@@ -252,3 +252,79 @@ fn fill_device_writes_until_the_file_system_is_full() {
         assert_eq!(ours, theirs);
     }
 }
+
+/// seed004's q5: one shared file (`filesize`, `size=20%`) read at five offsets (`offset=N%`),
+/// each job its own group. fio sets each job's file up in turn: a job's percentage offset
+/// comes from the file as the jobs before it left it, and it extends the file only to its
+/// region's end (offset + 20 % of the file size), so the file grows job by job and each
+/// job prints its own "Laying out IO file" line. The same lines, final size and offsets.
+#[test]
+fn percent_jobs_extend_a_shared_file_job_by_job_as_fio() {
+    let mut job = String::from(
+        "[global]\nfilename=q5.dat\nfilesize=64m\nsize=20%\nbs=1m\nioengine=psync\nrw=read\n",
+    );
+    for (i, pct) in [0, 20, 40, 60, 80].iter().enumerate() {
+        job.push_str(&format!(
+            "[job{n}]\noffset={pct}%\nstonewall\nwrite_iolog=j{n}.log\n",
+            n = i + 1
+        ));
+    }
+    let run = |tool: Command, tag: &str| {
+        let dir = common::scratch(&format!("layout_percent_{tag}"));
+        std::fs::write(dir.join("q5.fio"), &job).unwrap();
+        let mut c = tool;
+        c.current_dir(&dir).arg("q5.fio");
+        let out = common::run(c);
+        assert!(
+            out.status.success(),
+            "{tag}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.contains("Laying out"))
+            .map(str::to_string)
+            .collect();
+        let size = std::fs::metadata(dir.join("q5.dat")).unwrap().len();
+        // Each job's first read offset and its number of reads, from its iolog.
+        let reads: Vec<(u64, usize)> = (1..=5)
+            .map(|n| {
+                let log = std::fs::read_to_string(dir.join(format!("j{n}.log"))).unwrap();
+                let offs: Vec<u64> = log
+                    .lines()
+                    .filter_map(|l| {
+                        let w: Vec<&str> = l.split_whitespace().collect();
+                        let at = w.iter().position(|&x| x == "read")?;
+                        w.get(at + 1)?.parse().ok()
+                    })
+                    .collect();
+                (offs[0], offs.len())
+            })
+            .collect();
+        (lines, size, reads)
+    };
+    let ours = run(common::iobench(), "iobench");
+    // 64 MiB planned, 20 % of it (12 MiB in whole blocks) from offsets of 0 %, 20 %, ...
+    // of the file as it stands: 0, 3, 6, 11, 19 MiB.
+    let sizes: Vec<String> = [12, 15, 18, 23, 31]
+        .iter()
+        .enumerate()
+        .map(|(i, m)| format!("job{}: Laying out IO file (1 file / {m}MiB)", i + 1))
+        .collect();
+    assert_eq!(ours.0, sizes);
+    assert_eq!(ours.1, 31 << 20);
+    let mib = 1u64 << 20;
+    assert_eq!(
+        ours.2,
+        vec![
+            (0, 12),
+            (3 * mib, 12),
+            (6 * mib, 12),
+            (11 * mib, 12),
+            (19 * mib, 12)
+        ]
+    );
+    if let Some(fio) = common::fio() {
+        assert_eq!(run(fio, "fio"), ours);
+    }
+}

@@ -62,6 +62,8 @@ pub struct ExecOpts {
 pub struct Exec {
     o: ExecOpts,
     child: Option<Child>,
+    /// The program was started (or tried: see `launch`).
+    launched: bool,
     started_ns: u64,
 }
 
@@ -106,11 +108,17 @@ impl Exec {
         }
         use std::io::Write;
         let _ = io::stdout().flush();
-        // A program that cannot start fails the job, as fio's failed exec ends its child.
-        self.child = Some(
-            cmd.spawn()
-                .map_err(|e| io::Error::new(e.kind(), format!("exec {prog}: {e}")))?,
-        );
+        self.launched = true;
+        // A program that cannot start leaves the job running its time without it, as in
+        // fio 3.33 (whose failed execvp returns into a copy of the worker, the job ending
+        // with no error); iobench says so on stderr instead of keeping quiet.
+        match cmd.spawn() {
+            Ok(c) => self.child = Some(c),
+            Err(e) => eprintln!(
+                "iobench: job '{}': exec {prog}: {e}; the job runs its time without it, as in fio",
+                self.o.job
+            ),
+        }
         Ok(())
     }
 }
@@ -150,7 +158,7 @@ impl Engine for Exec {
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.len = 0;
         io.result = 0;
-        if self.child.is_none() {
+        if !self.launched {
             self.launch()?;
             return Ok(Queued::Completed);
         }
@@ -207,6 +215,7 @@ impl super::spec::Declared for Exec {
         Exec {
             o: o.clone(),
             child: None,
+            launched: false,
             started_ns: 0,
         }
     }

@@ -885,8 +885,16 @@ impl Engine for Net {
             };
             if let Some(d) = back {
                 let r2 = self.one(io, d);
-                if r2 <= 0 {
-                    r = if r2 == 0 { -(libc::EPIPE as i64) } else { r2 };
+                if r2 == 0 {
+                    // The peer ended the link in place of an answer: another reader of
+                    // a multicast group may close to this writer before the pingpong
+                    // reader answers its last block. As fio, the job is over and this
+                    // block is not counted.
+                    self.done = true;
+                    return Ok(Queued::Busy);
+                }
+                if r2 < 0 {
+                    r = r2;
                 }
             }
         }

@@ -133,14 +133,28 @@ pub fn file_regions(job: &Job, clone_index: u32, files: &[FileExtent]) -> Vec<Re
 /// the files have now (0 for a file that does not exist yet). The runner extends a
 /// regular file that is smaller.
 pub fn layout_size(job: &Job, clone_index: u32, current_sizes: &[u64]) -> Vec<u64> {
+    layout_size_planned(job, clone_index, current_sizes, &[])
+}
+
+/// [`layout_size`] with `filesize`'s planned size of each file (`planned[i]`, or none
+/// when `planned` is shorter). As in fio, a file is extended to its region's end, not to
+/// the planned size: with `size=N%` a job lays out only the part it uses, so a later job
+/// with a larger offset extends the file again, from the size it then has.
+pub fn layout_size_planned(
+    job: &Job,
+    clone_index: u32,
+    current_sizes: &[u64],
+    planned: &[u64],
+) -> Vec<u64> {
     let extents: Vec<FileExtent> = current_sizes
         .iter()
-        .map(|&s| FileExtent {
+        .enumerate()
+        .map(|(i, &s)| FileExtent {
             real_size: s,
             name_hash: 0,
             setup_size: s,
             device: false,
-            planned: 0,
+            planned: planned.get(i).copied().unwrap_or(0),
             zones: None,
         })
         .collect();

@@ -318,7 +318,7 @@ pub fn prepare(
             .zip(&replay)
             .map(|(&c, r)| if c > 0 { c } else { r.1 })
             .collect(),
-        Some(p) => current.iter().zip(p).map(|(&c, &p)| c.max(p)).collect(),
+        Some(p) => crate::gen::plan::layout_size_planned(job, clone, &current, p),
         None => crate::gen::plan::layout_size(job, clone, &current),
     };
     for (t, &n) in targets.iter().zip(&need) {

@@ -589,6 +589,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         }
         debug_phase_waits(jobs, phase, phases.get(phase_no + 1));
         let results = spawn::run_together(&specs);
+        crate::debug::end_waits();
         for (spec, r) in specs.iter().zip(results) {
             if let Some(slot) = crate::stats::board::slot(spec.thread_number) {
                 slot.set_done(!matches!(&r, Ok(s) if !s.failed));
@@ -646,12 +647,24 @@ fn debug_phase_waits(jobs: &[Job], phase: &[usize], next: Option<&Vec<usize>>) {
         return;
     };
     let job = &jobs[first];
+    // Printed now, and again on each 100 ms turn of fio's main loop while this phase
+    // runs (the job waited for is RUNNING by then).
     match &job.exec.wait_for {
         Some(w) if !job.exec.stonewall => {
-            crate::dprint!(Process, "{} fenced by {w}(INITIALIZED)", job.name);
-            crate::dprint!(Process, "{}: waiting for {w}", job.name);
+            let waiting = format!("{}: waiting for {w}", job.name);
+            crate::debug::start_waits(
+                &[
+                    format!("{} fenced by {w}(INITIALIZED)", job.name),
+                    waiting.clone(),
+                ],
+                vec![format!("{} fenced by {w}(RUNNING)", job.name), waiting],
+                false,
+            );
         }
-        _ => crate::dprint!(Process, "{}: stonewall wait", job.name),
+        _ => {
+            let line = format!("{}: stonewall wait", job.name);
+            crate::debug::start_waits(std::slice::from_ref(&line), vec![line.clone()], true);
+        }
     }
 }
 

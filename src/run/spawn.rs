@@ -78,6 +78,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
     use crate::debug::RunState;
     crate::debug::runstate_of(0, RunState::NotCreated, RunState::Created);
     crate::dprint!(crate::debug::Cat::Process, "will fork");
+    let started_before = crate::debug::started_count();
     // SAFETY: the main process forks only from its main thread while no other thread of
     // ours is running; the child runs the clone and leaves with _exit, never returning.
     let pid = unsafe { libc::fork() };
@@ -85,6 +86,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
         return Err(format!("fork: {}", std::io::Error::last_os_error()));
     }
     if pid == 0 {
+        crate::debug::forked_child(spec.thread_number);
         drop(rd);
         super::signals::become_worker();
         crate::debug::started(spec_ramps(spec));
@@ -121,7 +123,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
         unsafe { libc::_exit(if out.is_ok() { 0 } else { 1 }) };
     }
     drop(wr);
-    crate::debug::let_run(spec.thread_number, &spec.job.name, pid, spec_ramps(spec));
+    crate::debug::forked(spec.thread_number, pid, started_before);
     Ok((pid, rd))
 }
 
@@ -196,13 +198,18 @@ pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
                     while tid.load(Ordering::Acquire) == 0 && std::time::Instant::now() < deadline {
                         std::thread::sleep(Duration::from_millis(1));
                     }
-                    crate::debug::let_run(
-                        s.thread_number,
-                        &s.job.name,
-                        tid.load(Ordering::Acquire),
-                        spec_ramps(s),
-                    );
                 }
+            }
+        }
+        // fio lets the new jobs run once all of them are made.
+        if crate::debug::on(crate::debug::Cat::Process) {
+            for (i, s) in specs.iter().enumerate() {
+                let pid = match &workers[i] {
+                    Worker::Proc { pid, .. } => *pid,
+                    Worker::Thread(_) => tids[i].load(Ordering::Acquire),
+                    Worker::Done => continue,
+                };
+                crate::debug::let_run(s.thread_number, &s.job.name, pid, spec_ramps(s));
             }
         }
         let mut steady = super::steady::Monitor::new(specs);
@@ -340,6 +347,7 @@ fn collect(
         }
         super::live_tick();
         super::live::tick();
+        crate::debug::repeat_waits();
         if let Some(m) = steady.as_mut() {
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
         }

@@ -40,6 +40,10 @@ pub struct Syncer {
     pub end_fsync: bool,
     /// fsync each file as it is closed.
     pub fsync_on_close: bool,
+    /// The loop whose end was seen last (see [`Syncer::loop_ended`]).
+    loop_seen: u32,
+    /// A loop ended and its end fsync waits for the queue to drain.
+    end_sync_due: bool,
 }
 
 impl Syncer {
@@ -61,7 +65,33 @@ impl Syncer {
             last_write_end: 0,
             end_fsync: s.end_fsync,
             fsync_on_close: s.fsync_on_close,
+            loop_seen: 0,
+            end_sync_due: false,
         }
+    }
+
+    /// Told the generator's loop number as a fresh I/O is made: when a new loop begins,
+    /// the last one gets its end fsync (fio's do_io ends every loop with it, before the
+    /// loop's verify pass) if the job writes with `end_fsync` or `fsync_on_close` and its
+    /// last operation was not a sync. True when that sync is now due.
+    pub fn loop_ended(&mut self, loop_no: u32) -> bool {
+        if loop_no != self.loop_seen {
+            self.loop_seen = loop_no;
+            self.end_sync_due =
+                (self.end_fsync || self.fsync_on_close) && self.writes_job && !self.last_was_sync;
+        }
+        self.end_sync_due
+    }
+
+    /// True while a loop's end fsync waits (no I/O is issued before it).
+    #[inline]
+    pub fn end_sync_waits(&self) -> bool {
+        self.end_sync_due
+    }
+
+    /// Takes the waiting end-of-loop fsync, if any.
+    pub fn take_end_sync(&mut self) -> bool {
+        std::mem::take(&mut self.end_sync_due)
     }
 
     /// True when the last operation was a sync (fio then skips the end-of-job sync).

@@ -95,6 +95,12 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
         // SAFETY: `bufs` holds `depth` slots of `slot_len` bytes and no I/O has started.
         unsafe { data.init_buffers(bufs.base(), bufs.slot_len(), depth) };
     }
+    // fio creates a delayed job only once its startdelay is over, so the engine is set
+    // up after the delay: a net writer's link open must follow its readers' set-up.
+    let delay = super::pacing::start_delay_us(cx.job, cx.gen.thread_number());
+    if delay > 0 {
+        super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
+    }
     engine.setup(&Setup {
         depth: depth as u32,
         files: cx.files,
@@ -111,10 +117,6 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     ));
     // The state is declared after the buffers, so dropped before them (see `engine`).
     let mut w = Worker::new(engine, cx, data, pool, bufs.slot_len())?;
-    let delay = super::pacing::start_delay_us(w.cx.job, w.cx.gen.thread_number());
-    if delay > 0 {
-        super::pacing::sleep_until(now_ns() + delay * 1000, super::terminating);
-    }
     w.start();
     // verify_only: the writes are walked, not issued; fio still counts them as issued
     // and done (added once the run is over, so no rate sample takes them in).
@@ -326,6 +328,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.submit()?;
         }
         self.check_min_rate();
+        if self.inflight == 0 && self.staged.is_empty() && self.syncer.take_end_sync() {
+            self.end_sync()?;
+        }
         if self.inflight == 0 && self.staged.is_empty() && self.data.backlog_due() {
             let batch = if self.data.take_loop_due() {
                 None
@@ -442,6 +447,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             && !self.free.is_empty()
             && self.inflight + self.staged.len() < limit
             && !self.data.backlog_due()
+            && !self.syncer.end_sync_waits()
         {
             let Some(next) = self.next_io()? else {
                 return Ok(());
@@ -512,10 +518,13 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.gen_done = true;
             return Ok(None);
         }
-        // A new loop: what the last one wrote is verified first.
-        if fresh && self.data.loop_ended(self.cx.gen.pass()) {
-            self.pending = Some(next);
-            return Ok(None);
+        // A new loop: the last one's end fsync, then what it wrote is verified, first.
+        if fresh {
+            let sync = self.syncer.loop_ended(self.cx.gen.loop_number());
+            if self.data.loop_ended(self.cx.gen.pass()) || sync {
+                self.pending = Some(next);
+                return Ok(None);
+            }
         }
         if self.pace.think_due() {
             (self.pending, self.hold) = (Some(next), Hold::Think);
@@ -1130,8 +1139,38 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
     }
 
+    /// end_fsync and fsync_on_close: fsyncs every open file once a loop's writes are done
+    /// (fio logs them as syncs but leaves them out of the sync statistics). A replayed
+    /// log decides whether the job writes, and a sync as its last operation leaves
+    /// nothing to sync, as in fio. The queue is empty.
+    fn end_sync(&mut self) -> io::Result<()> {
+        let wrote = self
+            .cx
+            .gen
+            .replay_writes()
+            .map_or(self.cx.job.workload.pattern.writes(), |w| {
+                w && !self.syncer.last_was_sync()
+            });
+        if !(self.syncer.end_fsync || self.syncer.fsync_on_close) || !wrote {
+            return Ok(());
+        }
+        crate::debug::enter(crate::debug::RunState::Fsyncing);
+        for (i, &fd) in self.open.fds().iter().enumerate() {
+            // Files closed along the way were synced at their close (fsync_on_close).
+            if self.cx.lazy && fd < 0 {
+                continue;
+            }
+            let unit = &mut self.pool[0];
+            super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
+            if let Some(l) = &mut self.iolog {
+                l.log_op(i, "sync", self.syncer.last_offset, 0)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Ends the run: waits for what is in flight (unless the job `timed_out`), runs the
-    /// verify pass, the end syncs, and puts the run times and the `faked` verify_only
+    /// end syncs, the verify pass, and puts the run times and the `faked` verify_only
     /// counts in the stats.
     fn finish(mut self, timed_out: bool, faked: Option<[(u64, u64); 3]>) -> io::Result<JobStats> {
         // A timed-out job's hung I/Os are not waited for (see the end).
@@ -1153,35 +1192,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             self.inflight -= n;
         }
+        // fio ends do_io with the end fsync, and verifies after it.
+        if !timed_out {
+            self.end_sync()?;
+        }
         if self.error.is_none() {
             self.error = self.verify_pass(None)?;
         }
         let ms = ((now_ns() - self.stat_start) / 1_000_000).max(1);
         let cx = &mut self.cx;
-        // end_fsync and fsync_on_close: once the job's writes are done (fio logs them as
-        // syncs but leaves them out of the sync statistics).
-        // (A replayed log decides whether the job writes, and a sync as its last
-        // operation leaves nothing to sync, as in fio.)
-        let wrote = cx
-            .gen
-            .replay_writes()
-            .map_or(cx.job.workload.pattern.writes(), |w| {
-                w && !self.syncer.last_was_sync()
-            });
-        if (self.syncer.end_fsync || self.syncer.fsync_on_close) && wrote && !timed_out {
-            crate::debug::enter(crate::debug::RunState::Fsyncing);
-            for (i, &fd) in self.open.fds().iter().enumerate() {
-                // Files closed along the way were synced at their close (fsync_on_close).
-                if cx.lazy && fd < 0 {
-                    continue;
-                }
-                let unit = &mut self.pool[0];
-                super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
-                if let Some(l) = &mut self.iolog {
-                    l.log_op(i, "sync", self.syncer.last_offset, 0)?;
-                }
-            }
-        }
         if let Some(l) = self.iolog.take() {
             l.finish()?;
         }

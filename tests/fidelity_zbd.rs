@@ -645,3 +645,55 @@ fn zoned_errors_as_in_fio() {
     assert_same_io(&runs);
     assert_eq!(runs[1].io().len(), 16);
 }
+
+/// Sizes in zones (`size=3z`, `offset=2z`, `io_size=5z`, `zoneskip=1z`): fio converts
+/// them with the zone size once zones are known (zbd or strided), and leaves them unset
+/// (0) without one. The same I/Os as fio, offset for offset, in each case.
+#[test]
+fn sizes_in_zones_convert_as_in_fio() {
+    let cases: [(&str, &[&str]); 5] = [
+        (
+            "zbd",
+            &[
+                "--zonemode=zbd",
+                "--zonesize=1m",
+                "--size=3z",
+                "--offset=2z",
+            ],
+        ),
+        (
+            "zbd-io-size",
+            &[
+                "--zonemode=zbd",
+                "--zonesize=1m",
+                "--size=2z",
+                "--io_size=5z",
+                "--offset=1z",
+            ],
+        ),
+        (
+            "zbd-zero",
+            &["--zonemode=zbd", "--zonesize=1m", "--size=0z"],
+        ),
+        (
+            "strided",
+            &[
+                "--zonemode=strided",
+                "--zonesize=512k",
+                "--zoneskip=1z",
+                "--size=3z",
+            ],
+        ),
+        ("no-zones", &["--size=3z"]),
+    ];
+    for (name, zone_args) in cases {
+        let job = args(
+            &["--name=w", "--ioengine=psync", "--rw=write", "--bs=256k"],
+            zone_args,
+        );
+        let Some(runs) = both(&format!("zbd-nz-{name}"), 16 << 20, &job) else {
+            return;
+        };
+        assert_same_io(&runs);
+    }
+}

@@ -135,7 +135,7 @@ impl<'a> Reader<'a> {
         self.text(name).map(|v| self.size_of(&v, name)).transpose()
     }
 
-    /// A size or a percentage (`20%`) option.
+    /// A size or a percentage (`20%`) option; a count of zones (`10z`) too.
     pub fn size_spec(&self, name: &str) -> Result<Option<SizeSpec>, JobError> {
         match self.text(name) {
             None => Ok(None),
@@ -145,8 +145,42 @@ impl<'a> Reader<'a> {
                     .parse::<f64>()
                     .map(|p| Some(SizeSpec::Percent(p)))
                     .map_err(|_| self.invalid(name, format!("bad percentage '{v}'"))),
-                None => Ok(Some(SizeSpec::Bytes(self.size_of(&v, name)?))),
+                None => match self.zones_of(&v, name)? {
+                    // fio leaves an option of 0 zones unset (`size` then is the file's).
+                    Some(0) if name != "offset" => Ok(None),
+                    Some(bytes) => Ok(Some(SizeSpec::Bytes(bytes))),
+                    None => Ok(Some(SizeSpec::Bytes(self.size_of(&v, name)?))),
+                },
             },
+        }
+    }
+
+    /// A size option that may be a count of zones (`zoneskip`), in bytes.
+    pub fn size_or_zones(&self, name: &str) -> Result<Option<u64>, JobError> {
+        match self.text(name) {
+            None => Ok(None),
+            Some(v) => match self.zones_of(&v, name)? {
+                Some(bytes) => Ok(Some(bytes)),
+                None => self.size_of(&v, name).map(Some),
+            },
+        }
+    }
+
+    /// `v` as fio's `Nz` (N zones) in bytes: N times `zonesize`, as fio converts it once
+    /// zones are known (with `zonemode=strided` or `zbd`); 0 without a zone size, where
+    /// fio leaves it unconverted. `None` when `v` is no zone count.
+    fn zones_of(&self, v: &str, name: &str) -> Result<Option<u64>, JobError> {
+        if !v.trim().ends_with('z') {
+            return Ok(None);
+        }
+        match value::parse_size_or_percent(v, self.kb).map_err(|e| self.invalid(name, e))? {
+            value::SizeOrPercent::Zones(n) => {
+                let zone = self.size("zonesize")?.unwrap_or(0);
+                n.checked_mul(zone).map(Some).ok_or_else(|| {
+                    self.invalid(name, format!("'{v}' zones of {zone} bytes overflow"))
+                })
+            }
+            _ => Ok(None),
         }
     }
 

@@ -313,7 +313,7 @@ impl Workload {
                     .size("zonerange")?
                     .filter(|&v| v != 0)
                     .unwrap_or(zone_size);
-                zk = r.size("zoneskip")?.unwrap_or(0);
+                zk = r.size_or_zones("zoneskip")?.unwrap_or(0);
             }
             "zbd" => zbd = Some(ZbdOptions::resolve(r, zone_size, pattern, &bs)?),
             "none" => {}
@@ -566,7 +566,7 @@ impl ZbdOptions {
                  the jobs start)",
             ));
         }
-        let zone_skip = r.size("zoneskip")?.unwrap_or(0);
+        let zone_skip = r.size_or_zones("zoneskip")?.unwrap_or(0);
         if zone_skip % zone_size != 0 {
             return Err(r.invalid(
                 "zoneskip",

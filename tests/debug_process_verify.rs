@@ -321,9 +321,16 @@ fn job_filter_keeps_only_that_jobs_lines_as_fio() {
             .iter()
             .filter(|l| l.starts_with("process") || l.starts_with("fio:"))
             .map(|l| {
-                l.chars()
-                    .map(|c| if c.is_ascii_digit() { '#' } else { c })
-                    .collect::<String>()
+                // A number of any width (process ids differ in digits from run to run)
+                // as one '#', and the padding after it as one space.
+                let mut out = String::new();
+                for c in l.chars() {
+                    let c = if c.is_ascii_digit() { '#' } else { c };
+                    if !((c == '#' || c == ' ') && out.ends_with(c)) {
+                        out.push(c);
+                    }
+                }
+                out
             })
             .collect()
     };

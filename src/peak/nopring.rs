@@ -124,10 +124,15 @@ impl Mapping {
 
     /// The 32-bit ring word at byte offset `off` (an offset the kernel gave, inside).
     fn word(&self, off: u32) -> &AtomicU32 {
-        assert!(off as usize + 4 <= self.len && off % 4 == 0);
+        &self.words(off, 1)[0]
+    }
+
+    /// `n` consecutive 32-bit ring words from byte offset `off`.
+    fn words(&self, off: u32, n: usize) -> &[AtomicU32] {
+        assert!(off as usize + 4 * n <= self.len && off % 4 == 0);
         // SAFETY: in bounds and aligned (checked); the kernel shares these words with us
-        // and they are only accessed atomically; the mapping outlives the reference.
-        unsafe { &*self.ptr.add(off as usize).cast::<AtomicU32>() }
+        // and they are only accessed atomically; the mapping outlives the slice.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(off as usize).cast::<AtomicU32>(), n) }
     }
 }
 
@@ -277,6 +282,9 @@ impl NopRing {
         let sq_tail = self.rings.word(self.sq_tail);
         let cq = self.cq();
         let (cq_head, cq_tail) = (cq.word(self.cq_head), cq.word(self.cq_tail));
+        // The completion entries as 32-bit words (4 per entry; the result is the third).
+        let cqe_words = cq.words(self.cqes, self.cq_entries as usize * CQE_SIZE / 4);
+        let mask = self.cq_mask as usize;
         let mut tail = sq_tail.load(Ordering::Relaxed);
         let mut head = cq_head.load(Ordering::Relaxed);
         let (mut inflight, mut unsubmitted) = (0u32, 0u32);
@@ -305,7 +313,8 @@ impl NopRing {
             // Reap: a no-op fails only when the kernel refuses it.
             let end = cq_tail.load(Ordering::Acquire);
             while head != end {
-                let res = self.cqe_result(head);
+                // struct io_uring_cqe: user_data u64, res i32, flags u32.
+                let res = cqe_words[(head as usize & mask) * 4 + 2].load(Ordering::Relaxed) as i32;
                 if res < 0 {
                     let err = io::Error::from_raw_os_error(-res);
                     return Err(io::Error::new(err.kind(), format!("no-op failed: {err}")));
@@ -318,14 +327,6 @@ impl NopRing {
             counters.publish(submitted, calls, reaped);
         }
         Ok(())
-    }
-
-    /// The result of completion entry `index` (wrapped by the ring's mask).
-    #[inline]
-    fn cqe_result(&self, index: u32) -> i32 {
-        // struct io_uring_cqe: user_data u64, res i32, flags u32.
-        let off = self.cqes + (index & self.cq_mask) * CQE_SIZE as u32 + 8;
-        self.cq().word(off).load(Ordering::Relaxed) as i32
     }
 }
 

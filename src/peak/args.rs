@@ -50,6 +50,21 @@ pub struct PeakArgs {
     pub files: Vec<String>,
 }
 
+impl PeakArgs {
+    /// t/io_uring's first set-up line: the options that shape the run.
+    pub fn print_options_line(&self) {
+        println!(
+            "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
+            self.polled as u8,
+            self.fixedbufs as u8,
+            self.dma_map as u8,
+            self.register_files as u8,
+            (!self.direct) as u8,
+            self.depth
+        );
+    }
+}
+
 impl Default for PeakArgs {
     fn default() -> Self {
         PeakArgs {

@@ -20,15 +20,7 @@ pub fn run(
     seed: u64,
 ) -> io::Result<()> {
     if counters.first() {
-        println!(
-            "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
-            a.polled as u8,
-            a.fixedbufs as u8,
-            a.dma_map as u8,
-            a.register_files as u8,
-            (!a.direct) as u8,
-            a.depth
-        );
+        a.print_options_line();
         println!("Engine=preadv2");
     }
     let bufs = Buffers::new(1, a.bs as usize)?;

@@ -223,16 +223,8 @@ fn run_nops(a: &PeakArgs, counters: &Counters, stop: &AtomicBool) -> io::Result<
     ring.run(a.depth, a.batch_submit, a.batch_complete, counters, stop)
 }
 
-/// t/io_uring's two set-up lines.
+/// t/io_uring's two set-up lines for a ring.
 fn print_setup(a: &PeakArgs, sq_entries: u32, cq_entries: u32) {
-    println!(
-        "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
-        a.polled as u8,
-        a.fixedbufs as u8,
-        a.dma_map as u8,
-        a.register_files as u8,
-        (!a.direct) as u8,
-        a.depth
-    );
+    a.print_options_line();
     println!("Engine=io_uring, sq_ring={sq_entries}, cq_ring={cq_entries}");
 }

@@ -180,24 +180,9 @@ impl GtodOffload {
         let word = match OFFLOAD_WORD.load(Ordering::Relaxed) {
             p if !p.is_null() => p,
             _ => {
-                // SAFETY: an anonymous shared mapping of one page; the result is checked.
-                let p = unsafe {
-                    libc::mmap(
-                        std::ptr::null_mut(),
-                        4096,
-                        libc::PROT_READ | libc::PROT_WRITE,
-                        libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                        -1,
-                        0,
-                    )
-                };
-                if p == libc::MAP_FAILED {
-                    return Err(format!(
-                        "gtod_cpu: cannot map the shared time word: {}",
-                        std::io::Error::last_os_error()
-                    ));
-                }
-                let p = p as *mut AtomicU64;
+                let p = crate::shm::shared_page()
+                    .map_err(|e| format!("gtod_cpu: cannot map the shared time word: {e}"))?;
+                let p = p.cast::<AtomicU64>();
                 OFFLOAD_WORD.store(p, Ordering::Relaxed);
                 p
             }

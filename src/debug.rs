@@ -152,20 +152,7 @@ fn shared() -> Option<&'static Shared> {
         // and holds a `Shared` at its start (see below).
         return Some(unsafe { &*p });
     }
-    // SAFETY: an anonymous shared mapping of one page; checked for failure below.
-    let m = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            4096,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if m == libc::MAP_FAILED {
-        return None;
-    }
+    let m = crate::shm::shared_page().ok()?;
     let word = m.cast::<Shared>();
     // SAFETY: the page is writable, page-aligned and ours; a `Shared` fits in it.
     unsafe {
@@ -184,7 +171,7 @@ fn shared() -> Option<&'static Shared> {
         Ok(_) => Some(unsafe { &*word }),
         Err(other) => {
             // SAFETY: our mapping lost the race and was never shared: unmap it.
-            unsafe { libc::munmap(m, 4096) };
+            unsafe { libc::munmap(m.cast(), 4096) };
             // SAFETY: `other` is the winner's mapping, set up as above.
             Some(unsafe { &*other })
         }

@@ -32,6 +32,7 @@ pub(crate) mod report;
 pub(crate) mod run;
 pub(crate) mod server;
 pub(crate) mod session;
+pub(crate) mod shm;
 pub(crate) mod stats;
 pub(crate) mod stop;
 pub(crate) mod study;

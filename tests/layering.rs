@@ -11,7 +11,10 @@ use std::path::{Path, PathBuf};
 /// options and read them with `job::reader`, the job resolves the engines' options: one
 /// stage that defines a job and how its I/O is made).
 const TIERS: &[(&str, &[&str])] = &[
-    ("base", &["affinity", "clock", "num", "osstr", "stop"]),
+    (
+        "base",
+        &["affinity", "clock", "num", "osstr", "shm", "stop"],
+    ),
     (
         "define",
         &[

@@ -142,17 +142,7 @@ impl EngineConfig {
     /// for tests and tools that drive an engine without a whole job.
     pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
         let spec = find(name)?;
-        let mut raw = crate::options::RawJob {
-            name: name.into(),
-            ..Default::default()
-        };
-        for (n, v) in options {
-            raw.opts.push(crate::options::RawOpt {
-                def: crate::options::lookup(n).ok_or_else(|| format!("unknown option {n}"))?,
-                value: Some(v.to_string()),
-                origin: crate::options::Origin::command_line(),
-            });
-        }
+        let raw = crate::options::RawJob::from_pairs(name, options)?;
         let r = Reader::new(&raw);
         let facts = JobFacts {
             direct: r.bool("direct").map_err(|e| e.to_string())?,

@@ -74,6 +74,23 @@ pub struct RawJob {
 }
 
 impl RawJob {
+    /// Job `name` with `options` (name, value pairs, as on a command line), for tests
+    /// and tools that build a job or an engine without a job file.
+    pub fn from_pairs(name: &str, options: &[(&str, &str)]) -> Result<RawJob, String> {
+        let mut raw = RawJob {
+            name: name.into(),
+            ..Default::default()
+        };
+        for (n, v) in options {
+            raw.opts.push(RawOpt {
+                def: lookup(n).ok_or_else(|| format!("unknown option {n}"))?,
+                value: Some(v.to_string()),
+                origin: Origin::command_line(),
+            });
+        }
+        Ok(raw)
+    }
+
     /// The last setting of option `name`, which is the one that wins. `name` may be the
     /// option's canonical name or any of its aliases.
     pub fn get(&self, name: &str) -> Option<&RawOpt> {

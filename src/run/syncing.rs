@@ -270,17 +270,7 @@ mod tests {
     use super::*;
 
     fn syncer(args: &[(&str, &str)]) -> Syncer {
-        let mut raw = crate::options::RawJob {
-            name: "s".into(),
-            ..Default::default()
-        };
-        for (n, v) in args {
-            raw.opts.push(crate::options::RawOpt {
-                def: crate::options::lookup(n).expect("known option"),
-                value: Some(v.to_string()),
-                origin: crate::options::Origin::command_line(),
-            });
-        }
+        let raw = crate::options::RawJob::from_pairs("s", args).expect("known options");
         Syncer::new(&crate::job::resolve(&raw).expect("job"))
     }
 

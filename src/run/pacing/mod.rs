@@ -151,17 +151,7 @@ mod tests {
     use super::*;
 
     fn pacer(args: &[(&str, &str)]) -> Pacer {
-        let mut raw = crate::options::RawJob {
-            name: "p".into(),
-            ..Default::default()
-        };
-        for (n, v) in args {
-            raw.opts.push(crate::options::RawOpt {
-                def: crate::options::lookup(n).expect("known option"),
-                value: Some(v.to_string()),
-                origin: crate::options::Origin::command_line(),
-            });
-        }
+        let raw = crate::options::RawJob::from_pairs("p", args).expect("known options");
         let job = crate::job::resolve(&raw).expect("job");
         Pacer::new(&job, 1, 8)
     }

@@ -392,9 +392,12 @@ fn multicast_example_writer_opens_after_its_delay() {
         let v = common::json_report(&out);
         let jobs = v["jobs"].as_array().unwrap();
         let ios = |i: usize, d: &str| jobs[i][d]["total_ios"].as_u64().unwrap();
-        // Both readers get every block (loopback loses none of 1024 small datagrams when
-        // each waits for its answer); the writer counts 1023 or 1024, by who closes first.
-        assert_eq!((ios(0, "read"), ios(1, "read")), (1024, 1024), "{what}");
+        // The pingpong reader gets every block (the writer waits for each answer). The
+        // normal reader only listens: on a loaded host its socket buffer can overflow and
+        // the kernel drops datagrams (997 of 1024 on a CI run), so it counts most, not all.
+        // The writer counts 1023 or 1024, by who closes first.
+        assert_eq!(ios(0, "read"), 1024, "{what}");
+        assert!((512..=1024).contains(&ios(1, "read")), "{what}");
         assert!((1023..=1024).contains(&ios(2, "write")), "{what}");
         for j in jobs {
             assert_eq!(j["error"].as_i64(), Some(0), "{what}");

@@ -186,6 +186,12 @@ pub trait Engine: Send {
     ///
     /// Trims and syncs (`Op::Sync`) read no buffer; for them only the last rule applies.
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued>;
+    /// True when `queue` would answer [`Queued::Busy`] now, whatever the I/O: the worker
+    /// then reaps first instead of making up an I/O only to hold it back. Only ever true
+    /// with I/Os in flight (the reap is what makes room).
+    fn busy(&self) -> bool {
+        false
+    }
     /// Hands every staged I/O to the kernel; returns how many were submitted.
     fn commit(&mut self) -> io::Result<usize> {
         Ok(0)

@@ -1,6 +1,9 @@
 //! null: completes every I/O at once without touching any file; measures iobench itself.
-//! With iodepth > 1 it behaves as an asynchronous engine, staging units and completing
-//! them at commit, as fio's null engine does.
+//! With iodepth > 1 it behaves as fio's null engine does as an asynchronous one: a commit
+//! completes what was staged, `queue` says busy while those completions are unreaped,
+//! and a reap that waits for any takes all of them, in the order they were queued. So
+//! fio's null job at iodepth=32 really runs one I/O at a time (its depth distribution is
+//! all at 1), and so does iobench's.
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{Caps, Completion, Engine, IoUnit, Queued};
@@ -12,10 +15,11 @@ use std::io;
 #[derive(Debug, Default)]
 pub struct Null {
     depth: usize,
+    /// Queued since the last commit.
     staged: Vec<Completion>,
-    staged_len: usize,
+    /// Committed, not yet reaped (done at once).
     done: Vec<Completion>,
-    done_len: usize,
+    /// What the last reap took, read back by `event`.
     events: Vec<Completion>,
 }
 
@@ -31,10 +35,9 @@ impl Engine for Null {
 
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth as usize;
-        let empty = Completion { slot: 0, result: 0 };
-        self.staged = vec![empty; self.depth];
-        self.done = vec![empty; self.depth];
-        self.events = vec![empty; self.depth];
+        self.staged = Vec::with_capacity(self.depth);
+        self.done = Vec::with_capacity(self.depth);
+        self.events = Vec::with_capacity(self.depth);
         Ok(())
     }
 
@@ -44,32 +47,40 @@ impl Engine for Null {
             io.result = io.len as i64;
             return Ok(Queued::Completed);
         }
-        if self.staged_len + self.done_len >= self.depth {
+        if !self.done.is_empty() || self.staged.len() >= self.depth {
             return Ok(Queued::Busy);
         }
-        self.staged[self.staged_len] = Completion {
+        self.staged.push(Completion {
             slot: io.slot,
             result: io.len as i64,
-        };
-        self.staged_len += 1;
+        });
         Ok(Queued::Queued)
     }
 
-    fn commit(&mut self) -> io::Result<usize> {
-        let n = self.staged_len;
-        self.done[self.done_len..self.done_len + n].copy_from_slice(&self.staged[..n]);
-        self.done_len += n;
-        self.staged_len = 0;
-        Ok(n)
+    #[inline]
+    fn busy(&self) -> bool {
+        !self.done.is_empty()
     }
 
-    fn getevents(&mut self, _min: usize, max: usize) -> io::Result<usize> {
-        // Hand out the newest completions; order does not matter for a null device.
-        let n = self.done_len.min(max);
-        let from = self.done_len - n;
-        self.events[..n].copy_from_slice(&self.done[from..self.done_len]);
-        self.done_len = from;
-        Ok(n)
+    /// Completes what was staged, unless earlier completions are still unreaped (then
+    /// nothing is committed, as in fio).
+    fn commit(&mut self) -> io::Result<usize> {
+        if !self.done.is_empty() {
+            return Ok(0);
+        }
+        std::mem::swap(&mut self.staged, &mut self.done);
+        Ok(self.done.len())
+    }
+
+    /// Takes every completion when asked to wait for at least one (fio's null ignores
+    /// `max`), none when not.
+    fn getevents(&mut self, min: usize, _max: usize) -> io::Result<usize> {
+        if min == 0 {
+            return Ok(0);
+        }
+        std::mem::swap(&mut self.done, &mut self.events);
+        self.done.clear();
+        Ok(self.events.len())
     }
 
     fn event(&self, i: usize) -> Completion {

@@ -100,6 +100,9 @@ pub struct ExecOpts {
     pub iodepth_batch_submit: u32,
     pub iodepth_batch_complete_min: u32,
     pub iodepth_batch_complete_max: u32,
+    /// Both iodepth_batch_complete values are 0: fio then polls, reaping (at least one)
+    /// after every I/O it queues, so the job runs one I/O at a time.
+    pub completion_polling: bool,
     pub iodepth_low: u32,
     pub direct: bool,
     pub numjobs: u32,
@@ -322,6 +325,7 @@ impl ExecOpts {
         };
         let cmin = r.int_as::<u32>("iodepth_batch_complete_min")?.unwrap_or(1);
         let cmax = r.int_as::<u32>("iodepth_batch_complete_max")?.unwrap_or(0);
+        let polling = cmin == 0 && cmax == 0;
         // fio leaves an unset maximum at the minimum (one completion per reap by default).
         let cmax = cmax.max(cmin).max(1);
         let low = r.int_as::<u32>("iodepth_low")?.unwrap_or(0);
@@ -371,6 +375,7 @@ impl ExecOpts {
             iodepth_batch_submit: batch,
             iodepth_batch_complete_min: cmin.min(depth),
             iodepth_batch_complete_max: cmax.min(depth).max(1),
+            completion_polling: polling,
             iodepth_low: low,
             direct,
             numjobs: match r.int("numjobs")?.unwrap_or(1) {

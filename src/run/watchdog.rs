@@ -23,7 +23,6 @@ use super::spawn::CloneSpec;
 use crate::engine::{IoUnit, Op};
 use crate::job::Job;
 use crate::stats::board::Slot;
-use std::collections::VecDeque;
 
 /// The signal that wakes a thread worker (`thread=1`) from a hung call once its job timed
 /// out: its handler does nothing, and is installed without SA_RESTART, so the call
@@ -71,13 +70,8 @@ pub struct Watch {
     /// The engine completes each I/O inside `queue` (one in flight at most).
     sync: bool,
     warn_ns: u64,
-    /// Per pool slot: when its I/O was issued (0: not in flight), and a generation that
-    /// tells a queue entry of an earlier use of the slot from the current one.
-    since: Vec<u64>,
-    generation: Vec<u32>,
-    /// The issues in order (slot, generation); entries whose I/O completed are dropped
-    /// from the front as the oldest is looked for.
-    order: VecDeque<(u32, u32)>,
+    /// An asynchronous engine's I/Os in flight, oldest first.
+    order: IssueOrder,
     /// The issue time published now (0: none).
     published: u64,
 }
@@ -87,18 +81,11 @@ impl Watch {
     pub fn new(job: &Job, depth: usize, sync: bool, slot: Option<&'static Slot>) -> Self {
         let w = &job.exec.watchdog;
         let on = !w.off();
-        let (n, cap) = if on && !sync {
-            (depth, 2 * depth + 1)
-        } else {
-            (0, 0)
-        };
         Watch {
             slot: slot.filter(|_| on),
             sync,
             warn_ns: w.stall_warn_us.saturating_mul(1000),
-            since: vec![0; n],
-            generation: vec![0; n],
-            order: VecDeque::with_capacity(cap),
+            order: IssueOrder::new(if on && !sync { depth } else { 0 }),
             published: 0,
         }
     }
@@ -117,19 +104,9 @@ impl Watch {
     /// An asynchronous engine's unit `slot` went to the kernel at `t`.
     #[inline]
     pub fn issued(&mut self, slot: u32, t: u64) {
-        if self.slot.is_none() || self.sync {
-            return;
+        if self.slot.is_some() && !self.sync {
+            self.order.issued(slot, t);
         }
-        let i = slot as usize;
-        if i >= self.since.len() {
-            return;
-        }
-        self.since[i] = t.max(1);
-        self.generation[i] = self.generation[i].wrapping_add(1);
-        if self.order.len() == self.order.capacity() {
-            self.compact();
-        }
-        self.order.push_back((slot, self.generation[i]));
     }
 
     /// Unit `slot` completed.
@@ -139,8 +116,8 @@ impl Watch {
         if self.sync {
             s.clear_oldest();
             self.published = 0;
-        } else if let Some(t) = self.since.get_mut(slot as usize) {
-            *t = 0;
+        } else {
+            self.order.completed(slot);
         }
     }
 
@@ -151,10 +128,8 @@ impl Watch {
         if self.sync {
             return;
         }
-        let oldest = self.oldest();
-        match oldest {
-            Some(i) => {
-                let t = self.since[i];
+        match self.order.oldest() {
+            Some((i, t)) => {
                 if t != self.published {
                     let u = &pool[i];
                     s.set_oldest(t, u.file, dir_of(u), u.offset, u.len as u64);
@@ -162,10 +137,7 @@ impl Watch {
                 }
                 // Counting is a scan of the pool, so it is only done once stuck.
                 let stuck = if self.warn_ns > 0 && now.saturating_sub(t) >= self.warn_ns {
-                    self.since
-                        .iter()
-                        .filter(|&&x| x != 0 && now.saturating_sub(x) >= self.warn_ns)
-                        .count() as u32
+                    self.order.older_than(now, self.warn_ns)
                 } else {
                     0
                 };
@@ -191,25 +163,110 @@ impl Watch {
     pub fn cut_short(&self, res: i64) -> bool {
         res == -(libc::EINTR as i64) && self.timed_out()
     }
+}
 
-    /// The pool slot of the oldest I/O in flight, dropping completed entries on the way.
-    fn oldest(&mut self) -> Option<usize> {
-        while let Some(&(slot, g)) = self.order.front() {
-            let i = slot as usize;
-            if self.since[i] != 0 && self.generation[i] == g {
-                return Some(i);
+/// The I/Os in flight in the order they were issued, so that the oldest is found in
+/// amortised O(1): no scan and no allocation per I/O.
+struct IssueOrder {
+    /// Per pool slot: when its I/O was issued (0: not in flight).
+    since: Vec<u64>,
+    /// The issues in order, as (pool slot, issue time), in a ring a power of two long
+    /// with room for twice the depth. An entry whose slot no longer holds that issue
+    /// time is of a completed I/O; those are dropped from the front as the oldest is
+    /// looked for. (A slot reissued at the same time stands for an I/O issued then, so
+    /// its entry is still right.)
+    ring: Vec<(u32, u64)>,
+    /// Positions of the first and one past the last entry (counting up; the ring index
+    /// is the position masked).
+    head: usize,
+    tail: usize,
+}
+
+impl IssueOrder {
+    /// For a pool of `depth` units (0: nothing is tracked).
+    fn new(depth: usize) -> Self {
+        let cap = if depth == 0 {
+            0
+        } else {
+            (2 * depth + 1).next_power_of_two()
+        };
+        IssueOrder {
+            since: vec![0; depth],
+            ring: vec![(0, 0); cap],
+            head: 0,
+            tail: 0,
+        }
+    }
+
+    /// Unit `slot` was issued at `t`.
+    #[inline]
+    fn issued(&mut self, slot: u32, t: u64) {
+        let Some(since) = self.since.get_mut(slot as usize) else {
+            return;
+        };
+        let t = t.max(1);
+        *since = t;
+        if self.tail - self.head == self.ring.len() {
+            self.compact();
+        }
+        let mask = self.ring.len() - 1;
+        self.ring[self.tail & mask] = (slot, t);
+        self.tail += 1;
+    }
+
+    /// Unit `slot` completed.
+    #[inline]
+    fn completed(&mut self, slot: u32) {
+        if let Some(t) = self.since.get_mut(slot as usize) {
+            *t = 0;
+        }
+    }
+
+    /// True when ring entry (slot, t) is of an I/O still in flight.
+    #[inline]
+    fn live(&self, (slot, t): (u32, u64)) -> bool {
+        self.since[slot as usize] == t
+    }
+
+    /// The pool slot and issue time of the oldest I/O in flight, dropping the entries of
+    /// completed ones on the way.
+    #[inline]
+    fn oldest(&mut self) -> Option<(usize, u64)> {
+        let mask = self.ring.len().wrapping_sub(1);
+        while self.head != self.tail {
+            let e = self.ring[self.head & mask];
+            if self.live(e) {
+                return Some((e.0 as usize, e.1));
             }
-            self.order.pop_front();
+            self.head += 1;
         }
         None
     }
 
-    /// Drops every entry whose I/O completed (the queue is full: an I/O that hangs while
-    /// others go on keeps it from emptying at the front).
+    /// How many in flight were issued at least `age_ns` before `now` (a scan of the
+    /// pool: only done once the oldest is that old).
+    fn older_than(&self, now: u64, age_ns: u64) -> u32 {
+        self.since
+            .iter()
+            .filter(|&&x| x != 0 && now.saturating_sub(x) >= age_ns)
+            .count() as u32
+    }
+
+    /// Drops every entry whose I/O completed, keeping the order (the ring is full: an I/O
+    /// that hangs while others go on keeps it from emptying at the front). At most
+    /// `depth` entries are live, so this frees at least half the ring.
+    #[cold]
     fn compact(&mut self) {
-        let (since, generation) = (&self.since, &self.generation);
-        self.order
-            .retain(|&(s, g)| since[s as usize] != 0 && generation[s as usize] == g);
+        let mask = self.ring.len() - 1;
+        let mut kept = self.head;
+        for at in self.head..self.tail {
+            let e = self.ring[at & mask];
+            if self.live(e) {
+                self.ring[kept & mask] = e;
+                kept += 1;
+            }
+        }
+        self.tail = kept;
     }
 }
 
@@ -401,6 +458,42 @@ mod tests {
             stalled_count(&oldest(10 * s, 4, 4, 0), 99 * s, 89 * s, 0),
             0
         );
+    }
+
+    #[test]
+    fn the_oldest_in_flight_is_found_in_issue_order() {
+        let mut o = IssueOrder::new(4);
+        assert_eq!(o.oldest(), None);
+        // Slot 2 hangs from t=10 while the others complete and are reissued many times
+        // over (the ring fills and is compacted around it).
+        o.issued(2, 10);
+        let mut t = 11;
+        for _ in 0..100 {
+            for s in [0, 1, 3] {
+                o.issued(s, t);
+                t += 1;
+            }
+            assert_eq!(o.oldest(), Some((2, 10)));
+            for s in [0, 1, 3] {
+                o.completed(s);
+            }
+        }
+        assert!(o.tail - o.head <= o.ring.len());
+        // Once it completes, the next oldest is the earliest of those still in flight.
+        o.issued(3, t);
+        o.issued(0, t + 1);
+        o.completed(2);
+        assert_eq!(o.oldest(), Some((3, t)));
+        assert_eq!(o.older_than(t + 5, 5), 1);
+        assert_eq!(o.older_than(t + 5, 4), 2);
+        // A slot reissued at the time of its earlier entry is still in flight then.
+        o.completed(3);
+        o.issued(3, t + 1);
+        assert_eq!(o.oldest(), Some((0, t + 1)));
+        o.completed(0);
+        assert_eq!(o.oldest(), Some((3, t + 1)));
+        o.completed(3);
+        assert_eq!(o.oldest(), None);
     }
 
     #[test]

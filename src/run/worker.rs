@@ -162,14 +162,22 @@ struct Worker<'a, E: Engine> {
     pending: Option<crate::gen::NextIo>,
     /// The file fio's sync at the start of a new loop goes to, until that sync is issued.
     loop_sync: Option<crate::gen::LoopSync>,
-    /// serialize_overlap: which slots are queued or in flight, and whether the next I/O
-    /// waits for one of them to complete.
+    /// serialize_overlap: which slots are queued or in flight.
     busy: Vec<bool>,
-    overlap_wait: bool,
+    /// The next I/O waits for a completion (it overlaps one in flight, or the engine said
+    /// busy): the reap then waits for at least one, as fio's does on a full queue.
+    must_reap: bool,
     /// unlink_each_loop: the loop whose files are in place.
     files_loop: u32,
     /// When the last I/O was issued (replay delays count from it).
     last_issue: u64,
+    /// The time the last completions were stamped with, when nothing happened since:
+    /// the next turn of the loop starts at it instead of reading the clock again (the
+    /// few ns between are the completions' bookkeeping). Taken once.
+    completed_at: Option<u64>,
+    /// The latest clock reading of this turn (its start, or its last commit): the time
+    /// the watchdog is told the worker began to wait, without another read.
+    turn_ns: u64,
     /// Where the measured run starts (after the ramp, or the latency window's final run).
     stat_start: u64,
     ramping: bool,
@@ -188,6 +196,8 @@ struct Worker<'a, E: Engine> {
     batch: usize,
     cmin: usize,
     cmax: usize,
+    /// fio's polling mode (see `ExecOpts::completion_polling`): one I/O at a time.
+    polling: bool,
     low: usize,
     serialize: bool,
     lock: crate::job::files::LockMode,
@@ -255,9 +265,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             pending: None,
             loop_sync: None,
             busy: vec![false; if serialize { depth } else { 0 }],
-            overlap_wait: false,
+            must_reap: false,
             files_loop: 0,
             last_issue: 0,
+            completed_at: None,
+            turn_ns: 0,
             stat_start: 0,
             ramping: false,
             ramp_end: 0,
@@ -270,6 +282,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             batch: (ex.iodepth_batch_submit as usize).clamp(1, depth),
             cmin: (ex.iodepth_batch_complete_min as usize).min(depth),
             cmax: (ex.iodepth_batch_complete_max as usize).clamp(1, depth),
+            polling: ex.completion_polling,
             low: (ex.iodepth_low as usize).clamp(1, depth),
             serialize,
             lock: job.files.lock,
@@ -299,7 +312,8 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// One turn of the loop: answer a live snapshot, end the ramp, then act on a hold, or
     /// fill the queue, submit and reap. False when the loop is over.
     fn step(&mut self) -> io::Result<bool> {
-        let now = now_ns();
+        let now = self.completed_at.take().unwrap_or_else(now_ns);
+        self.turn_ns = now;
         if self.cx.stats.live.is_some_and(|s| s.wanted()) {
             let measured = if self.ramping {
                 0
@@ -322,7 +336,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.act_on_hold()?;
             return Ok(true);
         }
-        let limit = self.pace.depth_limit(self.depth);
+        let limit = if self.polling {
+            1
+        } else {
+            self.pace.depth_limit(self.depth)
+        };
         self.fill(limit)?;
         if !self.staged.is_empty() {
             self.submit()?;
@@ -449,6 +467,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             && !self.data.backlog_due()
             && !self.syncer.end_sync_waits()
         {
+            // An engine that is busy says so before the I/O is made up (fio's write_iolog
+            // logs the refused attempt too, so with it the attempt is made as in fio).
+            if self.iolog.is_none() && self.engine.busy() {
+                self.must_reap = self.inflight > 0;
+                return Ok(());
+            }
             let Some(next) = self.next_io()? else {
                 return Ok(());
             };
@@ -602,7 +626,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         // serialize_overlap: an I/O overlapping one queued or in flight (whatever its
         // file, as fio compares offsets only) waits for a completion.
         if self.serialize && overlaps_busy(&self.pool, &self.busy, next.offset, next.len) {
-            (self.pending, self.overlap_wait) = (Some(next), true);
+            (self.pending, self.must_reap) = (Some(next), true);
             return Ok(None);
         }
         Ok(Some(next))
@@ -620,9 +644,6 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return Ok(false);
             }
         };
-        self.pace.issued(next.ddir, next.len);
-        self.syncer
-            .issued(next.ddir, next.file, next.offset, next.len);
         if let Some(l) = &mut self.iolog {
             l.log_io(&next)?;
         }
@@ -675,7 +696,15 @@ impl<'a, E: Engine> Worker<'a, E> {
                 .record_error(e.raw_os_error().unwrap_or(libc::EIO), &text);
             self.error.get_or_insert(text);
         }
-        match queued? {
+        let queued = queued?;
+        // Only an I/O the engine took counts towards rate, thinktime and sync intervals
+        // (fio takes a busy one's issue back too).
+        if queued != Queued::Busy {
+            self.pace.issued(next.ddir, next.len);
+            self.syncer
+                .issued(next.ddir, next.file, next.offset, next.len);
+        }
+        match queued {
             Queued::Completed => {
                 let t = now_ns();
                 if self.file_ops {
@@ -696,6 +725,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     return Ok(false);
                 }
                 self.complete(slot, res, t);
+                self.completed_at = Some(t);
                 let stop = self.error.is_some()
                     || self.end.is_some_and(|e| t >= e)
                     || super::terminating()
@@ -719,6 +749,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 self.open.io_done(next.file, &mut self.engine);
                 self.pending = Some(next);
+                self.must_reap = self.inflight > 0;
                 Ok(false)
             }
         }
@@ -734,6 +765,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.cx.stats.record_depth(busy, n as u32);
         }
         let t = now_ns();
+        self.turn_ns = t;
         for &s in &self.staged[..n] {
             self.pool[s as usize].issue_ns = t;
             self.watch.issued(s, t);
@@ -765,13 +797,13 @@ impl<'a, E: Engine> Worker<'a, E> {
             || self.gen_done
             || drain
             || self.inflight >= limit
-            || self.overlap_wait;
-        self.overlap_wait = false;
+            || self.must_reap;
+        self.must_reap = false;
         let mut min = self.cmin.min(self.inflight);
         if min == 0 && full {
             min = 1;
         }
-        self.watch.waiting(&self.pool, now_ns(), self.inflight);
+        self.watch.waiting(&self.pool, self.turn_ns, self.inflight);
         loop {
             self.reap_some(min, self.cmax.min(self.inflight), Self::complete)?;
             let keep = if drain {
@@ -806,6 +838,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             complete(self, c.slot, c.result, t);
         }
         self.inflight -= n;
+        self.completed_at = Some(t);
         Ok(n)
     }
 

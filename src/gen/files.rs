@@ -35,6 +35,18 @@ impl Generator {
         if self.nr_done_files >= n {
             return Pick::AllDone;
         }
+        // One open file served in turn (the usual job): it is every pick.
+        if n == 1
+            && self.files[0].open
+            && !self.files[0].done
+            && matches!(
+                self.cfg.service,
+                FileService::RoundRobin(_) | FileService::Sequential(_)
+            )
+        {
+            self.service_file = Some(0);
+            return Pick::File(0);
+        }
         if let Some(f) = self.service_file.filter(|&f| self.files[f].open) {
             if matches!(self.cfg.service, FileService::Sequential(_)) {
                 return Pick::File(f);

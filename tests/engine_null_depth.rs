@@ -9,8 +9,6 @@
 //! queues, whatever the engine.
 mod common;
 
-use serde_json::Value;
-
 /// The job's three depth distributions (buckets with a share only) and its clat max.
 fn depths(mut tool: std::process::Command, dir: &std::path::Path, args: &[&str]) -> (String, u64) {
     tool.current_dir(dir)
@@ -27,8 +25,7 @@ fn depths(mut tool: std::process::Command, dir: &std::path::Path, args: &[&str])
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(&text[text.find('{').unwrap()..]).unwrap();
+    let v = common::json_report(&out);
     let j = &v["jobs"][0];
     let shares = |key: &str| {
         let m = j[key].as_object().unwrap();

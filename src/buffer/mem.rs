@@ -269,23 +269,12 @@ const THP_SIZE: usize = 2 << 20;
 /// length.
 fn thp_region(total: usize) -> io::Result<(*mut u8, usize)> {
     let len = total + THP_SIZE;
-    // SAFETY: a fresh private anonymous mapping of `len` bytes; unmapped in Drop.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(os_err("mmap"));
-    }
-    // SAFETY: advice on the mapping just made; failure (no THP support) is harmless.
-    unsafe { libc::madvise(p, len, libc::MADV_HUGEPAGE) };
-    Ok((p as *mut u8, len))
+    let p = crate::shm::anonymous(len, crate::shm::Sharing::Private, false)
+        .map_err(|e| io::Error::new(e.kind(), format!("iomem: mmap: {e}")))?;
+    // SAFETY: advice on the mapping just made (unmapped in Drop); failure (no THP
+    // support) is harmless.
+    unsafe { libc::madvise(p.cast(), len, libc::MADV_HUGEPAGE) };
+    Ok((p, len))
 }
 
 fn close_and_unlink(owned: Option<(i32, Option<PathBuf>)>) {

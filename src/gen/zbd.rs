@@ -115,25 +115,11 @@ impl ZoneTable {
         let header_len = std::mem::size_of::<SharedHeader>();
         let zones_len = (nr_zones as usize + 1) * std::mem::size_of::<SharedZone>();
         let map_len = header_len + zones_len;
-        // SAFETY: a fresh anonymous shared mapping, zeroed, which is a valid value of every
-        // atomic in it; forked workers inherit it shared. Alignment: the header's size is
-        // a multiple of 8 and mmap returns page-aligned memory.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(format!(
-                "{path}: zone table of {map_len} bytes: {}",
-                std::io::Error::last_os_error()
-            ));
-        }
+        // Zeroed, which is a valid value of every atomic in it; forked workers inherit it
+        // shared. Alignment: the header's size is a multiple of 8 and the mapping is
+        // page-aligned.
+        let base = crate::shm::anonymous(map_len, crate::shm::Sharing::Shared, false)
+            .map_err(|e| format!("{path}: zone table of {map_len} bytes: {e}"))?;
         let header = base as *const SharedHeader;
         // SAFETY: the zones start right after the header, inside the mapping.
         let zones = unsafe { (base as *const u8).add(header_len) } as *const SharedZone;

@@ -41,23 +41,17 @@ pub fn setup(jobs: &[Job]) {
         return;
     }
     let len = flows.len() * std::mem::size_of::<AtomicU64>();
-    // SAFETY: a fresh anonymous shared mapping; zeroed memory is a valid AtomicU64 array,
-    // it is never unmapped (the run's lifetime), and forked workers inherit it shared.
-    let counters = unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if p == libc::MAP_FAILED {
-            eprintln!("iobench: flow: {}", std::io::Error::last_os_error());
+    let p = match crate::shm::anonymous(len, crate::shm::Sharing::Shared, false) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("iobench: flow: {e}");
             return;
         }
-        std::slice::from_raw_parts(p as *const AtomicU64, flows.len())
     };
+    // SAFETY: a fresh anonymous shared mapping of `len` bytes: zeroed memory is a valid
+    // AtomicU64 array, page-aligned; it is never unmapped (the run's lifetime), and
+    // forked workers inherit it shared.
+    let counters = unsafe { std::slice::from_raw_parts(p as *const AtomicU64, flows.len()) };
     let _ = COUNTERS.set(counters);
     let _ = FLOWS.set(flows);
 }

@@ -27,23 +27,9 @@ pub fn pin(bytes: u64) -> Result<Option<Pinned>, String> {
         eprintln!("iobench: limiting mlocked memory to {}MiB", len >> 20);
     }
     let len = len as usize;
-    // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
-    let addr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if addr == libc::MAP_FAILED {
-        return Err(format!(
-            "lockmem: cannot map {len} bytes: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
+    let addr = crate::shm::anonymous(len, crate::shm::Sharing::Private, false)
+        .map_err(|e| format!("lockmem: cannot map {len} bytes: {e}"))?
+        .cast::<libc::c_void>();
     let pinned = Pinned { addr, len };
     // SAFETY: [addr, addr + len) is the mapping made above.
     if unsafe { libc::mlock(addr, len) } != 0 {

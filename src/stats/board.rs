@@ -247,40 +247,17 @@ pub fn init(clones: usize) {
         return;
     }
     let len = clones * std::mem::size_of::<Slot>();
-    // SAFETY: a fresh shared anonymous mapping; zeroed memory is a valid array of Slot
-    // (atomics of zero). It is never unmapped: the board lives as long as the process.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
+    // A shared anonymous mapping, never unmapped: the board lives as long as the process.
+    let Ok(p) = crate::shm::anonymous(len, crate::shm::Sharing::Shared, false) else {
         BOARD.store(std::ptr::null_mut(), std::sync::atomic::Ordering::Release);
         return;
-    }
-    // SAFETY: the mapping holds `clones` zeroed, suitably aligned (page-aligned) slots.
+    };
+    // SAFETY: the mapping holds `clones` zeroed (atomics of zero, a valid Slot), suitably
+    // aligned (page-aligned) slots.
     let slots = unsafe { std::slice::from_raw_parts(p as *const Slot, clones) };
-    // SAFETY: as above; reserved lazily, so unused buffers cost address space only.
-    let snaps = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            clones * SNAP_CAP,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
-        )
-    };
-    let snaps = if snaps == libc::MAP_FAILED {
-        std::ptr::null_mut()
-    } else {
-        snaps.cast()
-    };
+    // Reserved lazily, so unused snapshot buffers cost address space only.
+    let snaps = crate::shm::anonymous(clones * SNAP_CAP, crate::shm::Sharing::Shared, true)
+        .unwrap_or(std::ptr::null_mut());
     let board = Box::leak(Box::new(Board {
         slots,
         snaps,

@@ -65,7 +65,7 @@ pub enum Settled {
     Free,
     /// Handed to a checker thread; its verdict frees the slot.
     Held,
-    /// Short: the rest is to be read in the same slot (queued by [`ReadPass::next_slot`]).
+    /// Short: the rest is to be read in the same slot (queued again by [`ReadPass::again_slot`]).
     Again,
 }
 

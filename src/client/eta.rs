@@ -112,19 +112,15 @@ pub fn sum<'a>(parts: impl IntoIterator<Item = &'a JobsEta>) -> JobsEta {
 /// The drawing state kept between lines (fio keeps the same in statics).
 #[derive(Debug, Default)]
 pub struct StatusLine {
-    last_len: usize,
+    frame: crate::stats::status::LineFrame,
     eta_good: bool,
-    newline_pending: bool,
-    last_newline_ms: Option<u64>,
-    /// `--eta-newline` in ms (0: never).
-    newline_ms: u64,
 }
 
 impl StatusLine {
     pub fn new(newline_ms: u64) -> StatusLine {
         StatusLine {
-            newline_ms,
-            ..Default::default()
+            frame: crate::stats::status::LineFrame::new(newline_ms),
+            eta_good: false,
         }
     }
 
@@ -132,13 +128,7 @@ impl StatusLine {
     /// (with `--eta-newline`, a `\n` starts a fresh line now and then).
     pub fn render(&mut self, je: &JobsEta, now_ms: u64) -> String {
         let known = je.eta_sec != ETA_UNKNOWN && je.eta_sec != u64::MAX;
-        let mut out = String::new();
-        if self.newline_pending {
-            self.newline_pending = false;
-            self.last_len = 0;
-            out.push('\n');
-        }
-        let start = out.len();
+        let (mut out, start) = self.frame.begin();
         let _ = write!(out, "Jobs: {} (f={})", je.nr_running, je.files_open);
         let sf = je.sig_figs.clamp(1, 10) as usize;
         let pow2 = je.is_pow2 != 0;
@@ -173,12 +163,9 @@ impl StatusLine {
             };
             write_rates(&mut out, je.rate, je.iops.map(u64::from), pow2, unit);
             let _ = write!(out, "[eta {}]", eta_to_str(Some(je.eta_sec)));
-            crate::stats::status::pad_over_last(&mut out, start, &mut self.last_len);
+            self.frame.pad(&mut out, start);
         }
-        out.push('\r');
-        if crate::stats::status::newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
-            self.newline_pending = true;
-        }
+        self.frame.end(&mut out, now_ms);
         out
     }
 }

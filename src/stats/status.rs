@@ -93,16 +93,12 @@ pub struct EtaLine {
     prev_bytes: [u64; 3],
     prev_ios: [u64; 3],
     prev_ms: u64,
-    last_len: usize,
+    frame: LineFrame,
     eta_good: bool,
-    newline_pending: bool,
-    last_newline_ms: Option<u64>,
     pub pow2: bool,
     pub bits: bool,
     pub sig_figs: u32,
     pub mixed: bool,
-    /// `--eta-newline` in ms (0: never).
-    pub newline_ms: u64,
 }
 
 impl EtaLine {
@@ -112,7 +108,7 @@ impl EtaLine {
             pow2,
             bits,
             sig_figs,
-            newline_ms,
+            frame: LineFrame::new(newline_ms),
             ..Default::default()
         }
     }
@@ -179,13 +175,7 @@ impl EtaLine {
         self.prev_ios = ios;
         self.prev_ms = now_ms;
 
-        let mut out = String::new();
-        if self.newline_pending {
-            self.newline_pending = false;
-            self.last_len = 0;
-            out.push('\n');
-        }
-        let start = out.len();
+        let (mut out, start) = self.frame.begin();
         let _ = write!(out, "Jobs: {nr_running} (f={files})");
         write_limits(&mut out, &limits, self.sig_figs as usize, self.pow2);
         if known && nr_running > 0 {
@@ -216,12 +206,9 @@ impl EtaLine {
             if stalled > 0 {
                 let _ = write!(out, "[stalled={stalled}]");
             }
-            pad_over_last(&mut out, start, &mut self.last_len);
+            self.frame.pad(&mut out, start);
         }
-        out.push('\r');
-        if newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
-            self.newline_pending = true;
-        }
+        self.frame.end(&mut out, now_ms);
         out
     }
 }
@@ -275,19 +262,62 @@ pub fn write_rates(out: &mut String, rate: [u64; 3], iops: [u64; 3], pow2: bool,
     out.push_str(" IOPS]");
 }
 
-/// Pads the line begun at `start` with blanks to the last line's length (so a shorter
-/// line covers a longer one after `\r`) and remembers this one's.
-pub fn pad_over_last(out: &mut String, start: usize, last_len: &mut usize) {
-    let len = out.len() - start;
-    if len < *last_len {
-        out.push_str(&" ".repeat(*last_len - len));
+/// How a status line sits on the terminal from one redraw to the next, for the run's line
+/// and the client's: each ends in `\r`, a shorter one is padded over a longer one, and
+/// with `--eta-newline` a `\n` now and then keeps a line.
+#[derive(Debug, Default)]
+pub struct LineFrame {
+    last_len: usize,
+    newline_pending: bool,
+    last_newline_ms: Option<u64>,
+    /// `--eta-newline` in ms (0: never).
+    newline_ms: u64,
+}
+
+impl LineFrame {
+    pub fn new(newline_ms: u64) -> Self {
+        LineFrame {
+            newline_ms,
+            ..Default::default()
+        }
     }
-    *last_len = len;
+
+    /// The start of a line: the text so far (a `\n` when one is due) and where the line
+    /// itself begins in it.
+    pub fn begin(&mut self) -> (String, usize) {
+        let mut out = String::new();
+        if self.newline_pending {
+            self.newline_pending = false;
+            self.last_len = 0;
+            out.push('\n');
+        }
+        let start = out.len();
+        (out, start)
+    }
+
+    /// Pads the line begun at `start` with blanks to the last line's length (so a
+    /// shorter line covers a longer one after `\r`) and remembers this one's.
+    pub fn pad(&mut self, out: &mut String, start: usize) {
+        let len = out.len() - start;
+        if len < self.last_len {
+            out.push_str(&" ".repeat(self.last_len - len));
+        }
+        self.last_len = len;
+    }
+
+    /// Ends the line with `\r`, and asks for a fresh one next time when `--eta-newline`
+    /// is due at `now_ms`.
+    pub fn end(&mut self, out: &mut String, now_ms: u64) {
+        out.push('\r');
+        if newline_due(&mut self.last_newline_ms, self.newline_ms, now_ms) {
+            self.newline_pending = true;
+        }
+    }
 }
 
 /// `--eta-newline`: true when `every_ms` have passed since the last fresh line (the first
 /// call only starts the clock).
-pub fn newline_due(last_ms: &mut Option<u64>, every_ms: u64, now_ms: u64) -> bool {
+fn newline_due(last_ms: &mut Option<u64>, every_ms: u64, now_ms: u64) -> bool {
     match *last_ms {
         None => {
             *last_ms = Some(now_ms);

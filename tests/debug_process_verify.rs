@@ -258,12 +258,7 @@ fn debug_lines(tool: Command, dir: &Path, debug: &str, job: &str) -> Vec<String>
     c.current_dir(dir)
         .arg(format!("--debug={debug}"))
         .args(["--output-format=terse", "job.fio"]);
-    let out = run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(c);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(str::to_string)

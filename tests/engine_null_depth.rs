@@ -19,12 +19,7 @@ fn depths(mut tool: std::process::Command, dir: &std::path::Path, args: &[&str])
             "--output-format=json",
         ])
         .args(args);
-    let out = common::run(tool);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(tool);
     let v = common::json_report(&out);
     let j = &v["jobs"][0];
     let shares = |key: &str| {

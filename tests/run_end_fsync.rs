@@ -45,12 +45,7 @@ fn calls(tool: Command, dir: &Path, args: &[&str]) -> Option<Vec<String>> {
         ])
         .args(["--end_fsync=1", "--output-format=terse"])
         .args(args);
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(c);
     let text = std::fs::read_to_string(&log).unwrap();
     let mut folded: Vec<(String, usize)> = Vec::new();
     for l in text.lines() {

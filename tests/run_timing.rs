@@ -12,12 +12,7 @@ fn run_json(args: &[&str], dir: &str) -> Value {
     c.arg("--name=x")
         .args(["--ioengine=null", "--size=64m", "--output-format=json"])
         .args(args);
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(c);
     let v: Value = serde_json::from_slice(&out.stdout).expect("json");
     v["jobs"][0][dir].clone()
 }

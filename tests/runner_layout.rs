@@ -81,12 +81,7 @@ fn syncs(tool: Command, dir: &Path, args: &[&str]) -> Option<usize> {
         .arg(tool.get_program())
         .args(args)
         .arg(format!("--directory={}", dir.display()));
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::run_ok(c);
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     Some(
         text.lines()
@@ -274,12 +269,7 @@ fn percent_jobs_extend_a_shared_file_job_by_job_as_fio() {
         std::fs::write(dir.join("q5.fio"), &job).unwrap();
         let mut c = tool;
         c.current_dir(&dir).arg("q5.fio");
-        let out = common::run(c);
-        assert!(
-            out.status.success(),
-            "{tag}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = common::run_ok(c);
         let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter(|l| l.contains("Laying out"))

@@ -105,12 +105,7 @@ fn stonewall_runs_groups_in_order_and_jobs_of_a_group_together() {
         c.args(base);
         c.arg("--name=b").args(base).args(second);
         let t = Instant::now();
-        let out = common::run(c);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = common::run_ok(c);
         (
             t.elapsed(),
             String::from_utf8_lossy(&out.stdout).to_string(),
@@ -212,12 +207,7 @@ fn depths(mut c: Command, dir: &std::path::Path, low: &str) -> String {
         &format!("--iodepth_low={low}"),
         "--rw=read",
     ]);
-    let out = common::run(c);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = common::run_ok(c);
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .find(|l| l.contains("IO depths"))

@@ -379,7 +379,18 @@ def main():
                     help="path to a t/io_uring binary you built yourself, to compare too")
     args = ap.parse_args()
 
+    # A scratch directory of our own (about 2 GiB of test files) goes when the run ends,
+    # however it ends; one given with --scratch is the user's and stays.
     scratch = args.scratch or tempfile.mkdtemp(prefix="iobench-bench.")
+    try:
+        bench(args, scratch)
+    finally:
+        if not args.scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def bench(args, scratch):
+    """Every table of the run, in scratch."""
     os.makedirs(scratch, exist_ok=True)
     prepare_files(scratch)
     tools = {"iobench": args.iobench, "fio": args.fio}

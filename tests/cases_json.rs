@@ -79,7 +79,7 @@ fn check_script(name: &str, runs: usize) {
     if !enabled(name) {
         return;
     }
-    let dir = common::scratch(&format!("cases_json_{name}"));
+    let (_turn, dir) = common::big_scratch(&format!("cases_json_{name}"), common::case_bytes(name));
     let text = run_script(name, &dir);
     let docs = documents(name, &text);
     assert_eq!(docs.len(), runs, "{name}: {text}");

@@ -97,7 +97,7 @@ fn script(name: &str) -> Option<String> {
         eprintln!("skipping {name}: set IOBENCH_CASES=1 to run the long acceptance scripts");
         return None;
     }
-    let dir = common::scratch(&format!("cases_{name}"));
+    let (_turn, dir) = common::big_scratch(&format!("cases_{name}"), common::case_bytes(name));
     let out = Command::new("sh")
         .arg(cases().join(name))
         .env("FIO", bin())

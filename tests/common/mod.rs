@@ -41,6 +41,54 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// One long case script at a time in a test binary: seed 000 alone lays out 19 files of
+/// 256 MiB, and two of them side by side filled a CI disk.
+static BIG_CASE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A scratch directory for a test that writes `need_bytes` of files, with its turn: the
+/// guard keeps other such tests waiting until it drops. The free space is checked first,
+/// so a full disk fails with how much was needed and how much there was, not with ENOSPC
+/// partway through a script.
+pub fn big_scratch(name: &str, need_bytes: u64) -> (std::sync::MutexGuard<'static, ()>, PathBuf) {
+    let turn = BIG_CASE.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = scratch(name);
+    let free = free_bytes(&dir);
+    assert!(
+        free >= need_bytes,
+        "{name} lays out {} MiB of files but {} has only {} MiB free",
+        need_bytes >> 20,
+        dir.display(),
+        free >> 20
+    );
+    (turn, dir)
+}
+
+/// What a case script lays out at most, with room to spare: seed 000 makes 19 files of
+/// 256 MiB, seed 001 16 of 64 MiB, seed 002 one of 1 GiB, seed 003 a 2 GiB image in /tmp
+/// (the same filesystem on CI).
+pub fn case_bytes(name: &str) -> u64 {
+    let mib = match name {
+        n if n.starts_with("seed000") => 19 * 256,
+        n if n.starts_with("seed001") => 16 * 64,
+        n if n.starts_with("seed002") => 1024,
+        n if n.starts_with("seed003") => 2048,
+        _ => 512,
+    };
+    (mib + 256) << 20
+}
+
+/// The bytes an unprivileged writer may still use on the filesystem holding `dir`.
+pub fn free_bytes(dir: &std::path::Path) -> u64 {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).expect("path without NUL");
+    // SAFETY: statvfs only writes the struct it is given; both pointers are valid for the
+    // call and the path is NUL-terminated.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut st) };
+    assert_eq!(rc, 0, "statvfs {}", dir.display());
+    st.f_bavail as u64 * st.f_frsize as u64
+}
+
 /// Runs a command and returns its output, panicking with stderr if it could not start.
 pub fn run(mut cmd: Command) -> Output {
     cmd.output().expect("spawn command")

@@ -144,4 +144,5 @@ fn seed004_job_files_give_one_clean_document_each() {
         assert_eq!(documents(&what, &text).len(), 1, "{what}");
         python_accepts(&what, &text);
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }

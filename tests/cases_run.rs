@@ -89,6 +89,7 @@ fn seed004_job_files_run_one_group_per_job() {
             "{text}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs one script with FIO set to this build; returns its stdout.

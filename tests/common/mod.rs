@@ -81,12 +81,14 @@ pub fn case_bytes(name: &str) -> u64 {
 pub fn free_bytes(dir: &std::path::Path) -> u64 {
     use std::os::unix::ffi::OsStrExt;
     let path = std::ffi::CString::new(dir.as_os_str().as_bytes()).expect("path without NUL");
-    // SAFETY: statvfs only writes the struct it is given; both pointers are valid for the
-    // call and the path is NUL-terminated.
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::statvfs(path.as_ptr(), &mut st) };
+    // SAFETY: statvfs is plain old data, valid all zero; statvfs() only writes the struct
+    // it is given, both pointers are valid for the call and the path is NUL-terminated.
+    let (rc, st) = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        (libc::statvfs(path.as_ptr(), &mut st), st)
+    };
     assert_eq!(rc, 0, "statvfs {}", dir.display());
-    st.f_bavail as u64 * st.f_frsize as u64
+    st.f_bavail * st.f_frsize
 }
 
 /// Runs a command and returns its output, panicking with stderr if it could not start.

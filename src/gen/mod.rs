@@ -14,6 +14,7 @@ mod dist;
 mod files;
 mod lfsr;
 mod offset;
+mod plain;
 pub mod plan;
 pub mod rand;
 mod replay;
@@ -234,6 +235,8 @@ pub struct Generator {
     replay: Option<replay::Replay>,
     /// `zonemode=zbd`'s zones and this clone's part in them (`None` for other jobs).
     zbd: Option<Box<zbd::ZbdState>>,
+    /// The direction of every I/O when `fill_plain` makes them (see `plain`).
+    plain: Option<Ddir>,
     /// What fio prints when it fits a zoned job's region to whole zones.
     zbd_notes: Vec<String>,
 }
@@ -384,6 +387,7 @@ impl Generator {
             last_tried_offset: 0,
             loop_no: 0,
             replay: None,
+            plain: cfg.plain_ddir(zbd.is_some()),
             zbd,
             zbd_notes,
             cfg,
@@ -709,7 +713,11 @@ impl Generator {
     fn get_io(&mut self) -> Option<NextIo> {
         loop {
             let fi = self.next_file()?;
-            if let Some(io) = self.fill_io(fi) {
+            let io = match self.plain {
+                Some(ddir) => self.fill_plain(fi, ddir),
+                None => self.fill_io(fi),
+            };
+            if let Some(io) = io {
                 let f = &mut self.files[fi];
                 f.last_start[io.ddir as usize] = io.offset;
                 f.last_pos[io.ddir as usize] = io.offset + io.len;

@@ -237,7 +237,8 @@ impl Generator {
     }
 
     /// The number of `blockalign` blocks a random offset may start at.
-    fn last_block(&self, fi: usize, ddir: Ddir) -> u64 {
+    #[inline(always)]
+    pub(super) fn last_block(&self, fi: usize, ddir: Ddir) -> u64 {
         let d = ddir as usize;
         let f = &self.files[fi];
         let mut max_size = f.io_size.min(f.real_size);
@@ -304,7 +305,7 @@ impl Generator {
 
     /// fio's `__get_next_rand_offset`: a uniform block below `lastb` (or the LFSR's next),
     /// moved to the next free block when the random map says it was done this pass.
-    fn uniform_block(&mut self, fi: usize, lastb: u64) -> Option<u64> {
+    pub(super) fn uniform_block(&mut self, fi: usize, lastb: u64) -> Option<u64> {
         let b = if self.cfg.lfsr {
             self.files[fi].lfsr.as_mut()?.next()?
         } else {

@@ -209,6 +209,7 @@ impl Generator {
             loop_sync_file: None,
             last_tried_offset: 0,
             loop_no: 0,
+            plain: None,
             replay: Some(Replay {
                 source,
                 peeked: None,

@@ -31,13 +31,19 @@ impl Generator {
         if mark_map {
             len = self.mark_random_map(fi, ddir, offset, len);
         }
+        Some(self.counted_io(fi, ddir, offset, len))
+    }
+
+    /// The I/O made, its length counted towards the strided zone.
+    #[inline(always)]
+    pub(super) fn counted_io(&mut self, fi: usize, ddir: Ddir, offset: u64, len: u64) -> NextIo {
         self.zone_bytes += len;
-        Some(NextIo {
+        NextIo {
             ddir,
             file: fi,
             offset,
             len,
-        })
+        }
     }
 
     /// fio's `mark_random_map`: marks the blocks from `offset` as done; the length is

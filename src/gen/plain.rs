@@ -66,13 +66,7 @@ impl Generator {
             return None;
         }
         let len = self.mark_random_map(fi, ddir, offset, len);
-        self.zone_bytes += len;
-        Some(NextIo {
-            ddir,
-            file: fi,
-            offset,
-            len,
-        })
+        Some(self.counted_io(fi, ddir, offset, len))
     }
 
     /// `rand_offset` for uniform offsets: a block below the region's last.

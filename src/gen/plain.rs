@@ -2,7 +2,7 @@
 //! direction, every I/O random (`percentage_random` 100, no `rw=randread:N`), offsets
 //! uniform over the region, one block size, no zones. `fill_io` tests a dozen settings
 //! per I/O to find that this is the case; `fill_plain` knows it, and makes the same I/O
-//! (same offset, length, random map and counters: `tests.rs` runs both side by side).
+//! (same offset, length, random map and counters: the tests below run both side by side).
 
 use super::{Config, Generator, NextIo};
 use crate::job::workload::Distribution;

@@ -79,8 +79,8 @@ fn check_script(name: &str, runs: usize) {
     if !enabled(name) {
         return;
     }
-    let (_turn, dir) = common::big_scratch(&format!("cases_json_{name}"), common::case_bytes(name));
-    let text = run_script(name, &dir);
+    let scratch = common::big_scratch(&format!("cases_json_{name}"), common::case_bytes(name));
+    let text = run_script(name, &scratch.dir);
     let docs = documents(name, &text);
     assert_eq!(docs.len(), runs, "{name}: {text}");
     for d in &docs {
@@ -90,7 +90,6 @@ fn check_script(name: &str, runs: usize) {
         );
         python_accepts(name, &d.to_string());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

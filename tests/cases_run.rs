@@ -98,11 +98,11 @@ fn script(name: &str) -> Option<String> {
         eprintln!("skipping {name}: set IOBENCH_CASES=1 to run the long acceptance scripts");
         return None;
     }
-    let (_turn, dir) = common::big_scratch(&format!("cases_{name}"), common::case_bytes(name));
+    let scratch = common::big_scratch(&format!("cases_{name}"), common::case_bytes(name));
     let out = Command::new("sh")
         .arg(cases().join(name))
         .env("FIO", bin())
-        .env("DIR", &dir)
+        .env("DIR", &scratch.dir)
         .output()
         .expect("run script");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
@@ -111,7 +111,6 @@ fn script(name: &str) -> Option<String> {
         "{name}: {}\n{text}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let _ = std::fs::remove_dir_all(&dir);
     Some(text)
 }
 

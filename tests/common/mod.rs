@@ -45,22 +45,53 @@ pub fn scratch(name: &str) -> PathBuf {
 /// 256 MiB, and two of them side by side filled a CI disk.
 static BIG_CASE: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// A scratch directory for a test that writes `need_bytes` of files, with its turn: the
-/// guard keeps other such tests waiting until it drops. The free space is checked first,
-/// so a full disk fails with how much was needed and how much there was, not with ENOSPC
-/// partway through a script.
-pub fn big_scratch(name: &str, need_bytes: u64) -> (std::sync::MutexGuard<'static, ()>, PathBuf) {
+/// A scratch directory for a test that writes many files, held for the test's turn (other
+/// such tests wait until it drops) and removed when it drops, passed or failed.
+pub struct BigScratch {
+    pub dir: PathBuf,
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Drop for BigScratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A [`BigScratch`] with room for `need_bytes`: under the target dir, or in /dev/shm
+/// (tmpfs, which takes O_DIRECT on the kernels CI runs) when the disk is short and memory
+/// is not. With room in neither it fails with the figures, not with ENOSPC partway
+/// through a script.
+pub fn big_scratch(name: &str, need_bytes: u64) -> BigScratch {
     let turn = BIG_CASE.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch(name);
-    let free = free_bytes(&dir);
+    let on_disk = free_bytes(&dir);
+    if on_disk >= need_bytes {
+        return BigScratch { dir, _turn: turn };
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let shm = PathBuf::from("/dev/shm/iobench-tests").join(name);
+    let _ = std::fs::remove_dir_all(&shm);
+    let in_memory = std::fs::create_dir_all(&shm).map_or(0, |_| free_bytes(&shm));
     assert!(
-        free >= need_bytes,
-        "{name} lays out {} MiB of files but {} has only {} MiB free",
+        in_memory >= need_bytes,
+        "{name} lays out {} MiB of files but {} has only {} MiB free and /dev/shm {} MiB",
         need_bytes >> 20,
         dir.display(),
-        free >> 20
+        on_disk >> 20,
+        in_memory >> 20
     );
-    (turn, dir)
+    eprintln!(
+        "{name}: {} has {} MiB free, less than the {} MiB this needs: running in {}",
+        dir.display(),
+        on_disk >> 20,
+        need_bytes >> 20,
+        shm.display()
+    );
+    BigScratch {
+        dir: shm,
+        _turn: turn,
+    }
 }
 
 /// What a case script lays out at most, with room to spare: seed 000 makes 19 files of

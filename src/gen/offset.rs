@@ -172,14 +172,8 @@ impl Generator {
                 }
             }
         };
+        let offset = self.region_offset(fi, rel)?;
         let f = &mut self.files[fi];
-        if rel >= f.io_size {
-            return None;
-        }
-        let offset = rel + f.file_offset;
-        if offset >= f.real_size {
-            return None;
-        }
         if self.cfg.randtrimwrite
             && ddir == Ddir::Trim
             && f.last_start[Ddir::Trim as usize] == offset
@@ -188,6 +182,18 @@ impl Generator {
             *w = w.wrapping_sub(1);
         }
         Some((offset, is_random, busy_ok))
+    }
+
+    /// `rel`, an offset into the file's region, as an absolute offset; `None` when it
+    /// lies past the region or the file.
+    #[inline(always)]
+    pub(super) fn region_offset(&self, fi: usize, rel: u64) -> Option<u64> {
+        let f = &self.files[fi];
+        if rel >= f.io_size {
+            return None;
+        }
+        let offset = rel + f.file_offset;
+        (offset < f.real_size).then_some(offset)
     }
 
     fn should_do_random(&mut self, ddir: Ddir) -> bool {
@@ -232,19 +238,30 @@ impl Generator {
     /// fio's `get_next_rand_block`: a block number; a time_based job (or a non-uniform
     /// file service) starts the file over once when its blocks run out.
     fn rand_block(&mut self, fi: usize, ddir: Ddir) -> Option<u64> {
-        if let Some(b) = self.rand_offset(fi, ddir) {
+        self.block_or_restart(fi, |g| g.rand_offset(fi, ddir))
+    }
+
+    /// `pick`'s block; when the blocks ran out, a time_based job (or a non-uniform file
+    /// service) starts the file over and picks once more.
+    #[inline(always)]
+    pub(super) fn block_or_restart(
+        &mut self,
+        fi: usize,
+        mut pick: impl FnMut(&mut Self) -> Option<u64>,
+    ) -> Option<u64> {
+        if let Some(b) = pick(self) {
             return Some(b);
         }
         if self.cfg.time_based || self.cfg.service.nonuniform() {
             self.reset_file(fi);
-            return self.rand_offset(fi, ddir);
+            return pick(self);
         }
         None
     }
 
     /// The number of `blockalign` blocks a random offset may start at.
     #[inline(always)]
-    pub(super) fn last_block(&self, fi: usize, ddir: Ddir) -> u64 {
+    fn last_block(&self, fi: usize, ddir: Ddir) -> u64 {
         let d = ddir as usize;
         let f = &self.files[fi];
         let mut max_size = f.io_size.min(f.real_size);
@@ -262,13 +279,7 @@ impl Generator {
     fn rand_offset(&mut self, fi: usize, ddir: Ddir) -> Option<u64> {
         let d = ddir as usize;
         match &self.cfg.distribution {
-            Distribution::Random => {
-                let lastb = self.last_block(fi, ddir);
-                if lastb == 0 {
-                    return None;
-                }
-                self.uniform_block(fi, lastb)
-            }
+            Distribution::Random => self.uniform_in_region(fi, ddir),
             Distribution::Zipf { .. } => self.files[fi].zipf.as_mut().map(|z| z.next_zipf()),
             Distribution::Pareto { .. } => self.files[fi].zipf.as_mut().map(|z| z.next_pareto()),
             Distribution::Normal { .. } => self.files[fi].gauss.as_mut().map(|g| g.next()),
@@ -309,9 +320,19 @@ impl Generator {
         }
     }
 
+    /// A uniform random block of the file's region (`None` when the region holds none).
+    #[inline(always)]
+    pub(super) fn uniform_in_region(&mut self, fi: usize, ddir: Ddir) -> Option<u64> {
+        let lastb = self.last_block(fi, ddir);
+        if lastb == 0 {
+            return None;
+        }
+        self.uniform_block(fi, lastb)
+    }
+
     /// fio's `__get_next_rand_offset`: a uniform block below `lastb` (or the LFSR's next),
     /// moved to the next free block when the random map says it was done this pass.
-    pub(super) fn uniform_block(&mut self, fi: usize, lastb: u64) -> Option<u64> {
+    fn uniform_block(&mut self, fi: usize, lastb: u64) -> Option<u64> {
         let b = if self.cfg.lfsr {
             self.files[fi].lfsr.as_mut()?.next()?
         } else {

@@ -42,41 +42,15 @@ impl Generator {
     pub(super) fn fill_plain(&mut self, fi: usize, ddir: Ddir) -> Option<NextIo> {
         let d = ddir as usize;
         self.rwmix_ddir = ddir;
-        let block = match self.plain_block(fi, ddir) {
-            Some(b) => b,
-            // `rand_block`'s second chance: the region starts over for a time_based job.
-            None if self.cfg.time_based || self.cfg.service.nonuniform() => {
-                self.reset_file(fi);
-                self.plain_block(fi, ddir)?
-            }
-            None => return None,
-        };
-        let rel = block * self.cfg.ba[d];
-        let f = &self.files[fi];
-        if rel >= f.io_size {
-            return None;
-        }
-        let offset = rel + f.file_offset;
-        if offset >= f.real_size {
-            return None;
-        }
+        let block = self.block_or_restart(fi, |g| g.uniform_in_region(fi, ddir))?;
+        let offset = self.region_offset(fi, block * self.cfg.ba[d])?;
         self.last_tried_offset = offset;
         let len = self.cfg.min_bs[d];
-        if offset + len > f.real_size {
+        if offset + len > self.files[fi].real_size {
             return None;
         }
         let len = self.mark_random_map(fi, ddir, offset, len);
         Some(self.counted_io(fi, ddir, offset, len))
-    }
-
-    /// `rand_offset` for uniform offsets: a block below the region's last.
-    #[inline(always)]
-    fn plain_block(&mut self, fi: usize, ddir: Ddir) -> Option<u64> {
-        let lastb = self.last_block(fi, ddir);
-        if lastb == 0 {
-            return None;
-        }
-        self.uniform_block(fi, lastb)
     }
 }
 

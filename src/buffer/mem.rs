@@ -87,8 +87,10 @@ enum Source {
     },
 }
 
-/// The I/O buffers of one job clone: `slots` buffers of `slot_len` bytes each, the first
-/// starting `align` bytes past a page boundary, every slot a whole number of pages apart.
+/// The I/O buffers of one job clone: `slots` buffers of `slot_len` bytes each, back to back,
+/// the first starting `align` bytes past a page boundary. This is fio's layout (one region,
+/// io_u i at `i * max_bs`), so an O_DIRECT transfer crosses the same page boundaries, and
+/// so has the same segments, as fio's does.
 pub struct IoMem {
     raw: *mut u8,
     total: usize,
@@ -103,9 +105,11 @@ fn os_err(what: &str) -> io::Error {
 }
 
 impl IoMem {
-    /// Allocates the buffers (zeroed) as `opts` asks.
+    /// Allocates the buffers (zeroed) as `opts` asks: the same kind of memory as fio's for
+    /// each `iomem` (malloc'd memory gets whatever pages the kernel's default gives it, as
+    /// fio's does; huge pages only when the job names `shmhuge` or `mmaphuge`).
     pub fn new(opts: &MemOpts, slots: usize, slot_len: usize) -> io::Result<IoMem> {
-        let slot_len = slot_len.max(1).next_multiple_of(PAGE);
+        let slot_len = slot_len.max(1);
         let mut total = slots
             .max(1)
             .checked_mul(slot_len)
@@ -115,16 +119,7 @@ impl IoMem {
         if huge && opts.hugepage > 0 {
             total = total.next_multiple_of(opts.hugepage);
         }
-        // Where the first page of the slots goes: the region's first page boundary, or for
-        // a large default region the first 2 MiB boundary (see `thp_region`).
-        let mut start_at = PAGE;
         let (raw, source) = match opts.kind {
-            MemKind::Malloc if total >= THP_SIZE => {
-                let (p, len) = thp_region(total)?;
-                total = len;
-                start_at = THP_SIZE;
-                (p, Source::Map { fd: None })
-            }
             MemKind::Malloc => {
                 // SAFETY: a plain allocation of `total` (non-zero) bytes; freed in Drop.
                 let p = unsafe { libc::calloc(1, total) } as *mut u8;
@@ -221,7 +216,7 @@ impl IoMem {
             }
         };
         // fio: the first buffer starts `iomem_align` bytes past the first page boundary.
-        let skip = (raw as usize).next_multiple_of(start_at) - raw as usize + opts.align;
+        let skip = (raw as usize).next_multiple_of(PAGE) - raw as usize + opts.align;
         // SAFETY: `total` has room for a page of slack plus `align` before the slots.
         let base = unsafe { raw.add(skip) };
         let mem = IoMem {
@@ -244,7 +239,7 @@ impl IoMem {
         self.base
     }
 
-    /// Bytes from one buffer to the next (a whole number of pages).
+    /// Bytes from one buffer to the next (the job's largest block size, as fio's stride).
     pub fn slot_len(&self) -> usize {
         self.slot_len
     }
@@ -254,27 +249,6 @@ impl IoMem {
         // SAFETY: callers pass i < slots, which keeps the offset inside the region.
         unsafe { self.base.add(i * self.slot_len) }
     }
-}
-
-/// A transparent huge page's size on x86-64 and arm64 with 4 KiB pages.
-const THP_SIZE: usize = 2 << 20;
-
-/// The default (`iomem=malloc`) buffers of a job whose buffers fill at least a huge page
-/// (say iodepth=8 of 1 MiB): an anonymous mapping with room to start the slots on a 2 MiB
-/// boundary, which the kernel is asked to back with transparent huge pages where it can
-/// (`madvise`; it may not, which changes nothing else). A large O_DIRECT transfer from
-/// physically contiguous memory is then a few segments instead of one per 4 KiB page,
-/// and pinning it touches a few folios: less kernel work per I/O. fio's malloc'd
-/// buffers get 4 KiB pages unless THP is set to `always`. Returns the mapping and its
-/// length.
-fn thp_region(total: usize) -> io::Result<(*mut u8, usize)> {
-    let len = total + THP_SIZE;
-    let p = crate::shm::anonymous(len, crate::shm::Sharing::Private, false)
-        .map_err(|e| io::Error::new(e.kind(), format!("iomem: mmap: {e}")))?;
-    // SAFETY: advice on the mapping just made (unmapped in Drop); failure (no THP
-    // support) is harmless.
-    unsafe { libc::madvise(p.cast(), len, libc::MADV_HUGEPAGE) };
-    Ok((p, len))
 }
 
 fn close_and_unlink(owned: Option<(i32, Option<PathBuf>)>) {
@@ -321,19 +295,15 @@ mod tests {
     }
 
     #[test]
-    fn large_default_buffers_start_on_a_huge_page_boundary() {
+    fn large_default_buffers_are_plain_heap_memory_as_fios_malloc() {
+        // iodepth=8 of 1 MiB: calloc'd like fio's malloc, never advised for huge pages
+        // (that made the block layer see fewer, larger requests than fio's).
         for align in [0usize, 512] {
-            // iodepth=8 of 1 MiB: the slots start `align` past a 2 MiB boundary.
             let m = IoMem::new(&opts(MemKind::Malloc, align), 8, 1 << 20).unwrap();
-            assert_eq!(m.base() as usize % THP_SIZE, align, "{align}");
-            // SAFETY: the eight slots of 1 MiB are ours.
-            let s = unsafe { std::slice::from_raw_parts_mut(m.slot(0), 8 << 20) };
-            assert!(s.iter().all(|&b| b == 0));
-            s.fill(0x5a);
+            assert!(matches!(m.source, Source::Heap));
+            assert_eq!(m.base() as usize % PAGE, align, "{align}");
+            assert_eq!(m.slot(1) as usize - m.slot(0) as usize, 1 << 20);
         }
-        // Small buffers stay on the heap.
-        let m = IoMem::new(&opts(MemKind::Malloc, 0), 32, 4096).unwrap();
-        assert!(matches!(m.source, Source::Heap));
     }
 
     #[test]
@@ -346,7 +316,8 @@ mod tests {
         ] {
             for align in [0usize, 512, 4096] {
                 let m = IoMem::new(&opts(kind, align), 3, 5000).unwrap();
-                assert_eq!(m.slot_len(), 8192);
+                // Back to back, as fio's io_u buffers (stride max_bs).
+                assert_eq!(m.slot_len(), 5000);
                 assert_eq!(m.base() as usize % PAGE, align % PAGE, "{kind:?} {align}");
                 for i in 0..3 {
                     // SAFETY: slot i has slot_len bytes, ours.

@@ -134,7 +134,7 @@ pub mod server {
 
 /// One run of a set of jobs, as the binary does it.
 pub mod session {
-    pub use crate::session::{resolve, run_args, run_reported};
+    pub use crate::session::{prepare, resolve, run_args, run_reported, Error, Prepared};
 }
 
 /// Statistics.

@@ -81,25 +81,18 @@ fn main() -> ExitCode {
     if let Some(arg) = &inv.config.enghelp {
         return exit(iobench::api::options::help::print_enghelp(arg));
     }
-    let jobs = match iobench::api::session::resolve(&inv.jobs) {
-        Ok(j) => j,
+    // The one pipeline: jobs resolved, fio's job limit, terse version, preflight.
+    let prepared = match iobench::api::session::prepare(&inv) {
+        Ok(p) => p,
         Err(e) => {
-            eprintln!("iobench: {e}");
+            e.print();
             return ExitCode::FAILURE;
         }
     };
     // fio merges the jobs' blktrace inputs and runs nothing; a job without one has
     // nothing to merge.
-    if inv.config.parse_only || inv.config.merge_blktrace_only {
+    if prepared.parse_only() {
         return ExitCode::SUCCESS;
-    }
-    // fio's job limit (`--max-jobs`), and no job at all: "No job(s) defined".
-    if let Err(e) = iobench::api::run::limits::check_jobs(&inv.config, &jobs) {
-        eprintln!("{e}");
-        if jobs.is_empty() {
-            print!("{}", iobench::api::cli::usage());
-        }
-        return ExitCode::FAILURE;
     }
     let c = &inv.config;
     iobench::api::fioflags::start_trigger(
@@ -107,7 +100,7 @@ fn main() -> ExitCode {
         c.trigger_timeout,
         c.trigger.clone(),
     );
-    let mut status = match iobench::api::session::run_reported(&inv.config, &jobs) {
+    let mut status = match iobench::api::session::run_reported(&prepared) {
         Ok(ran) => ExitCode::from(ran.code),
         Err(e) => {
             eprintln!("iobench: {e}");

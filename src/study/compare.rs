@@ -208,9 +208,10 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 if inv.jobs.is_empty() {
                     return Err(format!("{}: no job in '{}'", s.label, args.join(" ")));
                 }
-                let resolved =
-                    crate::session::resolve(&inv.jobs).map_err(|e| format!("{}: {e}", s.label))?;
-                jobs.push(Some((inv.config, resolved)));
+                // Checked as a plain run of the side would be, before any side runs.
+                let prepared =
+                    crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
+                jobs.push(Some(prepared));
             }
             Source::Files(files) => {
                 jobs.push(None);
@@ -240,7 +241,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
         let rounds = a.warmup + a.repeat;
         'rounds: for round in 0..rounds {
             for (k, j) in jobs.iter().enumerate() {
-                let Some((cfg, resolved)) = j else { continue };
+                let Some(prepared) = j else { continue };
                 let warm = round < a.warmup;
                 let label = sides[k].label.clone();
                 let file = dir.join(format!(
@@ -263,10 +264,9 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     },
                     if warm { a.warmup } else { a.repeat }
                 );
-                let mut cfg = cfg.clone();
-                cfg.output = Some(file.to_string_lossy().into_owned());
-                cfg.formats = vec![OutputFormat::JsonPlus];
-                let ran = crate::session::run_reported(&cfg, resolved)?;
+                let run = prepared
+                    .reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+                let ran = crate::session::run_reported(&run)?;
                 if ran.code != 0 {
                     code = 1;
                     eprintln!("compare: {label}: the run exited with status {}", ran.code);
@@ -299,7 +299,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
         // The context: the machine, and the jobs of every side that ran.
         let argv: Vec<String> = std::env::args().collect();
         let ran: Vec<crate::job::Job> =
-            jobs.iter().flatten().flat_map(|(_, j)| j.clone()).collect();
+            jobs.iter().flatten().flat_map(|p| p.jobs.clone()).collect();
         let env = crate::context::env::collect(&argv, &ran);
         let doc = report.json(&sides, &a, &env);
         write(

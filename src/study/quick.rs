@@ -813,11 +813,11 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
                     cache_error = Some(e.to_string());
                 }
             }
-            let p = crate::session::prepare(&args)?;
+            let p = crate::session::prepare_args(&args)?;
             if l == 0 {
                 all_jobs.extend(p.jobs.iter().cloned());
             }
-            let f = crate::session::run(p);
+            let f = crate::session::run_quiet(&p);
             if f.interrupted() {
                 interrupted = true;
                 break 'tests;

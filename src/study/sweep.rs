@@ -7,9 +7,10 @@
 use super::axis::{self, Axis, Point};
 use super::results::{self, DirResult};
 use super::table::{self, Table};
-use crate::cli::{self, CliConfig, OutputFormat};
+use crate::cli::{self, OutputFormat};
 use crate::job::Job;
 use crate::options::{self, Origin, RawJob};
+use crate::session::Prepared;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -192,18 +193,25 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     // Resolve every point before running any: a bad combination fails now, not at point 37.
     let mut planned = Vec::with_capacity(points.len());
     let mut first_jobs = Vec::new();
+    // Each point is prepared as a plain run of it would be (job limit, terse version,
+    // preflight), so a point a plain run refuses stops the sweep before any I/O.
     for p in &points {
-        let jobs = crate::session::resolve(&apply(&inv.jobs, p)?)
+        let point_inv = cli::Invocation {
+            config: inv.config.clone(),
+            jobs: apply(&inv.jobs, p)?,
+            ..Default::default()
+        };
+        let prepared = crate::session::prepare(&point_inv)
             .map_err(|e| format!("point {}: {e}", axis::point_stem(p)))?;
-        planned.push((p.clone(), estimate_s(&jobs)));
+        planned.push((p.clone(), estimate_s(&prepared.jobs), prepared));
         if first_jobs.is_empty() {
-            first_jobs = jobs;
+            first_jobs = planned[planned.len() - 1].2.jobs.clone();
         }
     }
-    let known: Option<f64> = planned.iter().map(|(_, e)| *e).sum();
+    let known: Option<f64> = planned.iter().map(|(_, e, _)| *e).sum();
     if a.dry_run {
         println!("{} points", points.len());
-        for (k, (p, est)) in planned.iter().enumerate() {
+        for (k, (p, est, _)) in planned.iter().enumerate() {
             let est = est.map_or("size-bound".into(), duration_text);
             println!("  {:>4}  {}  ({est})", k + 1, settings_text(p));
         }
@@ -223,7 +231,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     let mut ran_s = 0.0;
     let mut ran_n = 0usize;
     let mut code = 0u8;
-    for (k, (p, _)) in planned.iter().enumerate() {
+    for (k, (p, _, prepared)) in planned.iter().enumerate() {
         let stem = axis::point_stem(p);
         let file = format!("{stem}.json");
         let path = dir.join(&file);
@@ -253,7 +261,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             eta_text(&left, ran_s, ran_n)
         );
         let t0 = Instant::now();
-        let r = run_point(&inv.config, &inv.jobs, p, &dir, &stem);
+        let r = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
         ran_s += elapsed;
         ran_n += 1;
@@ -304,19 +312,10 @@ fn sweep(args: &[String]) -> Result<u8, String> {
 
 /// Runs one point with its JSON+ going to `<stem>.json` (via a partial file, so an
 /// interrupted point is never taken as done). Returns the exit status and the totals.
-fn run_point(
-    cfg: &CliConfig,
-    raw: &[RawJob],
-    p: &Point,
-    dir: &Path,
-    stem: &str,
-) -> Result<(u8, Vec<DirResult>), String> {
-    let jobs = crate::session::resolve(&apply(raw, p)?)?;
+fn run_point(prepared: &Prepared, dir: &Path, stem: &str) -> Result<(u8, Vec<DirResult>), String> {
     let partial = dir.join(format!("{stem}.json.partial"));
-    let mut cfg = cfg.clone();
-    cfg.output = Some(partial.to_string_lossy().into_owned());
-    cfg.formats = vec![OutputFormat::JsonPlus];
-    let ran = crate::session::run_reported(&cfg, &jobs)?;
+    let point = prepared.reporting_to(&partial.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+    let ran = crate::session::run_reported(&point)?;
     let dirs = results::read(&partial)
         .map(|f| results::totals(&f))
         .unwrap_or_default();

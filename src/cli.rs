@@ -16,6 +16,20 @@ pub enum OutputFormat {
     Terse,
 }
 
+impl OutputFormat {
+    /// A word of `--output-format` (`terse` also as `minimal` or `csv`, as fio takes it);
+    /// the client's flags and a plain run's read them with this.
+    pub fn from_word(w: &str) -> Option<OutputFormat> {
+        Some(match w {
+            "normal" => OutputFormat::Normal,
+            "json" => OutputFormat::Json,
+            "json+" => OutputFormat::JsonPlus,
+            "terse" | "minimal" | "csv" => OutputFormat::Terse,
+            _ => return None,
+        })
+    }
+}
+
 /// What the user asked of iobench itself, as opposed to the jobs.
 #[derive(Debug, Clone, Default)]
 pub struct CliConfig {
@@ -221,20 +235,9 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
             // As in fio, each --output-format replaces the formats given before it.
             cfg.formats.clear();
             for f in val.split(',') {
-                cfg.formats.push(match f {
-                    "normal" => OutputFormat::Normal,
-                    "json" => OutputFormat::Json,
-                    "json+" => OutputFormat::JsonPlus,
-                    "terse" | "minimal" | "csv" => OutputFormat::Terse,
-                    _ => {
-                        return Err(bad(
-                            flag,
-                            f,
-                            "unknown format",
-                            "normal, json, json+ or terse",
-                        ))
-                    }
-                })
+                cfg.formats.push(OutputFormat::from_word(f).ok_or_else(|| {
+                    bad(flag, f, "unknown format", "normal, json, json+ or terse")
+                })?)
             }
         }
         "minimal" => cfg.formats.push(OutputFormat::Terse),

@@ -356,6 +356,9 @@ mod tests {
         assert!(with(&["--numjobs=5000"]).contains("maximum number of jobs"));
         assert!(with(&["--terse-version=9"]).contains("bad terse version 9"));
         assert!(with(&["--readonly", "--rw=write"]).contains("--readonly"));
-        assert_eq!(prepare_args(&["--output-format=json"]).unwrap_err(), Error::NoJobs);
+        assert_eq!(
+            prepare_args(&["--output-format=json"]).unwrap_err(),
+            Error::NoJobs
+        );
     }
 }

@@ -205,7 +205,8 @@ impl Render for LocalRun<'_> {
 
 /// The terse version given, checked: fio knows 2, 3, 4 and 5.
 pub fn check_terse_version(cfg: &CliConfig) -> Result<(), String> {
-    cfg.terse_version.map_or(Ok(()), |v| terse_version(v).map(|_| ()))
+    cfg.terse_version
+        .map_or(Ok(()), |v| terse_version(v).map(|_| ()))
 }
 
 /// `v` when fio knows it as a terse version, else the refusal every entry point prints

@@ -40,7 +40,12 @@ impl Reporter {
     }
 
     /// Prints the final report of a run in every format asked for.
-    pub fn finish(&mut self, cfg: &CliConfig, jobs: &[Job], sum: &RunSummary) -> std::io::Result<()> {
+    pub fn finish(
+        &mut self,
+        cfg: &CliConfig,
+        jobs: &[Job],
+        sum: &RunSummary,
+    ) -> std::io::Result<()> {
         self.sink.write(&final_report(cfg, jobs, sum))
     }
 }

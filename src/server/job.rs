@@ -98,6 +98,10 @@ fn lay_out_then_wait(jobs: &[Job]) -> bool {
 /// the same message before it starts a runner.
 pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
     let inv = parse_args(args).map_err(|e| e.to_string())?;
+    if inv.jobs.is_empty() {
+        // A JOBLINE of flags alone: the jobs come next (JOB, LOAD_FILE).
+        return Ok((inv, Vec::new()));
+    }
     let p = crate::session::prepare(&inv)?;
     Ok((inv, p.jobs))
 }

@@ -264,8 +264,8 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     },
                     if warm { a.warmup } else { a.repeat }
                 );
-                let run = prepared
-                    .reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+                let run =
+                    prepared.reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
                 let ran = crate::session::run_reported(&run)?;
                 if ran.code != 0 {
                     code = 1;

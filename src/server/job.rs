@@ -337,3 +337,32 @@ pub fn child_main(args: &[String]) -> ExitCode {
     }
     ExitCode::from(f.code)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> Vec<String> {
+        let mut a: Vec<String> = ["--name=x", "--ioengine=null", "--size=1m"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    }
+
+    #[test]
+    fn what_a_plain_run_refuses_the_server_refuses_before_its_runner() {
+        let e = load(&args(&["--numjobs=5000"])).unwrap_err();
+        assert!(e.contains("maximum number of jobs reached"), "{e}");
+        let e = load(&args(&["--terse-version=9"])).unwrap_err();
+        assert!(e.contains("bad terse version 9"), "{e}");
+        let e = load(&args(&["--readonly", "--rw=write"])).unwrap_err();
+        assert!(e.contains("--readonly"), "{e}");
+        // The runner checks again, under the server's file names.
+        let e = prepare(&args(&["--numjobs=5000"]), Some("127.0.0.1")).unwrap_err();
+        assert!(e.contains("maximum number of jobs reached"), "{e}");
+        // A JOBLINE of flags alone waits for its jobs.
+        assert!(load(&["--output-format=json".to_string()]).is_ok());
+    }
+}

@@ -98,17 +98,10 @@ pub struct CliConfig {
 }
 
 impl CliConfig {
-    /// The formats asked for, with fio's default (normal) when none was.
-    pub fn output_formats(&self) -> Vec<OutputFormat> {
-        if self.formats.is_empty() {
-            vec![OutputFormat::Normal]
-        } else {
-            self.formats.clone()
-        }
-    }
-
     /// True when the normal format is among those asked for (headers and progress are
-    /// then printed; with only json or terse, stdout carries nothing else).
+    /// then printed; with only json or terse, stdout carries nothing else). The run's
+    /// own notes ask this; the reports pick their formats with `report::Formats`, which
+    /// agrees with it.
     pub fn wants_normal(&self) -> bool {
         self.formats.is_empty() || self.formats.contains(&OutputFormat::Normal)
     }

@@ -19,7 +19,7 @@ impl Reporter {
     /// before the jobs start.
     pub fn start(cfg: &CliConfig, jobs: &[Job]) -> std::io::Result<Reporter> {
         let mut sink = Sink::open(cfg)?;
-        if cfg.wants_normal() {
+        if super::Formats::of(cfg).normal {
             sink.write(&super::normal::header(jobs))?;
             sink.write(&super::sync_depth_notes(jobs))?;
         } else {

@@ -85,61 +85,6 @@ impl Write for Stream {
     }
 }
 
-/// Handles the flags that make iobench a server or a client, before the plain command line
-/// is parsed: `None` when none is given (a plain run).
-pub fn dispatch(args: &[String]) -> Option<ExitCode> {
-    if args.first().map(String::as_str) == Some(job::CHILD_ARG) {
-        return Some(job::child_main(&args[1..]));
-    }
-    let flag = |a: &str, name: &str| -> Option<Option<String>> {
-        let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
-        if body == name {
-            Some(None)
-        } else {
-            body.strip_prefix(name)
-                .and_then(|r| r.strip_prefix('='))
-                .map(|v| Some(v.to_string()))
-        }
-    };
-    let mut server: Option<Option<String>> = None;
-    let mut pidfile: Option<String> = None;
-    let mut client = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if let Some(v) = flag(a, "server") {
-            server = Some(v);
-        } else if let Some(v) = flag(a, "daemonize") {
-            pidfile = match v {
-                Some(v) => Some(v),
-                None => {
-                    i += 1;
-                    args.get(i).cloned()
-                }
-            };
-            if pidfile.as_deref().is_none_or(str::is_empty) {
-                eprintln!("iobench: option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)");
-                return Some(ExitCode::FAILURE);
-            }
-        } else if flag(a, "client").is_some() {
-            client = true;
-        }
-        i += 1;
-    }
-    if server.is_some() && client {
-        eprintln!("iobench: can't be both client and server (--server and --client)");
-        return Some(ExitCode::FAILURE);
-    }
-    if let Some(arg) = server {
-        return Some(serve(arg.as_deref().unwrap_or(""), pidfile.as_deref()));
-    }
-    // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
-    if client {
-        return Some(crate::client::main(args));
-    }
-    None
-}
-
 enum Listener {
     Tcp(TcpListener),
     Unix(UnixListener, std::path::PathBuf),
@@ -206,7 +151,7 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
 }
 
 /// Runs the server until it is killed or a client sends EXIT.
-fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
+pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
     let ep = match addr::parse("server", arg) {
         Ok(ep) => ep,
         Err(e) => {

@@ -591,9 +591,13 @@ pub fn usage() -> String {
         .chain(MODE_FLAGS)
         .map(help_row)
         .collect();
-    out.push_str(&crate::flags::columns(&rows));
+    out.push_str(&crate::flags::columns_in(&rows, HELP_WIDTH));
     out
 }
+
+/// Where the descriptions of `iobench --help` start (after two spaces of indent and two
+/// after the flag), the same for every list in it.
+pub const HELP_WIDTH: usize = 26;
 
 /// The `--help` rows of iobench's own flags of a plain run.
 pub fn own_flags_help() -> Vec<(String, &'static str)> {

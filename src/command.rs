@@ -11,23 +11,23 @@ use crate::options::profile::Profile;
 pub const SUBCOMMANDS: &[(&str, &str)] = &[
     (
         "peak",
-        "the most IOPS a file or device gives, with t/io_uring's options",
+        "peak IOPS of files or devices, with t/io_uring's options",
     ),
     (
         "sweep",
-        "run one job over every combination of option values, one JSON+ per point",
+        "one job run over every combination of option values",
     ),
     (
         "compare",
-        "compare jobs (run in turn) or result files: mean ± σ, ratio, regression gate",
+        "jobs run in turn, or result files: mean ± σ, ratio, gate",
     ),
     (
         "quick",
-        "KDiskMark's standard test of a directory, file or device on one screen",
+        "KDiskMark's standard test of a directory, file or device",
     ),
     (
         "report",
-        "one self-contained HTML report from results, sweeps, compare exports and logs",
+        "one HTML report of results, sweeps, comparisons and logs",
     ),
 ];
 
@@ -228,11 +228,11 @@ fn server_or_client(args: &[String]) -> Result<Option<Command>, String> {
 const MPI_FLAGS: &[(&str, &str)] = &[
     (
         "--rotate-ranks",
-        "under mpirun (feature mpi): read jobs read what another rank wrote",
+        "under mpirun: read jobs read the files another rank wrote",
     ),
     (
         "--sync-start=barrier|clock",
-        "under mpirun: start each phase at the barrier or at an agreed time",
+        "under mpirun: start each phase at the barrier or at a set time",
     ),
 ];
 
@@ -240,16 +240,16 @@ const MPI_FLAGS: &[(&str, &str)] = &[
 /// subcommands.
 pub fn help_text() -> String {
     let mut out = cli::usage();
-    out.push_str("\niobench's own options:\n");
+    out.push_str("\niobench's own options (the mpirun ones need the `mpi` build):\n");
     let mut own = cli::own_flags_help();
     own.extend(MPI_FLAGS.iter().map(|(f, h)| (f.to_string(), *h)));
-    out.push_str(&crate::flags::columns(&own));
+    out.push_str(&crate::flags::columns_in(&own, cli::HELP_WIDTH));
     out.push_str("\nSubcommands (iobench SUBCOMMAND --help for their options):\n");
     let subs: Vec<(String, &str)> = SUBCOMMANDS
         .iter()
         .map(|(n, h)| (n.to_string(), *h))
         .collect();
-    out.push_str(&crate::flags::columns(&subs));
+    out.push_str(&crate::flags::columns_in(&subs, cli::HELP_WIDTH));
     out
 }
 

@@ -201,6 +201,11 @@ pub fn columns<L: AsRef<str>, H: AsRef<str>>(rows: &[(L, H)]) -> String {
         .filter(|&w| w <= MAX_LEFT)
         .max()
         .unwrap_or(0);
+    columns_in(rows, width)
+}
+
+/// [`columns`] with the left column `width` wide, so that several lists line up.
+pub fn columns_in<L: AsRef<str>, H: AsRef<str>>(rows: &[(L, H)], width: usize) -> String {
     let pad = 2 + width + 2;
     let mut out = String::new();
     for (left, help) in rows {

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
         Command::Showcmd(inv) => print(&inv.showcmd_text()),
         // With a profile, a bare --cmdhelp lists the profile's own options, as fio.
         Command::Cmdhelp { option, profile } => match profile.filter(|_| option.is_empty()) {
-            Some(p) => print(&p.cmdhelp()),
+            Some(p) => print(p.cmdhelp()),
             None => exit(options::help::print_cmdhelp(&option)),
         },
         Command::Crctest(list) => exit(verify::crctest::run(&list)),

@@ -104,7 +104,7 @@ pub fn is_rank(args: &[String]) -> bool {
             && (launcher_size().is_some_and(|n| n > 1) || args.iter().any(|a| is_cluster_flag(a))))
 }
 
-/// Entry point from `main` for a process [`is_rank`] is true of: runs the rank, or refuses
+/// Entry point from `main` for a process `is_rank` is true of: runs the rank, or refuses
 /// to; returns the exit status.
 pub fn main(args: &[String]) -> u8 {
     if let Some(msg) = refuse_without_mpi(args) {

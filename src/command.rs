@@ -6,6 +6,7 @@
 
 use crate::cli::{self, Invocation};
 use crate::options::profile::Profile;
+use crate::server::{self, Mode};
 
 /// The subcommands, each with its one line for `iobench --help`.
 pub const SUBCOMMANDS: &[(&str, &str)] = &[
@@ -100,7 +101,7 @@ impl Command {
             "compare" => return sub(Command::Compare),
             "quick" => return sub(Command::Quick),
             "report" => return sub(Command::Report),
-            f if f == crate::server::job::CHILD_ARG => return sub(Command::ServerJob),
+            f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}
         }
         if let Some(near) = misspelt(first) {
@@ -108,8 +109,10 @@ impl Command {
                 "unknown subcommand '{first}' (did you mean '{near}'?)"
             ));
         }
-        if let Some(c) = server_or_client(&args)? {
-            return Ok(c);
+        match server::mode(&args)? {
+            Some(Mode::Serve { addr, pidfile }) => return Ok(Command::Server { addr, pidfile }),
+            Some(Mode::Client) => return Ok(Command::Client(args)),
+            None => {}
         }
         if crate::cluster::is_rank(&args) {
             return Ok(Command::Mpi(args));
@@ -169,59 +172,6 @@ fn misspelt(first: &str) -> Option<&'static str> {
         .filter(|&(d, _)| d <= 2)
         .min()
         .map(|(_, name)| name)
-}
-
-/// fio's client/server mode: `--server[=ARGS]` (with `--daemonize=PIDFILE`) or `--client`,
-/// never both.
-fn server_or_client(args: &[String]) -> Result<Option<Command>, String> {
-    // `--NAME` or `-NAME`, with `=VALUE` or not.
-    let flag = |a: &str, name: &str| -> Option<Option<String>> {
-        let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
-        if body == name {
-            Some(None)
-        } else {
-            body.strip_prefix(name)
-                .and_then(|r| r.strip_prefix('='))
-                .map(|v| Some(v.to_string()))
-        }
-    };
-    let mut server: Option<Option<String>> = None;
-    let mut pidfile: Option<String> = None;
-    let mut client = false;
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        if let Some(v) = flag(a, "server") {
-            server = Some(v);
-        } else if let Some(v) = flag(a, "daemonize") {
-            pidfile = match v {
-                Some(v) => Some(v),
-                None => {
-                    i += 1;
-                    args.get(i).cloned()
-                }
-            };
-            if pidfile.as_deref().is_none_or(str::is_empty) {
-                return Err("option '--daemonize': a pid file is required \
-                            (expected --daemonize=PIDFILE)"
-                    .into());
-            }
-        } else if flag(a, "client").is_some() {
-            client = true;
-        }
-        i += 1;
-    }
-    if server.is_some() && client {
-        return Err("can't be both client and server (--server and --client)".into());
-    }
-    if let Some(addr) = server {
-        return Ok(Some(Command::Server {
-            addr: addr.unwrap_or_default(),
-            pidfile,
-        }));
-    }
-    // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
-    Ok(client.then(|| Command::Client(args.to_vec())))
 }
 
 /// iobench's flags of an MPI run (`cluster`), for `--help`.

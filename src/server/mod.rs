@@ -85,6 +85,74 @@ impl Write for Stream {
     }
 }
 
+/// What the flags that make iobench a server or a client ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `--server[=ADDR]`: serve (`serve`), with `--daemonize=PIDFILE`'s pid file.
+    Serve {
+        /// The address as given (empty: fio's default).
+        addr: String,
+        /// Where to write the daemon's pid.
+        pidfile: Option<String>,
+    },
+    /// `--client=HOST …`: drive servers (`client::main` with the whole command line).
+    Client,
+}
+
+/// Reads the flags that make iobench a server or a client, before the plain command line
+/// is parsed: `None` when none is given (a plain run); an error to print after
+/// `iobench: `.
+pub fn mode(args: &[String]) -> Result<Option<Mode>, String> {
+    let flag = |a: &str, name: &str| -> Option<Option<String>> {
+        let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
+        if body == name {
+            Some(None)
+        } else {
+            body.strip_prefix(name)
+                .and_then(|r| r.strip_prefix('='))
+                .map(|v| Some(v.to_string()))
+        }
+    };
+    let mut server: Option<Option<String>> = None;
+    let mut pidfile: Option<String> = None;
+    let mut client = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = &args[i];
+        if let Some(v) = flag(a, "server") {
+            server = Some(v);
+        } else if let Some(v) = flag(a, "daemonize") {
+            pidfile = match v {
+                Some(v) => Some(v),
+                None => {
+                    i += 1;
+                    args.get(i).cloned()
+                }
+            };
+            if pidfile.as_deref().is_none_or(str::is_empty) {
+                return Err(
+                    "option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)"
+                        .into(),
+                );
+            }
+        } else if flag(a, "client").is_some() {
+            client = true;
+        }
+        i += 1;
+    }
+    if server.is_some() && client {
+        return Err("can't be both client and server (--server and --client)".into());
+    }
+    if let Some(arg) = server {
+        return Ok(Some(Mode::Serve {
+            addr: arg.unwrap_or_default(),
+            pidfile,
+        }));
+    }
+    // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
+    Ok(client.then_some(Mode::Client))
+}
+
 enum Listener {
     Tcp(TcpListener),
     Unix(UnixListener, std::path::PathBuf),

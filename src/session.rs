@@ -52,7 +52,7 @@ impl Error {
         match self {
             Error::NoJobs => {
                 eprintln!("{self}");
-                print!("{}", crate::cli::usage());
+                print!("{}", crate::command::help_text());
             }
             Error::Refused(m) => eprintln!("iobench: {m}"),
         }
@@ -60,7 +60,7 @@ impl Error {
 }
 
 /// A run ready to start: its parsed flags and its resolved jobs, checked as a plain run
-/// checks them before any I/O (unless `--parse-only` asked for parsing alone).
+/// checks them before any I/O.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     pub config: CliConfig,
@@ -68,12 +68,6 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// True when the run stops after parsing (`--parse-only`, `--merge-blktrace-only`):
-    /// the jobs resolved, and neither the limits nor the preflight were checked.
-    pub fn parse_only(&self) -> bool {
-        self.config.parse_only || self.config.merge_blktrace_only
-    }
-
     /// The same jobs with the reports going to `output` in `formats` (a study keeps each
     /// run's JSON+ in a file of its own). The checks made still hold: none depends on
     /// where the report goes.
@@ -122,9 +116,6 @@ pub fn prepare_with(
 ) -> Result<Prepared, Error> {
     let mut config = inv.config.clone();
     let mut jobs = resolve(&inv.jobs)?;
-    if config.parse_only || config.merge_blktrace_only {
-        return Ok(Prepared { config, jobs });
-    }
     adjust(&mut config, &mut jobs)?;
     check(&config, &jobs)?;
     Ok(Prepared { config, jobs })

@@ -304,10 +304,12 @@ pub fn run(args: Vec<String>) -> u8 {
             );
         }
         let inv = crate::cli::parse_args(&args).map_err(|e| e.to_string())?;
-        if inv.config.version || inv.config.help {
+        let act = inv.actions.clone();
+        if act.version || act.help || act.parse_only {
+            // An answer, or the jobs parsed and nothing run: no run to check.
+            let jobs = crate::session::resolve(&inv.jobs)?;
             let config = inv.config;
-            let jobs = Vec::new();
-            return Ok((cl, Prepared { config, jobs }));
+            return Ok((cl, act, Prepared { config, jobs }));
         }
         let read_from = if cl.rotate {
             names::read_source(rank, size, on_my_host)
@@ -336,7 +338,7 @@ pub fn run(args: Vec<String>) -> u8 {
             }
             Ok(())
         })?;
-        Ok((cl, prepared))
+        Ok((cl, act, prepared))
     });
     for t in temps {
         let _ = std::fs::remove_file(t);
@@ -353,15 +355,14 @@ pub fn run(args: Vec<String>) -> u8 {
         }
         return 1;
     }
-    let Ok((cl, mut prepared)) = parsed else {
+    let Ok((cl, act, mut prepared)) = parsed else {
         return 1;
     };
-    let cfg = &prepared.config;
-    if cfg.version || cfg.help || prepared.parse_only() {
-        if rank == 0 && cfg.version {
+    if act.version || act.help || act.parse_only {
+        if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
-        } else if rank == 0 && cfg.help {
-            print!("{}", crate::cli::usage());
+        } else if rank == 0 && act.help {
+            print!("{}", crate::command::help_text());
         }
         return 0;
     }

@@ -1012,6 +1012,9 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// when the pass failed (already recorded in the stats).
     fn verify_pass(&mut self, batch: Option<usize>) -> io::Result<Option<String>> {
         let opened = if self.data.reads_back() {
+            if batch.is_none() {
+                self.open.invalidate_before_verify();
+            }
             self.open.before_verify(&mut self.engine)
         } else {
             Ok(())
@@ -1132,6 +1135,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Queued::Queued => {
                     pass.taken(fresh);
                     self.staged.push(slot);
+                    // Committed in the job's submit batches, as the job's own I/O: one
+                    // commit of the whole depth lets the block layer merge adjacent
+                    // reads that fio (iodepth_batch_submit=1) sends one by one.
+                    if self.staged.len() >= self.batch {
+                        self.submit()?;
+                    }
                 }
                 Queued::Busy => {
                     if fresh {

@@ -1012,9 +1012,6 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// when the pass failed (already recorded in the stats).
     fn verify_pass(&mut self, batch: Option<usize>) -> io::Result<Option<String>> {
         let opened = if self.data.reads_back() {
-            if batch.is_none() {
-                self.open.invalidate_before_verify();
-            }
             self.open.before_verify(&mut self.engine)
         } else {
             Ok(())
@@ -1039,6 +1036,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         let Some(mut pass) = self.data.begin_pass(batch, bases) else {
             return Ok(Ok(()));
         };
+        // The job's own pass drops the cache first (counted in the pass's time, as fio's
+        // do_verify), so it reads what reached the storage.
+        if batch.is_none() {
+            self.open.invalidate_before_verify();
+        }
         let threads = self.data.checker_threads();
         let env = (threads > 0).then(|| self.data.checker_env());
         let names = self.cx.names;

@@ -240,6 +240,14 @@ pub trait Engine: Send {
     fn finished(&self) -> bool {
         false
     }
+    /// True when `queue` takes a periodic sync of this kind as an asynchronous request,
+    /// beside I/Os still in flight (io_uring's fsync opcode, posixaio's `aio_fsync`): the
+    /// worker then queues it like any I/O, as fio 3.33 does, instead of draining first.
+    /// Engines that sync in line (libaio, the synchronous ones) keep the default.
+    #[inline]
+    fn queues_sync(&self, _op: SyncOp) -> bool {
+        false
+    }
     /// Performs the sync unit `io` (an [`Op::Sync`]) through the engine's own queue and
     /// waits for it; returns its result (0 or a negative errno). Called with nothing else
     /// in flight, as fio drains before a sync, so the one completion reaped is this one.

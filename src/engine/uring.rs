@@ -243,6 +243,11 @@ impl Engine for Uring {
         Caps::default()
     }
 
+    #[inline]
+    fn queues_sync(&self, _op: SyncOp) -> bool {
+        true
+    }
+
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth.max(1) as usize;
         if self.opts.nowait {

@@ -104,10 +104,10 @@ impl Syncer {
         self.fsync_nr + self.fdatasync_nr + self.range_nr > 0
     }
 
-    /// Accounts one issued I/O.
+    /// Accounts one issued I/O. (That the last operation is no longer a sync is learnt
+    /// at its completion, see [`Syncer::io_completed`].)
     #[inline]
     pub fn issued(&mut self, ddir: Ddir, file: usize, offset: u64, len: u64) {
-        self.last_was_sync = false;
         self.last_io_offset = offset;
         if ddir == Ddir::Write {
             self.writes += 1;
@@ -116,6 +116,29 @@ impl Syncer {
             self.first_write = self.first_write.min(offset);
             self.last_write_end = self.last_write_end.max(offset + len);
         }
+    }
+
+    /// An I/O that is not a sync completed: the last operation is no longer a sync. fio
+    /// notes this at completion, not at issue, so on an asynchronous engine a sync stays
+    /// due (and is queued again at each free slot) until one of them completes, and a
+    /// write that completes after it makes it due again while the write count is still a
+    /// multiple of N.
+    #[inline]
+    pub fn io_completed(&mut self) {
+        self.last_was_sync = false;
+    }
+
+    /// A periodic sync was queued beside I/Os in flight (an engine that takes syncs
+    /// asynchronously): the range the next sync_file_range covers starts afresh. Whether
+    /// it is the last operation is learnt at its completion ([`Syncer::sync_completed`]).
+    pub fn sync_queued(&mut self) {
+        self.first_write = u64::MAX;
+        self.last_write_end = 0;
+    }
+
+    /// A queued periodic sync completed: no sync is due until another I/O completes.
+    pub fn sync_completed(&mut self) {
+        self.last_was_sync = true;
     }
 
     /// The sync due before the next I/O, if any (fio's check in get_rw_ddir).
@@ -279,8 +302,10 @@ mod tests {
         let mut s = syncer(&[("rw", "write"), ("fsync", "2")]);
         assert_eq!(s.due(), None);
         s.issued(Ddir::Write, 0, 0, 4096);
+        s.io_completed();
         assert_eq!(s.due(), None);
         s.issued(Ddir::Write, 0, 4096, 4096);
+        s.io_completed();
         assert_eq!(s.due(), Some(SyncKind::Fsync));
         let mut null = crate::engine::null::Null::default();
         let mut unit = IoUnit::new(0, std::ptr::null_mut());

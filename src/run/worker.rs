@@ -167,6 +167,8 @@ struct Worker<'a, E: Engine> {
     /// The next I/O waits for a completion (it overlaps one in flight, or the engine said
     /// busy): the reap then waits for at least one, as fio's does on a full queue.
     must_reap: bool,
+    /// A periodic sync was just queued beside the I/Os in flight: the fill goes on.
+    sync_queued: bool,
     /// unlink_each_loop: the loop whose files are in place.
     files_loop: u32,
     /// When the last I/O was issued (replay delays count from it).
@@ -266,6 +268,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             loop_sync: None,
             busy: vec![false; if serialize { depth } else { 0 }],
             must_reap: false,
+            sync_queued: false,
             files_loop: 0,
             last_issue: 0,
             completed_at: None,
@@ -457,6 +460,80 @@ impl<'a, E: Engine> Worker<'a, E> {
         Ok(())
     }
 
+    /// Queues a periodic sync of `file` in a free slot beside the I/Os in flight, as fio
+    /// 3.33 queues one on an engine that takes syncs asynchronously (io_uring, posixaio):
+    /// until one completes, the next free slot gets another (see `Syncer::io_completed`).
+    #[cold]
+    fn queue_sync(
+        &mut self,
+        kind: crate::gen::SyncKind,
+        op: SyncOp,
+        file: usize,
+    ) -> io::Result<()> {
+        // The files opened and closed on the way to the sync's file pick come first.
+        if let Some(fail) = self.file_events(usize::MAX)? {
+            self.cx.stats.record_error(fail.errno, &fail.verror);
+            self.error = Some(fail.verror);
+            return Ok(());
+        }
+        let fd = match self.open.for_io(file, &mut self.engine) {
+            Ok(fd) => fd,
+            Err(fail) => {
+                self.cx.stats.record_error(fail.errno, &fail.verror);
+                self.error = Some(fail.verror);
+                return Ok(());
+            }
+        };
+        // fio logs the sync as it queues it, at the offset of the last I/O tried.
+        if let Some(l) = &mut self.iolog {
+            let off = self
+                .cx
+                .gen
+                .sync_log_offset()
+                .unwrap_or(self.syncer.last_io_offset);
+            l.log_op(file, kind.log_name(), off, 0)?;
+        }
+        let slot = self.free.pop().expect("free slot");
+        let u = &mut self.pool[slot as usize];
+        u.op = Op::Sync { kind: op };
+        u.file = file as u32;
+        u.fd = fd;
+        u.offset = 0;
+        u.len = 0;
+        u.result = 0;
+        u.start_ns = now_ns();
+        u.issue_ns = u.start_ns;
+        self.watch.queuing(u);
+        // SAFETY: `u` is a slot just taken from `free`; a sync unit reads and writes no
+        // buffer.
+        match unsafe { self.engine.queue(u) }? {
+            Queued::Queued => {
+                self.syncer.sync_queued();
+                self.staged.push(slot);
+                if self.staged.len() >= self.batch {
+                    self.submit()?;
+                }
+                self.sync_queued = true;
+            }
+            Queued::Completed => {
+                self.syncer.sync_queued();
+                let t = now_ns();
+                self.cx.stats.record_depth(1, 1);
+                self.cx.stats.record_submit(1);
+                self.cx.stats.record_complete(1);
+                let res = self.pool[slot as usize].result;
+                self.complete(slot, res, t);
+                self.sync_queued = self.error.is_none();
+            }
+            Queued::Busy => {
+                self.free.push(slot);
+                self.open.io_done(file, &mut self.engine);
+                self.must_reap = self.inflight > 0;
+            }
+        }
+        Ok(())
+    }
+
     /// Fills the queue up to `limit`: generates (or takes back the held) I/Os and queues
     /// them, committing in submit batches, until something holds issuing back.
     fn fill(&mut self, limit: usize) -> io::Result<()> {
@@ -474,6 +551,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return Ok(());
             }
             let Some(next) = self.next_io()? else {
+                if std::mem::take(&mut self.sync_queued) {
+                    continue;
+                }
                 return Ok(());
             };
             if !self.issue(next)? {
@@ -505,7 +585,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             // to the file its file service picks next (that pick is used up).
             if let Some(kind) = self.syncer.due().filter(|_| self.cx.gen.budget_left()) {
                 let f = self.cx.gen.file_for_sync().unwrap_or(self.syncer.last_file);
-                self.hold = Hold::sync_now(kind, f, &self.cx.gen);
+                match queued_sync_op(kind).filter(|&op| self.engine.queues_sync(op)) {
+                    Some(op) => self.queue_sync(kind, op, f)?,
+                    None => self.hold = Hold::sync_now(kind, f, &self.cx.gen),
+                }
                 return Ok(None);
             }
             // flow: a job ahead of its weight holds back (draining and sleeping
@@ -860,6 +943,20 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.open.io_done(u.file as usize, &mut self.engine);
         if self.serialize {
             self.busy[slot as usize] = false;
+        }
+        // fio learns at completion whether the last operation was a sync.
+        if let Op::Sync { kind } = u.op {
+            self.syncer.sync_completed();
+            if u.result >= 0 && !self.ramping {
+                let kind = match kind {
+                    SyncOp::Fdatasync => crate::gen::SyncKind::Fdatasync,
+                    SyncOp::Range(f) => crate::gen::SyncKind::Range(f),
+                    SyncOp::Fsync => crate::gen::SyncKind::Fsync,
+                };
+                super::syncing::account(&mut self.cx.stats, kind, now - u.start_ns);
+            }
+        } else {
+            self.syncer.io_completed();
         }
         let stats = &mut self.cx.stats;
         if u.result < 0 {
@@ -1304,6 +1401,18 @@ impl<'a, E: Engine> Worker<'a, E> {
 }
 
 /// True when `len` bytes at `offset` overlap a unit that is queued or in flight.
+/// The engine sync a periodic sync of `kind` is when an engine may queue it beside I/Os
+/// in flight: fsync and fdatasync (sync_file_range keeps the drain, which covers the
+/// range written so far).
+#[inline]
+fn queued_sync_op(kind: crate::gen::SyncKind) -> Option<SyncOp> {
+    match kind {
+        crate::gen::SyncKind::Fsync => Some(SyncOp::Fsync),
+        crate::gen::SyncKind::Fdatasync => Some(SyncOp::Fdatasync),
+        _ => None,
+    }
+}
+
 fn overlaps_busy(pool: &[IoUnit], busy: &[bool], offset: u64, len: u64) -> bool {
     pool.iter()
         .zip(busy)

@@ -152,6 +152,11 @@ impl Engine for Libaio {
         Caps::default()
     }
 
+    #[inline]
+    fn queues_sync(&self, _op: super::SyncOp) -> bool {
+        true
+    }
+
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth.max(1) as usize;
         self.iocbs = vec![Iocb::default(); self.depth];
@@ -191,9 +196,10 @@ impl Engine for Libaio {
                 return Ok(Queued::Completed);
             }
             Op::Sync { .. } => {
-                // The kernel's AIO fsync is not universally supported: do it in line once
-                // nothing else is outstanding, as fio does.
-                if self.in_kernel > 0 || self.staged.len() > self.staged_from {
+                // The kernel's AIO fsync is not universally supported: do it in line, as
+                // fio 3.33 does once nothing waits to be submitted (the I/Os already in
+                // the kernel stay in flight beside it).
+                if self.staged.len() > self.staged_from {
                     return Ok(Queued::Busy);
                 }
                 let _ = (IOCB_CMD_FSYNC, IOCB_CMD_FDSYNC);

@@ -240,10 +240,11 @@ pub trait Engine: Send {
     fn finished(&self) -> bool {
         false
     }
-    /// True when `queue` takes a periodic sync of this kind as an asynchronous request,
-    /// beside I/Os still in flight (io_uring's fsync opcode, posixaio's `aio_fsync`): the
-    /// worker then queues it like any I/O, as fio 3.33 does, instead of draining first.
-    /// Engines that sync in line (libaio, the synchronous ones) keep the default.
+    /// True when `queue` takes a periodic sync of this kind beside I/Os still in flight
+    /// (io_uring's fsync opcode, posixaio's `aio_fsync`, libaio's in-line fsync with its
+    /// submitted I/Os left in the kernel): the worker then queues it like any I/O, as fio
+    /// 3.33 does, instead of draining first. The default (synchronous engines, nbd, null)
+    /// drains and syncs through [`Engine::sync`].
     #[inline]
     fn queues_sync(&self, _op: SyncOp) -> bool {
         false

@@ -57,6 +57,13 @@ impl Engine for Null {
         Ok(Queued::Queued)
     }
 
+    /// At depth, fio's null queues a sync like any I/O (so a sync point gets one per free
+    /// slot until one is reaped, as on the asynchronous engines).
+    #[inline]
+    fn queues_sync(&self, _op: super::SyncOp) -> bool {
+        self.depth > 1
+    }
+
     #[inline]
     fn busy(&self) -> bool {
         !self.done.is_empty()

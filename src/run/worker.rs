@@ -461,8 +461,9 @@ impl<'a, E: Engine> Worker<'a, E> {
     }
 
     /// Queues a periodic sync of `file` in a free slot beside the I/Os in flight, as fio
-    /// 3.33 queues one on an engine that takes syncs asynchronously (io_uring, posixaio):
-    /// until one completes, the next free slot gets another (see `Syncer::io_completed`).
+    /// 3.33 queues one on an engine that takes syncs so (io_uring, posixaio; libaio syncs
+    /// in line with its I/Os left in flight): until one completes, the next free slot gets
+    /// another (see `Syncer::io_completed`).
     #[cold]
     fn queue_sync(
         &mut self,
@@ -516,11 +517,11 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.sync_queued = true;
             }
             Queued::Completed => {
+                // Done in line (libaio): fio marks its depth, by every I/O busy with it.
                 self.syncer.sync_queued();
                 let t = now_ns();
-                self.cx.stats.record_depth(1, 1);
-                self.cx.stats.record_submit(1);
-                self.cx.stats.record_complete(1);
+                let busy = (self.inflight + self.staged.len() + 1) as u32;
+                self.cx.stats.record_depth(busy, 1);
                 let res = self.pool[slot as usize].result;
                 self.complete(slot, res, t);
                 self.sync_queued = self.error.is_none();

@@ -103,3 +103,53 @@ fn fdatasync_and_sync_file_range_count_as_fio_counts_them() {
     );
     assert_eq!(job["write"]["short_ios"], 7);
 }
+
+/// At depth, fio 3.33 issues a periodic sync as it issues any unit: queued beside the
+/// writes in flight, and made again while none has completed. null at iodepth=8 refuses
+/// the second one while the first is unreaped and retries it (in the same unit, so it
+/// is logged at the same offset), so every sync point gets two (126 for 63 points); libaio syncs in line without waiting for its writes, so a
+/// write completing after the sync point makes no difference (84 syncs for 256 writes
+/// at fsync=3, where waiting for the writes first had made one per point, 85, and
+/// counting a write as done at its issue had lost points: 29). iobench had drained the
+/// queue and synced once, in every case.
+#[test]
+fn syncs_at_depth_are_queued_as_fio_queues_them() {
+    let (log, job) = same_as_fio(
+        "null_depth",
+        &[
+            "--ioengine=null",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=4m",
+            "--iodepth=8",
+            "--number_ios=256",
+            "--fsync=4",
+        ],
+    );
+    assert_eq!(job["sync"]["total_ios"], 126, "{log:?}");
+    // The kernel engines: counts only (which write a reap finds done is timing).
+    for (engine, depth, every, syncs) in [
+        ("libaio", "8", "--fsync=3", 84),
+        ("posixaio", "4", "--fsync=16", 60),
+    ] {
+        let args = [
+            &format!("--ioengine={engine}"),
+            "--rw=randwrite",
+            "--bs=4k",
+            "--size=4m",
+            &format!("--iodepth={depth}"),
+            "--number_ios=256",
+            every,
+        ];
+        let dir = common::scratch(&format!("syncs_depth_{engine}")).join("d");
+        let (_, ours) = run(common::iobench(), &dir, &args);
+        assert_eq!(ours["sync"]["total_ios"], syncs, "{engine}: iobench syncs");
+        if let Some(fio) = common::fio() {
+            let (_, theirs) = run(fio, &dir, &args);
+            assert_eq!(
+                ours["sync"]["total_ios"], theirs["sync"]["total_ios"],
+                "{engine}"
+            );
+        }
+    }
+}

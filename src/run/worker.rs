@@ -169,6 +169,12 @@ struct Worker<'a, E: Engine> {
     must_reap: bool,
     /// A periodic sync was just queued beside the I/Os in flight: the fill goes on.
     sync_queued: bool,
+    /// A periodic sync made while the engine was busy: retried as it is before anything
+    /// else, as fio retries a refused unit (so a sync point can get one more sync).
+    pending_sync: Option<(crate::gen::SyncKind, SyncOp, usize)>,
+    /// The slot of a unit the engine refused: its retry takes it again, as fio retries
+    /// the same unit (a sync is logged at the offset its unit last carried).
+    refused_slot: Option<u32>,
     /// unlink_each_loop: the loop whose files are in place.
     files_loop: u32,
     /// When the last I/O was issued (replay delays count from it).
@@ -269,6 +275,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             busy: vec![false; if serialize { depth } else { 0 }],
             must_reap: false,
             sync_queued: false,
+            pending_sync: None,
+            refused_slot: None,
             files_loop: 0,
             last_issue: 0,
             completed_at: None,
@@ -485,21 +493,16 @@ impl<'a, E: Engine> Worker<'a, E> {
                 return Ok(());
             }
         };
-        // fio logs the sync as it queues it, at the offset of the last I/O tried.
+        let slot = self.take_slot();
+        // fio logs the sync as it queues it, at the offset its unit kept from the I/O it
+        // carried before (the sync leaves it alone).
         if let Some(l) = &mut self.iolog {
-            let off = self
-                .cx
-                .gen
-                .sync_log_offset()
-                .unwrap_or(self.syncer.last_io_offset);
-            l.log_op(file, kind.log_name(), off, 0)?;
+            l.log_op(file, kind.log_name(), self.pool[slot as usize].offset, 0)?;
         }
-        let slot = self.free.pop().expect("free slot");
         let u = &mut self.pool[slot as usize];
         u.op = Op::Sync { kind: op };
         u.file = file as u32;
         u.fd = fd;
-        u.offset = 0;
         u.len = 0;
         u.result = 0;
         u.start_ns = now_ns();
@@ -528,7 +531,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             Queued::Busy => {
                 self.free.push(slot);
+                self.refused_slot = Some(slot);
                 self.open.io_done(file, &mut self.engine);
+                self.pending_sync = Some((kind, op, file));
                 self.must_reap = self.inflight > 0;
             }
         }
@@ -546,8 +551,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             && !self.syncer.end_sync_waits()
         {
             // An engine that is busy says so before the I/O is made up (fio's write_iolog
-            // logs the refused attempt too, so with it the attempt is made as in fio).
-            if self.iolog.is_none() && self.engine.busy() {
+            // logs the refused attempt too, so with it the attempt is made as in fio; so
+            // with periodic syncs, where the unit fio made before the refusal, sync or
+            // write, decides how many syncs a sync point gets).
+            if self.iolog.is_none() && !self.periodic_sync && self.engine.busy() {
                 self.must_reap = self.inflight > 0;
                 return Ok(());
             }
@@ -567,6 +574,10 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// The next I/O to issue, once every reason to hold it back is ruled out; None when
     /// the fill stops here (a hold, a failure or the end of the I/O).
     fn next_io(&mut self) -> io::Result<Option<crate::gen::NextIo>> {
+        if let Some((kind, op, f)) = self.pending_sync.take() {
+            self.queue_sync(kind, op, f)?;
+            return Ok(None);
+        }
         // A replayed log's sync: drain, then sync the file it names (see gen::replay).
         if let Some((kind, f)) = self
             .pending
@@ -731,7 +742,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Some(l) = &mut self.iolog {
             l.log_io(&next)?;
         }
-        let slot = self.free.pop().expect("free slot");
+        let slot = self.take_slot();
         if self.serialize {
             self.busy[slot as usize] = true;
         }
@@ -828,6 +839,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     self.gen_done = true;
                 }
                 self.free.push(slot);
+                self.refused_slot = Some(slot);
                 if self.serialize {
                     self.busy[slot as usize] = false;
                 }
@@ -837,6 +849,19 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Ok(false)
             }
         }
+    }
+
+    /// A free slot for the next unit: the one the engine last refused when it is free,
+    /// else the last freed.
+    #[inline]
+    fn take_slot(&mut self) -> u32 {
+        if let Some(r) = self.refused_slot.take() {
+            if let Some(i) = self.free.iter().rposition(|&s| s == r) {
+                let top = self.free.len() - 1;
+                self.free.swap(i, top);
+            }
+        }
+        self.free.pop().expect("free slot")
     }
 
     /// Commits the staged I/Os to the engine.

@@ -159,6 +159,12 @@ pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
     reporter
         .finish(cfg, jobs, &outcome)
         .map_err(|e| format!("output: {e}"))?;
+    // A `--live` line that could not be written fails the run, after its report.
+    let code = if crate::present::live::take_failure() {
+        code.max(1)
+    } else {
+        code
+    };
     Ok(Ran { code, outcome })
 }
 

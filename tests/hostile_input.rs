@@ -1039,12 +1039,21 @@ fn i26_a_big_log_makes_a_small_report_with_its_spikes() {
     let log = dir.join("x_bw.1.log");
     let mut text = String::new();
     for i in 0..200_000u64 {
-        let v = if i == 123_457 { 99_999_999 } else { 1000 + i % 17 };
+        let v = if i == 123_457 {
+            99_999_999
+        } else {
+            1000 + i % 17
+        };
         text.push_str(&format!("{}, {v}, 0, 4096, 0\n", i * 10));
     }
     std::fs::write(&log, text).unwrap();
     let html = dir.join("r.html");
-    let o = ib(&["report", log.to_str().unwrap(), "-o", html.to_str().unwrap()]);
+    let o = ib(&[
+        "report",
+        log.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", err(&o));
     let h = std::fs::read_to_string(&html).unwrap();
     assert!(h.len() < 2_000_000, "{} bytes", h.len());
@@ -1067,7 +1076,10 @@ fn i26_a_silent_nbd_server_times_out_with_one_errno() {
     ]);
     assert_clean_failure(&o, "silent nbd");
     let e = err(&o);
-    assert!(e.contains("handshake") && e.contains(&port.to_string()), "{e}");
+    assert!(
+        e.contains("handshake") && e.contains(&port.to_string()),
+        "{e}"
+    );
     assert!(e.contains("os error 110"), "{e}");
     assert_eq!(json(&o)["jobs"][0]["error"], 110, "{}", out(&o));
 }
@@ -1079,10 +1091,7 @@ fn i26_a_silent_server_does_not_hang_the_client() {
     std::fs::write(&job, "[x]\nioengine=null\nsize=1m\n").unwrap();
     let (port, _h) = silent_server(60);
     let t = Instant::now();
-    let o = ib(&[
-        &format!("--client=127.0.0.1,{port}"),
-        job.to_str().unwrap(),
-    ]);
+    let o = ib(&[&format!("--client=127.0.0.1,{port}"), job.to_str().unwrap()]);
     assert_clean_failure(&o, "silent server");
     assert!(err(&o).contains("127.0.0.1"), "{}", err(&o));
     assert!(err(&o).contains("timeout"), "{}", err(&o));

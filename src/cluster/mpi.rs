@@ -259,54 +259,47 @@ fn hash_of<T: std::hash::Hash + ?Sized>(v: &T) -> u64 {
     h.finish()
 }
 
-/// The jobs as this rank resolved them, hashed: names, options and values after
-/// `${VAR}` expansion, so that an option taken from the rank's environment (a
-/// `stonewall=${OMPI_COMM_WORLD_RANK}`) shows. File names and directories are left out:
-/// each host may keep its files in a place of its own.
-fn jobs_hash(raw: &[crate::options::RawJob]) -> u64 {
-    let view: Vec<(&str, bool, Vec<(&str, Option<&str>)>)> = raw
-        .iter()
-        .map(|j| {
-            (
-                j.name.as_str(),
-                j.file_stonewall,
-                j.opts
-                    .iter()
-                    .filter(|o| !matches!(o.def.name, "filename" | "directory" | "opendir"))
-                    .map(|o| (o.def.name, o.value.as_deref()))
-                    .collect(),
-            )
-        })
-        .collect();
-    hash_of(&view)
+/// The run's shape as this rank resolved it, hashed: the jobs' names and how they fall
+/// into phases (stonewall, new_group, wait_for), with the number of phases. Ranks must
+/// agree on it, or they wait at different barriers forever; other options may differ
+/// (a rate taken from the rank's environment makes a deliberate straggler).
+fn shape_of(jobs: &[crate::job::Job]) -> (u64, u64) {
+    let phases = crate::run::groups::phases(jobs);
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    (hash_of(&(names, &phases)), phases.len() as u64)
 }
 
-/// Compares every rank's command line, job files and resolved jobs with rank 0's, before
-/// the first barrier: ranks that would run different phases wait for each other
-/// forever, and different jobs make a merged report of nothing. `Some(message naming
-/// the ranks)` on every rank when any differs.
+/// Compares every rank's command line, job files and phases with rank 0's, before the
+/// first barrier: ranks that would run different phases wait for each other forever,
+/// and a rank's own arguments or job file would silently give way to rank 0's. `Some(a
+/// message naming the ranks)` on every rank when any differs.
 fn disagreement(
     world: &SimpleCommunicator,
     own_args: u64,
-    other_file: Option<String>,
-    raw: &[crate::options::RawJob],
+    other_file: bool,
+    jobs: &[crate::job::Job],
 ) -> Option<String> {
-    let mine = [own_args, other_file.is_some() as u64, jobs_hash(raw)];
-    let mut all = vec![0u64; 3 * world.size() as usize];
+    let (shape, nphases) = shape_of(jobs);
+    let mine = [own_args, other_file as u64, shape, nphases];
+    let mut all = vec![0u64; 4 * world.size() as usize];
     world.all_gather_into(&mine[..], &mut all[..]);
-    let first = [all[0], all[1], all[2]];
+    let first = [all[0], all[1], all[2], all[3]];
     let mut bad = Vec::new();
-    for (r, v) in all.chunks(3).enumerate().skip(1) {
+    for (r, v) in all.chunks(4).enumerate().skip(1) {
         if v[0] != first[0] {
-            bad.push(format!("rank {r} was started with other arguments than rank 0"));
+            bad.push(format!(
+                "rank {r} was started with other arguments than rank 0"
+            ));
         } else if v[1] != 0 {
             bad.push(format!(
                 "rank {r} has a job file of the same name with other contents than rank 0's"
             ));
         } else if v[2] != first[2] {
             bad.push(format!(
-                "rank {r} resolved the jobs differently from rank 0 (an option that \
-                 takes the rank's environment, such as stonewall=${{OMPI_COMM_WORLD_RANK}}?)"
+                "rank {r} would run other phases than rank 0 ({} against {}; an option \
+                 that takes the rank's environment, such as \
+                 stonewall=${{OMPI_COMM_WORLD_RANK}}?)",
+                v[3], first[3]
             ));
         }
     }
@@ -361,7 +354,7 @@ pub fn run(args: Vec<String>) -> u8 {
     let mut args = launch.args;
     let mut temps = Vec::new();
     // A job file this rank has too but with other text than rank 0's.
-    let mut other_file = None;
+    let mut other_file: Option<String> = None;
     if rank != 0 {
         for (i, text) in &launch.files {
             // Where the file is here too (one host, a shared file system), it is used in
@@ -440,7 +433,7 @@ pub fn run(args: Vec<String>) -> u8 {
     let Ok((cl, inv, mut jobs)) = parsed else {
         return 1;
     };
-    if let Some(msg) = disagreement(&world, own_args, other_file, &inv.jobs) {
+    if let Some(msg) = disagreement(&world, own_args, other_file.is_some(), &jobs) {
         if rank == 0 {
             eprintln!("iobench: {msg}");
         }

@@ -106,12 +106,8 @@ pub fn with_path(path: &str, e: std::io::Error) -> std::io::Error {
     )
 }
 
-/// The errno of `e`, looking inside a [`PathError`].
+/// The errno of `e`, looking inside [`PathError`]s (one may wrap another).
 pub fn os_errno(e: &std::io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| {
-        e.get_ref()?
-            .downcast_ref::<PathError>()?
-            .source
-            .raw_os_error()
-    })
+    e.raw_os_error()
+        .or_else(|| os_errno(&e.get_ref()?.downcast_ref::<PathError>()?.source))
 }

@@ -295,8 +295,14 @@ pub fn run_reported(p: &Prepared) -> Result<Ran, String> {
         r.finish(&f.config, &f.jobs, &f.summary)
             .map_err(|e| format!("output: {e}"))?;
     }
+    // A `--live` line that could not be written fails the run, after its report.
+    let code = if crate::present::live::take_failure() {
+        f.code.max(1)
+    } else {
+        f.code
+    };
     Ok(Ran {
-        code: f.code,
+        code,
         outcome: f.outcome,
     })
 }

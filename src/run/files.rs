@@ -789,7 +789,14 @@ fn engine_target(job: &Job, path: String) -> Result<Target, crate::error::RunErr
         .exec
         .engine
         .target_size()
-        .map_err(|e| setup_err(job, e.to_string()))?;
+        .map_err(|e| match crate::error::os_errno(&e) {
+            // A system error (a timeout, a refused connection) keeps its errno.
+            Some(_) => crate::error::RunError::Io {
+                job: job.name.clone(),
+                source: e,
+            },
+            None => setup_err(job, e.to_string()),
+        })?;
     if size == 0 {
         return Err(setup_err(
             job,

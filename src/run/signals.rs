@@ -98,6 +98,18 @@ pub fn install_main() {
     }
 }
 
+/// Makes SIGHUP stop the run as SIGINT does (`iobench quick`, whose test file must be
+/// removed when its terminal goes away). Plain runs keep SIGHUP's default, as fio does.
+pub fn stop_on_hangup() {
+    // SAFETY: as in `install`.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
+    }
+}
+
 /// True once per SIGUSR1 received since the last call.
 pub fn take_usr1() -> bool {
     USR1.swap(false, Ordering::Relaxed)

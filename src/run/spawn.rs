@@ -352,7 +352,13 @@ fn collect(
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
         }
         if let Some(m) = watchdog.as_mut() {
-            m.tick(|i| stop_clone(&workers[i], stops[i]));
+            m.tick(
+                |i| stop_clone(&workers[i], stops[i]),
+                |i| match &workers[i] {
+                    Worker::Proc { pid, .. } => Some(*pid),
+                    _ => None,
+                },
+            );
         }
     }
 }

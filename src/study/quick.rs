@@ -802,6 +802,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
     }
     // A signal from here on stops the run, and the test file is still removed.
     crate::run::signals::install_main();
+    crate::run::signals::stop_on_hangup();
     let mut cache = if o.drop_caches { "dropped" } else { "off" };
     let mut cache_error = None;
     let mut layout_ms = 0.0;

@@ -110,12 +110,36 @@ impl Metric {
 
 /// Reads a result file from disk.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
+    regular_file(path)?;
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`.
+/// Refuses an input that is not a regular file (a FIFO, a socket, a device): reading one
+/// could wait forever for a writer, and none of them holds a saved result.
+pub fn regular_file(path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(format!(
+            "{}: not a regular file (a result, a log or a sweep directory was expected, \
+             not a FIFO, socket or device)",
+            path.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`;
+/// one without any job is an error (there is nothing to report or compare).
 pub fn parse(text: &str) -> Result<ResultFile, String> {
+    let r = parse_any(text)?;
+    if r.jobs.is_empty() {
+        return Err("the result has no jobs (an empty run or a truncated file)".into());
+    }
+    Ok(r)
+}
+
+fn parse_any(text: &str) -> Result<ResultFile, String> {
     // fio may print notes before its JSON; start at the first line that opens an object.
     let start = text
         .find("\n{")

@@ -450,7 +450,8 @@ impl super::spec::Declared for Nbd {
                 "nbd server {uri}: the export is empty"
             ))),
             Ok(n) => Ok(n),
-            Err(e) => Err(io::Error::new(e.kind(), format!("nbd server {uri}: {e}"))),
+            // The errno stays readable (the report's `error`), under the message.
+            Err(e) => Err(crate::error::with_path(&format!("nbd server {uri}"), e)),
         }
     }
 }

@@ -84,9 +84,9 @@ pub mod job {
 
 /// The option table and the parsers of option values and job files.
 pub mod options {
+    pub use crate::error::Origin;
     pub use crate::options::{
-        help, jobfile, keywords, lookup, make_opt, value, Kind, OptDef, Origin, RawJob, RawOpt,
-        OPTIONS,
+        help, jobfile, keywords, lookup, make_opt, value, Kind, OptDef, RawJob, RawOpt, OPTIONS,
     };
     /// The one option table.
     pub mod table {

@@ -5,7 +5,8 @@
 
 use super::keywords::{self, Machine};
 use super::showcmd::{ShowList, Shown};
-use super::{make_opt_with, Origin, RawJob, RawOpt};
+use super::{make_opt_with, RawJob, RawOpt};
+use crate::error::Origin;
 use crate::error::ParseError;
 use std::path::Path;
 use std::sync::Arc;

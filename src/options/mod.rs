@@ -9,41 +9,9 @@ pub mod showcmd;
 pub mod table;
 pub mod value;
 
-use std::fmt;
-use std::sync::Arc;
-
 pub use table::{lookup, nearest, Kind, OptDef, Support, OPTIONS};
 
-/// Where an option or section came from: a job file line, or the command line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Origin {
-    /// The job file's path as given; `None` for the command line.
-    pub file: Option<Arc<str>>,
-    /// 1-based line number in `file` (0 when unknown).
-    pub line: usize,
-}
-
-impl Origin {
-    pub fn command_line() -> Self {
-        Origin::default()
-    }
-    pub fn at(file: &Arc<str>, line: usize) -> Self {
-        Origin {
-            file: Some(file.clone()),
-            line,
-        }
-    }
-}
-
-/// Renders as a `file:line: ` prefix, or nothing for the command line.
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.file {
-            Some(file) => write!(f, "{}:{}: ", file, self.line),
-            None => Ok(()),
-        }
-    }
-}
+use crate::error::Origin;
 
 /// One option setting as given: `name[=value]`, already matched to its table entry and with
 /// its value validated for the entry's kind.

@@ -7,6 +7,7 @@ pub mod keywords;
 pub mod profile;
 pub mod showcmd;
 pub mod table;
+mod trace;
 pub mod value;
 
 pub use table::{lookup, nearest, Kind, OptDef, Support, OPTIONS};
@@ -106,7 +107,7 @@ pub fn make_opt_with(
         expected: value::expected_form(def),
         origin: origin.clone(),
     })?;
-    crate::debug::parse_option(def, value);
+    trace::parse_option(def, value);
     let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
     if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
         let word = value::choice_word(v);

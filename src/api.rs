@@ -84,15 +84,18 @@ pub mod job {
 
 /// The option table and the parsers of option values and job files.
 pub mod options {
+    pub use crate::defs::{Kind, OptDef};
     pub use crate::error::Origin;
-    pub use crate::options::{
-        help, jobfile, keywords, lookup, make_opt, value, Kind, OptDef, RawJob, RawOpt, OPTIONS,
-    };
+    pub use crate::options::{help, jobfile, keywords, lookup, make_opt, RawJob, RawOpt, OPTIONS};
+    /// Value syntax (`defs::value`) and the check each option's value passes.
+    pub mod value {
+        pub use crate::defs::value::*;
+        pub use crate::options::check::validate;
+    }
     /// The one option table.
     pub mod table {
-        pub use crate::options::table::{
-            engine, lookup, opt, Kind, OptDef, Support, TimeUnit, OPTIONS,
-        };
+        pub use crate::defs::{opt, Kind, OptDef, Support, TimeUnit};
+        pub use crate::options::table::{engine, lookup, OPTIONS};
     }
 }
 

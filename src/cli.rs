@@ -2,10 +2,10 @@
 //! `--opt=val`, `--opt val` or `-opt=val`, where `--name` starts a new job and options before
 //! the first `--name` are defaults for the jobs after them. Positional arguments are job files.
 
+use crate::defs::TimeUnit;
 use crate::error::Origin;
 use crate::error::ParseError;
 use crate::options::jobfile::{self, FileOptions};
-use crate::options::table::TimeUnit;
 use crate::options::{self, RawJob, RawOpt};
 
 /// The output formats of `--output-format` (comma-combined).
@@ -201,7 +201,8 @@ fn parse_u64(flag: &str, v: &str) -> Result<u64, ParseError> {
 /// milliseconds, refusing anything under `min_ms`.
 fn parse_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, ParseError> {
     const FORM: &str = "a time such as 1, 500ms or 2s";
-    let us = options::value::parse_time_us(v, TimeUnit::Sec).map_err(|e| bad(flag, v, &e, FORM))?;
+    let us =
+        crate::defs::value::parse_time_us(v, TimeUnit::Sec).map_err(|e| bad(flag, v, &e, FORM))?;
     let ms = us / 1000;
     if ms < min_ms.max(1) {
         return Err(bad(
@@ -415,7 +416,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
         // next argument as its value when none follows '='.
         if value.is_none() {
             if let Some(def) = options::lookup(&name) {
-                if !options::value::is_flag(def) {
+                if !options::check::is_flag(def) {
                     value = args.get(i).map(|s| s.as_ref().to_string());
                     i += 1;
                 }
@@ -562,7 +563,7 @@ fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
     for job in jobs {
         let rw = job.get("rw");
         let word = rw.map_or("read", |o| {
-            options::value::choice_word(o.value.as_deref().unwrap_or("read"))
+            crate::defs::value::choice_word(o.value.as_deref().unwrap_or("read"))
         });
         if !matches!(word, "read" | "randread") {
             return Err(ParseError::Syntax {

@@ -16,6 +16,7 @@ pub(crate) mod clock;
 pub(crate) mod cluster;
 pub(crate) mod context;
 pub(crate) mod debug;
+pub(crate) mod defs;
 pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod fioflags;

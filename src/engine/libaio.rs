@@ -4,8 +4,8 @@
 //! only to wait for more (`userspace_reap` is accepted; it is what this engine always does).
 
 use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 

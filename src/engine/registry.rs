@@ -7,9 +7,9 @@
 
 use super::spec::{Declared, Flags, JobFacts, QueueCompletion, Spec};
 use super::Engine;
+use crate::defs::OptDef;
 use crate::error::JobError;
 use crate::job::reader::Reader;
-use crate::options::table::OptDef;
 
 /// Declares the engine types: `Variant => Type`, one line each. Everything else about an
 /// engine is in its own file.

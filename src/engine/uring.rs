@@ -5,8 +5,8 @@
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 use std::os::fd::AsRawFd;

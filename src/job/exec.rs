@@ -4,9 +4,9 @@
 #![warn(clippy::cast_possible_truncation)]
 
 use super::reader::Reader;
+use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
-use crate::options::table::TimeUnit;
 
 /// A value that may be given as a range `a-b` (picked at random per clone).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -212,7 +212,7 @@ fn latency_target(r: &Reader) -> Result<Option<LatencyTarget>, JobError> {
     let percentile = match r.text("latency_percentile") {
         None => 100.0,
         // fio reads a float (a trailing `%` is allowed) in 0..=100.
-        Some(p) => match crate::options::value::parse_float(p.trim().trim_end_matches('%')) {
+        Some(p) => match crate::defs::value::parse_float(p.trim().trim_end_matches('%')) {
             Ok(v) if (0.0..=100.0).contains(&v) => v,
             Ok(v) => {
                 return Err(r.invalid(
@@ -313,7 +313,7 @@ impl ExecOpts {
                 r.bool("direct")?
             };
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
-        let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
+        let spec = crate::engine::registry::find(crate::defs::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
         let iodepth = r.int_as::<u32>("iodepth")?.unwrap_or(1).max(1);
         let depth = if spec.flags.sync { 1 } else { iodepth };
@@ -357,7 +357,7 @@ impl ExecOpts {
             Some(v) => {
                 let (a, b) = v.split_once('-').unwrap_or((&v, &v));
                 let t = |s: &str| {
-                    crate::options::value::parse_time_us(s, TimeUnit::Sec)
+                    crate::defs::value::parse_time_us(s, TimeUnit::Sec)
                         .map_err(|e| r.invalid("startdelay", e))
                 };
                 let (lo, hi) = (t(a)?, t(b)?);

@@ -9,8 +9,8 @@ pub mod reader;
 pub mod reportopts;
 pub mod workload;
 
+use crate::defs::value::KbBase;
 use crate::error::JobError;
-use crate::options::value::KbBase;
 use crate::options::RawJob;
 use reader::Reader;
 

@@ -3,9 +3,9 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
+use crate::defs::value::{self, KbBase};
+use crate::defs::TimeUnit;
 use crate::error::JobError;
-use crate::options::table::TimeUnit;
-use crate::options::value::{self, KbBase};
 use crate::options::RawJob;
 
 use super::SizeSpec;
@@ -63,7 +63,7 @@ impl<'a> Reader<'a> {
     /// ignores when it matches a word (`rw_sequencer=identical:3` is `identical`).
     pub fn choice(&self, name: &str) -> Option<String> {
         self.text(name)
-            .map(|v| crate::options::value::choice_word(&v).to_string())
+            .map(|v| crate::defs::value::choice_word(&v).to_string())
     }
 
     /// A boolean option (false when unset with no default).

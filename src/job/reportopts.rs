@@ -155,7 +155,7 @@ impl ReportOpts {
             unified,
             sig_figs: sig_figs as u32,
             kb_base: match r.kb_base() {
-                crate::options::value::KbBase::Decimal => 1000,
+                crate::defs::value::KbBase::Decimal => 1000,
                 _ => 1024,
             },
             bits,

@@ -1,6 +1,7 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod check;
 pub mod help;
 pub mod jobfile;
 pub mod keywords;
@@ -8,9 +9,10 @@ pub mod profile;
 pub mod showcmd;
 pub mod table;
 mod trace;
-pub mod value;
 
-pub use table::{lookup, nearest, Kind, OptDef, Support, OPTIONS};
+pub use table::{lookup, nearest, OPTIONS};
+
+use crate::defs::{OptDef, Support};
 
 use crate::error::Origin;
 
@@ -100,17 +102,17 @@ pub fn make_opt_with(
             origin: origin.clone(),
         });
     }
-    value::validate(def, value).map_err(|reason| ParseError::BadValue {
+    check::validate(def, value).map_err(|reason| ParseError::BadValue {
         option: name.to_string(),
         value: value.unwrap_or("").to_string(),
         reason,
-        expected: value::expected_form(def),
+        expected: check::expected_form(def),
         origin: origin.clone(),
     })?;
     trace::parse_option(def, value);
-    let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
+    let unsupported = |v: &&str| !def.value_supported(v) || check::unsupported_form(def, v);
     if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
-        let word = value::choice_word(v);
+        let word = crate::defs::value::choice_word(v);
         if let Some(why) = crate::engine::registry::spec(word)
             .and_then(|s| s.refused)
             .filter(|_| def.name == "ioengine")

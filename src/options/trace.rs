@@ -1,9 +1,9 @@
 //! `--debug=parse`: the lines fio prints for each option as it is handled, named by fio's
 //! own option types.
 
-use super::value;
-use super::{Kind, OptDef};
 use crate::debug::{on, print, Cat};
+use crate::defs::value;
+use crate::defs::{Kind, OptDef};
 
 /// fio's name for how an option's value is read, as `--debug=parse` shows it.
 pub fn parse_type(def: &OptDef) -> &'static str {

@@ -21,7 +21,7 @@ pub fn header(jobs: &[Job]) -> String {
         if job.exec.engine.flags().no_io {
             continue;
         }
-        let pow2 = job.kb_base != crate::options::value::KbBase::Decimal;
+        let pow2 = job.kb_base != crate::defs::value::KbBase::Decimal;
         let sf = job.report.stats.sig_figs as usize;
         let b = |v: u64| num2str(v, sf, 1, pow2, Unit::Byte);
         let bs = &job.workload.bs;

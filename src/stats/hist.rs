@@ -178,7 +178,7 @@ impl PercentileList {
         let mut list = Vec::with_capacity(parts.len());
         let mut precision = 0;
         for part in parts {
-            let v = crate::options::value::parse_float(part)?;
+            let v = crate::defs::value::parse_float(part)?;
             if !(0.0..=100.0).contains(&v) {
                 return Err(format!("percentile {part} is outside 0..100"));
             }

@@ -4,7 +4,7 @@
 //! window of once-a-second samples it is judged on, and what the report shows of it; the
 //! sampling itself is `run::steady`'s.
 
-use crate::options::value::KbBase;
+use crate::defs::value::KbBase;
 use serde::{Deserialize, Serialize};
 
 /// What is judged, and how, as `steadystate=iops:2%` or `bw_slope:10m` says.
@@ -46,7 +46,7 @@ impl Criterion {
             None if iops => (false, limit.parse::<f64>().map_err(|_| bad())?),
             None => (
                 false,
-                crate::options::value::parse_size(limit, kb).map_err(|_| bad())? as f64,
+                crate::defs::value::parse_size(limit, kb).map_err(|_| bad())? as f64,
             ),
         };
         if !limit.is_finite() {

@@ -399,13 +399,10 @@ impl Drop for Nbd {
     }
 }
 
-pub const URI: crate::options::table::OptDef = crate::options::table::opt(
-    "uri",
-    crate::options::table::Kind::Str,
-    "The NBD server address",
-)
-.cat(crate::options::table::Category::Engine)
-.engines(&["nbd"]);
+pub const URI: crate::defs::OptDef =
+    crate::defs::opt("uri", crate::defs::Kind::Str, "The NBD server address")
+        .cat(crate::defs::Category::Engine)
+        .engines(&["nbd"]);
 
 impl super::spec::Declared for Nbd {
     /// The server and export (`uri`), and the timeouts `io_timeout` sets.
@@ -436,7 +433,7 @@ impl super::spec::Declared for Nbd {
         Ok(NbdOpts {
             uri: u.into(),
             timeouts: wire::Timeouts::with_io_timeout(
-                r.time_us("io_timeout", crate::options::table::TimeUnit::Sec)?,
+                r.time_us("io_timeout", crate::defs::TimeUnit::Sec)?,
             ),
         })
     }

@@ -1,0 +1,8 @@
+//! The definitions tier: what an option is ([`OptDef`], built with [`opt`]) and how values
+//! are written ([`value`]). Engines declare their option rows with these and read them;
+//! the catalog (`options`) assembles the table above them.
+
+pub mod optdef;
+pub mod value;
+
+pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit};

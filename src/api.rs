@@ -75,7 +75,8 @@ pub mod iolog {
 
 /// The resolved, typed job.
 pub mod job {
-    pub use crate::job::{resolve, Ddir, Job, Pattern};
+    pub use crate::defs::{Ddir, Pattern};
+    pub use crate::job::{resolve, Job};
     /// What the job does.
     pub mod workload {
         pub use crate::job::workload::Replay;
@@ -84,9 +85,10 @@ pub mod job {
 
 /// The option table and the parsers of option values and job files.
 pub mod options {
+    pub use crate::defs::raw::{RawJob, RawOpt};
     pub use crate::defs::{Kind, OptDef};
     pub use crate::error::Origin;
-    pub use crate::options::{help, jobfile, keywords, lookup, make_opt, RawJob, RawOpt, OPTIONS};
+    pub use crate::options::{help, jobfile, keywords, lookup, make_opt, OPTIONS};
     /// Value syntax (`defs::value`) and the check each option's value passes.
     pub mod value {
         pub use crate::defs::value::*;

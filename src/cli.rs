@@ -2,11 +2,12 @@
 //! `--opt=val`, `--opt val` or `-opt=val`, where `--name` starts a new job and options before
 //! the first `--name` are defaults for the jobs after them. Positional arguments are job files.
 
+use crate::defs::raw::{RawJob, RawOpt};
 use crate::defs::TimeUnit;
 use crate::error::Origin;
 use crate::error::ParseError;
+use crate::options;
 use crate::options::jobfile::{self, FileOptions};
-use crate::options::{self, RawJob, RawOpt};
 
 /// The output formats of `--output-format` (comma-combined).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,8 @@
 //! none re-executes the binary.
 
 use crate::cli::{CliConfig, OutputFormat};
+use crate::defs::raw::RawJob;
 use crate::job::Job;
-use crate::options::RawJob;
 use crate::report::json::Value;
 use crate::stats::group::{summarize, RunSummary};
 use crate::stats::RunOutcome;

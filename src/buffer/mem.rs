@@ -3,8 +3,8 @@
 //! `iomem_align` bytes past a page boundary as fio places them. Allocated once per job
 //! clone, before any I/O; nothing here runs per I/O.
 
+use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::job::reader::Reader;
 use std::io;
 use std::path::PathBuf;
 

@@ -5,8 +5,8 @@
 pub mod fill;
 pub mod mem;
 
+use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::job::reader::Reader;
 use crate::verify::pattern::DataPattern;
 
 /// How `dedupe_percentage` picks the block a duplicate repeats.

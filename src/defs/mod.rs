@@ -2,7 +2,11 @@
 //! are written ([`value`]). Engines declare their option rows with these and read them;
 //! the catalog (`options`) assembles the table above them.
 
+pub mod ddir;
 pub mod optdef;
+pub mod raw;
+pub mod reader;
 pub mod value;
 
+pub use ddir::{Ddir, Pattern};
 pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit};

@@ -28,3 +28,10 @@ pub fn choice_word(v: &str) -> &str {
     let end = v.find([',', ':']).unwrap_or(v.len());
     v[..end].trim()
 }
+
+/// A size that may be a share of the file: `size=20%`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SizeSpec {
+    Bytes(u64),
+    Percent(f64),
+}

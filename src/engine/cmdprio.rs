@@ -4,10 +4,10 @@
 //! (an iocb's reqprio, an SQE's ioprio) and in the unit, so the job reports each
 //! priority's latency apart, as fio does (`clat prio 1/0 …` lines, JSON `prios`).
 
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
 
 pub const CMDPRIO_PERCENTAGE: OptDef = opt(
     "cmdprio_percentage",

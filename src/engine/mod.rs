@@ -34,7 +34,7 @@ pub mod uring_probe;
 
 pub use registry::EngineConfig;
 
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io;
 use std::os::fd::RawFd;
 

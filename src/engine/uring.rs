@@ -5,8 +5,8 @@
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
+use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
-use crate::job::Ddir;
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -647,7 +647,7 @@ impl super::spec::Declared for Uring {
         ];
     fn configure(
         _: &'static super::spec::Spec,
-        r: &crate::job::reader::Reader,
+        r: &crate::defs::reader::Reader,
         job: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
         let u = UringOpts {

@@ -579,7 +579,7 @@ impl WireDu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::Ddir;
+    use crate::defs::Ddir;
 
     #[test]
     fn thread_stat_round_trips() {

@@ -22,9 +22,10 @@ pub mod zbd;
 
 pub use replay::{replay_extents, replay_writes};
 
+use crate::defs::Ddir;
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RwSequencer, Workload};
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use axmap::BlockMap;
 use dist::{Gauss, Zipf};
 use lfsr::Lfsr;

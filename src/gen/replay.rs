@@ -195,7 +195,7 @@ impl Generator {
             started: false,
             passes_begun: 0,
             number_ios: 0,
-            rwmix_ddir: crate::job::Ddir::Read,
+            rwmix_ddir: crate::defs::Ddir::Read,
             rwmix_issues: 0,
             seq_nr_left: 1,
             zone_bytes: 0,

@@ -17,9 +17,9 @@
 //! empty file; iobench writes the merged trace and replays it.
 
 use super::read::{Action, LogEntry};
+use crate::defs::Ddir;
 use crate::gen::SyncKind;
 use crate::job::workload::Replay;
-use crate::job::Ddir;
 use std::io::Read;
 
 const MAGIC: u32 = 0x6561_7400;

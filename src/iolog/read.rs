@@ -11,9 +11,9 @@
 //! honoured in version 2 logs only.
 
 use super::{VERSION2, VERSION3};
+use crate::defs::Ddir;
 use crate::gen::SyncKind;
 use crate::job::workload::Replay;
-use crate::job::Ddir;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 

@@ -2,8 +2,8 @@
 //! memory and no system call until the buffer fills.
 
 use super::VERSION3;
+use crate::defs::Ddir;
 use crate::gen::NextIo;
-use crate::job::Ddir;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::time::Instant;

@@ -3,7 +3,7 @@
 
 #![warn(clippy::cast_possible_truncation)]
 
-use super::reader::Reader;
+use crate::defs::reader::Reader;
 use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;

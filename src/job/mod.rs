@@ -5,90 +5,15 @@ pub mod errors;
 pub mod exec;
 pub mod files;
 pub mod numa;
-pub mod reader;
 pub mod reportopts;
 pub mod workload;
 
+use crate::defs::raw::RawJob;
+use crate::defs::reader::Reader;
 use crate::defs::value::KbBase;
+use crate::defs::value::SizeSpec;
+use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
-use crate::options::RawJob;
-use reader::Reader;
-
-/// A data direction, indexing per-direction arrays as fio does: read, write, trim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Ddir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-}
-
-impl Ddir {
-    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
-}
-
-/// The access pattern of `rw=`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
-    Read,
-    Write,
-    Trim,
-    RandRead,
-    RandWrite,
-    RandTrim,
-    ReadWrite,
-    RandRw,
-    TrimWrite,
-    RandTrimWrite,
-}
-
-impl Pattern {
-    pub fn is_random(self) -> bool {
-        matches!(
-            self,
-            Pattern::RandRead
-                | Pattern::RandWrite
-                | Pattern::RandTrim
-                | Pattern::RandRw
-                | Pattern::RandTrimWrite
-        )
-    }
-    /// True when the pattern reads (fio's td_read).
-    pub fn reads(self) -> bool {
-        matches!(
-            self,
-            Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
-        )
-    }
-    /// True when the pattern writes.
-    pub fn writes(self) -> bool {
-        !matches!(
-            self,
-            Pattern::Read | Pattern::RandRead | Pattern::Trim | Pattern::RandTrim
-        )
-    }
-    /// fio's name for the pattern, as printed in headers.
-    pub fn fio_name(self) -> &'static str {
-        match self {
-            Pattern::Read => "read",
-            Pattern::Write => "write",
-            Pattern::Trim => "trim",
-            Pattern::RandRead => "randread",
-            Pattern::RandWrite => "randwrite",
-            Pattern::RandTrim => "randtrim",
-            Pattern::ReadWrite => "rw",
-            Pattern::RandRw => "randrw",
-            Pattern::TrimWrite => "trimwrite",
-            Pattern::RandTrimWrite => "randtrimwrite",
-        }
-    }
-}
-
-/// A size that may be a share of the file: `size=20%`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SizeSpec {
-    Bytes(u64),
-    Percent(f64),
-}
 
 /// One runnable job: a section after `[global]` folding and defaults, with every value typed.
 /// Each concern's options live in their own struct, resolved by their own module.
@@ -131,7 +56,7 @@ pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
 
 /// Resolves one raw job into a typed job.
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
-    let r = Reader::new(raw);
+    let r = Reader::new(raw, crate::options::lookup);
     let workload = workload::Workload::resolve(&r)?;
     let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
     if workload.zbd.is_some() && verify.on() {

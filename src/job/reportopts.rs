@@ -1,6 +1,6 @@
 //! What a job reports: grouping, percentiles, units, which latencies to measure, logs.
 
-use super::reader::Reader;
+use crate::defs::reader::Reader;
 use crate::error::JobError;
 use crate::stats::hist::PercentileList;
 use crate::stats::logs::LogConfig;

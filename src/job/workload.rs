@@ -1,10 +1,11 @@
 //! What I/O a job issues: the pattern, block sizes, where and how much, randomness, zones
 //! and iologs, resolved into typed values with fio's defaults.
 
-use super::reader::Reader;
-use super::{Ddir, Pattern, SizeSpec};
+use crate::defs::reader::Reader;
 use crate::defs::value::per_dir;
 pub use crate::defs::value::Distribution;
+use crate::defs::value::SizeSpec;
+use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.

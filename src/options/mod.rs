@@ -12,38 +12,31 @@ mod trace;
 
 pub use table::{lookup, nearest, OPTIONS};
 
-use crate::defs::{OptDef, Support};
+use crate::defs::raw::{RawJob, RawOpt};
+use crate::defs::reader::Reader;
+use crate::defs::Support;
 
 use crate::error::Origin;
 
-/// One option setting as given: `name[=value]`, already matched to its table entry and with
-/// its value validated for the entry's kind.
-#[derive(Debug, Clone)]
-pub struct RawOpt {
-    pub def: &'static OptDef,
-    /// The value text after `${VAR}` expansion; `None` for a bare flag (`--time_based`).
-    pub value: Option<String>,
-    pub origin: Origin,
+/// Engines configured from name, value pairs: the catalog is what knows the defaults.
+impl crate::engine::EngineConfig {
+    /// Engine `name` with `options` (name, value pairs, as a job file would set them),
+    /// for tests and tools that drive an engine without a whole job.
+    pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
+        let spec = crate::engine::registry::find(name)?;
+        let raw = crate::defs::raw::RawJob::from_pairs(name, options)?;
+        let r = Reader::new(&raw, lookup);
+        let facts = crate::engine::spec::JobFacts {
+            direct: r.bool("direct").map_err(|e| e.to_string())?,
+            madvise: None,
+            iodepth: 1,
+            runtime_us: 0,
+        };
+        Self::new(spec, &r, &facts).map_err(|e| e.to_string())
+    }
 }
 
-/// One job section (or command-line `--name`), with the `[global]` options in force where it
-/// was defined already folded in front of its own.
-#[derive(Debug, Clone, Default)]
-pub struct RawJob {
-    pub name: String,
-    /// Options in the order they apply: inherited globals first, then the section's own.
-    pub opts: Vec<RawOpt>,
-    pub origin: Origin,
-    /// How many of `opts` (at the front) were inherited from `[global]` or from options
-    /// before the first `--name`; JSON reports them as `global options`.
-    pub globals: usize,
-    /// The first job of a second or later job file: fio separates job files by a
-    /// stonewall, so this job waits for all before it as if it said `stonewall`.
-    pub file_stonewall: bool,
-    /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
-    pub act_slices: Option<u64>,
-}
-
+/// Raw jobs built from name, value pairs, checked against the table.
 impl RawJob {
     /// Job `name` with `options` (name, value pairs, as on a command line), for tests
     /// and tools that build a job or an engine without a job file.
@@ -60,18 +53,6 @@ impl RawJob {
             });
         }
         Ok(raw)
-    }
-
-    /// The last setting of option `name`, which is the one that wins. `name` may be the
-    /// option's canonical name or any of its aliases.
-    pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        let canon = lookup(name).map_or(name, |d| d.name);
-        self.opts.iter().rev().find(|o| o.def.name == canon)
-    }
-
-    /// The value text of option `name`, with bare flags read as "1".
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
     }
 }
 

@@ -305,7 +305,7 @@ fn ddir_obj(t: &JobStats, g: &GroupStats, d: usize, plus: bool) -> Obj {
     o
 }
 
-fn opts_obj(opts: &[crate::options::RawOpt]) -> Obj {
+fn opts_obj(opts: &[crate::defs::raw::RawOpt]) -> Obj {
     let mut o = Obj::new();
     for opt in opts {
         // Bare flags (`--group_reporting`) carry no value and fio leaves them out.

@@ -2,8 +2,9 @@
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
 use super::{ctime, VERSION};
+use crate::defs::Ddir;
 use crate::job::group_ids;
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};

@@ -141,7 +141,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
 
 /// The job's rate limits over the directions its pattern does, for the status line.
 fn rate_limits(job: &Job) -> crate::stats::board::RateLimits {
-    use crate::job::Pattern as P;
+    use crate::defs::Pattern as P;
     let p = job.workload.pattern;
     let trims = matches!(p, P::Trim | P::RandTrim | P::TrimWrite | P::RandTrimWrite);
     let does = [p.reads(), p.writes(), trims];
@@ -163,7 +163,7 @@ fn plan_clone(thread_number: u64, job: &Job, targets: &[files::Target]) {
         return;
     };
     let per_pass = match job.workload.io_size.or(job.workload.size) {
-        Some(crate::job::SizeSpec::Bytes(b)) if b > 0 => b,
+        Some(crate::defs::value::SizeSpec::Bytes(b)) if b > 0 => b,
         _ => targets.iter().map(|t| t.size).sum(),
     };
     p.bytes_total = per_pass.saturating_mul(job.exec.loops.max(1) as u64);

@@ -11,9 +11,10 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
+use crate::defs::Ddir;
 use crate::engine::{Engine, IoUnit, Op, SyncOp};
 use crate::gen::SyncKind;
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -229,11 +230,11 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
         SyncKind::Fsync | SyncKind::OnClose => {}
         SyncKind::Fdatasync => {
             stats.sync_ios = before;
-            stats.dir[crate::job::Ddir::Read as usize].short += 1;
+            stats.dir[crate::defs::Ddir::Read as usize].short += 1;
         }
         SyncKind::Range(_) => {
             stats.sync_ios = before;
-            stats.dir[crate::job::Ddir::Write as usize].short += 1;
+            stats.dir[crate::defs::Ddir::Write as usize].short += 1;
         }
     }
 }
@@ -270,7 +271,7 @@ mod tests {
     use super::*;
 
     fn syncer(args: &[(&str, &str)]) -> Syncer {
-        let raw = crate::options::RawJob::from_pairs("s", args).expect("known options");
+        let raw = crate::defs::raw::RawJob::from_pairs("s", args).expect("known options");
         Syncer::new(&crate::job::resolve(&raw).expect("job"))
     }
 

@@ -3,9 +3,10 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
+use crate::defs::Ddir;
 use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use crate::stats::JobStats;
 use std::io;
 use std::os::fd::RawFd;

@@ -540,8 +540,8 @@ impl RateLimits {
 
 /// The running letter for a job's pattern: upper case sequential, lower case random;
 /// R/W for pure reads or writes, M for a mix, D for trims.
-pub fn running_letter(pattern: crate::job::Pattern) -> char {
-    use crate::job::Pattern as P;
+pub fn running_letter(pattern: crate::defs::Pattern) -> char {
+    use crate::defs::Pattern as P;
     match pattern {
         P::Read => 'R',
         P::RandRead => 'r',

@@ -20,7 +20,7 @@ pub mod logzip;
 pub mod status;
 pub mod steady;
 
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use hist::{Hist, PercentileList};
 use iostat::IoStat;
 use serde::{Deserialize, Serialize};
@@ -278,7 +278,7 @@ pub struct JobStats {
 /// job's size in bytes, or else what the file holds past the offset) in trim blocks.
 /// The resolver refused sizes fio refuses; a region not known before the run gets none.
 fn block_life_for(job: &crate::job::Job) -> Option<blocklife::BlockLife> {
-    use crate::job::SizeSpec;
+    use crate::defs::value::SizeSpec;
     let base = match job.workload.offset {
         SizeSpec::Bytes(b) => b,
         SizeSpec::Percent(_) => 0,

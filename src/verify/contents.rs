@@ -6,9 +6,11 @@ use super::block::{self, Expect, Failure, Stamp};
 use super::checksum::Method;
 use super::pass::{ReadPass, Source};
 use crate::buffer::fill::Filler;
+use crate::defs::value::SizeSpec;
+use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job, SizeSpec};
+use crate::job::Job;
 use crate::stats::JobStats;
 
 /// fio's errno for a verify failure (EILSEQ).
@@ -105,8 +107,8 @@ impl Contents {
         let filler = Filler::new(&job.buffers, seed, size, w.bs[1].0);
         let v = job.verify.clone();
         let writes = w.pattern.writes();
-        let reads =
-            w.pattern != crate::job::Pattern::Write && w.pattern != crate::job::Pattern::RandWrite;
+        let reads = w.pattern != crate::defs::Pattern::Write
+            && w.pattern != crate::defs::Pattern::RandWrite;
         let verify_on = v.on();
         let b = filler.opts();
         Contents {

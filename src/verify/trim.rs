@@ -12,9 +12,9 @@
 //! Without `trim_backlog` nothing is trimmed (fio behaves the same); the blocks chosen in
 //! vain are counted and reported at the end.
 
+use crate::defs::Ddir;
 use crate::gen::rand::{FRand, Stream};
 use crate::gen::{Generator, NextIo};
-use crate::job::Ddir;
 use std::collections::{HashSet, VecDeque};
 
 /// A written block chosen for a trim. `wno` is the job's number of the write, so that a

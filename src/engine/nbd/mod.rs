@@ -11,7 +11,7 @@
 pub mod wire;
 
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued, Setup};
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io::{self, Read};
 use std::sync::Arc;
 use wire::Stream;
@@ -419,7 +419,7 @@ impl super::spec::Declared for Nbd {
     .options(&[URI])];
     fn configure(
         _: &'static super::spec::Spec,
-        r: &crate::job::reader::Reader,
+        r: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<NbdOpts, crate::error::JobError> {
         let Some(u) = r.text("uri") else {

@@ -151,7 +151,7 @@ pub mod stats {
     }
     /// Latency histograms and percentile lists.
     pub mod hist {
-        pub use crate::stats::hist::PercentileList;
+        pub use crate::defs::percentiles::PercentileList;
     }
     /// Compressed logs.
     pub mod logzip {

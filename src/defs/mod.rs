@@ -4,8 +4,10 @@
 
 pub mod ddir;
 pub mod optdef;
+pub mod percentiles;
 pub mod raw;
 pub mod reader;
+pub mod steady;
 pub mod value;
 
 pub use ddir::{Ddir, Pattern};

@@ -8,9 +8,10 @@
 //! were off.
 
 use super::{Fields, Image, ProtoError};
+use crate::defs::percentiles::PercentileList;
 use crate::stats::disk::{Aggregate, DiskUtil, RawDiskStat};
 use crate::stats::group::GroupStats;
-use crate::stats::hist::{Hist, PercentileList, PLAT_NR};
+use crate::stats::hist::{Hist, PLAT_NR};
 use crate::stats::iostat::IoStat;
 use crate::stats::{JobStats, StatsConfig, Unified, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
 
@@ -389,7 +390,8 @@ fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
 
 /// A peer's steady-state window, when it sent one.
 fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
-    use crate::stats::steady::{Criterion, SteadyReport, SteadySpec};
+    use crate::defs::steady::Criterion;
+    use crate::stats::steady::{SteadyReport, SteadySpec};
     let dur = f.u64(SS_DUR)?;
     let state = f.u32(SS_STATE)?;
     if dur == 0 || state & SS_DATA == 0 {
@@ -609,7 +611,7 @@ mod tests {
         // A steady-state window travels after the struct, as fio's rings do.
         let ss = crate::stats::steady::SteadyReport {
             spec: crate::stats::steady::SteadySpec {
-                criterion: crate::stats::steady::Criterion {
+                criterion: crate::defs::steady::Criterion {
                     iops: true,
                     slope: false,
                     pct: true,

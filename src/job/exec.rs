@@ -537,7 +537,7 @@ fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, J
         return Ok(None);
     }
     let text = r.text("steadystate").unwrap_or_default();
-    let criterion = crate::stats::steady::Criterion::parse(&text, r.kb_base())
+    let criterion = crate::defs::steady::Criterion::parse(&text, r.kb_base())
         .map_err(|e| r.invalid("steadystate", e))?;
     Ok(Some(crate::stats::steady::SteadySpec {
         criterion,

@@ -1,8 +1,8 @@
 //! What a job reports: grouping, percentiles, units, which latencies to measure, logs.
 
+use crate::defs::percentiles::PercentileList;
 use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::stats::hist::PercentileList;
 use crate::stats::logs::LogConfig;
 use crate::stats::{StatsConfig, Unified};
 

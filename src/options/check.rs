@@ -104,8 +104,8 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
         "rw" => return parse_rw(v, kb).map(|_| ()),
         "bssplit" => return parse_bssplit(v, kb).map(|_| ()),
         "random_distribution" => return parse_distribution(v, kb).map(|_| ()),
-        "percentile_list" => return crate::stats::hist::PercentileList::parse(v).map(|_| ()),
-        "steadystate" => return crate::stats::steady::Criterion::parse(v, kb).map(|_| ()),
+        "percentile_list" => return crate::defs::percentiles::PercentileList::parse(v).map(|_| ()),
+        "steadystate" => return crate::defs::steady::Criterion::parse(v, kb).map(|_| ()),
         "ioengine" => return check_engine(v, def),
         // fio reads `filesize` as one size, or a range to pick each file's size from.
         "filesize" if !is_range(v) => return parse_size(v, kb).map(|_| ()),

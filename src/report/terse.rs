@@ -3,9 +3,9 @@
 
 use super::normal::{cpu_percent, dist};
 use super::VERSION;
+use crate::defs::percentiles::LIST_MAX_LEN;
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
-use crate::stats::hist::LIST_MAX_LEN;
 use crate::stats::{JobStats, Unified};
 use std::fmt::Write;
 

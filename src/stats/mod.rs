@@ -20,8 +20,9 @@ pub mod logzip;
 pub mod status;
 pub mod steady;
 
+use crate::defs::percentiles::PercentileList;
 use crate::defs::Ddir;
-use hist::{Hist, PercentileList};
+use hist::Hist;
 use iostat::IoStat;
 use serde::{Deserialize, Serialize};
 

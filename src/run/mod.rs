@@ -31,6 +31,7 @@ use crate::job::Job;
 use crate::stats::{JobStats, RunOutcome};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// Set when any job has `exitall` (fio applies it to every job then).
 static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
@@ -91,10 +92,32 @@ pub(crate) fn live_tick() {
     }
 }
 
+/// Which board slots (thread number - 1) belong to jobs that do I/O, noted by the runner
+/// before the workers start (forked workers inherit it).
+static IO_CLONES: OnceLock<Vec<bool>> = OnceLock::new();
+
+/// Notes which clones do real I/O, in thread-number order (one flag per clone).
+pub fn note_io_clones(io: Vec<bool>) {
+    let _ = IO_CLONES.set(io);
+}
+
+/// True while a job that does I/O is pending or running (fio's
+/// `fio_running_or_pending_io_threads`).
+fn io_jobs_active() -> bool {
+    let Some(io) = IO_CLONES.get() else {
+        return false;
+    };
+    io.iter().enumerate().any(|(i, &is_io)| {
+        is_io
+            && crate::stats::board::slot(i as u64 + 1)
+                .is_some_and(|s| !matches!(s.state_letter(), 'E' | '_' | 'X'))
+    })
+}
+
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
-    crate::engine::cpuio::note_io_clones(
+    note_io_clones(
         jobs.iter()
             .flat_map(|j| {
                 let io = !j.exec.engine.flags().no_io;
@@ -102,6 +125,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             })
             .collect(),
     );
+    crate::engine::cpuio::note_io_probe(io_jobs_active);
     if !crate::stats::status::enabled(cfg, crate::stats::status::stdout_is_tty()) {
         return;
     }

@@ -2,6 +2,7 @@
 //! are written ([`value`]). Engines declare their option rows with these and read them;
 //! the catalog (`options`) assembles the table above them.
 
+pub mod datapattern;
 pub mod ddir;
 pub mod optdef;
 pub mod percentiles;
@@ -9,6 +10,7 @@ pub mod raw;
 pub mod reader;
 pub mod steady;
 pub mod value;
+pub mod verify_method;
 
 pub use ddir::{Ddir, Pattern};
 pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit};

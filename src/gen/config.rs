@@ -74,7 +74,7 @@ impl Config {
         };
         // fio seeds the write sizes like the read ones whenever verify is not `none`
         // (`null`, and `verify_pattern` alone, count too), so a read pass sees the writes.
-        let verify = job.verify.method != crate::verify::checksum::Method::None;
+        let verify = job.verify.method != crate::defs::verify_method::Method::None;
         Ok(Config {
             read,
             write,

@@ -1,11 +1,13 @@
 //! The RESOLVED stage: a [`Job`] has every value typed and in bytes, microseconds and counts,
 //! with defaults applied, so the run core never looks at option text.
 
+pub mod buffers;
 pub mod errors;
 pub mod exec;
 pub mod files;
 pub mod numa;
 pub mod reportopts;
+pub mod verifyopts;
 pub mod workload;
 
 use crate::defs::raw::RawJob;
@@ -28,9 +30,9 @@ pub struct Job {
     /// Where: files, directories, devices.
     pub files: files::FileOpts,
     /// Verify method and options (`verify=`, `verify_*`).
-    pub verify: crate::verify::VerifyOpts,
+    pub verify: crate::job::verifyopts::VerifyOpts,
     /// What write buffers hold (`zero_buffers`, `buffer_compress_percentage`, dedupe …).
-    pub buffers: crate::buffer::BufferOpts,
+    pub buffers: crate::job::buffers::BufferOpts,
     /// What to report and log.
     pub report: reportopts::ReportOpts,
     /// The raw options, for `--showcmd` and for messages.
@@ -58,7 +60,7 @@ pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     let r = Reader::new(raw, crate::options::lookup);
     let workload = workload::Workload::resolve(&r)?;
-    let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
+    let verify = crate::job::verifyopts::VerifyOpts::resolve(&r, &workload)?;
     if workload.zbd.is_some() && verify.on() {
         // fio replays a zone's writes in order for the verify pass and resets zones
         // before writing; iobench does not do that yet.
@@ -67,7 +69,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
             "verify with zonemode=zbd is not supported yet (use verify=0)",
         ));
     }
-    let buffers = crate::buffer::BufferOpts::resolve(
+    let buffers = crate::job::buffers::BufferOpts::resolve(
         &r,
         verify.on(),
         matches!(

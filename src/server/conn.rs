@@ -608,7 +608,7 @@ fn state_files(
     let mut first = 1u64;
     for job in jobs {
         let n = job.exec.numjobs.max(1);
-        if job.verify.state_load && job.verify.method != crate::verify::checksum::Method::None {
+        if job.verify.state_load && job.verify.method != crate::defs::verify_method::Method::None {
             for clone in 0..n {
                 let index = crate::gen::fio_thread_number(first, job.exec.numjobs, clone) - 1;
                 let name = format!("{me}-{}-{index}-verify.state", job.name.replace('/', "."));

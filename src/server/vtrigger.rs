@@ -76,7 +76,7 @@ impl Watch {
 /// Whether `job`'s threads keep the completions of their writes (and save them).
 fn keeps_completions(job: &Job) -> bool {
     job.verify.state_save
-        && job.verify.method != crate::verify::checksum::Method::None
+        && job.verify.method != crate::defs::verify_method::Method::None
         && job.workload.pattern.writes()
 }
 

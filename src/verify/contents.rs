@@ -3,10 +3,10 @@
 //! The worker calls these in a few places; everything else about data lives here.
 
 use super::block::{self, Expect, Failure, Stamp};
-use super::checksum::Method;
 use super::pass::{ReadPass, Source};
 use crate::buffer::fill::Filler;
 use crate::defs::value::SizeSpec;
+use crate::defs::verify_method::Method;
 use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
 use crate::gen::Generator;
@@ -34,7 +34,7 @@ pub(super) struct Piece {
 /// Per-worker data state.
 pub struct Contents {
     pub(super) filler: Filler,
-    pub(super) v: super::opts::VerifyOpts,
+    pub(super) v: crate::job::verifyopts::VerifyOpts,
     /// Something to do for each write (verify data, refill, scramble).
     writes_active: bool,
     slots: Vec<Stamp>,
@@ -489,7 +489,7 @@ impl Contents {
 
     /// What checker threads check with: copies, so that they borrow nothing of the
     /// worker that drives the pass.
-    pub fn checker_env(&self) -> (super::VerifyOpts, Filler) {
+    pub fn checker_env(&self) -> (crate::job::verifyopts::VerifyOpts, Filler) {
         (self.v.clone(), self.filler.clone())
     }
 
@@ -573,7 +573,7 @@ impl Drop for Contents {
 
 /// `--debug=verify`'s line as a write buffer is filled: fresh random data, or (with
 /// `verify_pattern` and no per-block format) the pattern already in the buffer.
-fn debug_fill(pattern: Option<&super::pattern::DataPattern>, len: usize) {
+fn debug_fill(pattern: Option<&crate::defs::datapattern::DataPattern>, len: usize) {
     use crate::debug::Cat::Verify;
     match pattern {
         None => crate::dprint!(Verify, "fill random bytes len={len}"),

@@ -54,7 +54,7 @@ impl Trims {
     /// The schedule for a worker whose verify options are `v`, or None when it trims
     /// nothing (no verify, no log of writes, or `trim_percentage=0`).
     pub fn new(
-        v: &super::VerifyOpts,
+        v: &crate::job::verifyopts::VerifyOpts,
         logs_writes: bool,
         randrepeat: bool,
         gen: &Generator,

@@ -1,9 +1,9 @@
 //! The resolved verify options of a job, with fio's derived values (the header interval,
 //! `verify_pattern` implying a pattern method).
 
-use super::checksum::Method;
-use super::pattern::DataPattern;
+use crate::defs::datapattern::DataPattern;
 use crate::defs::reader::Reader;
+use crate::defs::verify_method::Method;
 use crate::error::JobError;
 use crate::job::workload::Workload;
 

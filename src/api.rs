@@ -144,7 +144,8 @@ pub mod session {
 
 /// Statistics.
 pub mod stats {
-    pub use crate::stats::{JobStats, RunOutcome, StatsConfig};
+    pub use crate::job::reportopts::StatsConfig;
+    pub use crate::stats::{JobStats, RunOutcome};
     /// Reporting groups.
     pub mod group {
         pub use crate::stats::group::{summarize, GroupStats};

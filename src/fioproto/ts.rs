@@ -9,11 +9,12 @@
 
 use super::{Fields, Image, ProtoError};
 use crate::defs::percentiles::PercentileList;
+use crate::job::reportopts::{StatsConfig, Unified};
 use crate::stats::disk::{Aggregate, DiskUtil, RawDiskStat};
 use crate::stats::group::GroupStats;
 use crate::stats::hist::{Hist, PLAT_NR};
 use crate::stats::iostat::IoStat;
-use crate::stats::{JobStats, StatsConfig, Unified, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
+use crate::stats::{JobStats, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
 
 /// `sizeof(struct thread_stat)`.
 pub const TS_LEN: usize = 183_888;
@@ -391,7 +392,8 @@ fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
 /// A peer's steady-state window, when it sent one.
 fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
     use crate::defs::steady::Criterion;
-    use crate::stats::steady::{SteadyReport, SteadySpec};
+    use crate::job::exec::SteadySpec;
+    use crate::stats::steady::SteadyReport;
     let dur = f.u64(SS_DUR)?;
     let state = f.u32(SS_STATE)?;
     if dur == 0 || state & SS_DATA == 0 {
@@ -610,7 +612,7 @@ mod tests {
         assert_eq!(b.len(), TS_PDU_LEN);
         // A steady-state window travels after the struct, as fio's rings do.
         let ss = crate::stats::steady::SteadyReport {
-            spec: crate::stats::steady::SteadySpec {
+            spec: crate::job::exec::SteadySpec {
                 criterion: crate::defs::steady::Criterion {
                     iops: true,
                     slope: false,

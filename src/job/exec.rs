@@ -4,9 +4,11 @@
 #![warn(clippy::cast_possible_truncation)]
 
 use crate::defs::reader::Reader;
+use crate::defs::steady::Criterion;
 use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
+use serde::{Deserialize, Serialize};
 
 /// A value that may be given as a range `a-b` (picked at random per clone).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -143,7 +145,7 @@ pub struct ExecOpts {
     /// `write_hint`: the kernel's RWH_WRITE_LIFE_* value to set on each file, if given.
     pub write_hint: Option<u64>,
     /// `steadystate*`: when to end the job early because its throughput stopped moving.
-    pub steady: Option<crate::stats::steady::SteadySpec>,
+    pub steady: Option<SteadySpec>,
     /// `io_submit_mode=offload`: a pool of submitter threads issues the I/O.
     pub offload: bool,
     /// `serialize_overlap`: an I/O waits while it overlaps one in flight, so racing
@@ -529,9 +531,19 @@ impl ExecOpts {
     }
 }
 
+/// A job's steady-state settings; present only with `steadystate_duration` above zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SteadySpec {
+    pub criterion: Criterion,
+    /// Samples in the window (seconds).
+    pub dur_s: u32,
+    /// Sampling starts one second after this much of the job's time.
+    pub ramp_ms: u64,
+}
+
 /// `steadystate`, `steadystate_duration` and `steadystate_ramp_time`; none unless the
 /// duration is at least a whole second (fio counts it in whole seconds).
-fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, JobError> {
+fn steady_spec(r: &Reader) -> Result<Option<SteadySpec>, JobError> {
     let dur_s = r.time_us("steadystate_duration", TimeUnit::Sec)? / 1_000_000;
     if dur_s == 0 {
         return Ok(None);
@@ -539,7 +551,7 @@ fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, J
     let text = r.text("steadystate").unwrap_or_default();
     let criterion = crate::defs::steady::Criterion::parse(&text, r.kb_base())
         .map_err(|e| r.invalid("steadystate", e))?;
-    Ok(Some(crate::stats::steady::SteadySpec {
+    Ok(Some(SteadySpec {
         criterion,
         dur_s: u32::try_from(dur_s).unwrap_or(u32::MAX),
         ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,

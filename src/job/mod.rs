@@ -139,8 +139,23 @@ fn check_block_table(r: &Reader, job: &Job) -> Result<(), JobError> {
     }
     if let Some(SizeSpec::Bytes(size)) = job.workload.size {
         let bs = job.workload.bs[Ddir::Trim as usize].0;
-        crate::stats::blocklife::BlockLife::new(0, size, bs)
-            .map_err(|e| r.invalid("block_error_percentiles", e))?;
+        block_count(size, bs).map_err(|e| r.invalid("block_error_percentiles", e))?;
     }
     Ok(())
+}
+
+/// The most blocks fio tracks (its `MAX_NR_BLOCK_INFOS`); a larger file is refused.
+pub const MAX_BLOCKS: u64 = 8192;
+
+/// The blocks `block_error_percentiles` tracks in `io_size` bytes of blocks of `bs`, or
+/// why fio would refuse it (no block, or more than [`MAX_BLOCKS`]).
+pub fn block_count(io_size: u64, bs: u64) -> Result<u64, String> {
+    let n = io_size.checked_div(bs).unwrap_or(0);
+    if n == 0 || n > MAX_BLOCKS {
+        return Err(format!(
+            "cannot track {n} trim blocks ({io_size} bytes in blocks of {bs}); \
+             between 1 and {MAX_BLOCKS} are possible"
+        ));
+    }
+    Ok(n)
 }

@@ -4,11 +4,12 @@
 
 use super::normal::{agg_percent, cpu_percent, dist, LAT_LABELS};
 use super::{ctime, VERSION};
+use crate::job::reportopts::Unified;
 use crate::job::Job;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::{val_of, Hist};
 use crate::stats::iostat::IoStat;
-use crate::stats::{JobStats, Unified};
+use crate::stats::JobStats;
 use std::fmt::Write;
 
 /// A JSON value as fio builds it: integers and floats are distinct types.

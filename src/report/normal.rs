@@ -4,12 +4,13 @@
 use super::{ctime, VERSION};
 use crate::defs::Ddir;
 use crate::job::group_ids;
+use crate::job::reportopts::Unified;
 use crate::job::Job;
 use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::Hist;
-use crate::stats::{JobStats, LatKind, Unified};
+use crate::stats::{JobStats, LatKind};
 use std::fmt::Write;
 
 /// The lines fio prints before it starts: one header per job (`...` for its clones), the

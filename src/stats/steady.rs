@@ -5,17 +5,8 @@
 //! sampling itself is `run::steady`'s.
 
 use crate::defs::steady::Criterion;
+use crate::job::exec::SteadySpec;
 use serde::{Deserialize, Serialize};
-
-/// A job's steady-state settings; present only with `steadystate_duration` above zero.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct SteadySpec {
-    pub criterion: Criterion,
-    /// Samples in the window (seconds).
-    pub dur_s: u32,
-    /// Sampling starts one second after this much of the job's time.
-    pub ramp_ms: u64,
-}
 
 /// The window of the last `dur_s` samples and the verdict on them.
 #[derive(Debug, Clone)]

@@ -9,6 +9,7 @@
 
 pub(crate) mod affinity;
 pub mod api;
+pub(crate) mod blktrace;
 pub(crate) mod buffer;
 pub(crate) mod cli;
 pub(crate) mod client;

@@ -348,7 +348,7 @@ impl LogReader {
     /// Opens the log for clone `clone_index` and reads its header.
     pub fn open(list: &str, clone_index: u32, opts: &Replay) -> Result<Self, String> {
         let path = log_path(list, clone_index)?;
-        if super::blktrace::is_blktrace(path) {
+        if crate::blktrace::is_blktrace(path) {
             let t = super::blktrace::read(path, opts)?;
             let mut parser = Parser::new(VERSION3, path, opts)?;
             parser.open = vec![true; t.files.len()];

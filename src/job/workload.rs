@@ -71,7 +71,7 @@ fn merged_blktrace(r: &Reader) -> Result<Option<String>, JobError> {
             .map(Option::unwrap_or_default)
     };
     let inputs: Vec<&str> = list.split(':').filter(|s| !s.is_empty()).collect();
-    crate::iolog::blktrace::merge(
+    crate::blktrace::merge(
         &inputs,
         &floats("merge_blktrace_scalars")?,
         &floats("merge_blktrace_iters")?,

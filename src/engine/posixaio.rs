@@ -133,13 +133,13 @@ impl Engine for PosixAio {
                     return Ok(Queued::Completed);
                 }
                 Op::Sync {
-                    kind: super::SyncOp::Range(_),
+                    kind: super::SyncKind::Range(_),
                 } => {
                     io.result = super::do_sync(io);
                     return Ok(Queued::Completed);
                 }
                 Op::Sync { kind } => {
-                    let how = if kind == super::SyncOp::Fdatasync {
+                    let how = if kind == super::SyncKind::Fdatasync {
                         libc::O_DSYNC
                     } else {
                         libc::O_SYNC

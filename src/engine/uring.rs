@@ -4,7 +4,7 @@
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
+use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncKind};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
@@ -382,13 +382,13 @@ impl Engine for Uring {
                 return Ok(Queued::Completed);
             }
             Op::Sync {
-                kind: SyncOp::Range(flags),
+                kind: SyncKind::Range(flags),
             } => with_fd!(|fd| opcode::SyncFileRange::new(fd, io.len as u32)
                 .offset(io.offset)
                 .flags(flags)
                 .build()),
             Op::Sync { kind } => {
-                let flags = if kind == SyncOp::Fdatasync {
+                let flags = if kind == SyncKind::Fdatasync {
                     types::FsyncFlags::DATASYNC
                 } else {
                     types::FsyncFlags::empty()

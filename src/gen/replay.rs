@@ -1,8 +1,8 @@
 //! The generator variant for `read_iolog`: it hands out the log's I/O in order.
 
 use super::{Config, Generator, NextIo, Rngs};
+use crate::engine::SyncKind;
 use crate::error::JobError;
-use crate::gen::SyncKind;
 use crate::iolog::{Action, IoLog, LogEntry, LogReader};
 use crate::job::Job;
 

@@ -18,7 +18,7 @@
 
 use super::read::{Action, LogEntry};
 use crate::defs::Ddir;
-use crate::gen::SyncKind;
+use crate::engine::SyncKind;
 use crate::job::workload::Replay;
 
 use crate::blktrace::{records, TC_DISCARD, TC_FLUSH, TC_NOTIFY, TC_WRITE};

@@ -12,7 +12,7 @@
 
 use super::{VERSION2, VERSION3};
 use crate::defs::Ddir;
-use crate::gen::SyncKind;
+use crate::engine::SyncKind;
 use crate::job::workload::Replay;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};

@@ -4,7 +4,7 @@
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
 use crate::defs::Ddir;
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncKind};
 use crate::gen::Generator;
 use crate::job::Job;
 use crate::stats::JobStats;
@@ -42,7 +42,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -59,7 +59,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::engine::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -424,7 +424,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Syncs `file` with nothing in flight, logging it at `offset` when given.
     fn sync(
         &mut self,
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         offset: Option<u64>,
     ) -> io::Result<()> {
@@ -646,7 +646,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         };
         if let Some(l) = &mut self.iolog {
-            l.log_io(&next)?;
+            l.log_io(next.file, next.ddir, next.offset, next.len)?;
         }
         let slot = self.free.pop().expect("free slot");
         if self.serialize {
@@ -1195,7 +1195,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 continue;
             }
             let unit = &mut self.pool[0];
-            super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
+            super::syncing::issue(&mut self.engine, unit, i, fd, SyncKind::Fsync, 0, 0)?;
             if let Some(l) = &mut self.iolog {
                 l.log_op(i, "sync", self.syncer.last_offset, 0)?;
             }

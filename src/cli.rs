@@ -278,7 +278,7 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "trigger" => cfg.trigger = Some(val.to_string()),
         "trigger-remote" => cfg.trigger_remote = Some(val.to_string()),
         "aux-path" => {
-            crate::verify::state::set_aux_path(val);
+            set_aux_path(val);
             cfg.aux_path = Some(val.to_string())
         }
         "daemonize" => cfg.daemonize = Some(val.to_string()),
@@ -606,4 +606,21 @@ fn check_wait_for(jobs: &[RawJob]) -> Result<(), ParseError> {
         });
     }
     Ok(())
+}
+
+/// `--aux-path`: where state files go instead of the current directory, as fio's
+/// `aux_path` (set once by the command line, before any job runs).
+static AUX_PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Sets `--aux-path` (the first call wins).
+pub fn set_aux_path(dir: &str) {
+    let _ = AUX_PATH.set(std::path::PathBuf::from(dir));
+}
+
+/// The directory state files are saved in and loaded from: `--aux-path`, or `.`.
+pub fn state_dir() -> std::path::PathBuf {
+    AUX_PATH
+        .get()
+        .cloned()
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
 }

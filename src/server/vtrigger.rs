@@ -96,7 +96,7 @@ pub fn thread_states(
     }
     // Clones of a job are reported in clone order.
     let mut clones_seen = vec![0u32; jobs.len()];
-    let dir = crate::verify::state::state_dir();
+    let dir = crate::cli::state_dir();
     let mut out: Vec<ThreadState> = Vec::with_capacity(outcome.results.len());
     for r in &outcome.results {
         let Some(job) = jobs.get(r.job_index) else {

@@ -163,7 +163,7 @@ impl Contents {
             // A writing job (verify_only) trims its verify list with the state; a job that
             // only reads stops before the first read the state says may not have landed
             // (see `read_stops`), as fio does.
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
@@ -563,7 +563,7 @@ impl Drop for Contents {
             );
         }
         if let Some(s) = &self.saving {
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             if let Err(e) = s.comps.save(&dir, &s.name, s.index, self.issued_writes) {
                 eprintln!("iobench: job '{}': verify state: {e}", s.name);
             }

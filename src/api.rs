@@ -115,7 +115,7 @@ pub mod peak {
 pub mod present {
     /// `iobench report`.
     pub mod report {
-        pub use crate::present::report::main;
+        pub use crate::present::html::main;
     }
 }
 

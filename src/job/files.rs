@@ -229,6 +229,23 @@ impl LockMode {
     }
 }
 
+/// The files a job will do I/O on, as fio names them, for finding their devices.
+pub fn job_paths(job: &super::Job) -> Vec<String> {
+    let dir = job.files.directory.as_deref();
+    let join = |f: &str| match dir {
+        Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
+        _ => f.to_string(),
+    };
+    match &job.files.filename {
+        Some(names) => names
+            .split(':')
+            .filter(|n| !n.is_empty())
+            .map(join)
+            .collect(),
+        None => vec![join(&format!("{}.0.0", job.name))],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

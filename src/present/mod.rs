@@ -1,12 +1,14 @@
 //! Seeing a run: readers of the results and of the collector's snapshots, never writers
-//! into the hot path. `report` draws an HTML report (SVG charts from `svg`) from result
-//! files, sweeps, comparisons and logs. `live` writes each interval's own numbers as JSON Lines (`--live`),
+//! into the hot path. `html` draws `iobench report`'s HTML page (SVG charts from `svg`)
+//! from result files, sweeps, comparisons and logs, read by `results` (the studies write
+//! them). `live` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
+pub mod html;
 pub mod live;
 pub mod metrics;
-pub mod report;
+pub mod results;
 pub mod svg;
 pub mod window;
 

@@ -10,30 +10,13 @@ use crate::stats::group::summarize;
 use crate::stats::RunOutcome;
 use std::time::Instant;
 
-/// The files a job will do I/O on, as fio names them, for finding their devices.
-pub fn job_paths(job: &Job) -> Vec<String> {
-    let dir = job.files.directory.as_deref();
-    let join = |f: &str| match dir {
-        Some(d) if !f.starts_with('/') => format!("{d}/{f}"),
-        _ => f.to_string(),
-    };
-    match &job.files.filename {
-        Some(names) => names
-            .split(':')
-            .filter(|n| !n.is_empty())
-            .map(join)
-            .collect(),
-        None => vec![join(&format!("{}.0.0", job.name))],
-    }
-}
-
 /// The disk counters before a run, over the devices of the jobs that report disk
 /// statistics (`None` when no job does): the start of fio's `disk_util` section.
 pub fn disk_snapshot(jobs: &[Job]) -> Option<DiskSnapshot> {
     let paths: Vec<String> = jobs
         .iter()
         .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
-        .flat_map(job_paths)
+        .flat_map(crate::job::files::job_paths)
         .collect();
     if paths.is_empty() {
         None

@@ -265,7 +265,7 @@ pub fn child_main(args: &[String]) -> ExitCode {
     let paths: Vec<String> = jobs
         .iter()
         .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
-        .flat_map(crate::report::run::job_paths)
+        .flat_map(crate::job::files::job_paths)
         .collect();
     let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));
     let began = std::time::SystemTime::now();

@@ -5,13 +5,13 @@
 //! did; a second run of the same sweep skips the points already done.
 
 use super::axis::{self, Axis, Point};
-use super::results::{self, DirResult};
 use super::table::{self, Table};
 use crate::cli::{self, CliConfig, OutputFormat};
 use crate::defs::raw::RawJob;
 use crate::error::Origin;
 use crate::job::Job;
 use crate::options;
+use crate::present::results::{self, DirResult};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -7,7 +7,7 @@
 //! `--trigger-file`, `--trigger-timeout`, `--trigger`, `--trigger-remote` and `--aux-path`
 //! are the client's own, as in fio (see [`super::trigger`]).
 
-use crate::server::addr::{self, Endpoint};
+use crate::fioproto::addr::{self, Endpoint};
 
 /// One server to drive.
 #[derive(Debug, Clone, PartialEq)]

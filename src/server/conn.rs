@@ -5,8 +5,8 @@
 
 use super::job::{self, CHILD_ARG, RESULTS};
 use super::vtrigger;
-use super::Stream;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
+use crate::fioproto::stream::Stream;
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
 use std::io::Read;
 use std::path::PathBuf;
@@ -297,7 +297,7 @@ impl Conn {
             send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
             send_msg(&self.w, op::QUIT, 0, &[]);
         }
-        vtrigger::run_command(&command, "server");
+        crate::fioflags::run_command(&command, "server");
     }
 
     /// UPDATE_JOB, gfio's option editor (fio's command-line client never sends it): an
@@ -592,7 +592,7 @@ fn answer_triggers(w: &Writer, dir: &std::path::Path, trigger: &Mutex<TriggerSlo
     let _ = std::fs::remove_file(dir.join(vtrigger::TRIGGER_FILE));
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
-        vtrigger::run_command(&command, "server");
+        crate::fioflags::run_command(&command, "server");
     }
 }
 

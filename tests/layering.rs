@@ -15,7 +15,8 @@ const TIERS: &[(&str, &[&str])] = &[
     (
         "base",
         &[
-            "affinity", "blktrace", "clock", "debug", "error", "num", "osstr", "shm", "stop",
+            "affinity", "blktrace", "clock", "debug", "error", "flags", "num", "osstr", "shm",
+            "stop",
         ],
     ),
     // Option definitions and value syntax, Ddir, the typed Reader.
@@ -36,7 +37,7 @@ const TIERS: &[(&str, &[&str])] = &[
     (
         "front",
         &[
-            "session", "study", "present", "server", "client", "cluster", "peak", "api",
+            "session", "study", "present", "server", "client", "cluster", "peak", "command", "api",
         ],
     ),
 ];

@@ -242,7 +242,7 @@ fn all_hostnames(world: &SimpleCommunicator, mine: &str) -> Vec<String> {
 }
 
 /// Runs this rank; returns the exit status (the worst of all ranks').
-pub fn run(args: Vec<String>) -> u8 {
+pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
     let Some(universe) = ::mpi::initialize() else {
         eprintln!("iobench: MPI could not be initialised (MPI_Init failed or was called twice)");
         return 1;
@@ -344,11 +344,12 @@ pub fn run(args: Vec<String>) -> u8 {
         return 1;
     };
     let mut cfg = inv.config.clone();
-    if cfg.version || cfg.help || cfg.parse_only {
-        if rank == 0 && cfg.version {
+    let act = &inv.actions;
+    if act.version || act.help || act.parse_only {
+        if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
-        } else if rank == 0 && cfg.help {
-            print!("{}", crate::cli::usage());
+        } else if rank == 0 && act.help {
+            print!("{}", help());
         }
         return 0;
     }

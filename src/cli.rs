@@ -70,7 +70,7 @@ pub struct CliConfig {
     pub append_terse: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
-    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::live`).
+    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::jsonlines`).
     pub live: Option<String>,
     /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
     pub metrics: Option<String>,

@@ -154,7 +154,7 @@ pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
     let mut reporter =
         crate::report::run::Reporter::start(cfg, jobs).map_err(|e| format!("output: {e}"))?;
     let (outcome, code) = crate::run::run_all(cfg, jobs);
-    crate::run::live::finish(&outcome);
+    crate::run::interim::finish(&outcome);
     print_act_table(&outcome);
     reporter
         .finish(cfg, jobs, &outcome)

@@ -8,10 +8,10 @@ pub mod files;
 pub mod flow;
 pub mod groups;
 pub mod hooks;
+pub mod interim;
 pub mod io_errors;
 pub mod iosched;
 pub mod limits;
-pub mod live;
 pub mod lockmem;
 pub mod numa;
 pub mod open_files;
@@ -533,7 +533,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(
+    interim::start(
         interim_clones(jobs, &firsts, &gids),
         cfg.snapshot_every_ms(),
         cfg.status_interval.is_some(),
@@ -644,7 +644,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::debug::run_ended(jobs.iter().any(|j| j.exec.engine.name() != "cpuio"));
     end_status();
-    live::end();
+    interim::end();
     outcome.signal = signals::signalled();
     let code = if outcome.signal.is_some() {
         signals::SIGNAL_EXIT

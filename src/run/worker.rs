@@ -322,7 +322,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 now - self.stat_start
             };
             self.cx.stats.inflight = self.inflight as u32;
-            crate::stats::live::answer(&mut self.cx.stats, measured);
+            crate::stats::snapshot::answer(&mut self.cx.stats, measured);
         }
         if self.ramping && now >= self.ramp_end {
             self.end_ramp(now);
@@ -1269,7 +1269,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if cx.stats.live.is_some() {
             // The final numbers, for a report made before the collector has this clone's
             // results (one made while it finishes, or just after).
-            crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
+            crate::stats::snapshot::answer(&mut cx.stats, ms * 1_000_000);
         }
         if self.error.is_some() {
             cx.stats.failed = true;

@@ -20,7 +20,7 @@ pub struct Slot {
     started_ms: AtomicU64,
     /// The state letter as a char code (0: pending).
     state: AtomicU32,
-    /// The snapshot generation the main process asked for last (see `stats::live`).
+    /// The snapshot generation the main process asked for last (see `stats::snapshot`).
     want: AtomicU64,
     /// The generation the clone's latest snapshot answers.
     answered: AtomicU64,

@@ -13,10 +13,10 @@ pub mod group;
 pub mod hist;
 pub mod histlog;
 pub mod iostat;
-pub mod live;
 pub mod logline;
 pub mod logs;
 pub mod logzip;
+pub mod snapshot;
 pub mod status;
 pub mod steady;
 

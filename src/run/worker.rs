@@ -72,11 +72,9 @@ impl Hold {
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
 pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
-    let depth = if engine.caps().sync {
-        1
-    } else {
-        ex.iodepth.max(1) as usize
-    };
+    // A synchronous engine's depth is already 1: the job caps it where it resolves the
+    // engine (`job::exec`), the one place that does.
+    let depth = ex.iodepth.max(1) as usize;
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;

@@ -16,10 +16,10 @@ pub mod eta;
 pub mod output;
 pub mod trigger;
 
+use crate::fioproto::addr::Endpoint;
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
+use crate::fioproto::stream::Stream;
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
-use crate::server::addr::Endpoint;
-use crate::server::Stream;
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
@@ -474,7 +474,7 @@ fn states_back(
         printer.text(&format!("client <{}>: {e}\n", c.host.hostname))?;
     }
     if let Some(cmd) = trig.and_then(|t| t.local.as_deref()) {
-        crate::server::vtrigger::run_command(cmd, "client");
+        crate::fioflags::run_command(cmd, "client");
     }
     Ok(saved.is_ok())
 }

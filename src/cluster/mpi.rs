@@ -329,7 +329,7 @@ fn all_hostnames(world: &SimpleCommunicator, mine: &str) -> Vec<String> {
 }
 
 /// Runs this rank; returns the exit status (the worst of all ranks').
-pub fn run(args: Vec<String>) -> u8 {
+pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
     let Some(universe) = ::mpi::initialize() else {
         eprintln!("iobench: MPI could not be initialised (MPI_Init failed or was called twice)");
         return 1;
@@ -458,7 +458,7 @@ pub fn run(args: Vec<String>) -> u8 {
         if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
         } else if rank == 0 && act.help {
-            print!("{}", crate::command::help_text());
+            print!("{}", help());
         }
         return 0;
     }

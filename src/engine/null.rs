@@ -7,8 +7,8 @@
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{Caps, Completion, Engine, IoUnit, Queued};
+use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::job::reader::Reader;
 use std::io;
 
 /// The engine that does no I/O.

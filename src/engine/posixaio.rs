@@ -5,7 +5,7 @@
 //! measures that implementation, as fio's posixaio does.
 
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io;
 
 /// The POSIX AIO engine.
@@ -133,13 +133,13 @@ impl Engine for PosixAio {
                     return Ok(Queued::Completed);
                 }
                 Op::Sync {
-                    kind: super::SyncOp::Range(_),
+                    kind: super::SyncKind::Range(_),
                 } => {
                     io.result = super::do_sync(io);
                     return Ok(Queued::Completed);
                 }
                 Op::Sync { kind } => {
-                    let how = if kind == super::SyncOp::Fdatasync {
+                    let how = if kind == super::SyncKind::Fdatasync {
                         libc::O_DSYNC
                     } else {
                         libc::O_SYNC
@@ -218,7 +218,7 @@ impl super::spec::Declared for PosixAio {
     )];
     fn configure(
         _: &'static super::spec::Spec,
-        _: &crate::job::reader::Reader,
+        _: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<(), crate::error::JobError> {
         Ok(())

@@ -11,8 +11,10 @@
 //! conversion to and from iobench's statistics, [`iolog`] the (zlib-compressed) log samples,
 //! [`vstate`] the verify states a trigger (VTRIGGER) brings back.
 
+pub mod addr;
 pub mod iolog;
 pub mod pdu;
+pub mod stream;
 pub mod ts;
 pub mod vstate;
 

@@ -4,8 +4,10 @@
 //! with arithmetic, `-` for standard input, `--section` filtering, and the `--showcmd` line.
 
 use super::keywords::{self, Machine};
+use super::make_opt_with;
 use super::showcmd::{ShowList, Shown};
-use super::{make_opt_with, Origin, RawJob, RawOpt};
+use crate::defs::raw::{RawJob, RawOpt};
+use crate::error::Origin;
 use crate::error::ParseError;
 use std::path::Path;
 use std::sync::Arc;

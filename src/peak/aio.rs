@@ -7,9 +7,9 @@ use super::clock::Clock;
 use super::target::{OffsetPicker, Target};
 use super::uring::Buffers;
 use super::{Counters, LatencyLog};
+use crate::defs::Ddir;
 use crate::engine::libaio::{Libaio, LibaioOpts};
 use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
-use crate::job::Ddir;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 

@@ -288,7 +288,7 @@ pub fn second_line(
 /// The percentile lines t/io_uring prints for -t1: four decimals, three a line, in nsec, or
 /// in usec when every value is large.
 pub fn percentile_block(lat: &LatencyLog) -> String {
-    use crate::stats::hist::DEFAULT_PERCENTILES as LIST;
+    use crate::defs::percentiles::DEFAULT_PERCENTILES as LIST;
     let values = lat.percentiles(&LIST, lat.total());
     if values.is_empty() {
         return String::new();

@@ -267,7 +267,7 @@ fn render(s: &State) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::StatsConfig;
+    use crate::job::reportopts::StatsConfig;
 
     #[test]
     fn exposition_of_a_snapshot() {

@@ -3,8 +3,9 @@
 //! opening for I/O, dropping or warming the page cache, and the safety checks that run
 //! before any I/O (`--readonly`, mounted block devices).
 
+use crate::defs::value::SizeSpec;
 use crate::job::files::Fallocate;
-use crate::job::{Job, SizeSpec};
+use crate::job::Job;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -80,13 +81,13 @@ pub fn job_writes(job: &Job) -> bool {
     job.workload.pattern.writes()
         || matches!(
             job.workload.pattern,
-            crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
+            crate::defs::Pattern::Trim | crate::defs::Pattern::RandTrim
         )
         || crate::gen::replay_writes(job)
 }
 
 fn job_reads(job: &Job) -> bool {
-    use crate::job::Pattern::*;
+    use crate::defs::Pattern::*;
     matches!(job.workload.pattern, Read | RandRead | ReadWrite | RandRw)
 }
 

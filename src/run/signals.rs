@@ -1,7 +1,7 @@
 //! SIGINT/SIGTERM handling. In the main process the first signal prints fio's
 //! "terminating on signal N" line and asks every worker to stop (the results of the time
 //! that ran are still printed); a second one exits at once. Worker processes only stop.
-//! SIGUSR1 asks for a report of the run as it stands (see `run::live`); the run goes on.
+//! SIGUSR1 asks for a report of the run as it stands (see `run::interim`); the run goes on.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 

@@ -3,9 +3,10 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
+use crate::defs::Ddir;
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncKind};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use crate::stats::JobStats;
 use std::io;
 use std::os::fd::RawFd;
@@ -41,7 +42,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -58,7 +59,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::engine::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -71,11 +72,9 @@ impl Hold {
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
 pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
-    let depth = if engine.caps().sync {
-        1
-    } else {
-        ex.iodepth.max(1) as usize
-    };
+    // A synchronous engine's depth is already 1: the job caps it where it resolves the
+    // engine (`job::exec`), the one place that does.
+    let depth = ex.iodepth.max(1) as usize;
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
@@ -321,7 +320,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 now - self.stat_start
             };
             self.cx.stats.inflight = self.inflight as u32;
-            crate::stats::live::answer(&mut self.cx.stats, measured);
+            crate::stats::snapshot::answer(&mut self.cx.stats, measured);
         }
         if self.ramping && now >= self.ramp_end {
             self.end_ramp(now);
@@ -423,7 +422,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Syncs `file` with nothing in flight, logging it at `offset` when given.
     fn sync(
         &mut self,
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         offset: Option<u64>,
     ) -> io::Result<()> {
@@ -645,7 +644,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         };
         if let Some(l) = &mut self.iolog {
-            l.log_io(&next)?;
+            l.log_io(next.file, next.ddir, next.offset, next.len)?;
         }
         let slot = self.free.pop().expect("free slot");
         if self.serialize {
@@ -1205,7 +1204,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 continue;
             }
             let unit = &mut self.pool[0];
-            super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
+            super::syncing::issue(&mut self.engine, unit, i, fd, SyncKind::Fsync, 0, 0)?;
             if let Some(l) = &mut self.iolog {
                 l.log_op(i, "sync", self.syncer.last_offset, 0)?;
             }
@@ -1279,7 +1278,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if cx.stats.live.is_some() {
             // The final numbers, for a report made before the collector has this clone's
             // results (one made while it finishes, or just after).
-            crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
+            crate::stats::snapshot::answer(&mut cx.stats, ms * 1_000_000);
         }
         if self.error.is_some() {
             cx.stats.failed = true;

@@ -5,8 +5,8 @@
 
 use super::job::{self, CHILD_ARG, RESULTS};
 use super::vtrigger;
-use super::Stream;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
+use crate::fioproto::stream::Stream;
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
 use std::io::Read;
 use std::path::PathBuf;
@@ -297,7 +297,7 @@ impl Conn {
             send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
             send_msg(&self.w, op::QUIT, 0, &[]);
         }
-        vtrigger::run_command(&command, "server");
+        crate::fioflags::run_command(&command, "server");
     }
 
     /// UPDATE_JOB, gfio's option editor (fio's command-line client never sends it): an
@@ -592,7 +592,7 @@ fn answer_triggers(w: &Writer, dir: &std::path::Path, trigger: &Mutex<TriggerSlo
     let _ = std::fs::remove_file(dir.join(vtrigger::TRIGGER_FILE));
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
-        vtrigger::run_command(&command, "server");
+        crate::fioflags::run_command(&command, "server");
     }
 }
 
@@ -608,7 +608,7 @@ fn state_files(
     let mut first = 1u64;
     for job in jobs {
         let n = job.exec.numjobs.max(1);
-        if job.verify.state_load && job.verify.method != crate::verify::checksum::Method::None {
+        if job.verify.state_load && job.verify.method != crate::defs::verify_method::Method::None {
             for clone in 0..n {
                 let index = crate::gen::fio_thread_number(first, job.exec.numjobs, clone) - 1;
                 let name = format!("{me}-{}-{index}-verify.state", job.name.replace('/', "."));

@@ -8,11 +8,11 @@
 //! server forks a backend per run.
 
 use crate::cli::{parse_args, Invocation};
+use crate::defs::raw::RawOpt;
 use crate::fioproto::pdu::JobOpt;
 use crate::fioproto::ts::{WireDu, WireGs, WireTs};
 use crate::fioproto::{encode, op};
 use crate::job::Job;
-use crate::options::RawOpt;
 use crate::report::Formats;
 use crate::session::{Hooks, Prepared};
 use crate::stats::group::RunSummary;

@@ -5,7 +5,8 @@
 //! batch = QD/4). Every option and value is checked against the option table before
 //! anything runs.
 
-use crate::options::{self, Origin};
+use crate::error::Origin;
+use crate::options;
 
 /// One axis: the option it sets and its values, with the options zipped to it.
 #[derive(Debug, Clone, PartialEq, Eq)]

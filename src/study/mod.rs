@@ -7,7 +7,6 @@
 pub mod axis;
 pub mod compare;
 pub mod quick;
-pub mod results;
 pub mod stats;
 pub mod sweep;
 pub mod table;

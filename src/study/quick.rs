@@ -13,9 +13,9 @@
 //! target directory, or a target path that does not exist yet) and removes it afterwards.
 //! An existing file with data, or a device, is written to only with `--force`.
 
+use crate::defs::value::{parse_size, parse_time_us, KbBase};
+use crate::defs::TimeUnit;
 use crate::flags::{self, Flag, Spec, Takes};
-use crate::options::table::TimeUnit;
-use crate::options::value::{parse_size, parse_time_us, KbBase};
 use crate::report::json::Value as FioValue;
 use serde_json::{json, Value};
 use std::io::Write;

@@ -5,12 +5,14 @@
 //! did; a second run of the same sweep skips the points already done.
 
 use super::axis::{self, Axis, Point};
-use super::results::{self, DirResult};
 use super::table::{self, Table};
 use crate::cli::{self, OutputFormat};
+use crate::defs::raw::RawJob;
+use crate::error::Origin;
 use crate::flags::{Flag, Spec, Takes};
 use crate::job::Job;
-use crate::options::{self, Origin, RawJob};
+use crate::options;
+use crate::present::results::{self, DirResult};
 use crate::session::Prepared;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

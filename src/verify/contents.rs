@@ -3,12 +3,14 @@
 //! The worker calls these in a few places; everything else about data lives here.
 
 use super::block::{self, Expect, Failure, Stamp};
-use super::checksum::Method;
 use super::pass::{ReadPass, Source};
 use crate::buffer::fill::Filler;
+use crate::defs::value::SizeSpec;
+use crate::defs::verify_method::Method;
+use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job, SizeSpec};
+use crate::job::Job;
 use crate::stats::JobStats;
 
 /// fio's errno for a verify failure (EILSEQ).
@@ -32,7 +34,7 @@ pub(super) struct Piece {
 /// Per-worker data state.
 pub struct Contents {
     pub(super) filler: Filler,
-    pub(super) v: super::opts::VerifyOpts,
+    pub(super) v: crate::job::verifyopts::VerifyOpts,
     /// Something to do for each write (verify data, refill, scramble).
     writes_active: bool,
     slots: Vec<Stamp>,
@@ -105,8 +107,8 @@ impl Contents {
         let filler = Filler::new(&job.buffers, seed, size, w.bs[1].0);
         let v = job.verify.clone();
         let writes = w.pattern.writes();
-        let reads =
-            w.pattern != crate::job::Pattern::Write && w.pattern != crate::job::Pattern::RandWrite;
+        let reads = w.pattern != crate::defs::Pattern::Write
+            && w.pattern != crate::defs::Pattern::RandWrite;
         let verify_on = v.on();
         let b = filler.opts();
         Contents {
@@ -161,7 +163,7 @@ impl Contents {
             // A writing job (verify_only) trims its verify list with the state; a job that
             // only reads stops before the first read the state says may not have landed
             // (see `read_stops`), as fio does.
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
@@ -487,7 +489,7 @@ impl Contents {
 
     /// What checker threads check with: copies, so that they borrow nothing of the
     /// worker that drives the pass.
-    pub fn checker_env(&self) -> (super::VerifyOpts, Filler) {
+    pub fn checker_env(&self) -> (crate::job::verifyopts::VerifyOpts, Filler) {
         (self.v.clone(), self.filler.clone())
     }
 
@@ -561,7 +563,7 @@ impl Drop for Contents {
             );
         }
         if let Some(s) = &self.saving {
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             if let Err(e) = s.comps.save(&dir, &s.name, s.index, self.issued_writes) {
                 eprintln!("iobench: job '{}': verify state: {e}", s.name);
             }
@@ -571,7 +573,7 @@ impl Drop for Contents {
 
 /// `--debug=verify`'s line as a write buffer is filled: fresh random data, or (with
 /// `verify_pattern` and no per-block format) the pattern already in the buffer.
-fn debug_fill(pattern: Option<&super::pattern::DataPattern>, len: usize) {
+fn debug_fill(pattern: Option<&crate::defs::datapattern::DataPattern>, len: usize) {
     use crate::debug::Cat::Verify;
     match pattern {
         None => crate::dprint!(Verify, "fill random bytes len={len}"),

@@ -8,12 +8,9 @@ pub mod contents;
 pub mod crctest;
 pub mod header;
 pub mod offload;
-pub mod opts;
 pub mod pass;
-pub mod pattern;
 pub mod state;
 pub mod trim;
 
 pub use contents::Contents;
-pub use opts::VerifyOpts;
 pub use pass::{ReadPass, Settled};

@@ -7,8 +7,8 @@
 use super::block::{self, Expect};
 use super::contents::{fail, Contents, Piece, EILSEQ};
 use super::offload::{Checkers, Verdict};
+use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
-use crate::job::Ddir;
 use crate::stats::JobStats;
 use std::os::fd::RawFd;
 

@@ -1,12 +1,12 @@
 //! `iobench report INPUT... -o report.html`: one self-contained HTML file (inline SVG, no
 //! script, no network request) from iobench's or fio's JSON/JSON+ results, sweep result
 //! directories, compare exports and fio-format logs. Results are read through
-//! `study::results`; charts come from `svg`; every chart's numbers are also in a table.
+//! `results`; charts come from `svg`; every chart's numbers are also in a table.
 
 use super::svg::{self, Bar, Series, XAxis};
 use crate::flags::{Flag, Spec, Takes};
+use crate::present::results::{self, DirResult, ResultFile, DIRECTIONS};
 use crate::stats::hist;
-use crate::study::results::{self, DirResult, ResultFile, DIRECTIONS};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,8 @@
 //! distributions) with `verify_backlog`: only the newest write of a block is checked,
 //! among the writes and after them, as in fio 3.33 (issue 24, item 4.1). Each is run with
 //! fio as well: both pass, and with a synchronous engine both read back the same count.
+//! With `experimental_verify` on libaio fio writes its replayed blocks again instead of
+//! reading them (see `verify::contents`), so those jobs pass there too.
 mod common;
 
 use common::{json_report, run, scratch};
@@ -110,4 +112,52 @@ fn overwritten_blocks_verify_like_fio_with_libaio() {
             assert!(j[1] > 0, "{it}");
         }
     }
+}
+
+/// The report's experimental_verify commands: fio passes them on libaio (its "reads"
+/// of the replayed writes go out as writes, so overwritten blocks never fail), and so
+/// must iobench. The same job on psync, where fio really reads, fails in both.
+#[test]
+fn experimental_verify_over_overwritten_blocks_like_fio() {
+    let Some(_) = common::fio() else { return };
+    let dir = scratch("verify_overwrite_exp");
+    let base = [
+        "--name=verify",
+        "--fallocate=truncate",
+        "--verify=md5",
+        "--direct=1",
+        "--bs=4096",
+        "--norandommap=1",
+        "--numjobs=2",
+        "--nrfiles=3",
+        "--openfiles=2",
+        "--verify_backlog=16",
+        "--verify_backlog_batch=16",
+        "--verify_interval=2048",
+        "--verify_offset=1024",
+        "--filesize=1M",
+        "--experimental_verify=1",
+    ];
+    for rw in ["randwrite", "readwrite", "randwrite:8"] {
+        for _ in 0..2 {
+            let mut args = base.to_vec();
+            let rw = format!("--rw={rw}");
+            args.extend(["--ioengine=libaio", "--iodepth=32", &rw]);
+            let (f, ft) = counts(common::fio().unwrap(), &dir.join("fio"), &args);
+            assert!(f.iter().all(|j| j[0] == 0), "fio {rw}: {ft}");
+            let (i, it) = counts(common::iobench(), &dir.join("ib"), &args);
+            assert_eq!(i.len(), 2, "{it}");
+            for (j, fj) in i.iter().zip(&f) {
+                assert_eq!(j[0], 0, "iobench failed where fio passes ({rw}): {it}");
+                // Every written block is checked once at least, as by fio.
+                assert!(j[1] >= j[2] && fj[1] >= fj[2], "{rw}: {i:?} vs fio {f:?}");
+            }
+        }
+    }
+    let mut args = base.to_vec();
+    args.extend(["--ioengine=psync", "--rw=randwrite"]);
+    let (f, _) = counts(common::fio().unwrap(), &dir.join("fio"), &args);
+    let (i, it) = counts(common::iobench(), &dir.join("ib"), &args);
+    assert!(f.iter().all(|j| j[0] == 84), "fio on psync: {f:?}");
+    assert_eq!(i, f, "psync: iobench vs fio\n{it}");
 }

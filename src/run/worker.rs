@@ -1113,6 +1113,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             let u = &mut self.pool[slot as usize];
             if fresh {
                 pass.start_block(u, self.open.fds());
+                if pass.rewrites() {
+                    self.data.refill(u, pass.numberio(slot));
+                }
             }
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;

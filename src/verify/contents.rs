@@ -67,6 +67,14 @@ pub struct Contents {
     experimental: bool,
     /// Bytes written in this loop: how far an experimental replay reads.
     written: u64,
+    /// The job's smallest block size (fio's `rw_min_bs`).
+    min_bs: u64,
+    /// `experimental_verify` on libaio or io_uring: fio 3.33 sets up each I/O for its
+    /// engine (the opcode) when it takes it from the generator, before its verify loop
+    /// turns the replayed write into a read, so the "read" goes out as a write of fresh
+    /// verify data, counted as a read, and its check of that buffer passes. The same is
+    /// done here, so that the device sees fio's work and such a job passes as under fio.
+    rewrites: bool,
     /// `experimental_verify`: bytes verified over the whole job and verify reads issued
     /// (fio's `bytes_verified` and `verify_read_issues`, never reset between loops): a
     /// loop's replay reads while the job's verified bytes stay within that loop's writes,
@@ -144,6 +152,12 @@ impl Contents {
             replay: None,
             experimental: verify_on && writes && v.do_verify && v.experimental,
             written: 0,
+            min_bs: w.bs.iter().map(|b| b.0).min().unwrap_or(0),
+            rewrites: verify_on
+                && writes
+                && v.do_verify
+                && v.experimental
+                && matches!(job.exec.engine.name(), "libaio" | "io_uring"),
             verified_total: 0,
             verify_reads: 0,
             trims: None,
@@ -489,7 +503,8 @@ impl Contents {
             }
             (None, Some(gen)) => Source::Replay {
                 gen: Box::new(gen.clone()),
-                left: self.written.saturating_sub(self.verified_total),
+                budget: self.written.saturating_sub(self.verified_total),
+                min_bs: self.min_bs,
                 numberio: self.verify_reads,
             },
             (None, None) => {
@@ -513,7 +528,26 @@ impl Contents {
             crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         }
         crate::debug::enter(crate::debug::RunState::Verifying);
-        Some(ReadPass::new(todo, bases, whole_pass))
+        let mut pass = ReadPass::new(todo, bases, whole_pass);
+        pass.rewrite = self.rewrites && !pass.from_log;
+        Some(pass)
+    }
+
+    /// Fills the unit of a rewritten replay block (see [`Self::rewrites`]) as a write of
+    /// verify number `numberio` and makes it a write.
+    pub fn refill(&mut self, u: &mut IoUnit, numberio: u16) {
+        let (time_sec, time_nsec) = realtime();
+        let st = Stamp {
+            seed: self.filler.write_seed(),
+            numberio,
+            thread: self.thread,
+            time_sec,
+            time_nsec,
+        };
+        // SAFETY: the unit's buffer is its pool slot, at least `len` bytes, not in flight.
+        let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+        block::fill(&self.v, &self.filler, buf, u.offset, &st);
+        u.op = Op::Rw(Ddir::Write);
     }
 
     /// `verify_async`: how many checker threads a pass hands its blocks to (0: none).
@@ -544,9 +578,8 @@ impl Contents {
         if pass.whole_pass {
             crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
         }
-        if let Source::Replay { left, numberio, .. } = pass.todo {
-            let budget = self.written.saturating_sub(self.verified_total);
-            self.verified_total += budget - left;
+        if let Source::Replay { numberio, .. } = pass.todo {
+            self.verified_total += pass.verified;
             self.verify_reads = numberio;
             self.written = 0;
         }

@@ -159,5 +159,8 @@ fn experimental_verify_over_overwritten_blocks_like_fio() {
     let (f, _) = counts(common::fio().unwrap(), &dir.join("fio"), &args);
     let (i, it) = counts(common::iobench(), &dir.join("ib"), &args);
     assert!(f.iter().all(|j| j[0] == 84), "fio on psync: {f:?}");
-    assert!(i.iter().all(|j| j[0] == 84), "psync: iobench {i:?} vs fio {f:?}\n{it}");
+    assert!(
+        i.iter().all(|j| j[0] == 84),
+        "psync: iobench {i:?} vs fio {f:?}\n{it}"
+    );
 }

@@ -485,6 +485,13 @@ impl Generator {
         self.cfg.thread_number
     }
 
+    /// True when the files have a random map (random I/O without `norandommap`, a
+    /// non-uniform distribution or `random_generator=lfsr`): no block is written twice in
+    /// a pass.
+    pub fn has_random_map(&self) -> bool {
+        self.files.iter().any(|f| f.map.is_some())
+    }
+
     /// Which pass (loop) the I/O `next_io` last returned belongs to (the first is 1; 0 when
     /// replaying a log, which has no passes).
     #[inline]

@@ -433,7 +433,8 @@ impl ExecOpts {
             })?,
             latency_target: latency_target(r)?,
             flow: FlowOpts {
-                weight: r.int("flow")?.unwrap_or(0).max(0) as u64,
+                // fio's weight is an unsigned 32-bit number: -1 is 4294967295.
+                weight: u64::from(i32::try_from(r.int("flow")?.unwrap_or(0)).unwrap_or(0) as u32),
                 id: r.int("flow_id")?.unwrap_or(0).max(0) as u64,
                 sleep_us: r.int("flow_sleep")?.unwrap_or(0).max(0) as u64,
             },

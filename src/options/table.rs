@@ -1971,7 +1971,11 @@ const GENERAL: &[OptDef] = &[
     ,
     opt(
         "flow",
-        K::Int { min: 0, max: 1000 },
+        // fio stores the weight unsigned, so a negative one wraps (see `run::flow`).
+        K::Int {
+            min: -1000,
+            max: 1000,
+        },
         "This job's weight in flow control",
     )
     .def("0")

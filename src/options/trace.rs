@@ -38,7 +38,9 @@ pub fn parse_option(def: &OptDef, value: Option<&str>) {
             parse_type(def)
         ),
     );
-    if matches!(def.kind, Kind::Size | Kind::SizeList | Kind::SizeOrPercent) {
+    if def.name == "steadystate" {
+        steady_threshold(v);
+    } else if matches!(def.kind, Kind::Size | Kind::SizeList | Kind::SizeOrPercent) {
         let kb = value::KbBase::Binary;
         if let Ok(n) = value::parse_size(v, kb) {
             print(Cat::Parse, format_args!("  ret=0, out={n}"));
@@ -51,5 +53,30 @@ pub fn parse_option(def: &OptDef, value: Option<&str>) {
         if let Ok(n) = value::parse_time_us(v, unit) {
             print(Cat::Parse, format_args!("  ret=0, out={n}"));
         }
+    }
+}
+
+/// The line fio's `steadystate` callback prints once it has read the threshold: a
+/// percentage or an IOPS limit as a C `%f`, a bandwidth in bytes as an integer. A value
+/// fio refuses prints nothing (the option's error follows).
+fn steady_threshold(v: &str) {
+    let Ok(c) = crate::defs::steady::Criterion::parse(v, value::KbBase::Binary) else {
+        return;
+    };
+    if c.pct {
+        print(
+            Cat::Parse,
+            format_args!("set steady state threshold to {:.6}%", c.limit),
+        );
+    } else if c.iops {
+        print(
+            Cat::Parse,
+            format_args!("set steady state IOPS threshold to {:.6}", c.limit),
+        );
+    } else {
+        print(
+            Cat::Parse,
+            format_args!("set steady state BW threshold to {}", c.limit as i64),
+        );
     }
 }

@@ -87,6 +87,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
+    data.attach_log(&cx.gen);
     data.attach_trims(&cx.gen);
     // A job that writes gets its buffers filled now; a read-only job's are left untouched
     // until its reads land in them, as fio leaves them (so its page faults fall in the run).
@@ -928,6 +929,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     #[cold]
     fn failed(&mut self, slot: u32) {
         let u = &self.pool[slot as usize];
+        self.data.write_failed(u);
         let ex = &self.cx.job.exec;
         let stats = &mut self.cx.stats;
         let errno = (-u.result) as i32;
@@ -1115,6 +1117,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             let u = &mut self.pool[slot as usize];
             if fresh {
                 pass.start_block(u, self.open.fds());
+                if pass.rewrites() {
+                    self.data.refill(u, pass.numberio(slot));
+                }
             }
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;

@@ -7,6 +7,7 @@ pub mod checksum;
 pub mod contents;
 pub mod crctest;
 pub mod header;
+mod hist;
 pub mod offload;
 pub mod pass;
 pub mod state;

@@ -1,5 +1,5 @@
-//! The server's job runner: a child process (`iobench __fio-server-job DIR ARGS…`) that runs
-//! what a client sent like a plain run, with its informational lines on stdout (the server
+//! The server's job runner: a child process (`iobench __fio-server-job DIR ARGS…`, the job
+//! texts on its stdin) that runs what a client sent like a plain run, with its informational lines on stdout (the server
 //! forwards them as TEXT) and, at the end, the results as fio's wire messages (JOB_OPT, TS,
 //! GS, DU) in `DIR/results`, which the server forwards as they are.
 //!
@@ -7,11 +7,12 @@
 //! stop flags, the status board), and a new process per run starts each one clean, as fio's
 //! server forks a backend per run.
 
-use crate::cli::{parse_args, Invocation};
+use crate::cli::{parse_args_sent, Invocation};
 use crate::fioproto::pdu::JobOpt;
 use crate::fioproto::ts::{WireDu, WireGs, WireTs};
 use crate::fioproto::{encode, op};
 use crate::job::Job;
+use crate::options::jobfile::Includes;
 use crate::options::RawOpt;
 use crate::stats::disk::DiskSnapshot;
 use crate::stats::group::{summarize, RunSummary};
@@ -93,9 +94,89 @@ fn lay_out_then_wait(jobs: &[Job]) -> bool {
     matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
 }
 
-/// Parses and resolves a client's command line and job files, as a plain run would.
-pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
-    let inv = parse_args(args).map_err(|e| e.to_string())?;
+/// What a client sent for a run: its command line (JOBLINE) and its job files' texts
+/// (JOB, or `--remote-config` files the server read for it), held in memory: no scratch
+/// file another user could touch (docs/security.md).
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    pub args: Vec<String>,
+    /// (name for messages, text), in the order they came.
+    pub texts: Vec<(String, String)>,
+    /// What their `include` lines may read.
+    pub includes: Includes,
+}
+
+impl Sent {
+    /// The bytes the run child reads on its stdin before anything else: the texts and the
+    /// include rule (the command line travels as arguments).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut put = |b: &[u8]| {
+            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            out.extend_from_slice(b);
+        };
+        let rule = match &self.includes {
+            Includes::Any => "any".to_string(),
+            Includes::Refused => "refused".to_string(),
+            Includes::Under(r) => format!("under:{}", r.display()),
+        };
+        put(rule.as_bytes());
+        put(&(self.texts.len() as u64).to_le_bytes());
+        for (name, text) in &self.texts {
+            put(name.as_bytes());
+            put(text.as_bytes());
+        }
+        out
+    }
+
+    /// Reads what [`Sent::encode`] wrote, then takes `args` as the command line.
+    fn decode<R: std::io::Read>(r: &mut R, args: &[String]) -> Result<Sent, String> {
+        let mut get = || -> Result<Vec<u8>, String> {
+            let mut n = [0u8; 8];
+            r.read_exact(&mut n)
+                .map_err(|e| format!("job texts: {e}"))?;
+            let n = u64::from_le_bytes(n);
+            if n > crate::fioproto::SERVER_MAX_PAYLOAD as u64 * 64 {
+                return Err(format!("job texts: a part of {n} bytes"));
+            }
+            let mut b = vec![0u8; n as usize];
+            r.read_exact(&mut b)
+                .map_err(|e| format!("job texts: {e}"))?;
+            Ok(b)
+        };
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        let rule = text(get()?);
+        let includes = match rule.as_str() {
+            "any" => Includes::Any,
+            "refused" => Includes::Refused,
+            r => match r.strip_prefix("under:") {
+                Some(dir) => Includes::Under(dir.into()),
+                None => return Err(format!("job texts: bad include rule '{r}'")),
+            },
+        };
+        let count = get()?;
+        let count = u64::from_le_bytes(count.try_into().map_err(|_| "job texts: bad count")?);
+        let mut texts = Vec::new();
+        for _ in 0..count {
+            let name = text(get()?);
+            texts.push((name, text(get()?)));
+        }
+        Ok(Sent {
+            args: args.to_vec(),
+            texts,
+            includes,
+        })
+    }
+}
+
+/// Parses and resolves what a client sent, as a plain run would parse a command line
+/// and job files.
+pub fn load_sent(s: &Sent) -> Result<(Invocation, Vec<Job>), String> {
+    let inv = parse_args_sent(&s.args, &s.texts, &s.includes).map_err(|e| e.to_string())?;
+    resolve_all(inv)
+}
+
+fn resolve_all(inv: Invocation) -> Result<(Invocation, Vec<Job>), String> {
     let mut jobs = Vec::new();
     for raw in &inv.jobs {
         jobs.push(crate::job::resolve(raw).map_err(|e| e.to_string())?);
@@ -233,7 +314,15 @@ pub fn child_main(args: &[String]) -> ExitCode {
         eprintln!("iobench: {CHILD_ARG}: no results directory");
         return ExitCode::FAILURE;
     };
-    let (inv, mut jobs) = match load(rest) {
+    // The job texts come on stdin, never through a file (docs/security.md).
+    let sent = match Sent::decode(&mut std::io::stdin().lock(), rest) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("iobench: {CHILD_ARG}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (inv, mut jobs) = match load_sent(&sent) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("iobench: {e}");

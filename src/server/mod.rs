@@ -9,6 +9,7 @@ mod conn;
 mod eta;
 pub mod job;
 mod logs;
+pub mod policy;
 pub mod vtrigger;
 
 use addr::Endpoint;
@@ -104,10 +105,18 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
     let mut server: Option<Option<String>> = None;
     let mut pidfile: Option<String> = None;
     let mut client = false;
+    let mut pol = policy::Policy::default();
+    let mut pol_flags: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        if let Some(v) = flag(a, "server") {
+        if let Some(r) = policy::flag(&mut pol, a) {
+            if let Err(e) = r {
+                eprintln!("iobench: {e}");
+                return Some(ExitCode::FAILURE);
+            }
+            pol_flags.push(a.clone());
+        } else if let Some(v) = flag(a, "server") {
             server = Some(v);
         } else if let Some(v) = flag(a, "daemonize") {
             pidfile = match v {
@@ -131,7 +140,12 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
         return Some(ExitCode::FAILURE);
     }
     if let Some(arg) = server {
+        policy::set(pol);
         return Some(serve(arg.as_deref().unwrap_or(""), pidfile.as_deref()));
+    }
+    if let Some(f) = pol_flags.first() {
+        eprintln!("iobench: option '{f}' is a server's option (it goes with --server)");
+        return Some(ExitCode::FAILURE);
     }
     // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
     if client {
@@ -148,8 +162,7 @@ enum Listener {
 fn listen(ep: &Endpoint) -> Result<Listener, String> {
     match ep {
         Endpoint::Unix(p) => {
-            // As fio: a stale socket file from an earlier server is replaced.
-            let _ = std::fs::remove_file(p);
+            clear_stale_socket(p)?;
             UnixListener::bind(p)
                 .map(|l| Listener::Unix(l, p.clone()))
                 .map_err(|e| format!("bind {}: {e}", p.display()))
@@ -165,6 +178,29 @@ fn listen(ep: &Endpoint) -> Result<Listener, String> {
             Err(last)
         }
     }
+}
+
+/// Makes room for a Unix socket at `p`: a stale socket left by an earlier server (nothing
+/// answers on it) is removed; anything else there (a file, a directory, a link, a live
+/// server's socket) stays, and the address is in use, as fio says.
+fn clear_stale_socket(p: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::symlink_metadata(p) else {
+        return Ok(());
+    };
+    let in_use = |why: &str| {
+        Err(format!(
+            "bind {}: Address already in use ({why}; it was left as it is)",
+            p.display()
+        ))
+    };
+    if !meta.file_type().is_socket() {
+        return in_use("a file that is not a socket is there");
+    }
+    if UnixStream::connect(p).is_ok() {
+        return in_use("a server answers on that socket");
+    }
+    std::fs::remove_file(p).map_err(|e| format!("remove stale socket {}: {e}", p.display()))
 }
 
 /// Checks the pid file as fio does (refuses to start when it names a live process),
@@ -205,7 +241,8 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
         .map_err(|e| format!("pidfile {pidfile}: {e}"))
 }
 
-/// Runs the server until it is killed or a client sends EXIT.
+/// Runs the server until it is stopped by a signal (a client's EXIT ends only its own
+/// connection: docs/security.md).
 fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
     let ep = match addr::parse("server", arg) {
         Ok(ep) => ep,
@@ -229,6 +266,8 @@ fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         }
     }
     let host = conn::hostname();
+    let active = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let max = policy::get().max_conns;
     loop {
         let stream = match &listener {
             Listener::Tcp(l) => l.accept().map(|(s, a)| {
@@ -241,20 +280,23 @@ fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         };
         match stream {
             Ok((s, peer)) => {
+                use std::sync::atomic::Ordering;
+                if active.fetch_add(1, Ordering::SeqCst) >= max {
+                    active.fetch_sub(1, Ordering::SeqCst);
+                    conn::turn_away(s, max);
+                    continue;
+                }
                 let host = host.clone();
-                std::thread::spawn(move || conn::handle(s, &peer, &host));
+                let active = active.clone();
+                std::thread::spawn(move || {
+                    conn::handle(s, &peer, &host);
+                    active.fetch_sub(1, Ordering::SeqCst);
+                });
             }
             Err(e) => {
                 eprintln!("iobench: server: accept: {e}");
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
         }
-        if conn::exiting() {
-            break;
-        }
     }
-    if let Listener::Unix(_, p) = &listener {
-        let _ = std::fs::remove_file(p);
-    }
-    ExitCode::SUCCESS
 }

@@ -112,6 +112,10 @@ pub mod present {
     pub mod report {
         pub use crate::present::report::main;
     }
+    /// `--metrics`: the endpoint's request parser (for the fuzz target).
+    pub mod metrics {
+        pub use crate::present::metrics::{head_end, parse_request};
+    }
 }
 
 /// fio's outputs.
@@ -129,7 +133,7 @@ pub mod run {
 
 /// `--server`.
 pub mod server {
-    pub use crate::server::dispatch;
+    pub use crate::server::{dispatch, take_client_bytes};
 }
 
 /// One run of a set of jobs, as the binary does it.

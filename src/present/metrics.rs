@@ -239,7 +239,10 @@ pub fn parse_request(head: &[u8]) -> Result<Request, Response> {
     };
     let path = target.split_once('?').map_or(target, |(p, _)| p);
     if path != "/metrics" && path != "/" {
-        return Err(Response::error(404, "only /metrics is served"));
+        return Err(Response::error(
+            404,
+            "only GET /metrics is served (and HEAD)",
+        ));
     }
     Ok(Request { head_only })
 }
@@ -317,7 +320,23 @@ fn serve(mut conn: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         }
         Err(r) => (r, false),
     };
-    respond(&mut conn, &resp, head_only)
+    respond(&mut conn, &resp, head_only)?;
+    if resp.status != 200 {
+        // The client may still be sending what was refused: read a little of it (bounded
+        // in time and size) so that closing does not reset the connection before the
+        // answer is read.
+        let _ = conn.shutdown(std::net::Shutdown::Write);
+        let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut sink = [0u8; 16384];
+        let mut drained = 0usize;
+        while drained < 4 * MAX_HEAD * 128 {
+            match conn.read(&mut sink) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => drained += n,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A label value escaped as the exposition format wants it.

@@ -154,6 +154,36 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
     None
 }
 
+/// What the server makes of a client's bytes before anything runs, with no socket: the
+/// messages read under the server's size limit, each payload decoded, a command line
+/// checked against the flags a client may send, and job texts parsed with includes
+/// refused. Returns how many messages were read. For the fuzz target; never panics.
+pub fn take_client_bytes(data: &[u8]) -> usize {
+    let mut r = data;
+    let mut n = 0;
+    let mut sent = job::Sent {
+        includes: crate::options::jobfile::Includes::Refused,
+        ..Default::default()
+    };
+    while let Ok(cmd) = crate::fioproto::read_cmd_max(&mut r, crate::fioproto::SERVER_MAX_PAYLOAD) {
+        n += 1;
+        match crate::fioproto::pdu::decode(&cmd, false) {
+            Ok(crate::fioproto::pdu::Message::JobLine(args)) => {
+                sent.args = args.into_iter().skip(1).collect();
+                if policy::check_jobline(&sent.args).is_err() {
+                    sent.args.clear();
+                }
+            }
+            Ok(crate::fioproto::pdu::Message::Job(text)) => {
+                sent.texts = vec![("<fuzz>".into(), text)];
+                let _ = crate::cli::parse_args_sent(&sent.args, &sent.texts, &sent.includes);
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
 enum Listener {
     Tcp(TcpListener),
     Unix(UnixListener, std::path::PathBuf),

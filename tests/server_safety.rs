@@ -102,6 +102,17 @@ fn as_nobody(script: &str) -> Command {
     c
 }
 
+/// A process group led by the child, killed when dropped (also when the test fails).
+struct Group(std::process::Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // SAFETY: signals the process group this test started.
+        unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+        let _ = self.0.wait();
+    }
+}
+
 /// A directory every user may write in (sticky, as /tmp), removed when dropped.
 struct SharedTmp(PathBuf);
 
@@ -154,7 +165,7 @@ fn another_user_cannot_swap_the_servers_job_text() {
         tmp = tmp.0.display(),
         pwned = pwned.display(),
     );
-    let mut attacker = as_nobody(&script).process_group(0).spawn().unwrap();
+    let attacker = Group(as_nobody(&script).process_group(0).spawn().unwrap());
     // Let the attacker lay its paths.
     let t0 = Instant::now();
     while !bait.exists() && t0.elapsed() < Duration::from_secs(5) {
@@ -174,9 +185,7 @@ fn another_user_cannot_swap_the_servers_job_text() {
         let (_, text) = r.until_quit();
         assert!(!text.contains("exec_prerun"), "{text}");
     }
-    // SAFETY: signals the attacker's own process group, started above.
-    unsafe { libc::kill(-(attacker.id() as i32), libc::SIGKILL) };
-    let _ = attacker.wait();
+    drop(attacker);
     assert!(
         !pwned.exists(),
         "the other user's command ran as the server's user"
@@ -186,16 +195,25 @@ fn another_user_cannot_swap_the_servers_job_text() {
         !bait_text.contains("victim"),
         "the server wrote its job text through the other user's link: {bait_text}"
     );
-    // The private directory is gone with the connection.
-    let left: Vec<_> = std::fs::read_dir(&tmp.0)
-        .unwrap()
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("iobench-server-") && !n.starts_with(&format!("iobench-server-{pid}-"))
-        })
-        .map(|e| e.path())
-        .collect();
+    // The private directory goes with the connection (once the server sees it closed).
+    let leftover = || {
+        std::fs::read_dir(&tmp.0)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with("iobench-server-")
+                    && !n.starts_with(&format!("iobench-server-{pid}-"))
+            })
+            .map(|e| e.path())
+            .collect::<Vec<_>>()
+    };
+    let t0 = Instant::now();
+    let mut left = leftover();
+    while !left.is_empty() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = leftover();
+    }
     assert!(left.is_empty(), "private directories left: {left:?}");
 }
 

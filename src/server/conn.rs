@@ -309,17 +309,26 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
             Ok(c) => c,
             Err(ProtoError::Closed) => break,
             Err(e) => {
-                // The peer hears why, if it still listens.
+                // A peer over the server's limits hears why; one that does not speak the
+                // protocol (another version, garbage) is closed on without a word, as by
+                // fio's server.
                 let why = match &e {
-                    ProtoError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => format!(
-                        "iobench: server: closing the connection: a message did not arrive \
+                    ProtoError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                        Some(format!(
+                            "iobench: server: closing the connection: a message did not arrive \
                          whole within {} s\n",
-                        policy.read.as_secs()
-                    ),
-                    e => format!("iobench: server: closing the connection: {e}\n"),
+                            policy.read.as_secs()
+                        ))
+                    }
+                    ProtoError::PayloadTooLarge(_) => {
+                        Some(format!("iobench: server: closing the connection: {e}\n"))
+                    }
+                    _ => None,
                 };
-                send_text(&c.w, Text::ERR, &why);
-                send_msg(&c.w, op::QUIT, 0, &[]);
+                if let Some(why) = why {
+                    send_text(&c.w, Text::ERR, &why);
+                    send_msg(&c.w, op::QUIT, 0, &[]);
+                }
                 eprintln!("iobench: server: {}: {e}", c.peer);
                 break;
             }

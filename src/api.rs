@@ -12,8 +12,9 @@ pub mod cli {
     pub use crate::cli::{parse_args, usage, Invocation};
 }
 
-/// `--client`: the status line summed over servers.
+/// `--client`: the client, and the status line summed over servers.
 pub mod client {
+    pub use crate::client::main;
     /// The client's status line.
     pub mod eta {
         pub use crate::client::eta::{sum, StatusLine};
@@ -23,6 +24,11 @@ pub mod client {
 /// MPI runs (`iobench` under mpirun).
 pub mod cluster {
     pub use crate::cluster::main;
+}
+
+/// What an invocation is: the arguments read once into a [`command::Command`].
+pub mod command {
+    pub use crate::command::{help_text, Command, SUBCOMMANDS};
 }
 
 /// `--debug`: the category list.
@@ -120,7 +126,7 @@ pub mod present {
 
 /// fio's outputs.
 pub mod report {
-    pub use crate::report::{normal, VERSION};
+    pub use crate::report::{guard_stdout, normal, VERSION};
 }
 
 /// The run.
@@ -133,7 +139,11 @@ pub mod run {
 
 /// `--server`.
 pub mod server {
-    pub use crate::server::{dispatch, take_client_bytes};
+    pub use crate::server::{serve, take_client_bytes};
+    /// The process a server starts for each job.
+    pub mod job {
+        pub use crate::server::job::child_main;
+    }
 }
 
 /// One run of a set of jobs, as the binary does it.

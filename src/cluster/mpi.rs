@@ -344,11 +344,12 @@ pub fn run(args: Vec<String>) -> u8 {
         return 1;
     };
     let mut cfg = inv.config.clone();
-    if cfg.version || cfg.help || cfg.parse_only {
-        if rank == 0 && cfg.version {
+    let act = &inv.actions;
+    if act.version || act.help || act.parse_only {
+        if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
-        } else if rank == 0 && cfg.help {
-            print!("{}", crate::cli::usage());
+        } else if rank == 0 && act.help {
+            print!("{}", crate::command::help_text());
         }
         return 0;
     }

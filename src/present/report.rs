@@ -4,19 +4,39 @@
 //! `study::results`; charts come from `svg`; every chart's numbers are also in a table.
 
 use super::svg::{self, Bar, Series, XAxis};
+use crate::flags::{Flag, Spec, Takes};
 use crate::stats::hist;
 use crate::study::results::{self, DirResult, ResultFile, DIRECTIONS};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "\
+/// `iobench report`'s flags.
+pub const SPEC: Spec = Spec {
+    command: "report",
+    usage: "\
 usage: iobench report INPUT... [-o report.html] [--title TEXT]
-  INPUT  a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
-         sweep -o DIR), a compare export (iobench compare --export-json), or a log
-         (write_bw_log, write_iops_log, write_lat_log, write_hist_log)
-  -o     the HTML file to write (default: report.html)
-";
+
+INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
+sweep -o DIR), a compare export (iobench compare --export-json), or a log (write_bw_log,
+write_iops_log, write_lat_log, write_hist_log).",
+    flags: &[
+        Flag {
+            names: &["--output", "-o"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "the HTML file to write (default: report.html)",
+        },
+        Flag {
+            names: &["--title"],
+            takes: Takes::Value,
+            form: "TEXT",
+            help: "the report's title (default: iobench report)",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
 
 /// One input, as recognised.
 enum Input {
@@ -56,32 +76,28 @@ pub fn main(args: &[String]) -> u8 {
 }
 
 fn report(args: &[String]) -> Result<(), String> {
+    let m = SPEC.parse(args)?;
+    if m.help {
+        print!("{}", SPEC.help());
+        return Ok(());
+    }
     let mut out = PathBuf::from("report.html");
     let mut title = "iobench report".to_string();
-    let mut inputs = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        match a.as_str() {
-            "-o" | "--output" => {
-                i += 1;
-                out = args.get(i).ok_or("-o needs a file name")?.into();
-            }
-            "--title" => {
-                i += 1;
-                title = args.get(i).ok_or("--title needs a text")?.clone();
-            }
-            "-h" | "--help" => return Err(USAGE.into()),
-            s if s.starts_with("-o=") || s.starts_with("--output=") => {
-                out = s.split_once('=').map(|x| x.1).unwrap_or("").into()
-            }
-            s if s.starts_with('-') => return Err(format!("unknown option '{s}'\n{USAGE}")),
-            s => inputs.push(read_input(Path::new(s))?),
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
+        match flag {
+            "--output" => out = v.into(),
+            _ => title = v,
         }
-        i += 1;
     }
+    let inputs = m
+        .positional
+        .iter()
+        .chain(m.rest.iter().flatten())
+        .map(|s| read_input(Path::new(s)))
+        .collect::<Result<Vec<_>, _>>()?;
     if inputs.is_empty() {
-        return Err(format!("no input given\n{USAGE}"));
+        return Err("no input given (see iobench report --help)".into());
     }
     let html = render(&title, &inputs);
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;

@@ -598,7 +598,7 @@ impl Conn {
                 return Ok(true);
             }
         };
-        if inv.config.parse_only {
+        if inv.actions.parse_only {
             // `--parse-only` from the client: the jobs were parsed (START said how many);
             // as fio's server, nothing runs.
             send_msg(&self.w, op::STOP, 0, &Stop::default().encode());

@@ -86,12 +86,24 @@ impl Write for Stream {
     }
 }
 
-/// Handles the flags that make iobench a server or a client, before the plain command line
-/// is parsed: `None` when none is given (a plain run).
-pub fn dispatch(args: &[String]) -> Option<ExitCode> {
-    if args.first().map(String::as_str) == Some(job::CHILD_ARG) {
-        return Some(job::child_main(&args[1..]));
-    }
+/// What the flags that make iobench a server or a client ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `--server[=ADDR]`: serve (`serve`), with `--daemonize=PIDFILE`'s pid file.
+    Serve {
+        /// The address as given (empty: fio's default).
+        addr: String,
+        /// Where to write the daemon's pid.
+        pidfile: Option<String>,
+    },
+    /// `--client=HOST …`: drive servers (`client::main` with the whole command line).
+    Client,
+}
+
+/// Reads the flags that make iobench a server or a client, before the plain command line
+/// is parsed: `None` when none is given (a plain run); an error to print after
+/// `iobench: `.
+pub fn mode(args: &[String]) -> Result<Option<Mode>, String> {
     let flag = |a: &str, name: &str| -> Option<Option<String>> {
         let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
         if body == name {
@@ -111,10 +123,7 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
     while i < args.len() {
         let a = &args[i];
         if let Some(r) = policy::flag(&mut pol, a) {
-            if let Err(e) = r {
-                eprintln!("iobench: {e}");
-                return Some(ExitCode::FAILURE);
-            }
+            r?;
             pol_flags.push(a.clone());
         } else if let Some(v) = flag(a, "server") {
             server = Some(v);
@@ -127,8 +136,10 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
                 }
             };
             if pidfile.as_deref().is_none_or(str::is_empty) {
-                eprintln!("iobench: option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)");
-                return Some(ExitCode::FAILURE);
+                return Err(
+                    "option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)"
+                        .into(),
+                );
             }
         } else if flag(a, "client").is_some() {
             client = true;
@@ -136,22 +147,23 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
         i += 1;
     }
     if server.is_some() && client {
-        eprintln!("iobench: can't be both client and server (--server and --client)");
-        return Some(ExitCode::FAILURE);
+        return Err("can't be both client and server (--server and --client)".into());
     }
     if let Some(arg) = server {
+        // The operator's policy (docs/security.md) is fixed here, once, for `serve`.
         policy::set(pol);
-        return Some(serve(arg.as_deref().unwrap_or(""), pidfile.as_deref()));
+        return Ok(Some(Mode::Serve {
+            addr: arg.unwrap_or_default(),
+            pidfile,
+        }));
     }
     if let Some(f) = pol_flags.first() {
-        eprintln!("iobench: option '{f}' is a server's option (it goes with --server)");
-        return Some(ExitCode::FAILURE);
+        return Err(format!(
+            "option '{f}' is a server's option (it goes with --server)"
+        ));
     }
     // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
-    if client {
-        return Some(crate::client::main(args));
-    }
-    None
+    Ok(client.then_some(Mode::Client))
 }
 
 /// What the server makes of a client's bytes before anything runs, with no socket: the
@@ -273,7 +285,7 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
 
 /// Runs the server until it is stopped by a signal (a client's EXIT ends only its own
 /// connection: docs/security.md).
-fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
+pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
     let ep = match addr::parse("server", arg) {
         Ok(ep) => ep,
         Err(e) => {

@@ -9,25 +9,86 @@ use super::results::{self, Metric, ResultFile};
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use crate::cli::{self, OutputFormat};
+use crate::flags::{self, Flag, Spec, Takes};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "\
+/// `iobench compare`'s flags, before the first `--`.
+pub const SPEC: Spec = Spec {
+    command: "compare",
+    usage: "\
 usage: iobench compare [OPTIONS] RESULT.json RESULT.json ...
        iobench compare [OPTIONS] -- JOB_A... -- JOB_B... [-- ...]
-  each side after a -- is a job (a plain run's arguments), run --repeat times in turn
-  with the others (A B A B ...), or one or more result files (iobench's or fio's JSON)
-  --repeat N            runs per job (default 5)
-  --warmup K            rounds run first and discarded (default 0)
-  --name LABEL          a side's label, in order (default A, B, ... or the file name)
-  --metric M[,M...]     iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the first
-                        is the one --fail-if-slower judges
-  --fail-if-slower P%   exit 2 when a side is slower than the first by more than P%
-                        beyond its noise (two standard deviations of the ratio)
-  -o, --dir DIR         keep every run's JSON+ in DIR (default: a temporary directory)
-  --export-json F, --export-csv F, --export-markdown F   also write the results there
-  --markdown            print the tables as markdown
-";
+
+Each side after a -- is a job (a plain run's arguments), run --repeat times in turn with
+the others (A B A B ...), or one or more result files (iobench's or fio's JSON).",
+    flags: &[
+        Flag {
+            names: &["--repeat", "-r"],
+            takes: Takes::Value,
+            form: "N",
+            help: "runs per job (default 5)",
+        },
+        Flag {
+            names: &["--warmup", "-w"],
+            takes: Takes::Value,
+            form: "K",
+            help: "rounds run first and discarded (default 0)",
+        },
+        Flag {
+            names: &["--name", "-n"],
+            takes: Takes::Value,
+            form: "LABEL",
+            help: "a side's label, in order (default A, B, ... or the file name)",
+        },
+        Flag {
+            names: &["--metric", "-m"],
+            takes: Takes::Value,
+            form: "M[,M...]",
+            help: "iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the\n\
+                   first is the one --fail-if-slower judges",
+        },
+        Flag {
+            names: &["--fail-if-slower"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "exit 2 when a side is slower than the first by more than P%\n\
+                   beyond its noise (two standard deviations of the ratio)",
+        },
+        Flag {
+            names: &["--dir", "-o"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "keep every run's JSON+ in DIR (default: a temporary directory)",
+        },
+        Flag {
+            names: &["--export-json"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the results there as JSON",
+        },
+        Flag {
+            names: &["--export-csv"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the results there as CSV",
+        },
+        Flag {
+            names: &["--export-markdown"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the tables there as markdown",
+        },
+        Flag {
+            names: &["--markdown"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "print the tables as markdown",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
 
 /// One side of the comparison.
 #[derive(Debug, Clone)]
@@ -56,72 +117,51 @@ fn all_results(args: &[String]) -> bool {
     !args.is_empty() && args.iter().all(|a| results::read(Path::new(a)).is_ok())
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
+/// Reads the arguments: `None` when `--help` was asked for.
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let mut a = Args {
         repeat: 5,
         metrics: vec![Metric::Iops, Metric::Bw, Metric::LatMean],
         ..Default::default()
     };
-    let split = args.iter().position(|x| x == "--").unwrap_or(args.len());
-    let (head, tail) = args.split_at(split);
-    let mut files = Vec::new();
-    let mut i = 0;
-    let value = |i: &mut usize, flag: &str, inline: Option<&str>| -> Result<String, String> {
-        if let Some(v) = inline {
-            return Ok(v.to_string());
-        }
-        *i += 1;
-        head.get(*i)
-            .cloned()
-            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
-    };
-    let count = |flag: &str, v: String| -> Result<usize, String> {
-        v.parse()
-            .map_err(|_| format!("{flag}={v}: expected a whole number"))
-    };
-    while i < head.len() {
-        let arg = &head[i];
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
-            _ => (arg.as_str(), None),
-        };
+    let m = SPEC.parse(args)?;
+    if m.help {
+        return Ok(None);
+    }
+    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
         match flag {
-            "--repeat" | "-r" => a.repeat = count(flag, value(&mut i, flag, inline)?)?,
-            "--warmup" | "-w" => a.warmup = count(flag, value(&mut i, flag, inline)?)?,
-            "--name" | "-n" => a.names.push(value(&mut i, flag, inline)?),
-            "--metric" | "-m" => {
-                a.metrics = value(&mut i, flag, inline)?
+            "--repeat" => a.repeat = count(flag, &v)?,
+            "--warmup" => a.warmup = count(flag, &v)?,
+            "--name" => a.names.push(v),
+            "--metric" => {
+                a.metrics = v
                     .split(',')
                     .map(|m| {
                         Metric::parse(m.trim()).ok_or_else(|| {
-                            format!("--metric {m}: expected iops, bw, lat, p50, p99 or p99.9")
+                            flags::bad_value(flag, m, "iops, bw, lat, p50, p99 or p99.9")
                         })
                     })
                     .collect::<Result<_, _>>()?;
             }
             "--fail-if-slower" => {
-                let v = value(&mut i, flag, inline)?;
                 let p: f64 = v
                     .trim_end_matches('%')
                     .parse()
                     .ok()
                     .filter(|p: &f64| (0.0..100.0).contains(p))
-                    .ok_or_else(|| {
-                        format!("--fail-if-slower {v}: expected a percentage such as 5%")
-                    })?;
+                    .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
                 a.fail_if_slower = Some(p);
             }
-            "-o" | "--dir" => a.dir = Some(value(&mut i, flag, inline)?.into()),
-            "--export-json" => a.export_json = Some(value(&mut i, flag, inline)?.into()),
-            "--export-csv" => a.export_csv = Some(value(&mut i, flag, inline)?.into()),
-            "--export-markdown" => a.export_md = Some(value(&mut i, flag, inline)?.into()),
-            "--markdown" => a.markdown = true,
-            "--help" | "-h" => return Err(USAGE.to_string()),
-            f if f.starts_with('-') => return Err(format!("unknown option '{arg}'\n{USAGE}")),
-            _ => files.push(arg.clone()),
+            "--dir" => a.dir = Some(v.into()),
+            "--export-json" => a.export_json = Some(v.into()),
+            "--export-csv" => a.export_csv = Some(v.into()),
+            "--export-markdown" => a.export_md = Some(v.into()),
+            _ => a.markdown = true,
         }
-        i += 1;
     }
+    let files = m.positional;
     if a.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
@@ -129,10 +169,10 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         results::read(Path::new(f))?;
         a.sides.push(Source::Files(vec![f.into()]));
     }
-    if !tail.is_empty() {
-        for side in tail[1..].split(|x| x == "--") {
+    if let Some(tail) = m.rest {
+        for side in tail.split(|x| x == "--") {
             if side.is_empty() {
-                return Err(format!("an empty side between two --\n{USAGE}"));
+                return Err("an empty side between two -- (see iobench compare --help)".into());
             }
             a.sides.push(if all_results(side) {
                 Source::Files(side.iter().map(PathBuf::from).collect())
@@ -142,9 +182,9 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         }
     }
     if a.sides.len() < 2 {
-        return Err(format!(
-            "nothing to compare: give two or more sides\n{USAGE}"
-        ));
+        return Err(
+            "nothing to compare: give two or more sides (see iobench compare --help)".into(),
+        );
     }
     if a.names.len() > a.sides.len() {
         return Err(format!(
@@ -153,7 +193,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.sides.len()
         ));
     }
-    Ok(a)
+    Ok(Some(a))
 }
 
 /// The samples of one side: one result per run or file.
@@ -188,7 +228,10 @@ fn label_of(i: usize, src: &Source, names: &[String]) -> String {
 }
 
 fn compare(args: &[String]) -> Result<u8, String> {
-    let a = parse_args(args)?;
+    let Some(a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
     let mut sides: Vec<Side> = a
         .sides
         .iter()
@@ -698,7 +741,8 @@ mod tests {
             "--name=b",
             "--rw=randread",
         ]))
-        .unwrap();
+        .unwrap()
+        .expect("not --help");
         assert_eq!(a.sides.len(), 2);
         assert_eq!((a.repeat, a.fail_if_slower), (3, Some(5.0)));
         assert_eq!(a.metrics, vec![Metric::Iops, Metric::P99]);

@@ -438,7 +438,9 @@ impl Conn {
                 if let Some(r) = &self.run {
                     if !r.done.load(Ordering::Relaxed) {
                         r.quit.store(true, Ordering::Relaxed);
-                        stop_run(r);
+                        // The run child stops its own workers (as a plain run on Ctrl-C).
+                        // SAFETY: signals our own child process by its pid.
+                        unsafe { libc::kill(r.pid as i32, libc::SIGTERM) };
                     }
                 }
                 Ok(true)

@@ -123,6 +123,10 @@ pub mod present {
     pub mod report {
         pub use crate::present::html::main;
     }
+    /// `--metrics`: the endpoint's request parser (for the fuzz target).
+    pub mod metrics {
+        pub use crate::present::metrics::{head_end, parse_request};
+    }
 }
 
 /// fio's outputs.
@@ -140,7 +144,7 @@ pub mod run {
 
 /// `--server`.
 pub mod server {
-    pub use crate::server::serve;
+    pub use crate::server::{serve, take_client_bytes};
     /// The process a server starts for each job.
     pub mod job {
         pub use crate::server::job::child_main;

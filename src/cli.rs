@@ -609,6 +609,17 @@ pub fn own_flags_help() -> Vec<(String, &'static str)> {
 
 /// Parses the arguments after the program name.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
+    parse_args_sent(args, &[], &jobfile::Includes::Any)
+}
+
+/// [`parse_args`] for a job a client sent to `--server`: `texts` (name, text) are job
+/// files held in memory, read after those `args` names, and `includes` says which files
+/// their `include` lines may read.
+pub fn parse_args_sent<S: AsRef<str>>(
+    args: &[S],
+    texts: &[(String, String)],
+    includes: &jobfile::Includes,
+) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
     // `--debug` takes effect before any option is read, as in fio.
     pre_debug(args);
@@ -701,7 +712,24 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
             _ => defaults.push(opt),
         }
     }
-    for (idx, path) in job_files.iter().enumerate() {
+    if *includes != jobfile::Includes::Any {
+        if let Some(f) = job_files.first() {
+            // A sent command line names no server-side file: job files travel as JOB.
+            return Err(ParseError::Io {
+                path: f.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "a client's command line may not name a file on the server \
+                     (send the job file itself, or --remote-config under --server-root)",
+                ),
+            });
+        }
+    }
+    let sources = job_files
+        .iter()
+        .map(|p| (p.as_str(), None))
+        .chain(texts.iter().map(|(n, t)| (n.as_str(), Some(t.as_str()))));
+    for (idx, (path, text)) in sources.enumerate() {
         let mut globals = defaults.clone();
         // As in fio, `--section` filters the first job file only, and each later file
         // starts with a stonewall.
@@ -713,8 +741,12 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
             },
             stonewall_first: idx > 0,
             allow_not_yet: inv.actions.showcmd,
+            includes: includes.clone(),
         };
-        let parsed = jobfile::parse_path(path, &mut globals, &opts)?;
+        let parsed = match text {
+            Some(t) => jobfile::parse_text(t, path, &mut globals, &opts)?,
+            None => jobfile::parse_path(path, &mut globals, &opts)?,
+        };
         inv.jobs.extend(parsed.jobs);
         inv.showcmd.push(parsed.showcmd);
     }

@@ -8,6 +8,7 @@
 use super::results::{self, Metric, ResultFile};
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
+use super::tool::{self, Tool};
 use crate::cli::{self, OutputFormat};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -27,6 +28,10 @@ usage: iobench compare [OPTIONS] RESULT.json RESULT.json ...
   -o, --dir DIR         keep every run's JSON+ in DIR (default: a temporary directory)
   --export-json F, --export-csv F, --export-markdown F   also write the results there
   --markdown            print the tables as markdown
+  --tool fio|PATH       run the first side with another fio-compatible binary (fio's
+                        own options only; its --version must work) and say, per metric,
+                        whether its numbers and iobench's differ beyond the noise
+                        (default metrics then: iops,bw,p50,p99); one job side runs on both
 ";
 
 /// One side of the comparison.
@@ -49,6 +54,10 @@ struct Args {
     export_csv: Option<PathBuf>,
     export_md: Option<PathBuf>,
     markdown: bool,
+    /// `--tool`: the binary that runs the first side instead of iobench.
+    tool: Option<String>,
+    /// True when `--metric` was given (`--tool` otherwise picks its own default).
+    metrics_given: bool,
 }
 
 /// True when every argument names a file that reads as a result.
@@ -98,6 +107,14 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                         })
                     })
                     .collect::<Result<_, _>>()?;
+                a.metrics_given = true;
+            }
+            "--tool" | "-t" => {
+                let v = value(&mut i, flag, inline)?;
+                if v.is_empty() {
+                    return Err(format!("--tool needs a binary: fio or a path\n{USAGE}"));
+                }
+                a.tool = Some(v);
             }
             "--fail-if-slower" => {
                 let v = value(&mut i, flag, inline)?;
@@ -141,6 +158,25 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             });
         }
     }
+    if a.tool.is_some() {
+        match a.sides.first() {
+            Some(Source::Job(_)) => {}
+            Some(Source::Files(_)) => {
+                return Err(format!(
+                    "--tool runs the first side, so it must be a job (after --), not result files\n{USAGE}"
+                ))
+            }
+            None => {}
+        }
+        // One job: the same job on both sides, the tool's run against iobench's.
+        if a.sides.len() == 1 {
+            let same = a.sides[0].clone();
+            a.sides.push(same);
+        }
+        if !a.metrics_given {
+            a.metrics = vec![Metric::Iops, Metric::Bw, Metric::P50, Metric::P99];
+        }
+    }
     if a.sides.len() < 2 {
         return Err(format!(
             "nothing to compare: give two or more sides\n{USAGE}"
@@ -174,9 +210,18 @@ pub fn main(args: &[String]) -> u8 {
     }
 }
 
-fn label_of(i: usize, src: &Source, names: &[String]) -> String {
+/// A side's label: its `--name`; with `--tool`, the tool's name and version for the first
+/// side and `iobench` for the others; else the file's name, or A, B, ...
+fn label_of(i: usize, src: &Source, names: &[String], tool: Option<&Tool>, n: usize) -> String {
     if let Some(n) = names.get(i) {
         return n.clone();
+    }
+    if let Some(t) = tool {
+        return match (i, n) {
+            (0, _) => t.label(),
+            (_, 2) => "iobench".into(),
+            _ => format!("iobench {}", (b'A' + (i % 26) as u8) as char),
+        };
     }
     match src {
         Source::Files(f) if f.len() == 1 => f[0].file_name().map_or_else(
@@ -187,21 +232,32 @@ fn label_of(i: usize, src: &Source, names: &[String]) -> String {
     }
 }
 
+/// How one side's runs are made.
+enum Runner {
+    /// In this process, as a plain run.
+    Iobench(crate::cli::CliConfig, Vec<crate::job::Job>),
+    /// By another fio-compatible binary (`--tool`), with the side's own arguments.
+    Tool(Tool, Vec<String>),
+}
+
 fn compare(args: &[String]) -> Result<u8, String> {
     let a = parse_args(args)?;
+    let tool = a.tool.as_deref().map(Tool::find).transpose()?;
     let mut sides: Vec<Side> = a
         .sides
         .iter()
         .enumerate()
         .map(|(i, s)| Side {
-            label: label_of(i, s, &a.names),
+            label: label_of(i, s, &a.names, tool.as_ref(), a.sides.len()),
             source: s.clone(),
             runs: Vec::new(),
         })
         .collect();
-    // Every job is checked before any runs.
-    let mut jobs = Vec::new();
-    for s in &sides {
+    // Every job is checked before any runs (the tool's side too: iobench reads fio's
+    // options, and refuses its own extensions there).
+    let mut jobs: Vec<Option<Runner>> = Vec::new();
+    let mut ran: Vec<crate::job::Job> = Vec::new();
+    for (k, s) in sides.iter().enumerate() {
         match &s.source {
             Source::Job(args) => {
                 let inv = cli::parse_args(args).map_err(|e| format!("{}: {e}", s.label))?;
@@ -210,12 +266,16 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 }
                 let resolved =
                     crate::session::resolve(&inv.jobs).map_err(|e| format!("{}: {e}", s.label))?;
-                jobs.push(Some((inv.config, resolved)));
+                ran.extend(resolved.iter().cloned());
+                jobs.push(Some(match (&tool, k) {
+                    (Some(t), 0) => {
+                        tool::check_fio_only(&s.label, &inv)?;
+                        Runner::Tool(t.clone(), args.clone())
+                    }
+                    _ => Runner::Iobench(inv.config, resolved),
+                }));
             }
-            Source::Files(files) => {
-                jobs.push(None);
-                let _ = files;
-            }
+            Source::Files(_) => jobs.push(None),
         }
     }
     for (s, j) in sides.iter_mut().zip(&jobs) {
@@ -240,7 +300,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
         let rounds = a.warmup + a.repeat;
         'rounds: for round in 0..rounds {
             for (k, j) in jobs.iter().enumerate() {
-                let Some((cfg, resolved)) = j else { continue };
+                let Some(runner) = j else { continue };
                 let warm = round < a.warmup;
                 let label = sides[k].label.clone();
                 let file = dir.join(format!(
@@ -263,13 +323,24 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     },
                     if warm { a.warmup } else { a.repeat }
                 );
-                let mut cfg = cfg.clone();
-                cfg.output = Some(file.to_string_lossy().into_owned());
-                cfg.formats = vec![OutputFormat::JsonPlus];
-                let ran = crate::session::run_reported(&cfg, resolved)?;
-                if ran.code != 0 {
+                let status = match runner {
+                    Runner::Iobench(cfg, resolved) => {
+                        let mut cfg = cfg.clone();
+                        cfg.output = Some(file.to_string_lossy().into_owned());
+                        cfg.formats = vec![OutputFormat::JsonPlus];
+                        crate::session::run_reported(&cfg, resolved)?.code as i32
+                    }
+                    Runner::Tool(t, args) => {
+                        let (status, err) = t.run(args, &file)?;
+                        if status != 0 && !err.is_empty() {
+                            eprintln!("{err}");
+                        }
+                        status
+                    }
+                };
+                if status != 0 {
                     code = 1;
-                    eprintln!("compare: {label}: the run exited with status {}", ran.code);
+                    eprintln!("compare: {label}: the run exited with status {status}");
                 }
                 if crate::run::signals::signalled().is_some() {
                     eprintln!("compare: stopped by a signal; reporting the runs that finished");
@@ -288,6 +359,11 @@ fn compare(args: &[String]) -> Result<u8, String> {
         println!();
     }
     print!("{}", report.relative_text(&a.metrics));
+    if tool.is_some() {
+        let t = report.verdicts();
+        println!();
+        print!("{}", if a.markdown { t.markdown() } else { t.text() });
+    }
     let slower = a
         .fail_if_slower
         .map(|p| report.regressions(a.metrics[0], p))
@@ -298,10 +374,8 @@ fn compare(args: &[String]) -> Result<u8, String> {
     if let Some(p) = &a.export_json {
         // The context: the machine, and the jobs of every side that ran.
         let argv: Vec<String> = std::env::args().collect();
-        let ran: Vec<crate::job::Job> =
-            jobs.iter().flatten().flat_map(|(_, j)| j.clone()).collect();
         let env = crate::context::env::collect(&argv, &ran);
-        let doc = report.json(&sides, &a, &env);
+        let doc = report.json(&sides, &a, &env, tool.as_ref());
         write(
             p,
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
@@ -370,6 +444,32 @@ struct Relative {
     ratio: f64,
     ratio_sd: f64,
     p: Option<f64>,
+    /// The two series compared: the first side's and this side's.
+    base: Summary,
+    this: Summary,
+}
+
+/// The significance level of the verdicts: a p-value below it says the means differ.
+const ALPHA: f64 = 0.05;
+
+impl Relative {
+    /// How far this side's mean is from the first's, in percent of the first's.
+    fn diff_pct(&self) -> f64 {
+        (self.ratio - 1.0) * 100.0
+    }
+
+    /// Whether the two means differ beyond the noise: Welch's t-test at [`ALPHA`]. With
+    /// no spread on either side the means themselves decide; with one run a side there is
+    /// no verdict.
+    fn verdict(&self) -> &'static str {
+        match self.p {
+            Some(p) if p < ALPHA => "differs",
+            Some(_) => "equal within noise",
+            None if self.base.n < 2 || self.this.n < 2 => "no verdict: needs 2+ runs a side",
+            None if self.base.mean == self.this.mean => "equal within noise",
+            None => "differs",
+        }
+    }
 }
 
 struct Report {
@@ -480,6 +580,8 @@ impl Report {
                         ratio,
                         ratio_sd,
                         p: stats::welch_p(&sa, &sb),
+                        base: sa,
+                        this: sb,
                     });
                 }
             }
@@ -591,6 +693,58 @@ impl Report {
         out
     }
 
+    /// The verdict table: per job, direction and metric, both sides' mean ± σ, the
+    /// difference in percent, Welch's p-value and whether they differ beyond the noise.
+    fn verdicts(&self) -> Table {
+        let pm =
+            |m: Metric, s: &Summary| format!("{} ± {}", Self::fmt(m, s.mean), Self::fmt(m, s.sd));
+        let mut header: Vec<String> = ["job", "dir", "metric"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let others: Vec<usize> = {
+            let mut v: Vec<usize> = self.relative.iter().map(|r| r.side).collect();
+            v.dedup();
+            v
+        };
+        let one = others.len() == 1;
+        header.push(self.labels[0].clone());
+        header.push(if one {
+            self.labels[others[0]].clone()
+        } else {
+            "side".into()
+        });
+        if !one {
+            header.push("mean ± σ".into());
+        }
+        header.extend(["diff", "p", "verdict"].iter().map(|s| s.to_string()));
+        let rows = self
+            .relative
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    r.job.clone(),
+                    r.dir.clone(),
+                    Self::unit(r.metric).to_string(),
+                    pm(r.metric, &r.base),
+                ];
+                if !one {
+                    row.push(self.labels[r.side].clone());
+                }
+                row.push(pm(r.metric, &r.this));
+                row.push(if r.diff_pct().is_finite() {
+                    format!("{:+.1}%", r.diff_pct())
+                } else {
+                    "-".into()
+                });
+                row.push(r.p.map_or("-".into(), |p| format!("{p:.3}")));
+                row.push(r.verdict().into());
+                row
+            })
+            .collect();
+        Table { header, rows }
+    }
+
     /// The comparisons where a side is slower than the first by more than `pct` percent
     /// even after two standard deviations of the ratio are allowed for noise.
     fn regressions(&self, m: Metric, pct: f64) -> Vec<String> {
@@ -615,9 +769,10 @@ impl Report {
             .collect()
     }
 
-    fn json(&self, sides: &[Side], a: &Args, env: &Value) -> Value {
+    fn json(&self, sides: &[Side], a: &Args, env: &Value, tool: Option<&Tool>) -> Value {
         json!({
             "iobench": crate::report::VERSION,
+            "tool": tool.map(|t| json!({"program": t.program.display().to_string(), "version": t.version})),
             "iobench_env": env,
             "repeat": a.repeat,
             "warmup": a.warmup,
@@ -650,6 +805,8 @@ impl Report {
                 "ratio": r.ratio,
                 "ratio_sd": r.ratio_sd,
                 "p_value": r.p,
+                "diff_pct": r.diff_pct(),
+                "verdict": r.verdict(),
             })).collect::<Vec<_>>(),
         })
     }

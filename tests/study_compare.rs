@@ -396,3 +396,69 @@ fn tool_errors_are_clear() {
         );
     }
 }
+
+/// A result file whose read direction says `read` (the rest of fio's keys filled in).
+fn result_text(error: u32, read: &str) -> String {
+    format!(
+        r#"{{"fio version":"fio-3.33","jobs":[{{"jobname":"x","groupid":0,"error":{error},
+  "read":{{{read}"io_bytes":{io},"bw_bytes":{bw},"runtime":1000,"total_ios":{n},
+    "lat_ns":{{"min":100,"max":900,"mean":250.0}},
+    "clat_ns":{{"percentile":{{"50.000000":200,"99.000000":800}}}}}}}}]}}"#,
+        io = if error == 0 { 4096000 } else { 0 },
+        bw = if error == 0 { 4096000 } else { 0 },
+        n = if error == 0 { 1000 } else { 0 },
+    )
+}
+
+/// A failed side, missing keys, non-numbers and negative numbers in result files are
+/// errors naming the file and the key, never a silent 0 or a dropped side.
+#[test]
+fn bad_result_files_are_errors_naming_file_and_key() {
+    let dir = scratch("compare_bad_results");
+    let good = dir.join("good.json");
+    std::fs::write(&good, result_text(0, r#""iops":1000.0,"#)).unwrap();
+    let cases = [
+        ("failed.json", result_text(13, r#""iops":0.0,"#), "error 13"),
+        ("missing.json", result_text(0, ""), "read.iops: missing"),
+        (
+            "fast.json",
+            result_text(0, r#""iops":"fast","#),
+            "read.iops: expected a number",
+        ),
+        (
+            "negative.json",
+            result_text(0, r#""iops":-1000.0,"#),
+            "read.iops: -1000",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let bad = dir.join(name);
+        std::fs::write(&bad, text).unwrap();
+        for args in [vec!["--fail-if-slower", "5%"], vec![]] {
+            let mut cmd = iobench();
+            cmd.arg("compare").args(&args).arg(&good).arg(&bad);
+            let o = run(cmd);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name} {args:?}: {err}");
+            assert!(
+                err.contains(name) && err.contains(want),
+                "{name}: want the file and {want} in {err}"
+            );
+        }
+    }
+    // A side that measured nothing (no error, no I/O) cannot pass a gate either.
+    let idle = dir.join("idle.json");
+    std::fs::write(
+        &idle,
+        r#"{"jobs":[{"jobname":"x","error":0,"read":{"io_bytes":0,"total_ios":0}}]}"#,
+    )
+    .unwrap();
+    let mut cmd = iobench();
+    cmd.args(["compare", "--fail-if-slower", "5%"])
+        .arg(&good)
+        .arg(&idle);
+    let o = run(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("idle.json measured nothing"), "{err}");
+}

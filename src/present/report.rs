@@ -59,6 +59,7 @@ fn report(args: &[String]) -> Result<(), String> {
     let mut out = PathBuf::from("report.html");
     let mut title = "iobench report".to_string();
     let mut inputs = Vec::new();
+    let mut read_from: Vec<PathBuf> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
@@ -76,13 +77,22 @@ fn report(args: &[String]) -> Result<(), String> {
                 out = s.split_once('=').map(|x| x.1).unwrap_or("").into()
             }
             s if s.starts_with('-') => return Err(format!("unknown option '{s}'\n{USAGE}")),
-            s => inputs.push(read_input(Path::new(s))?),
+            s => {
+                inputs.push(read_input(Path::new(s))?);
+                let p = Path::new(s);
+                read_from.push(if p.is_dir() {
+                    p.join("index.json")
+                } else {
+                    p.to_path_buf()
+                });
+            }
         }
         i += 1;
     }
     if inputs.is_empty() {
         return Err(format!("no input given\n{USAGE}"));
     }
+    crate::study::outputs::refuse_clobber("-o", &out, read_from.iter().map(PathBuf::as_path))?;
     let html = render(&title, &inputs);
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());

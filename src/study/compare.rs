@@ -5,6 +5,7 @@
 //! relative to the first with its propagated uncertainty and Welch's t-test p-value;
 //! `--fail-if-slower P%` turns that into a regression gate (exit status 2).
 
+use super::outputs;
 use super::results::{self, Metric, ResultFile};
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
@@ -60,9 +61,10 @@ struct Args {
     metrics_given: bool,
 }
 
-/// True when every argument names a file that reads as a result.
+/// True when every argument names a file that holds a result document (read, and any
+/// error in it reported, later).
 fn all_results(args: &[String]) -> bool {
-    !args.is_empty() && args.iter().all(|a| results::read(Path::new(a)).is_ok())
+    !args.is_empty() && args.iter().all(|a| results::is_result_file(Path::new(a)))
 }
 
 fn parse_args(args: &[String]) -> Result<Args, String> {
@@ -232,6 +234,35 @@ fn label_of(i: usize, src: &Source, names: &[String], tool: Option<&Tool>, n: us
     }
 }
 
+/// The input result files of every side.
+fn inputs(a: &Args) -> Vec<&Path> {
+    a.sides
+        .iter()
+        .flat_map(|s| match s {
+            Source::Files(f) => f.iter().map(PathBuf::as_path).collect(),
+            Source::Job(_) => Vec::new(),
+        })
+        .collect()
+}
+
+/// Refuses an export that is one of the input result files.
+fn refuse_clobbers(a: &Args) -> Result<(), String> {
+    let inputs = inputs(a);
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    for (flag, out) in [
+        ("--export-json", &a.export_json),
+        ("--export-csv", &a.export_csv),
+        ("--export-markdown", &a.export_md),
+    ] {
+        if let Some(out) = out {
+            outputs::refuse_clobber(flag, out, inputs.iter().copied())?;
+        }
+    }
+    Ok(())
+}
+
 /// How one side's runs are made.
 enum Runner {
     /// In this process, as a plain run.
@@ -242,6 +273,7 @@ enum Runner {
 
 fn compare(args: &[String]) -> Result<u8, String> {
     let a = parse_args(args)?;
+    refuse_clobbers(&a)?;
     let tool = a.tool.as_deref().map(Tool::find).transpose()?;
     let mut sides: Vec<Side> = a
         .sides
@@ -253,6 +285,17 @@ fn compare(args: &[String]) -> Result<u8, String> {
             runs: Vec::new(),
         })
         .collect();
+    // A run kept in `-o DIR` must not land on an input.
+    if let Some(dir) = &a.dir {
+        for s in sides.iter().filter(|s| matches!(s.source, Source::Job(_))) {
+            let rounds = (1..=a.warmup)
+                .map(|n| (true, n))
+                .chain((1..=a.repeat).map(|n| (false, n)));
+            for (warm, n) in rounds {
+                outputs::refuse_clobber("-o", &run_file(dir, &s.label, warm, n), inputs(&a))?;
+            }
+        }
+    }
     // Every job is checked before any runs (the tool's side too: iobench reads fio's
     // options, and refuses its own extensions there).
     let mut jobs: Vec<Option<Runner>> = Vec::new();
@@ -303,16 +346,16 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 let Some(runner) = j else { continue };
                 let warm = round < a.warmup;
                 let label = sides[k].label.clone();
-                let file = dir.join(format!(
-                    "{}-{}{}.json",
-                    safe(&label),
-                    if warm { "warmup" } else { "run" },
+                let file = run_file(
+                    &dir,
+                    &label,
+                    warm,
                     if warm {
                         round + 1
                     } else {
                         round - a.warmup + 1
-                    }
-                ));
+                    },
+                );
                 eprintln!(
                     "compare: {label} {} {}/{}",
                     if warm { "warmup" } else { "run" },
@@ -353,6 +396,18 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
     }
     let report = Report::build(&sides, &a.metrics);
+    if !report.missing.is_empty() {
+        // A gate must not pass because a side measured nothing to judge.
+        if a.fail_if_slower.is_some() {
+            return Err(format!(
+                "cannot judge --fail-if-slower: {}",
+                report.missing.join("; ")
+            ));
+        }
+        for m in &report.missing {
+            eprintln!("compare: {m}: not compared");
+        }
+    }
     let tables = report.tables(&a.metrics);
     for t in &tables {
         print!("{}", if a.markdown { t.markdown() } else { t.text() });
@@ -409,6 +464,15 @@ fn compare(args: &[String]) -> Result<u8, String> {
 
 fn write(p: &Path, text: String) -> Result<(), String> {
     std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+/// Where run `n` of a side (a warm-up run when `warm`) keeps its JSON+.
+fn run_file(dir: &Path, label: &str, warm: bool, n: usize) -> PathBuf {
+    dir.join(format!(
+        "{}-{}{n}.json",
+        safe(label),
+        if warm { "warmup" } else { "run" }
+    ))
 }
 
 fn safe(s: &str) -> String {
@@ -476,6 +540,8 @@ struct Report {
     labels: Vec<String>,
     series: Vec<Series>,
     relative: Vec<Relative>,
+    /// What the first side measured and a later side did not: "B has no read of job x".
+    missing: Vec<String>,
 }
 
 /// The (job, direction) keys of a side, in order, and the job names it uses.
@@ -530,6 +596,11 @@ impl Report {
         // Each later side against the first: by job name, or by position when the two
         // sides name their jobs differently (job A's "x" against job B's "y").
         let mut relative = Vec::new();
+        let mut missing: Vec<String> = sides
+            .iter()
+            .filter(|s| keys(s).is_empty())
+            .map(|s| format!("{} measured nothing (no job did any I/O)", s.label))
+            .collect();
         let base_keys = keys(&sides[0]);
         for (si, s) in sides.iter().enumerate().skip(1) {
             let other_keys = keys(s);
@@ -550,7 +621,13 @@ impl Report {
                 } else {
                     match base_jobs.iter().position(|j| j == job) {
                         Some(p) if p < other_jobs.len() => Some(p),
-                        _ => continue,
+                        _ => {
+                            missing.push(format!(
+                                "{} has no job to set against {}'s job '{job}'",
+                                s.label, sides[0].label
+                            ));
+                            continue;
+                        }
                     }
                 };
                 let base_pos = if by_name {
@@ -568,6 +645,13 @@ impl Report {
                         m,
                     );
                     if xa.is_empty() || xb.is_empty() {
+                        let msg = format!(
+                            "{} has no {dir} results for job '{job}' ({} has)",
+                            s.label, sides[0].label
+                        );
+                        if !xa.is_empty() && !missing.contains(&msg) {
+                            missing.push(msg);
+                        }
                         continue;
                     }
                     let (sa, sb) = (stats::summarize(&xa), stats::summarize(&xb));
@@ -590,6 +674,7 @@ impl Report {
             labels: sides.iter().map(|s| s.label.clone()).collect(),
             series,
             relative,
+            missing,
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod axis;
 pub mod compare;
+pub mod outputs;
 pub mod quick;
 pub mod results;
 pub mod stats;

@@ -116,7 +116,7 @@ pub mod present {
 
 /// fio's outputs.
 pub mod report {
-    pub use crate::report::{normal, VERSION};
+    pub use crate::report::{guard_stdout, normal, VERSION};
 }
 
 /// The run.

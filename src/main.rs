@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    iobench::api::report::guard_stdout();
     // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
     let args: Vec<String> = std::env::args_os()
         .skip(1)

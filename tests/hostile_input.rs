@@ -851,3 +851,62 @@ fn target_truncated_under_the_run() {
     assert!(j["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0);
     assert_ne!(j["jobs"][0]["error"], 0);
 }
+
+// ---- issue 26, item 11: smaller defects where fio 3.33 does no better ----
+
+#[test]
+fn i26_control_characters_in_a_job_name_keep_the_json_valid() {
+    let o = ib(&[
+        "--name=a\tb\u{1}c\"d\\",
+        "--ioengine=null",
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let j = json(&o);
+    assert_eq!(j["jobs"][0]["jobname"], "a\tb\u{1}c\"d\\");
+    // fio's own escapes are kept: only control characters gained one.
+    assert!(
+        out(&o).contains(r#""jobname" : "a\tb\u0001c\"d\\","#),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn i26_an_unknown_cmdhelp_name_fails() {
+    let o = ib(&["--cmdhelp=bogus"]);
+    assert_clean_failure(&o, "--cmdhelp=bogus");
+    assert!(err(&o).contains("No such command: bogus"), "{}", err(&o));
+    let o = ib(&["--cmdhelp=bs"]);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+#[test]
+fn i26_a_closed_stdout_fails_before_the_run() {
+    let dir = scratch("i26_closed_stdout");
+    let f = dir.join("f");
+    // `sh -c 'exec iobench … >&-'`: the report has nowhere to go.
+    let bin = format!("{:?}", iobench().get_program());
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!(
+        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} >&-",
+        f.display()
+    ));
+    let o = run_for(c, 30);
+    assert_clean_failure(&o, "closed stdout");
+    assert!(err(&o).contains("standard output is closed"), "{}", err(&o));
+    assert!(
+        !f.exists(),
+        "the job must not run when its report cannot be written"
+    );
+    // With --output the same run is fine.
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!(
+        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} --output={} >&-",
+        f.display(),
+        dir.join("out.txt").display()
+    ));
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+}

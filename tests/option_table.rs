@@ -422,6 +422,10 @@ fn unknown_cmdhelp_name_suggests_the_closest() {
         c
     });
     assert!(String::from_utf8_lossy(&out.stderr).contains("No such command: bsx"));
+    assert!(
+        !out.status.success(),
+        "an unknown name fails (fio 3.33 exits 0)"
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with(" - showing closest match\n"), "{text}");
     assert!(text.contains("                  bs: "), "{text}");

@@ -122,13 +122,25 @@ impl Obj {
     }
 }
 
+/// A JSON string's body: fio escapes only `\\` and `"`, which leaves a job or file name
+/// with a control character (a tab, an escape) an invalid document; those are escaped too,
+/// so every name gives valid JSON while names without them print as fio's.
 fn escape(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
-        if c == '\\' || c == '"' {
-            o.push('\\');
+        match c {
+            '\\' | '"' => {
+                o.push('\\');
+                o.push(c);
+            }
+            '\n' => o.push_str("\\n"),
+            '\t' => o.push_str("\\t"),
+            '\r' => o.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(o, "\\u{:04x}", c as u32);
+            }
+            c => o.push(c),
         }
-        o.push(c);
     }
     o
 }

@@ -266,7 +266,7 @@ fn refuse_clobbers(a: &Args) -> Result<(), String> {
 /// How one side's runs are made.
 enum Runner {
     /// In this process, as a plain run.
-    Iobench(crate::cli::CliConfig, Vec<crate::job::Job>),
+    Iobench(Box<crate::cli::CliConfig>, Vec<crate::job::Job>),
     /// By another fio-compatible binary (`--tool`), with the side's own arguments.
     Tool(Tool, Vec<String>),
 }
@@ -315,7 +315,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
                         tool::check_fio_only(&s.label, &inv)?;
                         Runner::Tool(t.clone(), args.clone())
                     }
-                    _ => Runner::Iobench(inv.config, resolved),
+                    _ => Runner::Iobench(Box::new(inv.config), resolved),
                 }));
             }
             Source::Files(_) => jobs.push(None),
@@ -368,7 +368,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 );
                 let status = match runner {
                     Runner::Iobench(cfg, resolved) => {
-                        let mut cfg = cfg.clone();
+                        let mut cfg = (**cfg).clone();
                         cfg.output = Some(file.to_string_lossy().into_owned());
                         cfg.formats = vec![OutputFormat::JsonPlus];
                         crate::session::run_reported(&cfg, resolved)?.code as i32

@@ -187,7 +187,7 @@ def main():
         f"Measured {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC on "
         f"{platform.node()} ({os.cpu_count()} CPUs, Linux {platform.release()}), {device}; "
         f"{fio_version} against {iobench_version}; {args.repeat} alternations per job, "
-        f"{args.runtime} s runs on a {args.size} file; `bench/equivalence.py` took "
+        f"runtime={args.runtime} runs on a {args.size} file; `bench/equivalence.py` took "
         f"{elapsed / 60:.1f} min. Latencies are completion latencies (clat) in µs, "
         "bandwidth in MiB/s; verdict: Welch's t-test, p < 0.05 differs.",
         "",

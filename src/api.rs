@@ -12,8 +12,9 @@ pub mod cli {
     pub use crate::cli::{parse_args, usage, Invocation};
 }
 
-/// `--client`: the status line summed over servers.
+/// `--client`: the client, and the status line summed over servers.
 pub mod client {
+    pub use crate::client::main;
     /// The client's status line.
     pub mod eta {
         pub use crate::client::eta::{sum, StatusLine};
@@ -23,6 +24,11 @@ pub mod client {
 /// MPI runs (`iobench` under mpirun).
 pub mod cluster {
     pub use crate::cluster::main;
+}
+
+/// What an invocation is: the arguments read once into a [`command::Command`].
+pub mod command {
+    pub use crate::command::{help_text, Command, SUBCOMMANDS};
 }
 
 /// `--debug`: the category list.
@@ -129,12 +135,16 @@ pub mod run {
 
 /// `--server`.
 pub mod server {
-    pub use crate::server::dispatch;
+    pub use crate::server::serve;
+    /// The process a server starts for each job.
+    pub mod job {
+        pub use crate::server::job::child_main;
+    }
 }
 
 /// One run of a set of jobs, as the binary does it.
 pub mod session {
-    pub use crate::session::{resolve, run_args, run_reported};
+    pub use crate::session::{prepare, resolve, run_args, run_reported, Error, Prepared};
 }
 
 /// Statistics.

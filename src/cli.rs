@@ -16,19 +16,53 @@ pub enum OutputFormat {
     Terse,
 }
 
-/// What the user asked of iobench itself, as opposed to the jobs.
+impl OutputFormat {
+    /// A word of `--output-format` (`terse` also as `minimal` or `csv`, as fio takes it);
+    /// the client's flags and a plain run's read them with this.
+    pub fn from_word(w: &str) -> Option<OutputFormat> {
+        Some(match w {
+            "normal" => OutputFormat::Normal,
+            "json" => OutputFormat::Json,
+            "json+" => OutputFormat::JsonPlus,
+            "terse" | "minimal" | "csv" => OutputFormat::Terse,
+            _ => return None,
+        })
+    }
+}
+
+/// The one-shot actions of fio's flags (`--version`, `--cmdhelp`, …): each answers and
+/// exits instead of running the jobs; `command::Command` picks the one that wins.
+#[derive(Debug, Clone, Default)]
+pub struct Actions {
+    /// `--version`.
+    pub version: bool,
+    /// `--help`: print the usage and exit.
+    pub help: bool,
+    /// `--debug=?` (or `help`): list the debug categories.
+    pub debug_list: bool,
+    /// `--cpuclock-test`: test the clock across CPUs and exit.
+    pub cpuclock_test: bool,
+    /// `--inflate-log=FILE`: print a compressed log's text and exit.
+    pub inflate_log: Option<String>,
+    /// `--showcmd`: print the job files as command lines.
+    pub showcmd: bool,
+    /// `--cmdhelp` with an optional option name (`Some("")` for all).
+    pub cmdhelp: Option<String>,
+    /// `--crctest` with an optional list of hashes (`Some("")` for all).
+    pub crctest: Option<String>,
+    /// `--enghelp` with an optional engine (and command).
+    pub enghelp: Option<String>,
+    /// `--parse-only`: parse the jobs, run nothing.
+    pub parse_only: bool,
+    /// `--merge-blktrace-only`: parse the jobs, merge their blktrace inputs, run nothing.
+    pub merge_blktrace_only: bool,
+}
+
+/// The settings of a run, as opposed to the jobs and to the one-shot actions.
 #[derive(Debug, Clone, Default)]
 pub struct CliConfig {
     pub output: Option<String>,
     pub formats: Vec<OutputFormat>,
-    pub parse_only: bool,
-    pub showcmd: bool,
-    pub version: bool,
-    /// `--cmdhelp` with an optional option name (`Some("")` for all).
-    pub cmdhelp: Option<String>,
-    pub enghelp: Option<String>,
-    /// `--crctest` with an optional list of hashes (`Some("")` for all).
-    pub crctest: Option<String>,
     pub readonly: bool,
     /// `--eta=always|never|auto`.
     pub eta: Option<String>,
@@ -46,18 +80,12 @@ pub struct CliConfig {
     pub warnings_fatal: bool,
     pub terse_version: Option<u32>,
     pub append_terse: bool,
-    /// `--help`: print the usage and exit.
-    pub help: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
     /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::live`).
     pub live: Option<String>,
     /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
     pub metrics: Option<String>,
-    /// `--debug=CATS`: fio's debug categories (see `debug`); `Some("?")` lists them.
-    pub debug: Option<String>,
-    /// `--merge-blktrace-only`: parse the jobs, merge their blktrace inputs, run nothing.
-    pub merge_blktrace_only: bool,
     /// `--profile=NAME`: one of fio's built-in profiles, whose jobs follow the others.
     pub profile: Option<crate::options::profile::Profile>,
     /// `--bandwidth-log`: fio's aggregate bandwidth logs (see `fioflags`).
@@ -65,12 +93,8 @@ pub struct CliConfig {
     /// `--alloc-size=KB`: the size of fio's shared-memory pool; iobench has none (its
     /// memory grows as needed), so the value is only checked.
     pub alloc_size: Option<u64>,
-    /// `--cpuclock-test`: test the clock across CPUs and exit.
-    pub cpuclock_test: bool,
     /// `--idle-prof=system|percpu|calibrate`.
     pub idle_prof: Option<String>,
-    /// `--inflate-log=FILE`: print a compressed log's text and exit.
-    pub inflate_log: Option<String>,
     /// `--trigger-file=FILE`, `--trigger-timeout=T` (ms), `--trigger=CMD`.
     pub trigger_file: Option<String>,
     pub trigger_timeout: Option<u64>,
@@ -84,17 +108,10 @@ pub struct CliConfig {
 }
 
 impl CliConfig {
-    /// The formats asked for, with fio's default (normal) when none was.
-    pub fn output_formats(&self) -> Vec<OutputFormat> {
-        if self.formats.is_empty() {
-            vec![OutputFormat::Normal]
-        } else {
-            self.formats.clone()
-        }
-    }
-
     /// True when the normal format is among those asked for (headers and progress are
-    /// then printed; with only json or terse, stdout carries nothing else).
+    /// then printed; with only json or terse, stdout carries nothing else). The run's
+    /// own notes ask this; the reports pick their formats with `report::Formats`, which
+    /// agrees with it.
     pub fn wants_normal(&self) -> bool {
         self.formats.is_empty() || self.formats.contains(&OutputFormat::Normal)
     }
@@ -111,6 +128,7 @@ impl CliConfig {
 #[derive(Debug, Clone, Default)]
 pub struct Invocation {
     pub config: CliConfig,
+    pub actions: Actions,
     pub jobs: Vec<RawJob>,
     /// `--showcmd`'s rendering of each job file, in order (`None` for a file without
     /// sections); command-line jobs are not rendered, as in fio.
@@ -132,45 +150,266 @@ impl Invocation {
     }
 }
 
-/// Flags of iobench itself, with whether they take a value.
-const OWN_FLAGS: &[(&str, FlagArg)] = &[
-    ("output", FlagArg::Required),
-    ("output-format", FlagArg::Required),
-    ("minimal", FlagArg::None),
-    ("terse-version", FlagArg::Required),
-    ("append-terse", FlagArg::None),
-    ("eta", FlagArg::Required),
-    ("eta-newline", FlagArg::Required),
-    ("eta-interval", FlagArg::Required),
-    ("status-interval", FlagArg::Required),
-    ("section", FlagArg::Required),
-    ("parse-only", FlagArg::None),
-    ("showcmd", FlagArg::None),
-    ("cmdhelp", FlagArg::Optional),
-    ("enghelp", FlagArg::Optional),
-    ("crctest", FlagArg::Optional),
-    ("version", FlagArg::None),
-    ("readonly", FlagArg::None),
-    ("max-jobs", FlagArg::Required),
-    ("warnings-fatal", FlagArg::None),
-    ("help", FlagArg::None),
-    ("env", FlagArg::None),
-    ("live", FlagArg::Required),
-    ("metrics", FlagArg::Required),
-    ("debug", FlagArg::Required),
-    ("merge-blktrace-only", FlagArg::None),
-    ("bandwidth-log", FlagArg::None),
-    ("alloc-size", FlagArg::Required),
-    ("cpuclock-test", FlagArg::None),
-    ("idle-prof", FlagArg::Required),
-    ("inflate-log", FlagArg::Required),
-    ("trigger-file", FlagArg::Required),
-    ("trigger-timeout", FlagArg::Required),
-    ("trigger", FlagArg::Required),
-    ("trigger-remote", FlagArg::Required),
-    ("aux-path", FlagArg::Required),
-    ("daemonize", FlagArg::Required),
-    ("profile", FlagArg::Required),
+/// One flag of a plain run that is not a job option: its name, whether it takes a value,
+/// the value's form and what it does, for the parser and for `--help`.
+struct OwnFlag {
+    name: &'static str,
+    arg: FlagArg,
+    form: &'static str,
+    help: &'static str,
+}
+
+const fn flag(name: &'static str, arg: FlagArg, form: &'static str, help: &'static str) -> OwnFlag {
+    OwnFlag {
+        name,
+        arg,
+        form,
+        help,
+    }
+}
+
+/// The flags of a plain run, fio's and iobench's, in the order `--help` lists them (fio's
+/// own order first).
+const OWN_FLAGS: &[OwnFlag] = &[
+    flag(
+        "debug",
+        FlagArg::Required,
+        "options",
+        "turn on debug output for these categories (?: list them)",
+    ),
+    flag(
+        "parse-only",
+        FlagArg::None,
+        "",
+        "parse the options and jobs, do no I/O",
+    ),
+    flag(
+        "merge-blktrace-only",
+        FlagArg::None,
+        "",
+        "merge the jobs' blktrace inputs, do no I/O",
+    ),
+    flag(
+        "output",
+        FlagArg::Required,
+        "file",
+        "write the output to this file",
+    ),
+    flag(
+        "bandwidth-log",
+        FlagArg::None,
+        "",
+        "write the aggregate bandwidth logs",
+    ),
+    flag(
+        "minimal",
+        FlagArg::None,
+        "",
+        "terse output (as --output-format=terse)",
+    ),
+    flag(
+        "output-format",
+        FlagArg::Required,
+        "type",
+        "normal, json, json+ or terse, comma-combined",
+    ),
+    flag(
+        "terse-version",
+        FlagArg::Required,
+        "type",
+        "version of the terse format: 2, 3 (default), 4 or 5",
+    ),
+    flag(
+        "append-terse",
+        FlagArg::None,
+        "",
+        "terse lines after the normal output",
+    ),
+    flag("version", FlagArg::None, "", "print the version and exit"),
+    flag("help", FlagArg::None, "", "print this help and exit"),
+    flag(
+        "cpuclock-test",
+        FlagArg::None,
+        "",
+        "check the CPU clock across CPUs and exit",
+    ),
+    flag(
+        "crctest",
+        FlagArg::Optional,
+        "type",
+        "measure the checksum functions' speed and exit",
+    ),
+    flag(
+        "cmdhelp",
+        FlagArg::Optional,
+        "cmd",
+        "describe a job option (all: every one) and exit",
+    ),
+    flag(
+        "enghelp",
+        FlagArg::Optional,
+        "engine[,cmd]",
+        "list the engines, or an engine's options, and exit",
+    ),
+    flag(
+        "showcmd",
+        FlagArg::None,
+        "",
+        "print each job file as a command line and exit",
+    ),
+    flag(
+        "eta",
+        FlagArg::Required,
+        "when",
+        "the status line: always, never or auto",
+    ),
+    flag(
+        "eta-newline",
+        FlagArg::Required,
+        "t",
+        "start a new status line every t",
+    ),
+    flag(
+        "eta-interval",
+        FlagArg::Required,
+        "t",
+        "refresh the status line every t (250ms at least)",
+    ),
+    flag(
+        "status-interval",
+        FlagArg::Required,
+        "t",
+        "print the full report every t while running",
+    ),
+    flag(
+        "readonly",
+        FlagArg::None,
+        "",
+        "refuse every job that writes or trims",
+    ),
+    flag(
+        "section",
+        FlagArg::Required,
+        "name",
+        "run only this section of the job file (repeatable)",
+    ),
+    flag(
+        "alloc-size",
+        FlagArg::Required,
+        "kb",
+        "fio's shared pool size (checked; iobench needs none)",
+    ),
+    flag(
+        "warnings-fatal",
+        FlagArg::None,
+        "",
+        "a parser warning is an error",
+    ),
+    flag(
+        "max-jobs",
+        FlagArg::Required,
+        "nr",
+        "the most job clones a run may have",
+    ),
+    flag(
+        "daemonize",
+        FlagArg::Required,
+        "pidfile",
+        "with --server: run in the background, pid in this file",
+    ),
+    flag(
+        "idle-prof",
+        FlagArg::Required,
+        "option",
+        "CPU idleness: system or percpu; calibrate runs nothing",
+    ),
+    flag(
+        "inflate-log",
+        FlagArg::Required,
+        "log",
+        "print a compressed log as text and exit",
+    ),
+    flag(
+        "trigger-file",
+        FlagArg::Required,
+        "file",
+        "run the trigger when this file appears",
+    ),
+    flag(
+        "trigger-timeout",
+        FlagArg::Required,
+        "t",
+        "run the trigger after t",
+    ),
+    flag(
+        "trigger",
+        FlagArg::Required,
+        "cmd",
+        "the command a trigger runs here",
+    ),
+    flag(
+        "trigger-remote",
+        FlagArg::Required,
+        "cmd",
+        "the command a trigger runs on the servers",
+    ),
+    flag(
+        "aux-path",
+        FlagArg::Required,
+        "path",
+        "where state files (verify state) go",
+    ),
+    flag(
+        "profile",
+        FlagArg::Required,
+        "name",
+        "add a built-in profile's jobs: tiobench or act",
+    ),
+    flag(
+        "env",
+        FlagArg::None,
+        "",
+        "add an iobench_env object to the JSON output: host, kernel,\n\
+         devices, settings (what the run ran on)",
+    ),
+    flag(
+        "live",
+        FlagArg::Required,
+        "FILE|-",
+        "write each interval's own numbers as JSON Lines while running",
+    ),
+    flag(
+        "metrics",
+        FlagArg::Required,
+        "ADDR:PORT",
+        "serve Prometheus metrics on ADDR:PORT while running",
+    ),
+];
+
+/// The flags of a plain run that are iobench's own (fio has none of them).
+pub const IOBENCH_ONLY: &[&str] = &["env", "live", "metrics"];
+
+/// fio's flags handled before the plain run's parser (client and server mode), for
+/// `--help`.
+const MODE_FLAGS: &[OwnFlag] = &[
+    flag(
+        "server",
+        FlagArg::Optional,
+        "args",
+        "serve fio's protocol: ip:ADDR,PORT, ,PORT or sock:PATH",
+    ),
+    flag(
+        "client",
+        FlagArg::Required,
+        "hostname",
+        "run the jobs on the server at hostname (repeatable)",
+    ),
+    flag(
+        "remote-config",
+        FlagArg::Required,
+        "file",
+        "with --client: a job file on the server's side",
+    ),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,7 +452,12 @@ fn parse_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, ParseError> {
     Ok(ms)
 }
 
-fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<(), ParseError> {
+fn apply_own_flag(
+    cfg: &mut CliConfig,
+    act: &mut Actions,
+    flag: &str,
+    v: Option<&str>,
+) -> Result<(), ParseError> {
     let val = v.unwrap_or("");
     match flag {
         "output" => cfg.output = Some(val.to_string()),
@@ -221,20 +465,9 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
             // As in fio, each --output-format replaces the formats given before it.
             cfg.formats.clear();
             for f in val.split(',') {
-                cfg.formats.push(match f {
-                    "normal" => OutputFormat::Normal,
-                    "json" => OutputFormat::Json,
-                    "json+" => OutputFormat::JsonPlus,
-                    "terse" | "minimal" | "csv" => OutputFormat::Terse,
-                    _ => {
-                        return Err(bad(
-                            flag,
-                            f,
-                            "unknown format",
-                            "normal, json, json+ or terse",
-                        ))
-                    }
-                })
+                cfg.formats.push(OutputFormat::from_word(f).ok_or_else(|| {
+                    bad(flag, f, "unknown format", "normal, json, json+ or terse")
+                })?)
             }
         }
         "minimal" => cfg.formats.push(OutputFormat::Terse),
@@ -249,27 +482,27 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
         "eta-interval" => cfg.eta_interval = Some(parse_ms(flag, val, 250)?),
         "status-interval" => cfg.status_interval = Some(parse_ms(flag, val, 1000)?),
         "section" => cfg.sections.push(val.to_string()),
-        "parse-only" => cfg.parse_only = true,
-        "showcmd" => cfg.showcmd = true,
-        "cmdhelp" => cfg.cmdhelp = Some(val.to_string()),
-        "enghelp" => cfg.enghelp = Some(val.to_string()),
-        "crctest" => cfg.crctest = Some(val.to_string()),
-        "version" => cfg.version = true,
+        "parse-only" => act.parse_only = true,
+        "showcmd" => act.showcmd = true,
+        "cmdhelp" => act.cmdhelp = Some(val.to_string()),
+        "enghelp" => act.enghelp = Some(val.to_string()),
+        "crctest" => act.crctest = Some(val.to_string()),
+        "version" => act.version = true,
         "readonly" => cfg.readonly = true,
         "max-jobs" => cfg.max_jobs = Some(parse_u64(flag, val)?),
         "warnings-fatal" => cfg.warnings_fatal = true,
-        "help" => cfg.help = true,
+        "help" => act.help = true,
         "env" => cfg.env = true,
         "live" => cfg.live = Some(val.to_string()),
         "metrics" => cfg.metrics = Some(val.to_string()),
         // Applied before the other arguments (see `parse_args`), so parse lines show.
-        "debug" => cfg.debug = Some(val.to_string()),
-        "merge-blktrace-only" => cfg.merge_blktrace_only = true,
+        "debug" => act.debug_list |= crate::debug::asks_for_list(val),
+        "merge-blktrace-only" => act.merge_blktrace_only = true,
         "bandwidth-log" => cfg.bandwidth_log = true,
         "alloc-size" => cfg.alloc_size = Some(parse_u64(flag, val)?),
-        "cpuclock-test" => cfg.cpuclock_test = true,
+        "cpuclock-test" => act.cpuclock_test = true,
         "idle-prof" => cfg.idle_prof = Some(val.to_string()),
-        "inflate-log" => cfg.inflate_log = Some(val.to_string()),
+        "inflate-log" => act.inflate_log = Some(val.to_string()),
         "trigger-file" => cfg.trigger_file = Some(val.to_string()),
         "trigger-timeout" => cfg.trigger_timeout = Some(parse_ms(flag, val, 1)?),
         "trigger" => cfg.trigger = Some(val.to_string()),
@@ -293,8 +526,8 @@ fn apply_own_flag(cfg: &mut CliConfig, flag: &str, v: Option<&str>) -> Result<()
 /// Finds the flag or option an argument names: exactly, or (as fio's `getopt_long_only`
 /// allows) by a prefix that only one name starts with.
 fn resolve_name(name: &str) -> Resolved {
-    if let Some((f, kind)) = OWN_FLAGS.iter().find(|(f, _)| *f == name) {
-        return Resolved::Flag(f, *kind);
+    if let Some(f) = OWN_FLAGS.iter().find(|f| f.name == name) {
+        return Resolved::Flag(f.name, f.arg);
     }
     if options::lookup(name).is_some() {
         return Resolved::Option(name.to_string());
@@ -302,14 +535,14 @@ fn resolve_name(name: &str) -> Resolved {
     if name.is_empty() {
         return Resolved::Unknown;
     }
-    let flags = OWN_FLAGS.iter().filter(|(f, _)| f.starts_with(name));
+    let flags = OWN_FLAGS.iter().filter(|f| f.name.starts_with(name));
     let opts = options::OPTIONS.iter().flat_map(|o| {
         std::iter::once(o.name)
             .chain(o.aliases.iter().copied())
             .filter(|n| n.starts_with(name))
     });
     let mut found: Vec<Resolved> = flags
-        .map(|(f, k)| Resolved::Flag(f, *k))
+        .map(|f| Resolved::Flag(f.name, f.arg))
         .chain(opts.map(|n| Resolved::Option(n.to_string())))
         .take(2)
         .collect();
@@ -326,39 +559,56 @@ enum Resolved {
     Unknown,
 }
 
-/// The usage `--help` prints.
+/// One row of `--help`: `--name=form` (`--name[=form]` when the value may be left out).
+fn help_row(f: &OwnFlag) -> (String, &'static str) {
+    let left = match f.arg {
+        FlagArg::None => format!("--{}", f.name),
+        FlagArg::Required => format!("--{}={}", f.name, f.form),
+        FlagArg::Optional => format!("--{}[={}]", f.name, f.form),
+    };
+    (left, f.help)
+}
+
+/// The `--help` text of fio's flags: the usage line and each flag fio has, described and
+/// aligned (`command::help_text` adds iobench's own flags and the subcommands).
 pub fn usage() -> String {
     let mut out = String::from(
         "usage: iobench [options] [job options] [job files]\n\
-         \x20      iobench peak [options] FILE   (peak IOPS, t/io_uring's options)\n\
-         \x20      iobench quick [options] [DIR] (KDiskMark's standard test; quick --help)\n\
+         \x20      iobench SUBCOMMAND [options] ...   (the subcommands are listed below)\n\
          \x20      iobench --server[=ip:ADDR,PORT|,PORT|sock:PATH] [--daemonize=PIDFILE]\n\
          \x20      iobench --client=HOST[,PORT] [job files] [--client=HOST …] (fio's protocol)\n\n\
          Job options are fio's (see --cmdhelp), as --opt=value, --opt value or -opt=value;\n\
          --name=NAME starts a job, and options before the first --name apply to every job.\n\n\
-         iobench's own options:\n",
+         fio's options:\n",
     );
-    for (flag, kind) in OWN_FLAGS {
-        let arg = match kind {
-            FlagArg::None => "",
-            FlagArg::Required => "=VALUE",
-            FlagArg::Optional => "[=VALUE]",
-        };
-        out.push_str(&format!("  --{flag}{arg}\n"));
-    }
-    out.push_str(
-        "\nUnder mpirun (built with the `mpi` feature; one report from rank 0):\n\
-         \x20 --rotate-ranks             read jobs read the files another rank wrote\n\
-         \x20 --sync-start=barrier|clock start each phase at the barrier or an agreed time\n",
-    );
+    let rows: Vec<(String, &str)> = OWN_FLAGS
+        .iter()
+        .filter(|f| !IOBENCH_ONLY.contains(&f.name))
+        .chain(MODE_FLAGS)
+        .map(help_row)
+        .collect();
+    out.push_str(&crate::flags::columns_in(&rows, HELP_WIDTH));
     out
+}
+
+/// Where the descriptions of `iobench --help` start (after two spaces of indent and two
+/// after the flag), the same for every list in it.
+pub const HELP_WIDTH: usize = 26;
+
+/// The `--help` rows of iobench's own flags of a plain run.
+pub fn own_flags_help() -> Vec<(String, &'static str)> {
+    OWN_FLAGS
+        .iter()
+        .filter(|f| IOBENCH_ONLY.contains(&f.name))
+        .map(help_row)
+        .collect()
 }
 
 /// Parses the arguments after the program name.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
     // `--debug` takes effect before any option is read, as in fio.
-    pre_debug(args, &mut inv.config);
+    pre_debug(args);
     // A profile's own options are known from the start, wherever `--profile` stands.
     let profile = pre_profile(args);
     let mut profile_opts: Vec<(String, Option<String>)> = Vec::new();
@@ -393,7 +643,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
                         return Err(bad(flag, "", "a value is required", "a value"));
                     }
                 }
-                apply_own_flag(&mut inv.config, flag, value.as_deref())?;
+                apply_own_flag(&mut inv.config, &mut inv.actions, flag, value.as_deref())?;
                 continue;
             }
             Resolved::Option(name) => name,
@@ -459,19 +709,19 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
                 Vec::new()
             },
             stonewall_first: idx > 0,
-            allow_not_yet: inv.config.showcmd,
+            allow_not_yet: inv.actions.showcmd,
         };
         let parsed = jobfile::parse_path(path, &mut globals, &opts)?;
         inv.jobs.extend(parsed.jobs);
         inv.showcmd.push(parsed.showcmd);
     }
-    if let Some(p) = inv.config.profile.filter(|_| inv.config.cmdhelp.is_none()) {
+    if let Some(p) = inv.config.profile.filter(|_| inv.actions.cmdhelp.is_none()) {
         add_profile_jobs(p, &profile_opts, &defaults, &mut inv.jobs)?;
     }
     if inv.config.readonly {
         check_readonly(&inv.jobs)?;
     }
-    if !inv.config.showcmd {
+    if !inv.actions.showcmd {
         check_wait_for(&inv.jobs)?;
     }
     Ok(inv)
@@ -479,7 +729,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
 
 /// Finds `--debug=CATS` (or `--debug CATS`) among the arguments and turns the categories
 /// on, printing fio's "set debug option" lines.
-fn pre_debug<S: AsRef<str>>(args: &[S], cfg: &mut CliConfig) {
+fn pre_debug<S: AsRef<str>>(args: &[S]) {
     let mut it = args.iter().map(|a| a.as_ref());
     while let Some(a) = it.next() {
         let spec = match a
@@ -490,12 +740,10 @@ fn pre_debug<S: AsRef<str>>(args: &[S], cfg: &mut CliConfig) {
             Some("") => it.next().unwrap_or("").to_string(),
             _ => continue,
         };
-        match crate::debug::parse(&spec) {
-            crate::debug::Request::List => cfg.debug = Some("?".into()),
-            crate::debug::Request::Enable(lines) => {
-                for l in lines {
-                    println!("{l}");
-                }
+        // A request for the list is answered when the flag itself is read.
+        if let crate::debug::Request::Enable(lines) = crate::debug::parse(&spec) {
+            for l in lines {
+                println!("{l}");
             }
         }
     }

@@ -1,5 +1,9 @@
-//! The `iobench` binary: arguments → options → jobs → run → report, and the exit status.
+//! The `iobench` binary: the arguments read once into a `Command`, one call per command,
+//! and the exit status.
 
+use iobench::api::cli::Invocation;
+use iobench::api::command::{self, Command};
+use iobench::api::{cluster, fioflags, options, peak, present, server, session, study, verify};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -9,114 +13,70 @@ fn main() -> ExitCode {
         .skip(1)
         .map(iobench::api::osstr::from_os)
         .collect();
-    match args.first().map(String::as_str) {
-        Some("peak") => return ExitCode::from(iobench::api::peak::main(&args[1..]) as u8),
-        Some("sweep") => return ExitCode::from(iobench::api::study::sweep::main(&args[1..])),
-        Some("compare") => return ExitCode::from(iobench::api::study::compare::main(&args[1..])),
-        Some("quick") => return ExitCode::from(iobench::api::study::quick::main(&args[1..])),
-        Some("report") => return ExitCode::from(iobench::api::present::report::main(&args[1..])),
-        _ => {}
-    }
-    // fio's client/server mode (`--server`, `--client`, `--daemonize`) and the server's runs.
-    if let Some(code) = iobench::api::server::dispatch(&args) {
-        return code;
-    }
-    // One rank of an MPI run (or a build without MPI refusing to be one).
-    if let Some(code) = iobench::api::cluster::main(&args) {
-        return ExitCode::from(code);
-    }
-    let inv = match iobench::api::cli::parse_args(&args) {
-        Ok(inv) => inv,
+    let command = match Command::parse(args) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("iobench: {e}");
             return ExitCode::FAILURE;
         }
     };
-    if inv.config.version {
-        println!("{}", iobench::api::report::VERSION);
-        return ExitCode::SUCCESS;
-    }
-    if inv
-        .config
-        .debug
-        .as_deref()
-        .is_some_and(iobench::api::debug::asks_for_list)
-    {
-        print!("{}", iobench::api::debug::list_text());
-        return ExitCode::SUCCESS;
-    }
-    if inv.config.cpuclock_test {
-        return ExitCode::from(iobench::api::fioflags::cpuclock_test());
-    }
-    if let Some(path) = &inv.config.inflate_log {
-        return exit(iobench::api::stats::logzip::inflate_to_stdout(path));
-    }
-    let idle = inv
-        .config
-        .idle_prof
-        .as_deref()
-        .and_then(iobench::api::fioflags::IdleProf::start);
-    if let Some(p) = idle.as_ref().filter(|p| p.calibrate_only()) {
-        print!("{}", p.report());
-        return ExitCode::SUCCESS;
-    }
-    if inv.config.help {
-        print!("{}", iobench::api::cli::usage());
-        return ExitCode::SUCCESS;
-    }
-    if inv.config.showcmd {
-        print!("{}", inv.showcmd_text());
-        return ExitCode::SUCCESS;
-    }
-    if let Some(arg) = &inv.config.cmdhelp {
+    match command {
+        Command::Peak(a) => ExitCode::from(peak::main(&a) as u8),
+        Command::Sweep(a) => ExitCode::from(study::sweep::main(&a)),
+        Command::Compare(a) => ExitCode::from(study::compare::main(&a)),
+        Command::Quick(a) => ExitCode::from(study::quick::main(&a)),
+        Command::Report(a) => ExitCode::from(present::report::main(&a)),
+        Command::ServerJob(a) => server::job::child_main(&a),
+        Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
+        Command::Client(a) => iobench::api::client::main(&a),
+        Command::Mpi(a) => ExitCode::from(cluster::main(&a)),
+        Command::Version => print(&format!("{}\n", iobench::api::report::VERSION)),
+        Command::Help => print(&command::help_text()),
+        Command::DebugList => print(&iobench::api::debug::list_text()),
+        Command::CpuclockTest => ExitCode::from(fioflags::cpuclock_test()),
+        Command::InflateLog(path) => exit(iobench::api::stats::logzip::inflate_to_stdout(&path)),
+        Command::IdleCalibrate => match fioflags::IdleProf::start("calibrate") {
+            Some(p) => print(&p.report()),
+            None => ExitCode::FAILURE,
+        },
+        Command::Showcmd(inv) => print(&inv.showcmd_text()),
         // With a profile, a bare --cmdhelp lists the profile's own options, as fio.
-        if let Some(p) = inv.config.profile.filter(|_| arg.is_empty()) {
-            print!("{}", p.cmdhelp());
-            return ExitCode::SUCCESS;
-        }
-        return exit(iobench::api::options::help::print_cmdhelp(arg));
+        Command::Cmdhelp { option, profile } => match profile.filter(|_| option.is_empty()) {
+            Some(p) => print(p.cmdhelp()),
+            None => exit(options::help::print_cmdhelp(&option)),
+        },
+        Command::Crctest(list) => exit(verify::crctest::run(&list)),
+        Command::Enghelp(arg) => exit(options::help::print_enghelp(&arg)),
+        // fio merges the jobs' blktrace inputs and runs nothing; a job without one has
+        // nothing to merge.
+        Command::ParseOnly(inv) => match session::resolve(&inv.jobs) {
+            Ok(_) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        },
+        Command::Run(inv) => run(&inv),
     }
-    if let Some(list) = &inv.config.crctest {
-        return exit(iobench::api::verify::crctest::run(list));
-    }
-    if let Some(arg) = &inv.config.enghelp {
-        return exit(iobench::api::options::help::print_enghelp(arg));
-    }
-    let jobs = match iobench::api::session::resolve(&inv.jobs) {
-        Ok(j) => j,
-        Err(e) => {
-            eprintln!("iobench: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    // fio merges the jobs' blktrace inputs and runs nothing; a job without one has
-    // nothing to merge.
-    if inv.config.parse_only || inv.config.merge_blktrace_only {
-        return ExitCode::SUCCESS;
-    }
-    // fio's job limit (`--max-jobs`), and no job at all: "No job(s) defined".
-    if let Err(e) = iobench::api::run::limits::check_jobs(&inv.config, &jobs) {
-        eprintln!("{e}");
-        if jobs.is_empty() {
-            print!("{}", iobench::api::cli::usage());
-        }
-        return ExitCode::FAILURE;
-    }
+}
+
+/// A plain run: prepared and run by the one pipeline (`session`), reported, with
+/// the flags that act around the run (`--idle-prof`, the triggers, `--bandwidth-log`).
+fn run(inv: &Invocation) -> ExitCode {
     let c = &inv.config;
-    iobench::api::fioflags::start_trigger(
-        c.trigger_file.clone(),
-        c.trigger_timeout,
-        c.trigger.clone(),
-    );
-    let mut status = match iobench::api::session::run_reported(&inv.config, &jobs) {
-        Ok(ran) => ExitCode::from(ran.code),
+    let idle = c.idle_prof.as_deref().and_then(fioflags::IdleProf::start);
+    // The one pipeline: jobs resolved, fio's job limit, terse version, preflight.
+    let prepared = match session::prepare(inv) {
+        Ok(p) => p,
         Err(e) => {
-            eprintln!("iobench: {e}");
+            e.print();
             return ExitCode::FAILURE;
         }
     };
-    if inv.config.bandwidth_log {
-        if let Err(e) = iobench::api::fioflags::write_bandwidth_logs() {
+    fioflags::start_trigger(c.trigger_file.clone(), c.trigger_timeout, c.trigger.clone());
+    let mut status = match session::run_reported(&prepared) {
+        Ok(ran) => ExitCode::from(ran.code),
+        Err(e) => return fail(&e),
+    };
+    if c.bandwidth_log {
+        if let Err(e) = fioflags::write_bandwidth_logs() {
             eprintln!("iobench: bandwidth log: {e}");
             status = ExitCode::FAILURE;
         }
@@ -125,6 +85,18 @@ fn main() -> ExitCode {
         print!("{}", p.report());
     }
     status
+}
+
+/// Prints an answer to stdout; exit status 0.
+fn print(text: &str) -> ExitCode {
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
+/// Reports an error; exit status 1.
+fn fail(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("iobench: {e}");
+    ExitCode::FAILURE
 }
 
 /// Maps a help request's success flag to the exit status.

@@ -1,18 +1,63 @@
-//! One run of a set of jobs inside this process, handed back as data ([`run`]) or reported
-//! as a plain run reports it ([`run_reported`]): the same path a
-//! plain `iobench` run takes (arguments → [`crate::cli::parse_args`] → [`crate::job::resolve`]
-//! → [`crate::run::preflight`] → [`crate::run::run_all`] → [`crate::stats::group::summarize`]),
-//! without printing anything. Studies (`iobench quick`, sweeps, repeated comparisons) call it
-//! once per measurement, so that each measurement is exactly a plain run of its job and
-//! none re-executes the binary.
+//! The one pipeline every run goes through: [`prepare`] makes every check a plain run makes
+//! before any I/O (the jobs resolve, fio's job limit, the terse version, the preflight
+//! checks), and [`run`] runs the prepared jobs in this process, snapshotting the disks and
+//! summarising the results. The entry points differ only in the [`Hooks`] they pass: a
+//! plain run prints its headers and its report ([`run_reported`]), the server's runner
+//! sends wire messages, an MPI rank meets the others at a barrier, a study keeps the
+//! results as data ([`run_quiet`]). So `iobench`, `sweep`, `compare`, `quick`, the server
+//! and MPI ranks refuse the same jobs with the same message, and none starts I/O first.
 
-use crate::cli::{CliConfig, OutputFormat};
+use crate::cli::{CliConfig, Invocation};
 use crate::job::Job;
 use crate::options::RawJob;
 use crate::report::json::Value;
 use crate::stats::group::{summarize, RunSummary};
 use crate::stats::RunOutcome;
 use std::time::{Duration, Instant, SystemTime};
+
+/// Why a run was refused before any I/O. Its text is what a plain run prints after
+/// `iobench: ` ([`Error::NoJobs`] is printed alone, followed by the usage, as fio does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// No job at all: fio's "No job(s) defined".
+    NoJobs,
+    /// A job or a flag that cannot run, with the reason.
+    Refused(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::NoJobs => f.write_str(crate::run::limits::NO_JOBS),
+            Error::Refused(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<Error> for String {
+    fn from(e: Error) -> String {
+        e.to_string()
+    }
+}
+
+impl From<String> for Error {
+    fn from(m: String) -> Error {
+        Error::Refused(m)
+    }
+}
+
+impl Error {
+    /// Prints the refusal as a plain run does, on stderr.
+    pub fn print(&self) {
+        match self {
+            Error::NoJobs => {
+                eprintln!("{self}");
+                print!("{}", crate::command::help_text());
+            }
+            Error::Refused(m) => eprintln!("iobench: {m}"),
+        }
+    }
+}
 
 /// A run ready to start: its parsed flags and its resolved jobs, checked as a plain run
 /// checks them before any I/O.
@@ -21,6 +66,83 @@ pub struct Prepared {
     pub config: CliConfig,
     pub jobs: Vec<Job>,
 }
+
+impl Prepared {
+    /// The same jobs with the reports going to `output` in `formats` (a study keeps each
+    /// run's JSON+ in a file of its own). The checks made still hold: none depends on
+    /// where the report goes.
+    pub fn reporting_to(&self, output: &str, formats: Vec<crate::cli::OutputFormat>) -> Prepared {
+        let mut p = self.clone();
+        p.config.output = Some(output.to_string());
+        p.config.formats = formats;
+        p
+    }
+}
+
+/// Resolves the raw jobs into typed jobs, stopping at the first error (with its file:line).
+pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
+    raw.iter()
+        .map(|r| crate::job::resolve(r).map_err(|e| e.to_string()))
+        .collect()
+}
+
+/// Every check a plain run makes on resolved jobs before any I/O, in its order: at least
+/// one job and no more clones than fio's job limit (`--max-jobs`), a terse version fio
+/// knows, then the preflight (NUMA nodes, `--readonly`, mounted devices, steady state).
+pub fn check(cfg: &CliConfig, jobs: &[Job]) -> Result<(), Error> {
+    crate::run::limits::check_jobs(cfg, jobs).map_err(|e| {
+        if jobs.is_empty() {
+            Error::NoJobs
+        } else {
+            Error::Refused(e)
+        }
+    })?;
+    crate::report::check_terse_version(cfg)?;
+    crate::run::preflight(cfg, jobs)?;
+    Ok(())
+}
+
+/// Resolves an invocation's jobs and checks them: the one way into a run.
+pub fn prepare(inv: &Invocation) -> Result<Prepared, Error> {
+    prepare_with(inv, |_, _| Ok(()))
+}
+
+/// [`prepare`], with `adjust` applied to the flags and resolved jobs before the checks: an
+/// entry point's own refusals and renames (the server's and an MPI rank's file names),
+/// checked then as the run will see them.
+pub fn prepare_with(
+    inv: &Invocation,
+    adjust: impl FnOnce(&mut CliConfig, &mut [Job]) -> Result<(), String>,
+) -> Result<Prepared, Error> {
+    let mut config = inv.config.clone();
+    let mut jobs = resolve(&inv.jobs)?;
+    adjust(&mut config, &mut jobs)?;
+    check(&config, &jobs)?;
+    Ok(Prepared { config, jobs })
+}
+
+/// Parses a plain run's arguments (fio's command line, job files included), then
+/// [`prepare`]s it.
+pub fn prepare_args<S: AsRef<str>>(args: &[S]) -> Result<Prepared, Error> {
+    let inv = crate::cli::parse_args(args).map_err(|e| Error::Refused(e.to_string()))?;
+    prepare(&inv)
+}
+
+/// What an entry point adds to the run: every method has a default that does nothing.
+pub trait Hooks {
+    /// Just before the jobs start, after the disk snapshot (headers, the server's file
+    /// layout and wait for the client's go, the MPI phase barrier). An error stops the
+    /// run before any job starts.
+    fn before_start(&mut self, _p: &Prepared) -> Result<(), String> {
+        Ok(())
+    }
+    /// As soon as the jobs are done, before the summary is made.
+    fn after_run(&mut self, _p: &Prepared, _outcome: &RunOutcome) {}
+}
+
+/// No hooks: the run prints only what the run itself prints.
+pub struct NoHooks;
+impl Hooks for NoHooks {}
 
 /// What a run produced.
 #[derive(Debug, Clone)]
@@ -37,54 +159,58 @@ pub struct Finished {
     pub wall: Duration,
 }
 
-/// Parses a plain run's arguments (fio's command line, job files included), resolves the
-/// jobs and makes the checks done before any I/O. The error is the message a plain run
-/// prints after `iobench: `.
-pub fn prepare<S: AsRef<str>>(args: &[S]) -> Result<Prepared, String> {
-    let inv = crate::cli::parse_args(args).map_err(|e| e.to_string())?;
-    let mut jobs = Vec::with_capacity(inv.jobs.len());
-    for raw in &inv.jobs {
-        jobs.push(crate::job::resolve(raw).map_err(|e| e.to_string())?);
-    }
-    if jobs.is_empty() {
-        return Err("no jobs to run".to_string());
-    }
-    crate::report::check_terse_version(&inv.config)?;
-    crate::run::preflight(&inv.config, &jobs)?;
-    Ok(Prepared {
-        config: inv.config,
-        jobs,
-    })
+/// The disk counters before a run, over the devices of the jobs that report disk
+/// statistics (`None` when no job does): the start of fio's `disk_util` section. The
+/// devices are those of every file the jobs' clones open ([`crate::job::files::FileOpts::all_paths`]).
+pub fn disk_snapshot(jobs: &[Job]) -> Option<crate::stats::disk::DiskSnapshot> {
+    let paths: Vec<String> = jobs
+        .iter()
+        .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
+        .flat_map(|j| j.files.all_paths(&j.name, j.exec.numjobs))
+        .collect();
+    (!paths.is_empty()).then(|| crate::stats::disk::DiskSnapshot::take(&paths))
 }
 
-/// Runs prepared jobs in this process and returns their outcome; prints nothing but what
-/// the run itself prints (fio's informational lines go to stdout only when the normal
-/// format is asked for and `--output` is not given, as in a plain run).
-pub fn run(p: Prepared) -> Finished {
-    let disks = crate::report::run::disk_snapshot(&p.jobs);
+/// Runs prepared jobs in this process: the disk snapshot, `hooks.before_start`, the jobs,
+/// `hooks.after_run`, then the summary with the disks' activity and the elapsed time.
+/// `Err`: `before_start` refused, and no job started.
+pub fn run(p: &Prepared, hooks: &mut dyn Hooks) -> Result<Finished, String> {
+    let disks = disk_snapshot(&p.jobs);
+    hooks.before_start(p)?;
     let started = SystemTime::now();
     let t0 = Instant::now();
     let (outcome, code) = crate::run::run_all(&p.config, &p.jobs);
     let wall = t0.elapsed();
+    hooks.after_run(p, &outcome);
     let mut summary = summarize(&p.jobs, &outcome);
     if let Some(d) = &disks {
         summary.disks = d.delta();
     }
     summary.elapsed_ms = wall.as_millis() as u64;
-    Finished {
-        config: p.config,
-        jobs: p.jobs,
+    Ok(Finished {
+        config: p.config.clone(),
+        jobs: p.jobs.clone(),
         outcome,
         summary,
         code,
         started,
         wall,
+    })
+}
+
+/// Runs prepared jobs and hands the results back as data, printing nothing but what the
+/// run itself prints (fio's informational lines go to stdout only when the normal format
+/// is asked for and `--output` is not given, as in a plain run).
+pub fn run_quiet(p: &Prepared) -> Finished {
+    match run(p, &mut NoHooks) {
+        Ok(f) => f,
+        Err(_) => unreachable!("no hook refuses"),
     }
 }
 
-/// `prepare` then `run`: the whole of a plain run, handed back as data.
+/// `prepare_args` then `run_quiet`: the whole of a plain run, handed back as data.
 pub fn run_args<S: AsRef<str>>(args: &[S]) -> Result<Finished, String> {
-    prepare(args).map(run)
+    Ok(run_quiet(&prepare_args(args)?))
 }
 
 impl Finished {
@@ -106,10 +232,7 @@ impl Finished {
 
     /// True when JSON was among the formats asked for.
     pub fn wants_json(&self) -> bool {
-        self.config
-            .formats
-            .iter()
-            .any(|f| matches!(f, OutputFormat::Json | OutputFormat::JsonPlus))
+        crate::report::Formats::of(&self.config).json
     }
 }
 
@@ -118,13 +241,6 @@ pub struct Ran {
     /// The exit status fio would give (0, the number of failed clones, or 128 + signal).
     pub code: u8,
     pub outcome: RunOutcome,
-}
-
-/// Resolves the raw jobs into typed jobs, stopping at the first error (with its file:line).
-pub fn resolve(raw: &[RawJob]) -> Result<Vec<Job>, String> {
-    raw.iter()
-        .map(|r| crate::job::resolve(r).map_err(|e| e.to_string()))
-        .collect()
 }
 
 /// `--profile=act`'s table, summed over the profile's workers, printed when they are
@@ -145,21 +261,44 @@ fn print_act_table(outcome: &crate::stats::RunOutcome) {
     }
 }
 
-/// Runs `jobs` and writes their reports as `cfg` asks (formats, `--output`), exactly as a
-/// plain run does. An `Err` is a problem found before any job started, or an output error.
-pub fn run_reported(cfg: &CliConfig, jobs: &[Job]) -> Result<Ran, String> {
-    crate::report::check_terse_version(cfg)?;
-    crate::run::preflight(cfg, jobs)?;
-    crate::present::start(cfg)?;
-    let mut reporter =
-        crate::report::run::Reporter::start(cfg, jobs).map_err(|e| format!("output: {e}"))?;
-    let (outcome, code) = crate::run::run_all(cfg, jobs);
-    crate::run::live::finish(&outcome);
-    print_act_table(&outcome);
-    reporter
-        .finish(cfg, jobs, &outcome)
-        .map_err(|e| format!("output: {e}"))?;
-    Ok(Ran { code, outcome })
+/// A plain run's hooks: the live observers (`--live`, `--metrics`), `--output` opened and
+/// the job headers printed before the jobs start, then the live observers' last word and
+/// `--profile=act`'s table.
+#[derive(Default)]
+struct PlainReport {
+    reporter: Option<crate::report::run::Reporter>,
+}
+
+impl Hooks for PlainReport {
+    fn before_start(&mut self, p: &Prepared) -> Result<(), String> {
+        crate::present::start(&p.config)?;
+        self.reporter = Some(
+            crate::report::run::Reporter::start(&p.config, &p.jobs)
+                .map_err(|e| format!("output: {e}"))?,
+        );
+        Ok(())
+    }
+
+    fn after_run(&mut self, _p: &Prepared, outcome: &RunOutcome) {
+        crate::run::live::finish(outcome);
+        print_act_table(outcome);
+    }
+}
+
+/// Runs prepared jobs and writes their reports as the run's flags ask (formats,
+/// `--output`), exactly as a plain run does. An `Err` is a problem found before any job
+/// started, or an output error.
+pub fn run_reported(p: &Prepared) -> Result<Ran, String> {
+    let mut hooks = PlainReport::default();
+    let f = run(p, &mut hooks)?;
+    if let Some(r) = &mut hooks.reporter {
+        r.finish(&f.config, &f.jobs, &f.summary)
+            .map_err(|e| format!("output: {e}"))?;
+    }
+    Ok(Ran {
+        code: f.code,
+        outcome: f.outcome,
+    })
 }
 
 #[cfg(test)]
@@ -195,5 +334,22 @@ mod tests {
     fn bad_arguments_are_refused_before_any_io() {
         let e = run_args(&["--name=s", "--ioengine=null", "--bs=oops"]).unwrap_err();
         assert!(e.contains("bs"), "{e}");
+    }
+
+    #[test]
+    fn every_check_of_a_plain_run_is_made() {
+        let base = ["--name=s", "--ioengine=null", "--size=1m"];
+        let with = |extra: &[&str]| {
+            let mut a: Vec<&str> = base.to_vec();
+            a.extend_from_slice(extra);
+            prepare_args(&a).map(|_| ()).unwrap_err().to_string()
+        };
+        assert!(with(&["--numjobs=5000"]).contains("maximum number of jobs"));
+        assert!(with(&["--terse-version=9"]).contains("bad terse version 9"));
+        assert!(with(&["--readonly", "--rw=write"]).contains("--readonly"));
+        assert_eq!(
+            prepare_args(&["--output-format=json"]).unwrap_err(),
+            Error::NoJobs
+        );
     }
 }

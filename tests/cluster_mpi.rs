@@ -487,3 +487,63 @@ fn ranks_without_the_job_file_get_it_from_rank_0() {
     assert_eq!(left, 0);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// An MPI rank refuses what a plain run refuses, with the same words and before any I/O:
+/// too many clones, a terse version fio does not know, a job that fails the preflight.
+#[test]
+fn ranks_refuse_what_a_plain_run_refuses() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("refuse");
+    let ds = d.display();
+    let cases = [
+        (
+            vec![],
+            format!(
+                "[many]\nthread\nioengine=null\nsize=4k\nnumjobs=5000\n\
+                 exec_prerun=touch {ds}/ran-many\n"
+            ),
+            "maximum number of jobs reached: 5000 jobs",
+        ),
+        (
+            vec!["--terse-version=9"],
+            format!("[ok]\nfilename={ds}/ok.dat\nsize=4k\nexec_prerun=touch {ds}/ran-ok\n"),
+            "bad terse version 9: expected 2, 3, 4 or 5 (--terse-version)",
+        ),
+        (
+            vec![],
+            format!(
+                "[a]\nfilename={ds}/a.dat\nsize=4k\nss=iops:10%\nss_dur=5s\n\
+                 exec_prerun=touch {ds}/ran-a\n\
+                 [b]\nfilename={ds}/b.dat\nsize=4k\nss=bw:5%\nss_dur=5s\n\
+                 exec_prerun=touch {ds}/ran-b\n"
+            ),
+            "steadystate options must be the same for every job of a group",
+        ),
+    ];
+    for (flags, body, words) in cases {
+        std::fs::write(d.join("j.fio"), body).unwrap();
+        let mut args = flags.clone();
+        args.push("j.fio");
+        let (code, out, err) = run(2, &[], &d, &args);
+        assert_ne!(code, 0, "{words}: {out}{err}");
+        assert!(err.contains(words), "{words}: {err}");
+        assert_eq!(err.matches(words).count(), 1, "one rank says it: {err}");
+        // And a plain run says the same.
+        let o = Command::new(env!("CARGO_BIN_EXE_iobench"))
+            .args(&args)
+            .current_dir(&d)
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&o.stderr).contains(words));
+        let started: Vec<_> = std::fs::read_dir(&d)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("ran-") || n.ends_with(".dat") || n.contains(".dat."))
+            .collect();
+        assert!(started.is_empty(), "{words}: I/O started: {started:?}");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 const TIERS: &[(&str, &[&str])] = &[
     (
         "base",
-        &["affinity", "clock", "num", "osstr", "shm", "stop"],
+        &["affinity", "clock", "flags", "num", "osstr", "shm", "stop"],
     ),
     (
         "define",
@@ -27,7 +27,7 @@ const TIERS: &[(&str, &[&str])] = &[
     (
         "front",
         &[
-            "session", "study", "present", "server", "client", "cluster", "peak", "api",
+            "session", "study", "present", "server", "client", "cluster", "peak", "command", "api",
         ],
     ),
 ];

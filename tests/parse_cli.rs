@@ -92,7 +92,7 @@ fn unique_prefixes_are_accepted_like_getopt_long_only() {
     assert_eq!(job(&inv, "x").value("runtime"), Some("4"));
     // iodepth, iodepth_batch, … all start with "iodep".
     assert!(parse_err(&["--name=x", "--iodep=4"]).contains("unknown option 'iodep'"));
-    assert!(inv.config.parse_only);
+    assert!(inv.actions.parse_only);
     // Ambiguous: thread, threads (a profile option), thinktime…
     assert!(parse_err(&["--name=x", "--th=1"]).contains("unknown option 'th'"));
 }
@@ -201,7 +201,8 @@ fn fios_own_flags_are_all_accepted() {
     assert_eq!(c.output.as_deref(), Some("/tmp/out.txt"));
     assert_eq!(c.formats.len(), 3);
     assert_eq!(c.terse_version, Some(3));
-    assert!(c.append_terse && c.parse_only && c.showcmd && c.readonly && c.warnings_fatal);
+    assert!(c.append_terse && c.readonly && c.warnings_fatal);
+    assert!(inv.actions.parse_only && inv.actions.showcmd);
     assert_eq!(c.eta.as_deref(), Some("never"));
     assert_eq!(c.eta_newline, Some(2000), "a bare number is seconds");
     assert_eq!(c.eta_interval, Some(500));
@@ -212,16 +213,16 @@ fn fios_own_flags_are_all_accepted() {
     let inv = parse(&["--output", "o.txt", "--eta-newline", "1", "--name=a"]);
     assert_eq!(inv.config.output.as_deref(), Some("o.txt"));
     // --cmdhelp and --enghelp take an optional value.
-    assert_eq!(parse(&["--cmdhelp"]).config.cmdhelp.as_deref(), Some(""));
+    assert_eq!(parse(&["--cmdhelp"]).actions.cmdhelp.as_deref(), Some(""));
     assert_eq!(
-        parse(&["--cmdhelp=bs"]).config.cmdhelp.as_deref(),
+        parse(&["--cmdhelp=bs"]).actions.cmdhelp.as_deref(),
         Some("bs")
     );
     assert_eq!(
-        parse(&["--enghelp=io_uring"]).config.enghelp.as_deref(),
+        parse(&["--enghelp=io_uring"]).actions.enghelp.as_deref(),
         Some("io_uring")
     );
-    assert!(parse(&["--version"]).config.version);
+    assert!(parse(&["--version"]).actions.version);
     // Bad flag values are refused with the flag named.
     assert!(parse_err(&["--eta=sometimes"]).contains("'eta'"));
     assert!(parse_err(&["--eta-interval=1ms"]).contains("eta-interval"));

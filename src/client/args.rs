@@ -7,6 +7,8 @@
 //! `--trigger-file`, `--trigger-timeout`, `--trigger`, `--trigger-remote` and `--aux-path`
 //! are the client's own, as in fio (see [`super::trigger`]).
 
+use crate::cli::OutputFormat;
+use crate::report::Formats;
 use crate::server::addr::{self, Endpoint};
 
 /// One server to drive.
@@ -25,12 +27,9 @@ pub struct ClientArgs {
     pub hosts: Vec<Host>,
     /// Job files for servers that have none of their own.
     pub shared_files: Vec<String>,
-    pub json: bool,
-    pub json_plus: bool,
-    pub normal: bool,
-    /// Terse lines (fio's `--minimal`, `--output-format=terse`), of `terse_version`.
-    pub terse: bool,
-    pub terse_version: u32,
+    /// The report's formats, picked as a plain run picks them (`--output-format`,
+    /// `--minimal`, `--terse-version`).
+    pub formats: Formats,
     pub output: Option<String>,
     /// Flags sent on to the servers (JOBLINE).
     pub forward: Vec<String>,
@@ -65,11 +64,12 @@ fn split(a: &str) -> Option<(&str, Option<&str>)> {
 /// Parses the command line (without the program name).
 pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
     let mut a = ClientArgs {
-        normal: true,
-        terse_version: 3,
+        formats: Formats::from_list(&[], None),
         eta_interval_ms: 1000,
         ..Default::default()
     };
+    let mut list: Vec<OutputFormat> = Vec::new();
+    let mut terse_version: Option<u32> = None;
     // Job files after a --client attach to it, until an option comes.
     let mut attach: Option<usize> = None;
     let mut i = 0;
@@ -131,42 +131,29 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
             }
             "output-format" => {
                 let v = value(&mut i, k, v)?;
-                a.normal = false;
-                a.json = false;
-                a.json_plus = false;
-                a.terse = false;
+                // As in a plain run, each --output-format replaces the formats before it.
+                list.clear();
                 for f in v.split(',') {
-                    match f {
-                        "normal" => a.normal = true,
-                        "json" => a.json = true,
-                        "json+" => a.json_plus = true,
-                        "terse" | "minimal" | "csv" => a.terse = true,
-                        _ => {
-                            return Err(format!(
-                                "option '--output-format': bad value '{f}' \
-                                 (expected normal, json, json+ or terse)"
-                            ))
-                        }
-                    }
+                    list.push(OutputFormat::from_word(f).ok_or_else(|| {
+                        format!(
+                            "option '--output-format': bad value '{f}' \
+                             (expected normal, json, json+ or terse)"
+                        )
+                    })?);
                 }
                 a.forward.push(format!("--output-format={v}"));
             }
             "output" => a.output = Some(value(&mut i, k, v)?),
             "minimal" => {
-                a.normal = false;
-                a.terse = true;
+                list.push(OutputFormat::Terse);
                 a.forward.push("--minimal".into());
             }
             "terse-version" => {
                 let v = value(&mut i, k, v)?;
-                match v.trim().parse::<u32>() {
-                    Ok(n @ 2..=5) => a.terse_version = n,
-                    _ => {
-                        return Err(format!(
-                            "option '--terse-version': bad value '{v}' (expected 2, 3, 4 or 5)"
-                        ))
-                    }
-                }
+                let n = v.trim().parse::<u32>().map_err(|_| {
+                    format!("option '--terse-version': bad value '{v}' (expected 2, 3, 4 or 5)")
+                })?;
+                terse_version = Some(crate::report::terse_version(n)?);
             }
             // The status line is the client's own: these stay here (an iobench server
             // told `--eta=always` would draw its line into the text it sends).
@@ -202,6 +189,7 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
     if a.hosts.is_empty() {
         return Err("option '--client': no server given (expected --client=HOST[,PORT])".into());
     }
+    a.formats = Formats::from_list(&list, terse_version);
     Ok(a)
 }
 
@@ -256,7 +244,7 @@ mod tests {
         assert_eq!(a.hosts[0].files, vec![("a.fio".to_string(), false)]);
         assert_eq!(a.hosts[1].files, vec![("/srv/b.fio".to_string(), true)]);
         assert_eq!(a.shared_files, vec!["c.fio".to_string()]);
-        assert!(a.json && !a.normal);
+        assert!(a.formats.json && !a.formats.normal);
         assert_eq!(a.forward, vec!["--output-format=json".to_string()]);
     }
 

@@ -34,10 +34,10 @@ pub enum Target {
 
 /// Whether and where to draw, from the command line and whether stdout is a terminal.
 pub fn target(a: &ClientArgs, stdout_is_tty: bool) -> Option<Target> {
-    let normal_on_stdout = a.normal && a.output.is_none();
+    let normal_on_stdout = a.formats.normal && a.output.is_none();
     match a.eta.as_deref() {
         Some("never") => None,
-        Some("always") if a.normal => Some(Target::Stdout),
+        Some("always") if a.formats.normal => Some(Target::Stdout),
         Some("always") => Some(Target::Stderr),
         _ if normal_on_stdout && stdout_is_tty => Some(Target::Stdout),
         _ => None,
@@ -259,21 +259,19 @@ mod tests {
 
     #[test]
     fn where_the_line_goes() {
-        let mut a = ClientArgs {
-            normal: true,
-            ..Default::default()
-        };
+        let mut a = ClientArgs::default();
+        a.formats.normal = true;
         assert_eq!(target(&a, true), Some(Target::Stdout));
         assert_eq!(target(&a, false), None);
         a.eta = Some("always".into());
         assert_eq!(target(&a, false), Some(Target::Stdout));
-        a.normal = false;
-        a.json = true;
+        a.formats.normal = false;
+        a.formats.json = true;
         assert_eq!(target(&a, false), Some(Target::Stderr));
         a.eta = None;
         assert_eq!(target(&a, true), None);
         a.eta = Some("never".into());
-        a.normal = true;
+        a.formats.normal = true;
         assert_eq!(target(&a, true), None);
     }
 }

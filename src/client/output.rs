@@ -13,7 +13,7 @@ use crate::fioproto::pdu::ProbeReply;
 use crate::fioproto::ts::WireTs;
 use crate::report::clients::{self, ClientId, ClientStats};
 use crate::report::json::{self, Value};
-use crate::report::{normal, terse};
+use crate::report::{normal, terse, Formats};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::GroupStats;
 use crate::stats::JobStats;
@@ -62,11 +62,8 @@ impl HostReport {
 /// The client's output, for every format asked.
 pub struct Printer {
     out: Box<dyn Write>,
-    normal: bool,
-    json: bool,
-    plus: bool,
-    /// Terse lines of this version.
-    terse: Option<u32>,
+    /// The formats asked for (the one picker of every report).
+    f: Formats,
     started: std::time::SystemTime,
     global_opts: Vec<(String, String)>,
     client_stats: Vec<Value>,
@@ -92,10 +89,7 @@ impl Printer {
         };
         Ok(Printer {
             out,
-            normal: a.normal,
-            json: a.json || a.json_plus,
-            plus: a.json_plus,
-            terse: a.terse.then_some(a.terse_version),
+            f: a.formats,
             started: std::time::SystemTime::now(),
             global_opts: Vec::new(),
             client_stats: Vec::new(),
@@ -108,7 +102,7 @@ impl Printer {
     }
 
     pub fn terse(&self) -> bool {
-        self.terse.is_some()
+        self.f.terse.is_some()
     }
 
     fn write(&mut self, s: &str) -> Result<(), String> {
@@ -120,7 +114,7 @@ impl Printer {
 
     /// A server's PROBE reply: fio prints it in the normal format.
     pub fn probe(&mut self, p: &ProbeReply) -> Result<(), String> {
-        if self.normal {
+        if self.f.normal {
             self.write(&p.line())?;
         }
         Ok(())
@@ -147,10 +141,10 @@ impl Printer {
         } = ts;
         let g = g.0;
         let now = crate::report::ctime(std::time::SystemTime::now());
-        if let Some(v) = self.terse {
+        if let Some(v) = self.f.terse {
             h.buf.push_str(&terse::render_thread(&t, &g, &[], v));
         }
-        if self.normal {
+        if self.f.normal {
             h.buf.push_str(&normal::render_thread(&t, &g, &now));
         }
         // fio's client looks the options up by thread number; an iobench server numbers
@@ -161,8 +155,8 @@ impl Printer {
             (thread_number as usize).wrapping_sub(1)
         };
         let opts = h.opt_lists.get(idx).cloned().unwrap_or_default();
-        if self.json {
-            let v = json::thread_obj(&t, &g, None, 0, self.plus).into_value();
+        if self.f.json {
+            let v = json::thread_obj(&t, &g, None, 0, self.f.plus).into_value();
             self.client_stats
                 .push(client_obj(v, Some(&opts), &h.hostname, h.port));
         }
@@ -172,7 +166,7 @@ impl Printer {
 
     /// A group total (GS) of `h`.
     pub fn group(&mut self, h: &mut HostReport, g: GroupStats) {
-        if self.normal {
+        if self.f.normal {
             h.buf.push_str(&normal::render_group(&g));
         }
         h.groups.push(g);
@@ -180,16 +174,16 @@ impl Printer {
 
     /// A disk (DU) of `h`.
     pub fn disk(&mut self, h: &mut HostReport, d: DiskUtil) {
-        if self.normal {
+        if self.f.normal {
             h.buf
                 .push_str(&normal::render_disks(std::slice::from_ref(&d)));
         }
-        if self.terse.is_some_and(|v| v >= 3) {
+        if self.f.terse.is_some_and(|v| v >= 3) {
             // fio's client prints a server's disk as a terse line of its own.
             terse::disks(&mut h.buf, std::slice::from_ref(&d));
             h.buf.push('\n');
         }
-        if self.json {
+        if self.f.json {
             let sum = crate::stats::group::RunSummary {
                 disks: vec![d.clone()],
                 ..Default::default()
@@ -215,7 +209,7 @@ impl Printer {
         if !h.buf.is_empty() {
             // Beyond fio, for iobench servers and whenever several servers report: the
             // report says whose it is (fio's leave readers guessing, fio#1931).
-            let head = if self.normal && (h.version.starts_with("iobench") || self.several) {
+            let head = if self.f.normal && (h.version.starts_with("iobench") || self.several) {
                 format!("hostname={}, port {}\n", h.display_name(), h.port)
             } else {
                 String::new()
@@ -236,26 +230,26 @@ impl Printer {
         };
         let now = crate::report::ctime(std::time::SystemTime::now());
         for t in &totals {
-            if let Some(v) = self.terse {
+            if let Some(v) = self.f.terse {
                 let s = terse::render_thread(&t.stats, &t.group, &[], v);
                 self.write(&s)?;
             }
-            if self.normal {
+            if self.f.normal {
                 let s = normal::render_thread(&t.stats, &t.group, &now);
                 self.write(&s)?;
             }
-            if self.json {
+            if self.f.json {
                 let (h, p) = self.last_host.clone().unwrap_or_default();
-                let v = json::thread_obj(&t.stats, &t.group, None, 0, self.plus).into_value();
+                let v = json::thread_obj(&t.stats, &t.group, None, 0, self.f.plus).into_value();
                 self.client_stats.push(client_obj(v, None, &h, p));
             }
         }
         // Between iobench peers: which server was first and last done, and the spread.
-        if self.normal && self.all_iobench && self.hosts.len() > 1 {
+        if self.f.normal && self.all_iobench && self.hosts.len() > 1 {
             let s = clients::render_spreads(&self.hosts);
             self.write(&s)?;
         }
-        if self.json {
+        if self.f.json {
             let since = self
                 .started
                 .duration_since(std::time::UNIX_EPOCH)

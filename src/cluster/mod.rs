@@ -96,20 +96,29 @@ pub fn refuse_without_mpi(args: &[String]) -> Option<String> {
     })
 }
 
-/// Entry point from `main`: `Some(exit status)` when this process is one rank of an MPI
-/// run (or must refuse to be), `None` for a plain run.
-pub fn main(args: &[String]) -> Option<u8> {
+/// True when this process is one rank of an MPI run (launched with more than one rank, or
+/// given a cluster flag), or must refuse to be one (a build without MPI).
+pub fn is_rank(args: &[String]) -> bool {
+    refuse_without_mpi(args).is_some()
+        || (cfg!(feature = "mpi")
+            && (launcher_size().is_some_and(|n| n > 1) || args.iter().any(|a| is_cluster_flag(a))))
+}
+
+/// Entry point from `main` for a process `is_rank` is true of: runs the rank, or refuses
+/// to; returns the exit status.
+pub fn main(args: &[String]) -> u8 {
     if let Some(msg) = refuse_without_mpi(args) {
         eprintln!("iobench: {msg}");
-        return Some(1);
+        return 1;
     }
     #[cfg(feature = "mpi")]
     {
-        if launcher_size().is_some_and(|n| n > 1) || args.iter().any(|a| is_cluster_flag(a)) {
-            return Some(mpi::run(args.to_vec()));
-        }
+        mpi::run(args.to_vec())
     }
-    None
+    #[cfg(not(feature = "mpi"))]
+    {
+        1
+    }
 }
 
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]

@@ -13,6 +13,8 @@
 use super::names;
 use crate::report::clients::{self, ClientId, ClientStats, Extras};
 use crate::report::json::Value;
+use crate::report::{Formats, Render};
+use crate::session::{Hooks, Prepared};
 use ::mpi::collective::SystemOperation;
 use ::mpi::topology::SimpleCommunicator;
 use ::mpi::traits::*;
@@ -288,6 +290,11 @@ pub fn run(args: Vec<String>) -> u8 {
             }
         }
     }
+    // Every rank's host name first (a collective call every rank makes): a rank's file
+    // names depend on the ranks that share its host.
+    let host = super::hostname();
+    let hosts = all_hostnames(&world, &host);
+    let on_my_host = hosts.iter().filter(|h| **h == host).count() as u32;
     let parsed = super::take_args(&mut args).and_then(|cl| {
         if args.iter().any(|a| a == "-") {
             return Err(
@@ -297,33 +304,41 @@ pub fn run(args: Vec<String>) -> u8 {
             );
         }
         let inv = crate::cli::parse_args(&args).map_err(|e| e.to_string())?;
-        let jobs = inv
-            .jobs
-            .iter()
-            .map(crate::job::resolve)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| e.to_string())?;
-        crate::report::check_terse_version(&inv.config)?;
-        if inv
-            .config
-            .output_formats()
-            .contains(&crate::cli::OutputFormat::Terse)
-        {
-            return Err(
-                "--output-format=terse (--minimal): an MPI run's report has no \
-                        terse form; use normal, json or json+"
-                    .to_string(),
-            );
+        let act = inv.actions.clone();
+        if act.version || act.help || act.parse_only {
+            // An answer, or the jobs parsed and nothing run: no run to check.
+            let jobs = crate::session::resolve(&inv.jobs)?;
+            let config = inv.config;
+            return Ok((cl, act, Prepared { config, jobs }));
         }
-        if inv.config.status_interval.is_some() {
-            return Err(
-                "--status-interval: an MPI run reports once, at the end, on rank 0; \
-                        run without it"
-                    .to_string(),
-            );
-        }
-        crate::run::preflight(&inv.config, &jobs).map_err(|e| e.to_string())?;
-        Ok((cl, inv, jobs))
+        let read_from = if cl.rotate {
+            names::read_source(rank, size, on_my_host)
+        } else {
+            rank
+        };
+        // The pipeline of every run, with this rank's file names and the refusals of an
+        // MPI run of its own.
+        let prepared = crate::session::prepare_with(&inv, |cfg, jobs| {
+            if Formats::of(cfg).terse.is_some() {
+                return Err(
+                    "--output-format=terse (--minimal): an MPI run's report has no \
+                            terse form; use normal, json or json+"
+                        .to_string(),
+                );
+            }
+            if cfg.status_interval.is_some() {
+                return Err(
+                    "--status-interval: an MPI run reports once, at the end, on \
+                            rank 0; run without it"
+                        .to_string(),
+                );
+            }
+            for j in jobs.iter_mut() {
+                names::make_unique(j, rank, read_from);
+            }
+            Ok(())
+        })?;
+        Ok((cl, act, prepared))
     });
     for t in temps {
         let _ = std::fs::remove_file(t);
@@ -340,35 +355,23 @@ pub fn run(args: Vec<String>) -> u8 {
         }
         return 1;
     }
-    let Ok((cl, inv, mut jobs)) = parsed else {
+    let Ok((cl, act, mut prepared)) = parsed else {
         return 1;
     };
-    let mut cfg = inv.config.clone();
-    if cfg.version || cfg.help || cfg.parse_only {
-        if rank == 0 && cfg.version {
+    if act.version || act.help || act.parse_only {
+        if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
-        } else if rank == 0 && cfg.help {
-            print!("{}", crate::cli::usage());
+        } else if rank == 0 && act.help {
+            print!("{}", crate::command::help_text());
         }
         return 0;
     }
-    let host = super::hostname();
-    let hosts = all_hostnames(&world, &host);
-    let on_my_host = hosts.iter().filter(|h| **h == host).count() as u32;
-    let read_from = if cl.rotate {
-        names::read_source(rank, size, on_my_host)
-    } else {
-        rank
-    };
-    for j in &mut jobs {
-        names::make_unique(j, rank, read_from);
-    }
     let mut sink = None;
     if rank == 0 {
-        match crate::report::Sink::open(&cfg) {
+        match crate::report::Sink::open(&prepared.config) {
             Ok(mut s) => {
-                if cfg.wants_normal() {
-                    let _ = s.write(&crate::report::normal::header(&jobs));
+                if Formats::of(&prepared.config).normal {
+                    let _ = s.write(&crate::report::normal::header(&prepared.jobs));
                 }
                 sink = Some(s);
             }
@@ -376,25 +379,28 @@ pub fn run(args: Vec<String>) -> u8 {
         }
     } else {
         // Only rank 0 prints; the others' notes would interleave with its output.
-        cfg.output = Some("/dev/null".into());
+        prepared.config.output = Some("/dev/null".into());
     }
     if any(&world, rank == 0 && sink.is_none()) {
         return 1;
     }
-    CLOCK_START.store(cl.clock_start, std::sync::atomic::Ordering::Relaxed);
-    crate::run::set_phase_start(phase_start);
-    let disks = crate::report::run::disk_snapshot(&jobs);
-    let start = Instant::now();
-    let sampler = Sampler::start();
-    let (outcome, code) = crate::run::run_all(&cfg, &jobs);
-    let timeline = sampler.finish();
-    let mut sum = crate::stats::group::summarize(&jobs, &outcome);
-    if let Some(d) = &disks {
-        sum.disks = d.delta();
-    }
-    sum.elapsed_ms = start.elapsed().as_millis() as u64;
+    let mut hooks = RankHooks {
+        clock_start: cl.clock_start,
+        sampler: None,
+        timeline: Vec::new(),
+    };
+    let f = match crate::session::run(&prepared, &mut hooks) {
+        Ok(f) => f,
+        // The hooks refuse nothing; a refusal would leave the other ranks at a barrier.
+        Err(e) => {
+            eprintln!("iobench: rank {rank}: {e}");
+            return 1;
+        }
+    };
+    let (jobs, sum, code) = (&f.jobs, &f.summary, f.code);
+    let timeline = std::mem::take(&mut hooks.timeline);
     let report = RankReport {
-        client: ClientStats::from_summary(&host, ClientId::Rank(rank), &sum),
+        client: ClientStats::from_summary(&host, ClientId::Rank(rank), sum),
         phases: PHASES.lock().map(|p| p.clone()).unwrap_or_default(),
         timeline,
     };
@@ -418,14 +424,21 @@ pub fn run(args: Vec<String>) -> u8 {
         }
         let gathered = gather_start.elapsed();
         let merge_start = Instant::now();
-        let text = render(&cfg, &jobs, &reports);
+        let formats = Formats::of(&f.config);
+        let merged = render(formats, jobs, &reports);
         let cost = Cost {
             sizes,
             gather_ms: gathered.as_secs_f64() * 1000.0,
             merge_ms: merge_start.elapsed().as_secs_f64() * 1000.0,
         };
         let mode = if cl.clock_start { "clock" } else { "barrier" };
-        let text = finish_text(&cfg, text, &reports, &cost, mode);
+        let full = WithSection {
+            merged,
+            reports: &reports,
+            cost: &cost,
+            mode,
+        };
+        let text = formats.render(&full, false);
         if let Some(s) = &mut sink {
             if let Err(e) = s.write(&text) {
                 eprintln!("iobench: output: {e}");
@@ -456,31 +469,48 @@ struct Cost {
 }
 
 /// The report before its MPI section: the JSON value (the section is added to it) and
-/// the normal text (the section follows it).
+/// the normal text (the section follows it), each made when its format is asked for.
 struct Rendered {
     json: Option<Value>,
     normal: String,
 }
 
-fn render(
-    cfg: &crate::cli::CliConfig,
-    jobs: &[crate::job::Job],
-    reports: &[RankReport],
-) -> Rendered {
-    use crate::cli::OutputFormat;
+fn render(f: Formats, jobs: &[crate::job::Job], reports: &[RankReport]) -> Rendered {
     let clients: Vec<ClientStats> = reports.iter().map(|r| r.client.clone()).collect();
     let mut spreads = clients::spreads(&clients);
     measure_first_done(jobs, reports, &mut spreads);
-    let f = cfg.output_formats();
-    let plus = f.contains(&OutputFormat::JsonPlus);
-    let json = (plus || f.contains(&OutputFormat::Json))
-        .then(|| clients::json_value_with(jobs, &clients, plus, Extras::all(), &spreads));
-    let normal = if f.contains(&OutputFormat::Normal) {
+    let json = f
+        .json
+        .then(|| clients::json_value_with(jobs, &clients, f.plus, Extras::all(), &spreads));
+    let normal = if f.normal {
         clients::render_normal_with(&clients, Extras::all(), &spreads)
     } else {
         String::new()
     };
     Rendered { json, normal }
+}
+
+/// This rank's additions to the pipeline: the barrier before each phase, and the
+/// sampling of its progress while the jobs run.
+struct RankHooks {
+    clock_start: bool,
+    sampler: Option<Sampler>,
+    timeline: Vec<Sample>,
+}
+
+impl Hooks for RankHooks {
+    fn before_start(&mut self, _p: &Prepared) -> Result<(), String> {
+        CLOCK_START.store(self.clock_start, std::sync::atomic::Ordering::Relaxed);
+        crate::run::set_phase_start(phase_start);
+        self.sampler = Some(Sampler::start());
+        Ok(())
+    }
+
+    fn after_run(&mut self, _p: &Prepared, _outcome: &crate::stats::RunOutcome) {
+        if let Some(s) = self.sampler.take() {
+            self.timeline = s.finish();
+        }
+    }
 }
 
 /// Start skew of each phase: (spread of the actual starts, spread of barrier exits), ns.
@@ -500,26 +530,40 @@ fn skews(reports: &[RankReport]) -> Vec<(u64, u64)> {
         .collect()
 }
 
-/// Adds the MPI section (ranks, hosts, start skew, merge cost) to the report.
-fn finish_text(
-    cfg: &crate::cli::CliConfig,
-    r: Rendered,
-    reports: &[RankReport],
-    cost: &Cost,
-    mode: &str,
-) -> String {
-    let Rendered { json, normal } = r;
-    let mut hosts: Vec<&str> = reports.iter().map(|r| r.client.hostname.as_str()).collect();
-    hosts.sort_unstable();
-    hosts.dedup();
-    let sk = skews(reports);
-    let total: usize = cost.sizes.iter().sum();
-    let mut out = String::new();
-    if let Some(mut v) = json {
+/// The merged report with its MPI section (ranks, hosts, start skew, merge cost).
+struct WithSection<'a> {
+    merged: Rendered,
+    reports: &'a [RankReport],
+    cost: &'a Cost,
+    mode: &'a str,
+}
+
+impl WithSection<'_> {
+    fn hosts(&self) -> usize {
+        let mut hosts: Vec<&str> = self
+            .reports
+            .iter()
+            .map(|r| r.client.hostname.as_str())
+            .collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        hosts.len()
+    }
+}
+
+impl Render for WithSection<'_> {
+    /// Refused before the run (see `run`): an MPI report has no terse form.
+    fn terse(&self, _version: u32) -> String {
+        String::new()
+    }
+
+    fn json(&self, _plus: bool) -> Value {
+        let sk = skews(self.reports);
+        let mut v = self.merged.json.clone().unwrap_or(Value::Obj(Vec::new()));
         let mut o = crate::report::json::Obj::new();
-        o.int("ranks", reports.len())
-            .int("hosts", hosts.len())
-            .str("sync_start", mode)
+        o.int("ranks", self.reports.len())
+            .int("hosts", self.hosts())
+            .str("sync_start", self.mode)
             .arr(
                 "start_skew_ns",
                 sk.iter().map(|s| Value::Int(s.0 as i64)).collect(),
@@ -530,25 +574,32 @@ fn finish_text(
             )
             .arr(
                 "gather_bytes",
-                cost.sizes.iter().map(|&b| Value::Int(b as i64)).collect(),
+                self.cost
+                    .sizes
+                    .iter()
+                    .map(|&b| Value::Int(b as i64))
+                    .collect(),
             )
-            .float("gather_ms", cost.gather_ms)
-            .float("merge_ms", cost.merge_ms);
+            .float("gather_ms", self.cost.gather_ms)
+            .float("merge_ms", self.cost.merge_ms);
         if let Value::Obj(pairs) = &mut v {
             pairs.push(("mpi".into(), o.into_value()));
         }
-        crate::report::json::print(&mut out, &v, 0);
-        out.push('\n');
+        v
     }
-    if cfg.wants_normal() {
-        out.push_str(&normal);
+
+    fn normal(&self) -> String {
+        let sk = skews(self.reports);
+        let total: usize = self.cost.sizes.iter().sum();
+        let hosts = self.hosts();
+        let mut out = self.merged.normal.clone();
         let _ = writeln!(
             out,
             "\nMPI: {} ranks on {} host{}, each phase started at the {}",
-            reports.len(),
-            hosts.len(),
-            if hosts.len() == 1 { "" } else { "s" },
-            if mode == "clock" {
+            self.reports.len(),
+            hosts,
+            if hosts == 1 { "" } else { "s" },
+            if self.mode == "clock" {
                 "agreed clock time"
             } else {
                 "barrier's exit"
@@ -566,12 +617,12 @@ fn finish_text(
             out,
             "  merge: gathered {} bytes ({} per rank) in {:.2}msec, merged and rendered in {:.2}msec",
             total,
-            total / reports.len().max(1),
-            cost.gather_ms,
-            cost.merge_ms
+            total / self.reports.len().max(1),
+            self.cost.gather_ms,
+            self.cost.merge_ms
         );
+        out
     }
-    out
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ pub fn collect(command_line: &[String], jobs: &[Job]) -> Value {
         if j.exec.engine.flags().no_local_disk() {
             continue;
         }
-        for p in crate::report::run::job_paths(j) {
+        for p in j.files.all_paths(&j.name, j.exec.numjobs) {
             if !paths.contains(&p) {
                 paths.push(p);
             }

@@ -159,6 +159,25 @@ impl FileOpts {
                 .collect(),
         }
     }
+
+    /// Every target of a job with `numjobs` clones, each named once, in the order the
+    /// clones name them: what the run opens, for finding the devices it works on (disk
+    /// statistics). With `opendir`, the directory stands for the files it holds.
+    pub fn all_paths(&self, job_name: &str, numjobs: u32) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out: Vec<String> = Vec::new();
+        for clone in 0..numjobs.max(1) {
+            for p in self.paths(job_name, clone) {
+                if seen.insert(p.clone()) {
+                    out.push(p);
+                }
+            }
+        }
+        if let Some(dir) = self.opendir.as_ref().filter(|_| self.filename.is_none()) {
+            out.push(dir.clone());
+        }
+        out
+    }
 }
 
 /// The regular files below `dir`, depth first in directory order (fio's `opendir`).

@@ -2,6 +2,7 @@
 //! letter options with the value attached (`-d32`) or in the next argument (`-d 32`), then
 //! the files or devices.
 
+use crate::flags::{Flag, Spec, Takes};
 use std::fmt;
 
 /// Settings of one peak run, with t/io_uring's defaults.
@@ -103,51 +104,167 @@ impl fmt::Display for ArgError {
     }
 }
 
+/// `iobench peak`'s flags: t/io_uring's letters, each with a value (`-d32` or `-d 32`).
+pub const SPEC: Spec = Spec {
+    command: "peak",
+    usage: "\
+usage: iobench peak [options] [--] [files or devices]
+
+The most IOPS (or bandwidth) the files or devices give, driven the way fio's t/io_uring
+drives them. A <bool> is 0 or 1.",
+    flags: &[
+        Flag {
+            names: &["-d"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "requests in flight per thread",
+        },
+        Flag {
+            names: &["-s"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "requests per submit call",
+        },
+        Flag {
+            names: &["-c"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "completions reaped per call",
+        },
+        Flag {
+            names: &["-b"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "block size in bytes",
+        },
+        Flag {
+            names: &["-p"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "polled completions",
+        },
+        Flag {
+            names: &["-B"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "registered buffers",
+        },
+        Flag {
+            names: &["-D"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "DMA-mapped buffers (NVMe passthrough)",
+        },
+        Flag {
+            names: &["-F"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "registered files",
+        },
+        Flag {
+            names: &["-n"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "submitting threads",
+        },
+        Flag {
+            names: &["-O"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "O_DIRECT",
+        },
+        Flag {
+            names: &["-N"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "no-op requests only",
+        },
+        Flag {
+            names: &["-t"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "track latencies",
+        },
+        Flag {
+            names: &["-T"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "TSC rate in Hz",
+        },
+        Flag {
+            names: &["-r"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "seconds to run, default unlimited",
+        },
+        Flag {
+            names: &["-R"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "random offsets",
+        },
+        Flag {
+            names: &["-a"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "legacy kernel AIO",
+        },
+        Flag {
+            names: &["-S"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "synchronous preadv2",
+        },
+        Flag {
+            names: &["-X"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "registered ring descriptor",
+        },
+        Flag {
+            names: &["-P"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "place on the device's NUMA node",
+        },
+        Flag {
+            names: &["-u"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "NVMe passthrough",
+        },
+    ],
+    pass_unknown: false,
+    attached: true,
+};
+
 /// The usage text, with each option's default.
 pub fn usage() -> String {
     let d = PeakArgs::default();
-    let b = |v: bool| v as u8;
-    format!(
-        "iobench peak [options] -- [files or devices]\n\
-         \x20-d <int>  : requests in flight per thread, default {}\n\
-         \x20-s <int>  : requests per submit call, default {}\n\
-         \x20-c <int>  : completions reaped per call, default {}\n\
-         \x20-b <int>  : block size in bytes, default {}\n\
-         \x20-p <bool> : polled completions, default {}\n\
-         \x20-B <bool> : registered buffers, default {}\n\
-         \x20-D <bool> : DMA-mapped buffers (NVMe passthrough), default {}\n\
-         \x20-F <bool> : registered files, default {}\n\
-         \x20-n <int>  : submitting threads, default {}\n\
-         \x20-O <bool> : O_DIRECT, default {}\n\
-         \x20-N <bool> : no-op requests only, default {}\n\
-         \x20-t <bool> : track latencies, default {}\n\
-         \x20-T <int>  : TSC rate in Hz\n\
-         \x20-r <int>  : seconds to run, default unlimited\n\
-         \x20-R <bool> : random offsets, default {}\n\
-         \x20-a <bool> : legacy kernel AIO, default {}\n\
-         \x20-S <bool> : synchronous preadv2, default {}\n\
-         \x20-X <bool> : registered ring descriptor, default {}\n\
-         \x20-P <bool> : place on the device's NUMA node, default {}\n\
-         \x20-u <bool> : NVMe passthrough, default {}\n",
-        d.depth,
-        d.batch_submit,
-        d.batch_complete,
-        d.bs,
-        b(d.polled),
-        b(d.fixedbufs),
-        b(d.dma_map),
-        b(d.register_files),
-        d.threads,
-        b(d.direct),
-        b(d.nop),
-        b(d.track_latency),
-        b(d.random),
-        b(d.aio),
-        b(d.sync),
-        b(d.register_ring),
-        b(d.numa_placement),
-        b(d.passthrough),
-    )
+    SPEC.help_with(|f| {
+        let default = match f.names[0] {
+            "-d" => d.depth.to_string(),
+            "-s" => d.batch_submit.to_string(),
+            "-c" => d.batch_complete.to_string(),
+            "-b" => d.bs.to_string(),
+            "-p" => u8::from(d.polled).to_string(),
+            "-B" => u8::from(d.fixedbufs).to_string(),
+            "-D" => u8::from(d.dma_map).to_string(),
+            "-F" => u8::from(d.register_files).to_string(),
+            "-n" => d.threads.to_string(),
+            "-O" => u8::from(d.direct).to_string(),
+            "-N" => u8::from(d.nop).to_string(),
+            "-t" => u8::from(d.track_latency).to_string(),
+            "-R" => u8::from(d.random).to_string(),
+            "-a" => u8::from(d.aio).to_string(),
+            "-S" => u8::from(d.sync).to_string(),
+            "-X" => u8::from(d.register_ring).to_string(),
+            "-P" => u8::from(d.numa_placement).to_string(),
+            "-u" => u8::from(d.passthrough).to_string(),
+            _ => return None,
+        };
+        Some(format!(", default {default}"))
+    })
 }
 
 /// What the command line asked for: a run, or the usage text.
@@ -158,44 +275,26 @@ pub enum Parsed {
 }
 
 fn number(letter: char, value: &str) -> Result<u64, ArgError> {
-    value.trim().parse::<u64>().map_err(|_| {
-        ArgError(format!(
-            "peak: option -{letter}: '{value}' is not a whole number"
-        ))
-    })
+    crate::flags::number(&format!("-{letter}"), value, "a whole number")
+        .map_err(|e| ArgError(format!("peak: {e}")))
 }
 
 /// Parses the arguments after `peak`.
 pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
-    let mut a = PeakArgs::default();
-    let mut i = 0;
-    let mut only_files = false;
-    while i < args.len() {
-        let arg = args[i].as_ref();
-        i += 1;
-        if only_files || !arg.starts_with('-') || arg == "-" {
-            a.files.push(arg.to_string());
-            continue;
-        }
-        if arg == "--" {
-            only_files = true;
-            continue;
-        }
-        let mut chars = arg[1..].chars();
-        let letter = chars.next().unwrap_or('?');
-        if matches!(letter, 'h' | '?') {
-            return Ok(Parsed::Help);
-        }
-        let attached: String = chars.collect();
-        let value = if attached.is_empty() {
-            let v = args
-                .get(i)
-                .ok_or_else(|| ArgError(format!("peak: option -{letter} needs a value")))?;
-            i += 1;
-            v.as_ref().to_string()
-        } else {
-            attached
-        };
+    let m = SPEC
+        .parse(args)
+        .map_err(|e| ArgError(format!("peak: {e}")))?;
+    if m.help {
+        return Ok(Parsed::Help);
+    }
+    let mut a = PeakArgs {
+        files: m.positional,
+        ..Default::default()
+    };
+    a.files.extend(m.rest.unwrap_or_default());
+    for (flag, value) in m.flags {
+        let value = value.unwrap_or_default();
+        let letter = flag.chars().nth(1).unwrap_or('?');
         let n = || number(letter, &value);
         let flag = || n().map(|v| v != 0);
         let small = |v: u64| {
@@ -222,12 +321,7 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
             'S' => a.sync = flag()?,
             'X' => a.register_ring = flag()?,
             'P' => a.numa_placement = flag()?,
-            'u' => a.passthrough = flag()?,
-            other => {
-                return Err(ArgError(format!(
-                    "peak: unknown option -{other} (see 'iobench peak -h')"
-                )))
-            }
+            _ => a.passthrough = flag()?,
         }
     }
     check(&mut a)?;

@@ -4,19 +4,39 @@
 //! `study::results`; charts come from `svg`; every chart's numbers are also in a table.
 
 use super::svg::{self, Bar, Series, XAxis};
+use crate::flags::{Flag, Spec, Takes};
 use crate::stats::hist;
 use crate::study::results::{self, DirResult, ResultFile, DIRECTIONS};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "\
+/// `iobench report`'s flags.
+pub const SPEC: Spec = Spec {
+    command: "report",
+    usage: "\
 usage: iobench report INPUT... [-o report.html] [--title TEXT]
-  INPUT  a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
-         sweep -o DIR), a compare export (iobench compare --export-json), or a log
-         (write_bw_log, write_iops_log, write_lat_log, write_hist_log)
-  -o     the HTML file to write (default: report.html)
-";
+
+INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
+sweep -o DIR), a compare export (iobench compare --export-json), or a log (write_bw_log,
+write_iops_log, write_lat_log, write_hist_log).",
+    flags: &[
+        Flag {
+            names: &["--output", "-o"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "the HTML file to write (default: report.html)",
+        },
+        Flag {
+            names: &["--title"],
+            takes: Takes::Value,
+            form: "TEXT",
+            help: "the report's title (default: iobench report)",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
 
 /// One input, as recognised.
 enum Input {
@@ -56,43 +76,48 @@ pub fn main(args: &[String]) -> u8 {
 }
 
 fn report(args: &[String]) -> Result<(), String> {
+    let m = SPEC.parse(args)?;
+    if m.help {
+        print!("{}", SPEC.help());
+        return Ok(());
+    }
     let mut out = PathBuf::from("report.html");
     let mut title = "iobench report".to_string();
-    let mut inputs = Vec::new();
-    let mut read_from: Vec<PathBuf> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        let a = &args[i];
-        match a.as_str() {
-            "-o" | "--output" => {
-                i += 1;
-                out = args.get(i).ok_or("-o needs a file name")?.into();
-            }
-            "--title" => {
-                i += 1;
-                title = args.get(i).ok_or("--title needs a text")?.clone();
-            }
-            "-h" | "--help" => return Err(USAGE.into()),
-            s if s.starts_with("-o=") || s.starts_with("--output=") => {
-                out = s.split_once('=').map(|x| x.1).unwrap_or("").into()
-            }
-            s if s.starts_with('-') => return Err(format!("unknown option '{s}'\n{USAGE}")),
-            s => {
-                inputs.push(read_input(Path::new(s))?);
-                let p = Path::new(s);
-                read_from.push(if p.is_dir() {
-                    p.join("index.json")
-                } else {
-                    p.to_path_buf()
-                });
-            }
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
+        match flag {
+            "--output" => out = v.into(),
+            _ => title = v,
         }
-        i += 1;
     }
+    let inputs = m
+        .positional
+        .iter()
+        .chain(m.rest.iter().flatten())
+        .map(|s| read_input(Path::new(s)))
+        .collect::<Result<Vec<_>, _>>()?;
+    // What the inputs were read from: a sweep directory's index.json, else the file.
+    let read_from: Vec<PathBuf> = m
+        .positional
+        .iter()
+        .chain(m.rest.iter().flatten())
+        .map(|s| {
+            let p = Path::new(s);
+            if p.is_dir() {
+                p.join("index.json")
+            } else {
+                p.to_path_buf()
+            }
+        })
+        .collect();
     if inputs.is_empty() {
-        return Err(format!("no input given\n{USAGE}"));
+        return Err("no input given (see iobench report --help)".into());
     }
-    crate::study::outputs::refuse_clobber("-o", &out, read_from.iter().map(PathBuf::as_path))?;
+    crate::study::outputs::refuse_clobber(
+        "--output",
+        &out,
+        read_from.iter().map(PathBuf::as_path),
+    )?;
     let html = render(&title, &inputs);
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
@@ -112,6 +137,7 @@ fn read_input(p: &Path) -> Result<Input, String> {
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
         return Ok(Input::Sweep(p.to_path_buf(), v));
     }
+    results::regular_file(p)?;
     let text = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
     let text = String::from_utf8_lossy(&text);
     let trimmed = text.trim_start();
@@ -717,6 +743,8 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
         LogKind::Hist => ("latency percentiles over time", "latency (µs)", 1e-3),
     };
     let mut rows = Vec::new();
+    // (points read, points drawn) of the series that had to be thinned.
+    let mut thinned = (0usize, 0usize);
     if kind == LogKind::Hist {
         for (q, qn) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
             for (d, dname) in names.iter().enumerate() {
@@ -727,6 +755,7 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
                         hist_percentile(&l.buckets, q).map(|v| (l.t_ms as f64 / 1e3, v * scale))
                     })
                     .collect();
+                let pts = downsample(pts, &mut thinned);
                 if !pts.is_empty() {
                     for (t, v) in &pts {
                         rows.push(vec![
@@ -749,6 +778,7 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
                 .filter(|l| l.ddir == d)
                 .map(|l| (l.t_ms as f64 / 1e3, l.value * scale))
                 .collect();
+            let pts = downsample(pts, &mut thinned);
             if !pts.is_empty() {
                 for (t, v) in &pts {
                     rows.push(vec![name.to_string(), format!("{t:.3}"), format!("{v:.2}")]);
@@ -760,17 +790,67 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
             }
         }
     }
+    let title = if thinned.0 > 0 {
+        format!("{title} (downsampled)")
+    } else {
+        title.to_string()
+    };
     h.push_str(&svg::line_chart(
         &format!("log{k}"),
-        title,
+        &title,
         "time (s)",
         ylabel,
         &XAxis::Linear,
         &series,
     ));
+    if thinned.0 > 0 {
+        let _ = write!(
+            h,
+            "<p>The log's {} points were downsampled to {} for the chart and the table: \
+             each of at most {} time buckets per series keeps its minimum and its maximum, \
+             so spikes stay visible.</p>",
+            thinned.0,
+            thinned.1,
+            CHART_POINTS / 2
+        );
+    }
     h.push_str("<details><summary>numbers</summary>");
     table(h, &["series", "time (s)", ylabel], &rows);
     h.push_str("</details>");
+}
+
+/// The most points a log series is drawn with: a long log (millions of lines) would make
+/// a report of hundreds of MB that no browser draws.
+const CHART_POINTS: usize = 4000;
+
+/// Thins a series to at most [`CHART_POINTS`]: the points are cut into time buckets and
+/// each bucket keeps its lowest and highest point, in time order. Adds the counts before
+/// and after to `thinned` when it had to thin.
+fn downsample(pts: Vec<(f64, f64)>, thinned: &mut (usize, usize)) -> Vec<(f64, f64)> {
+    if pts.len() <= CHART_POINTS {
+        return pts;
+    }
+    let per = pts.len().div_ceil(CHART_POINTS / 2);
+    let mut out = Vec::with_capacity(CHART_POINTS);
+    for chunk in pts.chunks(per) {
+        let lo = chunk
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map_or(0, |m| m.0);
+        let hi = chunk
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map_or(0, |m| m.0);
+        out.push(chunk[lo.min(hi)]);
+        if lo != hi {
+            out.push(chunk[lo.max(hi)]);
+        }
+    }
+    thinned.0 += pts.len();
+    thinned.1 += out.len();
+    out
 }
 
 /// A percentile (ns) of one histogram-log line: its buckets are fio's, merged 2^c at a

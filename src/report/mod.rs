@@ -110,36 +110,111 @@ fn report_text_env(
     json_line: bool,
     env: Option<&serde_json::Value>,
 ) -> String {
-    let f = cfg.output_formats();
-    let mut out = String::new();
-    if f.contains(&OutputFormat::Terse) {
-        let ver = cfg.terse_version.unwrap_or(3);
-        out.push_str(&terse::render(sum, ver));
+    Formats::of(cfg).render(&LocalRun { jobs, sum, env }, json_line)
+}
+
+/// The formats a report is made in, picked once from `--output-format` (`--minimal`) and
+/// `--terse-version`: the one picker of the local run's, the client's, the server's and
+/// the MPI runner's reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Formats {
+    pub normal: bool,
+    pub json: bool,
+    /// JSON+ (with histogram bins) rather than plain JSON; only with `json`.
+    pub plus: bool,
+    /// Terse lines, of this version.
+    pub terse: Option<u32>,
+}
+
+impl Formats {
+    /// The formats of a list as the flags give it (none: normal) and a terse version
+    /// (none: 3).
+    pub fn from_list(list: &[OutputFormat], terse_version: Option<u32>) -> Formats {
+        let has = |f: OutputFormat| list.contains(&f);
+        let plus = has(OutputFormat::JsonPlus);
+        Formats {
+            normal: list.is_empty() || has(OutputFormat::Normal),
+            json: plus || has(OutputFormat::Json),
+            plus,
+            terse: has(OutputFormat::Terse).then(|| terse_version.unwrap_or(3)),
+        }
     }
-    let plus = f.contains(&OutputFormat::JsonPlus);
-    if plus || f.contains(&OutputFormat::Json) {
-        let mut doc = json::document(jobs, sum, plus);
-        if let (Some(env), json::Value::Obj(pairs)) = (env, &mut doc) {
+
+    /// The formats a run's flags ask for.
+    pub fn of(cfg: &CliConfig) -> Formats {
+        Formats::from_list(&cfg.formats, cfg.terse_version)
+    }
+
+    /// `r` in every format asked for, in fio's order: terse, JSON, normal. `json_line`:
+    /// the JSON document on one line (JSON Lines), else fio's indented layout.
+    pub fn render(&self, r: &dyn Render, json_line: bool) -> String {
+        let mut out = String::new();
+        if let Some(v) = self.terse {
+            out.push_str(&r.terse(v));
+        }
+        if self.json {
+            let doc = r.json(self.plus);
+            if json_line {
+                json::print_line(&mut out, &doc);
+            } else {
+                json::print(&mut out, &doc, 0);
+            }
+            out.push('\n');
+        }
+        if self.normal {
+            out.push_str(&r.normal());
+        }
+        out
+    }
+}
+
+/// Results that can be reported, one method per format; [`Formats::render`] picks which.
+pub trait Render {
+    /// Terse lines of `version` (2 to 5).
+    fn terse(&self, version: u32) -> String;
+    /// fio's JSON document (`plus`: JSON+).
+    fn json(&self, plus: bool) -> json::Value;
+    /// The normal, human-readable text.
+    fn normal(&self) -> String;
+}
+
+/// A run made in this process: its jobs and summary, and for `--env` the run's context.
+struct LocalRun<'a> {
+    jobs: &'a [Job],
+    sum: &'a RunSummary,
+    env: Option<&'a serde_json::Value>,
+}
+
+impl Render for LocalRun<'_> {
+    fn terse(&self, version: u32) -> String {
+        terse::render(self.sum, version)
+    }
+
+    fn json(&self, plus: bool) -> json::Value {
+        let mut doc = json::document(self.jobs, self.sum, plus);
+        if let (Some(env), json::Value::Obj(pairs)) = (self.env, &mut doc) {
             pairs.push(("iobench_env".to_string(), json::Value::from_serde(env)));
         }
-        if json_line {
-            json::print_line(&mut out, &doc);
-        } else {
-            json::print(&mut out, &doc, 0);
-        }
-        out.push('\n');
+        doc
     }
-    if f.contains(&OutputFormat::Normal) {
-        out.push_str(&normal::render(sum));
+
+    fn normal(&self) -> String {
+        normal::render(self.sum)
     }
-    out
 }
 
 /// The terse version given, checked: fio knows 2, 3, 4 and 5.
 pub fn check_terse_version(cfg: &CliConfig) -> Result<(), String> {
-    match cfg.terse_version {
-        None | Some(2..=5) => Ok(()),
-        Some(v) => Err(format!(
+    cfg.terse_version
+        .map_or(Ok(()), |v| terse_version(v).map(|_| ()))
+}
+
+/// `v` when fio knows it as a terse version, else the refusal every entry point prints
+/// (the plain run's flags and the client's).
+pub fn terse_version(v: u32) -> Result<u32, String> {
+    match v {
+        2..=5 => Ok(v),
+        _ => Err(format!(
             "bad terse version {v}: expected 2, 3, 4 or 5 (--terse-version)"
         )),
     }

@@ -7,7 +7,7 @@ use crate::job::files::Fallocate;
 use crate::job::{Job, SizeSpec};
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 
 /// What kind of thing a target is.
@@ -36,6 +36,10 @@ pub struct Target {
     /// With `filesize`: the size planned for the file (0 without).
     #[serde(default)]
     pub planned: u64,
+    /// The clone's region of a regular file (offset, length), whose cached pages an open
+    /// drops with `invalidate` (fio's file_offset and io_size); None: the whole file.
+    #[serde(default)]
+    pub cache_range: Option<(u64, u64)>,
 }
 
 /// What `prepare` found: the targets, and with `create_serialize=0` the "Laying out"
@@ -255,6 +259,7 @@ pub fn prepare(
             created: false,
             lay_out_to: 0,
             planned: 0,
+            cache_range: None,
         });
     }
     if no_io && !replay.is_empty() {
@@ -577,6 +582,29 @@ fn layout(job: &Job, path: &str, size: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// The clone's targets, each regular file with its region (fio's file_offset and io_size)
+/// recorded as the range `invalidate` drops from the cache when it is opened.
+pub fn with_cache_ranges(job: &Job, clone: u32, targets: &[Target]) -> Vec<Target> {
+    let extents: Vec<crate::gen::FileExtent> = targets
+        .iter()
+        .map(|t| {
+            crate::gen::FileExtent::new(&t.path, t.size)
+                .laid_out_from(t.setup_size)
+                .planned(t.planned)
+                .on_device(t.kind != Kind::Regular)
+        })
+        .collect();
+    let regions = crate::gen::plan::file_regions(job, clone, &extents);
+    targets
+        .iter()
+        .zip(regions)
+        .map(|(t, r)| Target {
+            cache_range: (t.kind == Kind::Regular).then_some((r.start, r.io_size)),
+            ..t.clone()
+        })
+        .collect()
+}
+
 /// Opens every target for I/O, in order (see [`open_one`]).
 pub fn open_all(job: &Job, targets: &[Target]) -> io::Result<Vec<File>> {
     targets
@@ -611,8 +639,7 @@ pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
     if job.files.pre_read {
         pre_read(&t.path, t.size)?;
     } else if job.files.invalidate {
-        // SAFETY: fadvise only drops clean cached pages of this open file.
-        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        invalidate(f.as_raw_fd(), t);
     }
     if let Some(hint) = job.exec.access_hint.filter(|_| t.kind != Kind::Char) {
         advise(&f, hint.fadvise());
@@ -623,6 +650,52 @@ pub fn open_one(job: &Job, t: &Target) -> io::Result<File> {
     }
     Ok(f)
 }
+
+/// Drops the target's cached pages as fio does at each open with `invalidate=1` (and
+/// before a job's verify pass, where fio reopens or syncs its files): a block
+/// device is flushed with BLKFLSBUF (dirty pages written back and waited for, then every
+/// cached page of the device dropped), a regular file only in the clone's region
+/// (fadvise DONTNEED over file_offset and io_size), so the rest of its cache survives. A
+/// refusal is not fatal, as with fio (only root may flush a block device).
+pub fn invalidate(fd: RawFd, t: &Target) {
+    let rc = match t.kind {
+        Kind::Block => {
+            // SAFETY: BLKFLSBUF takes no argument; it only writes back and drops the
+            // device's page cache.
+            let rc = unsafe { libc::ioctl(fd, BLKFLSBUF) };
+            if rc < 0 {
+                io::Error::last_os_error()
+                    .raw_os_error()
+                    .unwrap_or(libc::EIO)
+            } else {
+                0
+            }
+        }
+        Kind::Regular => {
+            let (off, len) = t.cache_range.unwrap_or((0, 0));
+            // SAFETY: fadvise only drops clean cached pages of this open file.
+            unsafe {
+                libc::posix_fadvise(
+                    fd,
+                    off as libc::off_t,
+                    len as libc::off_t,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            }
+        }
+        Kind::Char => 0,
+    };
+    if rc != 0 {
+        eprintln!(
+            "iobench: cache invalidation of {} failed: {}",
+            t.path,
+            io::Error::from_raw_os_error(rc)
+        );
+    }
+}
+
+/// The BLKFLSBUF ioctl (linux/fs.h: _IO(0x12, 97)).
+const BLKFLSBUF: libc::c_ulong = 0x1261;
 
 /// Out of descriptors: says which open failed and what helps, as fio does (the error
 /// itself is passed on unchanged, so its errno still reaches the report).
@@ -731,5 +804,6 @@ fn engine_target(job: &Job, path: String) -> Result<Target, crate::error::RunErr
         created: false,
         lay_out_to: 0,
         planned: 0,
+        cache_range: None,
     })
 }

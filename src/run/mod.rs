@@ -280,6 +280,8 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         crate::debug::enter(crate::debug::RunState::SettingUp);
     }
     files::lay_out_deferred(job, &spec.targets).map_err(err)?;
+    // Each file's region, for the cache `invalidate` drops at open.
+    let targets = files::with_cache_ranges(job, spec.clone, &spec.targets);
     if own_setup {
         crate::debug::enter(crate::debug::RunState::Running);
     }
@@ -290,7 +292,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         })?;
     }
     let no_files = !job.exec.engine.runner_opens_files();
-    let lazy = open_files::wants_lazy(job, spec.targets.len());
+    let lazy = open_files::wants_lazy(job, targets.len());
     if lazy && job.exec.offload {
         return Err(RunError::Setup {
             job: job.name.clone(),
@@ -302,7 +304,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     let opened = if no_files || lazy {
         Vec::new()
     } else {
-        files::open_all(job, &spec.targets).map_err(err)?
+        files::open_all(job, &targets).map_err(err)?
     };
     if let Some(name) = job
         .exec
@@ -310,7 +312,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         .as_ref()
         .filter(|_| !job.exec.engine.flags().diskless)
     {
-        iosched::switch(name, &spec.targets).map_err(|message| RunError::Setup {
+        iosched::switch(name, &targets).map_err(|message| RunError::Setup {
             job: job.name.clone(),
             message,
         })?;
@@ -322,7 +324,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
     })?;
     let writable = files::job_writes(job);
     let fds: Vec<i32> = if no_files || lazy {
-        spec.targets.iter().map(|_| -1).collect()
+        targets.iter().map(|_| -1).collect()
     } else {
         opened.iter().map(|f| f.as_raw_fd()).collect()
     };
@@ -336,7 +338,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
             writable,
         })
         .collect();
-    let names: Vec<String> = spec.targets.iter().map(|t| t.path.clone()).collect();
+    let names: Vec<String> = targets.iter().map(|t| t.path.clone()).collect();
     let extents: Vec<crate::gen::FileExtent> = spec
         .targets
         .iter()
@@ -374,7 +376,7 @@ pub fn run_clone(spec: &spawn::CloneSpec<'_>) -> Result<JobStats, RunError> {
         fds: &fds,
         files: &efiles,
         names: &names,
-        targets: &spec.targets,
+        targets: &targets,
         lazy,
         gen,
         stats,

@@ -65,6 +65,20 @@ impl<'a> OpenFiles<'a> {
         }
     }
 
+    /// Before the job's verify pass: drops the open files' cached pages (`invalidate`), so
+    /// the pass reads what reached the storage, as fio's, whose verify pass reopens the
+    /// files it closed when their writes were done (or syncs and invalidates open ones).
+    pub fn invalidate_before_verify(&self) {
+        if !self.job.files.invalidate || self.job.exec.engine.flags().diskless {
+            return;
+        }
+        for (fd, t) in self.fds.iter().zip(self.targets) {
+            if *fd >= 0 {
+                files::invalidate(*fd, t);
+            }
+        }
+    }
+
     /// Every file's descriptor now (-1 for a closed one).
     pub fn fds(&self) -> &[RawFd] {
         &self.fds

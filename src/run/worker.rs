@@ -1036,6 +1036,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         let Some(mut pass) = self.data.begin_pass(batch, bases) else {
             return Ok(Ok(()));
         };
+        // The job's own pass drops the cache first (counted in the pass's time, as fio's
+        // do_verify), so it reads what reached the storage.
+        if batch.is_none() {
+            self.open.invalidate_before_verify();
+        }
         let threads = self.data.checker_threads();
         let env = (threads > 0).then(|| self.data.checker_env());
         let names = self.cx.names;
@@ -1132,6 +1137,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Queued::Queued => {
                     pass.taken(fresh);
                     self.staged.push(slot);
+                    // Committed in the job's submit batches, as the job's own I/O: one
+                    // commit of the whole depth lets the block layer merge adjacent
+                    // reads that fio (iodepth_batch_submit=1) sends one by one.
+                    if self.staged.len() >= self.batch {
+                        self.submit()?;
+                    }
                 }
                 Queued::Busy => {
                     if fresh {

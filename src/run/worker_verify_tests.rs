@@ -109,6 +109,7 @@ fn pass(j: &Job, fault: Fault) -> (Result<(), (i32, String)>, usize, JobStats) {
         created: false,
         lay_out_to: 0,
         planned: 0,
+        cache_range: None,
     }];
     let extents = [crate::gen::FileExtent::new("f", size)];
     let cx = WorkerCtx {

@@ -13,13 +13,13 @@ use crate::fioproto::ts::{WireDu, WireGs, WireTs};
 use crate::fioproto::{encode, op};
 use crate::job::Job;
 use crate::options::RawOpt;
-use crate::stats::disk::DiskSnapshot;
-use crate::stats::group::{summarize, RunSummary};
+use crate::report::Formats;
+use crate::session::{Hooks, Prepared};
+use crate::stats::group::RunSummary;
 use crate::stats::RunOutcome;
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
 
 /// The hidden first argument that runs [`child_main`].
 pub const CHILD_ARG: &str = "__fio-server-job";
@@ -93,14 +93,29 @@ fn lay_out_then_wait(jobs: &[Job]) -> bool {
     matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
 }
 
-/// Parses and resolves a client's command line and job files, as a plain run would.
+/// Parses, resolves and checks a client's command line and job files, as a plain run
+/// would ([`crate::session::prepare`]): what a plain run refuses, the server refuses with
+/// the same message before it starts a runner.
 pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
     let inv = parse_args(args).map_err(|e| e.to_string())?;
-    let mut jobs = Vec::new();
-    for raw in &inv.jobs {
-        jobs.push(crate::job::resolve(raw).map_err(|e| e.to_string())?);
+    if inv.jobs.is_empty() {
+        // A JOBLINE of flags alone: the jobs come next (JOB, LOAD_FILE).
+        return Ok((inv, Vec::new()));
     }
-    Ok((inv, jobs))
+    let p = crate::session::prepare(&inv)?;
+    Ok((inv, p.jobs))
+}
+
+/// [`load`] for the runner itself: the jobs' files named as fio's server names them
+/// (after the server's address, when it is known) and checked under those names.
+pub fn prepare(args: &[String], addr: Option<&str>) -> Result<Prepared, String> {
+    let inv = parse_args(args).map_err(|e| e.to_string())?;
+    Ok(crate::session::prepare_with(&inv, |_, jobs| {
+        if let Some(addr) = addr {
+            server_file_names(jobs, addr);
+        }
+        Ok(())
+    })?)
 }
 
 /// fio's START counts: job threads (every clone) and the reports they make (clones merged
@@ -227,83 +242,127 @@ pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> 
     out
 }
 
+/// The runner's additions to the pipeline: the job lines as text before the jobs start,
+/// the client's trigger and synchronised start, the ETA file while the jobs run.
+struct ServerRun<'a> {
+    dir: &'a Path,
+    began: std::time::SystemTime,
+    trigger: Option<super::vtrigger::Watch>,
+    eta: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    fired: Option<std::time::SystemTime>,
+}
+
+impl Hooks for ServerRun<'_> {
+    fn before_start(&mut self, p: &Prepared) -> Result<(), String> {
+        if Formats::of(&p.config).normal {
+            // fio's server sends the job lines and "Starting …", not its version line.
+            let header = crate::report::normal::header(&p.jobs);
+            let mut text: String = header
+                .lines()
+                .filter(|l| *l != crate::report::VERSION)
+                .map(|l| format!("{l}\n"))
+                .collect();
+            text.push_str(&crate::report::sync_depth_notes(&p.jobs));
+            let mut o = std::io::stdout().lock();
+            let _ = o.write_all(text.as_bytes());
+            let _ = o.flush();
+        }
+        self.began = std::time::SystemTime::now();
+        self.trigger = Some(super::vtrigger::watch(self.dir));
+        if std::env::var_os(SYNC_ENV).is_some() && !lay_out_then_wait(&p.jobs) {
+            return Err("server: the client never said go: not starting".into());
+        }
+        self.eta = Some(super::eta::start(self.dir, &p.jobs));
+        Ok(())
+    }
+
+    fn after_run(&mut self, _p: &Prepared, _outcome: &RunOutcome) {
+        if let Some(eta) = &self.eta {
+            eta.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        self.fired = self.trigger.as_ref().and_then(|t| t.end());
+    }
+}
+
 /// The child's entry: `args` are the results directory, then the command line.
 pub fn child_main(args: &[String]) -> ExitCode {
     let Some((dir, rest)) = args.split_first() else {
         eprintln!("iobench: {CHILD_ARG}: no results directory");
         return ExitCode::FAILURE;
     };
-    let (inv, mut jobs) = match load(rest) {
-        Ok(x) => x,
+    let addr = std::env::var_os(ADDR_ENV).map(|a| a.to_string_lossy().into_owned());
+    let prepared = match prepare(rest, addr.as_deref()) {
+        Ok(p) => p,
         Err(e) => {
             eprintln!("iobench: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let cfg = &inv.config;
-    if let Some(addr) = std::env::var_os(ADDR_ENV) {
-        server_file_names(&mut jobs, &addr.to_string_lossy());
-    }
-    if let Err(e) = crate::run::preflight(cfg, &jobs) {
-        eprintln!("iobench: {e}");
-        return ExitCode::FAILURE;
-    }
-    let normal = cfg.wants_normal();
-    if normal {
-        // fio's server sends the job lines and "Starting …", not its version line.
-        let header = crate::report::normal::header(&jobs);
-        let mut text: String = header
-            .lines()
-            .filter(|l| *l != crate::report::VERSION)
-            .map(|l| format!("{l}\n"))
-            .collect();
-        text.push_str(&crate::report::sync_depth_notes(&jobs));
-        let mut o = std::io::stdout().lock();
-        let _ = o.write_all(text.as_bytes());
-        let _ = o.flush();
-    }
-    let paths: Vec<String> = jobs
-        .iter()
-        .filter(|j| j.report.disk_util && !j.exec.engine.flags().no_local_disk())
-        .flat_map(crate::report::run::job_paths)
-        .collect();
-    let disks = (!paths.is_empty()).then(|| DiskSnapshot::take(&paths));
-    let began = std::time::SystemTime::now();
-    let trigger = super::vtrigger::watch(Path::new(dir));
-    if std::env::var_os(SYNC_ENV).is_some() && !lay_out_then_wait(&jobs) {
-        eprintln!("iobench: server: the client never said go: not starting");
-        return ExitCode::FAILURE;
-    }
-    let start = Instant::now();
-    let eta = super::eta::start(Path::new(dir), &jobs);
-    let (outcome, code) = crate::run::run_all(cfg, &jobs);
-    eta.store(true, std::sync::atomic::Ordering::Relaxed);
-    if let Some(fired) = trigger.end() {
-        let states = super::vtrigger::thread_states(&jobs, &outcome, began, fired);
-        let tmp = Path::new(dir).join("vstates.tmp");
+    let dir = Path::new(dir);
+    let mut hooks = ServerRun {
+        dir,
+        began: std::time::SystemTime::now(),
+        trigger: None,
+        eta: None,
+        fired: None,
+    };
+    let f = match crate::session::run(&prepared, &mut hooks) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("iobench: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(fired) = hooks.fired {
+        let states = super::vtrigger::thread_states(&f.jobs, &f.outcome, hooks.began, fired);
+        let tmp = dir.join("vstates.tmp");
         let bytes = crate::fioproto::vstate::encode_list(&states);
         if let Err(e) = std::fs::write(&tmp, bytes)
-            .and_then(|_| std::fs::rename(&tmp, Path::new(dir).join(super::vtrigger::STATES_FILE)))
+            .and_then(|_| std::fs::rename(&tmp, dir.join(super::vtrigger::STATES_FILE)))
         {
             eprintln!("iobench: server: cannot keep the verify states for the trigger: {e}");
         }
     }
-    let mut sum = summarize(&jobs, &outcome);
-    if let Some(d) = &disks {
-        sum.disks = d.delta();
-    }
-    sum.elapsed_ms = start.elapsed().as_millis() as u64;
-    let bytes = result_messages(&jobs, &outcome, &sum);
-    let tmp = Path::new(dir).join("results.tmp");
-    if let Err(e) = std::fs::write(&tmp, &bytes)
-        .and_then(|_| std::fs::rename(&tmp, Path::new(dir).join(RESULTS)))
+    let bytes = result_messages(&f.jobs, &f.outcome, &f.summary);
+    let tmp = dir.join("results.tmp");
+    if let Err(e) =
+        std::fs::write(&tmp, &bytes).and_then(|_| std::fs::rename(&tmp, dir.join(RESULTS)))
     {
         eprintln!("iobench: server: cannot save the results: {e}");
         return ExitCode::FAILURE;
     }
-    if normal {
+    if Formats::of(&f.config).normal {
         // fio's backend ends its report with a blank line, sent as text.
         println!();
     }
-    ExitCode::from(code)
+    ExitCode::from(f.code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> Vec<String> {
+        let mut a: Vec<String> = ["--name=x", "--ioengine=null", "--size=1m"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    }
+
+    #[test]
+    fn what_a_plain_run_refuses_the_server_refuses_before_its_runner() {
+        let e = load(&args(&["--numjobs=5000"])).unwrap_err();
+        assert!(e.contains("maximum number of jobs reached"), "{e}");
+        let e = load(&args(&["--terse-version=9"])).unwrap_err();
+        assert!(e.contains("bad terse version 9"), "{e}");
+        let e = load(&args(&["--readonly", "--rw=write"])).unwrap_err();
+        assert!(e.contains("--readonly"), "{e}");
+        // The runner checks again, under the server's file names.
+        let e = prepare(&args(&["--numjobs=5000"]), Some("127.0.0.1")).unwrap_err();
+        assert!(e.contains("maximum number of jobs reached"), "{e}");
+        // A JOBLINE of flags alone waits for its jobs.
+        assert!(load(&["--output-format=json".to_string()]).is_ok());
+    }
 }

@@ -85,12 +85,24 @@ impl Write for Stream {
     }
 }
 
-/// Handles the flags that make iobench a server or a client, before the plain command line
-/// is parsed: `None` when none is given (a plain run).
-pub fn dispatch(args: &[String]) -> Option<ExitCode> {
-    if args.first().map(String::as_str) == Some(job::CHILD_ARG) {
-        return Some(job::child_main(&args[1..]));
-    }
+/// What the flags that make iobench a server or a client ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// `--server[=ADDR]`: serve (`serve`), with `--daemonize=PIDFILE`'s pid file.
+    Serve {
+        /// The address as given (empty: fio's default).
+        addr: String,
+        /// Where to write the daemon's pid.
+        pidfile: Option<String>,
+    },
+    /// `--client=HOST …`: drive servers (`client::main` with the whole command line).
+    Client,
+}
+
+/// Reads the flags that make iobench a server or a client, before the plain command line
+/// is parsed: `None` when none is given (a plain run); an error to print after
+/// `iobench: `.
+pub fn mode(args: &[String]) -> Result<Option<Mode>, String> {
     let flag = |a: &str, name: &str| -> Option<Option<String>> {
         let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
         if body == name {
@@ -118,8 +130,10 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
                 }
             };
             if pidfile.as_deref().is_none_or(str::is_empty) {
-                eprintln!("iobench: option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)");
-                return Some(ExitCode::FAILURE);
+                return Err(
+                    "option '--daemonize': a pid file is required (expected --daemonize=PIDFILE)"
+                        .into(),
+                );
             }
         } else if flag(a, "client").is_some() {
             client = true;
@@ -127,17 +141,16 @@ pub fn dispatch(args: &[String]) -> Option<ExitCode> {
         i += 1;
     }
     if server.is_some() && client {
-        eprintln!("iobench: can't be both client and server (--server and --client)");
-        return Some(ExitCode::FAILURE);
+        return Err("can't be both client and server (--server and --client)".into());
     }
     if let Some(arg) = server {
-        return Some(serve(arg.as_deref().unwrap_or(""), pidfile.as_deref()));
+        return Ok(Some(Mode::Serve {
+            addr: arg.unwrap_or_default(),
+            pidfile,
+        }));
     }
     // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
-    if client {
-        return Some(crate::client::main(args));
-    }
-    None
+    Ok(client.then_some(Mode::Client))
 }
 
 enum Listener {
@@ -206,7 +219,7 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
 }
 
 /// Runs the server until it is killed or a client sends EXIT.
-fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
+pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
     let ep = match addr::parse("server", arg) {
         Ok(ep) => ep,
         Err(e) => {

@@ -11,29 +11,95 @@ use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use super::tool::{self, Tool};
 use crate::cli::{self, OutputFormat};
+use crate::flags::{self, Flag, Spec, Takes};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "\
+/// `iobench compare`'s flags, before the first `--`.
+pub const SPEC: Spec = Spec {
+    command: "compare",
+    usage: "\
 usage: iobench compare [OPTIONS] RESULT.json RESULT.json ...
        iobench compare [OPTIONS] -- JOB_A... -- JOB_B... [-- ...]
-  each side after a -- is a job (a plain run's arguments), run --repeat times in turn
-  with the others (A B A B ...), or one or more result files (iobench's or fio's JSON)
-  --repeat N            runs per job (default 5)
-  --warmup K            rounds run first and discarded (default 0)
-  --name LABEL          a side's label, in order (default A, B, ... or the file name)
-  --metric M[,M...]     iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the first
-                        is the one --fail-if-slower judges
-  --fail-if-slower P%   exit 2 when a side is slower than the first by more than P%
-                        beyond its noise (two standard deviations of the ratio)
-  -o, --dir DIR         keep every run's JSON+ in DIR (default: a temporary directory)
-  --export-json F, --export-csv F, --export-markdown F   also write the results there
-  --markdown            print the tables as markdown
-  --tool fio|PATH       run the first side with another fio-compatible binary (fio's
-                        own options only; its --version must work) and say, per metric,
-                        whether its numbers and iobench's differ beyond the noise
-                        (default metrics then: iops,bw,p50,p99); one job side runs on both
-";
+
+Each side after a -- is a job (a plain run's arguments), run --repeat times in turn with
+the others (A B A B ...), or one or more result files (iobench's or fio's JSON).",
+    flags: &[
+        Flag {
+            names: &["--repeat", "-r"],
+            takes: Takes::Value,
+            form: "N",
+            help: "runs per job (default 5)",
+        },
+        Flag {
+            names: &["--warmup", "-w"],
+            takes: Takes::Value,
+            form: "K",
+            help: "rounds run first and discarded (default 0)",
+        },
+        Flag {
+            names: &["--name", "-n"],
+            takes: Takes::Value,
+            form: "LABEL",
+            help: "a side's label, in order (default A, B, ... or the file name)",
+        },
+        Flag {
+            names: &["--metric", "-m"],
+            takes: Takes::Value,
+            form: "M[,M...]",
+            help: "iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the\n\
+                   first is the one --fail-if-slower judges",
+        },
+        Flag {
+            names: &["--fail-if-slower"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "exit 2 when a side is slower than the first by more than P%\n\
+                   beyond its noise (two standard deviations of the ratio)",
+        },
+        Flag {
+            names: &["--dir", "-o"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "keep every run's JSON+ in DIR (default: a temporary directory)",
+        },
+        Flag {
+            names: &["--export-json"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the results there as JSON",
+        },
+        Flag {
+            names: &["--export-csv"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the results there as CSV",
+        },
+        Flag {
+            names: &["--export-markdown"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the tables there as markdown",
+        },
+        Flag {
+            names: &["--tool", "-t"],
+            takes: Takes::Value,
+            form: "fio|PATH",
+            help: "run the first side with another fio-compatible binary (fio's own\n\
+                   options only; its --version must work) and say, per metric, whether\n\
+                   its numbers and iobench's differ beyond the noise (default metrics\n\
+                   then: iops,bw,p50,p99); one job side runs on both",
+        },
+        Flag {
+            names: &["--markdown"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "print the tables as markdown",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
 
 /// One side of the comparison.
 #[derive(Debug, Clone)]
@@ -67,80 +133,62 @@ fn all_results(args: &[String]) -> bool {
     !args.is_empty() && args.iter().all(|a| results::is_result_file(Path::new(a)))
 }
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
+/// Reads the arguments: `None` when `--help` was asked for.
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let mut a = Args {
         repeat: 5,
         metrics: vec![Metric::Iops, Metric::Bw, Metric::LatMean],
         ..Default::default()
     };
-    let split = args.iter().position(|x| x == "--").unwrap_or(args.len());
-    let (head, tail) = args.split_at(split);
-    let mut files = Vec::new();
-    let mut i = 0;
-    let value = |i: &mut usize, flag: &str, inline: Option<&str>| -> Result<String, String> {
-        if let Some(v) = inline {
-            return Ok(v.to_string());
-        }
-        *i += 1;
-        head.get(*i)
-            .cloned()
-            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
-    };
-    let count = |flag: &str, v: String| -> Result<usize, String> {
-        v.parse()
-            .map_err(|_| format!("{flag}={v}: expected a whole number"))
-    };
-    while i < head.len() {
-        let arg = &head[i];
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with('-') => (f, Some(v)),
-            _ => (arg.as_str(), None),
-        };
+    let m = SPEC.parse(args)?;
+    if m.help {
+        return Ok(None);
+    }
+    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
         match flag {
-            "--repeat" | "-r" => a.repeat = count(flag, value(&mut i, flag, inline)?)?,
-            "--warmup" | "-w" => a.warmup = count(flag, value(&mut i, flag, inline)?)?,
-            "--name" | "-n" => a.names.push(value(&mut i, flag, inline)?),
-            "--metric" | "-m" => {
-                a.metrics = value(&mut i, flag, inline)?
+            "--repeat" => a.repeat = count(flag, &v)?,
+            "--warmup" => a.warmup = count(flag, &v)?,
+            "--name" => a.names.push(v),
+            "--metric" => {
+                a.metrics = v
                     .split(',')
                     .map(|m| {
                         Metric::parse(m.trim()).ok_or_else(|| {
-                            format!("--metric {m}: expected iops, bw, lat, p50, p99 or p99.9")
+                            flags::bad_value(flag, m, "iops, bw, lat, p50, p99 or p99.9")
                         })
                     })
                     .collect::<Result<_, _>>()?;
                 a.metrics_given = true;
             }
-            "--tool" | "-t" => {
-                let v = value(&mut i, flag, inline)?;
+            "--tool" => {
                 if v.is_empty() {
-                    return Err(format!("--tool needs a binary: fio or a path\n{USAGE}"));
+                    return Err(flags::bad_value(
+                        flag,
+                        &v,
+                        "fio or the path of a fio-compatible binary",
+                    ));
                 }
                 a.tool = Some(v);
             }
             "--fail-if-slower" => {
-                let v = value(&mut i, flag, inline)?;
                 let p: f64 = v
                     .trim_end_matches('%')
                     .parse()
                     .ok()
                     .filter(|p: &f64| (0.0..100.0).contains(p))
-                    .ok_or_else(|| {
-                        format!("--fail-if-slower {v}: expected a percentage such as 5%")
-                    })?;
+                    .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
                 a.fail_if_slower = Some(p);
             }
-            "-o" | "--dir" => a.dir = Some(value(&mut i, flag, inline)?.into()),
-            "--export-json" => a.export_json = Some(value(&mut i, flag, inline)?.into()),
-            "--export-csv" => a.export_csv = Some(value(&mut i, flag, inline)?.into()),
-            "--export-markdown" => a.export_md = Some(value(&mut i, flag, inline)?.into()),
-            "--markdown" => a.markdown = true,
-            "--help" | "-h" => return Err(USAGE.to_string()),
-            f if f.starts_with('-') => return Err(format!("unknown option '{arg}'\n{USAGE}")),
-            _ => files.push(arg.clone()),
+            "--dir" => a.dir = Some(v.into()),
+            "--export-json" => a.export_json = Some(v.into()),
+            "--export-csv" => a.export_csv = Some(v.into()),
+            "--export-markdown" => a.export_md = Some(v.into()),
+            _ => a.markdown = true,
         }
-        i += 1;
     }
+    let files = m.positional;
     if a.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
@@ -148,10 +196,10 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         results::read(Path::new(f))?;
         a.sides.push(Source::Files(vec![f.into()]));
     }
-    if !tail.is_empty() {
-        for side in tail[1..].split(|x| x == "--") {
+    if let Some(tail) = m.rest {
+        for side in tail.split(|x| x == "--") {
             if side.is_empty() {
-                return Err(format!("an empty side between two --\n{USAGE}"));
+                return Err("an empty side between two -- (see iobench compare --help)".into());
             }
             a.sides.push(if all_results(side) {
                 Source::Files(side.iter().map(PathBuf::from).collect())
@@ -161,14 +209,11 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         }
     }
     if a.tool.is_some() {
-        match a.sides.first() {
-            Some(Source::Job(_)) => {}
-            Some(Source::Files(_)) => {
-                return Err(format!(
-                    "--tool runs the first side, so it must be a job (after --), not result files\n{USAGE}"
-                ))
-            }
-            None => {}
+        if let Some(Source::Files(_)) = a.sides.first() {
+            return Err(
+                "--tool runs the first side, so it must be a job (after --), not result files"
+                    .into(),
+            );
         }
         // One job: the same job on both sides, the tool's run against iobench's.
         if a.sides.len() == 1 {
@@ -180,9 +225,9 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
         }
     }
     if a.sides.len() < 2 {
-        return Err(format!(
-            "nothing to compare: give two or more sides\n{USAGE}"
-        ));
+        return Err(
+            "nothing to compare: give two or more sides (see iobench compare --help)".into(),
+        );
     }
     if a.names.len() > a.sides.len() {
         return Err(format!(
@@ -191,7 +236,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             a.sides.len()
         ));
     }
-    Ok(a)
+    Ok(Some(a))
 }
 
 /// The samples of one side: one result per run or file.
@@ -266,13 +311,16 @@ fn refuse_clobbers(a: &Args) -> Result<(), String> {
 /// How one side's runs are made.
 enum Runner {
     /// In this process, as a plain run.
-    Iobench(Box<crate::cli::CliConfig>, Vec<crate::job::Job>),
+    Iobench(Box<crate::session::Prepared>),
     /// By another fio-compatible binary (`--tool`), with the side's own arguments.
     Tool(Tool, Vec<String>),
 }
 
 fn compare(args: &[String]) -> Result<u8, String> {
-    let a = parse_args(args)?;
+    let Some(a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
     refuse_clobbers(&a)?;
     let tool = a.tool.as_deref().map(Tool::find).transpose()?;
     let mut sides: Vec<Side> = a
@@ -307,15 +355,16 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 if inv.jobs.is_empty() {
                     return Err(format!("{}: no job in '{}'", s.label, args.join(" ")));
                 }
-                let resolved =
-                    crate::session::resolve(&inv.jobs).map_err(|e| format!("{}: {e}", s.label))?;
-                ran.extend(resolved.iter().cloned());
+                // Checked as a plain run of the side would be, before any side runs.
+                let prepared =
+                    crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
+                ran.extend(prepared.jobs.iter().cloned());
                 jobs.push(Some(match (&tool, k) {
                     (Some(t), 0) => {
                         tool::check_fio_only(&s.label, &inv)?;
                         Runner::Tool(t.clone(), args.clone())
                     }
-                    _ => Runner::Iobench(Box::new(inv.config), resolved),
+                    _ => Runner::Iobench(Box::new(prepared)),
                 }));
             }
             Source::Files(_) => jobs.push(None),
@@ -367,11 +416,10 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     if warm { a.warmup } else { a.repeat }
                 );
                 let status = match runner {
-                    Runner::Iobench(cfg, resolved) => {
-                        let mut cfg = (**cfg).clone();
-                        cfg.output = Some(file.to_string_lossy().into_owned());
-                        cfg.formats = vec![OutputFormat::JsonPlus];
-                        crate::session::run_reported(&cfg, resolved)?.code as i32
+                    Runner::Iobench(prepared) => {
+                        let run = prepared
+                            .reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+                        crate::session::run_reported(&run)?.code as i32
                     }
                     Runner::Tool(t, args) => {
                         let (status, err) = t.run(args, &file)?;
@@ -940,7 +988,8 @@ mod tests {
             "--name=b",
             "--rw=randread",
         ]))
-        .unwrap();
+        .unwrap()
+        .expect("not --help");
         assert_eq!(a.sides.len(), 2);
         assert_eq!((a.repeat, a.fail_if_slower), (3, Some(5.0)));
         assert_eq!(a.metrics, vec![Metric::Iops, Metric::P99]);

@@ -13,6 +13,7 @@
 //! target directory, or a target path that does not exist yet) and removes it afterwards.
 //! An existing file with data, or a device, is written to only with `--force`.
 
+use crate::flags::{self, Flag, Spec, Takes};
 use crate::options::table::TimeUnit;
 use crate::options::value::{parse_size, parse_time_us, KbBase};
 use crate::report::json::Value as FioValue;
@@ -22,38 +23,106 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The usage `iobench quick --help` prints.
-pub const USAGE: &str = "\
+/// `iobench quick`'s flags and the usage its `--help` prints.
+pub const SPEC: Spec = Spec {
+    command: "quick",
+    usage: "\
 usage: iobench quick [options] [TARGET]
 
 A one-screen standard test in CrystalDiskMark's manner, with KDiskMark's presets and fio
 jobs: sequential and random reads, then writes, each repeated over a number of loops.
 TARGET is a directory (default: the current one), in which a test file is created and
 removed afterwards, or a file path that does not exist yet. An existing file with data or
-a device is written to only with --force (its data is destroyed).
-
-options:
-  --preset NAME          default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1),
-                         nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1),
-                         peak (SEQ1M Q8T1, RND4K Q32T1), peak-nvme (SEQ1M Q8T1,
-                         RND4K Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1),
-                         demo (SEQ1M Q8T1). default averages the loops; the others
-                         keep the best loop, as KDiskMark does.
-  --loops N              runs of each test (default 3; KDiskMark: 5)
-  --size SIZE            test file size (default 1g; KDiskMark: 1 GiB)
-  --duration TIME        longest time of one run (default 2s; KDiskMark: 5s)
-  --interval TIME        pause between tests (default 0; KDiskMark: 5s)
-  --mode all|read|write  which directions to run (default all)
-  --mix[=PCT]            also the mixed tests, PCT % reads (default 70)
-  --zero-buffers         write zeros instead of random data
-  --refill-buffers       new random data for every write (KDiskMark's
-                         \"continuous generation\"; default off, as there)
-  --no-drop-caches       do not drop the page cache before each loop
-  --force                allow writing to a device or an existing file with data
-  --dry-run              print the fio command line of each run and the time estimate
-  --output-format=normal|json
-  --help
-";
+a device is written to only with --force (its data is destroyed).",
+    flags: &[
+        Flag {
+            names: &["--preset"],
+            takes: Takes::Value,
+            form: "NAME",
+            help: "default (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1),\n\
+                   nvme (SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1),\n\
+                   peak (SEQ1M Q8T1, RND4K Q32T1), peak-nvme (SEQ1M Q8T1,\n\
+                   RND4K Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1),\n\
+                   demo (SEQ1M Q8T1). default averages the loops; the others\n\
+                   keep the best loop, as KDiskMark does.",
+        },
+        Flag {
+            names: &["--loops"],
+            takes: Takes::Value,
+            form: "N",
+            help: "runs of each test (default 3; KDiskMark: 5)",
+        },
+        Flag {
+            names: &["--size"],
+            takes: Takes::Value,
+            form: "SIZE",
+            help: "test file size (default 1g; KDiskMark: 1 GiB)",
+        },
+        Flag {
+            names: &["--duration"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "longest time of one run (default 2s; KDiskMark: 5s)",
+        },
+        Flag {
+            names: &["--interval"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "pause between tests (default 0; KDiskMark: 5s)",
+        },
+        Flag {
+            names: &["--mode"],
+            takes: Takes::Value,
+            form: "all|read|write",
+            help: "which directions to run (default all)",
+        },
+        Flag {
+            names: &["--mix"],
+            takes: Takes::MaybeValue,
+            form: "PCT",
+            help: "also the mixed tests, PCT % reads (default 70)",
+        },
+        Flag {
+            names: &["--zero-buffers"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "write zeros instead of random data",
+        },
+        Flag {
+            names: &["--refill-buffers"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "new random data for every write (KDiskMark's\n\
+                   \"continuous generation\"; default off, as there)",
+        },
+        Flag {
+            names: &["--no-drop-caches"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "do not drop the page cache before each loop",
+        },
+        Flag {
+            names: &["--force"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "allow writing to a device or an existing file with data",
+        },
+        Flag {
+            names: &["--dry-run"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "print the fio command line of each run and the time estimate",
+        },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|json",
+            help: "the report as text (default) or JSON",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
 
 /// A KDiskMark profile with its preset of tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -257,60 +326,27 @@ impl Default for QuickOptions {
 }
 
 fn bad(option: &str, value: &str, expected: &str) -> String {
-    format!("quick: bad value '{value}' for --{option}: expected {expected}")
+    format!("quick: {}", flags::bad_value(option, value, expected))
 }
 
 /// Parses `iobench quick`'s arguments.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
     let mut o = QuickOptions::default();
-    let mut target: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        let arg = args[i].as_ref();
-        i += 1;
-        let Some(body) = arg.strip_prefix("--") else {
-            if arg.starts_with('-') && arg.len() > 1 {
-                return Err(format!(
-                    "quick: unknown option '{arg}' (see iobench quick --help)"
-                ));
-            }
-            if target.replace(arg.to_string()).is_some() {
-                return Err(format!(
-                    "quick: more than one target given ('{arg}'): expected one directory, file or device"
-                ));
-            }
-            continue;
-        };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        const VALUED: &[&str] = &[
-            "preset",
-            "loops",
-            "size",
-            "duration",
-            "interval",
-            "mode",
-            "output-format",
-        ];
-        let value = if VALUED.contains(&name) {
-            match inline.clone() {
-                Some(v) => v,
-                None => {
-                    let v = args.get(i).map(|s| s.as_ref().to_string());
-                    i += 1;
-                    v.ok_or_else(|| format!("quick: --{name} needs a value"))?
-                }
-            }
-        } else {
-            if inline.is_some() && name != "mix" {
-                return Err(format!("quick: --{name} takes no value"));
-            }
-            String::new()
-        };
+    let m = SPEC.parse(args).map_err(|e| format!("quick: {e}"))?;
+    o.help = m.help;
+    let mut targets = m.positional.into_iter().chain(m.rest.unwrap_or_default());
+    if let Some(t) = targets.next() {
+        o.target = t;
+    }
+    if let Some(more) = targets.next() {
+        return Err(format!(
+            "quick: more than one target given ('{more}'): expected one directory, file or device"
+        ));
+    }
+    for (name, v) in m.flags {
+        let value = v.clone().unwrap_or_default();
         match name {
-            "preset" => {
+            "--preset" => {
                 o.preset = Preset::parse(&value).ok_or_else(|| {
                     bad(
                         name,
@@ -319,20 +355,20 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
                     )
                 })?
             }
-            "loops" => {
+            "--loops" => {
                 o.loops = value
                     .parse()
                     .ok()
                     .filter(|&n| (1..=1000).contains(&n))
                     .ok_or_else(|| bad(name, &value, "a whole number from 1 to 1000"))?
             }
-            "size" => {
+            "--size" => {
                 o.size = parse_size(&value, KbBase::Binary)
                     .ok()
                     .filter(|&s| s >= 1 << 20)
                     .ok_or_else(|| bad(name, &value, "a size of at least 1m, such as 256m or 1g"))?
             }
-            "duration" => {
+            "--duration" => {
                 o.duration_us = parse_time_us(&value, TimeUnit::Sec)
                     .ok()
                     .filter(|&us| us >= 1000)
@@ -344,11 +380,11 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
                         )
                     })?
             }
-            "interval" => {
+            "--interval" => {
                 o.interval_us = parse_time_us(&value, TimeUnit::Sec)
                     .map_err(|_| bad(name, &value, "a time such as 0, 1 or 500ms"))?
             }
-            "mode" => {
+            "--mode" => {
                 (o.read, o.write) = match value.as_str() {
                     "all" => (true, true),
                     "read" => (true, false),
@@ -356,8 +392,8 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
                     _ => return Err(bad(name, &value, "all, read or write")),
                 }
             }
-            "mix" => {
-                let pct = match inline.as_deref() {
+            "--mix" => {
+                let pct = match v.as_deref() {
                     None => 70,
                     Some(v) => v
                         .parse()
@@ -367,28 +403,19 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
                 };
                 o.mix = Some(pct);
             }
-            "output-format" => {
+            "--output-format" => {
                 o.json = match value.as_str() {
                     "normal" => false,
                     "json" => true,
                     _ => return Err(bad(name, &value, "normal or json")),
                 }
             }
-            "zero-buffers" => o.zero_buffers = true,
-            "refill-buffers" => o.refill_buffers = true,
-            "no-drop-caches" => o.drop_caches = false,
-            "force" => o.force = true,
-            "dry-run" => o.dry_run = true,
-            "help" => o.help = true,
-            _ => {
-                return Err(format!(
-                    "quick: unknown option '--{name}' (see iobench quick --help)"
-                ))
-            }
+            "--zero-buffers" => o.zero_buffers = true,
+            "--refill-buffers" => o.refill_buffers = true,
+            "--no-drop-caches" => o.drop_caches = false,
+            "--force" => o.force = true,
+            _ => o.dry_run = true,
         }
-    }
-    if let Some(t) = target {
-        o.target = t;
     }
     Ok(o)
 }
@@ -743,7 +770,7 @@ pub fn main(args: &[String]) -> u8 {
         }
     };
     if o.help {
-        print!("{USAGE}");
+        print!("{}", SPEC.help());
         return 0;
     }
     match run(&o) {
@@ -813,11 +840,11 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
                     cache_error = Some(e.to_string());
                 }
             }
-            let p = crate::session::prepare(&args)?;
+            let p = crate::session::prepare_args(&args)?;
             if l == 0 {
                 all_jobs.extend(p.jobs.iter().cloned());
             }
-            let f = crate::session::run(p);
+            let f = crate::session::run_quiet(&p);
             if f.interrupted() {
                 interrupted = true;
                 break 'tests;

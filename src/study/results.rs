@@ -110,19 +110,40 @@ impl Metric {
 
 /// Reads a result file from disk.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
+    regular_file(path)?;
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`.
+/// Refuses an input that is not a regular file (a FIFO, a socket, a device): reading one
+/// could wait forever for a writer, and none of them holds a saved result.
+pub fn regular_file(path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(format!(
+            "{}: not a regular file (a result, a log or a sweep directory was expected, \
+             not a FIFO, socket or device)",
+            path.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`;
+/// one without any job is an error (there is nothing to report or compare).
 pub fn parse(text: &str) -> Result<ResultFile, String> {
-    from_value(document(text)?)
+    let r = from_value(document(text)?)?;
+    if r.jobs.is_empty() {
+        return Err("the result has no jobs (an empty run or a truncated file)".into());
+    }
+    Ok(r)
 }
 
 /// True when `path` holds a result document (fio's or iobench's JSON), valid or not: what
 /// a study takes as a result file rather than a job file.
 pub fn is_result_file(path: &Path) -> bool {
-    std::fs::read(path).is_ok_and(|t| document(&String::from_utf8_lossy(&t)).is_ok())
+    regular_file(path).is_ok()
+        && std::fs::read(path).is_ok_and(|t| document(&String::from_utf8_lossy(&t)).is_ok())
 }
 
 /// The last JSON document of `text` that has `jobs` or `client_stats`.

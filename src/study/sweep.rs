@@ -7,9 +7,11 @@
 use super::axis::{self, Axis, Point};
 use super::results::{self, DirResult};
 use super::table::{self, Table};
-use crate::cli::{self, CliConfig, OutputFormat};
+use crate::cli::{self, OutputFormat};
+use crate::flags::{Flag, Spec, Takes};
 use crate::job::Job;
 use crate::options::{self, Origin, RawJob};
+use crate::session::Prepared;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -25,45 +27,77 @@ struct Args {
     job_args: Vec<String>,
 }
 
-const USAGE: &str = "\
+/// `iobench sweep`'s flags; anything else is the job, as a plain run takes it.
+pub const SPEC: Spec = Spec {
+    command: "sweep",
+    usage: "\
 usage: iobench sweep --axis NAME=VALUES [--axis ...] [--zip NAME=VALUES] [-o DIR]
                      [--dry-run] [--fresh] [--markdown] [--] JOB...
-  JOB            a job file or options, as a plain run takes them
-  --axis N=V     an option and its values: a list (1,2,4; use | between values that
-                 hold commas: 4k,8k|16k,32k) or a range (1..128:x2, 1..16:+1, 1k..32m:x2)
-  --zip N=V      an option that takes its i-th value with the previous axis's i-th
-  -o, --dir DIR  the result directory (default: sweep-<time>); one JSON+ per point,
-                 index.json and index.csv
-  --dry-run      list the points and the estimated time, run nothing
-  --fresh        start over in a directory that holds another sweep
-  --markdown     print the final table as markdown
-";
 
-fn parse_args(args: &[String]) -> Result<Args, String> {
-    let mut a = Args::default();
-    let mut i = 0;
-    let value = |i: &mut usize, flag: &str, inline: Option<&str>| -> Result<String, String> {
-        if let Some(v) = inline {
-            return Ok(v.to_string());
-        }
-        *i += 1;
-        args.get(*i)
-            .cloned()
-            .ok_or_else(|| format!("{flag} needs a value\n{USAGE}"))
+Runs one job over every combination of the axes' values, each point as a plain run of the
+job with the point's settings would run. JOB is a job file or options, as a plain run
+takes them (after -- when they could be read as a sweep's own).",
+    flags: &[
+        Flag {
+            names: &["--axis"],
+            takes: Takes::Value,
+            form: "NAME=VALUES",
+            help: "an option and its values: a list (1,2,4; use | between values\n\
+                   that hold commas: 4k,8k|16k,32k) or a range (1..128:x2,\n\
+                   1..16:+1, 1k..32m:x2); repeat for more axes",
+        },
+        Flag {
+            names: &["--zip"],
+            takes: Takes::Value,
+            form: "NAME=VALUES",
+            help: "an option that takes its i-th value with the previous axis's i-th",
+        },
+        Flag {
+            names: &["--dir", "-o", "--results"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "the result directory (default: sweep-<time>): one JSON+ per\n\
+                   point, index.json and index.csv",
+        },
+        Flag {
+            names: &["--dry-run"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "list the points and the estimated time, run nothing",
+        },
+        Flag {
+            names: &["--fresh"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "start over in a directory that holds another sweep",
+        },
+        Flag {
+            names: &["--markdown"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "print the final table as markdown",
+        },
+    ],
+    pass_unknown: true,
+    attached: false,
+};
+
+/// Reads the arguments: `None` when `--help` was asked for.
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let m = SPEC.parse(args)?;
+    if m.help {
+        return Ok(None);
+    }
+    let mut a = Args {
+        job_args: m.positional,
+        ..Default::default()
     };
-    while i < args.len() {
-        let arg = &args[i];
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v)),
-            _ => (arg.as_str(), None),
-        };
+    a.job_args.extend(m.rest.unwrap_or_default());
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
         match flag {
-            "--" => {
-                a.job_args.extend(args[i + 1..].iter().cloned());
-                break;
-            }
             "--axis" => {
-                let (name, values) = axis::parse_spec("--axis", &value(&mut i, flag, inline)?)?;
+                let (name, values) = axis::parse_spec("--axis", &v)?;
                 a.axes.push(Axis {
                     name,
                     values,
@@ -71,23 +105,20 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
                 });
             }
             "--zip" => {
-                let (name, values) = axis::parse_spec("--zip", &value(&mut i, flag, inline)?)?;
+                let (name, values) = axis::parse_spec("--zip", &v)?;
                 let last = a.axes.last_mut().ok_or(
                     "--zip moves an option with the --axis before it: give an --axis first",
                 )?;
                 axis::zip(last, name, values)?;
             }
-            "-o" | "--dir" | "--results" => a.dir = Some(value(&mut i, flag, inline)?.into()),
+            "--dir" => a.dir = Some(v.into()),
             "--dry-run" => a.dry_run = true,
             "--fresh" => a.fresh = true,
-            "--markdown" => a.markdown = true,
-            "--help" | "-h" => return Err(USAGE.to_string()),
-            _ => a.job_args.push(arg.clone()),
+            _ => a.markdown = true,
         }
-        i += 1;
     }
     if a.axes.is_empty() {
-        return Err(format!("no --axis given\n{USAGE}"));
+        return Err("no --axis given (see iobench sweep --help)".into());
     }
     let mut seen = std::collections::HashSet::new();
     for name in a
@@ -99,7 +130,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
             return Err(format!("option '{name}' is swept twice"));
         }
     }
-    Ok(a)
+    Ok(Some(a))
 }
 
 /// Sets `point`'s options on every job, after the job's own, so they win.
@@ -178,12 +209,17 @@ pub fn main(args: &[String]) -> u8 {
 }
 
 fn sweep(args: &[String]) -> Result<u8, String> {
-    let a = parse_args(args)?;
+    let Some(a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
     let inv = cli::parse_args(&a.job_args).map_err(|e| e.to_string())?;
     if inv.jobs.is_empty() {
-        return Err(format!(
-            "no job given: name a job file or options such as --name=x --rw=read\n{USAGE}"
-        ));
+        return Err(
+            "no job given: name a job file or options such as --name=x --rw=read \
+                    (see iobench sweep --help)"
+                .into(),
+        );
     }
     if inv.config.output.is_some() {
         return Err("--output: a sweep writes each point's JSON into its result directory (-o DIR); drop --output".into());
@@ -192,18 +228,25 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     // Resolve every point before running any: a bad combination fails now, not at point 37.
     let mut planned = Vec::with_capacity(points.len());
     let mut first_jobs = Vec::new();
+    // Each point is prepared as a plain run of it would be (job limit, terse version,
+    // preflight), so a point a plain run refuses stops the sweep before any I/O.
     for p in &points {
-        let jobs = crate::session::resolve(&apply(&inv.jobs, p)?)
+        let point_inv = cli::Invocation {
+            config: inv.config.clone(),
+            jobs: apply(&inv.jobs, p)?,
+            ..Default::default()
+        };
+        let prepared = crate::session::prepare(&point_inv)
             .map_err(|e| format!("point {}: {e}", axis::point_stem(p)))?;
-        planned.push((p.clone(), estimate_s(&jobs)));
+        planned.push((p.clone(), estimate_s(&prepared.jobs), prepared));
         if first_jobs.is_empty() {
-            first_jobs = jobs;
+            first_jobs = planned[planned.len() - 1].2.jobs.clone();
         }
     }
-    let known: Option<f64> = planned.iter().map(|(_, e)| *e).sum();
+    let known: Option<f64> = planned.iter().map(|(_, e, _)| *e).sum();
     if a.dry_run {
         println!("{} points", points.len());
-        for (k, (p, est)) in planned.iter().enumerate() {
+        for (k, (p, est, _)) in planned.iter().enumerate() {
             let est = est.map_or("size-bound".into(), duration_text);
             println!("  {:>4}  {}  ({est})", k + 1, settings_text(p));
         }
@@ -218,7 +261,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         .iter()
         .map(|s| s.to_string())
         .collect();
-    for (p, _) in &planned {
+    for (p, _, _) in &planned {
         let stem = axis::point_stem(p);
         own_names.extend(
             ["json", "failed.json", "json.partial"]
@@ -235,7 +278,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     let mut ran_s = 0.0;
     let mut ran_n = 0usize;
     let mut code = 0u8;
-    for (k, (p, _)) in planned.iter().enumerate() {
+    for (k, (p, _, prepared)) in planned.iter().enumerate() {
         let stem = axis::point_stem(p);
         let file = format!("{stem}.json");
         let path = dir.join(&file);
@@ -265,7 +308,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             eta_text(&left, ran_s, ran_n)
         );
         let t0 = Instant::now();
-        let r = run_point(&inv.config, &inv.jobs, p, &dir, &stem);
+        let r = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
         ran_s += elapsed;
         ran_n += 1;
@@ -316,19 +359,10 @@ fn sweep(args: &[String]) -> Result<u8, String> {
 
 /// Runs one point with its JSON+ going to `<stem>.json` (via a partial file, so an
 /// interrupted point is never taken as done). Returns the exit status and the totals.
-fn run_point(
-    cfg: &CliConfig,
-    raw: &[RawJob],
-    p: &Point,
-    dir: &Path,
-    stem: &str,
-) -> Result<(u8, Vec<DirResult>), String> {
-    let jobs = crate::session::resolve(&apply(raw, p)?)?;
+fn run_point(prepared: &Prepared, dir: &Path, stem: &str) -> Result<(u8, Vec<DirResult>), String> {
     let partial = dir.join(format!("{stem}.json.partial"));
-    let mut cfg = cfg.clone();
-    cfg.output = Some(partial.to_string_lossy().into_owned());
-    cfg.formats = vec![OutputFormat::JsonPlus];
-    let ran = crate::session::run_reported(&cfg, &jobs)?;
+    let point = prepared.reporting_to(&partial.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+    let ran = crate::session::run_reported(&point)?;
     let dirs = results::read(&partial)
         .map(|f| results::totals(&f))
         .unwrap_or_default();
@@ -607,7 +641,8 @@ mod tests {
             "--",
             "--dry-run",
         ]))
-        .unwrap();
+        .unwrap()
+        .expect("not --help");
         assert_eq!(a.axes.len(), 1);
         assert_eq!(a.axes[0].zipped.len(), 1);
         assert_eq!(a.dir, Some(PathBuf::from("d")));

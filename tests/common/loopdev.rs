@@ -13,6 +13,11 @@ impl Loop {
     /// A `size` (truncate's syntax) loop device, or None (with the reason printed) when
     /// this is not root or losetup fails.
     pub fn new(name: &str, size: &str) -> Option<Loop> {
+        Loop::with_args(name, size, &[])
+    }
+
+    /// As [`Loop::new`], with extra `losetup` arguments (e.g. `--direct-io=on`).
+    pub fn with_args(name: &str, size: &str, losetup_args: &[&str]) -> Option<Loop> {
         // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } != 0 {
             eprintln!("skipping {name}: needs root for a loop device");
@@ -30,6 +35,7 @@ impl Loop {
         }
         let out = Command::new("losetup")
             .args(["--find", "--show"])
+            .args(losetup_args)
             .arg(&img)
             .output()
             .ok()?;
@@ -41,6 +47,10 @@ impl Loop {
             return None;
         }
         let dev = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        if dev.is_empty() {
+            eprintln!("skipping {name}: losetup named no device");
+            return None;
+        }
         Some(Loop {
             dev,
             img,

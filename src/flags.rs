@@ -1,0 +1,350 @@
+//! The flag parser of iobench's subcommands (`sweep`, `compare`, `quick`, `report`,
+//! `peak`): each declares its flags once, in a table of names, value forms and
+//! descriptions, and the same table both reads the arguments and prints `--help`, so the
+//! help cannot drift from what is accepted. (A plain run keeps fio's own rules: `cli`.)
+//!
+//! Accepted forms: `--flag=value`, `--flag value`, `-f value`, `-f=value`, `-f32` (only in a
+//! table that asks for it, as t/io_uring does), switches, repeated flags (kept in order), and
+//! `--`, after which every argument is handed back untouched.
+
+#![warn(missing_docs)]
+
+use std::fmt::Write;
+
+/// What a flag takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Takes {
+    /// A switch: `--dry-run`. A value given to it (`--dry-run=1`) is an error.
+    Nothing,
+    /// A value, after `=` or in the next argument.
+    Value,
+    /// An optional value, only after `=`: `--mix` or `--mix=60`.
+    MaybeValue,
+}
+
+/// One flag of a subcommand.
+#[derive(Debug, Clone, Copy)]
+pub struct Flag {
+    /// Its spellings, the first the one the parser hands back: `&["--dir", "-o"]`.
+    pub names: &'static [&'static str],
+    /// Whether it takes a value.
+    pub takes: Takes,
+    /// The value's form, as help shows it and errors name it (`DIR`, `N`); empty for a
+    /// switch.
+    pub form: &'static str,
+    /// What it does; a `\n` starts a continuation line, aligned under the first.
+    pub help: &'static str,
+}
+
+/// A subcommand's flags and how its arguments read.
+#[derive(Debug, Clone, Copy)]
+pub struct Spec {
+    /// The subcommand, as errors name it: `sweep`.
+    pub command: &'static str,
+    /// The usage lines and any text before the flag list.
+    pub usage: &'static str,
+    /// The flags (`-h`/`--help` are always there and need no row).
+    pub flags: &'static [Flag],
+    /// Arguments that look like flags but are none of these are handed back as
+    /// positional (a sweep's job options) instead of refused.
+    pub pass_unknown: bool,
+    /// A one-letter flag may have its value attached: `-d32` (t/io_uring's way).
+    pub attached: bool,
+}
+
+/// The arguments as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Matches {
+    /// `-h`/`--help` was given: print [`Spec::help`] and exit 0.
+    pub help: bool,
+    /// Each flag given, in order, by its first name, with its value (`None` for a switch
+    /// or an optional value left out).
+    pub flags: Vec<(&'static str, Option<String>)>,
+    /// The other arguments, in order.
+    pub positional: Vec<String>,
+    /// The arguments after the first `--`, when there was one.
+    pub rest: Option<Vec<String>>,
+}
+
+impl Spec {
+    /// Reads `args` (the arguments after the subcommand's name).
+    pub fn parse<S: AsRef<str>>(&self, args: &[S]) -> Result<Matches, String> {
+        let mut m = Matches::default();
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i].as_ref();
+            i += 1;
+            if arg == "--" {
+                m.rest = Some(args[i..].iter().map(|a| a.as_ref().to_string()).collect());
+                break;
+            }
+            if matches!(arg, "-h" | "--help") || (self.attached && arg == "-?") {
+                m.help = true;
+                continue;
+            }
+            if !arg.starts_with('-') || arg == "-" {
+                m.positional.push(arg.to_string());
+                continue;
+            }
+            let Some((flag, inline)) = self.find(arg) else {
+                if self.pass_unknown {
+                    m.positional.push(arg.to_string());
+                    continue;
+                }
+                return Err(format!(
+                    "unknown option '{arg}' (see iobench {} --help)",
+                    self.command
+                ));
+            };
+            let name = flag.names[0];
+            let value = match (flag.takes, inline) {
+                (Takes::Nothing, Some(v)) => {
+                    return Err(format!(
+                        "option '{name}' takes no value (given '{v}'): expected {name} alone"
+                    ))
+                }
+                (Takes::Nothing, None) | (Takes::MaybeValue, None) => None,
+                (_, Some(v)) => Some(v),
+                (Takes::Value, None) => {
+                    let v = args.get(i).ok_or_else(|| {
+                        format!(
+                            "option '{name}' needs a value: expected {name} {}",
+                            flag.form
+                        )
+                    })?;
+                    i += 1;
+                    Some(v.as_ref().to_string())
+                }
+            };
+            m.flags.push((name, value));
+        }
+        Ok(m)
+    }
+
+    /// The flag an argument names, and the value written into it (`--dir=x`, `-o=x`, and
+    /// with `attached`, `-d32`).
+    fn find(&self, arg: &str) -> Option<(&'static Flag, Option<String>)> {
+        let (given, inline) = match arg.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (arg, None),
+        };
+        if let Some(f) = self.flags.iter().find(|f| f.names.contains(&given)) {
+            return Some((f, inline));
+        }
+        if !self.attached || arg.starts_with("--") {
+            return None;
+        }
+        // `-d32`: a one-letter flag with its value after the letter.
+        let letter = arg.get(..2)?;
+        let f = self.flags.iter().find(|f| f.names.contains(&letter))?;
+        (f.takes == Takes::Value).then(|| (f, Some(arg[2..].to_string())))
+    }
+
+    /// The `--help` text: the usage, then every flag with its form and description in
+    /// aligned columns.
+    pub fn help(&self) -> String {
+        self.help_with(|_| None)
+    }
+
+    /// [`Spec::help`] with a note after some flags' descriptions (their defaults).
+    pub fn help_with(&self, note: impl Fn(&Flag) -> Option<String>) -> String {
+        let mut out = self.usage.to_string();
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("\noptions:\n");
+        let mut rows: Vec<(String, String)> = self
+            .flags
+            .iter()
+            .map(|f| {
+                let help = match note(f) {
+                    Some(n) => format!("{}{n}", f.help),
+                    None => f.help.to_string(),
+                };
+                (Self::left(f), help)
+            })
+            .collect();
+        rows.push(("-h, --help".into(), "print this help and exit".into()));
+        out.push_str(&columns(&rows));
+        out
+    }
+
+    /// A flag's left column: its names, short ones first, and its value's form.
+    fn left(f: &Flag) -> String {
+        let mut names: Vec<&str> = f.names.to_vec();
+        names.sort_by_key(|n| n.starts_with("--"));
+        let mut s = names.join(", ");
+        match f.takes {
+            Takes::Nothing => {}
+            Takes::Value if names.iter().all(|n| !n.starts_with("--")) => {
+                let _ = write!(s, " {}", f.form);
+            }
+            Takes::Value => {
+                let _ = write!(s, "={}", f.form);
+            }
+            Takes::MaybeValue => {
+                let _ = write!(s, "[={}]", f.form);
+            }
+        }
+        s
+    }
+}
+
+/// Rows of (left, description) as two aligned columns, two spaces in, the descriptions
+/// starting together (a left side too long for the column gets its own line); a
+/// description's `\n` continues under its first line.
+pub fn columns<L: AsRef<str>, H: AsRef<str>>(rows: &[(L, H)]) -> String {
+    const MAX_LEFT: usize = 28;
+    let width = rows
+        .iter()
+        .map(|(l, _)| l.as_ref().chars().count())
+        .filter(|&w| w <= MAX_LEFT)
+        .max()
+        .unwrap_or(0);
+    columns_in(rows, width)
+}
+
+/// [`columns`] with the left column `width` wide, so that several lists line up.
+pub fn columns_in<L: AsRef<str>, H: AsRef<str>>(rows: &[(L, H)], width: usize) -> String {
+    let pad = 2 + width + 2;
+    let mut out = String::new();
+    for (left, help) in rows {
+        let (left, help) = (left.as_ref(), help.as_ref());
+        let w = left.chars().count();
+        out.push_str("  ");
+        out.push_str(left);
+        if w > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(pad));
+        } else {
+            out.push_str(&" ".repeat(width - w + 2));
+        }
+        for (k, line) in help.split('\n').enumerate() {
+            if k > 0 {
+                out.push('\n');
+                out.push_str(&" ".repeat(pad));
+            }
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The error for a value a flag cannot take: names the flag, the value and the form.
+pub fn bad_value(flag: &str, value: &str, expected: &str) -> String {
+    format!("bad value '{value}' for {flag}: expected {expected}")
+}
+
+/// Reads a flag's value as a number of type `T`, or says what was expected.
+pub fn number<T: std::str::FromStr>(flag: &str, value: &str, expected: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| bad_value(flag, value, expected))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FLAGS: &[Flag] = &[
+        Flag {
+            names: &["--dir", "-o"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "where to write",
+        },
+        Flag {
+            names: &["--dry-run"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "run nothing",
+        },
+        Flag {
+            names: &["--mix"],
+            takes: Takes::MaybeValue,
+            form: "PCT",
+            help: "mixed tests\nsecond line",
+        },
+        Flag {
+            names: &["-d"],
+            takes: Takes::Value,
+            form: "<int>",
+            help: "depth",
+        },
+    ];
+
+    fn spec(pass_unknown: bool, attached: bool) -> Spec {
+        Spec {
+            command: "test",
+            usage: "usage: iobench test",
+            flags: FLAGS,
+            pass_unknown,
+            attached,
+        }
+    }
+
+    #[test]
+    fn every_form_reads_the_same() {
+        for args in [&["--dir=x"][..], &["--dir", "x"], &["-o", "x"], &["-o=x"]] {
+            let m = spec(false, false).parse(args).unwrap();
+            assert_eq!(m.flags, vec![("--dir", Some("x".to_string()))], "{args:?}");
+        }
+        let m = spec(false, true).parse(&["-d32", "-d", "4", "f"]).unwrap();
+        assert_eq!(
+            m.flags,
+            vec![("-d", Some("32".into())), ("-d", Some("4".into()))]
+        );
+        assert_eq!(m.positional, ["f"]);
+        let m = spec(false, false)
+            .parse(&["--mix", "--mix=60", "--dry-run", "--", "-a", "--"])
+            .unwrap();
+        assert_eq!(
+            m.flags,
+            vec![
+                ("--mix", None),
+                ("--mix", Some("60".into())),
+                ("--dry-run", None)
+            ]
+        );
+        assert_eq!(m.rest, Some(vec!["-a".to_string(), "--".to_string()]));
+    }
+
+    #[test]
+    fn errors_name_the_flag_and_the_form() {
+        let e = spec(false, false).parse(&["--dir"]).unwrap_err();
+        assert!(e.contains("'--dir'") && e.contains("--dir DIR"), "{e}");
+        let e = spec(false, false).parse(&["--dry-run=1"]).unwrap_err();
+        assert!(e.contains("'--dry-run'") && e.contains("'1'"), "{e}");
+        let e = spec(false, false).parse(&["--axis=x"]).unwrap_err();
+        assert!(
+            e.contains("'--axis=x'") && e.contains("iobench test --help"),
+            "{e}"
+        );
+        // Without `attached`, `-d32` is not `-d`; passed on when unknown flags are.
+        let m = spec(true, false).parse(&["-d32", "--rw=read"]).unwrap();
+        assert_eq!(m.positional, ["-d32", "--rw=read"]);
+        let e = bad_value("--repeat", "x", "a whole number");
+        assert_eq!(e, "bad value 'x' for --repeat: expected a whole number");
+    }
+
+    #[test]
+    fn help_lists_every_flag_aligned() {
+        let h = spec(false, false).help();
+        assert!(h.starts_with("usage: iobench test\n"), "{h}");
+        let lines: Vec<&str> = h.lines().collect();
+        let at = |needle: &str| {
+            let l = lines.iter().find(|l| l.contains(needle)).unwrap();
+            l.find(needle).unwrap()
+        };
+        assert!(h.contains("  -o, --dir=DIR"), "{h}");
+        assert!(h.contains("  --mix[=PCT]"), "{h}");
+        assert!(h.contains("  -d <int>"), "{h}");
+        assert!(h.contains("  -h, --help"), "{h}");
+        let col = at("where to write");
+        assert_eq!(at("run nothing"), col);
+        assert_eq!(at("second line"), col);
+        assert_eq!(at("print this help"), col);
+    }
+}

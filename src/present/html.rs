@@ -96,9 +96,28 @@ fn report(args: &[String]) -> Result<(), String> {
         .chain(m.rest.iter().flatten())
         .map(|s| read_input(Path::new(s)))
         .collect::<Result<Vec<_>, _>>()?;
+    // What the inputs were read from: a sweep directory's index.json, else the file.
+    let read_from: Vec<PathBuf> = m
+        .positional
+        .iter()
+        .chain(m.rest.iter().flatten())
+        .map(|s| {
+            let p = Path::new(s);
+            if p.is_dir() {
+                p.join("index.json")
+            } else {
+                p.to_path_buf()
+            }
+        })
+        .collect();
     if inputs.is_empty() {
         return Err("no input given (see iobench report --help)".into());
     }
+    crate::study::outputs::refuse_clobber(
+        "--output",
+        &out,
+        read_from.iter().map(PathBuf::as_path),
+    )?;
     let html = render(&title, &inputs);
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());

@@ -81,7 +81,8 @@ pub mod iolog {
 
 /// The resolved, typed job.
 pub mod job {
-    pub use crate::job::{resolve, Ddir, Job, Pattern};
+    pub use crate::defs::{Ddir, Pattern};
+    pub use crate::job::{resolve, Job};
     /// What the job does.
     pub mod workload {
         pub use crate::job::workload::Replay;
@@ -90,15 +91,19 @@ pub mod job {
 
 /// The option table and the parsers of option values and job files.
 pub mod options {
-    pub use crate::options::{
-        help, jobfile, keywords, lookup, make_opt, value, Kind, OptDef, Origin, RawJob, RawOpt,
-        OPTIONS,
-    };
+    pub use crate::defs::raw::{RawJob, RawOpt};
+    pub use crate::defs::{Kind, OptDef};
+    pub use crate::error::Origin;
+    pub use crate::options::{help, jobfile, keywords, lookup, make_opt, OPTIONS};
+    /// Value syntax (`defs::value`) and the check each option's value passes.
+    pub mod value {
+        pub use crate::defs::value::*;
+        pub use crate::options::check::validate;
+    }
     /// The one option table.
     pub mod table {
-        pub use crate::options::table::{
-            engine, lookup, opt, Kind, OptDef, Support, TimeUnit, OPTIONS,
-        };
+        pub use crate::defs::{opt, Kind, OptDef, Support, TimeUnit};
+        pub use crate::options::table::{engine, lookup, OPTIONS};
     }
 }
 
@@ -116,7 +121,11 @@ pub mod peak {
 pub mod present {
     /// `iobench report`.
     pub mod report {
-        pub use crate::present::report::main;
+        pub use crate::present::html::main;
+    }
+    /// `--metrics`: the endpoint's request parser (for the fuzz target).
+    pub mod metrics {
+        pub use crate::present::metrics::{head_end, parse_request};
     }
 }
 
@@ -135,7 +144,7 @@ pub mod run {
 
 /// `--server`.
 pub mod server {
-    pub use crate::server::serve;
+    pub use crate::server::{serve, take_client_bytes};
     /// The process a server starts for each job.
     pub mod job {
         pub use crate::server::job::child_main;
@@ -149,14 +158,15 @@ pub mod session {
 
 /// Statistics.
 pub mod stats {
-    pub use crate::stats::{JobStats, RunOutcome, StatsConfig};
+    pub use crate::job::reportopts::StatsConfig;
+    pub use crate::stats::{JobStats, RunOutcome};
     /// Reporting groups.
     pub mod group {
         pub use crate::stats::group::{summarize, GroupStats};
     }
     /// Latency histograms and percentile lists.
     pub mod hist {
-        pub use crate::stats::hist::PercentileList;
+        pub use crate::defs::percentiles::PercentileList;
     }
     /// Compressed logs.
     pub mod logzip {

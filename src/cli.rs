@@ -2,10 +2,12 @@
 //! `--opt=val`, `--opt val` or `-opt=val`, where `--name` starts a new job and options before
 //! the first `--name` are defaults for the jobs after them. Positional arguments are job files.
 
+use crate::defs::raw::{RawJob, RawOpt};
+use crate::defs::TimeUnit;
+use crate::error::Origin;
 use crate::error::ParseError;
+use crate::options;
 use crate::options::jobfile::{self, FileOptions};
-use crate::options::table::TimeUnit;
-use crate::options::{self, Origin, RawJob, RawOpt};
 
 /// The output formats of `--output-format` (comma-combined).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +84,7 @@ pub struct CliConfig {
     pub append_terse: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
-    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::live`).
+    /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::jsonlines`).
     pub live: Option<String>,
     /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
     pub metrics: Option<String>,
@@ -439,7 +441,8 @@ fn parse_u64(flag: &str, v: &str) -> Result<u64, ParseError> {
 /// milliseconds, refusing anything under `min_ms`.
 fn parse_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, ParseError> {
     const FORM: &str = "a time such as 1, 500ms or 2s";
-    let us = options::value::parse_time_us(v, TimeUnit::Sec).map_err(|e| bad(flag, v, &e, FORM))?;
+    let us =
+        crate::defs::value::parse_time_us(v, TimeUnit::Sec).map_err(|e| bad(flag, v, &e, FORM))?;
     let ms = us / 1000;
     if ms < min_ms.max(1) {
         return Err(bad(
@@ -508,7 +511,7 @@ fn apply_own_flag(
         "trigger" => cfg.trigger = Some(val.to_string()),
         "trigger-remote" => cfg.trigger_remote = Some(val.to_string()),
         "aux-path" => {
-            crate::verify::state::set_aux_path(val);
+            set_aux_path(val);
             cfg.aux_path = Some(val.to_string())
         }
         "daemonize" => cfg.daemonize = Some(val.to_string()),
@@ -606,6 +609,17 @@ pub fn own_flags_help() -> Vec<(String, &'static str)> {
 
 /// Parses the arguments after the program name.
 pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
+    parse_args_sent(args, &[], &jobfile::Includes::Any)
+}
+
+/// [`parse_args`] for a job a client sent to `--server`: `texts` (name, text) are job
+/// files held in memory, read after those `args` names, and `includes` says which files
+/// their `include` lines may read.
+pub fn parse_args_sent<S: AsRef<str>>(
+    args: &[S],
+    texts: &[(String, String)],
+    includes: &jobfile::Includes,
+) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
     // `--debug` takes effect before any option is read, as in fio.
     pre_debug(args);
@@ -664,7 +678,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
         // next argument as its value when none follows '='.
         if value.is_none() {
             if let Some(def) = options::lookup(&name) {
-                if !options::value::is_flag(def) {
+                if !options::check::is_flag(def) {
                     value = args.get(i).map(|s| s.as_ref().to_string());
                     i += 1;
                 }
@@ -698,7 +712,24 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
             _ => defaults.push(opt),
         }
     }
-    for (idx, path) in job_files.iter().enumerate() {
+    if *includes != jobfile::Includes::Any {
+        if let Some(f) = job_files.first() {
+            // A sent command line names no server-side file: job files travel as JOB.
+            return Err(ParseError::Io {
+                path: f.clone(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    "a client's command line may not name a file on the server \
+                     (send the job file itself, or --remote-config under --server-root)",
+                ),
+            });
+        }
+    }
+    let sources = job_files
+        .iter()
+        .map(|p| (p.as_str(), None))
+        .chain(texts.iter().map(|(n, t)| (n.as_str(), Some(t.as_str()))));
+    for (idx, (path, text)) in sources.enumerate() {
         let mut globals = defaults.clone();
         // As in fio, `--section` filters the first job file only, and each later file
         // starts with a stonewall.
@@ -710,8 +741,12 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<Invocation, ParseError> {
             },
             stonewall_first: idx > 0,
             allow_not_yet: inv.actions.showcmd,
+            includes: includes.clone(),
         };
-        let parsed = jobfile::parse_path(path, &mut globals, &opts)?;
+        let parsed = match text {
+            Some(t) => jobfile::parse_text(t, path, &mut globals, &opts)?,
+            None => jobfile::parse_path(path, &mut globals, &opts)?,
+        };
         inv.jobs.extend(parsed.jobs);
         inv.showcmd.push(parsed.showcmd);
     }
@@ -809,7 +844,7 @@ fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
     for job in jobs {
         let rw = job.get("rw");
         let word = rw.map_or("read", |o| {
-            options::value::choice_word(o.value.as_deref().unwrap_or("read"))
+            crate::defs::value::choice_word(o.value.as_deref().unwrap_or("read"))
         });
         if !matches!(word, "read" | "randread") {
             return Err(ParseError::Syntax {
@@ -851,4 +886,21 @@ fn check_wait_for(jobs: &[RawJob]) -> Result<(), ParseError> {
         });
     }
     Ok(())
+}
+
+/// `--aux-path`: where state files go instead of the current directory, as fio's
+/// `aux_path` (set once by the command line, before any job runs).
+static AUX_PATH: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+
+/// Sets `--aux-path` (the first call wins).
+pub fn set_aux_path(dir: &str) {
+    let _ = AUX_PATH.set(std::path::PathBuf::from(dir));
+}
+
+/// The directory state files are saved in and loaded from: `--aux-path`, or `.`.
+pub fn state_dir() -> std::path::PathBuf {
+    AUX_PATH
+        .get()
+        .cloned()
+        .unwrap_or_else(|| std::path::PathBuf::from("."))
 }

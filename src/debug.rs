@@ -523,57 +523,6 @@ pub fn run_ended(any_io: bool) {
     }
 }
 
-/// fio's name for how an option's value is read, as `--debug=parse` shows it.
-pub fn parse_type(def: &crate::options::OptDef) -> &'static str {
-    use crate::options::Kind;
-    match def.kind {
-        Kind::Str => "OPT_STR_STORE",
-        Kind::Choice(_) | Kind::Special => "OPT_STR",
-        Kind::Int { .. } | Kind::IntList { .. } => "OPT_INT",
-        Kind::Size | Kind::SizeList | Kind::RangeList => "OPT_ULL",
-        Kind::SizeOrPercent => "OPT_STR_VAL_ZONE",
-        Kind::Time(_) => "OPT_STR_VAL_TIME",
-        Kind::Bool => "OPT_BOOL",
-        Kind::Float | Kind::FloatList => "OPT_FLOAT_LIST",
-        Kind::Deprecated => "OPT_DEPRECATED",
-    }
-}
-
-/// `--debug=parse`'s lines for one option as it is handled.
-pub fn parse_option(def: &crate::options::OptDef, value: Option<&str>) {
-    if !on(Cat::Parse) {
-        return;
-    }
-    let v = value.unwrap_or("");
-    print(
-        Cat::Parse,
-        format_args!("handle_option={}, ptr={v}", def.name),
-    );
-    print(
-        Cat::Parse,
-        format_args!(
-            "__handle_option={}, type={}, ptr={v}",
-            def.name,
-            parse_type(def)
-        ),
-    );
-    use crate::options::Kind;
-    if matches!(def.kind, Kind::Size | Kind::SizeList | Kind::SizeOrPercent) {
-        let kb = crate::options::value::KbBase::Binary;
-        if let Ok(n) = crate::options::value::parse_size(v, kb) {
-            print(Cat::Parse, format_args!("  ret=0, out={n}"));
-        }
-    } else if matches!(def.kind, Kind::Int { .. }) {
-        if let Ok(n) = crate::options::value::parse_int(v) {
-            print(Cat::Parse, format_args!("  ret=0, out={n}"));
-        }
-    } else if let Kind::Time(unit) = def.kind {
-        if let Ok(n) = crate::options::value::parse_time_us(v, unit) {
-            print(Cat::Parse, format_args!("  ret=0, out={n}"));
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

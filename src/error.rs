@@ -1,8 +1,40 @@
 //! Error types, one per stage, so that each message names what the user got wrong
 //! (option, value, expected form, file and line) before any I/O starts.
 
-use crate::options::Origin;
+use std::fmt;
+use std::sync::Arc;
 use thiserror::Error;
+
+/// Where an option or section came from: a job file line, or the command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The job file's path as given; `None` for the command line.
+    pub file: Option<Arc<str>>,
+    /// 1-based line number in `file` (0 when unknown).
+    pub line: usize,
+}
+
+impl Origin {
+    pub fn command_line() -> Self {
+        Origin::default()
+    }
+    pub fn at(file: &Arc<str>, line: usize) -> Self {
+        Origin {
+            file: Some(file.clone()),
+            line,
+        }
+    }
+}
+
+/// Renders as a `file:line: ` prefix, or nothing for the command line.
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.file {
+            Some(file) => write!(f, "{}:{}: ", file, self.line),
+            None => Ok(()),
+        }
+    }
+}
 
 /// An error found while reading the command line or a job file.
 #[derive(Debug, Error)]
@@ -106,12 +138,8 @@ pub fn with_path(path: &str, e: std::io::Error) -> std::io::Error {
     )
 }
 
-/// The errno of `e`, looking inside a [`PathError`].
+/// The errno of `e`, looking inside [`PathError`]s (one may wrap another).
 pub fn os_errno(e: &std::io::Error) -> Option<i32> {
-    e.raw_os_error().or_else(|| {
-        e.get_ref()?
-            .downcast_ref::<PathError>()?
-            .source
-            .raw_os_error()
-    })
+    e.raw_os_error()
+        .or_else(|| os_errno(&e.get_ref()?.downcast_ref::<PathError>()?.source))
 }

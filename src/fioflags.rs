@@ -215,3 +215,15 @@ pub fn write_bandwidth_logs() -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// Runs a trigger command in a shell, as fio's `system` does (the server's
+/// `--trigger-remote`, the client's `--trigger`; `who` names the side in the error): its
+/// output goes where this process's goes; an empty command runs nothing.
+pub fn run_command(cmd: &str, who: &str) {
+    if cmd.is_empty() {
+        return;
+    }
+    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
+        eprintln!("iobench: {who}: failed executing {cmd} trigger: {e}");
+    }
+}

@@ -9,6 +9,7 @@
 
 pub(crate) mod affinity;
 pub mod api;
+pub(crate) mod blktrace;
 pub(crate) mod buffer;
 pub(crate) mod cli;
 pub(crate) mod client;
@@ -17,6 +18,7 @@ pub(crate) mod cluster;
 pub(crate) mod command;
 pub(crate) mod context;
 pub(crate) mod debug;
+pub(crate) mod defs;
 pub(crate) mod engine;
 pub(crate) mod error;
 pub(crate) mod fioflags;

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),
-        Command::Mpi(a) => ExitCode::from(cluster::main(&a)),
+        Command::Mpi(a) => ExitCode::from(cluster::main(&a, command::help_text)),
         Command::Version => print(&format!("{}\n", iobench::api::report::VERSION)),
         Command::Help => print(&command::help_text()),
         Command::DebugList => print(&iobench::api::debug::list_text()),

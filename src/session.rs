@@ -8,8 +8,8 @@
 //! and MPI ranks refuse the same jobs with the same message, and none starts I/O first.
 
 use crate::cli::{CliConfig, Invocation};
+use crate::defs::raw::RawJob;
 use crate::job::Job;
-use crate::options::RawJob;
 use crate::report::json::Value;
 use crate::stats::group::{summarize, RunSummary};
 use crate::stats::RunOutcome;
@@ -280,7 +280,7 @@ impl Hooks for PlainReport {
     }
 
     fn after_run(&mut self, _p: &Prepared, outcome: &RunOutcome) {
-        crate::run::live::finish(outcome);
+        crate::run::interim::finish(outcome);
         print_act_table(outcome);
     }
 }
@@ -295,8 +295,14 @@ pub fn run_reported(p: &Prepared) -> Result<Ran, String> {
         r.finish(&f.config, &f.jobs, &f.summary)
             .map_err(|e| format!("output: {e}"))?;
     }
+    // A `--live` line that could not be written fails the run, after its report.
+    let code = if crate::present::jsonlines::take_failure() {
+        f.code.max(1)
+    } else {
+        f.code
+    };
     Ok(Ran {
-        code: f.code,
+        code,
         outcome: f.outcome,
     })
 }

@@ -547,3 +547,135 @@ fn ranks_refuse_what_a_plain_run_refuses() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Ranks that would run different jobs are refused before the first barrier, with a
+/// message naming the rank: phases taken from the rank's environment (which deadlocked
+/// at the barriers) and different command lines (which were replaced by rank 0's).
+#[test]
+fn ranks_that_disagree_are_refused_naming_the_rank() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("disagree");
+    std::fs::write(
+        d.join("s.fio"),
+        "[w]\nrw=write\nsize=64k\nfilename=f\n\
+         [r]\nrw=read\nsize=64k\nfilename=f\nstonewall=${OMPI_COMM_WORLD_RANK}\n",
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    let (code, _out, err) = run(2, &["timeout", "60"], &d, &["s.fio"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("the MPI ranks disagree: rank 1 would run other phases than rank 0"),
+        "{err}"
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(50),
+        "a deadlock"
+    );
+    // Two command lines (mpirun's MPMD form): each rank its own job file.
+    std::fs::write(d.join("a.fio"), "[w]\nrw=write\nsize=64k\nfilename=f\n").unwrap();
+    std::fs::write(d.join("b.fio"), "[w]\nrw=read\nsize=64k\nfilename=f\n").unwrap();
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let o = Command::new(mpirun().unwrap())
+        .args([
+            "--oversubscribe",
+            "-np",
+            "1",
+            bin,
+            "a.fio",
+            ":",
+            "-np",
+            "1",
+            bin,
+            "b.fio",
+        ])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("rank 1 was started with other arguments"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A rank killed mid-run (mpirun then stops the others) still leaves rank 0's results in
+/// its `--output`, with an error that says the report is rank 0's alone.
+#[test]
+fn a_dead_rank_still_leaves_rank_0s_report() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("dead");
+    std::fs::write(
+        d.join("t.fio"),
+        "[w]\nrw=write\nsize=1m\nfilename=f\ntime_based\nruntime=20s\nioengine=psync\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let child = Command::new(mpirun().unwrap())
+        .args(["--oversubscribe", "-np", "2", bin])
+        .args(["--output=out.json", "--output-format=json", "t.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mpirun_pid = child.id();
+    // The ranks are mpirun's children; rank 1 is the one with OMPI_COMM_WORLD_RANK=1.
+    let rank1 = || -> Option<i32> {
+        let kids =
+            std::fs::read_to_string(format!("/proc/{mpirun_pid}/task/{mpirun_pid}/children"))
+                .ok()?;
+        kids.split_whitespace().find_map(|p| {
+            let env = std::fs::read(format!("/proc/{p}/environ")).ok()?;
+            env.split(|&b| b == 0)
+                .any(|v| v == b"OMPI_COMM_WORLD_RANK=1")
+                .then(|| p.parse().ok())?
+        })
+    };
+    let t0 = std::time::Instant::now();
+    let pid = loop {
+        if let Some(p) = rank1() {
+            break p;
+        }
+        assert!(t0.elapsed().as_secs() < 20, "rank 1 never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kills a process of this test's mpirun.
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let o = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            // SAFETY: our own child.
+            unsafe { libc::kill(mpirun_pid as i32, libc::SIGKILL) };
+            panic!("mpirun hung after a rank died");
+        }
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("the report holds rank 0's results only"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(d.join("out.json")).unwrap();
+    let v = json_of(&text);
+    assert_eq!(v["client_stats"][0]["jobname"], "w", "{text}");
+    assert!(v["client_stats"][0]["write"]["io_bytes"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -52,6 +52,19 @@ fn server(kind: Kind, cwd: &Path) -> Server {
     server_on(kind, free_port(), cwd)
 }
 
+/// [`server`] with iobench's operator flags `iobench_flags` (fio's server takes none):
+/// `--allow-exec` for a client's trigger commands, `--server-root` for `--remote-config`
+/// (docs/security.md).
+fn server_allowing(kind: Kind, cwd: &Path, iobench_flags: &[&str]) -> Server {
+    let port = free_port();
+    let mut c = kind.cmd();
+    c.arg(format!("--server=,{port}")).current_dir(cwd);
+    if kind == Iobench {
+        c.args(iobench_flags);
+    }
+    Server::start(c, port)
+}
+
 /// Runs `run` against a fio server, then against an iobench server (both working in
 /// `dir`): (what fio's server gave, what iobench's gave).
 fn on_both_servers<T>(dir: &Path, run: impl Fn(u16) -> T) -> (T, T) {
@@ -941,7 +954,8 @@ fn remote_config_runs_the_servers_own_job_file() {
         ]
     };
     let job = job.display().to_string();
-    let si = server(Iobench, &dir);
+    let root = format!("--server-root={}", dir.display());
+    let si = server_allowing(Iobench, &dir, &[&root]);
     let mut runs = vec![client(Iobench, &remote(si.port, &job), &dir)];
     if fio().is_some() {
         let sf = server(Fio, &dir);
@@ -1358,7 +1372,7 @@ fn triggered(who: Kind, server_kind: Kind) -> Triggered {
         scratch(&format!("cs_trig_s_{tag}")),
     );
     let job = trigger_jobs(&cdir, &sdir);
-    let s = server(server_kind, &sdir);
+    let s = server_allowing(server_kind, &sdir, &["--allow-exec"]);
     let aux = cdir.join("aux");
     std::fs::create_dir_all(&aux).unwrap();
     let aux_flag = format!("--aux-path={}", aux.display());
@@ -1496,7 +1510,7 @@ fn a_server_the_trigger_takes_down_does_not_fail_the_run() {
             scratch(&format!("cs_trig_down_s_{kind:?}")),
         );
         let job = trigger_jobs(&cdir, &sdir);
-        let s = server(kind, &sdir);
+        let s = server_allowing(kind, &sdir, &["--allow-exec"]);
         let args = to(
             s.port,
             &["--trigger-timeout=1", "--trigger-remote=kill -9 $PPID"],

@@ -910,3 +910,252 @@ fn i26_a_closed_stdout_fails_before_the_run() {
     let o = run_for(c, 30);
     assert!(o.status.success(), "{}", err(&o));
 }
+
+// ---- issue 26, items 10 and 11: no hang on any peer; smaller defects ----
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A TCP listener on loopback that accepts and never says a word, for `secs` seconds;
+/// returns its port and the thread holding it.
+fn silent_server(secs: u64) -> (u16, std::thread::JoinHandle<()>) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    l.set_nonblocking(true).unwrap();
+    let h = std::thread::spawn(move || {
+        let end = Instant::now() + Duration::from_secs(secs);
+        let mut held = Vec::new();
+        while Instant::now() < end {
+            if let Ok((s, _)) = l.accept() {
+                held.push(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    (port, h)
+}
+
+#[test]
+fn i26_fifo_outputs_without_a_reader_fail_at_once() {
+    let dir = scratch("i26_fifo_out");
+    let fifo = dir.join("fifo");
+    mkfifo(&fifo);
+    let f = dir.join("f");
+    let job = [
+        "--name=x".to_string(),
+        "--ioengine=psync".to_string(),
+        "--size=64k".to_string(),
+        format!("--filename={}", f.display()),
+    ];
+    for opt in ["--output", "--live"] {
+        let mut c = iobench();
+        c.args(&job).arg(format!("{opt}={}", fifo.display()));
+        let t = Instant::now();
+        let o = run_for(c, 30);
+        assert_clean_failure(&o, opt);
+        assert!(err(&o).contains("no reader"), "{opt}: {}", err(&o));
+        assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    }
+}
+
+#[test]
+fn i26_report_and_compare_refuse_a_fifo_input() {
+    let dir = scratch("i26_fifo_in");
+    let fifo = dir.join("r.json");
+    mkfifo(&fifo);
+    let fs = fifo.to_str().unwrap();
+    let html = dir.join("r.html");
+    for args in [
+        vec!["report", fs, "-o", html.to_str().unwrap()],
+        vec!["compare", fs, fs],
+    ] {
+        let o = ib(&args);
+        assert_clean_failure(&o, args[0]);
+        assert!(err(&o).contains("not a regular file"), "{}", err(&o));
+    }
+}
+
+#[test]
+fn i26_an_empty_result_is_refused() {
+    let dir = scratch("i26_empty_result");
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    let nojobs = dir.join("nojobs.json");
+    std::fs::write(&nojobs, "{\"fio version\" : \"fio-3.33\", \"jobs\" : []}\n").unwrap();
+    let html = dir.join("r.html");
+    for input in [&empty, &nojobs] {
+        let i = input.to_str().unwrap();
+        let o = ib(&["report", i, "-o", html.to_str().unwrap()]);
+        assert_clean_failure(&o, i);
+        assert!(err(&o).contains(i), "{}", err(&o));
+        let o = ib(&["compare", i, i]);
+        assert_clean_failure(&o, i);
+        assert!(err(&o).contains(i), "{}", err(&o));
+    }
+}
+
+#[test]
+fn i26_live_write_errors_fail_the_run_after_its_report() {
+    let dir = scratch("i26_live_full");
+    let f = dir.join("f");
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=psync",
+        "--size=64k",
+        &format!("--filename={}", f.display()),
+        "--live=/dev/full",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "--live=/dev/full");
+    assert!(err(&o).contains("--live"), "{}", err(&o));
+    // The run's report is still printed.
+    assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
+}
+
+#[test]
+fn i26_peak_into_a_closed_pipe_does_not_panic() {
+    let dir = scratch("i26_peak_pipe");
+    let f = dir.join("f");
+    patterned(&f, 1 << 20);
+    let bin = format!("{:?}", iobench().get_program());
+    let mut c = Command::new("bash");
+    c.arg("-c").arg(format!(
+        "{bin} peak -r2 -p0 -d1 -s1 -c1 {} 2>{}/err | head -c 1 >/dev/null; exit ${{PIPESTATUS[0]}}",
+        f.display(),
+        dir.display()
+    ));
+    let o = run_for(c, 30);
+    let e = std::fs::read_to_string(dir.join("err")).unwrap();
+    assert!(!e.contains("panicked"), "{e}");
+    assert_ne!(o.status.code(), Some(101), "{e}");
+}
+
+#[test]
+fn i26_a_big_log_makes_a_small_report_with_its_spikes() {
+    let dir = scratch("i26_big_log");
+    let log = dir.join("x_bw.1.log");
+    let mut text = String::new();
+    for i in 0..200_000u64 {
+        let v = if i == 123_457 {
+            99_999_999
+        } else {
+            1000 + i % 17
+        };
+        text.push_str(&format!("{}, {v}, 0, 4096, 0\n", i * 10));
+    }
+    std::fs::write(&log, text).unwrap();
+    let html = dir.join("r.html");
+    let o = ib(&[
+        "report",
+        log.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.len() < 2_000_000, "{} bytes", h.len());
+    assert!(h.contains("downsampled"), "the chart says so");
+    // The spike survives: the chart's scale reaches it.
+    assert!(h.contains("99999999") || h.contains("100.0M") || h.contains("1e8"));
+}
+
+#[test]
+fn i26_a_silent_nbd_server_times_out_with_one_errno() {
+    let (port, _h) = silent_server(30);
+    let o = ib(&[
+        "--name=n",
+        "--ioengine=nbd",
+        &format!("--uri=nbd://127.0.0.1:{port}"),
+        "--rw=read",
+        "--size=1m",
+        "--io_timeout=2s",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "silent nbd");
+    let e = err(&o);
+    assert!(
+        e.contains("handshake") && e.contains(&port.to_string()),
+        "{e}"
+    );
+    assert!(e.contains("os error 110"), "{e}");
+    assert_eq!(json(&o)["jobs"][0]["error"], 110, "{}", out(&o));
+}
+
+#[test]
+fn i26_a_silent_server_does_not_hang_the_client() {
+    let dir = scratch("i26_silent_server");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, "[x]\nioengine=null\nsize=1m\n").unwrap();
+    let (port, _h) = silent_server(60);
+    let t = Instant::now();
+    let o = ib(&[&format!("--client=127.0.0.1,{port}"), job.to_str().unwrap()]);
+    assert_clean_failure(&o, "silent server");
+    assert!(err(&o).contains("127.0.0.1"), "{}", err(&o));
+    assert!(err(&o).contains("timeout"), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}
+
+/// The pids of `pid`'s children.
+fn children(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[test]
+fn i26_a_stopped_worker_ends_the_run_after_io_timeout() {
+    let dir = scratch("i26_stopped_worker");
+    let f = dir.join("f");
+    let mut c = iobench();
+    c.args([
+        "--name=x",
+        "--ioengine=psync",
+        "--size=1m",
+        "--time_based",
+        "--runtime=60s",
+        "--io_timeout=2s",
+        "--output-format=json",
+    ])
+    .arg(format!("--filename={}", f.display()))
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    let worker = loop {
+        if let Some(&w) = children(pid).first() {
+            break w;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "no worker process");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: stopping our own child's child, still alive (its parent waits for it).
+    unsafe { libc::kill(worker, libc::SIGSTOP) };
+    let t = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let o = match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            // SAFETY: our own processes.
+            unsafe {
+                libc::kill(worker, libc::SIGKILL);
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+            panic!("the run hung on a stopped worker");
+        }
+    };
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    assert_clean_failure(&o, "stopped worker");
+    assert!(err(&o).contains("no progress"), "{}", err(&o));
+    assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
+}

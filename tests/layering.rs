@@ -2,25 +2,35 @@
 //! the tiers below it, never one above. The compiler does not keep this inside one crate,
 //! so this test does: it reads every source file under `src/`, finds the `crate::…` paths
 //! it names (outside comments and its `#[cfg(test)]` module) and fails on any that reaches
-//! up. A new top-level module must be given a tier here.
+//! up, and on any cycle between top-level modules (inside a tier as well). A new
+//! top-level module must be given a tier here.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The tiers, lowest first. Within a tier modules may use each other (the engines declare
-/// options and read them with `job::reader`, the job resolves the engines' options: one
-/// stage that defines a job and how its I/O is made).
+/// The tiers, lowest first. Within a tier modules may use each other, but never in a
+/// cycle (see `no_cycle_between_top_level_modules`): the tiers say which way a use may go,
+/// the cycle check that the modules of one tier still point one way.
 const TIERS: &[(&str, &[&str])] = &[
     (
         "base",
-        &["affinity", "clock", "flags", "num", "osstr", "shm", "stop"],
-    ),
-    (
-        "define",
         &[
-            "error", "debug", "options", "cli", "job", "engine", "gen", "buffer", "verify",
-            "iolog", "stats", "fioproto",
+            "affinity", "blktrace", "clock", "debug", "error", "flags", "num", "osstr", "shm",
+            "stop",
         ],
+    ),
+    // Option definitions and value syntax, Ddir, the typed Reader.
+    ("defs", &["defs"]),
+    // One file per engine: flags, its own option rows, typed options, constructor.
+    ("engines", &["engine"]),
+    // The assembled option table, help, job files, make_opt; the command line.
+    ("catalog", &["options", "cli"]),
+    // Job and every *Opts type.
+    ("job", &["job"]),
+    // Read Job, never run or report.
+    (
+        "core",
+        &["stats", "buffer", "iolog", "gen", "verify", "fioproto"],
     ),
     ("run", &["run", "fioflags"]),
     ("report", &["report", "context"]),
@@ -142,6 +152,96 @@ fn upward_uses(src: &Path) -> Vec<String> {
         }
     }
     bad
+}
+
+/// The graph of top-level modules: each module and the modules it names.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for f in &files {
+        let module = module_of(src, f);
+        if module == "lib" || module == "main" {
+            continue;
+        }
+        let code = code_of(&std::fs::read_to_string(f).expect("read source"));
+        let uses = graph.entry(module.clone()).or_default();
+        for named in named_modules(&code) {
+            // `crate::dprint!` is a macro at the crate root, not a module.
+            if named != module && named != "dprint" {
+                uses.insert(named);
+            }
+        }
+    }
+    graph
+}
+
+/// The cycles of `graph`, each as the path that closes it (`a -> b -> a`), one per
+/// strongly connected group of modules.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    // A depth-first search from each module; a use that reaches a module still on the
+    // path closes a cycle. Each module's group is reported once.
+    fn visit<'a>(
+        m: &'a str,
+        graph: &'a BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+        found: &mut Vec<Vec<&'a str>>,
+    ) {
+        if let Some(i) = path.iter().position(|p| *p == m) {
+            found.push(path[i..].iter().copied().chain([m]).collect());
+            return;
+        }
+        if done.contains(m) {
+            return;
+        }
+        path.push(m);
+        for next in graph.get(m).into_iter().flatten() {
+            visit(next, graph, path, done, found);
+        }
+        path.pop();
+        done.insert(m);
+    }
+    let mut found = Vec::new();
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        visit(m, graph, &mut Vec::new(), &mut done, &mut found);
+    }
+    let mut seen: BTreeSet<BTreeSet<&str>> = BTreeSet::new();
+    found
+        .into_iter()
+        .filter(|c| seen.insert(c.iter().copied().collect()))
+        .map(|c| c.join(" -> "))
+        .collect()
+}
+
+#[test]
+fn no_cycle_between_top_level_modules() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = cycles(&module_graph(&src));
+    assert!(
+        found.is_empty(),
+        "top-level modules use each other in a cycle (move the shared piece down):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn a_cycle_is_reported() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", &["b"][..]),
+        ("b", &["c"][..]),
+        ("c", &["a", "d"][..]),
+        ("d", &[][..]),
+    ]
+    .iter()
+    .map(|(m, uses)| (m.to_string(), uses.iter().map(|u| u.to_string()).collect()))
+    .collect();
+    assert_eq!(cycles(&graph), ["a -> b -> c -> a"]);
+    let mut acyclic = graph.clone();
+    acyclic.get_mut("c").unwrap().remove("a");
+    assert!(cycles(&acyclic).is_empty());
 }
 
 #[test]

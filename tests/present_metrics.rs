@@ -64,6 +64,8 @@ fn start_run(port: u16, secs: u32) -> Reaped {
     ])
     .arg(format!("--runtime={secs}"))
     .arg(format!("--metrics=127.0.0.1:{port}"))
+    // These runs need no final scrape (the_endpoint_is_a_small_http_server waits for one).
+    .env("IOBENCH_METRICS_LINGER", "0")
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     Reaped(cmd.spawn().unwrap())
@@ -265,4 +267,98 @@ fn a_real_prometheus_scrapes_it() {
         .parse()
         .unwrap();
     assert!(hist_count > 0.0 && hist_count <= final_ios);
+}
+
+/// Sends `req` raw and reads the whole answer (until the server closes).
+fn raw(port: u16, req: &[u8]) -> String {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = s.write_all(req);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn the_endpoint_is_a_small_http_server() {
+    use std::io::BufRead;
+    let mut cmd = iobench();
+    cmd.args([
+        "--name=m",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=1g",
+        "--time_based",
+        "--runtime=3",
+        "--rate_iops=5000",
+        "--output-format=json",
+        "--metrics=127.0.0.1:0",
+    ])
+    .env("IOBENCH_METRICS_LINGER", "20")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = Reaped(cmd.spawn().unwrap());
+    // The port the kernel picked, printed once on stderr.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.0.stderr.take().unwrap();
+    let lines = std::thread::spawn(move || {
+        let mut all = Vec::new();
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            if let Some(a) = l
+                .strip_prefix("iobench: metrics on http://")
+                .and_then(|r| r.strip_suffix("/metrics"))
+            {
+                let _ = tx.send(a.rsplit(':').next().unwrap().parse::<u16>().unwrap());
+            }
+            all.push(l);
+        }
+        all
+    });
+    let port = rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the bound port is printed on stderr");
+    // A client sending its request a byte every 2 s holds no one up.
+    let slow = std::thread::spawn(move || {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        for b in b"GET /metr" {
+            if s.write_all(&[*b]).is_err() {
+                break;
+            }
+            std::thread::sleep(Duration::from_secs(2));
+        }
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    let a = http_get(port, "/metrics?x=1").expect("a scrape with a query string");
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+    assert_eq!(value(&a, "iobench_up"), Some(1.0), "{a}");
+    // HEAD: the headers, no body.
+    let h = raw(port, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(h.starts_with("HTTP/1.1 200"), "{h}");
+    assert!(h.ends_with("\r\n\r\n"), "no body after HEAD: {h}");
+    // A huge header is cut short, not buffered.
+    let mut big = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
+    big.extend(std::iter::repeat_n(b'a', 1 << 20));
+    let r = raw(port, &big);
+    assert!(r.starts_with("HTTP/1.1 431"), "{}", &r[..r.len().min(200)]);
+    // After the run: the final values, still served.
+    let t0 = Instant::now();
+    let last = loop {
+        let t = http_get(port, "/metrics").unwrap_or_default();
+        if value(&t, "iobench_up") == Some(0.0) {
+            break t;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(15),
+            "no final values: {t}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let series = "iobench_io_total{job=\"m\",group=\"0\",dir=\"read\"}";
+    assert!(value(&last, series).unwrap() > 0.0, "{last}");
+    assert!(child.0.wait().unwrap().success());
+    let lines = lines.join().unwrap();
+    let printed = lines.iter().filter(|l| l.contains("metrics on")).count();
+    assert_eq!(printed, 1, "{lines:?}");
+    let _ = slow.join();
 }

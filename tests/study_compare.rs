@@ -251,3 +251,214 @@ fn bad_input_is_refused() {
         assert!(err.contains(want), "{args:?}: want {want} in {err}");
     }
 }
+
+/// `compare --tool fio`: the first side runs with the real fio, the second with iobench, in
+/// turn; the verdict table labels the sides by tool and its numbers come from the kept runs.
+#[test]
+fn tool_fio_runs_the_first_side_and_gives_verdicts() {
+    if fio().is_none() {
+        return;
+    }
+    let dir = scratch("compare_tool");
+    let keep = dir.join("runs");
+    let export = dir.join("cmp.json");
+    let data = dir.join("data");
+    let job: Vec<String> = [
+        "--name=t",
+        "--ioengine=psync",
+        "--rw=read",
+        "--bs=4k",
+        "--size=4m",
+        "--runtime=300ms",
+        "--time_based",
+        // An output option of the user's is replaced by compare's own.
+        "--output-format=normal",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--filename={}", data.display())])
+    .collect();
+    let mut cmd = iobench();
+    cmd.args(["compare", "--tool", "fio", "--repeat", "2", "-o"])
+        .arg(&keep)
+        .arg("--export-json")
+        .arg(&export)
+        .arg("--")
+        .args(&job)
+        .arg("--")
+        .args(&job);
+    let o = run_ok(cmd);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    let order: Vec<&str> = err.lines().filter(|l| l.starts_with("compare: ")).collect();
+    assert_eq!(
+        order[..4],
+        [
+            "compare: fio 3.33 run 1/2",
+            "compare: iobench run 1/2",
+            "compare: fio 3.33 run 2/2",
+            "compare: iobench run 2/2"
+        ],
+        "{err}"
+    );
+    // The first side's runs are fio's own JSON+.
+    let f = read_json(&keep.join("fio_3.33-run1.json"));
+    assert_eq!(f["fio version"], "fio-3.33");
+    assert!(f["jobs"][0]["read"]["clat_ns"]["bins"].is_object(), "JSON+");
+    let i = read_json(&keep.join("iobench-run1.json"));
+    assert!(i["fio version"].as_str().unwrap().starts_with("iobench-"));
+    // The verdict table: both labels in its header, a row per default metric.
+    let header = out
+        .lines()
+        .find(|l| l.contains("verdict"))
+        .unwrap_or_else(|| panic!("no verdict table: {out}"));
+    assert!(
+        header.contains("fio 3.33") && header.contains("iobench"),
+        "{header}"
+    );
+    for unit in ["IOPS", "MiB/s", "p50 us", "p99 us"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("t ") && l.contains(unit) && l.contains('%')),
+            "no {unit} verdict row: {out}"
+        );
+    }
+    // Each verdict row's difference and p-value come from the kept files.
+    let cmp = read_json(&export);
+    assert_eq!(cmp["tool"]["version"], "fio-3.33");
+    let iops = |side: &str| -> Vec<f64> {
+        (1..=2)
+            .map(|r| {
+                read_json(&keep.join(format!("{side}-run{r}.json")))["jobs"][0]["read"]["iops"]
+                    .as_f64()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let (a, b) = (iops("fio_3.33"), iops("iobench"));
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    let rel = cmp["relative"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "iops")
+        .unwrap();
+    assert_eq!(rel["side"], "iobench");
+    assert_eq!(rel["baseline"], "fio 3.33");
+    let want = (mean(&b) / mean(&a) - 1.0) * 100.0;
+    assert!(
+        (rel["diff_pct"].as_f64().unwrap() - want).abs() < 1e-6,
+        "{rel}"
+    );
+    let p = rel["p_value"].as_f64();
+    let verdict = rel["verdict"].as_str().unwrap();
+    match p {
+        Some(p) if p < 0.05 => assert_eq!(verdict, "differs"),
+        Some(_) => assert_eq!(verdict, "equal within noise"),
+        None => {}
+    }
+}
+
+#[test]
+fn tool_errors_are_clear() {
+    let job = ["--name=a", "--ioengine=null", "--size=1m"];
+    let cases: &[(&[&str], &str)] = &[
+        (&["--tool", "/nonexistent/fio"], "/nonexistent/fio"),
+        (&["--tool", "no-such-fio-binary"], "not found in PATH"),
+        (&["--tool", "false"], "not fio-compatible"),
+        (&["--tool", "true"], "not fio-compatible"),
+    ];
+    for (args, want) in cases {
+        let mut cmd = iobench();
+        cmd.arg("compare").args(*args).arg("--").args(job);
+        let o = run(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: want {want} in {err}");
+    }
+    if fio().is_none() {
+        return;
+    }
+    // An iobench-only option on the side fio would run is refused before anything runs.
+    for extra in ["--io_timeout=5s", "--env"] {
+        let mut cmd = iobench();
+        cmd.args(["compare", "--tool", "fio", "--"])
+            .args(job)
+            .arg(extra);
+        let o = run(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{extra}: {err}");
+        assert!(
+            err.contains("only fio's own options") && !err.contains("compare: fio 3.33 run"),
+            "{extra}: {err}"
+        );
+    }
+}
+
+/// A result file whose read direction says `read` (the rest of fio's keys filled in).
+fn result_text(error: u32, read: &str) -> String {
+    format!(
+        r#"{{"fio version":"fio-3.33","jobs":[{{"jobname":"x","groupid":0,"error":{error},
+  "read":{{{read}"io_bytes":{io},"bw_bytes":{bw},"runtime":1000,"total_ios":{n},
+    "lat_ns":{{"min":100,"max":900,"mean":250.0}},
+    "clat_ns":{{"percentile":{{"50.000000":200,"99.000000":800}}}}}}}}]}}"#,
+        io = if error == 0 { 4096000 } else { 0 },
+        bw = if error == 0 { 4096000 } else { 0 },
+        n = if error == 0 { 1000 } else { 0 },
+    )
+}
+
+/// A failed side, missing keys, non-numbers and negative numbers in result files are
+/// errors naming the file and the key, never a silent 0 or a dropped side.
+#[test]
+fn bad_result_files_are_errors_naming_file_and_key() {
+    let dir = scratch("compare_bad_results");
+    let good = dir.join("good.json");
+    std::fs::write(&good, result_text(0, r#""iops":1000.0,"#)).unwrap();
+    let cases = [
+        ("failed.json", result_text(13, r#""iops":0.0,"#), "error 13"),
+        ("missing.json", result_text(0, ""), "read.iops: missing"),
+        (
+            "fast.json",
+            result_text(0, r#""iops":"fast","#),
+            "read.iops: expected a number",
+        ),
+        (
+            "negative.json",
+            result_text(0, r#""iops":-1000.0,"#),
+            "read.iops: -1000",
+        ),
+    ];
+    for (name, text, want) in cases {
+        let bad = dir.join(name);
+        std::fs::write(&bad, text).unwrap();
+        for args in [vec!["--fail-if-slower", "5%"], vec![]] {
+            let mut cmd = iobench();
+            cmd.arg("compare").args(&args).arg(&good).arg(&bad);
+            let o = run(cmd);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(1), "{name} {args:?}: {err}");
+            assert!(
+                err.contains(name) && err.contains(want),
+                "{name}: want the file and {want} in {err}"
+            );
+        }
+    }
+    // A side that measured nothing (no error, no I/O) cannot pass a gate either.
+    let idle = dir.join("idle.json");
+    std::fs::write(
+        &idle,
+        r#"{"jobs":[{"jobname":"x","error":0,"read":{"io_bytes":0,"total_ios":0}}]}"#,
+    )
+    .unwrap();
+    let mut cmd = iobench();
+    cmd.args(["compare", "--fail-if-slower", "5%"])
+        .arg(&good)
+        .arg(&idle);
+    let o = run(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("idle.json measured nothing"), "{err}");
+}

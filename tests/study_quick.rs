@@ -524,3 +524,30 @@ fn a_session_run_reports_as_a_plain_run_of_the_same_job() {
         plain["jobs"][0]["job options"]
     );
 }
+
+/// A hang-up (the terminal closed) stops the run and still removes the test file, as
+/// SIGINT and SIGTERM do.
+#[test]
+fn a_hangup_still_removes_the_test_file() {
+    let dir = scratch("quick_hup");
+    let mut cmd = iobench();
+    cmd.arg("quick")
+        .args(["--preset", "demo", "--size", "8m", "--duration", "30s"])
+        .args(["--no-drop-caches", "--output-format=json"])
+        .arg(&dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = cmd.spawn().unwrap();
+    // Wait for the test file, then for the run to be under way.
+    let t0 = std::time::Instant::now();
+    while std::fs::read_dir(&dir).unwrap().count() == 0 {
+        assert!(t0.elapsed().as_secs() < 20, "no test file appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: the child is ours and not yet reaped.
+    unsafe { libc::kill(child.id() as i32, libc::SIGHUP) };
+    let _ = common::wait_for(child, 20);
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -309,3 +309,42 @@ fn each_point_gets_its_own_live_board() {
         );
     }
 }
+
+/// Axis values that differ only in punctuation are different points with their own files
+/// and their own numbers (they once mapped to one file, and its numbers were shown thrice).
+#[test]
+fn values_differing_in_punctuation_get_their_own_files() {
+    let dir = scratch("sweep_punct");
+    let out = dir.join("res");
+    let mut cmd = iobench();
+    cmd.args(["sweep", "--axis", "description=x y,x/y,x:y", "-o"])
+        .arg(&out)
+        .arg("--")
+        .args([
+            "--name=p",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1m",
+        ]);
+    run_ok(cmd);
+    let index = read_json(&out.join("index.json"));
+    let files: Vec<String> = index["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["file"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(files.len(), 3);
+    let mut uniq = files.clone();
+    uniq.sort();
+    uniq.dedup();
+    assert_eq!(uniq.len(), 3, "one file per point: {files:?}");
+    for (f, want) in files.iter().zip(["x y", "x/y", "x:y"]) {
+        let doc = read_json(&out.join(f));
+        assert_eq!(
+            doc["jobs"][0]["job options"]["description"], want,
+            "{f} holds its own point's run"
+        );
+    }
+}

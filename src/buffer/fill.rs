@@ -1,7 +1,7 @@
 //! Filling write buffers: fio's seeded random fill (four 64-bit lanes, each advanced by a
 //! multiply), compressible fills, dedupe seed choice and the per-write scramble.
 
-use super::{BufferOpts, DedupeMode};
+use crate::job::buffers::{BufferOpts, DedupeMode};
 
 const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
 const PRIMES: [u64; 4] = [1, 2, 3, 5];
@@ -38,7 +38,7 @@ pub fn fill_compressible(buf: &mut [u8], seed: u64, pct: u32, segment: usize, pa
         } else {
             let n = pattern.len().min(b.len());
             b[..n].copy_from_slice(&pattern[..n]);
-            crate::verify::pattern::spread(b, pattern.len());
+            crate::defs::datapattern::spread(b, pattern.len());
         }
     };
     if pct >= 100 {

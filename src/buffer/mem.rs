@@ -3,76 +3,9 @@
 //! `iomem_align` bytes past a page boundary as fio places them. Allocated once per job
 //! clone, before any I/O; nothing here runs per I/O.
 
-use crate::error::JobError;
-use crate::job::reader::Reader;
+use crate::job::buffers::{MemKind, MemOpts};
 use std::io;
 use std::path::PathBuf;
-
-/// The `iomem` kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MemKind {
-    #[default]
-    Malloc,
-    Shm,
-    ShmHuge,
-    Mmap,
-    MmapHuge,
-    MmapShared,
-}
-
-/// The resolved memory options of a job.
-#[derive(Debug, Clone, Default)]
-pub struct MemOpts {
-    pub kind: MemKind,
-    /// `mmap:FILE`, `mmaphuge:FILE`, `mmapshared:FILE`: map this file instead of anonymous
-    /// memory (for mmaphuge, a file on hugetlbfs).
-    pub file: Option<PathBuf>,
-    /// `iomem_align`: the buffers start this many bytes past a page boundary.
-    pub align: usize,
-    /// `hugepage-size`: huge-page allocations are rounded up to this.
-    pub hugepage: usize,
-}
-
-impl MemOpts {
-    /// Reads `iomem`/`mem`, `iomem_align` and `hugepage-size`.
-    pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let v = r.text("mem").unwrap_or_else(|| "malloc".into());
-        let (word, file) = match v.split_once(':') {
-            Some((w, f)) => (w.trim(), Some(f.trim())),
-            None => (v.trim(), None),
-        };
-        let kind = match word {
-            "malloc" => MemKind::Malloc,
-            "shm" => MemKind::Shm,
-            "shmhuge" => MemKind::ShmHuge,
-            "mmap" => MemKind::Mmap,
-            "mmaphuge" => MemKind::MmapHuge,
-            "mmapshared" => MemKind::MmapShared,
-            _ => {
-                return Err(r.invalid(
-                    "mem",
-                    format!("'{v}' is not one of malloc, shm, shmhuge, mmap, mmaphuge, mmapshared"),
-                ))
-            }
-        };
-        let file = match (kind, file) {
-            (MemKind::Mmap | MemKind::MmapHuge | MemKind::MmapShared, Some(f)) if !f.is_empty() => {
-                Some(PathBuf::from(f))
-            }
-            _ => None,
-        };
-        let hugepage = r.int("hugepage-size")?.unwrap_or(2 << 20).max(0) as usize;
-        if matches!(kind, MemKind::ShmHuge | MemKind::MmapHuge) && !hugepage.is_power_of_two() {
-            return Err(r.invalid("hugepage-size", format!("{hugepage} is not a power of two")));
-        }
-        Ok(MemOpts {
-            kind,
-            file,
-            align: r.int("iomem_align")?.unwrap_or(0).max(0) as usize,
-            hugepage,
-        })
-    }
-}
 
 const PAGE: usize = 4096;
 

@@ -8,8 +8,8 @@
 //! are the client's own, as in fio (see [`super::trigger`]).
 
 use crate::cli::OutputFormat;
+use crate::fioproto::addr::{self, Endpoint};
 use crate::report::Formats;
-use crate::server::addr::{self, Endpoint};
 
 /// One server to drive.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,7 +197,7 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
 /// seconds), at least `min_ms`.
 fn time_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, String> {
     let form = "a time such as 1, 500ms or 2s";
-    let us = crate::options::value::parse_time_us(v, crate::options::table::TimeUnit::Sec)
+    let us = crate::defs::value::parse_time_us(v, crate::defs::TimeUnit::Sec)
         .map_err(|e| format!("option '--{flag}': bad value '{v}': {e} (expected {form})"))?;
     if us / 1000 < min_ms {
         return Err(format!(

@@ -16,10 +16,10 @@ pub mod eta;
 pub mod output;
 pub mod trigger;
 
+use crate::fioproto::addr::Endpoint;
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
+use crate::fioproto::stream::Stream;
 use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
-use crate::server::addr::Endpoint;
-use crate::server::Stream;
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
@@ -65,6 +65,9 @@ struct Client {
     /// The "still there?" request it has not answered, and when the last one went.
     alive_asked: Option<Instant>,
     alive_sent: Option<Instant>,
+    /// When it last sent anything (or was connected): a server that accepts and says
+    /// nothing must not hang the client ([`check_silent`]).
+    heard: Instant,
 }
 
 /// SIGINT/SIGTERM seen: at the first the servers are asked to stop (QUIT) and their
@@ -137,9 +140,13 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             states_saved: false,
             alive_asked: None,
             alive_sent: None,
+            heard: Instant::now(),
         };
         match Stream::connect(&h.endpoint) {
-            Ok(s) => c.stream = Some(s),
+            Ok(s) => {
+                c.stream = Some(s);
+                c.heard = Instant::now();
+            }
             Err(e) => {
                 eprintln!("iobench: client <{}>: {e}", h.given);
                 ok = false;
@@ -226,6 +233,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             }
         }
         check_alive(&mut clients);
+        check_silent(&mut clients);
         let ev = match rx.recv_timeout(Duration::from_millis(100)) {
             Ok(ev) => ev,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
@@ -235,6 +243,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             Event::Cmd(i, cmd) => {
                 let c = &mut clients[i];
                 c.alive_asked = None;
+                c.heard = Instant::now();
                 match pdu::decode(&cmd, true) {
                     Ok(Message::VtriggerState(states)) => {
                         if !states_back(c, &states, trig.as_ref(), &states_dir, &mut printer)? {
@@ -465,7 +474,7 @@ fn states_back(
         printer.text(&format!("client <{}>: {e}\n", c.host.hostname))?;
     }
     if let Some(cmd) = trig.and_then(|t| t.local.as_deref()) {
-        crate::server::vtrigger::run_command(cmd, "client");
+        crate::fioflags::run_command(cmd, "client");
     }
     Ok(saved.is_ok())
 }
@@ -494,6 +503,56 @@ fn check_alive(clients: &mut [Client]) {
                 c.alive_sent = Some(now);
             }
         }
+    }
+}
+
+/// How long a server may leave PROBE unanswered (fio's client gives up on any command
+/// after 5 s too: "timeout on cmd PROBE").
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a server whose run was started may say nothing at all: it is asked for its
+/// status every [`trigger::ALIVE_EVERY`] of silence and answers at once while its jobs
+/// run, so this is many missed answers (fio's client gives up after six SEND_ETA
+/// timeouts of 5 s).
+const RUN_SILENCE: Duration = Duration::from_secs(30);
+
+/// Lets go of a server that accepted the connection and never answered PROBE, or that
+/// went silent after its run started, naming it on stderr.
+fn check_silent(clients: &mut [Client]) {
+    for c in clients
+        .iter_mut()
+        .filter(|c| !c.done && !c.states_saved && c.stream.is_some())
+    {
+        let quiet = c.heard.elapsed();
+        let why = if !c.probed && quiet >= PROBE_TIMEOUT {
+            format!(
+                "timeout on cmd PROBE: the server accepted the connection but sent \
+                 nothing for {} s",
+                PROBE_TIMEOUT.as_secs()
+            )
+        } else if c.probed && c.running && quiet >= RUN_SILENCE {
+            format!(
+                "timeout: the server sent nothing for {} s, not even an answer to a \
+                 status request",
+                RUN_SILENCE.as_secs()
+            )
+        } else {
+            if c.probed
+                && c.running
+                && quiet >= trigger::ALIVE_EVERY
+                && c.alive_sent
+                    .is_none_or(|t| t.elapsed() >= trigger::ALIVE_EVERY)
+            {
+                if let Some(s) = c.stream.as_mut() {
+                    if send(s, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
+                        c.alive_sent = Some(Instant::now());
+                    }
+                }
+            }
+            continue;
+        };
+        eprintln!("iobench: client <{}>: {why}", c.host.hostname);
+        c.lost = Some(why);
+        c.done = true;
     }
 }
 

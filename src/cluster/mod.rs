@@ -105,18 +105,20 @@ pub fn is_rank(args: &[String]) -> bool {
 }
 
 /// Entry point from `main` for a process `is_rank` is true of: runs the rank, or refuses
-/// to; returns the exit status.
-pub fn main(args: &[String]) -> u8 {
+/// to; returns the exit status. `help` is `iobench --help`'s text (the command table's,
+/// above this module), printed by rank 0 when asked.
+pub fn main(args: &[String], help: fn() -> String) -> u8 {
     if let Some(msg) = refuse_without_mpi(args) {
         eprintln!("iobench: {msg}");
         return 1;
     }
     #[cfg(feature = "mpi")]
     {
-        mpi::run(args.to_vec())
+        mpi::run(args.to_vec(), help)
     }
     #[cfg(not(feature = "mpi"))]
     {
+        let _ = help;
         1
     }
 }

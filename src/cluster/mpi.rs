@@ -196,6 +196,31 @@ fn phase_start(_phase: usize) {
     }
 }
 
+/// The barrier at the end of the run: true once every rank is there. A rank whose run a
+/// signal stopped waits only [`DEAD_PEER_WAIT`] (false then): the signal is mpirun's
+/// when a peer died, and that peer never comes.
+fn all_arrive(world: &SimpleCommunicator) -> bool {
+    let deadline = crate::run::signals::signalled()
+        .is_some()
+        .then(|| Instant::now() + DEAD_PEER_WAIT);
+    let mut req = world.immediate_barrier();
+    loop {
+        match req.test() {
+            Ok(_) => return true,
+            Err(r) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                // The barrier cannot be cancelled; the process exits without it.
+                std::mem::forget(r);
+                return false;
+            }
+            Err(r) => req = r,
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+/// How long a rank stopped by a signal waits for the others at the end of the run.
+const DEAD_PEER_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Broadcasts rank 0's `data` to every rank.
 fn bcast_bytes(world: &SimpleCommunicator, mut data: Vec<u8>) -> Vec<u8> {
     let root = world.process_at_rank(0);
@@ -228,6 +253,66 @@ fn launch_message(args: &[String]) -> Vec<u8> {
     .unwrap_or_default()
 }
 
+/// A hash that is the same on every rank for the same value (SipHash with fixed keys).
+fn hash_of<T: std::hash::Hash + ?Sized>(v: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    v.hash(&mut h);
+    h.finish()
+}
+
+/// The run's shape as this rank resolved it, hashed: the jobs' names and how they fall
+/// into phases (stonewall, new_group, wait_for), with the number of phases. Ranks must
+/// agree on it, or they wait at different barriers forever; other options may differ
+/// (a rate taken from the rank's environment makes a deliberate straggler).
+fn shape_of(jobs: &[crate::job::Job]) -> (u64, u64) {
+    let phases = crate::run::groups::phases(jobs);
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    (hash_of(&(names, &phases)), phases.len() as u64)
+}
+
+/// Compares every rank's command line, job files and phases with rank 0's, before the
+/// first barrier: ranks that would run different phases wait for each other forever,
+/// and a rank's own arguments or job file would silently give way to rank 0's. `Some(a
+/// message naming the ranks)` on every rank when any differs.
+fn disagreement(
+    world: &SimpleCommunicator,
+    own_args: u64,
+    other_file: bool,
+    jobs: &[crate::job::Job],
+) -> Option<String> {
+    let (shape, nphases) = shape_of(jobs);
+    let mine = [own_args, other_file as u64, shape, nphases];
+    let mut all = vec![0u64; 4 * world.size() as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    let first = [all[0], all[1], all[2], all[3]];
+    let mut bad = Vec::new();
+    for (r, v) in all.chunks(4).enumerate().skip(1) {
+        if v[0] != first[0] {
+            bad.push(format!(
+                "rank {r} was started with other arguments than rank 0"
+            ));
+        } else if v[1] != 0 {
+            bad.push(format!(
+                "rank {r} has a job file of the same name with other contents than rank 0's"
+            ));
+        } else if v[2] != first[2] {
+            bad.push(format!(
+                "rank {r} would run other phases than rank 0 ({} against {}; an option \
+                 that takes the rank's environment, such as \
+                 stonewall=${{OMPI_COMM_WORLD_RANK}}?)",
+                v[3], first[3]
+            ));
+        }
+    }
+    (!bad.is_empty()).then(|| {
+        format!(
+            "the MPI ranks disagree: {}; every rank must run the same jobs",
+            bad.join("; ")
+        )
+    })
+}
+
 /// Every rank's host name, by rank.
 fn all_hostnames(world: &SimpleCommunicator, mine: &str) -> Vec<String> {
     let mut buf = [0u8; 256];
@@ -244,7 +329,7 @@ fn all_hostnames(world: &SimpleCommunicator, mine: &str) -> Vec<String> {
 }
 
 /// Runs this rank; returns the exit status (the worst of all ranks').
-pub fn run(args: Vec<String>) -> u8 {
+pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
     let Some(universe) = ::mpi::initialize() else {
         eprintln!("iobench: MPI could not be initialised (MPI_Init failed or was called twice)");
         return 1;
@@ -267,14 +352,19 @@ pub fn run(args: Vec<String>) -> u8 {
             return 1;
         }
     };
+    let own_args = hash_of(&args);
     let mut args = launch.args;
     let mut temps = Vec::new();
+    // A job file this rank has too but with other text than rank 0's.
+    let mut other_file: Option<String> = None;
     if rank != 0 {
         for (i, text) in &launch.files {
             // Where the file is here too (one host, a shared file system), it is used in
             // place, so that `include` and error messages see its real path.
-            if std::fs::read_to_string(&args[*i]).is_ok_and(|t| t == *text) {
-                continue;
+            match std::fs::read_to_string(&args[*i]) {
+                Ok(t) if t == *text => continue,
+                Ok(_) => other_file = Some(args[*i].clone()),
+                Err(_) => {}
             }
             let path = std::env::temp_dir().join(format!(
                 "iobench-mpi-{}-{i}-{}",
@@ -358,11 +448,17 @@ pub fn run(args: Vec<String>) -> u8 {
     let Ok((cl, act, mut prepared)) = parsed else {
         return 1;
     };
+    if let Some(msg) = disagreement(&world, own_args, other_file.is_some(), &prepared.jobs) {
+        if rank == 0 {
+            eprintln!("iobench: {msg}");
+        }
+        return 1;
+    }
     if act.version || act.help || act.parse_only {
         if rank == 0 && act.version {
             println!("{}", crate::report::VERSION);
         } else if rank == 0 && act.help {
-            print!("{}", crate::command::help_text());
+            print!("{}", help());
         }
         return 0;
     }
@@ -405,7 +501,40 @@ pub fn run(args: Vec<String>) -> u8 {
         timeline,
     };
     let wire = serde_json::to_vec(&report).unwrap_or_default();
-    world.barrier();
+    if !all_arrive(&world) {
+        // A peer is gone: mpirun stops every rank (SIGTERM, SIGKILL soon after) when one
+        // dies. Rank 0 writes what it has rather than wait in a barrier to be killed.
+        if rank == 0 {
+            eprintln!(
+                "iobench: rank 0: the other ranks did not come to the end of the run after \
+                 it was stopped by signal {} (mpirun stops every rank when one dies; its \
+                 message names the rank): the report holds rank 0's results only",
+                crate::run::signals::signalled().unwrap_or(0)
+            );
+            let cost = Cost {
+                sizes: vec![wire.len()],
+                gather_ms: 0.0,
+                merge_ms: 0.0,
+            };
+            let mode = if cl.clock_start { "clock" } else { "barrier" };
+            let reports = [report];
+            let formats = Formats::of(&f.config);
+            let full = WithSection {
+                merged: render(formats, jobs, &reports),
+                reports: &reports,
+                cost: &cost,
+                mode,
+            };
+            let text = formats.render(&full, false);
+            if let Some(s) = &mut sink {
+                if let Err(e) = s.write(&text) {
+                    eprintln!("iobench: output: {e}");
+                }
+            }
+        }
+        // MPI_Finalize would wait for the dead peer: leave without it.
+        std::process::exit(code.max(1) as i32);
+    }
     let gather_start = Instant::now();
     let mut status = 0u8;
     if rank == 0 {

@@ -12,8 +12,9 @@
 // calls into this module but its tests.
 #![cfg_attr(not(feature = "mpi"), allow(dead_code))]
 
+use crate::defs::Pattern;
 use crate::job::files::split_names;
-use crate::job::{Job, Pattern};
+use crate::job::Job;
 
 /// Which rank's data each rank reads with `--rotate-ranks`: the rank as many places on
 /// as there are ranks on this host, so that the data comes from another host when there

@@ -4,10 +4,10 @@
 //! (an iocb's reqprio, an SQE's ioprio) and in the unit, so the job reports each
 //! priority's latency apart, as fio does (`clat prio 1/0 …` lines, JSON `prios`).
 
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 
 pub const CMDPRIO_PERCENTAGE: OptDef = opt(
     "cmdprio_percentage",
@@ -73,7 +73,7 @@ fn per_dir(r: &Reader, name: &str, dflt: i64) -> Result<[i64; 2], JobError> {
         return Ok([dflt; 2]);
     };
     let mut out = [dflt; 2];
-    for (o, p) in out.iter_mut().zip(crate::options::value::per_dir(v)) {
+    for (o, p) in out.iter_mut().zip(crate::defs::value::per_dir(v)) {
         if let Some(p) = p {
             *o = r.int_of(p, name)?;
         }
@@ -113,7 +113,7 @@ impl CmdprioOpts {
                     "cmdprio_percentage and cmdprio_bssplit cannot be used together",
                 ));
             }
-            let parts = crate::options::value::per_dir(v);
+            let parts = crate::defs::value::per_dir(v);
             for (d, text) in parts.into_iter().take(2).enumerate() {
                 let text = text.unwrap_or("");
                 for e in text.split(':').map(str::trim).filter(|e| !e.is_empty()) {
@@ -129,7 +129,7 @@ impl CmdprioOpts {
                     }
                     let bs = r.size_of(f[0], "cmdprio_bssplit")?;
                     let num = |t: &str, max: i64| {
-                        crate::options::value::parse_int(t)
+                        crate::defs::value::parse_int(t)
                             .ok()
                             .filter(|n| (0..=max).contains(n))
                             .ok_or_else(bad)

@@ -7,9 +7,9 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, IoUnit, Queued, Setup};
+use crate::defs::reader::Reader;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::sync::OnceLock;
 
@@ -111,26 +111,19 @@ impl Cpuio {
     }
 }
 
-/// Which board slots (thread number - 1) belong to jobs that do I/O, noted by the runner
-/// before the workers start (forked workers inherit it).
-static IO_CLONES: OnceLock<Vec<bool>> = OnceLock::new();
+/// Whether a job that does I/O is pending or running, as the runner answers it (it
+/// owns the status board); set before the workers start (forked workers inherit it).
+static IO_JOBS_ACTIVE: OnceLock<fn() -> bool> = OnceLock::new();
 
-/// Notes which clones do real I/O, in thread-number order (one flag per clone).
-pub fn note_io_clones(io: Vec<bool>) {
-    let _ = IO_CLONES.set(io);
+/// Notes how to ask whether any I/O job is still pending or running.
+pub fn note_io_probe(probe: fn() -> bool) {
+    let _ = IO_JOBS_ACTIVE.set(probe);
 }
 
 /// True while a job that does I/O is pending or running (fio's
 /// `fio_running_or_pending_io_threads`).
 fn io_jobs_active() -> bool {
-    let Some(io) = IO_CLONES.get() else {
-        return false;
-    };
-    io.iter().enumerate().any(|(i, &is_io)| {
-        is_io
-            && crate::stats::board::slot(i as u64 + 1)
-                .is_some_and(|s| !matches!(s.state_letter(), 'E' | '_' | 'X'))
-    })
+    IO_JOBS_ACTIVE.get().is_some_and(|probe| probe())
 }
 
 impl Engine for Cpuio {

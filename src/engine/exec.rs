@@ -8,9 +8,9 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, IoUnit, Queued, Setup};
+use crate::defs::reader::Reader;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::process::{Child, Command, Stdio};
 

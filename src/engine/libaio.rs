@@ -4,8 +4,8 @@
 //! only to wait for more (`userspace_reap` is accepted; it is what this engine always does).
 
 use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 
@@ -153,7 +153,7 @@ impl Engine for Libaio {
     }
 
     #[inline]
-    fn queues_sync(&self, _op: super::SyncOp) -> bool {
+    fn queues_sync(&self, _kind: super::SyncKind) -> bool {
         true
     }
 
@@ -362,7 +362,7 @@ impl super::spec::Declared for Libaio {
     ])];
     fn configure(
         _: &'static super::spec::Spec,
-        r: &crate::job::reader::Reader,
+        r: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
         // userspace_reap is read (so a bad value is refused) but changes nothing: this

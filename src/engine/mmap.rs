@@ -6,10 +6,10 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 
 /// The most bytes mapped at once over all files when whole files do not fit (fio's

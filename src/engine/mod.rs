@@ -34,7 +34,7 @@ pub mod uring_probe;
 
 pub use registry::EngineConfig;
 
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -58,17 +58,32 @@ pub enum Op {
     /// the worker hands every sync to the engine, so an engine with its own notion of
     /// durability (nbd's flush) gets to do it.
     Sync {
-        kind: SyncOp,
+        kind: SyncKind,
     },
 }
 
-/// Which sync an [`Op::Sync`] unit asks for.
+/// Which sync an [`Op::Sync`] unit asks for, and which system call a sync uses: fsync,
+/// fdatasync, or sync_file_range with these flags over the unit's `offset` and `len`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncOp {
+pub enum SyncKind {
     Fsync,
     Fdatasync,
-    /// sync_file_range with these flags over the unit's `offset` and `len`.
+    /// sync_file_range with these flags, over the range written since the last sync.
     Range(u32),
+    /// `fsync_on_close` at a replayed log's `close`: an fsync left out of the statistics
+    /// that does not count as the last operation being a sync, skipped right after one.
+    OnClose,
+}
+
+impl SyncKind {
+    /// The action name fio writes in an iolog.
+    pub fn log_name(self) -> &'static str {
+        match self {
+            SyncKind::Fsync | SyncKind::OnClose => "sync",
+            SyncKind::Fdatasync => "datasync",
+            SyncKind::Range(_) => "sync_file_range",
+        }
+    }
 }
 
 /// One I/O request, owned by the worker's pool; `slot` names it to the engine.
@@ -246,7 +261,7 @@ pub trait Engine: Send {
     /// 3.33 does, instead of draining first. The default (synchronous engines, nbd, null)
     /// drains and syncs through [`Engine::sync`].
     #[inline]
-    fn queues_sync(&self, _op: SyncOp) -> bool {
+    fn queues_sync(&self, _kind: SyncKind) -> bool {
         false
     }
     /// Performs the sync unit `io` (an [`Op::Sync`]) through the engine's own queue and
@@ -306,9 +321,9 @@ pub(crate) fn do_sync(io: &IoUnit) -> i64 {
     // SAFETY: plain syscalls on a descriptor the worker keeps open.
     let r = unsafe {
         match kind {
-            SyncOp::Fsync => libc::fsync(io.fd),
-            SyncOp::Fdatasync => libc::fdatasync(io.fd),
-            SyncOp::Range(flags) => {
+            SyncKind::Fsync | SyncKind::OnClose => libc::fsync(io.fd),
+            SyncKind::Fdatasync => libc::fdatasync(io.fd),
+            SyncKind::Range(flags) => {
                 libc::sync_file_range(io.fd, io.offset as i64, io.len as i64, flags)
             }
         }

@@ -14,10 +14,10 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 use std::mem::{size_of, zeroed};
 use std::net::{IpAddr, ToSocketAddrs};

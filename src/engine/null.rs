@@ -7,8 +7,8 @@
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{Caps, Completion, Engine, IoUnit, Queued};
+use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::job::reader::Reader;
 use std::io;
 
 /// The engine that does no I/O.
@@ -60,7 +60,7 @@ impl Engine for Null {
     /// At depth, fio's null queues a sync like any I/O (so a sync point gets one per free
     /// slot until one is reaped, as on the asynchronous engines).
     #[inline]
-    fn queues_sync(&self, _op: super::SyncOp) -> bool {
+    fn queues_sync(&self, _kind: super::SyncKind) -> bool {
         self.depth > 1
     }
 

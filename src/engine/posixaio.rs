@@ -5,7 +5,7 @@
 //! measures that implementation, as fio's posixaio does.
 
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io;
 
 /// The POSIX AIO engine.
@@ -104,8 +104,8 @@ impl Engine for PosixAio {
     }
 
     #[inline]
-    fn queues_sync(&self, op: super::SyncOp) -> bool {
-        !matches!(op, super::SyncOp::Range(_))
+    fn queues_sync(&self, kind: super::SyncKind) -> bool {
+        !matches!(kind, super::SyncKind::Range(_))
     }
 
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
@@ -138,7 +138,7 @@ impl Engine for PosixAio {
                     return Ok(Queued::Completed);
                 }
                 Op::Sync {
-                    kind: super::SyncOp::Range(_),
+                    kind: super::SyncKind::Range(_),
                 } => {
                     io.result = super::do_sync(io);
                     return Ok(Queued::Completed);
@@ -218,7 +218,7 @@ impl super::spec::Declared for PosixAio {
     )];
     fn configure(
         _: &'static super::spec::Spec,
-        _: &crate::job::reader::Reader,
+        _: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<(), crate::error::JobError> {
         Ok(())

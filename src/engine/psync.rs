@@ -3,10 +3,10 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
 use std::io;
 
 /// Which positional syscall family to use.

@@ -4,7 +4,7 @@
 //! still shows fio's option list, and each option is refused as not supported yet.
 
 use super::spec::Spec;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 
 const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
     ("write", "WRITE"),

@@ -7,9 +7,9 @@
 
 use super::spec::{Declared, Flags, JobFacts, QueueCompletion, Spec};
 use super::Engine;
+use crate::defs::reader::Reader;
+use crate::defs::OptDef;
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::options::table::OptDef;
 
 /// Declares the engine types: `Variant => Type`, one line each. Everything else about an
 /// engine is in its own file.
@@ -136,21 +136,6 @@ impl EngineConfig {
             spec,
             opts: configure(spec, r, job)?,
         })
-    }
-
-    /// Engine `name` with `options` (name, value pairs, as a job file would set them),
-    /// for tests and tools that drive an engine without a whole job.
-    pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
-        let spec = find(name)?;
-        let raw = crate::options::RawJob::from_pairs(name, options)?;
-        let r = Reader::new(&raw);
-        let facts = JobFacts {
-            direct: r.bool("direct").map_err(|e| e.to_string())?,
-            madvise: None,
-            iodepth: 1,
-            runtime_us: 0,
-        };
-        Self::new(spec, &r, &facts).map_err(|e| e.to_string())
     }
 
     /// fio's name for the engine, as printed in the job header.

@@ -4,9 +4,9 @@
 //! option table's engine rows and `--enghelp` are all derived from these declarations, and
 //! code outside `engine/` asks flags, never which engine it is.
 
+use crate::defs::reader::Reader;
+use crate::defs::OptDef;
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::options::table::OptDef;
 
 /// When fio counts a loop's bytes against `size` only for I/O that was queued (rather than
 /// completed in the queue call), a loop of an engine that completes in its queue call ends

@@ -9,9 +9,9 @@
 
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
 use std::io;
 
 /// The most one splice call moves, as fio's SPLICE_DEF_SIZE.

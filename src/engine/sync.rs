@@ -3,9 +3,9 @@
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
 use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use crate::defs::reader::Reader;
+use crate::defs::Ddir;
 use crate::error::JobError;
-use crate::job::reader::Reader;
-use crate::job::Ddir;
 use std::io;
 
 /// The position-based synchronous engines.

@@ -4,9 +4,9 @@
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncOp};
-use crate::job::Ddir;
-use crate::options::table::{opt, Category as C, Kind as K, OptDef};
+use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncKind};
+use crate::defs::Ddir;
+use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -244,7 +244,7 @@ impl Engine for Uring {
     }
 
     #[inline]
-    fn queues_sync(&self, _op: SyncOp) -> bool {
+    fn queues_sync(&self, _kind: SyncKind) -> bool {
         true
     }
 
@@ -383,13 +383,13 @@ impl Engine for Uring {
                 return Ok(Queued::Completed);
             }
             Op::Sync {
-                kind: SyncOp::Range(flags),
+                kind: SyncKind::Range(flags),
             } => with_fd!(|fd| opcode::SyncFileRange::new(fd, io.len as u32)
                 .offset(io.offset)
                 .flags(flags)
                 .build()),
             Op::Sync { kind } => {
-                let flags = if kind == SyncOp::Fdatasync {
+                let flags = if kind == SyncKind::Fdatasync {
                     types::FsyncFlags::DATASYNC
                 } else {
                     types::FsyncFlags::empty()
@@ -640,7 +640,7 @@ impl super::spec::Declared for Uring {
         ];
     fn configure(
         _: &'static super::spec::Spec,
-        r: &crate::job::reader::Reader,
+        r: &crate::defs::reader::Reader,
         job: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
         let u = UringOpts {

@@ -11,8 +11,10 @@
 //! conversion to and from iobench's statistics, [`iolog`] the (zlib-compressed) log samples,
 //! [`vstate`] the verify states a trigger (VTRIGGER) brings back.
 
+pub mod addr;
 pub mod iolog;
 pub mod pdu;
+pub mod stream;
 pub mod ts;
 pub mod vstate;
 
@@ -29,6 +31,11 @@ pub const MAX_FRAGMENT: usize = 1024;
 /// sends is a thread_stat with steady-state rings (about 200 KiB) or an iolog chunk, so 64
 /// MiB is generous while keeping a hostile peer from making the reader allocate gigabytes.
 pub const MAX_PAYLOAD: usize = 64 << 20;
+/// Largest joined payload a server accepts from a client. fio's server takes up to 2 GiB
+/// (`FIO_SERVER_MAX_CMD_MB`); what a client really sends is a job file, a command line, a
+/// trigger command or a verify state file (a few KiB each), so 8 MiB leaves room for a
+/// very large job file while keeping each connection's buffer small (see docs/security.md).
+pub const SERVER_MAX_PAYLOAD: usize = 8 << 20;
 /// Size of the command header.
 pub const HDR_LEN: usize = 24;
 /// Header flag: more fragments of this payload follow.
@@ -120,8 +127,8 @@ pub enum ProtoError {
     Version { got: u16 },
     #[error("fragment payload too large: {0} bytes (at most {MAX_FRAGMENT})")]
     FragmentTooLarge(u32),
-    #[error("message payload too large: more than {MAX_PAYLOAD} bytes")]
-    PayloadTooLarge,
+    #[error("message payload too large: more than {0} bytes")]
+    PayloadTooLarge(usize),
     #[error("bad payload checksum on {op} (got {got:#06x}, computed {want:#06x})")]
     PayloadCrc {
         op: &'static str,
@@ -270,6 +277,12 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8], what: &'static str) -> Result<(
 /// Reads one whole message, joining its fragments and checking every checksum. A connection
 /// closed cleanly between messages is [`ProtoError::Closed`]; inside one, `Truncated`.
 pub fn read_cmd<R: Read>(r: &mut R) -> Result<Cmd, ProtoError> {
+    read_cmd_max(r, MAX_PAYLOAD)
+}
+
+/// [`read_cmd`] with a smaller limit on the joined payload (the server's, for what a
+/// client sends): a message over `max` bytes is [`ProtoError::PayloadTooLarge`].
+pub fn read_cmd_max<R: Read>(r: &mut R, max: usize) -> Result<Cmd, ProtoError> {
     let mut cmd: Option<Cmd> = None;
     loop {
         let mut hb = [0u8; HDR_LEN];
@@ -317,8 +330,8 @@ pub fn read_cmd<R: Read>(r: &mut R) -> Result<Cmd, ProtoError> {
                 c
             }
         };
-        if c.payload.len() + pdu.len() > MAX_PAYLOAD {
-            return Err(ProtoError::PayloadTooLarge);
+        if c.payload.len() + pdu.len() > max {
+            return Err(ProtoError::PayloadTooLarge(max));
         }
         c.payload.extend_from_slice(&pdu);
         if h.flags & F_MORE == 0 {

@@ -8,11 +8,13 @@
 //! were off.
 
 use super::{Fields, Image, ProtoError};
+use crate::defs::percentiles::PercentileList;
+use crate::job::reportopts::{StatsConfig, Unified};
 use crate::stats::disk::{Aggregate, DiskUtil, RawDiskStat};
 use crate::stats::group::GroupStats;
-use crate::stats::hist::{Hist, PercentileList, PLAT_NR};
+use crate::stats::hist::{Hist, PLAT_NR};
 use crate::stats::iostat::IoStat;
-use crate::stats::{JobStats, StatsConfig, Unified, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
+use crate::stats::{JobStats, LAT_M_NR, LAT_N_NR, LAT_U_NR, MAP_NR};
 
 /// `sizeof(struct thread_stat)`.
 pub const TS_LEN: usize = 183_888;
@@ -389,7 +391,9 @@ fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
 
 /// A peer's steady-state window, when it sent one.
 fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
-    use crate::stats::steady::{Criterion, SteadyReport, SteadySpec};
+    use crate::defs::steady::Criterion;
+    use crate::job::exec::SteadySpec;
+    use crate::stats::steady::SteadyReport;
     let dur = f.u64(SS_DUR)?;
     let state = f.u32(SS_STATE)?;
     if dur == 0 || state & SS_DATA == 0 {
@@ -579,7 +583,7 @@ impl WireDu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::Ddir;
+    use crate::defs::Ddir;
 
     #[test]
     fn thread_stat_round_trips() {
@@ -608,8 +612,8 @@ mod tests {
         assert_eq!(b.len(), TS_PDU_LEN);
         // A steady-state window travels after the struct, as fio's rings do.
         let ss = crate::stats::steady::SteadyReport {
-            spec: crate::stats::steady::SteadySpec {
-                criterion: crate::stats::steady::Criterion {
+            spec: crate::job::exec::SteadySpec {
+                criterion: crate::defs::steady::Criterion {
                     iops: true,
                     slope: false,
                     pct: true,

@@ -3,9 +3,10 @@
 //! fio's option fix-ups leave them.
 
 use super::{plan, rand, Config, FileExtent};
+use crate::defs::Pattern;
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RandomGenerator};
-use crate::job::{Job, Pattern};
+use crate::job::Job;
 
 impl Config {
     pub(super) fn resolve(
@@ -39,7 +40,7 @@ impl Config {
         let regions = plan::file_regions(job, clone_index, files);
         let total: u64 = regions.iter().map(|r| r.io_size_scaled).sum();
         let size = match w.size {
-            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
+            Some(crate::defs::value::SizeSpec::Bytes(b)) if b != 0 && b <= total => b,
             _ => total,
         };
         // fio refuses a job whose data set is smaller than its smallest block.
@@ -51,7 +52,7 @@ impl Config {
             });
         }
         let io_size_bytes = match w.io_size {
-            Some(crate::job::SizeSpec::Bytes(b)) if b != 0 => Some(b),
+            Some(crate::defs::value::SizeSpec::Bytes(b)) if b != 0 => Some(b),
             _ => None,
         };
         let limit = io_size_bytes.unwrap_or(size);
@@ -73,7 +74,7 @@ impl Config {
         };
         // fio seeds the write sizes like the read ones whenever verify is not `none`
         // (`null`, and `verify_pattern` alone, count too), so a read pass sees the writes.
-        let verify = job.verify.method != crate::verify::checksum::Method::None;
+        let verify = job.verify.method != crate::defs::verify_method::Method::None;
         Ok(Config {
             read,
             write,

@@ -22,36 +22,14 @@ pub mod zbd;
 
 pub use replay::{replay_extents, replay_writes};
 
+use crate::defs::Ddir;
 use crate::error::JobError;
 use crate::job::workload::{Distribution, FileService, RwSequencer, Workload};
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use axmap::BlockMap;
 use dist::{Gauss, Zipf};
 use lfsr::Lfsr;
 use rand::{FRand, Stream, NR_STREAMS};
-
-/// Which system call a sync uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncKind {
-    Fsync,
-    Fdatasync,
-    /// sync_file_range with these flags, over the range written since the last sync.
-    Range(u32),
-    /// `fsync_on_close` at a replayed log's `close`: an fsync left out of the statistics
-    /// that does not count as the last operation being a sync, skipped right after one.
-    OnClose,
-}
-
-impl SyncKind {
-    /// The action name fio writes in an iolog.
-    pub fn log_name(self) -> &'static str {
-        match self {
-            SyncKind::Fsync | SyncKind::OnClose => "sync",
-            SyncKind::Fdatasync => "datasync",
-            SyncKind::Range(_) => "sync_file_range",
-        }
-    }
-}
 
 /// The part of one file a job clone works on, computed by the runner from the file's real
 /// size (after laying it out) before the generator is made.
@@ -505,6 +483,13 @@ impl Generator {
     /// startdelay ranges, Poisson rates).
     pub fn thread_number(&self) -> u64 {
         self.cfg.thread_number
+    }
+
+    /// True when the files have a random map (random I/O without `norandommap`, a
+    /// non-uniform distribution or `random_generator=lfsr`): no block is written twice in
+    /// a pass.
+    pub fn has_random_map(&self) -> bool {
+        self.files.iter().any(|f| f.map.is_some())
     }
 
     /// Which pass (loop) the I/O `next_io` last returned belongs to (the first is 1; 0 when

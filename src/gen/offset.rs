@@ -4,8 +4,8 @@
 //! LFSR or a distribution, and block sizes from ranges or bssplit.
 
 use super::{Generator, NextIo, NONE};
+use crate::defs::Ddir;
 use crate::job::workload::{Distribution, RwSequencer};
-use crate::job::Ddir;
 
 impl Generator {
     /// fio's `fill_io_u` for file `fi`: `None` when the file has nothing more to give.

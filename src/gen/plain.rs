@@ -5,8 +5,8 @@
 //! (same offset, length, random map and counters: the tests below run both side by side).
 
 use super::{Config, Generator, NextIo};
+use crate::defs::Ddir;
 use crate::job::workload::Distribution;
-use crate::job::Ddir;
 
 impl Config {
     /// The direction of every I/O when `fill_plain` may stand in for `fill_io`, decided

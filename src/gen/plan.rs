@@ -4,7 +4,8 @@
 //! know how large to make a file before the generator is built.
 
 use super::FileExtent;
-use crate::job::{Job, SizeSpec};
+use crate::defs::value::SizeSpec;
+use crate::job::Job;
 
 /// One file's region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,8 +1,8 @@
 //! The generator variant for `read_iolog`: it hands out the log's I/O in order.
 
 use super::{Config, Generator, NextIo, Rngs};
+use crate::engine::SyncKind;
 use crate::error::JobError;
-use crate::gen::SyncKind;
 use crate::iolog::{Action, IoLog, LogEntry, LogReader};
 use crate::job::Job;
 
@@ -195,7 +195,7 @@ impl Generator {
             started: false,
             passes_begun: 0,
             number_ios: 0,
-            rwmix_ddir: crate::job::Ddir::Read,
+            rwmix_ddir: crate::defs::Ddir::Read,
             rwmix_issues: 0,
             seq_nr_left: 1,
             zone_bytes: 0,

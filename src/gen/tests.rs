@@ -1,7 +1,7 @@
 //! Offsets for small jobs, checked against what fio 3.33 issues for the same options.
 
 use super::{plan, FileExtent, Generator, NextIo};
-use crate::job::Ddir;
+use crate::defs::Ddir;
 
 /// The job clone's generator, with files laid out as fio's null engine lays them out.
 pub(crate) fn gen_for(args: &[&str], clone: u32) -> Generator {

@@ -22,9 +22,10 @@
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
 use super::{FileExtent, FileState, Generator};
+use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
 use crate::job::workload::ZbdOptions;
-use crate::job::{Ddir, Job, Pattern};
+use crate::job::Job;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 

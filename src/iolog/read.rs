@@ -11,9 +11,9 @@
 //! honoured in version 2 logs only.
 
 use super::{VERSION2, VERSION3};
-use crate::gen::SyncKind;
+use crate::defs::Ddir;
+use crate::engine::SyncKind;
 use crate::job::workload::Replay;
-use crate::job::Ddir;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Seek, SeekFrom};
 
@@ -348,7 +348,7 @@ impl LogReader {
     /// Opens the log for clone `clone_index` and reads its header.
     pub fn open(list: &str, clone_index: u32, opts: &Replay) -> Result<Self, String> {
         let path = log_path(list, clone_index)?;
-        if super::blktrace::is_blktrace(path) {
+        if crate::blktrace::is_blktrace(path) {
             let t = super::blktrace::read(path, opts)?;
             let mut parser = Parser::new(VERSION3, path, opts)?;
             parser.open = vec![true; t.files.len()];

@@ -2,8 +2,7 @@
 //! memory and no system call until the buffer fills.
 
 use super::VERSION3;
-use crate::gen::NextIo;
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::time::Instant;
@@ -61,8 +60,8 @@ impl IologWriter {
 
     /// Records one issued I/O (and the file's `open` before its first one since it was
     /// last closed).
-    pub fn log_io(&mut self, io: &NextIo) -> io::Result<()> {
-        self.log_op(io.file, ddir_name(io.ddir), io.offset, io.len)
+    pub fn log_io(&mut self, file: usize, ddir: Ddir, offset: u64, len: u64) -> io::Result<()> {
+        self.log_op(file, ddir_name(ddir), offset, len)
     }
 
     /// Records that the job opened `file`, unless the log shows it open already.

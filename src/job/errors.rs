@@ -5,7 +5,7 @@
 //! when its kind is in `continue_on_error` and its number is in that kind's list, which
 //! is EIO and EILSEQ unless `ignore_error` names others.
 
-use super::reader::Reader;
+use crate::defs::reader::Reader;
 use crate::error::JobError;
 
 /// The kinds of error fio tells apart, as bits of `continue_on_error`.

@@ -3,10 +3,12 @@
 
 #![warn(clippy::cast_possible_truncation)]
 
-use super::reader::Reader;
+use crate::defs::reader::Reader;
+use crate::defs::steady::Criterion;
+use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
-use crate::options::table::TimeUnit;
+use serde::{Deserialize, Serialize};
 
 /// A value that may be given as a range `a-b` (picked at random per clone).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -143,7 +145,7 @@ pub struct ExecOpts {
     /// `write_hint`: the kernel's RWH_WRITE_LIFE_* value to set on each file, if given.
     pub write_hint: Option<u64>,
     /// `steadystate*`: when to end the job early because its throughput stopped moving.
-    pub steady: Option<crate::stats::steady::SteadySpec>,
+    pub steady: Option<SteadySpec>,
     /// `io_submit_mode=offload`: a pool of submitter threads issues the I/O.
     pub offload: bool,
     /// `serialize_overlap`: an I/O waits while it overlaps one in flight, so racing
@@ -212,7 +214,7 @@ fn latency_target(r: &Reader) -> Result<Option<LatencyTarget>, JobError> {
     let percentile = match r.text("latency_percentile") {
         None => 100.0,
         // fio reads a float (a trailing `%` is allowed) in 0..=100.
-        Some(p) => match crate::options::value::parse_float(p.trim().trim_end_matches('%')) {
+        Some(p) => match crate::defs::value::parse_float(p.trim().trim_end_matches('%')) {
             Ok(v) if (0.0..=100.0).contains(&v) => v,
             Ok(v) => {
                 return Err(r.invalid(
@@ -313,7 +315,7 @@ impl ExecOpts {
                 r.bool("direct")?
             };
         let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
-        let spec = crate::engine::registry::find(crate::options::value::choice_word(&ioengine))
+        let spec = crate::engine::registry::find(crate::defs::value::choice_word(&ioengine))
             .map_err(|e| r.invalid("ioengine", e))?;
         let iodepth = r.int_as::<u32>("iodepth")?.unwrap_or(1).max(1);
         let depth = if spec.flags.sync { 1 } else { iodepth };
@@ -357,7 +359,7 @@ impl ExecOpts {
             Some(v) => {
                 let (a, b) = v.split_once('-').unwrap_or((&v, &v));
                 let t = |s: &str| {
-                    crate::options::value::parse_time_us(s, TimeUnit::Sec)
+                    crate::defs::value::parse_time_us(s, TimeUnit::Sec)
                         .map_err(|e| r.invalid("startdelay", e))
                 };
                 let (lo, hi) = (t(a)?, t(b)?);
@@ -431,7 +433,8 @@ impl ExecOpts {
             })?,
             latency_target: latency_target(r)?,
             flow: FlowOpts {
-                weight: r.int("flow")?.unwrap_or(0).max(0) as u64,
+                // fio's weight is an unsigned 32-bit number: -1 is 4294967295.
+                weight: u64::from(i32::try_from(r.int("flow")?.unwrap_or(0)).unwrap_or(0) as u32),
                 id: r.int("flow_id")?.unwrap_or(0).max(0) as u64,
                 sleep_us: r.int("flow_sleep")?.unwrap_or(0).max(0) as u64,
             },
@@ -529,17 +532,27 @@ impl ExecOpts {
     }
 }
 
+/// A job's steady-state settings; present only with `steadystate_duration` above zero.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SteadySpec {
+    pub criterion: Criterion,
+    /// Samples in the window (seconds).
+    pub dur_s: u32,
+    /// Sampling starts one second after this much of the job's time.
+    pub ramp_ms: u64,
+}
+
 /// `steadystate`, `steadystate_duration` and `steadystate_ramp_time`; none unless the
 /// duration is at least a whole second (fio counts it in whole seconds).
-fn steady_spec(r: &Reader) -> Result<Option<crate::stats::steady::SteadySpec>, JobError> {
+fn steady_spec(r: &Reader) -> Result<Option<SteadySpec>, JobError> {
     let dur_s = r.time_us("steadystate_duration", TimeUnit::Sec)? / 1_000_000;
     if dur_s == 0 {
         return Ok(None);
     }
     let text = r.text("steadystate").unwrap_or_default();
-    let criterion = crate::stats::steady::Criterion::parse(&text, r.kb_base())
+    let criterion = crate::defs::steady::Criterion::parse(&text, r.kb_base())
         .map_err(|e| r.invalid("steadystate", e))?;
-    Ok(Some(crate::stats::steady::SteadySpec {
+    Ok(Some(SteadySpec {
         criterion,
         dur_s: u32::try_from(dur_s).unwrap_or(u32::MAX),
         ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,

@@ -1,7 +1,7 @@
 //! Where a job does its I/O: file names, directories, devices and their sizes, and how the
 //! runner prepares them (layout, fallocate, cache dropping, unlinking).
 
-use super::reader::Reader;
+use crate::defs::reader::Reader;
 use crate::error::JobError;
 
 /// How file space is reserved when a file is laid out (`fallocate=`).

@@ -1,94 +1,21 @@
 //! The RESOLVED stage: a [`Job`] has every value typed and in bytes, microseconds and counts,
 //! with defaults applied, so the run core never looks at option text.
 
+pub mod buffers;
 pub mod errors;
 pub mod exec;
 pub mod files;
 pub mod numa;
-pub mod reader;
 pub mod reportopts;
+pub mod verifyopts;
 pub mod workload;
 
+use crate::defs::raw::RawJob;
+use crate::defs::reader::Reader;
+use crate::defs::value::KbBase;
+use crate::defs::value::SizeSpec;
+use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
-use crate::options::value::KbBase;
-use crate::options::RawJob;
-use reader::Reader;
-
-/// A data direction, indexing per-direction arrays as fio does: read, write, trim.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Ddir {
-    Read = 0,
-    Write = 1,
-    Trim = 2,
-}
-
-impl Ddir {
-    pub const ALL: [Ddir; 3] = [Ddir::Read, Ddir::Write, Ddir::Trim];
-}
-
-/// The access pattern of `rw=`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
-    Read,
-    Write,
-    Trim,
-    RandRead,
-    RandWrite,
-    RandTrim,
-    ReadWrite,
-    RandRw,
-    TrimWrite,
-    RandTrimWrite,
-}
-
-impl Pattern {
-    pub fn is_random(self) -> bool {
-        matches!(
-            self,
-            Pattern::RandRead
-                | Pattern::RandWrite
-                | Pattern::RandTrim
-                | Pattern::RandRw
-                | Pattern::RandTrimWrite
-        )
-    }
-    /// True when the pattern reads (fio's td_read).
-    pub fn reads(self) -> bool {
-        matches!(
-            self,
-            Pattern::Read | Pattern::RandRead | Pattern::ReadWrite | Pattern::RandRw
-        )
-    }
-    /// True when the pattern writes.
-    pub fn writes(self) -> bool {
-        !matches!(
-            self,
-            Pattern::Read | Pattern::RandRead | Pattern::Trim | Pattern::RandTrim
-        )
-    }
-    /// fio's name for the pattern, as printed in headers.
-    pub fn fio_name(self) -> &'static str {
-        match self {
-            Pattern::Read => "read",
-            Pattern::Write => "write",
-            Pattern::Trim => "trim",
-            Pattern::RandRead => "randread",
-            Pattern::RandWrite => "randwrite",
-            Pattern::RandTrim => "randtrim",
-            Pattern::ReadWrite => "rw",
-            Pattern::RandRw => "randrw",
-            Pattern::TrimWrite => "trimwrite",
-            Pattern::RandTrimWrite => "randtrimwrite",
-        }
-    }
-}
-
-/// A size that may be a share of the file: `size=20%`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SizeSpec {
-    Bytes(u64),
-    Percent(f64),
-}
 
 /// One runnable job: a section after `[global]` folding and defaults, with every value typed.
 /// Each concern's options live in their own struct, resolved by their own module.
@@ -103,9 +30,9 @@ pub struct Job {
     /// Where: files, directories, devices.
     pub files: files::FileOpts,
     /// Verify method and options (`verify=`, `verify_*`).
-    pub verify: crate::verify::VerifyOpts,
+    pub verify: crate::job::verifyopts::VerifyOpts,
     /// What write buffers hold (`zero_buffers`, `buffer_compress_percentage`, dedupe …).
-    pub buffers: crate::buffer::BufferOpts,
+    pub buffers: crate::job::buffers::BufferOpts,
     /// What to report and log.
     pub report: reportopts::ReportOpts,
     /// The raw options, for `--showcmd` and for messages.
@@ -131,9 +58,9 @@ pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
 
 /// Resolves one raw job into a typed job.
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
-    let r = Reader::new(raw);
+    let r = Reader::new(raw, crate::options::lookup);
     let workload = workload::Workload::resolve(&r)?;
-    let verify = crate::verify::VerifyOpts::resolve(&r, &workload)?;
+    let verify = crate::job::verifyopts::VerifyOpts::resolve(&r, &workload)?;
     if workload.zbd.is_some() && verify.on() {
         // fio replays a zone's writes in order for the verify pass and resets zones
         // before writing; iobench does not do that yet.
@@ -142,7 +69,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
             "verify with zonemode=zbd is not supported yet (use verify=0)",
         ));
     }
-    let buffers = crate::buffer::BufferOpts::resolve(
+    let buffers = crate::job::buffers::BufferOpts::resolve(
         &r,
         verify.on(),
         matches!(
@@ -212,8 +139,23 @@ fn check_block_table(r: &Reader, job: &Job) -> Result<(), JobError> {
     }
     if let Some(SizeSpec::Bytes(size)) = job.workload.size {
         let bs = job.workload.bs[Ddir::Trim as usize].0;
-        crate::stats::blocklife::BlockLife::new(0, size, bs)
-            .map_err(|e| r.invalid("block_error_percentiles", e))?;
+        block_count(size, bs).map_err(|e| r.invalid("block_error_percentiles", e))?;
     }
     Ok(())
+}
+
+/// The most blocks fio tracks (its `MAX_NR_BLOCK_INFOS`); a larger file is refused.
+pub const MAX_BLOCKS: u64 = 8192;
+
+/// The blocks `block_error_percentiles` tracks in `io_size` bytes of blocks of `bs`, or
+/// why fio would refuse it (no block, or more than [`MAX_BLOCKS`]).
+pub fn block_count(io_size: u64, bs: u64) -> Result<u64, String> {
+    let n = io_size.checked_div(bs).unwrap_or(0);
+    if n == 0 || n > MAX_BLOCKS {
+        return Err(format!(
+            "cannot track {n} trim blocks ({io_size} bytes in blocks of {bs}); \
+             between 1 and {MAX_BLOCKS} are possible"
+        ));
+    }
+    Ok(n)
 }

@@ -1,10 +1,9 @@
 //! What a job reports: grouping, percentiles, units, which latencies to measure, logs.
 
-use super::reader::Reader;
+use crate::defs::percentiles::PercentileList;
+use crate::defs::reader::Reader;
 use crate::error::JobError;
-use crate::stats::hist::PercentileList;
-use crate::stats::logs::LogConfig;
-use crate::stats::{StatsConfig, Unified};
+use serde::{Deserialize, Serialize};
 
 /// The resolved reporting options.
 #[derive(Debug, Clone)]
@@ -155,7 +154,7 @@ impl ReportOpts {
             unified,
             sig_figs: sig_figs as u32,
             kb_base: match r.kb_base() {
-                crate::options::value::KbBase::Decimal => 1000,
+                crate::defs::value::KbBase::Decimal => 1000,
                 _ => 1024,
             },
             bits,
@@ -169,5 +168,106 @@ impl ReportOpts {
             logs,
             block_error_percentiles: flag(r, "block_error_percentiles", false)?,
         })
+    }
+}
+
+/// `unified_rw_reporting`: report directions apart, folded into one, or both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Unified {
+    #[default]
+    None,
+    Mixed,
+    Both,
+}
+
+/// What a job measures and how its numbers are shown; resolved from the job's options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatsConfig {
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub percentiles: PercentileList,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    pub disable_bw: bool,
+    pub gtod_reduce: bool,
+    /// `bwavgtime` in ms: the width of a bandwidth sample.
+    pub bw_avg_ms: u64,
+    /// `iopsavgtime` in ms: the width of an IOPS sample.
+    pub iops_avg_ms: u64,
+    pub unified: Unified,
+    /// `significant_figures`.
+    pub sig_figs: u32,
+    /// 1024 or 1000.
+    pub kb_base: u32,
+    /// `unit_base=1`: rates in bits.
+    pub bits: bool,
+    /// `stats=0` turns off all accounting for the job.
+    pub stats: bool,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig {
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            percentiles: PercentileList::default(),
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw: false,
+            gtod_reduce: false,
+            bw_avg_ms: 500,
+            iops_avg_ms: 500,
+            unified: Unified::None,
+            sig_figs: 4,
+            kb_base: 1024,
+            bits: false,
+            stats: true,
+        }
+    }
+}
+
+/// The logging options of a job.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LogConfig {
+    /// File name prefixes; `None` when that log is off.
+    pub bw: Option<String>,
+    pub lat: Option<String>,
+    pub iops: Option<String>,
+    /// `write_hist_log` prefix.
+    pub hist: Option<String>,
+    /// `log_hist_msec` (0: no histogram lines).
+    pub hist_ms: u64,
+    /// `log_hist_coarseness`.
+    pub hist_coarse: u32,
+    /// `log_avg_msec`: average samples over windows of this many ms (0: every I/O).
+    pub avg_ms: u64,
+    /// `log_max_value`: a window logs its largest sample instead of its mean (a latency
+    /// log then shows the worst I/O of each window).
+    pub max_value: bool,
+    pub offset: bool,
+    pub prio: bool,
+    /// `per_job_logs`: put the job number in the file name.
+    pub per_job: bool,
+    /// `log_unix_epoch` or `log_alternate_epoch`: times since the epoch of `epoch_clock`
+    /// instead of since the job began.
+    pub unix_epoch: bool,
+    /// `log_alternate_epoch_clock_id`: the clock_gettime clock of those times (0, the
+    /// default, is CLOCK_REALTIME: the Unix epoch).
+    pub epoch_clock: i32,
+    /// `log_store_compressed`: each write-out of a log is one zlib stream appended to
+    /// `NAME.log.fz`, fio's format, which `--inflate-log` turns back into text. (Plain
+    /// `log_compression` only saves fio memory; the files are the same text.)
+    #[serde(default)]
+    pub store_compressed: bool,
+}
+
+impl LogConfig {
+    /// True when any log is on.
+    pub fn any(&self) -> bool {
+        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
     }
 }

@@ -1,11 +1,12 @@
 //! What I/O a job issues: the pattern, block sizes, where and how much, randomness, zones
 //! and iologs, resolved into typed values with fio's defaults.
 
-use super::reader::Reader;
-use super::{Ddir, Pattern, SizeSpec};
+use crate::defs::reader::Reader;
+use crate::defs::value::per_dir;
+pub use crate::defs::value::Distribution;
+use crate::defs::value::SizeSpec;
+use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
-use crate::options::value::per_dir;
-pub use crate::options::value::Distribution;
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,12 +66,12 @@ fn merged_blktrace(r: &Reader) -> Result<Option<String>, JobError> {
     };
     let floats = |name: &str| -> Result<Vec<f64>, JobError> {
         r.text(name)
-            .map(|v| crate::options::value::parse_float_list(&v).map_err(|e| r.invalid(name, e)))
+            .map(|v| crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(name, e)))
             .transpose()
             .map(Option::unwrap_or_default)
     };
     let inputs: Vec<&str> = list.split(':').filter(|s| !s.is_empty()).collect();
-    crate::iolog::blktrace::merge(
+    crate::blktrace::merge(
         &inputs,
         &floats("merge_blktrace_scalars")?,
         &floats("merge_blktrace_iters")?,
@@ -499,7 +500,7 @@ fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
     let name = "random_distribution";
     match r.text(name) {
         None => Ok(Distribution::Random),
-        Some(text) => crate::options::value::parse_distribution(&text, r.kb_base())
+        Some(text) => crate::defs::value::parse_distribution(&text, r.kb_base())
             .map_err(|e| r.invalid(name, e)),
     }
 }
@@ -598,8 +599,7 @@ impl ZbdOptions {
             let Some(v) = r.text(name) else {
                 return Ok(0.0);
             };
-            let vals =
-                crate::options::value::parse_float_list(&v).map_err(|e| r.invalid(name, e))?;
+            let vals = crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(name, e))?;
             let f = vals.first().copied().unwrap_or(0.0);
             if !(0.0..=1.0).contains(&f) {
                 return Err(r.invalid(name, format!("{f} is not between 0 and 1")));

@@ -6,7 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::table::{Category, Kind, OptDef, Support, TimeUnit, OPTIONS};
+use super::table::OPTIONS;
+use crate::defs::{Category, Kind, OptDef, Support, TimeUnit};
 use crate::engine::registry::specs;
 
 /// What a help request prints, and whether it counts as success (fio's exit status).

@@ -4,8 +4,10 @@
 //! with arithmetic, `-` for standard input, `--section` filtering, and the `--showcmd` line.
 
 use super::keywords::{self, Machine};
+use super::make_opt_with;
 use super::showcmd::{ShowList, Shown};
-use super::{make_opt_with, Origin, RawJob, RawOpt};
+use crate::defs::raw::{RawJob, RawOpt};
+use crate::error::Origin;
 use crate::error::ParseError;
 use std::path::Path;
 use std::sync::Arc;
@@ -31,6 +33,38 @@ pub struct FileOptions {
     /// Accept options iobench does not implement yet (for `--showcmd`, which only
     /// translates the file and runs nothing).
     pub allow_not_yet: bool,
+    /// Where `include` may read from.
+    pub includes: Includes,
+}
+
+/// Which files an `include` line may read. A job sent to `--server` by a client must not
+/// make the server read its files (docs/security.md): there includes are refused, or read
+/// only under the directory the operator named with `--server-root`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Includes {
+    /// Anywhere (a local run: the user's own files).
+    #[default]
+    Any,
+    /// Only files inside this directory (canonical); a relative name is taken from it.
+    Under(std::path::PathBuf),
+    /// None at all.
+    Refused,
+}
+
+/// `name` inside `root` (canonical), or why not: a relative name is taken from `root`;
+/// the file must exist, and once symbolic links and `..` are resolved it must still lie
+/// inside `root`.
+pub fn path_under(root: &Path, name: &str) -> Result<std::path::PathBuf, String> {
+    let given = crate::osstr::to_path(name);
+    let joined = root.join(&given);
+    let canon = std::fs::canonicalize(&joined).map_err(|e| format!("'{name}': {e}"))?;
+    if !canon.starts_with(root) {
+        return Err(format!(
+            "'{name}' is outside the server root {} (--server-root)",
+            root.display()
+        ));
+    }
+    Ok(canon)
 }
 
 /// One job file's jobs and its `--showcmd` rendering.
@@ -251,7 +285,22 @@ impl Reader<'_> {
                 origin,
             ));
         }
-        let path = include_path(target, including);
+        let path = match &self.opts.includes {
+            Includes::Any => include_path(target, including),
+            Includes::Refused => {
+                return Err(syntax(
+                    &format!(
+                        "'include {target}': a job sent to the server may not include files \
+                         (the server's operator allows it under a directory with --server-root=DIR)"
+                    ),
+                    origin,
+                ))
+            }
+            Includes::Under(root) => match path_under(root, target) {
+                Ok(p) => p.display().to_string(),
+                Err(e) => return Err(syntax(&format!("include {e}"), origin)),
+            },
+        };
         let os_path = crate::osstr::to_path(&path);
         if self.including.is_empty() {
             if let Ok(outer) = std::fs::canonicalize(crate::osstr::to_path(including)) {

@@ -1,78 +1,42 @@
 //! The RAW stage: options exactly as the user spelled them, checked one by one against the
 //! option table, with where each came from so errors can point at `file:line`.
 
+pub mod check;
 pub mod help;
 pub mod jobfile;
 pub mod keywords;
 pub mod profile;
 pub mod showcmd;
 pub mod table;
-pub mod value;
+mod trace;
 
-use std::fmt;
-use std::sync::Arc;
+pub use table::{lookup, nearest, OPTIONS};
 
-pub use table::{lookup, nearest, Kind, OptDef, Support, OPTIONS};
+use crate::defs::raw::{RawJob, RawOpt};
+use crate::defs::reader::Reader;
+use crate::defs::Support;
 
-/// Where an option or section came from: a job file line, or the command line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Origin {
-    /// The job file's path as given; `None` for the command line.
-    pub file: Option<Arc<str>>,
-    /// 1-based line number in `file` (0 when unknown).
-    pub line: usize,
-}
+use crate::error::Origin;
 
-impl Origin {
-    pub fn command_line() -> Self {
-        Origin::default()
-    }
-    pub fn at(file: &Arc<str>, line: usize) -> Self {
-        Origin {
-            file: Some(file.clone()),
-            line,
-        }
-    }
-}
-
-/// Renders as a `file:line: ` prefix, or nothing for the command line.
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.file {
-            Some(file) => write!(f, "{}:{}: ", file, self.line),
-            None => Ok(()),
-        }
+/// Engines configured from name, value pairs: the catalog is what knows the defaults.
+impl crate::engine::EngineConfig {
+    /// Engine `name` with `options` (name, value pairs, as a job file would set them),
+    /// for tests and tools that drive an engine without a whole job.
+    pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
+        let spec = crate::engine::registry::find(name)?;
+        let raw = crate::defs::raw::RawJob::from_pairs(name, options)?;
+        let r = Reader::new(&raw, lookup);
+        let facts = crate::engine::spec::JobFacts {
+            direct: r.bool("direct").map_err(|e| e.to_string())?,
+            madvise: None,
+            iodepth: 1,
+            runtime_us: 0,
+        };
+        Self::new(spec, &r, &facts).map_err(|e| e.to_string())
     }
 }
 
-/// One option setting as given: `name[=value]`, already matched to its table entry and with
-/// its value validated for the entry's kind.
-#[derive(Debug, Clone)]
-pub struct RawOpt {
-    pub def: &'static OptDef,
-    /// The value text after `${VAR}` expansion; `None` for a bare flag (`--time_based`).
-    pub value: Option<String>,
-    pub origin: Origin,
-}
-
-/// One job section (or command-line `--name`), with the `[global]` options in force where it
-/// was defined already folded in front of its own.
-#[derive(Debug, Clone, Default)]
-pub struct RawJob {
-    pub name: String,
-    /// Options in the order they apply: inherited globals first, then the section's own.
-    pub opts: Vec<RawOpt>,
-    pub origin: Origin,
-    /// How many of `opts` (at the front) were inherited from `[global]` or from options
-    /// before the first `--name`; JSON reports them as `global options`.
-    pub globals: usize,
-    /// The first job of a second or later job file: fio separates job files by a
-    /// stonewall, so this job waits for all before it as if it said `stonewall`.
-    pub file_stonewall: bool,
-    /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
-    pub act_slices: Option<u64>,
-}
-
+/// Raw jobs built from name, value pairs, checked against the table.
 impl RawJob {
     /// Job `name` with `options` (name, value pairs, as on a command line), for tests
     /// and tools that build a job or an engine without a job file.
@@ -89,18 +53,6 @@ impl RawJob {
             });
         }
         Ok(raw)
-    }
-
-    /// The last setting of option `name`, which is the one that wins. `name` may be the
-    /// option's canonical name or any of its aliases.
-    pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        let canon = lookup(name).map_or(name, |d| d.name);
-        self.opts.iter().rev().find(|o| o.def.name == canon)
-    }
-
-    /// The value text of option `name`, with bare flags read as "1".
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
     }
 }
 
@@ -131,17 +83,17 @@ pub fn make_opt_with(
             origin: origin.clone(),
         });
     }
-    value::validate(def, value).map_err(|reason| ParseError::BadValue {
+    check::validate(def, value).map_err(|reason| ParseError::BadValue {
         option: name.to_string(),
         value: value.unwrap_or("").to_string(),
         reason,
-        expected: value::expected_form(def),
+        expected: check::expected_form(def),
         origin: origin.clone(),
     })?;
-    crate::debug::parse_option(def, value);
-    let unsupported = |v: &&str| !def.value_supported(v) || value::unsupported_form(def, v);
+    trace::parse_option(def, value);
+    let unsupported = |v: &&str| !def.value_supported(v) || check::unsupported_form(def, v);
     if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
-        let word = value::choice_word(v);
+        let word = crate::defs::value::choice_word(v);
         if let Some(why) = crate::engine::registry::spec(word)
             .and_then(|s| s.refused)
             .filter(|_| def.name == "ioengine")

@@ -109,7 +109,7 @@ fn given<'a>(given: &'a [(String, Option<String>)], name: &str) -> Option<&'a st
 }
 
 fn whole(name: &str, v: &str) -> Result<u64, String> {
-    super::value::parse_int(v)
+    crate::defs::value::parse_int(v)
         .ok()
         .and_then(|n| u64::try_from(n).ok())
         .ok_or_else(|| format!("{name}: '{v}' is not a whole number"))
@@ -174,7 +174,7 @@ fn act(opts: &[(String, Option<String>)]) -> Result<Expansion, String> {
     let write_size = num("large-block-op-kbytes", "131072")?;
     let prep = given(opts, "prep").is_some_and(|v| v != "0");
     let duration_text = given(opts, "test-duration").unwrap_or("24h");
-    let duration = super::value::parse_time_us(duration_text, super::table::TimeUnit::Usec)
+    let duration = crate::defs::value::parse_time_us(duration_text, crate::defs::TimeUnit::Usec)
         .map_err(|e| format!("test-duration: {e}"))?;
     if per_queue == 0 {
         return Err("act: threads-per-queue must be at least 1".into());

@@ -3,7 +3,8 @@
 //! engine options after general ones, values as written after `${VAR}` and keyword
 //! substitution, `description` in double quotes, a space after every option).
 
-use super::{OptDef, RawOpt};
+use crate::defs::raw::RawOpt;
+use crate::defs::OptDef;
 
 /// One option as `--showcmd` prints it.
 #[derive(Debug, Clone, PartialEq, Eq)]

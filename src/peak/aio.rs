@@ -7,9 +7,9 @@ use super::clock::Clock;
 use super::target::{OffsetPicker, Target};
 use super::uring::Buffers;
 use super::{Counters, LatencyLog};
+use crate::defs::Ddir;
 use crate::engine::libaio::{Libaio, LibaioOpts};
 use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup};
-use crate::job::Ddir;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -50,13 +50,13 @@ pub fn run(
         })
         .map_err(|e| io::Error::new(e.kind(), format!("queue setup failed: {e}")))?;
     if first {
-        println!(
+        say!(
             "polled=0, fixedbufs=0/{}, register_files=0, buffered={}, QD={}",
             a.dma_map as u8,
             (!a.direct) as u8,
             a.depth
         );
-        println!("Engine=aio");
+        say!("Engine=aio");
     }
 
     let mut picker = OffsetPicker::new(target.size, a.bs as u64, a.random, seed);

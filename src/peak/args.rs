@@ -54,7 +54,7 @@ pub struct PeakArgs {
 impl PeakArgs {
     /// t/io_uring's first set-up line: the options that shape the run.
     pub fn print_options_line(&self) {
-        println!(
+        say!(
             "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
             self.polled as u8,
             self.fixedbufs as u8,

@@ -2,6 +2,12 @@
 //! (seed 002): a line a second with IOPS, bandwidth and I/Os per call, the maximum IOPS at
 //! the end, and latency percentiles with -t1.
 
+/// Prints a line of peak's output through [`out`]: a closed stdout (`peak … | head`)
+/// stops the run quietly instead of panicking as `println!` would.
+macro_rules! say {
+    ($($t:tt)*) => { $crate::peak::out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 pub mod aio;
 pub mod args;
 pub mod clock;
@@ -58,6 +64,24 @@ pub type LatencyLog = crate::stats::hist::Hist;
 /// Set by SIGINT/SIGTERM so every submitter stops and the totals still print.
 static STOP: AtomicBool = AtomicBool::new(false);
 
+/// Set when stdout could not be written (its reader went away): nothing more is printed.
+static CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Writes `text` to stdout and flushes it. When that fails (EPIPE: the reader of a pipe
+/// is gone), the submitters are stopped and nothing more is printed; the run ends
+/// quietly with status 0, as a pipeline's `head` expects.
+pub fn out(text: std::fmt::Arguments) {
+    use std::io::Write;
+    if CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut o = std::io::stdout().lock();
+    if o.write_fmt(text).and_then(|()| o.flush()).is_err() {
+        CLOSED.store(true, Ordering::Relaxed);
+        STOP.store(true, Ordering::Relaxed);
+    }
+}
+
 extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
@@ -67,7 +91,7 @@ pub fn main(argv: &[String]) -> i32 {
     let a = match args::parse(argv) {
         Ok(Parsed::Run(a)) => a,
         Ok(Parsed::Help) => {
-            print!("{}", args::usage());
+            out(format_args!("{}", args::usage()));
             return 0;
         }
         Err(e) => {
@@ -97,7 +121,7 @@ fn install_signals() {
 pub fn run(a: &PeakArgs) -> std::io::Result<()> {
     let clock = Clock::new(a.tsc_rate);
     if a.track_latency && a.tsc_rate.is_none() && cfg!(target_arch = "x86_64") {
-        println!("Using TSC rate {}Hz", clock.rate);
+        say!("Using TSC rate {}Hz", clock.rate);
     }
     let targets: Vec<Arc<Target>> = if a.nop {
         Vec::new()
@@ -138,7 +162,7 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
                 // SAFETY: gettid has no preconditions.
                 let tid = unsafe { libc::gettid() } as u32;
                 let file = target.as_ref().map(|t| t.path.as_str()).unwrap_or("nop");
-                println!("submitter={t}, tid={tid}, file={file}, node=-1");
+                say!("submitter={t}, tid={tid}, file={file}, node=-1");
                 let mut lat = LatencyLog::new();
                 let seed = (tid as u64) << 32 | t as u64;
                 let c = &counters[t];
@@ -196,7 +220,7 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
         let calls = now.1 - prev.1;
         let per_call = |n: u64| n.checked_div(calls).map_or(-1, |v| v as i64);
         max_iops = max_iops.max(iops);
-        println!(
+        say!(
             "{}",
             second_line(iops, a.bs, a.nop, per_call(iops), per_call(now.2 - prev.2))
         );
@@ -214,12 +238,12 @@ pub fn run(a: &PeakArgs) -> std::io::Result<()> {
     if let Some(e) = failure {
         return Err(e);
     }
-    println!("Exiting on {reason}");
-    println!("Maximum IOPS={}", scaled_iops(max_iops));
+    say!("Exiting on {reason}");
+    say!("Maximum IOPS={}", scaled_iops(max_iops));
     if a.track_latency {
         for (tid, lat) in &latencies {
-            println!("{tid}: Latency percentiles:");
-            print!("{}", percentile_block(lat));
+            say!("{tid}: Latency percentiles:");
+            out(format_args!("{}", percentile_block(lat)));
         }
     }
     Ok(())
@@ -264,7 +288,7 @@ pub fn second_line(
 /// The percentile lines t/io_uring prints for -t1: four decimals, three a line, in nsec, or
 /// in usec when every value is large.
 pub fn percentile_block(lat: &LatencyLog) -> String {
-    use crate::stats::hist::DEFAULT_PERCENTILES as LIST;
+    use crate::defs::percentiles::DEFAULT_PERCENTILES as LIST;
     let values = lat.percentiles(&LIST, lat.total());
     if values.is_empty() {
         return String::new();

@@ -21,7 +21,7 @@ pub fn run(
 ) -> io::Result<()> {
     if counters.first() {
         a.print_options_line();
-        println!("Engine=preadv2");
+        say!("Engine=preadv2");
     }
     let bufs = Buffers::new(1, a.bs as usize)?;
     let iov = bufs.iovecs(a.bs as usize);

@@ -226,5 +226,5 @@ fn run_nops(a: &PeakArgs, counters: &Counters, stop: &AtomicBool) -> io::Result<
 /// t/io_uring's two set-up lines for a ring.
 fn print_setup(a: &PeakArgs, sq_entries: u32, cq_entries: u32) {
     a.print_options_line();
-    println!("Engine=io_uring, sq_ring={sq_entries}, cq_ring={cq_entries}");
+    say!("Engine=io_uring, sq_ring={sq_entries}, cq_ring={cq_entries}");
 }

@@ -2,13 +2,36 @@
 //! while the run goes, from the snapshots the collector takes (the workers do nothing
 //! extra): I/O and byte counters, I/Os in flight, and completion-latency histograms
 //! whose buckets are read off fio's histogram, per job and direction. The listener is
-//! bound before any job starts, so a bad address fails the run at once.
+//! bound before any job starts, so a bad address fails the run at once; with port 0 the
+//! port the kernel picked is printed once on stderr.
+//!
+//! A small HTTP/1.x server of its own (no crate: one path, two methods, a request head of a
+//! few hundred bytes): a thread per connection, at most [`MAX_CONNS`] at once (one more is
+//! answered 503), a request head of at most [`MAX_HEAD`] bytes (431 past it) that must
+//! arrive whole within [`HEAD_SECS`] s (408 otherwise), so a slow or huge client cannot
+//! hold up a scrape. `GET` and `HEAD` of `/metrics` or `/`, query string ignored.
+//!
+//! When the run ends the final values stay served for a while: if anything scraped during
+//! the run, the process waits (at exit) until one scrape after the end has been answered,
+//! at most `IOBENCH_METRICS_LINGER` seconds (default [`LINGER_SECS`], Prometheus's default
+//! scrape interval; 0 turns it off).
 
 use crate::stats::hist;
 use crate::stats::{JobStats, RunOutcome};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// Connections served at once.
+pub const MAX_CONNS: usize = 8;
+/// Largest request head (request line and headers) read.
+pub const MAX_HEAD: usize = 8192;
+/// Seconds a request head may take to arrive.
+pub const HEAD_SECS: u64 = 5;
+/// Default seconds the final values wait for a scrape after the run.
+pub const LINGER_SECS: u64 = 15;
 
 /// The latest snapshot of the run, and whether the run has ended.
 #[derive(Default)]
@@ -16,6 +39,9 @@ pub struct State {
     outcome: RunOutcome,
     done: bool,
     started: Option<std::time::Instant>,
+    /// Scrapes answered during the run, and after its end.
+    scraped: u64,
+    scraped_after: u64,
 }
 
 /// The endpoint of this process: one listener, serving whichever run is current.
@@ -25,6 +51,8 @@ struct Endpoint {
 }
 
 static ENDPOINT: OnceLock<Endpoint> = OnceLock::new();
+/// Woken on every scrape (the exit's wait for a last scrape).
+static SCRAPED: Condvar = Condvar::new();
 
 /// Binds `addr` (once per process; later runs reuse it) and starts serving.
 pub fn start(addr: &str) -> Result<Arc<Mutex<State>>, String> {
@@ -48,6 +76,11 @@ pub fn start(addr: &str) -> Result<Arc<Mutex<State>>, String> {
             "--metrics={addr}: cannot listen there: {e} (expected ADDR:PORT, e.g. 127.0.0.1:9500)"
         )
     })?;
+    if addr.rsplit(':').next() == Some("0") {
+        if let Ok(a) = listener.local_addr() {
+            eprintln!("iobench: metrics on http://{a}/metrics");
+        }
+    }
     let state = Arc::new(Mutex::new(State {
         started: Some(std::time::Instant::now()),
         ..Default::default()
@@ -55,17 +88,74 @@ pub fn start(addr: &str) -> Result<Arc<Mutex<State>>, String> {
     let served = state.clone();
     std::thread::Builder::new()
         .name("iobench-metrics".into())
-        .spawn(move || {
-            for conn in listener.incoming().flatten() {
-                let _ = serve(conn, &served);
-            }
-        })
+        .spawn(move || accept_loop(listener, served))
         .map_err(|e| format!("--metrics: {e}"))?;
     let _ = ENDPOINT.set(Endpoint {
         addr: addr.to_string(),
         state: state.clone(),
     });
+    // SAFETY: registers a plain extern "C" function with no arguments, run at exit.
+    unsafe { libc::atexit(linger_at_exit) };
     Ok(state)
+}
+
+/// Accepts connections, each served by its own thread, at most [`MAX_CONNS`] at once.
+fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
+    let active = Arc::new(AtomicUsize::new(0));
+    for conn in listener.incoming() {
+        let Ok(conn) = conn else {
+            // Out of descriptors or the like: let it pass, then go on.
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        };
+        let _ = conn.set_write_timeout(Some(Duration::from_secs(HEAD_SECS)));
+        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNS {
+            active.fetch_sub(1, Ordering::SeqCst);
+            let mut conn = conn;
+            let _ = respond(
+                &mut conn,
+                &Response::error(503, "too many connections"),
+                false,
+            );
+            continue;
+        }
+        let (state, mine) = (state.clone(), active.clone());
+        let spawned = std::thread::Builder::new()
+            .name("iobench-metrics-conn".into())
+            .spawn(move || {
+                let _ = serve(conn, &state);
+                mine.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            // The closure (and its count) never ran.
+            active.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// At exit: if anything scraped during the run, wait for one scrape of the final values,
+/// at most the linger time.
+extern "C" fn linger_at_exit() {
+    let Some(e) = ENDPOINT.get() else { return };
+    let secs = std::env::var("IOBENCH_METRICS_LINGER")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(LINGER_SECS);
+    let until = Instant::now() + Duration::from_secs(secs);
+    let Ok(mut s) = e.state.lock() else { return };
+    if !s.done || s.scraped == 0 {
+        return;
+    }
+    while s.scraped_after == 0 {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        s = match SCRAPED.wait_timeout(s, left) {
+            Ok((g, _)) => g,
+            Err(_) => return,
+        };
+    }
 }
 
 /// Stores the latest snapshot for the next scrape.
@@ -79,39 +169,174 @@ pub fn update(state: &Mutex<State>, outcome: &RunOutcome, last: bool) {
     }
 }
 
-/// Answers one HTTP request: `GET /metrics` (or `/`) with the exposition text.
-fn serve(conn: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
-    conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))?;
-    let mut reader = BufReader::new(conn.try_clone()?);
-    let mut request = String::new();
-    reader.read_line(&mut request)?;
-    // Skip the headers.
-    let mut line = String::new();
-    while reader.read_line(&mut line)? > 2 {
-        line.clear();
+/// What a request asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// `HEAD`: the headers without the body.
+    pub head_only: bool,
+}
+
+/// An answer: status, its reason, content type and body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    pub status: u16,
+    pub body: String,
+    pub ctype: &'static str,
+}
+
+impl Response {
+    fn error(status: u16, why: &str) -> Response {
+        Response {
+            status,
+            body: format!("{why}\n"),
+            ctype: "text/plain; charset=utf-8",
+        }
     }
-    let path = request.split_whitespace().nth(1).unwrap_or("");
-    let mut conn = conn;
-    let (status, ctype, body) =
-        if request.starts_with("GET ") && (path == "/metrics" || path == "/") {
-            let text = match state.lock() {
-                Ok(s) => render(&s),
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        505 => "HTTP Version Not Supported",
+        _ => "Error",
+    }
+}
+
+/// Where the request head ends (the index after its blank line), if it has ended.
+pub fn head_end(buf: &[u8]) -> Option<usize> {
+    buf.windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|p| p + 4)
+        .or_else(|| buf.windows(2).position(|w| w == b"\n\n").map(|p| p + 2))
+}
+
+/// Parses a whole request head: `Ok` for a request this endpoint answers, or the error
+/// response. Never panics, whatever the bytes.
+pub fn parse_request(head: &[u8]) -> Result<Request, Response> {
+    let text = std::str::from_utf8(head).map_err(|_| Response::error(400, "not text"))?;
+    let line = text.lines().next().unwrap_or("");
+    let mut parts = line.split(' ');
+    let (method, target, version) = match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(m), Some(t), Some(v), None) if !m.is_empty() && !t.is_empty() => (m, t, v),
+        _ => return Err(Response::error(400, "malformed request line")),
+    };
+    if !matches!(version, "HTTP/1.0" | "HTTP/1.1") {
+        return Err(Response::error(
+            505,
+            "only HTTP/1.0 and HTTP/1.1 are spoken",
+        ));
+    }
+    let head_only = match method {
+        "GET" => false,
+        "HEAD" => true,
+        _ => return Err(Response::error(405, "only GET and HEAD are served")),
+    };
+    let path = target.split_once('?').map_or(target, |(p, _)| p);
+    if path != "/metrics" && path != "/" {
+        return Err(Response::error(
+            404,
+            "only GET /metrics is served (and HEAD)",
+        ));
+    }
+    Ok(Request { head_only })
+}
+
+/// Reads a request head within the time and size limits.
+fn read_head(conn: &mut TcpStream) -> Result<Vec<u8>, Response> {
+    let deadline = Instant::now() + Duration::from_secs(HEAD_SECS);
+    let mut buf = Vec::with_capacity(512);
+    let mut chunk = [0u8; 1024];
+    loop {
+        if let Some(end) = head_end(&buf) {
+            buf.truncate(end);
+            return Ok(buf);
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(Response::error(431, "request head too large"));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() || conn.set_read_timeout(Some(left)).is_err() {
+            return Err(Response::error(408, "request head too slow"));
+        }
+        match conn.read(&mut chunk) {
+            Ok(0) => return Err(Response::error(400, "connection closed mid-request")),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Response::error(408, "request head too slow")),
+        }
+    }
+}
+
+fn respond(conn: &mut TcpStream, r: &Response, head_only: bool) -> std::io::Result<()> {
+    let mut out = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        r.status,
+        reason(r.status),
+        r.ctype,
+        r.body.len()
+    );
+    if r.status == 405 {
+        out.push_str("Allow: GET, HEAD\r\n");
+    }
+    out.push_str("\r\n");
+    if !head_only {
+        out.push_str(&r.body);
+    }
+    conn.write_all(out.as_bytes())?;
+    conn.flush()
+}
+
+/// Answers one HTTP request: `GET` or `HEAD` of `/metrics` (or `/`) with the exposition
+/// text; one request per connection.
+fn serve(mut conn: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    let req = read_head(&mut conn).and_then(|h| parse_request(&h));
+    let (resp, head_only) = match req {
+        Ok(req) => {
+            let body = match state.lock() {
+                Ok(mut s) => {
+                    let text = render(&s);
+                    if s.done {
+                        s.scraped_after += 1;
+                    } else {
+                        s.scraped += 1;
+                    }
+                    text
+                }
                 Err(_) => String::new(),
             };
-            ("200 OK", "text/plain; version=0.0.4; charset=utf-8", text)
-        } else {
-            (
-                "404 Not Found",
-                "text/plain",
-                "only GET /metrics is served\n".to_string(),
-            )
-        };
-    write!(
-        conn,
-        "HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    conn.flush()
+            SCRAPED.notify_all();
+            let r = Response {
+                status: 200,
+                body,
+                ctype: "text/plain; version=0.0.4; charset=utf-8",
+            };
+            (r, req.head_only)
+        }
+        Err(r) => (r, false),
+    };
+    respond(&mut conn, &resp, head_only)?;
+    if resp.status != 200 {
+        // The client may still be sending what was refused: read a little of it (bounded
+        // in time and size) so that closing does not reset the connection before the
+        // answer is read.
+        let _ = conn.shutdown(std::net::Shutdown::Write);
+        let _ = conn.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut sink = [0u8; 16384];
+        let mut drained = 0usize;
+        while drained < 4 * MAX_HEAD * 128 {
+            match conn.read(&mut sink) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => drained += n,
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A label value escaped as the exposition format wants it.
@@ -267,7 +492,7 @@ fn render(s: &State) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::StatsConfig;
+    use crate::job::reportopts::StatsConfig;
 
     #[test]
     fn exposition_of_a_snapshot() {
@@ -289,6 +514,8 @@ mod tests {
             },
             done: false,
             started: None,
+            scraped: 0,
+            scraped_after: 0,
         };
         let text = render(&s);
         assert!(
@@ -319,5 +546,32 @@ mod tests {
             !text.contains("dir=\"write\",le="),
             "no histogram for a direction without I/O"
         );
+    }
+
+    #[test]
+    fn requests_are_parsed_with_limits() {
+        let ok = parse_request(b"GET /metrics?x=1 HTTP/1.1\r\nHost: a\r\n\r\n").unwrap();
+        assert!(!ok.head_only);
+        assert!(parse_request(b"HEAD / HTTP/1.0\r\n\r\n").unwrap().head_only);
+        assert_eq!(
+            parse_request(b"POST /metrics HTTP/1.1\r\n\r\n")
+                .unwrap_err()
+                .status,
+            405
+        );
+        assert_eq!(
+            parse_request(b"GET /x HTTP/1.1\r\n\r\n")
+                .unwrap_err()
+                .status,
+            404
+        );
+        assert_eq!(
+            parse_request(b"GET /metrics HTTP/2\r\n\r\n")
+                .unwrap_err()
+                .status,
+            505
+        );
+        assert_eq!(parse_request(b"\xff\r\n\r\n").unwrap_err().status, 400);
+        assert_eq!(head_end(b"GET / HTTP/1.1\r\n\r\nrest"), Some(18));
     }
 }

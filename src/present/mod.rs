@@ -1,12 +1,14 @@
 //! Seeing a run: readers of the results and of the collector's snapshots, never writers
-//! into the hot path. `report` draws an HTML report (SVG charts from `svg`) from result
-//! files, sweeps, comparisons and logs. `live` writes each interval's own numbers as JSON Lines (`--live`),
+//! into the hot path. `html` draws `iobench report`'s HTML page (SVG charts from `svg`)
+//! from result files, sweeps, comparisons and logs, read by `results` (the studies write
+//! them). `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
-pub mod live;
+pub mod html;
+pub mod jsonlines;
 pub mod metrics;
-pub mod report;
+pub mod results;
 pub mod svg;
 pub mod window;
 
@@ -17,12 +19,14 @@ use crate::cli::CliConfig;
 /// that cannot be created, an address that cannot be bound) comes before any job runs.
 pub fn start(cfg: &CliConfig) -> Result<(), String> {
     if let Some(dest) = &cfg.live {
-        let mut log = live::LiveLog::open(dest)?;
-        crate::run::live::add_consumer(Box::new(move |o, last| log.record(o, last)));
+        let mut log = jsonlines::LiveLog::open(dest)?;
+        crate::run::interim::add_consumer(Box::new(move |o, last| log.record(o, last)));
     }
     if let Some(addr) = &cfg.metrics {
         let state = metrics::start(addr)?;
-        crate::run::live::add_consumer(Box::new(move |o, last| metrics::update(&state, o, last)));
+        crate::run::interim::add_consumer(Box::new(move |o, last| {
+            metrics::update(&state, o, last)
+        }));
     }
     Ok(())
 }

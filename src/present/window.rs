@@ -216,7 +216,7 @@ pub fn windows(prev: &RunOutcome, now: &RunOutcome) -> (Vec<Windows>, Vec<Window
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::StatsConfig;
+    use crate::job::reportopts::StatsConfig;
 
     fn stats_with(lats: &[u64]) -> JobStats {
         let mut s = JobStats::new("j", 0, StatsConfig::default());

@@ -494,8 +494,8 @@ pub fn render_json(jobs: &[Job], clients: &[ClientStats], plus: bool, extras: Ex
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::job::Ddir;
-    use crate::stats::StatsConfig;
+    use crate::defs::Ddir;
+    use crate::job::reportopts::StatsConfig;
 
     /// A client that ran one job of group 0 doing `n` reads of 4 KiB at latencies
     /// `base..base+n` µs over `ms` milliseconds.

@@ -4,11 +4,12 @@
 
 use super::normal::{agg_percent, cpu_percent, dist, LAT_LABELS};
 use super::{ctime, VERSION};
+use crate::job::reportopts::Unified;
 use crate::job::Job;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::{val_of, Hist};
 use crate::stats::iostat::IoStat;
-use crate::stats::{JobStats, Unified};
+use crate::stats::JobStats;
 use std::fmt::Write;
 
 /// A JSON value as fio builds it: integers and floats are distinct types.
@@ -317,7 +318,7 @@ fn ddir_obj(t: &JobStats, g: &GroupStats, d: usize, plus: bool) -> Obj {
     o
 }
 
-fn opts_obj(opts: &[crate::options::RawOpt]) -> Obj {
+fn opts_obj(opts: &[crate::defs::raw::RawOpt]) -> Obj {
     let mut o = Obj::new();
     for opt in opts {
         // Bare flags (`--group_reporting`) carry no value and fio leaves them out.

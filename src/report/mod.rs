@@ -220,6 +220,52 @@ pub fn terse_version(v: u32) -> Result<u32, String> {
     }
 }
 
+/// How long an output that is a FIFO may wait for its reader to open it.
+const FIFO_READER_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Creates (or truncates) an output file, `--output` or `--live`. A FIFO is opened
+/// without blocking: a reader that comes within [`FIFO_READER_WAIT`] is waited for, and
+/// none is an error (ENXIO) rather than a run that hangs before it starts.
+pub fn create_output(path: &str) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let is_fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !is_fifo {
+        return std::fs::File::create(path);
+    }
+    let deadline = std::time::Instant::now() + FIFO_READER_WAIT;
+    loop {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+        {
+            Ok(f) => {
+                use std::os::fd::AsRawFd;
+                // SAFETY: fcntl on a descriptor we own; only O_NONBLOCK is cleared, so
+                // that writes wait for a slow reader as they would on a file.
+                unsafe {
+                    let fl = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+                    libc::fcntl(f.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
+                }
+                return Ok(f);
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENXIO) => {
+                if std::time::Instant::now() >= deadline {
+                    return Err(crate::error::with_path(
+                        &format!(
+                            "{path}: a FIFO with no reader (none opened it within {} s)",
+                            FIFO_READER_WAIT.as_secs()
+                        ),
+                        e,
+                    ));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Where reports go: stdout, or the `--output` file (created, truncated).
 pub struct Sink {
     file: Option<std::fs::File>,
@@ -229,7 +275,7 @@ impl Sink {
     /// Opens `--output` if given.
     pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
         let file = match &cfg.output {
-            Some(p) => Some(std::fs::File::create(p)?),
+            Some(p) => Some(create_output(p)?),
             None => {
                 stdout_is_open()?;
                 None

@@ -2,13 +2,15 @@
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
 use super::{ctime, VERSION};
+use crate::defs::Ddir;
 use crate::job::group_ids;
-use crate::job::{Ddir, Job};
+use crate::job::reportopts::Unified;
+use crate::job::Job;
 use crate::num::{fw, num2str, Unit};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
 use crate::stats::hist::Hist;
-use crate::stats::{JobStats, LatKind, Unified};
+use crate::stats::{JobStats, LatKind};
 use std::fmt::Write;
 
 /// The lines fio prints before it starts: one header per job (`...` for its clones), the
@@ -21,7 +23,7 @@ pub fn header(jobs: &[Job]) -> String {
         if job.exec.engine.flags().no_io {
             continue;
         }
-        let pow2 = job.kb_base != crate::options::value::KbBase::Decimal;
+        let pow2 = job.kb_base != crate::defs::value::KbBase::Decimal;
         let sf = job.report.stats.sig_figs as usize;
         let b = |v: u64| num2str(v, sf, 1, pow2, Unit::Byte);
         let bs = &job.workload.bs;

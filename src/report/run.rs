@@ -28,7 +28,7 @@ impl Reporter {
         }
         let mut live_sink = sink.try_clone()?;
         let (cfg2, jobs2, start) = (cfg.clone(), jobs.to_vec(), Instant::now());
-        crate::run::live::set_reporter(Box::new(move |outcome: &RunOutcome| {
+        crate::run::interim::set_reporter(Box::new(move |outcome: &RunOutcome| {
             // As in fio, reports printed while the run goes carry no disk statistics.
             let mut sum = summarize(&jobs2, outcome);
             sum.elapsed_ms = start.elapsed().as_millis() as u64;

@@ -3,10 +3,11 @@
 
 use super::normal::{cpu_percent, dist};
 use super::VERSION;
+use crate::defs::percentiles::LIST_MAX_LEN;
+use crate::job::reportopts::Unified;
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::{GroupStats, RunSummary};
-use crate::stats::hist::LIST_MAX_LEN;
-use crate::stats::{JobStats, Unified};
+use crate::stats::JobStats;
 use std::fmt::Write;
 
 /// Every reported job's terse line.

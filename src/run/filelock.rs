@@ -7,8 +7,8 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
+use crate::defs::Ddir;
 use crate::job::files::LockMode;
-use crate::job::Ddir;
 use std::io;
 use std::os::fd::RawFd;
 

@@ -3,8 +3,9 @@
 //! opening for I/O, dropping or warming the page cache, and the safety checks that run
 //! before any I/O (`--readonly`, mounted block devices).
 
+use crate::defs::value::SizeSpec;
 use crate::job::files::Fallocate;
-use crate::job::{Job, SizeSpec};
+use crate::job::Job;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -80,13 +81,13 @@ pub fn job_writes(job: &Job) -> bool {
     job.workload.pattern.writes()
         || matches!(
             job.workload.pattern,
-            crate::job::Pattern::Trim | crate::job::Pattern::RandTrim
+            crate::defs::Pattern::Trim | crate::defs::Pattern::RandTrim
         )
         || crate::gen::replay_writes(job)
 }
 
 fn job_reads(job: &Job) -> bool {
-    use crate::job::Pattern::*;
+    use crate::defs::Pattern::*;
     matches!(job.workload.pattern, Read | RandRead | ReadWrite | RandRw)
 }
 
@@ -789,7 +790,14 @@ fn engine_target(job: &Job, path: String) -> Result<Target, crate::error::RunErr
         .exec
         .engine
         .target_size()
-        .map_err(|e| setup_err(job, e.to_string()))?;
+        .map_err(|e| match crate::error::os_errno(&e) {
+            // A system error (a timeout, a refused connection) keeps its errno.
+            Some(_) => crate::error::RunError::Io {
+                job: job.name.clone(),
+                source: e,
+            },
+            None => setup_err(job, e.to_string()),
+        })?;
     if size == 0 {
         return Err(setup_err(
             job,

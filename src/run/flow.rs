@@ -31,10 +31,18 @@ pub fn setup(jobs: &[Job]) {
             continue;
         }
         let id = j.exec.flow.id;
-        let add = w * u64::from(j.exec.numjobs.max(1));
+        // fio sums the weights in an unsigned 32-bit total, which wraps: with a negative
+        // weight (stored as 2^32 - n) the total is the plain sum again once the other
+        // jobs' weights outweigh it, and that job's share is then far above 1, so it is
+        // never held back; the others keep their shares of the sum.
+        let w = u32::try_from(w).unwrap_or(u32::MAX);
+        let add = w.wrapping_mul(j.exec.numjobs.max(1));
         match flows.iter_mut().find(|f| f.0 == id) {
-            Some(f) => f.1 += add,
-            None => flows.push((id, add)),
+            Some(f) => {
+                let sum = u32::try_from(f.1).unwrap_or(u32::MAX).wrapping_add(add);
+                f.1 = u64::from(sum);
+            }
+            None => flows.push((id, u64::from(add))),
         }
     }
     if flows.is_empty() {

@@ -2,8 +2,8 @@
 //! `file:…, func=…, error=…` string it keeps as the job's error (JSON `error`, the
 //! `err=` of the job line). Kept in one place so every path words them the same.
 
+use crate::defs::Ddir;
 use crate::engine::Op;
-use crate::job::Ddir;
 
 /// fio's line for a failed I/O: file, error text, direction, offset and length.
 pub fn io_error_line(file: &str, errno: i32, op: Op, offset: u64, len: usize) -> String {

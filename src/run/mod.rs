@@ -8,10 +8,10 @@ pub mod files;
 pub mod flow;
 pub mod groups;
 pub mod hooks;
+pub mod interim;
 pub mod io_errors;
 pub mod iosched;
 pub mod limits;
-pub mod live;
 pub mod lockmem;
 pub mod numa;
 pub mod open_files;
@@ -31,6 +31,7 @@ use crate::job::Job;
 use crate::stats::{JobStats, RunOutcome};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 /// Set when any job has `exitall` (fio applies it to every job then).
 static EXITALL_ANY: AtomicBool = AtomicBool::new(false);
@@ -91,10 +92,32 @@ pub(crate) fn live_tick() {
     }
 }
 
+/// Which board slots (thread number - 1) belong to jobs that do I/O, noted by the runner
+/// before the workers start (forked workers inherit it).
+static IO_CLONES: OnceLock<Vec<bool>> = OnceLock::new();
+
+/// Notes which clones do real I/O, in thread-number order (one flag per clone).
+pub fn note_io_clones(io: Vec<bool>) {
+    let _ = IO_CLONES.set(io);
+}
+
+/// True while a job that does I/O is pending or running (fio's
+/// `fio_running_or_pending_io_threads`).
+fn io_jobs_active() -> bool {
+    let Some(io) = IO_CLONES.get() else {
+        return false;
+    };
+    io.iter().enumerate().any(|(i, &is_io)| {
+        is_io
+            && crate::stats::board::slot(i as u64 + 1)
+                .is_some_and(|s| !matches!(s.state_letter(), 'E' | '_' | 'X'))
+    })
+}
+
 /// Sets up the board and, when the status line is on, its drawing state.
 fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
     crate::stats::board::init(clones);
-    crate::engine::cpuio::note_io_clones(
+    note_io_clones(
         jobs.iter()
             .flat_map(|j| {
                 let io = !j.exec.engine.flags().no_io;
@@ -102,6 +125,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             })
             .collect(),
     );
+    crate::engine::cpuio::note_io_probe(io_jobs_active);
     if !crate::stats::status::enabled(cfg, crate::stats::status::stdout_is_tty()) {
         return;
     }
@@ -141,7 +165,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
 
 /// The job's rate limits over the directions its pattern does, for the status line.
 fn rate_limits(job: &Job) -> crate::stats::board::RateLimits {
-    use crate::job::Pattern as P;
+    use crate::defs::Pattern as P;
     let p = job.workload.pattern;
     let trims = matches!(p, P::Trim | P::RandTrim | P::TrimWrite | P::RandTrimWrite);
     let does = [p.reads(), p.writes(), trims];
@@ -163,7 +187,7 @@ fn plan_clone(thread_number: u64, job: &Job, targets: &[files::Target]) {
         return;
     };
     let per_pass = match job.workload.io_size.or(job.workload.size) {
-        Some(crate::job::SizeSpec::Bytes(b)) if b > 0 => b,
+        Some(crate::defs::value::SizeSpec::Bytes(b)) if b > 0 => b,
         _ => targets.iter().map(|t| t.size).sum(),
     };
     p.bytes_total = per_pass.saturating_mul(job.exec.loops.max(1) as u64);
@@ -511,7 +535,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
         })
         .collect();
     start_status(cfg, jobs, (first_thread - 1) as usize);
-    live::start(
+    interim::start(
         interim_clones(jobs, &firsts, &gids),
         cfg.snapshot_every_ms(),
         cfg.status_interval.is_some(),
@@ -622,7 +646,7 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     }
     crate::debug::run_ended(jobs.iter().any(|j| j.exec.engine.name() != "cpuio"));
     end_status();
-    live::end();
+    interim::end();
     outcome.signal = signals::signalled();
     let code = if outcome.signal.is_some() {
         signals::SIGNAL_EXIT

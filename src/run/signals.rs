@@ -1,7 +1,7 @@
 //! SIGINT/SIGTERM handling. In the main process the first signal prints fio's
 //! "terminating on signal N" line and asks every worker to stop (the results of the time
 //! that ran are still printed); a second one exits at once. Worker processes only stop.
-//! SIGUSR1 asks for a report of the run as it stands (see `run::live`); the run goes on.
+//! SIGUSR1 asks for a report of the run as it stands (see `run::interim`); the run goes on.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
@@ -95,6 +95,18 @@ pub fn install_main() {
         sa.sa_flags = libc::SA_RESTART;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(libc::SIGUSR1, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Makes SIGHUP stop the run as SIGINT does (`iobench quick`, whose test file must be
+/// removed when its terminal goes away). Plain runs keep SIGHUP's default, as fio does.
+pub fn stop_on_hangup() {
+    // SAFETY: as in `install`.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
     }
 }
 

@@ -320,7 +320,7 @@ fn collect(
                 };
                 let failed = !matches!(&out, Ok(s) if !s.failed);
                 crate::debug::reaped(specs[i].thread_number);
-                super::live::finished(specs[i].thread_number, out.as_ref().ok());
+                super::interim::finished(specs[i].thread_number, out.as_ref().ok());
                 results[i] = Some(out);
                 finished_clone(specs, workers, stops, i, failed);
             }
@@ -336,7 +336,7 @@ fn collect(
                     });
                     let failed = !matches!(&out, Ok(s) if !s.failed);
                     crate::debug::reaped(specs[i].thread_number);
-                    super::live::finished(specs[i].thread_number, out.as_ref().ok());
+                    super::interim::finished(specs[i].thread_number, out.as_ref().ok());
                     results[i] = Some(out);
                     finished_clone(specs, workers, stops, i, failed);
                 }
@@ -346,13 +346,19 @@ fn collect(
             std::thread::sleep(Duration::from_millis(20));
         }
         super::live_tick();
-        super::live::tick();
+        super::interim::tick();
         crate::debug::repeat_waits();
         if let Some(m) = steady.as_mut() {
             m.tick(specs, |i| stop_clone(&workers[i], stops[i]));
         }
         if let Some(m) = watchdog.as_mut() {
-            m.tick(|i| stop_clone(&workers[i], stops[i]));
+            m.tick(
+                |i| stop_clone(&workers[i], stops[i]),
+                |i| match &workers[i] {
+                    Worker::Proc { pid, .. } => Some(*pid),
+                    _ => None,
+                },
+            );
         }
     }
 }

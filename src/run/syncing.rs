@@ -11,9 +11,9 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
-use crate::engine::{Engine, IoUnit, Op, SyncOp};
-use crate::gen::SyncKind;
-use crate::job::{Ddir, Job};
+use crate::defs::Ddir;
+use crate::engine::{Engine, IoUnit, Op, SyncKind};
+use crate::job::Job;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -191,7 +191,7 @@ impl Syncer {
             if self.last_was_sync {
                 return Ok(0);
             }
-            return issue(engine, unit, file, fd, SyncOp::Fsync, 0, 0);
+            return issue(engine, unit, file, fd, SyncKind::Fsync, 0, 0);
         }
         self.last_was_sync = true;
         let (first, end) = (self.first_write, self.last_write_end);
@@ -199,16 +199,16 @@ impl Syncer {
         self.last_write_end = 0;
         match kind {
             SyncKind::Fsync | SyncKind::OnClose => {
-                issue(engine, unit, file, fd, SyncOp::Fsync, 0, 0)
+                issue(engine, unit, file, fd, SyncKind::Fsync, 0, 0)
             }
-            SyncKind::Fdatasync => issue(engine, unit, file, fd, SyncOp::Fdatasync, 0, 0),
+            SyncKind::Fdatasync => issue(engine, unit, file, fd, SyncKind::Fdatasync, 0, 0),
             SyncKind::Range(_) if first >= end => Ok(0),
             SyncKind::Range(flags) => issue(
                 engine,
                 unit,
                 file,
                 fd,
-                SyncOp::Range(flags),
+                SyncKind::Range(flags),
                 first,
                 usize::try_from(end - first).unwrap_or(usize::MAX),
             ),
@@ -223,7 +223,7 @@ pub fn issue<E: Engine>(
     unit: &mut IoUnit,
     file: usize,
     fd: RawFd,
-    op: SyncOp,
+    op: SyncKind,
     offset: u64,
     len: usize,
 ) -> io::Result<i64> {
@@ -252,11 +252,11 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
         SyncKind::Fsync | SyncKind::OnClose => {}
         SyncKind::Fdatasync => {
             stats.sync_ios = before;
-            stats.dir[crate::job::Ddir::Read as usize].short += 1;
+            stats.dir[crate::defs::Ddir::Read as usize].short += 1;
         }
         SyncKind::Range(_) => {
             stats.sync_ios = before;
-            stats.dir[crate::job::Ddir::Write as usize].short += 1;
+            stats.dir[crate::defs::Ddir::Write as usize].short += 1;
         }
     }
 }
@@ -293,7 +293,7 @@ mod tests {
     use super::*;
 
     fn syncer(args: &[(&str, &str)]) -> Syncer {
-        let raw = crate::options::RawJob::from_pairs("s", args).expect("known options");
+        let raw = crate::defs::raw::RawJob::from_pairs("s", args).expect("known options");
         Syncer::new(&crate::job::resolve(&raw).expect("job"))
     }
 
@@ -314,7 +314,7 @@ mod tests {
         assert_eq!(
             unit.op,
             Op::Sync {
-                kind: SyncOp::Fsync
+                kind: SyncKind::Fsync
             }
         );
         assert_eq!(s.due(), None);

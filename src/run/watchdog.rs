@@ -289,6 +289,10 @@ struct Watched {
     warned: bool,
     /// Timed out already.
     fired: bool,
+    /// Since when its worker process has been seen stopped (SIGSTOP, a debugger).
+    stopped_since: Option<u64>,
+    /// When it was told to end after being stopped too long (SIGTERM, then SIGCONT).
+    ended_at: Option<u64>,
 }
 
 /// The collector's half: watches the clones of one run-together phase.
@@ -314,6 +318,8 @@ impl Monitor {
                     files: s.targets.iter().map(|t| t.path.clone()).collect(),
                     warned: false,
                     fired: false,
+                    stopped_since: None,
+                    ended_at: None,
                 })
             })
             .collect();
@@ -326,12 +332,16 @@ impl Monitor {
             .then_some(Monitor { clones })
     }
 
-    /// Looks at every running clone once; `stop(i)` stops clone `i`'s worker.
-    pub fn tick(&mut self, mut stop: impl FnMut(usize)) {
+    /// Looks at every running clone once; `stop(i)` stops clone `i`'s worker, `pid(i)`
+    /// is its worker process (None for a thread).
+    pub fn tick(&mut self, mut stop: impl FnMut(usize), pid: impl Fn(usize) -> Option<i32>) {
         let now = crate::clock::now_ns();
         for (i, c) in self.clones.iter_mut().enumerate() {
             let Some(c) = c else { continue };
             let running = !matches!(c.slot.state_letter(), '\0' | 'E' | '_' | 'X');
+            if let Some(p) = pid(i).filter(|_| running && c.timeout_ns > 0) {
+                check_stopped(c, p, now);
+            }
             let oldest = c.slot.oldest().filter(|_| running && !c.fired);
             let Some(o) = oldest else {
                 c.slot.set_stalled(0);
@@ -370,6 +380,63 @@ impl Monitor {
             }
         }
     }
+}
+
+/// A worker process that is stopped (SIGSTOP, a debugger) makes no progress and would
+/// hold the run forever, whatever its I/Os: stopped for `io_timeout`, it is marked timed
+/// out and told to end (SIGTERM, then SIGCONT so that it can), and reports what it did;
+/// one that has not ended `io_timeout` later is killed.
+fn check_stopped(c: &mut Watched, pid: i32, now: u64) {
+    if let Some(t) = c.ended_at {
+        if now.saturating_sub(t) >= c.timeout_ns {
+            c.ended_at = None;
+            eprintln!(
+                "iobench: job '{}': worker process {pid} did not end {} after it was told \
+                 to; killing it",
+                c.job,
+                secs(c.timeout_ns)
+            );
+            // SAFETY: signals our own child, alive or a zombie until the collector reaps it.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        return;
+    }
+    if !process_stopped(pid) {
+        c.stopped_since = None;
+        return;
+    }
+    let since = *c.stopped_since.get_or_insert(now);
+    if now.saturating_sub(since) < c.timeout_ns {
+        return;
+    }
+    eprintln!(
+        "iobench: job '{}': worker process {pid} is stopped and made no progress for {} \
+         (io_timeout={}); ending the job",
+        c.job,
+        secs(now - since),
+        secs(c.timeout_ns)
+    );
+    c.fired = true;
+    c.slot.set_stalled(0);
+    c.slot.set_timed_out();
+    c.ended_at = Some(now);
+    // SAFETY: signals our own child, alive or a zombie until the collector reaps it; the
+    // SIGTERM is pending when SIGCONT lets it run, so it ends at once.
+    unsafe {
+        libc::kill(pid, libc::SIGTERM);
+        libc::kill(pid, libc::SIGCONT);
+    }
+}
+
+/// True when process `pid` is stopped (state T) or stopped by a tracer (t).
+fn process_stopped(pid: i32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // The state follows the command name, which is in parentheses and may hold any byte.
+    stat.rfind(')')
+        .and_then(|i| stat[i + 1..].split_whitespace().next())
+        .is_some_and(|st| st == "T" || st == "t")
 }
 
 /// How many of a clone's I/Os are stalled: none while its oldest is younger than the

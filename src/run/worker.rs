@@ -3,9 +3,10 @@
 //! as fio's do_io does. Generic over the engine, so the loop is monomorphised per engine.
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncOp};
+use crate::defs::Ddir;
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncKind};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use crate::stats::JobStats;
 use std::io;
 use std::os::fd::RawFd;
@@ -41,7 +42,7 @@ enum Hold {
     /// Reap everything in flight, then sync `file`, after the first `before` file events
     /// (those that came before the sync's file pick); logged at `offset` when given.
     Sync {
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         before: usize,
         offset: Option<u64>,
@@ -58,7 +59,7 @@ enum Hold {
 impl Hold {
     /// A sync of `file` decided now: after the file events waiting so far, logged at the
     /// generator's offset.
-    fn sync_now(kind: crate::gen::SyncKind, file: usize, gen: &Generator) -> Hold {
+    fn sync_now(kind: crate::engine::SyncKind, file: usize, gen: &Generator) -> Hold {
         Hold::Sync {
             kind,
             file,
@@ -71,11 +72,9 @@ impl Hold {
 /// Runs the clone's I/O to the end (size done or runtime over); returns its stats.
 pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> {
     let ex = &cx.job.exec;
-    let depth = if engine.caps().sync {
-        1
-    } else {
-        ex.iodepth.max(1) as usize
-    };
+    // A synchronous engine's depth is already 1: the job caps it where it resolves the
+    // engine (`job::exec`), the one place that does.
+    let depth = ex.iodepth.max(1) as usize;
     let job_bs = cx.job.workload.bs.iter().map(|b| b.1).max().unwrap_or(4096);
     let max_bs = job_bs.max(cx.gen.replay_max_len().unwrap_or(0)) as usize;
     let bufs = crate::buffer::mem::IoMem::new(&cx.job.buffers.mem, depth, max_bs)?;
@@ -88,6 +87,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let mut data = crate::verify::Contents::new(cx.job, clone, depth);
     data.attach_state(cx.job, cx.gen.thread_number(), cx.names.len())?;
     data.attach_replay(&cx.gen);
+    data.attach_log(&cx.gen);
     data.attach_trims(&cx.gen);
     // A job that writes gets its buffers filled now; a read-only job's are left untouched
     // until its reads land in them, as fio leaves them (so its page faults fall in the run).
@@ -171,7 +171,7 @@ struct Worker<'a, E: Engine> {
     sync_queued: bool,
     /// A periodic sync made while the engine was busy: retried as it is before anything
     /// else, as fio retries a refused unit (so a sync point can get one more sync).
-    pending_sync: Option<(crate::gen::SyncKind, SyncOp, usize)>,
+    pending_sync: Option<(SyncKind, usize)>,
     /// The slot of a unit the engine refused: its retry takes it again, as fio retries
     /// the same unit (a sync is logged at the offset its unit last carried).
     refused_slot: Option<u32>,
@@ -332,7 +332,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 now - self.stat_start
             };
             self.cx.stats.inflight = self.inflight as u32;
-            crate::stats::live::answer(&mut self.cx.stats, measured);
+            crate::stats::snapshot::answer(&mut self.cx.stats, measured);
         }
         if self.ramping && now >= self.ramp_end {
             self.end_ramp(now);
@@ -434,7 +434,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Syncs `file` with nothing in flight, logging it at `offset` when given.
     fn sync(
         &mut self,
-        kind: crate::gen::SyncKind,
+        kind: crate::engine::SyncKind,
         file: usize,
         offset: Option<u64>,
     ) -> io::Result<()> {
@@ -473,12 +473,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// in line with its I/Os left in flight): until one completes, the next free slot gets
     /// another (see `Syncer::io_completed`).
     #[cold]
-    fn queue_sync(
-        &mut self,
-        kind: crate::gen::SyncKind,
-        op: SyncOp,
-        file: usize,
-    ) -> io::Result<()> {
+    fn queue_sync(&mut self, kind: SyncKind, file: usize) -> io::Result<()> {
         // The files opened and closed on the way to the sync's file pick come first.
         if let Some(fail) = self.file_events(usize::MAX)? {
             self.cx.stats.record_error(fail.errno, &fail.verror);
@@ -500,7 +495,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             l.log_op(file, kind.log_name(), self.pool[slot as usize].offset, 0)?;
         }
         let u = &mut self.pool[slot as usize];
-        u.op = Op::Sync { kind: op };
+        u.op = Op::Sync { kind };
         u.file = file as u32;
         u.fd = fd;
         u.len = 0;
@@ -533,7 +528,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.free.push(slot);
                 self.refused_slot = Some(slot);
                 self.open.io_done(file, &mut self.engine);
-                self.pending_sync = Some((kind, op, file));
+                self.pending_sync = Some((kind, file));
                 self.must_reap = self.inflight > 0;
             }
         }
@@ -574,8 +569,8 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// The next I/O to issue, once every reason to hold it back is ruled out; None when
     /// the fill stops here (a hold, a failure or the end of the I/O).
     fn next_io(&mut self) -> io::Result<Option<crate::gen::NextIo>> {
-        if let Some((kind, op, f)) = self.pending_sync.take() {
-            self.queue_sync(kind, op, f)?;
+        if let Some((kind, f)) = self.pending_sync.take() {
+            self.queue_sync(kind, f)?;
             return Ok(None);
         }
         // A replayed log's sync: drain, then sync the file it names (see gen::replay).
@@ -597,9 +592,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             // to the file its file service picks next (that pick is used up).
             if let Some(kind) = self.syncer.due().filter(|_| self.cx.gen.budget_left()) {
                 let f = self.cx.gen.file_for_sync().unwrap_or(self.syncer.last_file);
-                match queued_sync_op(kind).filter(|&op| self.engine.queues_sync(op)) {
-                    Some(op) => self.queue_sync(kind, op, f)?,
-                    None => self.hold = Hold::sync_now(kind, f, &self.cx.gen),
+                if queueable(kind) && self.engine.queues_sync(kind) {
+                    self.queue_sync(kind, f)?;
+                } else {
+                    self.hold = Hold::sync_now(kind, f, &self.cx.gen);
                 }
                 return Ok(None);
             }
@@ -740,7 +736,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         };
         if let Some(l) = &mut self.iolog {
-            l.log_io(&next)?;
+            l.log_io(next.file, next.ddir, next.offset, next.len)?;
         }
         let slot = self.take_slot();
         if self.serialize {
@@ -974,11 +970,6 @@ impl<'a, E: Engine> Worker<'a, E> {
         if let Op::Sync { kind } = u.op {
             self.syncer.sync_completed();
             if u.result >= 0 && !self.ramping {
-                let kind = match kind {
-                    SyncOp::Fdatasync => crate::gen::SyncKind::Fdatasync,
-                    SyncOp::Range(f) => crate::gen::SyncKind::Range(f),
-                    SyncOp::Fsync => crate::gen::SyncKind::Fsync,
-                };
                 super::syncing::account(&mut self.cx.stats, kind, now - u.start_ns);
             }
         } else {
@@ -1052,6 +1043,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     #[cold]
     fn failed(&mut self, slot: u32) {
         let u = &self.pool[slot as usize];
+        self.data.write_failed(u);
         let ex = &self.cx.job.exec;
         let stats = &mut self.cx.stats;
         let errno = (-u.result) as i32;
@@ -1239,6 +1231,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             let u = &mut self.pool[slot as usize];
             if fresh {
                 pass.start_block(u, self.open.fds());
+                if pass.rewrites() {
+                    self.data.refill(u, pass.numberio(slot));
+                }
             }
             u.start_ns = now_ns();
             u.issue_ns = u.start_ns;
@@ -1328,7 +1323,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 continue;
             }
             let unit = &mut self.pool[0];
-            super::syncing::issue(&mut self.engine, unit, i, fd, SyncOp::Fsync, 0, 0)?;
+            super::syncing::issue(&mut self.engine, unit, i, fd, SyncKind::Fsync, 0, 0)?;
             if let Some(l) = &mut self.iolog {
                 l.log_op(i, "sync", self.syncer.last_offset, 0)?;
             }
@@ -1402,7 +1397,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         if cx.stats.live.is_some() {
             // The final numbers, for a report made before the collector has this clone's
             // results (one made while it finishes, or just after).
-            crate::stats::live::answer(&mut cx.stats, ms * 1_000_000);
+            crate::stats::snapshot::answer(&mut cx.stats, ms * 1_000_000);
         }
         if self.error.is_some() {
             cx.stats.failed = true;
@@ -1427,16 +1422,11 @@ impl<'a, E: Engine> Worker<'a, E> {
 }
 
 /// True when `len` bytes at `offset` overlap a unit that is queued or in flight.
-/// The engine sync a periodic sync of `kind` is when an engine may queue it beside I/Os
-/// in flight: fsync and fdatasync (sync_file_range keeps the drain, which covers the
-/// range written so far).
+/// True for the periodic syncs an engine may queue beside I/Os in flight: fsync and
+/// fdatasync (sync_file_range keeps the drain, which covers the range written so far).
 #[inline]
-fn queued_sync_op(kind: crate::gen::SyncKind) -> Option<SyncOp> {
-    match kind {
-        crate::gen::SyncKind::Fsync => Some(SyncOp::Fsync),
-        crate::gen::SyncKind::Fdatasync => Some(SyncOp::Fdatasync),
-        _ => None,
-    }
+fn queueable(kind: SyncKind) -> bool {
+    matches!(kind, SyncKind::Fsync | SyncKind::Fdatasync)
 }
 
 fn overlaps_busy(pool: &[IoUnit], busy: &[bool], offset: u64, len: u64) -> bool {

@@ -4,8 +4,9 @@
 //! job, and a short read has its rest read again.
 
 use super::{Worker, WorkerCtx};
+use crate::defs::Ddir;
 use crate::engine::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 use crate::stats::JobStats;
 use crate::verify::Contents;
 

@@ -3,25 +3,19 @@
 //! back, one whole message at a time under one lock, the run's text lines, its results and
 //! the end (STOP, then QUIT), as fio's server does.
 
-use super::job::{self, CHILD_ARG, RESULTS};
+use super::job::{self, Sent, CHILD_ARG, RESULTS};
+use super::policy::{self, Policy};
 use super::vtrigger;
-use super::Stream;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
-use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
+use crate::fioproto::stream::Stream;
+use crate::fioproto::{op, read_cmd_max, send, Cmd, ProtoError, SERVER_MAX_PAYLOAD};
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
-static EXITING: AtomicBool = AtomicBool::new(false);
-static CONN_SEQ: AtomicU32 = AtomicU32::new(0);
-
-/// True once a client asked the server to exit.
-pub fn exiting() -> bool {
-    EXITING.load(Ordering::Relaxed)
-}
+use std::time::{Duration, Instant};
 
 /// This host's name, as fio's PROBE reply carries it.
 pub fn hostname() -> String {
@@ -85,9 +79,13 @@ struct Conn {
     w: Writer,
     host: String,
     peer: String,
-    dir: PathBuf,
+    /// The connection's private directory (mkdtemp, 0700), made for its first run: the
+    /// run's results, live status and verify states; never the job text.
+    dir: Option<PathBuf>,
+    policy: &'static Policy,
     args: Vec<String>,
-    files: Vec<String>,
+    /// The job files' texts (JOB, or `--remote-config` read for it), in memory.
+    texts: Vec<(String, String)>,
     run: Option<Running>,
     /// The client asked for a synchronised start (an iobench client).
     sync: bool,
@@ -112,6 +110,139 @@ struct Fetch {
     threads: u32,
 }
 
+/// Makes a directory only this user can enter, under `$TMPDIR`, with a fresh random name
+/// (mkdtemp: created exclusively, mode 0700), so no other user can have made it first or
+/// put anything in it.
+fn private_dir() -> Result<PathBuf, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let template = std::env::temp_dir().join("iobench-server-XXXXXX");
+    let mut bytes = template.as_os_str().as_bytes().to_vec();
+    bytes.push(0);
+    // SAFETY: `bytes` is a writable NUL-terminated template ending in XXXXXX, which
+    // mkdtemp rewrites in place.
+    let r = unsafe { libc::mkdtemp(bytes.as_mut_ptr().cast()) };
+    if r.is_null() {
+        return Err(format!(
+            "cannot make a private directory in {}: {}",
+            std::env::temp_dir().display(),
+            std::io::Error::last_os_error()
+        ));
+    }
+    bytes.pop();
+    Ok(PathBuf::from(std::ffi::OsStr::from_bytes(&bytes)))
+}
+
+/// Creates `path` for writing: a new file (O_EXCL), never through a symbolic link
+/// (O_NOFOLLOW), readable by this user alone.
+fn create_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
+    f.write_all(data)
+}
+
+/// Reads a client's messages, with the server's time limits: between messages, a
+/// connection with no run going may stay silent for the idle time; once a message has
+/// begun, the whole of it must come within the read time.
+struct Timed {
+    s: Stream,
+    /// When the message being read must be whole.
+    deadline: Option<Instant>,
+}
+
+impl Timed {
+    /// Waits until a message begins: `Ok(false)` when the connection stayed silent for
+    /// `idle` while `busy` said no run was going.
+    fn wait(&mut self, idle: Duration, busy: impl Fn() -> bool) -> std::io::Result<bool> {
+        let fd = match &self.s {
+            Stream::Tcp(t) => t.as_raw_fd(),
+            Stream::Unix(u) => u.as_raw_fd(),
+        };
+        let mut quiet_since = Instant::now();
+        loop {
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd for an open descriptor; a 1 s timeout.
+            let r = unsafe { libc::poll(&mut pfd, 1, 1000) };
+            if r < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if r > 0 {
+                return Ok(true);
+            }
+            if busy() {
+                quiet_since = Instant::now();
+            } else if quiet_since.elapsed() >= idle {
+                return Ok(false);
+            }
+        }
+    }
+}
+
+impl Read for Timed {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = match self.deadline {
+            Some(d) => d.saturating_duration_since(Instant::now()),
+            None => Duration::from_secs(3600),
+        };
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "message not whole in time",
+            ));
+        }
+        let set = match &self.s {
+            Stream::Tcp(t) => t.set_read_timeout(Some(left)),
+            Stream::Unix(u) => u.set_read_timeout(Some(left)),
+        };
+        set?;
+        match self.s.read(buf) {
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock) => Err(
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "message not whole in time"),
+            ),
+            r => r,
+        }
+    }
+}
+
+/// Answers a connection over `--server-max-conns` with why it is not served, then closes
+/// it (a client that is slow to read cannot hold the accepting thread: the write is
+/// bounded by a short timeout).
+pub fn turn_away(s: Stream, max: usize) {
+    if let Stream::Tcp(t) = &s {
+        let _ = t.set_write_timeout(Some(Duration::from_secs(1)));
+    }
+    if let Stream::Unix(u) = &s {
+        let _ = u.set_write_timeout(Some(Duration::from_secs(1)));
+    }
+    let w: Writer = Arc::new(Mutex::new(s));
+    send_text(
+        &w,
+        Text::ERR,
+        &format!(
+            "iobench: server: busy: {max} connections are being served already \
+             (the server's --server-max-conns); try again later\n"
+        ),
+    );
+    send_msg(&w, op::QUIT, 0, &[]);
+    let guard = w.lock();
+    if let Ok(s) = guard {
+        s.shutdown();
+    }
+}
+
 /// Serves one connection until the client closes it.
 pub fn handle(stream: Stream, peer: &str, host: &str) {
     let reader = match stream.try_clone() {
@@ -127,15 +258,15 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         Stream::Tcp(t) => t.local_addr().ok().map(|a| a.ip().to_string()),
         Stream::Unix(_) => None,
     };
-    let seq = CONN_SEQ.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("iobench-server-{}-{seq}", std::process::id()));
+    let policy = policy::get();
     let mut c = Conn {
         w: Arc::new(Mutex::new(stream)),
         host: host.to_string(),
         peer: peer.to_string(),
-        dir,
+        dir: None,
+        policy,
         args: Vec::new(),
-        files: Vec::new(),
+        texts: Vec::new(),
         run: None,
         sync: false,
         local,
@@ -144,12 +275,60 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
         me: String::new(),
         fetch: None,
     };
-    let mut reader = reader;
+    let mut reader = Timed {
+        s: reader,
+        deadline: None,
+    };
     loop {
-        let cmd = match read_cmd(&mut reader) {
+        let busy = || {
+            c.run
+                .as_ref()
+                .is_some_and(|r| !r.done.load(Ordering::Relaxed))
+        };
+        match reader.wait(policy.idle, busy) {
+            Ok(true) => {}
+            Ok(false) => {
+                let why = format!(
+                    "iobench: server: closing the connection: idle for {} s \
+                     (the server's --server-idle-timeout)\n",
+                    policy.idle.as_secs()
+                );
+                send_text(&c.w, Text::ERR, &why);
+                send_msg(&c.w, op::QUIT, 0, &[]);
+                break;
+            }
+            Err(e) => {
+                eprintln!("iobench: server: {}: {e}", c.peer);
+                break;
+            }
+        }
+        reader.deadline = Some(Instant::now() + policy.read);
+        let got = read_cmd_max(&mut reader, SERVER_MAX_PAYLOAD);
+        reader.deadline = None;
+        let cmd = match got {
             Ok(c) => c,
             Err(ProtoError::Closed) => break,
             Err(e) => {
+                // A peer over the server's limits hears why; one that does not speak the
+                // protocol (another version, garbage) is closed on without a word, as by
+                // fio's server.
+                let why = match &e {
+                    ProtoError::Io(io) if io.kind() == std::io::ErrorKind::TimedOut => {
+                        Some(format!(
+                            "iobench: server: closing the connection: a message did not arrive \
+                         whole within {} s\n",
+                            policy.read.as_secs()
+                        ))
+                    }
+                    ProtoError::PayloadTooLarge(_) => {
+                        Some(format!("iobench: server: closing the connection: {e}\n"))
+                    }
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    send_text(&c.w, Text::ERR, &why);
+                    send_msg(&c.w, op::QUIT, 0, &[]);
+                }
                 eprintln!("iobench: server: {}: {e}", c.peer);
                 break;
             }
@@ -163,17 +342,25 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
             }
         }
     }
-    // A client gone mid-run: stop the run; its results have nowhere to go.
+    // A client gone mid-run (or that said EXIT): its run ends with it, every process of
+    // it; its results have nowhere to go.
     if let Some(r) = &c.run {
-        if !r.done.load(Ordering::Relaxed) {
-            // SAFETY: signals our own child process by its pid.
-            unsafe { libc::kill(r.pid as i32, libc::SIGTERM) };
-        }
+        stop_run(r);
     }
     if let Ok(s) = c.w.lock() {
         s.shutdown();
     }
-    let _ = std::fs::remove_dir_all(&c.dir);
+    if let Some(d) = &c.dir {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Stops a run going: its process group (the run child and whatever it started).
+fn stop_run(r: &Running) {
+    if !r.done.load(Ordering::Relaxed) {
+        // SAFETY: signals the process group our run child leads (made in spawn_run).
+        unsafe { libc::kill(-(r.pid as i32), libc::SIGTERM) };
+    }
 }
 
 impl Conn {
@@ -192,19 +379,23 @@ impl Conn {
                         !(b == "output" || b.starts_with("output="))
                     })
                     .collect();
+                if let Err(e) = policy::check_jobline(&self.args) {
+                    return Ok(self.refuse(&e));
+                }
                 self.parsed()
             }
             pdu::Message::Job(text) => {
-                std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
-                let path = self.dir.join(format!("job{}.fio", self.files.len()));
-                std::fs::write(&path, includes_from_cwd(&text)).map_err(|e| e.to_string())?;
-                self.files.push(path.display().to_string());
+                let name = format!("<job file {} from the client>", self.texts.len() + 1);
+                self.texts.push((name, text));
                 self.parsed()
             }
-            pdu::Message::LoadFile(path) => {
-                self.files.push(path);
-                self.parsed()
-            }
+            pdu::Message::LoadFile(path) => match self.policy.remote_config(&path) {
+                Ok(text) => {
+                    self.texts.push((path, text));
+                    self.parsed()
+                }
+                Err(e) => Ok(self.refuse(&format!("server: {e}"))),
+            },
             pdu::Message::Run => match self.start_run() {
                 Ok(go_on) => Ok(go_on),
                 Err(e) => {
@@ -247,21 +438,16 @@ impl Conn {
                 if let Some(r) = &self.run {
                     if !r.done.load(Ordering::Relaxed) {
                         r.quit.store(true, Ordering::Relaxed);
+                        // The run child stops its own workers (as a plain run on Ctrl-C).
                         // SAFETY: signals our own child process by its pid.
                         unsafe { libc::kill(r.pid as i32, libc::SIGTERM) };
                     }
                 }
                 Ok(true)
             }
-            pdu::Message::Exit => {
-                EXITING.store(true, Ordering::Relaxed);
-                if let Some(r) = &self.run {
-                    // SAFETY: signals our own child process by its pid.
-                    unsafe { libc::kill(r.pid as i32, libc::SIGTERM) };
-                }
-                let _ = std::fs::remove_dir_all(&self.dir);
-                std::process::exit(0);
-            }
+            // EXIT ends this connection and its run, never the server: one client must
+            // not stop another's runs (stopping the server is its operator's signal).
+            pdu::Message::Exit => Ok(false),
             other => {
                 let text = format!("iobench: server: unexpected {} command\n", cmd.name());
                 let _ = other;
@@ -278,9 +464,13 @@ impl Conn {
         if let Some(r) = &self.run {
             let mut slot = r.trigger.lock().unwrap_or_else(|e| e.into_inner());
             if !slot.over {
-                if slot.asked.is_empty() {
-                    let flag = self.dir.join(vtrigger::TRIGGER_FILE);
-                    if let Err(e) = std::fs::write(&flag, b"") {
+                if let Some(flag) = self
+                    .dir
+                    .as_ref()
+                    .filter(|_| slot.asked.is_empty())
+                    .map(|d| d.join(vtrigger::TRIGGER_FILE))
+                {
+                    if let Err(e) = create_private(&flag, b"") {
                         eprintln!("iobench: server: {}: {e}", flag.display());
                     }
                 }
@@ -288,7 +478,7 @@ impl Conn {
                 return;
             }
         }
-        let states = job::load(&self.full_args())
+        let states = job::load_sent(&self.sent())
             .map(|(_, jobs)| vtrigger::idle_states(&jobs))
             .unwrap_or_default();
         let list = crate::fioproto::vstate::encode_list(&states);
@@ -297,7 +487,7 @@ impl Conn {
             send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
             send_msg(&self.w, op::QUIT, 0, &[]);
         }
-        vtrigger::run_command(&command, "server");
+        trigger_command(&self.w, self.policy, &command);
     }
 
     /// UPDATE_JOB, gfio's option editor (fio's command-line client never sends it): an
@@ -305,7 +495,7 @@ impl Conn {
     /// which iobench cannot take in fio's packed form, and the answer says so
     /// (EOPNOTSUPP, with a line of text for gfio's log).
     fn update_job(&mut self, tag: u64, u: pdu::UpdateJob) {
-        let threads = job::load(&self.full_args())
+        let threads = job::load_sent(&self.sent())
             .map(|(_, jobs)| job::counts(&jobs).0)
             .unwrap_or(0);
         let error = if u.thread_number == 0 || u.thread_number > threads {
@@ -348,17 +538,35 @@ impl Conn {
         Ok(send_msg(&self.w, op::PROBE, cmd.tag, &reply.encode()))
     }
 
-    /// The whole command line the run will get.
-    fn full_args(&self) -> Vec<String> {
-        let mut a = self.args.clone();
-        a.extend(self.files.iter().cloned());
-        a
+    /// What the run will get: the command line and the job texts.
+    fn sent(&self) -> Sent {
+        Sent {
+            args: self.args.clone(),
+            texts: self.texts.clone(),
+            includes: self.policy.includes(),
+        }
+    }
+
+    /// Refuses what was sent: the client hears why, then QUIT, as fio answers a job it
+    /// cannot parse; a RUN after it is ignored.
+    fn refuse(&mut self, why: &str) -> bool {
+        send_text(&self.w, Text::ERR, &format!("iobench: {why}\n"));
+        send_msg(&self.w, op::QUIT, 0, &[]);
+        self.refused = true;
+        true
+    }
+
+    /// Parses what was sent and checks it against the server's policy.
+    fn load(&self) -> Result<(crate::cli::Invocation, Vec<crate::job::Job>), String> {
+        let (inv, jobs) = job::load_sent(&self.sent())?;
+        policy::check_jobs(self.policy, &jobs)?;
+        Ok((inv, jobs))
     }
 
     /// After JOBLINE, JOB or LOAD_FILE: checks what was sent so far and answers START
     /// with the counts, or an error text and QUIT, as fio does when parsing fails.
     fn parsed(&mut self) -> Result<bool, String> {
-        match job::load(&self.full_args()) {
+        match self.load() {
             Ok((_, jobs)) => {
                 let (threads, reports) = job::counts(&jobs);
                 let s = Start {
@@ -367,12 +575,7 @@ impl Conn {
                 };
                 Ok(send_msg(&self.w, op::START, 0, &s.encode()))
             }
-            Err(e) => {
-                send_text(&self.w, Text::ERR, &format!("iobench: {e}\n"));
-                send_msg(&self.w, op::QUIT, 0, &[]);
-                self.refused = true;
-                Ok(true)
-            }
+            Err(e) => Ok(self.refuse(&e)),
         }
     }
 
@@ -389,7 +592,7 @@ impl Conn {
             );
             return Ok(true);
         }
-        let (_, jobs) = match job::load(&self.full_args()) {
+        let (inv, jobs) = match self.load() {
             Ok(x) => x,
             Err(e) => {
                 send_text(&self.w, Text::ERR, &format!("iobench: {e}\n"));
@@ -397,9 +600,19 @@ impl Conn {
                 return Ok(true);
             }
         };
+        if inv.actions.parse_only {
+            // `--parse-only` from the client: the jobs were parsed (START said how many);
+            // as fio's server, nothing runs.
+            send_msg(&self.w, op::STOP, 0, &Stop::default().encode());
+            send_msg(&self.w, op::QUIT, 0, &[]);
+            return Ok(true);
+        }
         let (threads, _) = job::counts(&jobs);
-        std::fs::create_dir_all(&self.dir).map_err(|e| e.to_string())?;
-        let wanted = state_files(&jobs, &self.me, &self.dir);
+        let dir = match &self.dir {
+            Some(d) => d.clone(),
+            None => self.dir.insert(private_dir()?).clone(),
+        };
+        let wanted = state_files(&jobs, &self.me, &dir);
         if wanted.is_empty() {
             return self.spawn_run(threads, false);
         }
@@ -433,7 +646,7 @@ impl Conn {
                 "iobench: server: failure on receiving state file {name}: {why}\n"
             ));
         }
-        std::fs::write(&local, &r.data)
+        create_private(&local, &r.data)
             .map_err(|e| format!("iobench: server: state file {}: {e}\n", local.display()))?;
         if f.pending.is_empty() {
             let threads = f.threads;
@@ -460,14 +673,31 @@ impl Conn {
     /// run saves stays there too, and goes with the connection).
     fn spawn_run(&mut self, threads: u32, states_here: bool) -> Result<bool, String> {
         let exe = std::env::current_exe().map_err(|e| format!("cannot find iobench: {e}"))?;
+        let dir = self.dir.clone().ok_or("no private directory for the run")?;
         let mut cmd = Command::new(exe);
-        cmd.arg(CHILD_ARG).arg(&self.dir);
+        cmd.arg(CHILD_ARG).arg(&dir);
         if states_here {
-            cmd.arg(format!("--aux-path={}", self.dir.display()));
+            cmd.arg(format!("--aux-path={}", dir.display()));
         }
-        cmd.args(self.full_args())
+        cmd.args(&self.args)
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        use std::os::unix::process::CommandExt;
+        // SAFETY: between fork and exec the closure calls only async-signal-safe system
+        // calls (setpgid, prctl) and touches no memory of the parent.
+        unsafe {
+            cmd.pre_exec(|| {
+                // Its own process group, so that the connection's end stops every process
+                // of the run; and it ends if this thread (the connection's) goes.
+                if libc::setpgid(0, 0) != 0
+                    || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
         if let Some(a) = &self.local {
             cmd.env(job::ADDR_ENV, a);
         }
@@ -475,13 +705,26 @@ impl Conn {
             cmd.env(job::ZLIB_ENV, "1");
         }
         if self.sync {
-            cmd.env(job::SYNC_ENV, "1").stdin(Stdio::piped());
-        } else {
-            cmd.stdin(Stdio::null());
+            cmd.env(job::SYNC_ENV, "1");
         }
         let mut child: Child = cmd
             .spawn()
             .map_err(|e| format!("cannot start the run: {e}"))?;
+        // The job texts go through the pipe, never a file; a synchronised run then keeps
+        // its stdin open for the go.
+        let mut stdin = child.stdin.take();
+        if let Some(i) = stdin.as_mut() {
+            use std::io::Write;
+            if let Err(e) = i.write_all(&self.sent().encode()).and_then(|_| i.flush()) {
+                // SAFETY: signals the process group of the child just started.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                let _ = child.wait();
+                return Err(format!("cannot hand the jobs to the run: {e}"));
+            }
+        }
+        if !self.sync {
+            stdin = None;
+        }
         for _ in 0..threads.max(1) {
             send_msg(&self.w, op::SERVER_START, 0, &[]);
         }
@@ -491,7 +734,7 @@ impl Conn {
         self.run = Some(Running {
             trigger: trigger.clone(),
             quit: quit.clone(),
-            go: child.stdin.take(),
+            go: stdin,
             pid: child.id(),
             started: Instant::now(),
             threads,
@@ -505,14 +748,14 @@ impl Conn {
             .stderr
             .take()
             .map(|s| forward(s, self.w.clone(), Text::ERR, quit.clone()));
-        let (w, dir) = (self.w.clone(), self.dir.clone());
+        let (w, allow) = (self.w.clone(), self.policy);
         std::thread::spawn(move || {
             for h in [out, err].into_iter().flatten() {
                 let _ = h.join();
             }
             let status = child.wait();
             done.store(true, Ordering::Relaxed);
-            answer_triggers(&w, &dir, &trigger);
+            answer_triggers(&w, &dir, &trigger, allow);
             let results = dir.join(RESULTS);
             if let Ok(bytes) = std::fs::read(&results) {
                 let _ = std::fs::remove_file(&results);
@@ -551,8 +794,12 @@ impl Conn {
         };
         if let Some(r) = &self.run {
             // The run's own figures, while it goes.
-            if !r.done.load(Ordering::Relaxed) {
-                if let Ok(b) = std::fs::read(self.dir.join(super::eta::ETA_FILE)) {
+            if let Some(dir) = self
+                .dir
+                .as_ref()
+                .filter(|_| !r.done.load(Ordering::Relaxed))
+            {
+                if let Ok(b) = std::fs::read(dir.join(super::eta::ETA_FILE)) {
                     if let Ok(live) = JobsEta::decode(&b) {
                         return live;
                     }
@@ -577,7 +824,12 @@ impl Conn {
 
 /// A run is over: the triggers that came during it get the states it left, in the order
 /// fio's server keeps (the states, then the command), before the run's results.
-fn answer_triggers(w: &Writer, dir: &std::path::Path, trigger: &Mutex<TriggerSlot>) {
+fn answer_triggers(
+    w: &Writer,
+    dir: &std::path::Path,
+    trigger: &Mutex<TriggerSlot>,
+    policy: &Policy,
+) {
     let asked = {
         let mut slot = trigger.lock().unwrap_or_else(|e| e.into_inner());
         slot.over = true;
@@ -592,7 +844,27 @@ fn answer_triggers(w: &Writer, dir: &std::path::Path, trigger: &Mutex<TriggerSlo
     let _ = std::fs::remove_file(dir.join(vtrigger::TRIGGER_FILE));
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
-        vtrigger::run_command(&command, "server");
+        trigger_command(w, policy, &command);
+    }
+}
+
+/// Runs a client's trigger command (`--trigger-remote`) when the operator allows
+/// commands (`--allow-exec`); otherwise the client hears it was not run.
+fn trigger_command(w: &Writer, policy: &Policy, command: &str) {
+    if command.is_empty() {
+        return;
+    }
+    if policy.allow_exec {
+        crate::fioflags::run_command(command, "server");
+    } else {
+        send_text(
+            w,
+            Text::ERR,
+            &format!(
+                "iobench: server: trigger command '{command}' not run: a client may not run \
+                 commands on the server (its operator allows it with --allow-exec)\n"
+            ),
+        );
     }
 }
 
@@ -608,7 +880,7 @@ fn state_files(
     let mut first = 1u64;
     for job in jobs {
         let n = job.exec.numjobs.max(1);
-        if job.verify.state_load && job.verify.method != crate::verify::checksum::Method::None {
+        if job.verify.state_load && job.verify.method != crate::defs::verify_method::Method::None {
             for clone in 0..n {
                 let index = crate::gen::fio_thread_number(first, job.exec.numjobs, clone) - 1;
                 let name = format!("{me}-{}-{index}-verify.state", job.name.replace('/', "."));
@@ -624,30 +896,6 @@ fn state_files(
 /// iobench's whole version string, so the short form (still naming the fio it follows).
 fn probe_version() -> String {
     format!("iobench-{} (fio-3.33)", env!("CARGO_PKG_VERSION"))
-}
-
-/// A job sent as text has no directory of its own: as fio's server does, its relative
-/// `include`s name files in the server's working directory. The text is kept in a
-/// scratch directory, so they are made absolute.
-fn includes_from_cwd(text: &str) -> String {
-    let Ok(cwd) = std::env::current_dir() else {
-        return text.to_string();
-    };
-    let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let t = line.trim_start();
-        match t
-            .strip_prefix("include")
-            .filter(|r| r.starts_with([' ', '\t']))
-        {
-            Some(rest) if !rest.trim().starts_with('/') && !rest.trim().is_empty() => {
-                let name = rest.trim();
-                out.push_str(&format!("include {}\n", cwd.join(name).display()));
-            }
-            _ => out.push_str(line),
-        }
-    }
-    out
 }
 
 /// Sends what a child prints, line by line, as TEXT of `level`.
@@ -683,22 +931,4 @@ fn forward<R: Read + Send + 'static>(
             send_text(&w, level, &String::from_utf8_lossy(&pending));
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn relative_includes_name_the_servers_directory() {
-        let cwd = std::env::current_dir().unwrap();
-        let out = includes_from_cwd("[a]\ninclude common.fio\n  include /abs.fio\nrw=read\n");
-        assert_eq!(
-            out,
-            format!(
-                "[a]\ninclude {}\n  include /abs.fio\nrw=read\n",
-                cwd.join("common.fio").display()
-            )
-        );
-    }
 }

@@ -2,8 +2,9 @@
 //! the status board its workers publish to (as the status line does) once a second and
 //! leaves the answer, already in wire form, in a file the connection sends on request.
 
+use crate::defs::value::SizeSpec;
 use crate::fioproto::pdu::JobsEta;
-use crate::job::{Job, SizeSpec};
+use crate::job::Job;
 use crate::stats::board::JobState;
 use crate::stats::board::{self, Plan};
 use crate::stats::status::{condense, job_eta};

@@ -1,5 +1,5 @@
-//! The server's job runner: a child process (`iobench __fio-server-job DIR ARGS…`) that runs
-//! what a client sent like a plain run, with its informational lines on stdout (the server
+//! The server's job runner: a child process (`iobench __fio-server-job DIR ARGS…`, the job
+//! texts on its stdin) that runs what a client sent like a plain run, with its informational lines on stdout (the server
 //! forwards them as TEXT) and, at the end, the results as fio's wire messages (JOB_OPT, TS,
 //! GS, DU) in `DIR/results`, which the server forwards as they are.
 //!
@@ -7,12 +7,13 @@
 //! stop flags, the status board), and a new process per run starts each one clean, as fio's
 //! server forks a backend per run.
 
-use crate::cli::{parse_args, Invocation};
+use crate::cli::{parse_args_sent, Invocation};
+use crate::defs::raw::RawOpt;
 use crate::fioproto::pdu::JobOpt;
 use crate::fioproto::ts::{WireDu, WireGs, WireTs};
 use crate::fioproto::{encode, op};
 use crate::job::Job;
-use crate::options::RawOpt;
+use crate::options::jobfile::Includes;
 use crate::report::Formats;
 use crate::session::{Hooks, Prepared};
 use crate::stats::group::RunSummary;
@@ -93,11 +94,86 @@ fn lay_out_then_wait(jobs: &[Job]) -> bool {
     matches!(std::io::stdin().read_line(&mut line), Ok(n) if n > 0 && line.trim() == "go")
 }
 
-/// Parses, resolves and checks a client's command line and job files, as a plain run
-/// would ([`crate::session::prepare`]): what a plain run refuses, the server refuses with
-/// the same message before it starts a runner.
-pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
-    let inv = parse_args(args).map_err(|e| e.to_string())?;
+/// What a client sent for a run: its command line (JOBLINE) and its job files' texts
+/// (JOB, or `--remote-config` files the server read for it), held in memory: no scratch
+/// file another user could touch (docs/security.md).
+#[derive(Debug, Clone, Default)]
+pub struct Sent {
+    pub args: Vec<String>,
+    /// (name for messages, text), in the order they came.
+    pub texts: Vec<(String, String)>,
+    /// What their `include` lines may read.
+    pub includes: Includes,
+}
+
+impl Sent {
+    /// The bytes the run child reads on its stdin before anything else: the texts and the
+    /// include rule (the command line travels as arguments).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut put = |b: &[u8]| {
+            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            out.extend_from_slice(b);
+        };
+        let rule = match &self.includes {
+            Includes::Any => "any".to_string(),
+            Includes::Refused => "refused".to_string(),
+            Includes::Under(r) => format!("under:{}", r.display()),
+        };
+        put(rule.as_bytes());
+        put(&(self.texts.len() as u64).to_le_bytes());
+        for (name, text) in &self.texts {
+            put(name.as_bytes());
+            put(text.as_bytes());
+        }
+        out
+    }
+
+    /// Reads what [`Sent::encode`] wrote, then takes `args` as the command line.
+    fn decode<R: std::io::Read>(r: &mut R, args: &[String]) -> Result<Sent, String> {
+        let mut get = || -> Result<Vec<u8>, String> {
+            let mut n = [0u8; 8];
+            r.read_exact(&mut n)
+                .map_err(|e| format!("job texts: {e}"))?;
+            let n = u64::from_le_bytes(n);
+            if n > crate::fioproto::SERVER_MAX_PAYLOAD as u64 * 64 {
+                return Err(format!("job texts: a part of {n} bytes"));
+            }
+            let mut b = vec![0u8; n as usize];
+            r.read_exact(&mut b)
+                .map_err(|e| format!("job texts: {e}"))?;
+            Ok(b)
+        };
+        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+        let rule = text(get()?);
+        let includes = match rule.as_str() {
+            "any" => Includes::Any,
+            "refused" => Includes::Refused,
+            r => match r.strip_prefix("under:") {
+                Some(dir) => Includes::Under(dir.into()),
+                None => return Err(format!("job texts: bad include rule '{r}'")),
+            },
+        };
+        let count = get()?;
+        let count = u64::from_le_bytes(count.try_into().map_err(|_| "job texts: bad count")?);
+        let mut texts = Vec::new();
+        for _ in 0..count {
+            let name = text(get()?);
+            texts.push((name, text(get()?)));
+        }
+        Ok(Sent {
+            args: args.to_vec(),
+            texts,
+            includes,
+        })
+    }
+}
+
+/// Parses, resolves and checks what a client sent, as a plain run would
+/// ([`crate::session::prepare`]): what a plain run refuses, the server refuses with the
+/// same message before it starts a runner.
+pub fn load_sent(s: &Sent) -> Result<(Invocation, Vec<Job>), String> {
+    let inv = parse_args_sent(&s.args, &s.texts, &s.includes).map_err(|e| e.to_string())?;
     if inv.jobs.is_empty() {
         // A JOBLINE of flags alone: the jobs come next (JOB, LOAD_FILE).
         return Ok((inv, Vec::new()));
@@ -106,10 +182,10 @@ pub fn load(args: &[String]) -> Result<(Invocation, Vec<Job>), String> {
     Ok((inv, p.jobs))
 }
 
-/// [`load`] for the runner itself: the jobs' files named as fio's server names them
+/// [`load_sent`] for the runner itself: the jobs' files named as fio's server names them
 /// (after the server's address, when it is known) and checked under those names.
-pub fn prepare(args: &[String], addr: Option<&str>) -> Result<Prepared, String> {
-    let inv = parse_args(args).map_err(|e| e.to_string())?;
+pub fn prepare(s: &Sent, addr: Option<&str>) -> Result<Prepared, String> {
+    let inv = parse_args_sent(&s.args, &s.texts, &s.includes).map_err(|e| e.to_string())?;
     Ok(crate::session::prepare_with(&inv, |_, jobs| {
         if let Some(addr) = addr {
             server_file_names(jobs, addr);
@@ -290,8 +366,16 @@ pub fn child_main(args: &[String]) -> ExitCode {
         eprintln!("iobench: {CHILD_ARG}: no results directory");
         return ExitCode::FAILURE;
     };
+    // The job texts come on stdin, never through a file (docs/security.md).
+    let sent = match Sent::decode(&mut std::io::stdin().lock(), rest) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("iobench: {CHILD_ARG}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let addr = std::env::var_os(ADDR_ENV).map(|a| a.to_string_lossy().into_owned());
-    let prepared = match prepare(rest, addr.as_deref()) {
+    let prepared = match prepare(&sent, addr.as_deref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("iobench: {e}");
@@ -342,13 +426,20 @@ pub fn child_main(args: &[String]) -> ExitCode {
 mod tests {
     use super::*;
 
-    fn args(extra: &[&str]) -> Vec<String> {
+    fn args(extra: &[&str]) -> Sent {
         let mut a: Vec<String> = ["--name=x", "--ioengine=null", "--size=1m"]
             .iter()
             .map(|s| s.to_string())
             .collect();
         a.extend(extra.iter().map(|s| s.to_string()));
-        a
+        Sent {
+            args: a,
+            ..Sent::default()
+        }
+    }
+
+    fn load(s: &Sent) -> Result<(Invocation, Vec<Job>), String> {
+        load_sent(s)
     }
 
     #[test]
@@ -363,6 +454,10 @@ mod tests {
         let e = prepare(&args(&["--numjobs=5000"]), Some("127.0.0.1")).unwrap_err();
         assert!(e.contains("maximum number of jobs reached"), "{e}");
         // A JOBLINE of flags alone waits for its jobs.
-        assert!(load(&["--output-format=json".to_string()]).is_ok());
+        let flags_alone = Sent {
+            args: vec!["--output-format=json".to_string()],
+            ..Sent::default()
+        };
+        assert!(load(&flags_alone).is_ok());
     }
 }

@@ -4,86 +4,18 @@
 //! DU messages. Also the command-line entry for `--server`, `--daemonize` and `--client`
 //! ([`dispatch`]).
 
-pub mod addr;
 mod conn;
 mod eta;
 pub mod job;
 mod logs;
+pub mod policy;
 pub mod vtrigger;
 
-use addr::Endpoint;
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use crate::fioproto::addr::{self, Endpoint};
+use crate::fioproto::stream::Stream;
+use std::net::TcpListener;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::process::ExitCode;
-
-/// A connection over TCP or a Unix socket.
-pub enum Stream {
-    Tcp(TcpStream),
-    Unix(UnixStream),
-}
-
-impl Stream {
-    pub fn try_clone(&self) -> std::io::Result<Stream> {
-        Ok(match self {
-            Stream::Tcp(s) => Stream::Tcp(s.try_clone()?),
-            Stream::Unix(s) => Stream::Unix(s.try_clone()?),
-        })
-    }
-
-    pub fn shutdown(&self) {
-        let _ = match self {
-            Stream::Tcp(s) => s.shutdown(std::net::Shutdown::Both),
-            Stream::Unix(s) => s.shutdown(std::net::Shutdown::Both),
-        };
-    }
-
-    /// Connects to `ep`, trying each of its addresses.
-    pub fn connect(ep: &Endpoint) -> Result<Stream, String> {
-        match ep {
-            Endpoint::Unix(p) => UnixStream::connect(p)
-                .map(Stream::Unix)
-                .map_err(|e| format!("connect to {}: {e}", p.display())),
-            Endpoint::Tcp { .. } => {
-                let mut last = String::from("no address");
-                for a in ep.resolve(false)? {
-                    match TcpStream::connect(a) {
-                        Ok(s) => {
-                            let _ = s.set_nodelay(true);
-                            return Ok(Stream::Tcp(s));
-                        }
-                        Err(e) => last = format!("connect to {a}: {e}"),
-                    }
-                }
-                Err(last)
-            }
-        }
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.read(buf),
-            Stream::Unix(s) => s.read(buf),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            Stream::Tcp(s) => s.write(buf),
-            Stream::Unix(s) => s.write(buf),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            Stream::Tcp(s) => s.flush(),
-            Stream::Unix(s) => s.flush(),
-        }
-    }
-}
 
 /// What the flags that make iobench a server or a client ask for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,10 +48,15 @@ pub fn mode(args: &[String]) -> Result<Option<Mode>, String> {
     let mut server: Option<Option<String>> = None;
     let mut pidfile: Option<String> = None;
     let mut client = false;
+    let mut pol = policy::Policy::default();
+    let mut pol_flags: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
-        if let Some(v) = flag(a, "server") {
+        if let Some(r) = policy::flag(&mut pol, a) {
+            r?;
+            pol_flags.push(a.clone());
+        } else if let Some(v) = flag(a, "server") {
             server = Some(v);
         } else if let Some(v) = flag(a, "daemonize") {
             pidfile = match v {
@@ -144,13 +81,50 @@ pub fn mode(args: &[String]) -> Result<Option<Mode>, String> {
         return Err("can't be both client and server (--server and --client)".into());
     }
     if let Some(arg) = server {
+        // The operator's policy (docs/security.md) is fixed here, once, for `serve`.
+        policy::set(pol);
         return Ok(Some(Mode::Serve {
             addr: arg.unwrap_or_default(),
             pidfile,
         }));
     }
+    if let Some(f) = pol_flags.first() {
+        return Err(format!(
+            "option '{f}' is a server's option (it goes with --server)"
+        ));
+    }
     // `--daemonize` without `--server`: fio ignores it; the plain command line decides.
     Ok(client.then_some(Mode::Client))
+}
+
+/// What the server makes of a client's bytes before anything runs, with no socket: the
+/// messages read under the server's size limit, each payload decoded, a command line
+/// checked against the flags a client may send, and job texts parsed with includes
+/// refused. Returns how many messages were read. For the fuzz target; never panics.
+pub fn take_client_bytes(data: &[u8]) -> usize {
+    let mut r = data;
+    let mut n = 0;
+    let mut sent = job::Sent {
+        includes: crate::options::jobfile::Includes::Refused,
+        ..Default::default()
+    };
+    while let Ok(cmd) = crate::fioproto::read_cmd_max(&mut r, crate::fioproto::SERVER_MAX_PAYLOAD) {
+        n += 1;
+        match crate::fioproto::pdu::decode(&cmd, false) {
+            Ok(crate::fioproto::pdu::Message::JobLine(args)) => {
+                sent.args = args.into_iter().skip(1).collect();
+                if policy::check_jobline(&sent.args).is_err() {
+                    sent.args.clear();
+                }
+            }
+            Ok(crate::fioproto::pdu::Message::Job(text)) => {
+                sent.texts = vec![("<fuzz>".into(), text)];
+                let _ = crate::cli::parse_args_sent(&sent.args, &sent.texts, &sent.includes);
+            }
+            _ => {}
+        }
+    }
+    n
 }
 
 enum Listener {
@@ -161,8 +135,7 @@ enum Listener {
 fn listen(ep: &Endpoint) -> Result<Listener, String> {
     match ep {
         Endpoint::Unix(p) => {
-            // As fio: a stale socket file from an earlier server is replaced.
-            let _ = std::fs::remove_file(p);
+            clear_stale_socket(p)?;
             UnixListener::bind(p)
                 .map(|l| Listener::Unix(l, p.clone()))
                 .map_err(|e| format!("bind {}: {e}", p.display()))
@@ -178,6 +151,29 @@ fn listen(ep: &Endpoint) -> Result<Listener, String> {
             Err(last)
         }
     }
+}
+
+/// Makes room for a Unix socket at `p`: a stale socket left by an earlier server (nothing
+/// answers on it) is removed; anything else there (a file, a directory, a link, a live
+/// server's socket) stays, and the address is in use, as fio says.
+fn clear_stale_socket(p: &std::path::Path) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let Ok(meta) = std::fs::symlink_metadata(p) else {
+        return Ok(());
+    };
+    let in_use = |why: &str| {
+        Err(format!(
+            "bind {}: Address already in use ({why}; it was left as it is)",
+            p.display()
+        ))
+    };
+    if !meta.file_type().is_socket() {
+        return in_use("a file that is not a socket is there");
+    }
+    if UnixStream::connect(p).is_ok() {
+        return in_use("a server answers on that socket");
+    }
+    std::fs::remove_file(p).map_err(|e| format!("remove stale socket {}: {e}", p.display()))
 }
 
 /// Checks the pid file as fio does (refuses to start when it names a live process),
@@ -218,7 +214,8 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
         .map_err(|e| format!("pidfile {pidfile}: {e}"))
 }
 
-/// Runs the server until it is killed or a client sends EXIT.
+/// Runs the server until it is stopped by a signal (a client's EXIT ends only its own
+/// connection: docs/security.md).
 pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
     let ep = match addr::parse("server", arg) {
         Ok(ep) => ep,
@@ -242,6 +239,8 @@ pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         }
     }
     let host = conn::hostname();
+    let active = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let max = policy::get().max_conns;
     loop {
         let stream = match &listener {
             Listener::Tcp(l) => l.accept().map(|(s, a)| {
@@ -254,20 +253,23 @@ pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         };
         match stream {
             Ok((s, peer)) => {
+                use std::sync::atomic::Ordering;
+                if active.fetch_add(1, Ordering::SeqCst) >= max {
+                    active.fetch_sub(1, Ordering::SeqCst);
+                    conn::turn_away(s, max);
+                    continue;
+                }
                 let host = host.clone();
-                std::thread::spawn(move || conn::handle(s, &peer, &host));
+                let active = active.clone();
+                std::thread::spawn(move || {
+                    conn::handle(s, &peer, &host);
+                    active.fetch_sub(1, Ordering::SeqCst);
+                });
             }
             Err(e) => {
                 eprintln!("iobench: server: accept: {e}");
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
         }
-        if conn::exiting() {
-            break;
-        }
     }
-    if let Listener::Unix(_, p) = &listener {
-        let _ = std::fs::remove_file(p);
-    }
-    ExitCode::SUCCESS
 }

@@ -76,7 +76,7 @@ impl Watch {
 /// Whether `job`'s threads keep the completions of their writes (and save them).
 fn keeps_completions(job: &Job) -> bool {
     job.verify.state_save
-        && job.verify.method != crate::verify::checksum::Method::None
+        && job.verify.method != crate::defs::verify_method::Method::None
         && job.workload.pattern.writes()
 }
 
@@ -96,7 +96,7 @@ pub fn thread_states(
     }
     // Clones of a job are reported in clone order.
     let mut clones_seen = vec![0u32; jobs.len()];
-    let dir = crate::verify::state::state_dir();
+    let dir = crate::cli::state_dir();
     let mut out: Vec<ThreadState> = Vec::with_capacity(outcome.results.len());
     for r in &outcome.results {
         let Some(job) = jobs.get(r.job_index) else {
@@ -164,16 +164,4 @@ pub fn idle_states(jobs: &[Job]) -> Vec<ThreadState> {
         }
     }
     out
-}
-
-/// Runs a trigger command in a shell, as fio's `system` does (the server's
-/// `--trigger-remote`, the client's `--trigger`; `who` names the side in the error): its
-/// output goes where this process's goes; an empty command runs nothing.
-pub fn run_command(cmd: &str, who: &str) {
-    if cmd.is_empty() {
-        return;
-    }
-    if let Err(e) = std::process::Command::new("sh").arg("-c").arg(cmd).status() {
-        eprintln!("iobench: {who}: failed executing {cmd} trigger: {e}");
-    }
 }

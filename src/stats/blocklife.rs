@@ -29,9 +29,6 @@ pub const STATE_NAMES: [&str; 5] = [
     "write failure",
 ];
 
-/// The most blocks fio tracks (its `MAX_NR_BLOCK_INFOS`); a larger file is refused.
-pub const MAX_BLOCKS: u64 = 8192;
-
 /// The per-block table of one job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BlockLife {
@@ -53,15 +50,9 @@ pub struct BlockReport {
 
 impl BlockLife {
     /// A table for `io_size` bytes from `base` in blocks of `bs`; the error says why
-    /// fio would refuse it (no block, or more than [`MAX_BLOCKS`]).
+    /// fio would refuse it (no block, or more than [`MAX_BLOCKS`](crate::job::MAX_BLOCKS)).
     pub fn new(base: u64, io_size: u64, bs: u64) -> Result<Self, String> {
-        let n = io_size.checked_div(bs).unwrap_or(0);
-        if n == 0 || n > MAX_BLOCKS {
-            return Err(format!(
-                "cannot track {n} trim blocks ({io_size} bytes in blocks of {bs}); \
-                 between 1 and {MAX_BLOCKS} are possible"
-            ));
-        }
+        let n = crate::job::block_count(io_size, bs)?;
         Ok(BlockLife {
             base,
             bs,

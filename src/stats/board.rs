@@ -20,7 +20,7 @@ pub struct Slot {
     started_ms: AtomicU64,
     /// The state letter as a char code (0: pending).
     state: AtomicU32,
-    /// The snapshot generation the main process asked for last (see `stats::live`).
+    /// The snapshot generation the main process asked for last (see `stats::snapshot`).
     want: AtomicU64,
     /// The generation the clone's latest snapshot answers.
     answered: AtomicU64,
@@ -540,8 +540,8 @@ impl RateLimits {
 
 /// The running letter for a job's pattern: upper case sequential, lower case random;
 /// R/W for pure reads or writes, M for a mix, D for trims.
-pub fn running_letter(pattern: crate::job::Pattern) -> char {
-    use crate::job::Pattern as P;
+pub fn running_letter(pattern: crate::defs::Pattern) -> char {
+    use crate::defs::Pattern as P;
     match pattern {
         P::Read => 'R',
         P::RandRead => 'r',

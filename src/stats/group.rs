@@ -2,7 +2,8 @@
 //! and per-group totals for the `Run status group N (all jobs):` lines.
 
 use super::disk::DiskUtil;
-use super::{JobStats, RunOutcome, Unified};
+use super::{JobStats, RunOutcome};
+use crate::job::reportopts::Unified;
 use crate::job::Job;
 use serde::{Deserialize, Serialize};
 

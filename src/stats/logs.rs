@@ -7,50 +7,9 @@
 //! interrupted run keeps what it logged. `write_hist_log` lines come from [`super::histlog`].
 
 use super::iostat::IoStat;
+use crate::job::reportopts::LogConfig;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
-
-/// The logging options of a job.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LogConfig {
-    /// File name prefixes; `None` when that log is off.
-    pub bw: Option<String>,
-    pub lat: Option<String>,
-    pub iops: Option<String>,
-    /// `write_hist_log` prefix.
-    pub hist: Option<String>,
-    /// `log_hist_msec` (0: no histogram lines).
-    pub hist_ms: u64,
-    /// `log_hist_coarseness`.
-    pub hist_coarse: u32,
-    /// `log_avg_msec`: average samples over windows of this many ms (0: every I/O).
-    pub avg_ms: u64,
-    /// `log_max_value`: a window logs its largest sample instead of its mean (a latency
-    /// log then shows the worst I/O of each window).
-    pub max_value: bool,
-    pub offset: bool,
-    pub prio: bool,
-    /// `per_job_logs`: put the job number in the file name.
-    pub per_job: bool,
-    /// `log_unix_epoch` or `log_alternate_epoch`: times since the epoch of `epoch_clock`
-    /// instead of since the job began.
-    pub unix_epoch: bool,
-    /// `log_alternate_epoch_clock_id`: the clock_gettime clock of those times (0, the
-    /// default, is CLOCK_REALTIME: the Unix epoch).
-    pub epoch_clock: i32,
-    /// `log_store_compressed`: each write-out of a log is one zlib stream appended to
-    /// `NAME.log.fz`, fio's format, which `--inflate-log` turns back into text. (Plain
-    /// `log_compression` only saves fio memory; the files are the same text.)
-    #[serde(default)]
-    pub store_compressed: bool,
-}
-
-impl LogConfig {
-    /// True when any log is on.
-    pub fn any(&self) -> bool {
-        self.bw.is_some() || self.lat.is_some() || self.iops.is_some() || self.hist.is_some()
-    }
-}
 
 /// One logged sample.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]

@@ -13,76 +13,18 @@ pub mod group;
 pub mod hist;
 pub mod histlog;
 pub mod iostat;
-pub mod live;
 pub mod logline;
 pub mod logs;
 pub mod logzip;
+pub mod snapshot;
 pub mod status;
 pub mod steady;
 
-use crate::job::Ddir;
-use hist::{Hist, PercentileList};
+use crate::defs::Ddir;
+use crate::job::reportopts::{StatsConfig, Unified};
+use hist::Hist;
 use iostat::IoStat;
 use serde::{Deserialize, Serialize};
-
-/// `unified_rw_reporting`: report directions apart, folded into one, or both.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum Unified {
-    #[default]
-    None,
-    Mixed,
-    Both,
-}
-
-/// What a job measures and how its numbers are shown; resolved from the job's options.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StatsConfig {
-    pub clat_percentiles: bool,
-    pub lat_percentiles: bool,
-    pub slat_percentiles: bool,
-    pub percentiles: PercentileList,
-    pub disable_lat: bool,
-    pub disable_clat: bool,
-    pub disable_slat: bool,
-    pub disable_bw: bool,
-    pub gtod_reduce: bool,
-    /// `bwavgtime` in ms: the width of a bandwidth sample.
-    pub bw_avg_ms: u64,
-    /// `iopsavgtime` in ms: the width of an IOPS sample.
-    pub iops_avg_ms: u64,
-    pub unified: Unified,
-    /// `significant_figures`.
-    pub sig_figs: u32,
-    /// 1024 or 1000.
-    pub kb_base: u32,
-    /// `unit_base=1`: rates in bits.
-    pub bits: bool,
-    /// `stats=0` turns off all accounting for the job.
-    pub stats: bool,
-}
-
-impl Default for StatsConfig {
-    fn default() -> Self {
-        StatsConfig {
-            clat_percentiles: true,
-            lat_percentiles: false,
-            slat_percentiles: false,
-            percentiles: PercentileList::default(),
-            disable_lat: false,
-            disable_clat: false,
-            disable_slat: false,
-            disable_bw: false,
-            gtod_reduce: false,
-            bw_avg_ms: 500,
-            iops_avg_ms: 500,
-            unified: Unified::None,
-            sig_figs: 4,
-            kb_base: 1024,
-            bits: false,
-            stats: true,
-        }
-    }
-}
 
 /// Which latency a histogram or summary is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,7 +220,7 @@ pub struct JobStats {
 /// job's size in bytes, or else what the file holds past the offset) in trim blocks.
 /// The resolver refused sizes fio refuses; a region not known before the run gets none.
 fn block_life_for(job: &crate::job::Job) -> Option<blocklife::BlockLife> {
-    use crate::job::SizeSpec;
+    use crate::defs::value::SizeSpec;
     let base = match job.workload.offset {
         SizeSpec::Bytes(b) => b,
         SizeSpec::Percent(_) => 0,

@@ -5,7 +5,8 @@
 //! batch = QD/4). Every option and value is checked against the option table before
 //! anything runs.
 
-use crate::options::{self, Origin};
+use crate::error::Origin;
+use crate::options;
 
 /// One axis: the option it sets and its values, with the options zipped to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,18 +202,19 @@ pub fn points(axes: &[Axis]) -> Result<Vec<Point>, String> {
 }
 
 /// The file-name stem of a point: `iodepth=4,rw=randread`, the settings as they would be
-/// typed, with characters a file name should not hold replaced by `~`.
+/// typed, with each byte a file name should not hold (and `%`, `=`, `,` inside a name or
+/// value) written as `%XX`, so two different points never share a file.
 pub fn point_stem(p: &Point) -> String {
     let clean = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+' | '_' | '%') {
-                    c
-                } else {
-                    '~'
-                }
-            })
-            .collect()
+        let mut out = String::with_capacity(s.len());
+        for b in s.bytes() {
+            if b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'_') {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
     };
     p.iter()
         .map(|(n, v)| format!("{}={}", clean(n), clean(v)))
@@ -295,5 +297,21 @@ mod tests {
             "iodepth=8,iodepth_batch_submit=2,rw=randread"
         );
         assert_eq!(pts[1][2], ("rw".to_string(), "randread".to_string()));
+    }
+
+    #[test]
+    fn points_differing_only_in_punctuation_have_their_own_files() {
+        let stems: Vec<String> = ["x y", "x/y", "x:y", "x~y", "x%2Fy", "x,y=z"]
+            .iter()
+            .map(|v| point_stem(&vec![("description".to_string(), v.to_string())]))
+            .collect();
+        for (i, a) in stems.iter().enumerate() {
+            assert!(!a.contains('/'), "{a}");
+            for b in &stems[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(stems[0], "description=x%20y");
+        assert_eq!(stems[1], "description=x%2Fy");
     }
 }

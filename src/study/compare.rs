@@ -5,11 +5,13 @@
 //! relative to the first with its propagated uncertainty and Welch's t-test p-value;
 //! `--fail-if-slower P%` turns that into a regression gate (exit status 2).
 
-use super::results::{self, Metric, ResultFile};
+use super::outputs;
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
+use super::tool::{self, Tool};
 use crate::cli::{self, OutputFormat};
 use crate::flags::{self, Flag, Spec, Takes};
+use crate::present::results::{self, Metric, ResultFile};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -80,6 +82,15 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             help: "also write the tables there as markdown",
         },
         Flag {
+            names: &["--tool", "-t"],
+            takes: Takes::Value,
+            form: "fio|PATH",
+            help: "run the first side with another fio-compatible binary (fio's own\n\
+                   options only; its --version must work) and say, per metric, whether\n\
+                   its numbers and iobench's differ beyond the noise (default metrics\n\
+                   then: iops,bw,p50,p99); one job side runs on both",
+        },
+        Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
@@ -110,11 +121,16 @@ struct Args {
     export_csv: Option<PathBuf>,
     export_md: Option<PathBuf>,
     markdown: bool,
+    /// `--tool`: the binary that runs the first side instead of iobench.
+    tool: Option<String>,
+    /// True when `--metric` was given (`--tool` otherwise picks its own default).
+    metrics_given: bool,
 }
 
-/// True when every argument names a file that reads as a result.
+/// True when every argument names a file that holds a result document (read, and any
+/// error in it reported, later).
 fn all_results(args: &[String]) -> bool {
-    !args.is_empty() && args.iter().all(|a| results::read(Path::new(a)).is_ok())
+    !args.is_empty() && args.iter().all(|a| results::is_result_file(Path::new(a)))
 }
 
 /// Reads the arguments: `None` when `--help` was asked for.
@@ -144,6 +160,17 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                         })
                     })
                     .collect::<Result<_, _>>()?;
+                a.metrics_given = true;
+            }
+            "--tool" => {
+                if v.is_empty() {
+                    return Err(flags::bad_value(
+                        flag,
+                        &v,
+                        "fio or the path of a fio-compatible binary",
+                    ));
+                }
+                a.tool = Some(v);
             }
             "--fail-if-slower" => {
                 let p: f64 = v
@@ -181,6 +208,22 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             });
         }
     }
+    if a.tool.is_some() {
+        if let Some(Source::Files(_)) = a.sides.first() {
+            return Err(
+                "--tool runs the first side, so it must be a job (after --), not result files"
+                    .into(),
+            );
+        }
+        // One job: the same job on both sides, the tool's run against iobench's.
+        if a.sides.len() == 1 {
+            let same = a.sides[0].clone();
+            a.sides.push(same);
+        }
+        if !a.metrics_given {
+            a.metrics = vec![Metric::Iops, Metric::Bw, Metric::P50, Metric::P99];
+        }
+    }
     if a.sides.len() < 2 {
         return Err(
             "nothing to compare: give two or more sides (see iobench compare --help)".into(),
@@ -214,9 +257,18 @@ pub fn main(args: &[String]) -> u8 {
     }
 }
 
-fn label_of(i: usize, src: &Source, names: &[String]) -> String {
+/// A side's label: its `--name`; with `--tool`, the tool's name and version for the first
+/// side and `iobench` for the others; else the file's name, or A, B, ...
+fn label_of(i: usize, src: &Source, names: &[String], tool: Option<&Tool>, n: usize) -> String {
     if let Some(n) = names.get(i) {
         return n.clone();
+    }
+    if let Some(t) = tool {
+        return match (i, n) {
+            (0, _) => t.label(),
+            (_, 2) => "iobench".into(),
+            _ => format!("iobench {}", (b'A' + (i % 26) as u8) as char),
+        };
     }
     match src {
         Source::Files(f) if f.len() == 1 => f[0].file_name().map_or_else(
@@ -227,24 +279,76 @@ fn label_of(i: usize, src: &Source, names: &[String]) -> String {
     }
 }
 
+/// The input result files of every side.
+fn inputs(a: &Args) -> Vec<&Path> {
+    a.sides
+        .iter()
+        .flat_map(|s| match s {
+            Source::Files(f) => f.iter().map(PathBuf::as_path).collect(),
+            Source::Job(_) => Vec::new(),
+        })
+        .collect()
+}
+
+/// Refuses an export that is one of the input result files.
+fn refuse_clobbers(a: &Args) -> Result<(), String> {
+    let inputs = inputs(a);
+    if inputs.is_empty() {
+        return Ok(());
+    }
+    for (flag, out) in [
+        ("--export-json", &a.export_json),
+        ("--export-csv", &a.export_csv),
+        ("--export-markdown", &a.export_md),
+    ] {
+        if let Some(out) = out {
+            outputs::refuse_clobber(flag, out, inputs.iter().copied())?;
+        }
+    }
+    Ok(())
+}
+
+/// How one side's runs are made.
+enum Runner {
+    /// In this process, as a plain run.
+    Iobench(Box<crate::session::Prepared>),
+    /// By another fio-compatible binary (`--tool`), with the side's own arguments.
+    Tool(Tool, Vec<String>),
+}
+
 fn compare(args: &[String]) -> Result<u8, String> {
     let Some(a) = parse_args(args)? else {
         print!("{}", SPEC.help());
         return Ok(0);
     };
+    refuse_clobbers(&a)?;
+    let tool = a.tool.as_deref().map(Tool::find).transpose()?;
     let mut sides: Vec<Side> = a
         .sides
         .iter()
         .enumerate()
         .map(|(i, s)| Side {
-            label: label_of(i, s, &a.names),
+            label: label_of(i, s, &a.names, tool.as_ref(), a.sides.len()),
             source: s.clone(),
             runs: Vec::new(),
         })
         .collect();
-    // Every job is checked before any runs.
-    let mut jobs = Vec::new();
-    for s in &sides {
+    // A run kept in `-o DIR` must not land on an input.
+    if let Some(dir) = &a.dir {
+        for s in sides.iter().filter(|s| matches!(s.source, Source::Job(_))) {
+            let rounds = (1..=a.warmup)
+                .map(|n| (true, n))
+                .chain((1..=a.repeat).map(|n| (false, n)));
+            for (warm, n) in rounds {
+                outputs::refuse_clobber("-o", &run_file(dir, &s.label, warm, n), inputs(&a))?;
+            }
+        }
+    }
+    // Every job is checked before any runs (the tool's side too: iobench reads fio's
+    // options, and refuses its own extensions there).
+    let mut jobs: Vec<Option<Runner>> = Vec::new();
+    let mut ran: Vec<crate::job::Job> = Vec::new();
+    for (k, s) in sides.iter().enumerate() {
         match &s.source {
             Source::Job(args) => {
                 let inv = cli::parse_args(args).map_err(|e| format!("{}: {e}", s.label))?;
@@ -254,12 +358,16 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 // Checked as a plain run of the side would be, before any side runs.
                 let prepared =
                     crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
-                jobs.push(Some(prepared));
+                ran.extend(prepared.jobs.iter().cloned());
+                jobs.push(Some(match (&tool, k) {
+                    (Some(t), 0) => {
+                        tool::check_fio_only(&s.label, &inv)?;
+                        Runner::Tool(t.clone(), args.clone())
+                    }
+                    _ => Runner::Iobench(Box::new(prepared)),
+                }));
             }
-            Source::Files(files) => {
-                jobs.push(None);
-                let _ = files;
-            }
+            Source::Files(_) => jobs.push(None),
         }
     }
     for (s, j) in sides.iter_mut().zip(&jobs) {
@@ -284,19 +392,19 @@ fn compare(args: &[String]) -> Result<u8, String> {
         let rounds = a.warmup + a.repeat;
         'rounds: for round in 0..rounds {
             for (k, j) in jobs.iter().enumerate() {
-                let Some(prepared) = j else { continue };
+                let Some(runner) = j else { continue };
                 let warm = round < a.warmup;
                 let label = sides[k].label.clone();
-                let file = dir.join(format!(
-                    "{}-{}{}.json",
-                    safe(&label),
-                    if warm { "warmup" } else { "run" },
+                let file = run_file(
+                    &dir,
+                    &label,
+                    warm,
                     if warm {
                         round + 1
                     } else {
                         round - a.warmup + 1
-                    }
-                ));
+                    },
+                );
                 eprintln!(
                     "compare: {label} {} {}/{}",
                     if warm { "warmup" } else { "run" },
@@ -307,12 +415,23 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     },
                     if warm { a.warmup } else { a.repeat }
                 );
-                let run =
-                    prepared.reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
-                let ran = crate::session::run_reported(&run)?;
-                if ran.code != 0 {
+                let status = match runner {
+                    Runner::Iobench(prepared) => {
+                        let run = prepared
+                            .reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+                        crate::session::run_reported(&run)?.code as i32
+                    }
+                    Runner::Tool(t, args) => {
+                        let (status, err) = t.run(args, &file)?;
+                        if status != 0 && !err.is_empty() {
+                            eprintln!("{err}");
+                        }
+                        status
+                    }
+                };
+                if status != 0 {
                     code = 1;
-                    eprintln!("compare: {label}: the run exited with status {}", ran.code);
+                    eprintln!("compare: {label}: the run exited with status {status}");
                 }
                 if crate::run::signals::signalled().is_some() {
                     eprintln!("compare: stopped by a signal; reporting the runs that finished");
@@ -325,12 +444,29 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
     }
     let report = Report::build(&sides, &a.metrics);
+    if !report.missing.is_empty() {
+        // A gate must not pass because a side measured nothing to judge.
+        if a.fail_if_slower.is_some() {
+            return Err(format!(
+                "cannot judge --fail-if-slower: {}",
+                report.missing.join("; ")
+            ));
+        }
+        for m in &report.missing {
+            eprintln!("compare: {m}: not compared");
+        }
+    }
     let tables = report.tables(&a.metrics);
     for t in &tables {
         print!("{}", if a.markdown { t.markdown() } else { t.text() });
         println!();
     }
     print!("{}", report.relative_text(&a.metrics));
+    if tool.is_some() {
+        let t = report.verdicts();
+        println!();
+        print!("{}", if a.markdown { t.markdown() } else { t.text() });
+    }
     let slower = a
         .fail_if_slower
         .map(|p| report.regressions(a.metrics[0], p))
@@ -341,10 +477,8 @@ fn compare(args: &[String]) -> Result<u8, String> {
     if let Some(p) = &a.export_json {
         // The context: the machine, and the jobs of every side that ran.
         let argv: Vec<String> = std::env::args().collect();
-        let ran: Vec<crate::job::Job> =
-            jobs.iter().flatten().flat_map(|p| p.jobs.clone()).collect();
         let env = crate::context::env::collect(&argv, &ran);
-        let doc = report.json(&sides, &a, &env);
+        let doc = report.json(&sides, &a, &env, tool.as_ref());
         write(
             p,
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
@@ -380,6 +514,15 @@ fn write(p: &Path, text: String) -> Result<(), String> {
     std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
 }
 
+/// Where run `n` of a side (a warm-up run when `warm`) keeps its JSON+.
+fn run_file(dir: &Path, label: &str, warm: bool, n: usize) -> PathBuf {
+    dir.join(format!(
+        "{}-{}{n}.json",
+        safe(label),
+        if warm { "warmup" } else { "run" }
+    ))
+}
+
 fn safe(s: &str) -> String {
     s.chars()
         .map(|c| {
@@ -413,12 +556,40 @@ struct Relative {
     ratio: f64,
     ratio_sd: f64,
     p: Option<f64>,
+    /// The two series compared: the first side's and this side's.
+    base: Summary,
+    this: Summary,
+}
+
+/// The significance level of the verdicts: a p-value below it says the means differ.
+const ALPHA: f64 = 0.05;
+
+impl Relative {
+    /// How far this side's mean is from the first's, in percent of the first's.
+    fn diff_pct(&self) -> f64 {
+        (self.ratio - 1.0) * 100.0
+    }
+
+    /// Whether the two means differ beyond the noise: Welch's t-test at [`ALPHA`]. With
+    /// no spread on either side the means themselves decide; with one run a side there is
+    /// no verdict.
+    fn verdict(&self) -> &'static str {
+        match self.p {
+            Some(p) if p < ALPHA => "differs",
+            Some(_) => "equal within noise",
+            None if self.base.n < 2 || self.this.n < 2 => "no verdict: needs 2+ runs a side",
+            None if self.base.mean == self.this.mean => "equal within noise",
+            None => "differs",
+        }
+    }
 }
 
 struct Report {
     labels: Vec<String>,
     series: Vec<Series>,
     relative: Vec<Relative>,
+    /// What the first side measured and a later side did not: "B has no read of job x".
+    missing: Vec<String>,
 }
 
 /// The (job, direction) keys of a side, in order, and the job names it uses.
@@ -473,6 +644,11 @@ impl Report {
         // Each later side against the first: by job name, or by position when the two
         // sides name their jobs differently (job A's "x" against job B's "y").
         let mut relative = Vec::new();
+        let mut missing: Vec<String> = sides
+            .iter()
+            .filter(|s| keys(s).is_empty())
+            .map(|s| format!("{} measured nothing (no job did any I/O)", s.label))
+            .collect();
         let base_keys = keys(&sides[0]);
         for (si, s) in sides.iter().enumerate().skip(1) {
             let other_keys = keys(s);
@@ -493,7 +669,13 @@ impl Report {
                 } else {
                     match base_jobs.iter().position(|j| j == job) {
                         Some(p) if p < other_jobs.len() => Some(p),
-                        _ => continue,
+                        _ => {
+                            missing.push(format!(
+                                "{} has no job to set against {}'s job '{job}'",
+                                s.label, sides[0].label
+                            ));
+                            continue;
+                        }
                     }
                 };
                 let base_pos = if by_name {
@@ -511,6 +693,13 @@ impl Report {
                         m,
                     );
                     if xa.is_empty() || xb.is_empty() {
+                        let msg = format!(
+                            "{} has no {dir} results for job '{job}' ({} has)",
+                            s.label, sides[0].label
+                        );
+                        if !xa.is_empty() && !missing.contains(&msg) {
+                            missing.push(msg);
+                        }
                         continue;
                     }
                     let (sa, sb) = (stats::summarize(&xa), stats::summarize(&xb));
@@ -523,6 +712,8 @@ impl Report {
                         ratio,
                         ratio_sd,
                         p: stats::welch_p(&sa, &sb),
+                        base: sa,
+                        this: sb,
                     });
                 }
             }
@@ -531,6 +722,7 @@ impl Report {
             labels: sides.iter().map(|s| s.label.clone()).collect(),
             series,
             relative,
+            missing,
         }
     }
 
@@ -634,6 +826,58 @@ impl Report {
         out
     }
 
+    /// The verdict table: per job, direction and metric, both sides' mean ± σ, the
+    /// difference in percent, Welch's p-value and whether they differ beyond the noise.
+    fn verdicts(&self) -> Table {
+        let pm =
+            |m: Metric, s: &Summary| format!("{} ± {}", Self::fmt(m, s.mean), Self::fmt(m, s.sd));
+        let mut header: Vec<String> = ["job", "dir", "metric"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let others: Vec<usize> = {
+            let mut v: Vec<usize> = self.relative.iter().map(|r| r.side).collect();
+            v.dedup();
+            v
+        };
+        let one = others.len() == 1;
+        header.push(self.labels[0].clone());
+        header.push(if one {
+            self.labels[others[0]].clone()
+        } else {
+            "side".into()
+        });
+        if !one {
+            header.push("mean ± σ".into());
+        }
+        header.extend(["diff", "p", "verdict"].iter().map(|s| s.to_string()));
+        let rows = self
+            .relative
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    r.job.clone(),
+                    r.dir.clone(),
+                    Self::unit(r.metric).to_string(),
+                    pm(r.metric, &r.base),
+                ];
+                if !one {
+                    row.push(self.labels[r.side].clone());
+                }
+                row.push(pm(r.metric, &r.this));
+                row.push(if r.diff_pct().is_finite() {
+                    format!("{:+.1}%", r.diff_pct())
+                } else {
+                    "-".into()
+                });
+                row.push(r.p.map_or("-".into(), |p| format!("{p:.3}")));
+                row.push(r.verdict().into());
+                row
+            })
+            .collect();
+        Table { header, rows }
+    }
+
     /// The comparisons where a side is slower than the first by more than `pct` percent
     /// even after two standard deviations of the ratio are allowed for noise.
     fn regressions(&self, m: Metric, pct: f64) -> Vec<String> {
@@ -658,9 +902,10 @@ impl Report {
             .collect()
     }
 
-    fn json(&self, sides: &[Side], a: &Args, env: &Value) -> Value {
+    fn json(&self, sides: &[Side], a: &Args, env: &Value, tool: Option<&Tool>) -> Value {
         json!({
             "iobench": crate::report::VERSION,
+            "tool": tool.map(|t| json!({"program": t.program.display().to_string(), "version": t.version})),
             "iobench_env": env,
             "repeat": a.repeat,
             "warmup": a.warmup,
@@ -693,6 +938,8 @@ impl Report {
                 "ratio": r.ratio,
                 "ratio_sd": r.ratio_sd,
                 "p_value": r.p,
+                "diff_pct": r.diff_pct(),
+                "verdict": r.verdict(),
             })).collect::<Vec<_>>(),
         })
     }

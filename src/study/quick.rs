@@ -13,9 +13,9 @@
 //! target directory, or a target path that does not exist yet) and removes it afterwards.
 //! An existing file with data, or a device, is written to only with `--force`.
 
+use crate::defs::value::{parse_size, parse_time_us, KbBase};
+use crate::defs::TimeUnit;
 use crate::flags::{self, Flag, Spec, Takes};
-use crate::options::table::TimeUnit;
-use crate::options::value::{parse_size, parse_time_us, KbBase};
 use crate::report::json::Value as FioValue;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -802,6 +802,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
     }
     // A signal from here on stops the run, and the test file is still removed.
     crate::run::signals::install_main();
+    crate::run::signals::stop_on_hangup();
     let mut cache = if o.drop_caches { "dropped" } else { "off" };
     let mut cache_error = None;
     let mut layout_ms = 0.0;

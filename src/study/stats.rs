@@ -143,6 +143,36 @@ mod tests {
     }
 
     #[test]
+    fn welch_matches_closed_forms() {
+        // Two runs a side with equal spread: df = 2, where the t CDF is closed-form,
+        // p = 1 − |t| / sqrt(2 + t²). a = {0, 2}, b = {3, 5}: t = −3/√2, p = 0.1679497.
+        let p = welch_p(&summarize(&[0.0, 2.0]), &summarize(&[3.0, 5.0])).unwrap();
+        assert!((p - 0.167_949_7).abs() < 1e-6, "p = {p}");
+        // No spread on one side: df = 1 (Cauchy), p = 1 − (2/π)·atan|t|. a = {0, 2},
+        // b = {5, 5}: t = −4, p = 0.1559583.
+        let p = welch_p(&summarize(&[0.0, 2.0]), &summarize(&[5.0, 5.0])).unwrap();
+        assert!((p - 0.155_958_3).abs() < 1e-6, "p = {p}");
+    }
+
+    #[test]
+    fn welch_matches_a_textbook_example_with_unequal_variances() {
+        // The unequal-sizes, unequal-variances example of Welch's test on Wikipedia:
+        // t = −2.2255, df = 24.52, p = 0.0355 (checked by integrating the t density by
+        // Simpson's rule: 0.035485).
+        let a = summarize(&[19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0]);
+        let b = summarize(&[
+            28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7, 23.2, 17.5, 20.6, 18.0,
+            23.9, 21.6, 24.3, 20.4, 23.9, 13.3,
+        ]);
+        let p = welch_p(&a, &b).unwrap();
+        assert!((p - 0.035_485).abs() < 1e-5, "p = {p}");
+        // Symmetric in its arguments.
+        assert_eq!(welch_p(&b, &a), Some(p));
+        // No spread on either side: no test.
+        assert!(welch_p(&summarize(&[1.0, 1.0]), &summarize(&[2.0, 2.0])).is_none());
+    }
+
+    #[test]
     fn outliers_by_modified_z() {
         let z = modified_z(&[10.0, 10.1, 9.9, 10.0, 10.2, 30.0]);
         assert!(z[5] > OUTLIER_Z);

@@ -5,12 +5,14 @@
 //! did; a second run of the same sweep skips the points already done.
 
 use super::axis::{self, Axis, Point};
-use super::results::{self, DirResult};
 use super::table::{self, Table};
 use crate::cli::{self, OutputFormat};
+use crate::defs::raw::RawJob;
+use crate::error::Origin;
 use crate::flags::{Flag, Spec, Takes};
 use crate::job::Job;
-use crate::options::{self, Origin, RawJob};
+use crate::options;
+use crate::present::results::{self, DirResult};
 use crate::session::Prepared;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -257,7 +259,19 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         return Ok(0);
     }
     let dir = a.dir.clone().unwrap_or_else(default_dir);
-    prepare_dir(&dir, &plan_value(&a), a.fresh)?;
+    let mut own_names: Vec<String> = ["index.json", "index.csv", "index.json.tmp", "index.csv.tmp"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for (p, _, _) in &planned {
+        let stem = axis::point_stem(p);
+        own_names.extend(
+            ["json", "failed.json", "json.partial"]
+                .iter()
+                .map(|ext| format!("{stem}.{ext}")),
+        );
+    }
+    prepare_dir(&dir, &plan_value(&a), a.fresh, &own_names)?;
     // The sweep records where and how it ran (the first point's jobs stand for the rest).
     let argv: Vec<String> = std::env::args().collect();
     let env = crate::context::env::collect(&argv, &first_jobs);
@@ -376,7 +390,8 @@ fn default_dir() -> PathBuf {
 }
 
 /// Makes the result directory, or checks that the one there holds this same sweep.
-fn prepare_dir(dir: &Path, plan: &Value, fresh: bool) -> Result<(), String> {
+/// `own_names` are the files the sweep writes there besides `sweep.json`.
+fn prepare_dir(dir: &Path, plan: &Value, fresh: bool, own_names: &[String]) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let plan_path = dir.join("sweep.json");
     if let Ok(text) = std::fs::read_to_string(&plan_path) {
@@ -390,8 +405,18 @@ fn prepare_dir(dir: &Path, plan: &Value, fresh: bool) -> Result<(), String> {
             }
             remove_points(dir);
         }
-    } else if fresh {
-        remove_points(dir);
+    } else {
+        // No sweep here yet: whatever already has the name of a file this sweep writes is
+        // someone else's, and stays (with --fresh too: there is no earlier sweep to undo).
+        for name in own_names {
+            let path = dir.join(name);
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Err(format!(
+                    "{}: already there and not written by a sweep (no sweep.json beside it); a sweep would overwrite it: use another -o DIR, or move it",
+                    path.display()
+                ));
+            }
+        }
     }
     let text = serde_json::to_string_pretty(plan).unwrap_or_default();
     std::fs::write(&plan_path, text + "\n").map_err(|e| format!("{}: {e}", plan_path.display()))

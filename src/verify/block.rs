@@ -2,10 +2,11 @@
 //! per interval a header, the method's checksum, then data (optionally with the header
 //! moved `verify_offset` bytes in), and fio's messages when a check fails.
 
-use super::checksum::{Method, MAX_SUM};
-use super::header::{Header, HDR_LEN, MAGIC};
-use super::opts::VerifyOpts;
+use super::header::{Header, MAGIC};
 use crate::buffer::fill::Filler;
+use crate::defs::verify_method::HDR_LEN;
+use crate::defs::verify_method::{Method, MAX_SUM};
+use crate::job::verifyopts::VerifyOpts;
 use std::fmt::Write as _;
 
 /// What goes into a written block's headers besides its offset.
@@ -231,7 +232,7 @@ pub fn check(
             let mut pat = Vec::new();
             p.with_offset(offset, &mut pat);
             let phase = (inc * i + hs) % pat.len();
-            if let Some(k) = super::pattern::first_mismatch(&pat, phase, &chunk[hs..]) {
+            if let Some(k) = crate::defs::datapattern::first_mismatch(&pat, phase, &chunk[hs..]) {
                 let want = pat[(phase + k) % pat.len()];
                 let got = chunk[hs + k];
                 let _ = writeln!(

@@ -3,12 +3,15 @@
 //! The worker calls these in a few places; everything else about data lives here.
 
 use super::block::{self, Expect, Failure, Stamp};
-use super::checksum::Method;
+use super::hist::WriteLog;
 use super::pass::{ReadPass, Source};
 use crate::buffer::fill::Filler;
+use crate::defs::value::SizeSpec;
+use crate::defs::verify_method::Method;
+use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
 use crate::gen::Generator;
-use crate::job::{Ddir, Job, SizeSpec};
+use crate::job::Job;
 use crate::stats::JobStats;
 
 /// fio's errno for a verify failure (EILSEQ).
@@ -32,14 +35,20 @@ pub(super) struct Piece {
 /// Per-worker data state.
 pub struct Contents {
     pub(super) filler: Filler,
-    pub(super) v: super::opts::VerifyOpts,
+    pub(super) v: crate::job::verifyopts::VerifyOpts,
     /// Something to do for each write (verify data, refill, scramble).
     writes_active: bool,
     slots: Vec<Stamp>,
     issued_writes: u64,
     thread: u16,
-    hist: Vec<Piece>,
-    since_backlog: u64,
+    /// The written blocks still to check (fio's verify list).
+    hist: WriteLog,
+    /// Writes remembered so far: the next one's sequence number.
+    next_seq: u64,
+    /// Backlog blocks still owed by the last backlog point (fio's `verify_batch`).
+    verify_batch: u64,
+    /// The last completed I/O was a read (fio's `last_ddir`): no backlog point then.
+    last_read: bool,
     keep_hist: bool,
     pub(super) check_numberio: bool,
     pub(super) check_seed: bool,
@@ -60,6 +69,14 @@ pub struct Contents {
     experimental: bool,
     /// Bytes written in this loop: how far an experimental replay reads.
     written: u64,
+    /// The job's smallest block size (fio's `rw_min_bs`).
+    min_bs: u64,
+    /// `experimental_verify` on libaio or io_uring: fio 3.33 sets up each I/O for its
+    /// engine (the opcode) when it takes it from the generator, before its verify loop
+    /// turns the replayed write into a read, so the "read" goes out as a write of fresh
+    /// verify data, counted as a read, and its check of that buffer passes. The same is
+    /// done here, so that the device sees fio's work and such a job passes as under fio.
+    rewrites: bool,
     /// `experimental_verify`: bytes verified over the whole job and verify reads issued
     /// (fio's `bytes_verified` and `verify_read_issues`, never reset between loops): a
     /// loop's replay reads while the job's verified bytes stay within that loop's writes,
@@ -70,6 +87,8 @@ pub struct Contents {
     trims: Option<super::trim::Trims>,
     /// The write number of the write in each slot.
     slot_wno: Vec<u64>,
+    /// The verify log's sequence number of the write in each slot.
+    slot_seq: Vec<u64>,
     /// The job's error policy: which read errors of the verify pass may be passed over.
     pub(super) errors: crate::job::errors::ErrorPolicy,
     /// The generator pass of the last generated I/O (0 before the first).
@@ -105,8 +124,8 @@ impl Contents {
         let filler = Filler::new(&job.buffers, seed, size, w.bs[1].0);
         let v = job.verify.clone();
         let writes = w.pattern.writes();
-        let reads =
-            w.pattern != crate::job::Pattern::Write && w.pattern != crate::job::Pattern::RandWrite;
+        let reads = w.pattern != crate::defs::Pattern::Write
+            && w.pattern != crate::defs::Pattern::RandWrite;
         let verify_on = v.on();
         let b = filler.opts();
         Contents {
@@ -114,8 +133,10 @@ impl Contents {
             slots: vec![Stamp::default(); depth],
             issued_writes: 0,
             thread: (clone + 1) as u16,
-            hist: Vec::new(),
-            since_backlog: 0,
+            hist: WriteLog::new(false),
+            next_seq: 0,
+            verify_batch: 0,
+            last_read: false,
             keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0) && !v.experimental,
             check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
             // A verify_only pass knows no seeds (nothing was written), so it checks none.
@@ -133,10 +154,17 @@ impl Contents {
             replay: None,
             experimental: verify_on && writes && v.do_verify && v.experimental,
             written: 0,
+            min_bs: w.bs.iter().map(|b| b.0).min().unwrap_or(0),
+            rewrites: verify_on
+                && writes
+                && v.do_verify
+                && v.experimental
+                && matches!(job.exec.engine.name(), "libaio" | "io_uring"),
             verified_total: 0,
             verify_reads: 0,
             trims: None,
             slot_wno: vec![0; depth],
+            slot_seq: vec![0; depth],
             errors: job.exec.errors.clone(),
             pass: 0,
             loop_due: false,
@@ -161,7 +189,7 @@ impl Contents {
             // A writing job (verify_only) trims its verify list with the state; a job that
             // only reads stops before the first read the state says may not have landed
             // (see `read_stops`), as fio does.
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
@@ -197,6 +225,13 @@ impl Contents {
         if self.experimental {
             self.replay = Some(gen.clone());
         }
+    }
+
+    /// Chooses how written blocks are logged for the verify: in write order when the
+    /// generator's files have a random map, else sorted with overwritten blocks replaced
+    /// (see `hist`).
+    pub fn attach_log(&mut self, gen: &Generator) {
+        self.hist = WriteLog::new(!gen.has_random_map());
     }
 
     /// Sets up verify trims (`trim_percentage`) from the clone's trim random stream.
@@ -246,6 +281,11 @@ impl Contents {
             }
             block::fill(&self.v, &self.filler, buf, u.offset, &st);
             self.slots[u.slot as usize] = st;
+            if self.keep_hist {
+                let wno = self.issued_writes;
+                self.slot_seq[u.slot as usize] =
+                    self.remember(u.file, u.offset, u.len as u32, st, wno);
+            }
         } else {
             self.filler.before_write(buf, u.offset, u.start_ns);
         }
@@ -275,11 +315,23 @@ impl Contents {
     /// text for the job's error line (the details were printed already).
     #[inline]
     pub fn on_complete(&mut self, u: &IoUnit, name: &str) -> Result<(), String> {
+        if let Op::Rw(d) = u.op {
+            self.last_read = d == Ddir::Read;
+        }
         // A read that is not checked, with no trims to count, needs nothing here.
         if u.op == Op::Rw(Ddir::Read) && self.trims.is_none() && (self.mixed || !self.v.on()) {
             return Ok(());
         }
         self.account_completion(u, name)
+    }
+
+    /// A write failed: it leaves the verify log (fio's `unlog_io_piece`).
+    #[cold]
+    pub fn write_failed(&mut self, u: &IoUnit) {
+        if u.op == Op::Rw(Ddir::Write) && self.keep_hist && self.writes_active {
+            self.hist
+                .remove(u.file, u.offset, self.slot_seq[u.slot as usize]);
+        }
     }
 
     /// `on_complete` for a completion this job remembers or checks.
@@ -293,11 +345,6 @@ impl Contents {
                 self.written += u.len as u64;
                 if let Some(s) = &mut self.saving {
                     s.comps.record(u.file as usize, u.offset);
-                }
-                if self.keep_hist {
-                    let st = self.slots[u.slot as usize];
-                    let wno = self.slot_wno[u.slot as usize];
-                    self.remember(u.file, u.offset, u.len as u32, st, wno);
                 }
                 Ok(())
             }
@@ -321,8 +368,11 @@ impl Contents {
         }
     }
 
-    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp, wno: u64) {
-        let seq = self.hist.len() as u64;
+    /// Logs a write for the verify as it is issued, as fio logs it (so of two writes of
+    /// a block in flight together, the later one is checked). Returns its sequence number.
+    fn remember(&mut self, file: u32, offset: u64, len: u32, st: Stamp, wno: u64) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
         self.hist.push(Piece {
             file,
             offset,
@@ -333,7 +383,7 @@ impl Contents {
             wno,
             zeroes: false,
         });
-        self.since_backlog += 1;
+        seq
     }
 
     /// With `verify_only`: walks the write pattern without writing, remembering blocks.
@@ -372,7 +422,7 @@ impl Contents {
                 }
                 self.written += n.len;
                 if self.keep_hist {
-                    self.remember(n.file as u32, n.offset, n.len as u32, st, wno);
+                    let _ = self.remember(n.file as u32, n.offset, n.len as u32, st, wno);
                 }
             }
         }
@@ -384,11 +434,17 @@ impl Contents {
         self.keep_hist || self.experimental || self.replay.is_some()
     }
 
-    /// True when a verify is due before more I/O: `verify_backlog` blocks were written
-    /// since the last backlog check, or a loop of the job ended (see [`Self::loop_ended`]).
+    /// True when a verify is due before more I/O: a loop of the job ended (see
+    /// [`Self::loop_ended`]), or fio's backlog point is reached (the log holds a multiple
+    /// of `verify_backlog` blocks and the last completed I/O was not a read), or one
+    /// before it still owes blocks and the log has some.
     #[inline]
     pub fn backlog_due(&self) -> bool {
-        self.loop_due || (self.v.backlog > 0 && self.since_backlog >= self.v.backlog)
+        let n = self.hist.len() as u64;
+        self.loop_due
+            || (n > 0
+                && (self.verify_batch > 0
+                    || (self.v.backlog > 0 && n % self.v.backlog == 0 && !self.last_read)))
     }
 
     /// Told that the generator's I/O now belongs to pass `pass`: when a new loop begins
@@ -421,8 +477,8 @@ impl Contents {
     }
 
     /// Starts a verify pass that reads back and checks written blocks: all of them
-    /// (`batch == None`, the phase after the writes, sorted by offset with overwritten
-    /// blocks dropped) or the oldest `batch`, into a pool whose slots have the buffers
+    /// (`batch == None`, the phase after the writes) or the first `batch` of those a
+    /// backlog point owes, in the log's order (see `hist`), into a pool whose slots have the buffers
     /// `bases`. None when there is nothing to check. The worker then issues the pass's
     /// reads (see `pass`); their reads count in the read statistics, as fio counts them.
     pub fn begin_pass(&mut self, batch: Option<usize>, bases: Vec<*mut u8>) -> Option<ReadPass> {
@@ -430,9 +486,16 @@ impl Contents {
         // every loop (fio reseeds its generator at each loop with randrepeat).
         let todo = match (batch, &self.replay) {
             (Some(n), _) => {
-                self.since_backlog = 0;
-                let n = n.min(self.hist.len());
-                let h = self.hist.drain(..n).collect::<Vec<_>>();
+                // A backlog point owes `n` blocks; those beyond the log's are read as
+                // writes come in.
+                if self.verify_batch == 0 {
+                    self.verify_batch = n as u64;
+                }
+                let n = (self.verify_batch as usize).min(n);
+                let h = self.hist.take_front(n);
+                self.verify_batch -= h.len() as u64;
+                // Its reads complete last: no backlog point until the next write.
+                self.last_read |= !h.is_empty();
                 if let Some(t) = &mut self.trims {
                     for p in &h {
                         t.verified(p.wno);
@@ -442,32 +505,22 @@ impl Contents {
             }
             (None, Some(gen)) => Source::Replay {
                 gen: Box::new(gen.clone()),
-                left: self.written.saturating_sub(self.verified_total),
+                budget: self.written.saturating_sub(self.verified_total),
+                min_bs: self.min_bs,
                 numberio: self.verify_reads,
             },
             (None, None) => {
                 if !self.keep_hist || !self.v.do_verify {
                     return None;
                 }
-                let mut h = std::mem::take(&mut self.hist);
+                let mut h = self.hist.take_all();
                 if let Some(l) = &self.loaded {
                     // Only what the saved run is known to have written (see `state`).
                     let stop = l.stop_at(h.iter().map(|p| (p.seq, p.file as u64, p.offset)));
                     h.retain(|p| p.seq < stop);
                 }
-                h.sort_by_key(|p| (p.file, p.offset, p.seq));
-                let mut out: Vec<Piece> = Vec::with_capacity(h.len());
-                for p in h {
-                    match out.last_mut() {
-                        Some(l) if l.file == p.file && p.offset < l.offset + l.len as u64 => {
-                            if p.seq > l.seq {
-                                *l = p;
-                            }
-                        }
-                        _ => out.push(p),
-                    }
-                }
-                Source::List(self.mark_trims(out).into_iter())
+                self.last_read |= !h.is_empty();
+                Source::List(self.mark_trims(h).into_iter())
             }
         };
         // fio's verify loop runs for the whole pass; a backlog batch is read among the
@@ -477,7 +530,26 @@ impl Contents {
             crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         }
         crate::debug::enter(crate::debug::RunState::Verifying);
-        Some(ReadPass::new(todo, bases, whole_pass))
+        let mut pass = ReadPass::new(todo, bases, whole_pass);
+        pass.rewrite = self.rewrites && !pass.from_log;
+        Some(pass)
+    }
+
+    /// Fills the unit of a rewritten replay block (see [`Self::rewrites`]) as a write of
+    /// verify number `numberio` and makes it a write.
+    pub fn refill(&mut self, u: &mut IoUnit, numberio: u16) {
+        let (time_sec, time_nsec) = realtime();
+        let st = Stamp {
+            seed: self.filler.write_seed(),
+            numberio,
+            thread: self.thread,
+            time_sec,
+            time_nsec,
+        };
+        // SAFETY: the unit's buffer is its pool slot, at least `len` bytes, not in flight.
+        let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+        block::fill(&self.v, &self.filler, buf, u.offset, &st);
+        u.op = Op::Rw(Ddir::Write);
     }
 
     /// `verify_async`: how many checker threads a pass hands its blocks to (0: none).
@@ -487,7 +559,7 @@ impl Contents {
 
     /// What checker threads check with: copies, so that they borrow nothing of the
     /// worker that drives the pass.
-    pub fn checker_env(&self) -> (super::VerifyOpts, Filler) {
+    pub fn checker_env(&self) -> (crate::job::verifyopts::VerifyOpts, Filler) {
         (self.v.clone(), self.filler.clone())
     }
 
@@ -508,9 +580,8 @@ impl Contents {
         if pass.whole_pass {
             crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
         }
-        if let Source::Replay { left, numberio, .. } = pass.todo {
-            let budget = self.written.saturating_sub(self.verified_total);
-            self.verified_total += budget - left;
+        if let Source::Replay { numberio, .. } = pass.todo {
+            self.verified_total += pass.verified;
             self.verify_reads = numberio;
             self.written = 0;
         }
@@ -561,7 +632,7 @@ impl Drop for Contents {
             );
         }
         if let Some(s) = &self.saving {
-            let dir = super::state::state_dir();
+            let dir = crate::cli::state_dir();
             if let Err(e) = s.comps.save(&dir, &s.name, s.index, self.issued_writes) {
                 eprintln!("iobench: job '{}': verify state: {e}", s.name);
             }
@@ -571,7 +642,7 @@ impl Drop for Contents {
 
 /// `--debug=verify`'s line as a write buffer is filled: fresh random data, or (with
 /// `verify_pattern` and no per-block format) the pattern already in the buffer.
-fn debug_fill(pattern: Option<&super::pattern::DataPattern>, len: usize) {
+fn debug_fill(pattern: Option<&crate::defs::datapattern::DataPattern>, len: usize) {
     use crate::debug::Cat::Verify;
     match pattern {
         None => crate::dprint!(Verify, "fill random bytes len={len}"),

@@ -3,11 +3,10 @@
 //! numberio, and a crc32c (fio's variant) of the 36 bytes before it.
 
 use super::checksum::crc32c_fio;
+use crate::defs::verify_method::HDR_LEN;
 
 /// fio's header magic.
 pub const MAGIC: u16 = 0xacca;
-/// Bytes in the header.
-pub const HDR_LEN: usize = 40;
 
 /// One decoded header.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -7,13 +7,11 @@ pub mod checksum;
 pub mod contents;
 pub mod crctest;
 pub mod header;
+mod hist;
 pub mod offload;
-pub mod opts;
 pub mod pass;
-pub mod pattern;
 pub mod state;
 pub mod trim;
 
 pub use contents::Contents;
-pub use opts::VerifyOpts;
 pub use pass::{ReadPass, Settled};

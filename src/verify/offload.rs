@@ -4,8 +4,8 @@
 //! bounded by the queue depth and allocated once, so handing a block over allocates nothing.
 
 use super::block::{self, Expect, Failure};
-use super::opts::VerifyOpts;
 use crate::buffer::fill::Filler;
+use crate::job::verifyopts::VerifyOpts;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::Scope;
 

@@ -7,8 +7,8 @@
 use super::block::{self, Expect};
 use super::contents::{fail, Contents, Piece, EILSEQ};
 use super::offload::{Checkers, Verdict};
+use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
-use crate::job::Ddir;
 use crate::stats::JobStats;
 use std::os::fd::RawFd;
 
@@ -19,7 +19,11 @@ pub(super) enum Source {
     Replay {
         /// A copy of the generator as it was before the job's first I/O.
         gen: Box<crate::gen::Generator>,
-        left: u64,
+        /// Bytes to verify: a block is issued while those verified (completed) so far
+        /// and the job's smallest block fit in it, as fio's experimental loop checks.
+        budget: u64,
+        /// The job's smallest block size (fio's `rw_min_bs`).
+        min_bs: u64,
         numberio: u64,
     },
 }
@@ -28,19 +32,11 @@ impl Source {
     fn next(&mut self) -> Option<Piece> {
         match self {
             Source::List(l) => l.next(),
-            Source::Replay {
-                gen,
-                left,
-                numberio,
-            } => loop {
+            Source::Replay { gen, numberio, .. } => loop {
                 let n = gen.next_io()?;
                 if n.ddir != Ddir::Write {
                     continue;
                 }
-                if n.len > *left {
-                    return None;
-                }
-                *left -= n.len;
                 let seq = *numberio;
                 *numberio += 1;
                 return Some(Piece {
@@ -98,6 +94,10 @@ pub struct ReadPass {
     pub(super) from_log: bool,
     /// The pass after the writes (not a backlog batch).
     pub(super) whole_pass: bool,
+    /// Bytes of blocks read back in full so far (fio's `bytes_verified` in this pass).
+    pub(super) verified: u64,
+    /// The replayed blocks are written again, not read (see [`Contents::rewrites`]).
+    pub(super) rewrite: bool,
 }
 
 impl ReadPass {
@@ -117,6 +117,8 @@ impl ReadPass {
             flags,
             from_log,
             whole_pass,
+            verified: 0,
+            rewrite: false,
         }
     }
 
@@ -139,10 +141,27 @@ impl ReadPass {
         self.again.last().copied()
     }
 
-    /// True when a new block waits to be read.
+    /// True when a new block waits to be read (a replay: within its budget).
     #[inline]
     pub fn has_block(&self) -> bool {
-        self.ahead.is_some()
+        match self.todo {
+            Source::Replay { budget, min_bs, .. } => {
+                self.ahead.is_some() && self.verified + min_bs <= budget
+            }
+            Source::List(_) => self.ahead.is_some(),
+        }
+    }
+
+    /// True when the pass's blocks are written instead of read (see
+    /// [`Contents::rewrites`]): the caller fills the unit with [`Contents::refill`].
+    #[inline]
+    pub fn rewrites(&self) -> bool {
+        self.rewrite
+    }
+
+    /// The verify header number of the block in `slot`.
+    pub fn numberio(&self, slot: u32) -> u16 {
+        self.which[slot as usize].numberio
     }
 
     /// Describes the next block's read in `u` (a free slot): op, file, offset, length.
@@ -238,6 +257,11 @@ impl ReadPass {
         );
         u.buf = self.bases[u.slot as usize];
         u.len = p.len as usize;
+        self.verified += p.len as u64;
+        if self.rewrite {
+            // The block was just written from this buffer: fio's check of it passes.
+            return self.free(u);
+        }
         if p.zeroes {
             // SAFETY: the read completed into this unit's buffer of `len` bytes.
             let buf = unsafe { std::slice::from_raw_parts(u.buf, u.len) };

@@ -14,23 +14,6 @@ const VERSION: u64 = 3;
 /// Bytes of the per-thread record before its completions.
 const LIST_HEAD: usize = 8 + 4 + 4 + 8 + 8 + 8 + 48 + 64;
 
-/// `--aux-path`: where state files go instead of the current directory, as fio's
-/// `aux_path` (set once by the command line, before any job runs).
-static AUX_PATH: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-
-/// Sets `--aux-path` (the first call wins).
-pub fn set_aux_path(dir: &str) {
-    let _ = AUX_PATH.set(PathBuf::from(dir));
-}
-
-/// The directory state files are saved in and loaded from: `--aux-path`, or `.`.
-pub fn state_dir() -> PathBuf {
-    AUX_PATH
-        .get()
-        .cloned()
-        .unwrap_or_else(|| PathBuf::from("."))
-}
-
 /// The file fio uses in `dir`: `local-<name with '/' as '.'>-<index>-verify.state`.
 pub fn file_name(dir: &Path, job: &str, index: u64) -> PathBuf {
     dir.join(format!(

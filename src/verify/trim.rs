@@ -12,9 +12,9 @@
 //! Without `trim_backlog` nothing is trimmed (fio behaves the same); the blocks chosen in
 //! vain are counted and reported at the end.
 
+use crate::defs::Ddir;
 use crate::gen::rand::{FRand, Stream};
 use crate::gen::{Generator, NextIo};
-use crate::job::Ddir;
 use std::collections::{HashSet, VecDeque};
 
 /// A written block chosen for a trim. `wno` is the job's number of the write, so that a
@@ -54,7 +54,7 @@ impl Trims {
     /// The schedule for a worker whose verify options are `v`, or None when it trims
     /// nothing (no verify, no log of writes, or `trim_percentage=0`).
     pub fn new(
-        v: &super::VerifyOpts,
+        v: &crate::job::verifyopts::VerifyOpts,
         logs_writes: bool,
         randrepeat: bool,
         gen: &Generator,

@@ -11,7 +11,7 @@
 pub mod wire;
 
 use super::{Caps, Completion, Engine, IoUnit, Op, Queued, Setup};
-use crate::job::Ddir;
+use crate::defs::Ddir;
 use std::io::{self, Read};
 use std::sync::Arc;
 use wire::Stream;
@@ -399,13 +399,10 @@ impl Drop for Nbd {
     }
 }
 
-pub const URI: crate::options::table::OptDef = crate::options::table::opt(
-    "uri",
-    crate::options::table::Kind::Str,
-    "The NBD server address",
-)
-.cat(crate::options::table::Category::Engine)
-.engines(&["nbd"]);
+pub const URI: crate::defs::OptDef =
+    crate::defs::opt("uri", crate::defs::Kind::Str, "The NBD server address")
+        .cat(crate::defs::Category::Engine)
+        .engines(&["nbd"]);
 
 impl super::spec::Declared for Nbd {
     /// The server and export (`uri`), and the timeouts `io_timeout` sets.
@@ -422,7 +419,7 @@ impl super::spec::Declared for Nbd {
     .options(&[URI])];
     fn configure(
         _: &'static super::spec::Spec,
-        r: &crate::job::reader::Reader,
+        r: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<NbdOpts, crate::error::JobError> {
         let Some(u) = r.text("uri") else {
@@ -436,7 +433,7 @@ impl super::spec::Declared for Nbd {
         Ok(NbdOpts {
             uri: u.into(),
             timeouts: wire::Timeouts::with_io_timeout(
-                r.time_us("io_timeout", crate::options::table::TimeUnit::Sec)?,
+                r.time_us("io_timeout", crate::defs::TimeUnit::Sec)?,
             ),
         })
     }
@@ -450,7 +447,8 @@ impl super::spec::Declared for Nbd {
                 "nbd server {uri}: the export is empty"
             ))),
             Ok(n) => Ok(n),
-            Err(e) => Err(io::Error::new(e.kind(), format!("nbd server {uri}: {e}"))),
+            // The errno stays readable (the report's `error`), under the message.
+            Err(e) => Err(crate::error::with_path(&format!("nbd server {uri}"), e)),
         }
     }
 }

@@ -242,15 +242,14 @@ pub fn errno_of(nbd_error: u32) -> i32 {
 /// Connects to `addr` and negotiates its export, ready for transmission. Connecting and
 /// the handshake time out (`limits.connect`); replies then time out after `limits.reply`.
 pub fn connect(addr: &Address, limits: Timeouts) -> io::Result<(Stream, Export)> {
-    let timed_out = |e: io::Error| {
+    let timed_out_in = |stage: &str, e: io::Error| {
         if matches!(
             e.kind(),
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
         ) {
             crate::error::with_path(
                 &format!(
-                    "no answer from the NBD server within {:.1} s (connect timeout; \
-                     io_timeout sets it)",
+                    "{stage} within {:.1} s (io_timeout sets the limit)",
                     limits.connect.as_secs_f64()
                 ),
                 io::Error::from_raw_os_error(libc::ETIMEDOUT),
@@ -259,6 +258,7 @@ pub fn connect(addr: &Address, limits: Timeouts) -> io::Result<(Stream, Export)>
             e
         }
     };
+    let timed_out = |e| timed_out_in("no connection to the NBD server", e);
     let mut s = match &addr.endpoint {
         Endpoint::Tcp { host, port } => {
             use std::net::ToSocketAddrs;
@@ -286,7 +286,12 @@ pub fn connect(addr: &Address, limits: Timeouts) -> io::Result<(Stream, Export)>
             Stream::Unix(u)
         }
     };
-    let export = handshake(&mut s, &addr.export).map_err(timed_out)?;
+    let export = handshake(&mut s, &addr.export).map_err(|e| {
+        timed_out_in(
+            "the NBD server accepted the connection but did not complete its handshake",
+            e,
+        )
+    })?;
     if export.size > i64::MAX as u64 {
         return Err(proto_err(format!(
             "the NBD server advertises an export of {} bytes, more than 2^63",

@@ -6,7 +6,8 @@
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
 use super::Verdict;
-use crate::job::{Ddir, Job};
+use crate::defs::Ddir;
+use crate::job::Job;
 
 /// A job clone's latency limits.
 #[derive(Debug, Clone)]

@@ -18,8 +18,9 @@ pub mod latency;
 pub mod rate;
 pub mod think;
 
+use crate::defs::Ddir;
 use crate::gen::rand::{clone_seeds, FRand, Stream};
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 
 /// What the worker must do after a completion was accounted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +152,7 @@ mod tests {
     use super::*;
 
     fn pacer(args: &[(&str, &str)]) -> Pacer {
-        let raw = crate::options::RawJob::from_pairs("p", args).expect("known options");
+        let raw = crate::defs::raw::RawJob::from_pairs("p", args).expect("known options");
         let job = crate::job::resolve(&raw).expect("job");
         Pacer::new(&job, 1, 8)
     }

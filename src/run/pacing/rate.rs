@@ -7,8 +7,9 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
+use crate::defs::Ddir;
 use crate::gen::rand::{clone_seeds, FRand, Stream};
-use crate::job::{Ddir, Job};
+use crate::job::Job;
 
 /// A job clone's rate caps and floors.
 #[derive(Debug, Clone)]
@@ -74,7 +75,7 @@ impl Rate {
             next_due_us: [0; 3],
             mix: if matches!(
                 job.workload.pattern,
-                crate::job::Pattern::ReadWrite | crate::job::Pattern::RandRw
+                crate::defs::Pattern::ReadWrite | crate::defs::Pattern::RandRw
             ) {
                 [job.workload.rwmix_read, 100 - job.workload.rwmix_read]
             } else {

@@ -1,12 +1,12 @@
 //! `iobench report INPUT... -o report.html`: one self-contained HTML file (inline SVG, no
 //! script, no network request) from iobench's or fio's JSON/JSON+ results, sweep result
 //! directories, compare exports and fio-format logs. Results are read through
-//! `study::results`; charts come from `svg`; every chart's numbers are also in a table.
+//! `results`; charts come from `svg`; every chart's numbers are also in a table.
 
 use super::svg::{self, Bar, Series, XAxis};
 use crate::flags::{Flag, Spec, Takes};
+use crate::present::results::{self, DirResult, ResultFile, DIRECTIONS};
 use crate::stats::hist;
-use crate::study::results::{self, DirResult, ResultFile, DIRECTIONS};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -96,9 +96,28 @@ fn report(args: &[String]) -> Result<(), String> {
         .chain(m.rest.iter().flatten())
         .map(|s| read_input(Path::new(s)))
         .collect::<Result<Vec<_>, _>>()?;
+    // What the inputs were read from: a sweep directory's index.json, else the file.
+    let read_from: Vec<PathBuf> = m
+        .positional
+        .iter()
+        .chain(m.rest.iter().flatten())
+        .map(|s| {
+            let p = Path::new(s);
+            if p.is_dir() {
+                p.join("index.json")
+            } else {
+                p.to_path_buf()
+            }
+        })
+        .collect();
     if inputs.is_empty() {
         return Err("no input given (see iobench report --help)".into());
     }
+    crate::study::outputs::refuse_clobber(
+        "--output",
+        &out,
+        read_from.iter().map(PathBuf::as_path),
+    )?;
     let html = render(&title, &inputs);
     std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
@@ -118,6 +137,7 @@ fn read_input(p: &Path) -> Result<Input, String> {
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
         return Ok(Input::Sweep(p.to_path_buf(), v));
     }
+    results::regular_file(p)?;
     let text = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
     let text = String::from_utf8_lossy(&text);
     let trimmed = text.trim_start();
@@ -723,6 +743,8 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
         LogKind::Hist => ("latency percentiles over time", "latency (µs)", 1e-3),
     };
     let mut rows = Vec::new();
+    // (points read, points drawn) of the series that had to be thinned.
+    let mut thinned = (0usize, 0usize);
     if kind == LogKind::Hist {
         for (q, qn) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
             for (d, dname) in names.iter().enumerate() {
@@ -733,6 +755,7 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
                         hist_percentile(&l.buckets, q).map(|v| (l.t_ms as f64 / 1e3, v * scale))
                     })
                     .collect();
+                let pts = downsample(pts, &mut thinned);
                 if !pts.is_empty() {
                     for (t, v) in &pts {
                         rows.push(vec![
@@ -755,6 +778,7 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
                 .filter(|l| l.ddir == d)
                 .map(|l| (l.t_ms as f64 / 1e3, l.value * scale))
                 .collect();
+            let pts = downsample(pts, &mut thinned);
             if !pts.is_empty() {
                 for (t, v) in &pts {
                     rows.push(vec![name.to_string(), format!("{t:.3}"), format!("{v:.2}")]);
@@ -766,17 +790,67 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
             }
         }
     }
+    let title = if thinned.0 > 0 {
+        format!("{title} (downsampled)")
+    } else {
+        title.to_string()
+    };
     h.push_str(&svg::line_chart(
         &format!("log{k}"),
-        title,
+        &title,
         "time (s)",
         ylabel,
         &XAxis::Linear,
         &series,
     ));
+    if thinned.0 > 0 {
+        let _ = write!(
+            h,
+            "<p>The log's {} points were downsampled to {} for the chart and the table: \
+             each of at most {} time buckets per series keeps its minimum and its maximum, \
+             so spikes stay visible.</p>",
+            thinned.0,
+            thinned.1,
+            CHART_POINTS / 2
+        );
+    }
     h.push_str("<details><summary>numbers</summary>");
     table(h, &["series", "time (s)", ylabel], &rows);
     h.push_str("</details>");
+}
+
+/// The most points a log series is drawn with: a long log (millions of lines) would make
+/// a report of hundreds of MB that no browser draws.
+const CHART_POINTS: usize = 4000;
+
+/// Thins a series to at most [`CHART_POINTS`]: the points are cut into time buckets and
+/// each bucket keeps its lowest and highest point, in time order. Adds the counts before
+/// and after to `thinned` when it had to thin.
+fn downsample(pts: Vec<(f64, f64)>, thinned: &mut (usize, usize)) -> Vec<(f64, f64)> {
+    if pts.len() <= CHART_POINTS {
+        return pts;
+    }
+    let per = pts.len().div_ceil(CHART_POINTS / 2);
+    let mut out = Vec::with_capacity(CHART_POINTS);
+    for chunk in pts.chunks(per) {
+        let lo = chunk
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map_or(0, |m| m.0);
+        let hi = chunk
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+            .map_or(0, |m| m.0);
+        out.push(chunk[lo.min(hi)]);
+        if lo != hi {
+            out.push(chunk[lo.max(hi)]);
+        }
+    }
+    thinned.0 += pts.len();
+    thinned.1 += out.len();
+    out
 }
 
 /// A percentile (ns) of one histogram-log line: its buckets are fio's, merged 2^c at a

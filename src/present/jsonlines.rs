@@ -9,11 +9,22 @@ use super::window::{self, Windows};
 use crate::stats::RunOutcome;
 use serde_json::{json, Value};
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
+
+/// Set when a live line could not be written (a full disk, a closed pipe): the run
+/// goes on, and its exit status says so at the end ([`take_failure`]).
+static FAILED: AtomicBool = AtomicBool::new(false);
+
+/// True once after a live line could not be written since the last call.
+pub fn take_failure() -> bool {
+    FAILED.swap(false, Ordering::Relaxed)
+}
 
 /// The writer of one run's live lines.
 pub struct LiveLog {
     out: Box<dyn Write + Send>,
+    dest: String,
     prev: RunOutcome,
     started: Instant,
     last: Instant,
@@ -26,13 +37,14 @@ impl LiveLog {
             Box::new(std::io::stdout())
         } else {
             Box::new(
-                std::fs::File::create(dest)
+                crate::report::create_output(dest)
                     .map_err(|e| format!("--live={dest}: cannot create it: {e}"))?,
             )
         };
         let now = Instant::now();
         Ok(LiveLog {
             out,
+            dest: dest.to_string(),
             prev: RunOutcome::default(),
             started: now,
             last: now,
@@ -70,7 +82,13 @@ impl LiveLog {
             .write_all(text.as_bytes())
             .and_then(|_| self.out.flush())
         {
-            eprintln!("iobench: --live: {e}");
+            if !FAILED.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "iobench: --live={}: {e}; the run goes on without its live lines and \
+                     ends with a non-zero exit status",
+                    self.dest
+                );
+            }
         }
         self.prev = RunOutcome {
             results: now.results.clone(),

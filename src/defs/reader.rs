@@ -3,28 +3,28 @@
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
+use super::raw::RawJob;
+use super::value::{self, KbBase, SizeSpec};
+use super::{OptDef, TimeUnit};
 use crate::error::JobError;
-use crate::options::table::TimeUnit;
-use crate::options::value::{self, KbBase};
-use crate::options::RawJob;
-
-use super::SizeSpec;
 
 /// Reads one raw job's options as typed values.
 pub struct Reader<'a> {
     /// The job's options as given.
     pub raw: &'a RawJob,
     kb: KbBase,
+    /// The option table the defaults come from (the catalog's `lookup`).
+    table: fn(&str) -> Option<&'static OptDef>,
 }
 
 impl<'a> Reader<'a> {
-    /// A reader of `raw`, with sizes under its `kb_base`.
-    pub fn new(raw: &'a RawJob) -> Self {
+    /// A reader of `raw`, with sizes under its `kb_base` and defaults from `table`.
+    pub fn new(raw: &'a RawJob, table: fn(&str) -> Option<&'static OptDef>) -> Self {
         let kb = match raw.value("kb_base") {
             Some("1000") => KbBase::Decimal,
             _ => KbBase::Binary,
         };
-        Reader { raw, kb }
+        Reader { raw, kb, table }
     }
 
     /// The job's `kb_base` (what `k` means in sizes).
@@ -50,20 +50,19 @@ impl<'a> Reader<'a> {
         // A key the table does not know would read as unset forever (tests/parse_once.rs
         // checks the keys in the source; this catches computed ones in debug builds).
         debug_assert!(
-            crate::options::lookup(name).is_some(),
+            (self.table)(name).is_some(),
             "option '{name}' is not in the table"
         );
         self.raw
             .value(name)
             .map(str::to_string)
-            .or_else(|| crate::options::lookup(name).and_then(|d| d.default.map(str::to_string)))
+            .or_else(|| (self.table)(name).and_then(|d| d.default.map(str::to_string)))
     }
 
     /// The word of a choice option (or its default), without the `:`/`,` suffix fio
     /// ignores when it matches a word (`rw_sequencer=identical:3` is `identical`).
     pub fn choice(&self, name: &str) -> Option<String> {
-        self.text(name)
-            .map(|v| crate::options::value::choice_word(&v).to_string())
+        self.text(name).map(|v| value::choice_word(&v).to_string())
     }
 
     /// A boolean option (false when unset with no default).

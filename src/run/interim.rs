@@ -5,7 +5,7 @@
 //! statistics, running ones with their snapshot, clones not started yet with nothing done
 //! (as fio lists them).
 
-use crate::stats::{board, live, JobStats, RunOutcome};
+use crate::stats::{board, snapshot, JobStats, RunOutcome};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -175,7 +175,7 @@ fn report(print: bool) {
             std::thread::sleep(Duration::from_millis(2));
         }
         for c in l.clones.iter_mut().filter(|c| !c.done) {
-            if let Some(mut s) = live::read(c.thread_number as usize - 1) {
+            if let Some(mut s) = snapshot::read(c.thread_number as usize - 1) {
                 // Never step back: a late or stale snapshot older than what we hold is
                 // dropped, so the numbers of successive reports only grow.
                 if s.total_bytes() >= c.stats.get().total_bytes() {

@@ -110,12 +110,44 @@ impl Metric {
 
 /// Reads a result file from disk.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
+    regular_file(path)?;
     let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`.
+/// Refuses an input that is not a regular file (a FIFO, a socket, a device): reading one
+/// could wait forever for a writer, and none of them holds a saved result.
+pub fn regular_file(path: &Path) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(format!(
+            "{}: not a regular file (a result, a log or a sweep directory was expected, \
+             not a FIFO, socket or device)",
+            path.display()
+        )),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+/// Parses result text: the last JSON document in it that has `jobs` or `client_stats`;
+/// one without any job is an error (there is nothing to report or compare).
 pub fn parse(text: &str) -> Result<ResultFile, String> {
+    let r = from_value(document(text)?)?;
+    if r.jobs.is_empty() {
+        return Err("the result has no jobs (an empty run or a truncated file)".into());
+    }
+    Ok(r)
+}
+
+/// True when `path` holds a result document (fio's or iobench's JSON), valid or not: what
+/// a study takes as a result file rather than a job file.
+pub fn is_result_file(path: &Path) -> bool {
+    regular_file(path).is_ok()
+        && std::fs::read(path).is_ok_and(|t| document(&String::from_utf8_lossy(&t)).is_ok())
+}
+
+/// The last JSON document of `text` that has `jobs` or `client_stats`.
+fn document(text: &str) -> Result<Value, String> {
     // fio may print notes before its JSON; start at the first line that opens an object.
     let start = text
         .find("\n{")
@@ -135,23 +167,29 @@ pub fn parse(text: &str) -> Result<ResultFile, String> {
             Err(e) => return Err(format!("not a fio JSON result: {e}")),
         }
     }
-    let doc = last.ok_or("not a fio JSON result: no \"jobs\" found")?;
-    from_value(doc)
+    Ok(last.ok_or("not a fio JSON result: no \"jobs\" found")?)
 }
 
-/// Summarises a parsed fio JSON document.
+/// Summarises a parsed fio JSON document. A job that failed (a non-zero `error`), a
+/// missing number, one that is not a number, or a negative one is an error naming the job
+/// and the key: a study must not read a failed run as a slow one, nor a typo as zero.
 pub fn from_value(doc: Value) -> Result<ResultFile, String> {
+    let key = if doc.get("client_stats").is_some() {
+        "client_stats"
+    } else {
+        "jobs"
+    };
     let entries = doc
-        .get("client_stats")
-        .or_else(|| doc.get("jobs"))
+        .get(key)
         .and_then(Value::as_array)
-        .ok_or("not a fio JSON result: \"jobs\" is not a list")?;
+        .ok_or_else(|| format!("not a fio JSON result: \"{key}\" is not a list"))?;
     let jobs = entries
         .iter()
+        .enumerate()
         // fio's client output ends with an "All clients" entry that repeats the others.
-        .filter(|j| j.get("jobname").and_then(Value::as_str) != Some("All clients"))
-        .map(job_of)
-        .collect();
+        .filter(|(_, j)| j.get("jobname").and_then(Value::as_str) != Some("All clients"))
+        .map(|(i, j)| job_of(&format!("{key}[{i}]"), j))
+        .collect::<Result<_, _>>()?;
     Ok(ResultFile {
         version: doc
             .get("fio version")
@@ -163,39 +201,87 @@ pub fn from_value(doc: Value) -> Result<ResultFile, String> {
     })
 }
 
-fn num(v: &Value, key: &str) -> f64 {
-    v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
-}
-
-fn job_of(j: &Value) -> JobResult {
-    let dirs = DIRECTIONS
-        .iter()
-        .filter_map(|d| j.get(*d).map(|v| dir_of(d, v)))
-        .filter(|d| d.total_ios > 0 || d.io_bytes > 0)
-        .collect();
-    JobResult {
-        name: j
-            .get("jobname")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        dirs,
+/// The number at `key` of `v`, which must be there, be a number and not be negative;
+/// `at` names `v` in the errors.
+fn num(v: &Value, at: &str, key: &str) -> Result<f64, String> {
+    match v.get(key) {
+        None => Err(format!("{at}.{key}: missing")),
+        Some(x) => opt_num(x, at, key),
     }
 }
 
-fn dir_of(dir: &str, v: &Value) -> DirResult {
-    let lat = v.get("lat_ns").cloned().unwrap_or(Value::Null);
-    // Percentiles sit under clat_ns unless the job asked for lat_percentiles.
-    let (pct_of, pct_src) = match lat.get("percentile") {
-        Some(_) => ("lat", lat.clone()),
-        None => ("clat", v.get("clat_ns").cloned().unwrap_or(Value::Null)),
+/// As [`num`], for a value that is there.
+fn opt_num(x: &Value, at: &str, key: &str) -> Result<f64, String> {
+    match x.as_f64() {
+        None => Err(format!("{at}.{key}: expected a number, found {x}")),
+        Some(n) if n < 0.0 || !n.is_finite() => Err(format!(
+            "{at}.{key}: {n} is not a valid count or rate (negative)"
+        )),
+        Some(n) => Ok(n),
+    }
+}
+
+fn job_of(at: &str, j: &Value) -> Result<JobResult, String> {
+    let name = match j.get("jobname") {
+        Some(Value::String(s)) => s.clone(),
+        Some(x) => return Err(format!("{at}.jobname: expected a string, found {x}")),
+        None => return Err(format!("{at}.jobname: missing")),
     };
-    let pct = |p: f64| {
-        pct_src
-            .get("percentile")
-            .and_then(|m| m.get(format!("{p:.6}")))
-            .and_then(Value::as_f64)
-            .unwrap_or(0.0)
+    let at = format!("{at} ('{name}')");
+    if let Some(e) = j.get("error") {
+        let code = e
+            .as_i64()
+            .ok_or_else(|| format!("{at}.error: expected a number, found {e}"))?;
+        if code != 0 {
+            return Err(format!(
+                "{at}: the job failed (error {code}: {}); its numbers are not a measurement",
+                std::io::Error::from_raw_os_error(code as i32)
+            ));
+        }
+    }
+    let mut dirs = Vec::new();
+    for d in DIRECTIONS {
+        if let Some(v) = j.get(d) {
+            let r = dir_of(&format!("{at}.{d}"), d, v)?;
+            if r.total_ios > 0 || r.io_bytes > 0 {
+                dirs.push(r);
+            }
+        }
+    }
+    Ok(JobResult { name, dirs })
+}
+
+fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
+    let io_bytes = num(v, at, "io_bytes")? as u64;
+    let total_ios = num(v, at, "total_ios")? as u64;
+    if io_bytes == 0 && total_ios == 0 {
+        // A direction that did nothing: left out, whatever else it says.
+        return Ok(DirResult {
+            dir: dir.to_string(),
+            ..Default::default()
+        });
+    }
+    let lat = v
+        .get("lat_ns")
+        .ok_or_else(|| format!("{at}.lat_ns: missing"))?;
+    let lat_at = format!("{at}.lat_ns");
+    // Percentiles sit under clat_ns unless the job asked for lat_percentiles.
+    let (pct_of, pct_src, pct_at) = match lat.get("percentile") {
+        Some(_) => ("lat", lat.clone(), lat_at.clone()),
+        None => (
+            "clat",
+            v.get("clat_ns").cloned().unwrap_or(Value::Null),
+            format!("{at}.clat_ns"),
+        ),
+    };
+    // A percentile the job did not ask for is 0 (not reported); one that is there must be
+    // a number.
+    let pct = |p: f64| -> Result<f64, String> {
+        let key = format!("{p:.6}");
+        match pct_src.get("percentile").and_then(|m| m.get(&key)) {
+            None => Ok(0.0),
+            Some(x) => opt_num(x, &format!("{pct_at}.percentile"), &key),
+        }
     };
     let mut bins: Vec<(u64, u64)> = pct_src
         .get("bins")
@@ -207,23 +293,23 @@ fn dir_of(dir: &str, v: &Value) -> DirResult {
         })
         .unwrap_or_default();
     bins.sort_unstable();
-    DirResult {
+    Ok(DirResult {
         dir: dir.to_string(),
-        iops: num(v, "iops"),
-        bw_bytes: num(v, "bw_bytes"),
-        io_bytes: num(v, "io_bytes") as u64,
-        total_ios: num(v, "total_ios") as u64,
-        runtime_ms: num(v, "runtime") as u64,
-        lat_mean_ns: num(&lat, "mean"),
-        lat_min_ns: num(&lat, "min"),
-        lat_max_ns: num(&lat, "max"),
+        iops: num(v, at, "iops")?,
+        bw_bytes: num(v, at, "bw_bytes")?,
+        io_bytes,
+        total_ios,
+        runtime_ms: num(v, at, "runtime")? as u64,
+        lat_mean_ns: num(lat, &lat_at, "mean")?,
+        lat_min_ns: num(lat, &lat_at, "min")?,
+        lat_max_ns: num(lat, &lat_at, "max")?,
         pct_of,
-        p50_ns: pct(50.0),
-        p90_ns: pct(90.0),
-        p99_ns: pct(99.0),
-        p99_9_ns: pct(99.9),
+        p50_ns: pct(50.0)?,
+        p90_ns: pct(90.0)?,
+        p99_ns: pct(99.0)?,
+        p99_9_ns: pct(99.9)?,
         bins,
-    }
+    })
 }
 
 /// The value below which `p` percent of the samples in `bins` fall (sorted by value).
@@ -361,10 +447,58 @@ fio: some trailing normal output
 
     #[test]
     fn last_document_of_a_json_lines_stream_wins() {
-        let a = r#"{"jobs":[{"jobname":"x","read":{"iops":1,"total_ios":1}}]}"#;
-        let b = r#"{"jobs":[{"jobname":"x","read":{"iops":2,"total_ios":2}}]}"#;
+        let a = one_read("\"iops\": 1");
+        let b = one_read("\"iops\": 2");
         let f = parse(&format!("{a}\n{b}\n")).unwrap();
         assert_eq!(f.jobs[0].dirs[0].iops, 2.0);
+    }
+
+    /// A one-job result whose read direction has `iops` as given.
+    fn one_read(iops: &str) -> String {
+        format!(
+            r#"{{"jobs":[{{"jobname":"x","error":0,"read":{{{iops},"bw_bytes":4096,"io_bytes":8192,"total_ios":2,"runtime":2,"lat_ns":{{"min":1,"max":3,"mean":2}}}}}}]}}"#
+        )
+    }
+
+    #[test]
+    fn failed_jobs_and_bad_numbers_are_errors_naming_the_key() {
+        assert_eq!(
+            parse(&one_read("\"iops\": 7.5")).unwrap().jobs[0].dirs[0].iops,
+            7.5
+        );
+        let cases = [
+            (
+                one_read("\"iops\": \"fast\""),
+                "jobs[0] ('x').read.iops: expected a number, found \"fast\"",
+            ),
+            (
+                one_read("\"iops\": -5"),
+                "jobs[0] ('x').read.iops: -5 is not a valid",
+            ),
+            (
+                one_read("\"iops\": null"),
+                "jobs[0] ('x').read.iops: expected a number",
+            ),
+            (one_read("\"iopz\": 1"), "jobs[0] ('x').read.iops: missing"),
+        ];
+        for (doc, want) in cases {
+            let e = parse(&doc).unwrap_err();
+            assert!(e.contains(want), "want {want} in {e}");
+        }
+        // fio's JSON of a run that failed: error 13 and nothing done.
+        let failed = r#"{"fio version":"fio-3.33","jobs":[{"jobname":"x","error":13,
+            "read":{"io_bytes":0,"bw_bytes":0,"iops":0.0,"runtime":0,"total_ios":0,
+            "lat_ns":{"min":0,"max":0,"mean":0.0}}}]}"#;
+        let e = parse(failed).unwrap_err();
+        assert!(
+            e.contains("jobs[0] ('x')")
+                && e.contains("error 13")
+                && e.contains("Permission denied"),
+            "{e}"
+        );
+        // A direction that did nothing needs no more than its counts.
+        let idle = r#"{"jobs":[{"jobname":"x","error":0,"write":{"io_bytes":0,"total_ios":0}}]}"#;
+        assert!(parse(idle).unwrap().jobs[0].dirs.is_empty());
     }
 
     #[test]

@@ -1,10 +1,10 @@
 //! The resolved verify options of a job, with fio's derived values (the header interval,
 //! `verify_pattern` implying a pattern method).
 
-use super::checksum::Method;
-use super::pattern::DataPattern;
+use crate::defs::datapattern::DataPattern;
+use crate::defs::reader::Reader;
+use crate::defs::verify_method::Method;
 use crate::error::JobError;
-use crate::job::reader::Reader;
 use crate::job::workload::Workload;
 
 /// What and how to verify.
@@ -80,7 +80,7 @@ impl VerifyOpts {
     /// pattern trims as well as writes (trimwrite, randtrimwrite) and aborts on an
     /// assertion otherwise, so the combination is an error here, said plainly.
     fn check_trims(self, r: &Reader, w: &Workload) -> Result<Self, JobError> {
-        use crate::job::Pattern;
+        use crate::defs::Pattern;
         let trims = matches!(w.pattern, Pattern::TrimWrite | Pattern::RandTrimWrite);
         if self.on()
             && self.do_verify
@@ -135,8 +135,8 @@ impl VerifyOpts {
             }
             if interval > wmin {
                 interval = wmin;
-            } else if w.pattern != crate::job::Pattern::Write
-                && w.pattern != crate::job::Pattern::RandWrite
+            } else if w.pattern != crate::defs::Pattern::Write
+                && w.pattern != crate::defs::Pattern::RandWrite
                 && interval > rmin
             {
                 interval = rmin;

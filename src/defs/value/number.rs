@@ -1,7 +1,7 @@
 //! Single numbers: whole numbers, sizes with unit suffixes, percentages, times, booleans
 //! and floats.
 
-use crate::options::table::TimeUnit;
+use crate::defs::TimeUnit;
 
 /// What a plain `k` means: 1024 (fio's default, `kb_base=1024`) or 1000.
 ///

@@ -1,7 +1,7 @@
 //! Access-pattern values: `rw=` with its modifier and `random_distribution=`.
 
 use super::number::{parse_float, parse_signed_size, parse_size, KbBase};
-use crate::job::Pattern;
+use crate::defs::Pattern;
 
 /// The modifier after `rw=PATTERN:`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

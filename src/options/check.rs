@@ -1,29 +1,13 @@
-//! Value syntax as fio reads it: numbers, sizes with unit suffixes under `kb_base`, times
-//! with units, booleans, percentages, ranges, per-direction lists, `bssplit`, `rw` modifiers
-//! and random distributions.
-//!
-//! Every function returns a plain `String` reason on error; callers wrap it with the option
-//! name, value and origin (see `error::ParseError::BadValue`).
-//!
-//! Where fio silently reads a prefix of nonsense (`1.5k` as 1, `4x` as 4, `10sec` as ten
-//! microseconds), iobench refuses the value with a reason instead: a benchmark that quietly
-//! measures something else than asked is worse than one that stops before any I/O.
+//! Which values an option accepts: the check every value passes (`make_opt`) before any
+//! job is resolved, with the expected form named in the error. The syntax itself (sizes,
+//! times, lists, patterns) is `defs::value`'s.
 
-mod lists;
-mod number;
-mod pattern;
-
-pub use lists::{
-    parse_bssplit, parse_float_list, parse_range_list, parse_size_list, per_dir, spread, BsSplit,
-    PerDir,
+use crate::defs::value::{
+    choice_word, number, parse_bool, parse_bssplit, parse_distribution, parse_flag,
+    parse_float_list, parse_int, parse_range_list, parse_rw, parse_size, parse_size_list,
+    parse_size_or_percent, parse_time_us, KbBase,
 };
-pub use number::{
-    parse_bool, parse_flag, parse_float, parse_int, parse_int_kb, parse_percent, parse_signed_size,
-    parse_size, parse_size_or_percent, parse_time_us, KbBase, SizeOrPercent,
-};
-pub use pattern::{parse_distribution, parse_rw, Distribution, RwSpec, SeqModifier, ZoneSplit};
-
-use super::table::{Kind, OptDef};
+use crate::defs::{Kind, OptDef};
 
 /// fio's "empty or boolean" options (`FIO_OPT_STR_SET`): given bare they mean 1, and on the
 /// command line they never take the next argument as their value. Every other boolean needs
@@ -120,8 +104,8 @@ pub fn validate(def: &OptDef, value: Option<&str>) -> Result<(), String> {
         "rw" => return parse_rw(v, kb).map(|_| ()),
         "bssplit" => return parse_bssplit(v, kb).map(|_| ()),
         "random_distribution" => return parse_distribution(v, kb).map(|_| ()),
-        "percentile_list" => return crate::stats::hist::PercentileList::parse(v).map(|_| ()),
-        "steadystate" => return crate::stats::steady::Criterion::parse(v, kb).map(|_| ()),
+        "percentile_list" => return crate::defs::percentiles::PercentileList::parse(v).map(|_| ()),
+        "steadystate" => return crate::defs::steady::Criterion::parse(v, kb).map(|_| ()),
         "ioengine" => return check_engine(v, def),
         // fio reads `filesize` as one size, or a range to pick each file's size from.
         "filesize" if !is_range(v) => return parse_size(v, kb).map(|_| ()),
@@ -225,10 +209,4 @@ fn check_int(v: &str, min: i64, max: i64) -> Result<(), String> {
     } else {
         Ok(())
     }
-}
-
-/// The word of a choice value: the text before the first `,` or `:`, trimmed.
-pub fn choice_word(v: &str) -> &str {
-    let end = v.find([',', ':']).unwrap_or(v.len());
-    v[..end].trim()
 }

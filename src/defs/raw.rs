@@ -1,0 +1,47 @@
+//! Options as given: each setting matched to its definition, with where it came from, and
+//! the job sections that hold them. The catalog (`options`) builds these; the typed
+//! [`Reader`](super::reader::Reader) reads them.
+
+use super::OptDef;
+use crate::error::Origin;
+
+/// One option setting as given: `name[=value]`, already matched to its table entry and with
+/// its value validated for the entry's kind.
+#[derive(Debug, Clone)]
+pub struct RawOpt {
+    pub def: &'static OptDef,
+    /// The value text after `${VAR}` expansion; `None` for a bare flag (`--time_based`).
+    pub value: Option<String>,
+    pub origin: Origin,
+}
+
+/// One job section (or command-line `--name`), with the `[global]` options in force where it
+/// was defined already folded in front of its own.
+#[derive(Debug, Clone, Default)]
+pub struct RawJob {
+    pub name: String,
+    /// Options in the order they apply: inherited globals first, then the section's own.
+    pub opts: Vec<RawOpt>,
+    pub origin: Origin,
+    /// How many of `opts` (at the front) were inherited from `[global]` or from options
+    /// before the first `--name`; JSON reports them as `global options`.
+    pub globals: usize,
+    /// The first job of a second or later job file: fio separates job files by a
+    /// stonewall, so this job waits for all before it as if it said `stonewall`.
+    pub file_stonewall: bool,
+    /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
+    pub act_slices: Option<u64>,
+}
+
+impl RawJob {
+    /// The last setting of option `name`, which is the one that wins. `name` may be the
+    /// option's canonical name or any of its aliases.
+    pub fn get(&self, name: &str) -> Option<&RawOpt> {
+        self.opts.iter().rev().find(|o| o.def.answers_to(name))
+    }
+
+    /// The value text of option `name`, with bare flags read as "1".
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
+    }
+}

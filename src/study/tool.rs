@@ -1,0 +1,236 @@
+//! `compare --tool`: another fio-compatible binary (fio itself, or one given by path) runs
+//! a side of a comparison, so that fio and iobench take turns on the same device with the
+//! same job. The binary must answer `--version` with a fio version, and the side it runs
+//! may use only fio's own options: an iobench extension would be an error in fio, or worse,
+//! a different job.
+
+use crate::cli::Invocation;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long `--version` may take before the binary is judged not fio-compatible.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A checked tool: the program to run and the version it reported.
+#[derive(Debug, Clone)]
+pub struct Tool {
+    /// The name (looked up in PATH) or path given to `--tool`.
+    pub program: PathBuf,
+    /// The first line of its `--version` (`fio-3.33`).
+    pub version: String,
+}
+
+impl Tool {
+    /// Checks `spec` (`fio`, or a path to a binary): it must exist, run, and report a fio
+    /// version on `--version`.
+    pub fn find(spec: &str) -> Result<Tool, String> {
+        let program = PathBuf::from(spec);
+        if spec.contains('/') {
+            match std::fs::metadata(&program) {
+                Err(e) => return Err(format!("--tool {spec}: {e}")),
+                Ok(m) if m.is_dir() => {
+                    return Err(format!(
+                        "--tool {spec}: a directory, expected fio or the path of a fio-compatible binary"
+                    ))
+                }
+                Ok(_) => {}
+            }
+        }
+        let mut child = Command::new(&program)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => format!(
+                    "--tool {spec}: not found in PATH (install fio, or give the path of a fio-compatible binary)"
+                ),
+                _ => format!("--tool {spec}: cannot run it: {e}"),
+            })?;
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) if start.elapsed() < VERSION_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                Ok(None) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(format!(
+                        "--tool {spec}: not fio-compatible: '{spec} --version' did not answer within {}s",
+                        VERSION_TIMEOUT.as_secs()
+                    ));
+                }
+                Err(e) => return Err(format!("--tool {spec}: {e}")),
+            }
+        };
+        let out = child
+            .wait_with_output()
+            .map_err(|e| format!("--tool {spec}: {e}"))?;
+        let first = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string()
+        };
+        let version = first(&out.stdout);
+        if !status.success() {
+            let why = first(&out.stderr);
+            return Err(format!(
+                "--tool {spec}: not fio-compatible: '{spec} --version' failed ({status}){}",
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {why}")
+                }
+            ));
+        }
+        if !version.contains("fio-") {
+            return Err(format!(
+                "--tool {spec}: not fio-compatible: '{spec} --version' says '{version}', expected a fio version such as fio-3.33"
+            ));
+        }
+        Ok(Tool { program, version })
+    }
+
+    /// The side's label: `fio 3.33` for `fio-3.33` (the first word, its first dash a space).
+    pub fn label(&self) -> String {
+        let word = self.version.split_whitespace().next().unwrap_or("");
+        word.replacen('-', " ", 1)
+    }
+
+    /// Runs `args` once with the tool, its JSON+ output written to `out`. Returns the exit
+    /// status's code (-1 when killed by a signal) and the last lines of its stderr.
+    pub fn run(&self, args: &[String], out: &Path) -> Result<(i32, String), String> {
+        let o = Command::new(&self.program)
+            .args(without_output(args))
+            .arg("--output-format=json+")
+            .arg(format!("--output={}", out.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| format!("{}: {e}", self.program.display()))?;
+        let err = String::from_utf8_lossy(&o.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(5).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        Ok((o.status.code().unwrap_or(-1), tail.join("\n")))
+    }
+}
+
+/// The side's arguments without the output options compare sets itself (`--output`,
+/// `--output-format`, in either `--flag=value` or `--flag value` form).
+fn without_output(args: &[String]) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if std::mem::take(&mut skip) {
+            continue;
+        }
+        let body = a.trim_start_matches('-');
+        if !a.starts_with('-') || a.len() - body.len() > 2 {
+            v.push(a.clone());
+            continue;
+        }
+        match body.split_once('=') {
+            Some(("output" | "output-format", _)) => {}
+            None if body == "output" || body == "output-format" => skip = true,
+            _ => v.push(a.clone()),
+        }
+    }
+    v
+}
+
+/// Refuses a side for another tool that uses an iobench extension (its flags `--env`,
+/// `--live`, `--metrics`, or a job option fio 3.33 does not have), naming it.
+pub fn check_fio_only(label: &str, inv: &Invocation) -> Result<(), String> {
+    let own = [
+        ("--env", inv.config.env),
+        ("--live", inv.config.live.is_some()),
+        ("--metrics", inv.config.metrics.is_some()),
+    ];
+    for (flag, used) in own {
+        if used {
+            return Err(format!(
+                "{label}: {flag} is an iobench option, not fio's: the side --tool runs may use only fio's own options"
+            ));
+        }
+    }
+    for job in &inv.jobs {
+        if let Some(o) = job.opts.iter().find(|o| o.def.iobench_only) {
+            return Err(format!(
+                "{label}: job '{}' uses {}, an iobench option fio does not have: the side --tool runs may use only fio's own options",
+                job.name, o.def.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn output_options_are_left_to_compare() {
+        let got = without_output(&s(&[
+            "--name=a",
+            "--output=x.json",
+            "--output-format",
+            "normal",
+            "--output",
+            "y",
+            "-output-format=terse",
+            "--rw=read",
+            "job.fio",
+        ]));
+        assert_eq!(got, s(&["--name=a", "--rw=read", "job.fio"]));
+    }
+
+    #[test]
+    fn labels_from_versions() {
+        let t = |v: &str| Tool {
+            program: "x".into(),
+            version: v.into(),
+        };
+        assert_eq!(t("fio-3.33").label(), "fio 3.33");
+        assert_eq!(
+            t("iobench-0.1.0 (fio-3.33 compatible)").label(),
+            "iobench 0.1.0"
+        );
+    }
+
+    #[test]
+    fn iobench_only_options_are_refused() {
+        let inv =
+            crate::cli::parse_args(&["--name=a", "--ioengine=null", "--io_timeout=5s"]).unwrap();
+        let e = check_fio_only("fio", &inv).unwrap_err();
+        assert!(e.contains("io_timeout"), "{e}");
+        let inv = crate::cli::parse_args(&["--env", "--name=a", "--ioengine=null"]).unwrap();
+        assert!(check_fio_only("fio", &inv).unwrap_err().contains("--env"));
+        let inv = crate::cli::parse_args(&["--name=a", "--ioengine=null", "--size=1m"]).unwrap();
+        assert!(check_fio_only("fio", &inv).is_ok());
+    }
+
+    #[test]
+    fn missing_and_incompatible_tools() {
+        let e = Tool::find("/nonexistent/fio").unwrap_err();
+        assert!(e.contains("/nonexistent/fio"), "{e}");
+        let e = Tool::find("no-such-tool-iobench").unwrap_err();
+        assert!(e.contains("not found"), "{e}");
+        // `false --version` fails; `true --version` succeeds but says nothing of fio.
+        let e = Tool::find("false").unwrap_err();
+        assert!(e.contains("not fio-compatible"), "{e}");
+        let e = Tool::find("true").unwrap_err();
+        assert!(e.contains("not fio-compatible"), "{e}");
+    }
+}

@@ -47,7 +47,7 @@ impl<'a> Reader<'a> {
 
     /// The value text, or the table's default.
     pub fn text(&self, name: &str) -> Option<String> {
-        // A key the table does not know would read as unset forever (tests/parse_once.rs
+        // A key the table does not know would read as unset forever (tests/cli/parse_once.rs
         // checks the keys in the source; this catches computed ones in debug builds).
         debug_assert!(
             (self.table)(name).is_some(),

@@ -297,7 +297,7 @@ impl Engine for Uring {
         // registered buffer's bios page by page, never merging physically contiguous pages
         // into one segment as it does for plain buffers, so the device saw other request
         // sizes (a 8 MiB read: 64 requests of exactly 512 KiB, where fio's are a mix up to
-        // ~690 KiB; tests/device_fio_diff.rs). Registered files only spare the kernel a
+        // ~690 KiB; tests/engines/device_fio_diff.rs). Registered files only spare the kernel a
         // descriptor lookup: taken whenever the kernel allows (polled SQ threads keep fio's
         // way), an error only when the job asked for them (registerfiles).
         if self.opts.fixedbufs {

@@ -4,7 +4,7 @@
 //! conversion to and from iobench's [`JobStats`], [`GroupStats`] and [`DiskUtil`].
 //!
 //! The offsets were measured with `offsetof` on fio 3.33's own headers; the tests decode
-//! what a real `fio --server` sends (tests/fio_client_server.rs), which would fail if one
+//! what a real `fio --server` sends (tests/hosts/fio_client_server.rs), which would fail if one
 //! were off.
 
 use super::{Fields, Image, ProtoError};

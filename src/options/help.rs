@@ -287,7 +287,7 @@ fn cell(s: &str) -> String {
 }
 
 /// The option reference as Markdown: one section per category, one row per option.
-/// What the enumeration tests (`tests/enumerate_fio.rs`, `tests/enumerate_examples.rs`)
+/// What the enumeration tests (`tests/fidelity/enumerate_fio.rs`, `tests/fidelity/enumerate_examples.rs`)
 /// last counted of fio 3.33's surface; they fail when a count drops below its floor.
 const SURFACE_TALLY: &str = "## fio's surface, enumerated\n\n\
 The enumeration tests walk fio 3.33's surface on this machine and give every item to both \
@@ -298,7 +298,7 @@ tools; \"not supported yet\" counts as a miss. Last tally:\n\n\
 | values listed by `fio --cmdhelp=OPT` | 117 of 134 |\n\
 | values fio refuses, refused too | 83 of 84 |\n\
 | engines of `fio --enghelp` (each given the options it needs; the others refused with the reason) | 22 of 33 |\n\
-| engine options of `fio --enghelp=ENGINE` (listed, and values parse as in fio; `tests/enumerate_engine_options.rs`) | 56 of 98 (the 41 of engines refused for want of hardware are misses) |\n\
+| engine options of `fio --enghelp=ENGINE` (listed, and values parse as in fio; `tests/fidelity/enumerate_engine_options.rs`) | 56 of 98 (the 41 of engines refused for want of hardware are misses) |\n\
 | fio's example jobs that fio runs here, run by iobench | 29 of 30 (equal issued counts in all 14 deterministic ones) |\n\n";
 
 pub fn markdown() -> String {
@@ -307,7 +307,7 @@ pub fn markdown() -> String {
     out.push_str(
         "Generated from `src/options/table.rs` by `iobench::options::help::markdown()`; do not \
          edit by hand. After changing the table, run \
-         `IOBENCH_BLESS=1 cargo test --test option_table` to regenerate this file.\n\n",
+         `IOBENCH_BLESS=1 cargo test --test cli option_table::` to regenerate this file.\n\n",
     );
     let total = OPTIONS.len();
     let yes = OPTIONS.iter().filter(|o| o.support == Support::Yes).count();

@@ -3,7 +3,7 @@
 //! Parsing, `--cmdhelp`, `--enghelp`, `--showcmd` ordering and the option docs all read it.
 //!
 //! The facts (names, aliases, kinds, defaults, ranges, choice words, parents, priorities,
-//! engines) were taken from fio 3.33 itself; `tests/option_table.rs` checks them against the
+//! engines) were taken from fio 3.33 itself; `tests/cli/option_table.rs` checks them against the
 //! installed fio. The help words are iobench's own.
 
 use crate::defs::{opt, Category, Kind, OptDef, TimeUnit};

@@ -1,0 +1,1161 @@
+//! Hostile and mistaken input (issue 13): each case asserts what iobench does with it —
+//! a clear error and a non-zero exit, or a correct run — and never a panic, a hang or
+//! data lost. Where fio 3.33 behaves well, the same input is run through fio and the
+//! outcome compared.
+
+use crate::common;
+
+use common::{fio, scratch};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The binary under test; `IOBENCH_TEST_BIN` points these tests at another build (to
+/// show that each fails on a build without the fix).
+fn iobench() -> Command {
+    match std::env::var_os("IOBENCH_TEST_BIN") {
+        Some(b) => Command::new(b),
+        None => common::iobench(),
+    }
+}
+
+/// Runs `cmd` with a deadline: a hang is a test failure, not a stuck CI.
+fn run_for(mut cmd: Command, secs: u64) -> Output {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as i32;
+    // Drain the pipes while waiting (a large report must not block the child).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(Duration::from_secs(secs)) {
+        Ok(o) => o.expect("output"),
+        Err(_) => {
+            // SAFETY: kill the child we spawned (its pid is still ours: not yet reaped).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let o = rx.recv().expect("output").expect("output");
+            panic!(
+                "{cmd:?} still running after {secs} s (a hang): {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}
+
+fn ib(args: &[&str]) -> Output {
+    let mut c = iobench();
+    c.args(args);
+    run_for(c, 30)
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn out(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// No panic (rc 101, "panicked"), no abort (a signal), a non-zero exit code.
+fn assert_clean_failure(o: &Output, what: &str) {
+    let e = err(o);
+    assert!(
+        !e.contains("panicked") && !e.contains("RUST_BACKTRACE"),
+        "{what}: panicked: {e}"
+    );
+    let code = o.status.code();
+    assert!(code.is_some(), "{what}: killed by a signal: {e}");
+    assert_ne!(code, Some(0), "{what}: accepted: {}{e}", out(o));
+    assert_ne!(code, Some(101), "{what}: panicked: {e}");
+}
+
+fn digest(p: &Path) -> (u64, u64) {
+    let data = std::fs::read(p).expect("read");
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in &data {
+        h = (h ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    (data.len() as u64, h)
+}
+
+fn patterned(p: &Path, len: usize) {
+    let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(p, data).expect("write");
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    common::json_report(o)
+}
+
+// ---- defect 1: arguments that are not UTF-8 ----
+
+#[test]
+fn d01_non_utf8_job_name_and_filename() {
+    let dir = scratch("hi_d01");
+    let fname = dir.join(OsStr::from_bytes(b"data-\xe9t\xe9"));
+    let mut c = iobench();
+    c.arg(OsStr::from_bytes(b"--name=j\xe9"))
+        .arg({
+            let mut a = b"--filename=".to_vec();
+            a.extend_from_slice(fname.as_os_str().as_bytes());
+            std::ffi::OsString::from(OsStr::from_bytes(&a))
+        })
+        .args(["--rw=write", "--size=64k", "--output-format=terse"]);
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    // The file has exactly the bytes given, not a lossy conversion, and the report
+    // prints the job name's bytes as given (as fio does).
+    assert_eq!(std::fs::metadata(&fname).expect("raw name").len(), 65536);
+    assert!(o.stdout.windows(4).any(|w| w == b";j\xe9;"), "{}", out(&o));
+}
+
+#[test]
+fn d01_non_utf8_job_file_path() {
+    let dir = scratch("hi_d01b");
+    let jf = dir.join(OsStr::from_bytes(b"job-\xff.fio"));
+    std::fs::write(&jf, "[x]\nioengine=null\nsize=1m\n").unwrap();
+    let mut c = iobench();
+    c.arg(&jf).arg("--output-format=terse");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(out(&o).starts_with("3;"), "{}", out(&o));
+}
+
+// ---- defect 2: random maps too big for memory ----
+
+#[test]
+fn d02_huge_random_map_fails_cleanly() {
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1p",
+        "--bs=4k",
+        "--rw=randread",
+        "--number_ios=1000",
+    ]);
+    assert_clean_failure(&o, "1p random map");
+    let e = err(&o);
+    assert!(e.contains("norandommap") && e.contains("lfsr"), "{e}");
+    assert!(!e.contains("memory allocation"), "{e}");
+    // The ways out named work.
+    for way in ["--norandommap", "--random_generator=lfsr"] {
+        let o = ib(&[
+            "--name=x",
+            "--ioengine=null",
+            "--size=1p",
+            "--bs=4k",
+            "--rw=randread",
+            "--number_ios=1000",
+            way,
+        ]);
+        assert!(o.status.success(), "{way}: {}", err(&o));
+    }
+}
+
+// ---- defect 3: job limits ----
+
+#[test]
+fn d03_numjobs_beyond_the_job_limit_refused_at_once() {
+    let t = Instant::now();
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=1000000",
+    ]);
+    assert_clean_failure(&o, "numjobs=1000000");
+    assert!(err(&o).contains("maximum number of jobs"), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(10));
+    if let Some(mut f) = fio() {
+        f.args([
+            "--name=x",
+            "--ioengine=null",
+            "--size=1m",
+            "--numjobs=1000000",
+        ]);
+        let fo = run_for(f, 60);
+        assert!(!fo.status.success(), "fio refuses it too");
+    }
+    let o = ib(&[
+        "--max-jobs=2",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=3",
+    ]);
+    assert_clean_failure(&o, "--max-jobs=2 numjobs=3");
+    let o = ib(&[
+        "--max-jobs=3",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--numjobs=3",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+// ---- defect 4: a FIFO as the target ----
+
+#[test]
+fn d04_fifo_target_fails_without_hanging() {
+    let dir = scratch("hi_d04");
+    let fifo = dir.join("fifo");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    for rw in ["read", "write"] {
+        let f = format!("--filename={}", fifo.display());
+        let o = ib(&["--name=x", &f, &format!("--rw={rw}"), "--size=1m"]);
+        assert_clean_failure(&o, "fifo");
+        assert!(err(&o).contains("failed to get file size"), "{}", err(&o));
+        if let Some(mut fc) = fio() {
+            fc.args(["--name=x", &f, &format!("--rw={rw}"), "--size=1m"]);
+            let fo = run_for(fc, 30);
+            assert!(
+                out(&fo).contains("failed to get file size")
+                    || err(&fo).contains("failed to get file size")
+            );
+        }
+    }
+}
+
+// ---- defect 5 and 7: peak ----
+
+#[test]
+fn d05_peak_thread_count_capped_and_runtime_kept() {
+    let dir = scratch("hi_d05");
+    let f = dir.join("f");
+    patterned(&f, 1 << 20);
+    let fs = f.to_str().unwrap();
+    let o = ib(&["peak", "-r1", "-n", "100000", fs]);
+    assert_clean_failure(&o, "peak -n 100000");
+    assert!(err(&o).contains("-n 100000"), "{}", err(&o));
+    let t = Instant::now();
+    let o = ib(&["peak", "-r1", "-p0", "-n", "256", fs]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
+}
+
+#[test]
+fn d07_peak_on_a_file_smaller_than_the_block_size() {
+    let dir = scratch("hi_d07");
+    let f = dir.join("tiny");
+    patterned(&f, 1000);
+    let o = ib(&["peak", "-r1", "-p0", f.to_str().unwrap()]);
+    assert_clean_failure(&o, "peak on 1000 bytes");
+    assert!(!out(&o).contains("Maximum IOPS=0"), "{}", out(&o));
+    assert!(
+        err(&o).contains("smaller than the block size"),
+        "{}",
+        err(&o)
+    );
+}
+
+#[test]
+fn d07_numjobs_zero_refused() {
+    let o = ib(&["--name=x", "--ioengine=null", "--size=1m", "--numjobs=0"]);
+    assert_clean_failure(&o, "numjobs=0");
+    assert!(err(&o).contains("numjobs"), "{}", err(&o));
+    if let Some(mut f) = fio() {
+        f.args(["--name=x", "--ioengine=null", "--size=1m", "--numjobs=0"]);
+        assert!(!run_for(f, 30).status.success(), "fio fails it too");
+    }
+}
+
+// ---- defect 6: no job at all ----
+
+#[test]
+fn d06_no_job_defined() {
+    let dir = scratch("hi_d06");
+    let empty = dir.join("empty.fio");
+    std::fs::write(&empty, "").unwrap();
+    let global = dir.join("global.fio");
+    std::fs::write(&global, "[global]\nbs=4k\n").unwrap();
+    let cases: Vec<Vec<String>> = vec![
+        vec![],
+        vec![empty.display().to_string()],
+        vec![global.display().to_string()],
+        vec![
+            global.display().to_string(),
+            "--output-format=json".to_string(),
+        ],
+    ];
+    for args in &cases {
+        let mut c = iobench();
+        c.args(args);
+        let o = run_for(c, 30);
+        assert_clean_failure(&o, &format!("{args:?}"));
+        assert!(
+            err(&o).contains("No job(s) defined"),
+            "{args:?}: {}",
+            err(&o)
+        );
+        assert!(!out(&o).contains("Starting"), "{}", out(&o));
+        if let Some(mut f) = fio() {
+            f.args(args);
+            let fo = run_for(f, 30);
+            assert_eq!(fo.status.code(), Some(1));
+            assert!(err(&fo).contains("No job(s) defined"));
+        }
+    }
+}
+
+// ---- defect 8: a read past the end of an existing file ----
+
+#[test]
+fn d08_read_offset_past_eof_leaves_the_file() {
+    let dir = scratch("hi_d08");
+    let f = dir.join("data");
+    for tool in ["iobench", "fio"] {
+        patterned(&f, 4 << 20);
+        let before = digest(&f);
+        let mut c = if tool == "fio" {
+            match fio() {
+                Some(c) => c,
+                None => continue,
+            }
+        } else {
+            iobench()
+        };
+        c.args(["--name=x", "--rw=read", "--offset=60m"])
+            .arg(format!("--filename={}", f.display()));
+        let o = run_for(c, 30);
+        assert!(!o.status.success(), "{tool} accepted it");
+        assert_eq!(digest(&f), before, "{tool} changed the file");
+        if tool == "iobench" {
+            assert!(err(&o).contains("offset"), "{}", err(&o));
+        }
+    }
+}
+
+// ---- defects 9 and 10: iolog entries past the end, and huge lengths ----
+
+fn iolog(dir: &Path, name: &str, file: &Path, lines: &[&str]) -> String {
+    let mut s = String::from("fio version 2 iolog\n");
+    let f = file.display();
+    s.push_str(&format!("{f} add\n{f} open\n"));
+    for l in lines {
+        s.push_str(&format!("{f} {l}\n"));
+    }
+    s.push_str(&format!("{f} close\n"));
+    let p = dir.join(name);
+    std::fs::write(&p, s).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn d09_iolog_entry_past_eof_fails_with_eio_and_leaves_the_file() {
+    let dir = scratch("hi_d09");
+    let f = dir.join("data");
+    let log = iolog(&dir, "l", &f, &["read 0 4096", "read 8388608 4096"]);
+    for tool in ["iobench", "fio"] {
+        patterned(&f, 1 << 20);
+        let before = digest(&f);
+        let mut c = if tool == "fio" {
+            match fio() {
+                Some(c) => c,
+                None => continue,
+            }
+        } else {
+            iobench()
+        };
+        c.args(["--name=x", "--output-format=json"])
+            .arg(format!("--read_iolog={log}"));
+        let o = run_for(c, 30);
+        assert!(!o.status.success(), "{tool} exit 0");
+        assert_eq!(digest(&f), before, "{tool} changed the file");
+        let j = json(&o);
+        assert_eq!(j["jobs"][0]["error"], 5, "{tool}");
+        assert_eq!(j["jobs"][0]["read"]["io_bytes"], 4096, "{tool}");
+    }
+}
+
+#[test]
+fn d10_iolog_length_beyond_32_bits_is_ignored_not_truncated() {
+    let dir = scratch("hi_d10");
+    let f = dir.join("data");
+    patterned(&f, 1 << 20);
+    let before = digest(&f);
+    let log = iolog(&dir, "l", &f, &["read 0 4294967296", "read 0 4096"]);
+    let mut c = iobench();
+    c.args(["--name=x", "--output-format=json"])
+        .arg(format!("--read_iolog={log}"));
+    let o = run_for(c, 30);
+    assert_eq!(digest(&f), before, "the file was laid out again");
+    let j = json(&o);
+    let read = j["jobs"][0]["read"]["io_bytes"].as_u64().unwrap();
+    assert!(read <= 4096, "read {read} bytes");
+    assert!(err(&o).contains("line ignored"), "{}", err(&o));
+}
+
+// ---- defect 12: a job whose layout fails stays in the report ----
+
+#[test]
+fn d12_layout_failure_keeps_the_job_with_its_error() {
+    let dir = scratch("hi_d12");
+    let file = dir.join("plain");
+    std::fs::write(&file, "x").unwrap();
+    // A directory that is a regular file: the layout fails with ENOTDIR.
+    let o = ib(&[
+        "--name=x",
+        &format!("--directory={}", file.display()),
+        "--rw=read",
+        "--size=1m",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "layout in a file");
+    let j = json(&o);
+    assert_eq!(j["jobs"].as_array().unwrap().len(), 1, "{j}");
+    assert_eq!(j["jobs"][0]["jobname"], "x");
+    assert_eq!(j["jobs"][0]["error"], libc::ENOTDIR);
+}
+
+// ---- defect 13: --output keeps stdout clean ----
+
+#[test]
+fn d13_error_line_does_not_go_to_stdout_with_output_file() {
+    let dir = scratch("hi_d13");
+    let outf = dir.join("out.txt");
+    let o = ib(&[
+        "--name=x",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        &format!("--output={}", outf.display()),
+    ]);
+    assert_clean_failure(&o, "/dev/full");
+    assert_eq!(out(&o), "", "stdout must stay empty");
+    assert!(err(&o).contains("err=28"), "{}", err(&o));
+    let text = std::fs::read_to_string(&outf).unwrap();
+    assert!(text.contains("err=28"), "{text}");
+    // And JSON on stdout stays JSON.
+    let o = ib(&[
+        "--name=x",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    let s = out(&o);
+    assert!(s.starts_with('{'), "{s}");
+    serde_json::from_str::<serde_json::Value>(&s).expect("valid JSON");
+}
+
+// ---- defect 15: messages that name option and value ----
+
+#[test]
+fn d15_messages_name_option_and_value() {
+    let dir = scratch("hi_d15");
+    let log = dir.join("no/such/dir/log");
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        &format!("--write_iolog={}", log.display()),
+    ]);
+    assert_clean_failure(&o, "write_iolog");
+    assert!(
+        err(&o).contains("write_iolog") && err(&o).contains(&log.display().to_string()),
+        "{}",
+        err(&o)
+    );
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+        "--cpus_allowed=999",
+    ]);
+    assert_clean_failure(&o, "cpus_allowed");
+    assert!(
+        err(&o).contains("cpus_allowed") && err(&o).contains("999"),
+        "{}",
+        err(&o)
+    );
+    // Refused at parse time, before anything runs.
+    assert!(!out(&o).contains("Starting"), "{}", out(&o));
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=null",
+        "--offset=18446744073709547520",
+        "--size=4k",
+    ]);
+    assert_clean_failure(&o, "offset overflow");
+    assert!(
+        err(&o).contains("offset") && !err(&o).contains("specify size"),
+        "{}",
+        err(&o)
+    );
+}
+
+// ---- defect 16: legitimate job files ----
+
+#[test]
+fn d16_deep_include_chains_and_cycles() {
+    let dir = scratch("hi_d16");
+    for i in 1..40 {
+        std::fs::write(
+            dir.join(format!("i{i}.fio")),
+            format!("include i{}.fio\n", i + 1),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join("i40.fio"), "bs=8k\n").unwrap();
+    let top = dir.join("top.fio");
+    std::fs::write(&top, "[x]\nioengine=null\nsize=1m\ninclude i1.fio\n").unwrap();
+    let mut c = iobench();
+    c.arg(&top).arg("--output-format=json");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    assert_eq!(json(&o)["jobs"][0]["job options"]["bs"], "8k");
+    if let Some(mut f) = fio() {
+        f.arg("--parse-only").arg(&top);
+        assert!(run_for(f, 30).status.success(), "fio takes 40 levels");
+    }
+    // A cycle is an error that says so, not a hang or a depth count.
+    std::fs::write(dir.join("i40.fio"), "include i1.fio\n").unwrap();
+    let mut c = iobench();
+    c.arg(&top);
+    let o = run_for(c, 30);
+    assert_clean_failure(&o, "include cycle");
+    assert!(err(&o).contains("cycle"), "{}", err(&o));
+}
+
+#[test]
+fn d16_latin1_job_file() {
+    let dir = scratch("hi_d16b");
+    let jf = dir.join("latin1.fio");
+    std::fs::write(
+        &jf,
+        b"; caf\xe9 cr\xe8me\n[x]\nioengine=null\nsize=1m\n# \xff\xfe\n".as_slice(),
+    )
+    .unwrap();
+    let mut c = iobench();
+    c.arg(&jf).arg("--output-format=terse");
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    if let Some(mut f) = fio() {
+        f.arg(&jf).arg("--output-format=terse");
+        assert!(run_for(f, 30).status.success());
+    }
+}
+
+// ---- defect 17: deliberate differences from fio are said ----
+
+#[test]
+fn d17_unlink_keeps_files_it_did_not_create_and_says_so() {
+    let dir = scratch("hi_d17");
+    let f = dir.join("mine");
+    patterned(&f, 1 << 20);
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", f.display()),
+        "--rw=read",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(f.exists(), "a file the run did not create was deleted");
+    assert!(err(&o).contains("unlink=1 keeps"), "{}", err(&o));
+    // A file the run created is removed.
+    let g = dir.join("made");
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", g.display()),
+        "--rw=write",
+        "--size=64k",
+        "--unlink=1",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(!g.exists());
+}
+
+#[test]
+fn d17_writing_through_a_symlink_is_announced() {
+    let dir = scratch("hi_d17b");
+    let target = dir.join("target");
+    patterned(&target, 64 << 10);
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let o = ib(&[
+        "--name=x",
+        &format!("--filename={}", link.display()),
+        "--rw=write",
+        "--size=64k",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(
+        err(&o).contains("symbolic link") && err(&o).contains("target"),
+        "{}",
+        err(&o)
+    );
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+// ---- the wider suite: bad values, huge and negative numbers, encodings ----
+
+/// What a case must do.
+enum Want {
+    /// Fail cleanly, with stderr naming each of these.
+    Fail(&'static [&'static str]),
+    /// Run to completion (fio accepts it too).
+    Ok,
+}
+
+/// Command-line cases on a 1 MiB null job: each is refused naming the option (and where it
+/// helps the value), or accepted where fio accepts it.
+const CLI_CASES: &[(&str, Want)] = &[
+    ("--bs=0", Want::Fail(&["bs"])),
+    ("--bs=-4k", Want::Fail(&["bs", "-4k", "negative"])),
+    (
+        "--bs=99999999999999999999",
+        Want::Fail(&["bs", "too large"]),
+    ),
+    ("--bs=4q", Want::Fail(&["bs", "unit"])),
+    ("--size=-1", Want::Fail(&["size", "negative"])),
+    ("--size=1e", Want::Fail(&["size", "1e"])),
+    ("--size=150%", Want::Fail(&["size", "150%"])),
+    ("--iodepth=0", Want::Fail(&["iodepth", "0"])),
+    ("--iodepth=-1", Want::Fail(&["iodepth", "-1"])),
+    ("--iodepth=100000000", Want::Fail(&["memory"])),
+    ("--rw=readwrit", Want::Fail(&["rw", "readwrit"])),
+    ("--rw=", Want::Fail(&["rw"])),
+    ("--rwmixread=101", Want::Fail(&["rwmixread", "101"])),
+    ("--rwmixread=-5", Want::Fail(&["rwmixread", "-5"])),
+    ("--runtime=-1", Want::Fail(&["runtime", "-1"])),
+    ("--runtime=abc", Want::Fail(&["runtime", "abc"])),
+    ("--ramp_time=1y", Want::Fail(&["ramp_time", "1y"])),
+    ("--numjobs=-3", Want::Fail(&["numjobs", "-3"])),
+    ("--numjobs=99999999999999999999", Want::Fail(&["numjobs"])),
+    ("--offset=-4k", Want::Fail(&["offset", "negative"])),
+    ("--offset=200%", Want::Fail(&["offset", "200%"])),
+    ("--bssplit=4k/200", Want::Fail(&["bssplit", "200"])),
+    ("--bssplit=4k/50:8k/60", Want::Fail(&["bssplit", "110%"])),
+    (
+        "--percentage_random=101",
+        Want::Fail(&["percentage_random"]),
+    ),
+    (
+        "--random_distribution=zipf:0",
+        Want::Fail(&["random_distribution", "zipf"]),
+    ),
+    (
+        "--random_distribution=zipf:-1",
+        Want::Fail(&["random_distribution"]),
+    ),
+    (
+        "--random_distribution=pareto:2",
+        Want::Fail(&["random_distribution", "pareto"]),
+    ),
+    (
+        "--random_distribution=normal:-5",
+        Want::Fail(&["random_distribution"]),
+    ),
+    (
+        "--random_distribution=bogus",
+        Want::Fail(&["random_distribution", "bogus"]),
+    ),
+    (
+        "--ioengine=nonexistent",
+        Want::Fail(&["ioengine", "nonexistent"]),
+    ),
+    ("--nice=100", Want::Fail(&["nice", "100"])),
+    ("--prio=99", Want::Fail(&["prio", "99"])),
+    ("--rate=-1", Want::Fail(&["rate", "negative"])),
+    ("--rate_iops=1q", Want::Fail(&["rate_iops", "1q"])),
+    ("--thinktime=-1", Want::Fail(&["thinktime"])),
+    ("--loops=-1", Want::Fail(&["loops", "-1"])),
+    ("--verify=bogus", Want::Fail(&["verify", "bogus"])),
+    (
+        "--buffer_compress_percentage=200",
+        Want::Fail(&["buffer_compress_percentage"]),
+    ),
+    (
+        "--dedupe_percentage=101",
+        Want::Fail(&["dedupe_percentage"]),
+    ),
+    ("--cpus_allowed=a-b", Want::Fail(&["cpus_allowed", "a"])),
+    ("--cpus_allowed=3-1", Want::Fail(&["cpus_allowed", "3-1"])),
+    (
+        "--cpus_allowed=0-77777777777777",
+        Want::Fail(&["cpus_allowed", "too large"]),
+    ),
+    ("--status-interval=-1", Want::Fail(&["status-interval"])),
+    ("--eta=sometimes", Want::Fail(&["eta", "sometimes"])),
+    ("--output-format=xml", Want::Fail(&["output-format", "xml"])),
+    ("--unknownoption=1", Want::Fail(&["unknownoption"])),
+    ("--filename=", Want::Fail(&["filename"])),
+    (
+        "--exitall_on_error=maybe",
+        Want::Fail(&["exitall_on_error", "maybe"]),
+    ),
+    ("--fill_device=2", Want::Fail(&["fill_device", "2"])),
+    // Found by fuzzing: a pattern starting with a multi-byte character.
+    (
+        "--buffer_pattern=\u{166}00",
+        Want::Fail(&["buffer_pattern"]),
+    ),
+    ("--verify_pattern=\u{e9}1", Want::Fail(&["verify_pattern"])),
+    ("--offset=9223372036854775807", Want::Fail(&["offset"])),
+    // Accepted by fio too.
+    ("--bsrange=8k-4k", Want::Ok),
+    ("--loops=0", Want::Ok),
+    ("--startdelay=5-1", Want::Ok),
+    ("--bs=4k,8k,16k", Want::Ok),
+];
+
+#[test]
+fn cli_cases() {
+    let mut failures = Vec::new();
+    for (arg, want) in CLI_CASES {
+        let o = ib(&["--name=x", "--ioengine=null", "--size=1m", arg]);
+        let e = err(&o);
+        let ok = match want {
+            Want::Ok => o.status.success(),
+            Want::Fail(words) => {
+                o.status.code().is_some_and(|c| c != 0 && c != 101)
+                    && !e.contains("panicked")
+                    && words.iter().all(|w| e.contains(w))
+            }
+        };
+        if !ok {
+            failures.push(format!("{arg}: rc {:?}: {e}", o.status.code()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(CLI_CASES.len() >= 50);
+}
+
+/// Job files that try to exhaust or confuse the reader.
+#[test]
+fn job_file_bombs() {
+    let dir = scratch("hi_bombs");
+    let many: String = (0..5000)
+        .map(|i| format!("[j{i}]\nioengine=null\nsize=4k\n"))
+        .collect();
+    let long_value = format!(
+        "[x]\nioengine=null\nsize=1m\ndescription={}\n",
+        "a".repeat(2_000_000)
+    );
+    let cases: Vec<(&str, Vec<u8>, Option<&str>)> = vec![
+        ("many", many.into_bytes(), Some("maximum number of jobs")),
+        ("longvalue", long_value.into_bytes(), None),
+        (
+            "longname",
+            format!("[{}]\nioengine=null\n", "n".repeat(300)).into_bytes(),
+            Some("longer than 255"),
+        ),
+        ("nul", b"[x]\nioengine=null\x00\nsize=1m\n".to_vec(), None),
+        (
+            "unsetvar",
+            b"[x]\nioengine=null\nsize=1m\nbs=${IOBENCH_SURELY_UNSET}\n".to_vec(),
+            Some("bs"),
+        ),
+        ("unclosed", b"[x\nioengine=null\n".to_vec(), Some("closing")),
+        (
+            "beforesection",
+            b"ioengine=null\n[x]\nsize=1m\n".to_vec(),
+            Some("before any [section]"),
+        ),
+        (
+            "badexpr",
+            b"[x]\nioengine=null\nsize=(1+)*2\n".to_vec(),
+            Some("size"),
+        ),
+        (
+            "deepparens",
+            format!(
+                "[x]\nioengine=null\nsize=1m\nbs={}1{}\n",
+                "(".repeat(5000),
+                ")".repeat(5000)
+            )
+            .into_bytes(),
+            Some("bs"),
+        ),
+        (
+            "devzero",
+            b"[x]\nioengine=null\nsize=1m\ninclude /dev/zero\n".to_vec(),
+            Some("/dev/zero"),
+        ),
+        (
+            "selfinclude",
+            b"[x]\nioengine=null\nsize=1m\ninclude selfinclude.fio\n".to_vec(),
+            Some("cycle"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, text, want) in &cases {
+        let p = dir.join(format!("{name}.fio"));
+        std::fs::write(&p, text).unwrap();
+        let mut c = iobench();
+        c.arg(&p).arg("--output-format=terse");
+        let o = run_for(c, 30);
+        let e = err(&o);
+        let ok = match want {
+            None => o.status.success(),
+            Some(w) => o.status.code().is_some_and(|c| c == 1) && e.contains(w),
+        };
+        if !ok || e.contains("panicked") {
+            failures.push(format!(
+                "{name}: rc {:?}: {}",
+                o.status.code(),
+                &e[..e.len().min(300)]
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // A job file that is a device is refused rather than read forever.
+    let o = ib(&["/dev/zero"]);
+    assert_clean_failure(&o, "/dev/zero as job file");
+}
+
+/// Targets that change under the run: a file truncated while a job reads it fails with
+/// a message and keeps its JSON; nothing panics.
+#[test]
+fn target_truncated_under_the_run() {
+    let dir = scratch("hi_trunc");
+    let f = dir.join("data");
+    patterned(&f, 64 << 20);
+    let mut c = iobench();
+    c.args([
+        "--name=x",
+        "--rw=read",
+        "--bs=4k",
+        "--rate=20m",
+        "--output-format=json",
+    ])
+    .arg(format!("--filename={}", f.display()))
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(!err(&o).contains("panicked"), "{}", err(&o));
+    assert!(
+        !o.status.success(),
+        "short reads past the new end must fail the job"
+    );
+    let j = json(&o);
+    assert!(j["jobs"][0]["read"]["io_bytes"].as_u64().unwrap() > 0);
+    assert_ne!(j["jobs"][0]["error"], 0);
+}
+
+// ---- issue 26, item 11: smaller defects where fio 3.33 does no better ----
+
+#[test]
+fn i26_control_characters_in_a_job_name_keep_the_json_valid() {
+    let o = ib(&[
+        "--name=a\tb\u{1}c\"d\\",
+        "--ioengine=null",
+        "--size=64k",
+        "--output-format=json",
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let j = json(&o);
+    assert_eq!(j["jobs"][0]["jobname"], "a\tb\u{1}c\"d\\");
+    // fio's own escapes are kept: only control characters gained one.
+    assert!(
+        out(&o).contains(r#""jobname" : "a\tb\u0001c\"d\\","#),
+        "{}",
+        out(&o)
+    );
+}
+
+#[test]
+fn i26_an_unknown_cmdhelp_name_fails() {
+    let o = ib(&["--cmdhelp=bogus"]);
+    assert_clean_failure(&o, "--cmdhelp=bogus");
+    assert!(err(&o).contains("No such command: bogus"), "{}", err(&o));
+    let o = ib(&["--cmdhelp=bs"]);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+#[test]
+fn i26_a_closed_stdout_fails_before_the_run() {
+    let dir = scratch("i26_closed_stdout");
+    let f = dir.join("f");
+    // `sh -c 'exec iobench … >&-'`: the report has nowhere to go.
+    let bin = format!("{:?}", iobench().get_program());
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!(
+        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} >&-",
+        f.display()
+    ));
+    let o = run_for(c, 30);
+    assert_clean_failure(&o, "closed stdout");
+    assert!(err(&o).contains("standard output is closed"), "{}", err(&o));
+    assert!(
+        !f.exists(),
+        "the job must not run when its report cannot be written"
+    );
+    // With --output the same run is fine.
+    let mut c = Command::new("sh");
+    c.arg("-c").arg(format!(
+        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} --output={} >&-",
+        f.display(),
+        dir.join("out.txt").display()
+    ));
+    let o = run_for(c, 30);
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+// ---- issue 26, items 10 and 11: no hang on any peer; smaller defects ----
+
+fn mkfifo(p: &Path) {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A TCP listener on loopback that accepts and never says a word, for `secs` seconds;
+/// returns its port and the thread holding it.
+fn silent_server(secs: u64) -> (u16, std::thread::JoinHandle<()>) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    l.set_nonblocking(true).unwrap();
+    let h = std::thread::spawn(move || {
+        let end = Instant::now() + Duration::from_secs(secs);
+        let mut held = Vec::new();
+        while Instant::now() < end {
+            if let Ok((s, _)) = l.accept() {
+                held.push(s);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    });
+    (port, h)
+}
+
+#[test]
+fn i26_fifo_outputs_without_a_reader_fail_at_once() {
+    let dir = scratch("i26_fifo_out");
+    let fifo = dir.join("fifo");
+    mkfifo(&fifo);
+    let f = dir.join("f");
+    let job = [
+        "--name=x".to_string(),
+        "--ioengine=psync".to_string(),
+        "--size=64k".to_string(),
+        format!("--filename={}", f.display()),
+    ];
+    for opt in ["--output", "--live"] {
+        let mut c = iobench();
+        c.args(&job).arg(format!("{opt}={}", fifo.display()));
+        let t = Instant::now();
+        let o = run_for(c, 30);
+        assert_clean_failure(&o, opt);
+        assert!(err(&o).contains("no reader"), "{opt}: {}", err(&o));
+        assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    }
+}
+
+#[test]
+fn i26_report_and_compare_refuse_a_fifo_input() {
+    let dir = scratch("i26_fifo_in");
+    let fifo = dir.join("r.json");
+    mkfifo(&fifo);
+    let fs = fifo.to_str().unwrap();
+    let html = dir.join("r.html");
+    for args in [
+        vec!["report", fs, "-o", html.to_str().unwrap()],
+        vec!["compare", fs, fs],
+    ] {
+        let o = ib(&args);
+        assert_clean_failure(&o, args[0]);
+        assert!(err(&o).contains("not a regular file"), "{}", err(&o));
+    }
+}
+
+#[test]
+fn i26_an_empty_result_is_refused() {
+    let dir = scratch("i26_empty_result");
+    let empty = dir.join("empty.json");
+    std::fs::write(&empty, "").unwrap();
+    let nojobs = dir.join("nojobs.json");
+    std::fs::write(&nojobs, "{\"fio version\" : \"fio-3.33\", \"jobs\" : []}\n").unwrap();
+    let html = dir.join("r.html");
+    for input in [&empty, &nojobs] {
+        let i = input.to_str().unwrap();
+        let o = ib(&["report", i, "-o", html.to_str().unwrap()]);
+        assert_clean_failure(&o, i);
+        assert!(err(&o).contains(i), "{}", err(&o));
+        let o = ib(&["compare", i, i]);
+        assert_clean_failure(&o, i);
+        assert!(err(&o).contains(i), "{}", err(&o));
+    }
+}
+
+#[test]
+fn i26_live_write_errors_fail_the_run_after_its_report() {
+    let dir = scratch("i26_live_full");
+    let f = dir.join("f");
+    let o = ib(&[
+        "--name=x",
+        "--ioengine=psync",
+        "--size=64k",
+        &format!("--filename={}", f.display()),
+        "--live=/dev/full",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "--live=/dev/full");
+    assert!(err(&o).contains("--live"), "{}", err(&o));
+    // The run's report is still printed.
+    assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
+}
+
+#[test]
+fn i26_peak_into_a_closed_pipe_does_not_panic() {
+    let dir = scratch("i26_peak_pipe");
+    let f = dir.join("f");
+    patterned(&f, 1 << 20);
+    let bin = format!("{:?}", iobench().get_program());
+    let mut c = Command::new("bash");
+    c.arg("-c").arg(format!(
+        "{bin} peak -r2 -p0 -d1 -s1 -c1 {} 2>{}/err | head -c 1 >/dev/null; exit ${{PIPESTATUS[0]}}",
+        f.display(),
+        dir.display()
+    ));
+    let o = run_for(c, 30);
+    let e = std::fs::read_to_string(dir.join("err")).unwrap();
+    assert!(!e.contains("panicked"), "{e}");
+    assert_ne!(o.status.code(), Some(101), "{e}");
+}
+
+#[test]
+fn i26_a_big_log_makes_a_small_report_with_its_spikes() {
+    let dir = scratch("i26_big_log");
+    let log = dir.join("x_bw.1.log");
+    let mut text = String::new();
+    for i in 0..200_000u64 {
+        let v = if i == 123_457 {
+            99_999_999
+        } else {
+            1000 + i % 17
+        };
+        text.push_str(&format!("{}, {v}, 0, 4096, 0\n", i * 10));
+    }
+    std::fs::write(&log, text).unwrap();
+    let html = dir.join("r.html");
+    let o = ib(&[
+        "report",
+        log.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", err(&o));
+    let h = std::fs::read_to_string(&html).unwrap();
+    assert!(h.len() < 2_000_000, "{} bytes", h.len());
+    assert!(h.contains("downsampled"), "the chart says so");
+    // The spike survives: the chart's scale reaches it.
+    assert!(h.contains("99999999") || h.contains("100.0M") || h.contains("1e8"));
+}
+
+#[test]
+fn i26_a_silent_nbd_server_times_out_with_one_errno() {
+    let (port, _h) = silent_server(30);
+    let o = ib(&[
+        "--name=n",
+        "--ioengine=nbd",
+        &format!("--uri=nbd://127.0.0.1:{port}"),
+        "--rw=read",
+        "--size=1m",
+        "--io_timeout=2s",
+        "--output-format=json",
+    ]);
+    assert_clean_failure(&o, "silent nbd");
+    let e = err(&o);
+    assert!(
+        e.contains("handshake") && e.contains(&port.to_string()),
+        "{e}"
+    );
+    assert!(e.contains("os error 110"), "{e}");
+    assert_eq!(json(&o)["jobs"][0]["error"], 110, "{}", out(&o));
+}
+
+#[test]
+fn i26_a_silent_server_does_not_hang_the_client() {
+    let dir = scratch("i26_silent_server");
+    let job = dir.join("j.fio");
+    std::fs::write(&job, "[x]\nioengine=null\nsize=1m\n").unwrap();
+    let (port, _h) = silent_server(60);
+    let t = Instant::now();
+    let o = ib(&[&format!("--client=127.0.0.1,{port}"), job.to_str().unwrap()]);
+    assert_clean_failure(&o, "silent server");
+    assert!(err(&o).contains("127.0.0.1"), "{}", err(&o));
+    assert!(err(&o).contains("timeout"), "{}", err(&o));
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}
+
+/// The pids of `pid`'s children.
+fn children(pid: u32) -> Vec<i32> {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[test]
+fn i26_a_stopped_worker_ends_the_run_after_io_timeout() {
+    let dir = scratch("i26_stopped_worker");
+    let f = dir.join("f");
+    let mut c = iobench();
+    c.args([
+        "--name=x",
+        "--ioengine=psync",
+        "--size=1m",
+        "--time_based",
+        "--runtime=60s",
+        "--io_timeout=2s",
+        "--output-format=json",
+    ])
+    .arg(format!("--filename={}", f.display()))
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    let pid = child.id();
+    let t0 = Instant::now();
+    let worker = loop {
+        if let Some(&w) = children(pid).first() {
+            break w;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(10), "no worker process");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: stopping our own child's child, still alive (its parent waits for it).
+    unsafe { libc::kill(worker, libc::SIGSTOP) };
+    let t = Instant::now();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let o = match rx.recv_timeout(Duration::from_secs(20)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            // SAFETY: our own processes.
+            unsafe {
+                libc::kill(worker, libc::SIGKILL);
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+            panic!("the run hung on a stopped worker");
+        }
+    };
+    assert!(t.elapsed() < Duration::from_secs(15), "{:?}", t.elapsed());
+    assert_clean_failure(&o, "stopped worker");
+    assert!(err(&o).contains("no progress"), "{}", err(&o));
+    assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
+}

@@ -1,0 +1,521 @@
+//! `--server` against hostile peers and other local users (docs/security.md): no scratch
+//! file another user can swap, one connection cannot stop another's runs, a stale socket
+//! is the only file `sock:` replaces, sent jobs read no server file, limits on message
+//! size, connection count and idle time, and fio's flags in a sent command line honoured.
+
+use crate::common;
+
+use common::netproc::{free_port, Server};
+use common::{fio, iobench, scratch};
+use iobench::api::fioproto::{encode, op, pdu, read_cmd};
+use std::io::Write;
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// An iobench server on a free port with `extra` flags, working in `cwd`.
+fn server(cwd: &Path, extra: &[&str]) -> Server {
+    let port = free_port();
+    let mut c = iobench();
+    c.arg(format!("--server=,{port}"))
+        .args(extra)
+        .current_dir(cwd);
+    Server::start(c, port)
+}
+
+/// A raw protocol connection, to play a client fio's own would never be.
+struct Raw(TcpStream);
+
+impl Raw {
+    fn to(port: u16) -> Raw {
+        let s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        Raw(s)
+    }
+    fn send(&mut self, opcode: u16, payload: &[u8]) {
+        let _ = self.0.write_all(&encode(opcode, 0, payload));
+    }
+    fn probe(&mut self) {
+        let p = pdu::ClientProbe {
+            flags: 0,
+            server: "127.0.0.1".into(),
+        };
+        self.send(op::PROBE, &p.encode());
+    }
+    fn job(&mut self, text: &str) {
+        self.send(op::JOB, &pdu::encode_job(text, 0));
+    }
+    fn jobline(&mut self, args: &[&str]) {
+        let a: Vec<String> = std::iter::once("fio")
+            .chain(args.iter().copied())
+            .map(String::from)
+            .collect();
+        self.send(op::JOBLINE, &pdu::encode_jobline(&a, 0));
+    }
+    /// Every message until QUIT or the end of the connection: (opcodes, the text of all
+    /// payloads, lossy).
+    fn until_quit(&mut self) -> (Vec<u16>, String) {
+        let (mut ops, mut text) = (Vec::new(), String::new());
+        while let Ok(c) = read_cmd(&mut self.0) {
+            ops.push(c.opcode);
+            text.push_str(&String::from_utf8_lossy(&c.payload));
+            if c.opcode == op::QUIT {
+                break;
+            }
+        }
+        (ops, text)
+    }
+    /// The answer to a PROBE, within the read timeout.
+    fn probe_answered(&mut self) -> bool {
+        self.probe();
+        matches!(read_cmd(&mut self.0), Ok(c) if c.opcode == op::PROBE)
+    }
+}
+
+/// True when this test may play another local user (root, with setpriv).
+fn can_be_nobody() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let setpriv = Command::new("setpriv")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !root || !setpriv {
+        eprintln!("not root or no setpriv: skipping the other-user test");
+    }
+    root && setpriv
+}
+
+/// `sh -c script` as user `nobody` (uid and gid 65534, no groups).
+fn as_nobody(script: &str) -> Command {
+    let mut c = Command::new("setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "sh",
+        "-c",
+        script,
+    ]);
+    c
+}
+
+/// A process group led by the child, killed when dropped (also when the test fails).
+struct Group(std::process::Child);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // SAFETY: signals the process group this test started.
+        unsafe { libc::kill(-(self.0.id() as i32), libc::SIGKILL) };
+        let _ = self.0.wait();
+    }
+}
+
+/// A directory every user may write in (sticky, as /tmp), removed when dropped.
+struct SharedTmp(PathBuf);
+
+impl SharedTmp {
+    fn new(name: &str) -> SharedTmp {
+        use std::os::unix::fs::PermissionsExt;
+        let d = std::env::temp_dir().join(format!("iobench-test-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o1777)).unwrap();
+        SharedTmp(d)
+    }
+}
+
+impl Drop for SharedTmp {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn another_user_cannot_swap_the_servers_job_text() {
+    // Defect 1: the server kept each connection's job text in $TMPDIR/iobench-server-
+    // <pid>-<n>/job0.fio (an existing directory accepted, the file written through a
+    // symlink) and its run read it back: `nobody` pre-made those paths with job0.fio a
+    // link to a file it owns, and added exec_prerun to root's text before the run read it.
+    if !can_be_nobody() {
+        return;
+    }
+    let tmp = SharedTmp::new("race");
+    let work = scratch("safety_race");
+    let port = free_port();
+    let mut c = iobench();
+    c.arg(format!("--server=,{port}"))
+        .env("TMPDIR", &tmp.0)
+        .current_dir(&work);
+    let s = Server::start(c, port);
+    let pid = s.child.id();
+    let bait = tmp.0.join("bait.fio");
+    let pwned = tmp.0.join("pwned");
+    // As nobody: the old paths for the next connections, each job file a link to the bait,
+    // and a loop that adds a command to whatever text lands there.
+    let script = format!(
+        "touch {bait}; for n in 0 1 2 3 4 5 6 7; do d={tmp}/iobench-server-{pid}-$n; \
+         mkdir -p $d && ln -sf {bait} $d/job0.fio; done; \
+         end=$(($(date +%s) + 20)); while [ $(date +%s) -lt $end ]; do \
+         if grep -q rw= {bait} 2>/dev/null && ! grep -q exec_prerun {bait}; then \
+         printf 'exec_prerun=touch {pwned}\\n' >> {bait}; fi; done",
+        bait = bait.display(),
+        tmp = tmp.0.display(),
+        pwned = pwned.display(),
+    );
+    let attacker = Group(as_nobody(&script).process_group(0).spawn().unwrap());
+    // Let the attacker lay its paths.
+    let t0 = Instant::now();
+    while !bait.exists() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let data = work.join("data");
+    let job = format!(
+        "[victim]\nrw=write\nsize=64k\nfilename={}\n",
+        data.display()
+    );
+    for _ in 0..3 {
+        let mut r = Raw::to(s.port);
+        r.probe();
+        r.job(&job);
+        r.send(op::RUN, &[]);
+        let (_, text) = r.until_quit();
+        assert!(!text.contains("exec_prerun"), "{text}");
+    }
+    drop(attacker);
+    assert!(
+        !pwned.exists(),
+        "the other user's command ran as the server's user"
+    );
+    let bait_text = std::fs::read_to_string(&bait).unwrap_or_default();
+    assert!(
+        !bait_text.contains("victim"),
+        "the server wrote its job text through the other user's link: {bait_text}"
+    );
+    // The private directory goes with the connection (once the server sees it closed).
+    let leftover = || {
+        std::fs::read_dir(&tmp.0)
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with("iobench-server-")
+                    && !n.starts_with(&format!("iobench-server-{pid}-"))
+            })
+            .map(|e| e.path())
+            .collect::<Vec<_>>()
+    };
+    let t0 = Instant::now();
+    let mut left = leftover();
+    while !left.is_empty() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = leftover();
+    }
+    assert!(left.is_empty(), "private directories left: {left:?}");
+}
+
+#[test]
+fn one_clients_exit_does_not_stop_the_server_or_another_run() {
+    // Defect 2: a bare EXIT from any connection ended the server; the first client's run
+    // went on, orphaned, without results.
+    let work = scratch("safety_exit");
+    let s = server(&work, &[]);
+    let job = format!(
+        "[long]\nrw=write\nsize=4m\ntime_based=1\nruntime=3\nfilename={}\n",
+        work.join("data").display()
+    );
+    let mut a = Raw::to(s.port);
+    a.probe();
+    a.job(&job);
+    a.send(op::RUN, &[]);
+    std::thread::sleep(Duration::from_millis(800));
+    let mut b = Raw::to(s.port);
+    b.send(op::EXIT, &[]);
+    // The second connection ends; the server stays.
+    let _ = b.until_quit();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut c = Raw::to(s.port);
+    assert!(
+        c.probe_answered(),
+        "the server still answers after another's EXIT"
+    );
+    let (ops, text) = a.until_quit();
+    assert!(
+        ops.contains(&op::TS) && ops.contains(&op::STOP),
+        "the first run's results came: {ops:?} {text}"
+    );
+}
+
+#[test]
+fn an_exit_ends_that_connections_run() {
+    // Each run's processes end with its connection.
+    let work = scratch("safety_exit_own");
+    let s = server(&work, &[]);
+    let data = work.join("data");
+    let job = format!(
+        "[long]\nrw=write\nsize=1m\ntime_based=1\nruntime=30\nfilename={}\n",
+        data.display()
+    );
+    let mut a = Raw::to(s.port);
+    a.probe();
+    a.job(&job);
+    a.send(op::RUN, &[]);
+    std::thread::sleep(Duration::from_millis(1500));
+    a.send(op::EXIT, &[]);
+    let _ = a.until_quit();
+    std::thread::sleep(Duration::from_millis(1500));
+    // The run child (the server's only child) is gone.
+    let children = Command::new("pgrep")
+        .args(["-P", &s.child.id().to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&children.stdout).trim().is_empty(),
+        "the run outlived its connection: {:?}",
+        String::from_utf8_lossy(&children.stdout)
+    );
+}
+
+#[test]
+fn a_unix_socket_path_holding_a_file_is_left_alone() {
+    // Defect 3: `--server=sock:PATH` deleted a regular file at PATH.
+    let dir = scratch("safety_sock");
+    let file = dir.join("precious");
+    std::fs::write(&file, "keep me\n").unwrap();
+    let mut c = iobench();
+    c.arg(format!("--server=sock:{}", file.display()))
+        .stdin(Stdio::null());
+    let mut child = c
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() && t0.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "keep me\n");
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("Address already in use"), "{err}");
+    // A stale socket (nothing answers) is still replaced, as fio does.
+    let sock = dir.join("stale.sock");
+    drop(std::os::unix::net::UnixListener::bind(&sock).unwrap());
+    let mut c = iobench();
+    c.arg(format!("--server=sock:{}", sock.display()))
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut s = Server {
+        child: c.spawn().unwrap(),
+        port: 0,
+    };
+    let t0 = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "no server on the stale socket"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.kill();
+}
+
+#[test]
+fn a_sent_job_reads_no_server_file() {
+    // Defect 4: `include /etc/shadow` in a sent job answered with the file's first line.
+    let work = scratch("safety_include");
+    let root = work.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let secret = work.join("secret");
+    std::fs::write(&secret, "TOPSECRETLINE=1\n").unwrap();
+    std::fs::write(root.join("common.fio"), "bs=8k\n").unwrap();
+    let data = work.join("data");
+    let job = |inc: &str| {
+        format!(
+            "[a]\nrw=write\nsize=64k\nfilename={}\ninclude {inc}\n",
+            data.display()
+        )
+    };
+    let s = server(&root, &[]);
+    for inc in [secret.display().to_string(), "../secret".into()] {
+        let mut r = Raw::to(s.port);
+        r.probe();
+        r.job(&job(&inc));
+        let (_, text) = r.until_quit();
+        assert!(!text.contains("TOPSECRET"), "{inc}: {text}");
+        assert!(text.contains("--server-root"), "{inc}: {text}");
+    }
+    // Under --server-root, a file inside it is read; one outside is not.
+    let s = server(&work, &[&format!("--server-root={}", root.display())]);
+    for (inc, ok) in [
+        ("common.fio".to_string(), true),
+        (secret.display().to_string(), false),
+        ("../secret".to_string(), false),
+    ] {
+        let mut r = Raw::to(s.port);
+        r.probe();
+        r.job(&job(&inc));
+        let (ops, text) = r.until_quit();
+        assert!(!text.contains("TOPSECRET"), "{inc}: {text}");
+        assert_eq!(
+            ops.first() == Some(&op::PROBE) && ops.get(1) == Some(&op::START),
+            ok,
+            "{inc}: {ops:?} {text}"
+        );
+    }
+    // --remote-config: refused without a root, outside it, read inside it.
+    let mut r = Raw::to(s.port);
+    r.probe();
+    r.send(
+        op::LOAD_FILE,
+        &pdu::encode_load_file(&secret.display().to_string(), 0),
+    );
+    let (_, text) = r.until_quit();
+    assert!(
+        !text.contains("TOPSECRET") && text.contains("outside the server root"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_message_over_the_servers_limit_is_refused() {
+    // Defect 5: every connection could make the server buffer 64 MiB.
+    let work = scratch("safety_big");
+    let s = server(&work, &[]);
+    let mut r = Raw::to(s.port);
+    r.probe();
+    let big = "#".repeat(9 << 20);
+    r.job(&big);
+    let (_, text) = r.until_quit();
+    assert!(
+        text.contains("too large"),
+        "{}",
+        &text[..text.len().min(400)]
+    );
+    let mut c = Raw::to(s.port);
+    assert!(c.probe_answered());
+}
+
+#[test]
+fn idle_connections_cannot_starve_a_client() {
+    // Defect 5: 80 idle connections under `ulimit -n 40` made a valid PROBE fail.
+    let work = scratch("safety_idle");
+    let port = free_port();
+    let mut c = iobench();
+    c.arg(format!("--server=,{port}"))
+        .arg("--server-idle-timeout=2")
+        .arg("--server-max-conns=8")
+        .current_dir(&work);
+    // SAFETY: setrlimit in the child before exec, no allocation.
+    unsafe {
+        c.pre_exec(|| {
+            let lim = libc::rlimit {
+                rlim_cur: 40,
+                rlim_max: 40,
+            };
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+            Ok(())
+        });
+    }
+    let s = Server::start(c, port);
+    let idle: Vec<TcpStream> = (0..80)
+        .filter_map(|_| TcpStream::connect(("127.0.0.1", s.port)).ok())
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    let t0 = Instant::now();
+    let mut answered = false;
+    while t0.elapsed() < Duration::from_secs(20) {
+        let Ok(st) = TcpStream::connect(("127.0.0.1", s.port)) else {
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        };
+        st.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut r = Raw(st);
+        if r.probe_answered() {
+            answered = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(idle);
+    assert!(answered, "a valid PROBE got no answer within 20 s");
+}
+
+#[test]
+fn parse_only_in_a_sent_command_line_runs_nothing() {
+    // Defect 6: `--parse-only` in a client's command line was dropped and the job ran.
+    let work = scratch("safety_parse_only");
+    let victim = work.join("V");
+    let s = server(&work, &[]);
+    let mut r = Raw::to(s.port);
+    r.probe();
+    let fname = format!("--filename={}", victim.display());
+    r.jobline(&[
+        "--parse-only",
+        "--name=x",
+        &fname,
+        "--rw=write",
+        "--size=64k",
+    ]);
+    r.send(op::RUN, &[]);
+    let (ops, text) = r.until_quit();
+    assert!(ops.contains(&op::START), "{ops:?} {text}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!victim.exists(), "--parse-only was ignored: {text}");
+    // A flag the server does not honour is refused by name, never dropped.
+    let mut r = Raw::to(s.port);
+    r.probe();
+    r.jobline(&["--showcmd", "--name=x", &fname, "--rw=write"]);
+    let (_, text) = r.until_quit();
+    assert!(text.contains("'--showcmd'"), "{text}");
+    // fio's own client, as the defect was found.
+    if let Some(mut f) = fio() {
+        let o = f
+            .args([
+                &format!("--client=localhost,{}", s.port),
+                "--parse-only",
+                "--name=x",
+                &fname,
+                "--rw=write",
+                "--size=64k",
+            ])
+            .current_dir(&work)
+            .output()
+            .unwrap();
+        assert!(!victim.exists(), "{o:?}");
+    }
+}
+
+#[test]
+fn exec_needs_the_operators_allow_flag() {
+    let work = scratch("safety_exec");
+    let marker = work.join("ran");
+    let job = format!(
+        "[a]\nrw=write\nsize=64k\nfilename={}\nexec_prerun=touch {}\n",
+        work.join("data").display(),
+        marker.display()
+    );
+    let s = server(&work, &[]);
+    let mut r = Raw::to(s.port);
+    r.probe();
+    r.job(&job);
+    r.send(op::RUN, &[]);
+    let (_, text) = r.until_quit();
+    assert!(text.contains("--allow-exec"), "{text}");
+    assert!(!marker.exists());
+    let s = server(&work, &["--allow-exec"]);
+    let mut r = Raw::to(s.port);
+    r.probe();
+    r.job(&job);
+    r.send(op::RUN, &[]);
+    let (ops, text) = r.until_quit();
+    assert!(ops.contains(&op::TS), "{text}");
+    assert!(marker.exists(), "{text}");
+}

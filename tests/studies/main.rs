@@ -1,0 +1,15 @@
+//! sweep, compare, quick, report, live, metrics, peak, and fio-plot's wrappers.
+//! One test binary for the area (the crate links once, not once per file).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod peak;
+mod peers_wrappers;
+mod present_live;
+mod present_metrics;
+mod present_report;
+mod study_clobber;
+mod study_compare;
+mod study_quick;
+mod study_sweep;

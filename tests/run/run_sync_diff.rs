@@ -127,29 +127,25 @@ fn syncs_at_depth_are_queued_as_fio_queues_them() {
         ],
     );
     assert_eq!(job["sync"]["total_ios"], 126, "{log:?}");
-    // The kernel engines: counts only (which write a reap finds done is timing).
-    for (engine, depth, every, syncs) in [
-        ("libaio", "8", "--fsync=3", 84),
-        ("posixaio", "4", "--fsync=16", 60),
-    ] {
-        let args = [
-            &format!("--ioengine={engine}"),
-            "--rw=randwrite",
-            "--bs=4k",
-            "--size=4m",
-            &format!("--iodepth={depth}"),
-            "--number_ios=256",
-            every,
-        ];
-        let dir = common::scratch(&format!("syncs_depth_{engine}")).join("d");
-        let (_, ours) = run(common::iobench(), &dir, &args);
-        assert_eq!(ours["sync"]["total_ios"], syncs, "{engine}: iobench syncs");
-        if let Some(fio) = common::fio() {
-            let (_, theirs) = run(fio, &dir, &args);
-            assert_eq!(
-                ours["sync"]["total_ios"], theirs["sync"]["total_ios"],
-                "{engine}"
-            );
-        }
+    // libaio: counts only. (posixaio is left to the device suite: on a file here its
+    // library thread's fsyncs are quick enough that a sync point's count is timing.)
+    let args = [
+        "--ioengine=libaio",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--size=4m",
+        "--iodepth=8",
+        "--number_ios=256",
+        "--fsync=3",
+    ];
+    let dir = common::scratch("syncs_depth_libaio").join("d");
+    let (_, ours) = run(common::iobench(), &dir, &args);
+    assert_eq!(ours["sync"]["total_ios"], 84, "libaio: iobench syncs");
+    if let Some(fio) = common::fio() {
+        let (_, theirs) = run(fio, &dir, &args);
+        assert_eq!(
+            ours["sync"]["total_ios"], theirs["sync"]["total_ios"],
+            "libaio"
+        );
     }
 }

@@ -66,7 +66,7 @@ fn run(inv: &Invocation) -> ExitCode {
     let prepared = match session::prepare(inv) {
         Ok(p) => p,
         Err(e) => {
-            e.print();
+            e.print(command::help_text);
             return ExitCode::FAILURE;
         }
     };

@@ -47,12 +47,13 @@ impl From<String> for Error {
 }
 
 impl Error {
-    /// Prints the refusal as a plain run does, on stderr.
-    pub fn print(&self) {
+    /// Prints the refusal as a plain run does, on stderr; with no job, fio's usage
+    /// (`usage`, the command table's help) follows on stdout.
+    pub fn print(&self, usage: impl FnOnce() -> String) {
         match self {
             Error::NoJobs => {
                 eprintln!("{self}");
-                print!("{}", crate::command::help_text());
+                print!("{}", usage());
             }
             Error::Refused(m) => eprintln!("iobench: {m}"),
         }

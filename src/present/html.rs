@@ -113,7 +113,7 @@ fn report(args: &[String]) -> Result<(), String> {
     if inputs.is_empty() {
         return Err("no input given (see iobench report --help)".into());
     }
-    crate::study::outputs::refuse_clobber(
+    crate::present::outputs::refuse_clobber(
         "--output",
         &out,
         read_from.iter().map(PathBuf::as_path),

@@ -8,6 +8,7 @@
 pub mod html;
 pub mod jsonlines;
 pub mod metrics;
+pub mod outputs;
 pub mod results;
 pub mod svg;
 pub mod window;

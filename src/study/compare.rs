@@ -5,12 +5,12 @@
 //! relative to the first with its propagated uncertainty and Welch's t-test p-value;
 //! `--fail-if-slower P%` turns that into a regression gate (exit status 2).
 
-use super::outputs;
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use super::tool::{self, Tool};
 use crate::cli::{self, OutputFormat};
 use crate::flags::{self, Flag, Spec, Takes};
+use crate::present::outputs;
 use crate::present::results::{self, Metric, ResultFile};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,6 @@
 
 pub mod axis;
 pub mod compare;
-pub mod outputs;
 pub mod quick;
 pub mod stats;
 pub mod sweep;

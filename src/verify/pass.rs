@@ -128,10 +128,11 @@ impl ReadPass {
         self.error.is_some()
     }
 
-    /// True when every block was issued and no short read waits for its rest.
+    /// True when no block is left to issue (none left, or a replay's budget is spent:
+    /// see [`Self::has_block`]) and no short read waits for its rest.
     #[inline]
     pub fn exhausted(&self) -> bool {
-        self.ahead.is_none() && self.again.is_empty()
+        !self.has_block() && self.again.is_empty()
     }
 
     /// The slot whose short read is to be continued next, if any (it goes before any new

@@ -517,20 +517,14 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
                 merge_ms: 0.0,
             };
             let mode = if cl.clock_start { "clock" } else { "barrier" };
-            let reports = [report];
-            let formats = Formats::of(&f.config);
-            let full = WithSection {
-                merged: render(formats, jobs, &reports),
-                reports: &reports,
-                cost: &cost,
+            write_report(
+                &mut sink,
+                Formats::of(&f.config),
+                jobs,
+                &[report],
+                &cost,
                 mode,
-            };
-            let text = formats.render(&full, false);
-            if let Some(s) = &mut sink {
-                if let Err(e) = s.write(&text) {
-                    eprintln!("iobench: output: {e}");
-                }
-            }
+            );
         }
         // MPI_Finalize would wait for the dead peer: leave without it.
         std::process::exit(code.max(1) as i32);
@@ -561,18 +555,8 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
             merge_ms: merge_start.elapsed().as_secs_f64() * 1000.0,
         };
         let mode = if cl.clock_start { "clock" } else { "barrier" };
-        let full = WithSection {
-            merged,
-            reports: &reports,
-            cost: &cost,
-            mode,
-        };
-        let text = formats.render(&full, false);
-        if let Some(s) = &mut sink {
-            if let Err(e) = s.write(&text) {
-                eprintln!("iobench: output: {e}");
-                status = 1;
-            }
+        if !write_merged(&mut sink, formats, merged, &reports, &cost, mode) {
+            status = 1;
         }
     } else {
         world.process_at_rank(0).send(&wire[..]);
@@ -584,6 +568,54 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
         SystemOperation::max(),
     );
     worst.min(255) as u8
+}
+
+/// Renders rank 0's report of `reports` with its MPI section and writes it to `sink`
+/// (rank 0's `--output` or stdout); false when the write failed (said on stderr).
+fn write_report(
+    sink: &mut Option<crate::report::Sink>,
+    formats: Formats,
+    jobs: &[crate::job::Job],
+    reports: &[RankReport],
+    cost: &Cost,
+    mode: &str,
+) -> bool {
+    write_merged(
+        sink,
+        formats,
+        render(formats, jobs, reports),
+        reports,
+        cost,
+        mode,
+    )
+}
+
+/// Writes an already merged report (`merged`) with its MPI section; see [`write_report`].
+fn write_merged(
+    sink: &mut Option<crate::report::Sink>,
+    formats: Formats,
+    merged: Rendered,
+    reports: &[RankReport],
+    cost: &Cost,
+    mode: &str,
+) -> bool {
+    let full = WithSection {
+        merged,
+        reports,
+        cost,
+        mode,
+    };
+    let text = formats.render(&full, false);
+    match sink {
+        Some(s) => match s.write(&text) {
+            Ok(()) => true,
+            Err(e) => {
+                eprintln!("iobench: output: {e}");
+                false
+            }
+        },
+        None => true,
+    }
 }
 
 /// The merge's cost as measured on rank 0.

@@ -33,9 +33,21 @@ fn negative_flow_weights_act_as_in_fio() {
     // -1 and 2: the total wraps to 1, so neither job is ever held back (about 1:1).
     // -5 and 3: the total is 2^32 - 2, so the second job is held after its first I/O.
     // 1 and 8 (positive) for reference: 1:8.
-    for (a, b, tol) in [("-1", "2", 0.35), ("-5", "3", 0.0), ("1", "8", 0.02)] {
+    for (a, b, tol) in [("-1", "2", -1.0), ("-5", "3", 0.0), ("1", "8", 0.02)] {
         let (fa, fb) = ios(Command::new("fio"), a, b);
         let (ia, ib) = ios(iobench(), a, b);
+        if tol < 0.0 {
+            // Two free-running null jobs: their ratio is the scheduler's (fio's moved from
+            // 0.70 to 0.97 between runs on a busy host), so it is not compared with fio's;
+            // what matters is that neither is held to the 1:2 that weights 1 and 2 give.
+            let ri = ia / ib;
+            assert!(
+                (0.67..=1.5).contains(&ri),
+                "flow={a},{b}: iobench ratio {ri:.3} ({ia}/{ib}), fio {:.3} ({fa}/{fb})",
+                fa / fb
+            );
+            continue;
+        }
         if tol == 0.0 {
             assert_eq!(
                 (fb, ib),

@@ -296,31 +296,37 @@ fn respond(conn: &mut TcpStream, r: &Response, head_only: bool) -> std::io::Resu
 /// text; one request per connection.
 fn serve(mut conn: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
     let req = read_head(&mut conn).and_then(|h| parse_request(&h));
-    let (resp, head_only) = match req {
+    let (resp, head_only, after) = match req {
         Ok(req) => {
-            let body = match state.lock() {
+            let (body, after) = match state.lock() {
                 Ok(mut s) => {
                     let text = render(&s);
-                    if s.done {
-                        s.scraped_after += 1;
-                    } else {
+                    if !s.done {
                         s.scraped += 1;
                     }
-                    text
+                    (text, s.done)
                 }
-                Err(_) => String::new(),
+                Err(_) => (String::new(), false),
             };
-            SCRAPED.notify_all();
             let r = Response {
                 status: 200,
                 body,
                 ctype: "text/plain; version=0.0.4; charset=utf-8",
             };
-            (r, req.head_only)
+            (r, req.head_only, after)
         }
-        Err(r) => (r, false),
+        Err(r) => (r, false, false),
     };
     respond(&mut conn, &resp, head_only)?;
+    if after {
+        // Counted only once the final values are written: the exit handler waiting for
+        // this scrape lets the process end as soon as it is told, which would cut an
+        // answer still being written.
+        if let Ok(mut s) = state.lock() {
+            s.scraped_after += 1;
+        }
+        SCRAPED.notify_all();
+    }
     if resp.status != 200 {
         // The client may still be sending what was refused: read a little of it (bounded
         // in time and size) so that closing does not reset the connection before the

@@ -38,11 +38,12 @@ fn negative_flow_weights_act_as_in_fio() {
         let (ia, ib) = ios(iobench(), a, b);
         if tol < 0.0 {
             // Two free-running null jobs: their ratio is the scheduler's (fio's moved from
-            // 0.70 to 0.97 between runs on a busy host), so it is not compared with fio's;
-            // what matters is that neither is held to the 1:2 that weights 1 and 2 give.
+            // 0.70 to 0.97 between runs on a busy host, iobench's from 1.04 to 1.17), so it
+            // is not compared with fio's; what matters is that neither is held to the 1:2
+            // that honoured weights 1 and 2 give (within 2 %, as the 1:8 case below shows).
             let ri = ia / ib;
             assert!(
-                (0.67..=1.5).contains(&ri),
+                ia > 1000.0 && ib > 1000.0 && (ri - 0.5).abs() > 0.1,
                 "flow={a},{b}: iobench ratio {ri:.3} ({ia}/{ib}), fio {:.3} ({fa}/{fb})",
                 fa / fb
             );

@@ -131,7 +131,7 @@ pub mod present {
 
 /// fio's outputs.
 pub mod report {
-    pub use crate::report::{guard_stdout, normal, VERSION};
+    pub use crate::report::{normal, VERSION};
 }
 
 /// The run.

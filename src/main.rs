@@ -7,7 +7,6 @@ use iobench::api::{cluster, fioflags, options, peak, present, server, session, s
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    iobench::api::report::guard_stdout();
     // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
     let args: Vec<String> = std::env::args_os()
         .skip(1)

@@ -276,10 +276,7 @@ impl Sink {
     pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
         let file = match &cfg.output {
             Some(p) => Some(create_output(p)?),
-            None => {
-                stdout_is_open()?;
-                None
-            }
+            None => None,
         };
         Ok(Sink { file })
     }
@@ -318,43 +315,4 @@ impl Sink {
             }
         }
     }
-}
-
-/// Whether standard output was closed when iobench started (see `guard_stdout`).
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Called first in `main`: notes whether standard output was closed when iobench started
-/// (`iobench … >&-`). Rust's start-up code reopens a closed descriptor 1 on /dev/null for
-/// reading and writing before `main` runs, so the sign left is descriptor 1 being
-/// /dev/null opened `O_RDWR` (a shell's `>/dev/null` opens it write-only, and stays
-/// allowed: that user asked for no report).
-pub fn guard_stdout() {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    // SAFETY: F_GETFL only reads the descriptor's flags; no memory is passed.
-    let flags = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFL) };
-    if flags == -1 || flags & libc::O_ACCMODE != libc::O_RDWR {
-        return;
-    }
-    let (Ok(out), Ok(null)) = (
-        std::fs::metadata("/proc/self/fd/1"),
-        std::fs::metadata("/dev/null"),
-    ) else {
-        return;
-    };
-    if out.file_type().is_char_device() && out.rdev() == null.rdev() {
-        STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-/// Fails when standard output was closed at start (`iobench … >&-`): Rust's stdout drops
-/// writes to a closed descriptor without an error, so the report would be lost with exit
-/// status 0.
-fn stdout_is_open() -> std::io::Result<()> {
-    if STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed) {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::BrokenPipe,
-            "standard output is closed: the report has nowhere to go (use --output=FILE)",
-        ));
-    }
-    Ok(())
 }

@@ -882,35 +882,6 @@ fn i26_an_unknown_cmdhelp_name_fails() {
     assert!(o.status.success(), "{}", err(&o));
 }
 
-#[test]
-fn i26_a_closed_stdout_fails_before_the_run() {
-    let dir = scratch("i26_closed_stdout");
-    let f = dir.join("f");
-    // `sh -c 'exec iobench … >&-'`: the report has nowhere to go.
-    let bin = format!("{:?}", iobench().get_program());
-    let mut c = Command::new("sh");
-    c.arg("-c").arg(format!(
-        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} >&-",
-        f.display()
-    ));
-    let o = run_for(c, 30);
-    assert_clean_failure(&o, "closed stdout");
-    assert!(err(&o).contains("standard output is closed"), "{}", err(&o));
-    assert!(
-        !f.exists(),
-        "the job must not run when its report cannot be written"
-    );
-    // With --output the same run is fine.
-    let mut c = Command::new("sh");
-    c.arg("-c").arg(format!(
-        "exec {bin} --name=x --ioengine=psync --size=64k --filename={} --output={} >&-",
-        f.display(),
-        dir.join("out.txt").display()
-    ));
-    let o = run_for(c, 30);
-    assert!(o.status.success(), "{}", err(&o));
-}
-
 // ---- issue 26, items 10 and 11: no hang on any peer; smaller defects ----
 
 fn mkfifo(p: &Path) {

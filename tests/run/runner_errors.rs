@@ -151,9 +151,11 @@ fn exit_what_stops_the_jobs_fio_stops() {
             assert_eq!(names, ["a", "b", "d"], "{what}");
             assert_eq!(jobs[2].1, d_runs, "{what} thread={thread}: {jobs:?}");
             let expect = match (b_runs_full, d_runs) {
-                (true, _) => 2.9..4.5,
-                (false, true) => 0.9..2.5,
-                (false, false) => 0.0..0.9,
+                // Bounds that tell the cases apart (b's 2 s, d's 1 s) with room for
+                // a loaded machine's start-up.
+                (true, _) => 2.9..6.0,
+                (false, true) => 0.9..2.8,
+                (false, false) => 0.0..1.8,
             };
             assert!(expect.contains(&secs), "{what} thread={thread}: {secs}s");
             if let Some(fio) = common::fio() {

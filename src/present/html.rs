@@ -1,11 +1,15 @@
 //! `iobench report INPUT... -o report.html`: one self-contained HTML file (inline SVG, no
-//! script, no network request) from iobench's or fio's JSON/JSON+ results, sweep result
-//! directories, compare exports and fio-format logs. Results are read through
-//! `results`; charts come from `svg`; every chart's numbers are also in a table.
+//! script, no network request) from iobench's or fio's JSON/JSON+ results, bench-fio
+//! output directories, sweep result directories, compare exports and fio-format logs.
+//! Every result is a run; the runs of all inputs are pooled into one result set
+//! (`results::pool`), whose axes are the job options that differ between them, so a set
+//! of fio result files of a block-size study is one chart per metric, with error bars
+//! where a point was run more than once. Charts come from `svg`; every chart's numbers are
+//! also in a table, which names the latency it shows as the chart does.
 
-use super::svg::{self, Bar, Series, XAxis};
+use super::svg::{self, Axis, Quantity, Series, Stat, StatSeries, Style, StudyChart, StudyX, YSpec};
 use crate::flags::{Flag, Spec, Takes};
-use crate::present::results::{self, DirResult, ResultFile, DIRECTIONS};
+use crate::present::results::{self, DirResult, ResultFile, ResultSet, Run, DIRECTIONS, IGNORED};
 use crate::stats::hist;
 use serde_json::Value;
 use std::fmt::Write;
@@ -15,11 +19,14 @@ use std::path::{Path, PathBuf};
 pub const SPEC: Spec = Spec {
     command: "report",
     usage: "\
-usage: iobench report INPUT... [-o report.html] [--title TEXT]
+usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
-sweep -o DIR), a compare export (iobench compare --export-json), or a log (write_bw_log,
-write_iops_log, write_lat_log, write_hist_log).",
+sweep -o DIR), a directory of result files (fio-plot's bench-fio output), a compare
+export (iobench compare --export-json), or a log (write_bw_log, write_iops_log,
+write_lat_log, write_hist_log). The results of all inputs are pooled: the job options
+that differ between them are the charts' axes, and runs alike in every option are
+repeats of one point (mean ± σ, min–max).",
     flags: &[
         Flag {
             names: &["--output", "-o"],
@@ -33,6 +40,12 @@ write_iops_log, write_lat_log, write_hist_log).",
             form: "TEXT",
             help: "the report's title (default: iobench report)",
         },
+        Flag {
+            names: &["--svg"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "also write each chart alone as DIR/ID.svg (DIR is made if missing)",
+        },
     ],
     pass_unknown: false,
     attached: false,
@@ -40,8 +53,14 @@ write_iops_log, write_lat_log, write_hist_log).",
 
 /// One input, as recognised.
 enum Input {
-    Result(PathBuf, ResultFile),
-    Sweep(PathBuf, Value),
+    /// A result file: its runs, and the file itself (for one run's latency detail).
+    Result(PathBuf, ResultFile, Vec<Run>),
+    /// A sweep directory (its index) or a directory of result files: their runs.
+    Runs {
+        env: Option<Value>,
+        axes: Vec<String>,
+        runs: Vec<Run>,
+    },
     Compare(PathBuf, Value),
     Log(PathBuf, LogKind, Vec<LogLine>),
 }
@@ -83,10 +102,12 @@ fn report(args: &[String]) -> Result<(), String> {
     }
     let mut out = PathBuf::from("report.html");
     let mut title = "iobench report".to_string();
+    let mut svg_dir: Option<PathBuf> = None;
     for (flag, v) in m.flags {
         let v = v.unwrap_or_default();
         match flag {
             "--output" => out = v.into(),
+            "--svg" => svg_dir = Some(v.into()),
             _ => title = v,
         }
     }
@@ -119,23 +140,79 @@ fn report(args: &[String]) -> Result<(), String> {
         read_from.iter().map(PathBuf::as_path),
     )?;
     let html = render(&title, &inputs);
-    std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
+    std::fs::write(&out, &html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
+    if let Some(dir) = svg_dir {
+        let n = write_svgs(&html, &dir)?;
+        eprintln!("report: {n} chart(s) → {}/*.svg", dir.display());
+    }
     Ok(())
+}
+
+/// Writes each chart of the report alone, as `DIR/ID.svg`; returns how many.
+fn write_svgs(html: &str, dir: &Path) -> Result<usize, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("--svg {}: {e}", dir.display()))?;
+    let mut n = 0;
+    let mut rest = html;
+    while let Some(at) = rest.find("<figure class=\"chart\" id=\"") {
+        let tail = &rest[at + 27..];
+        let id = &tail[..tail.find('"').unwrap_or(0)];
+        let (Some(a), Some(b)) = (tail.find("<svg"), tail.find("</svg>")) else {
+            break;
+        };
+        let path = dir.join(format!("{id}.svg"));
+        let text = format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+            &tail[a..b + 6]
+        );
+        std::fs::write(&path, text).map_err(|e| format!("--svg {}: {e}", path.display()))?;
+        n += 1;
+        rest = &tail[b..];
+    }
+    Ok(n)
+}
+
+/// A sweep's runs and its axes' names, in order.
+fn sweep_input(dir: &Path, v: &Value) -> Input {
+    let mut axes = Vec::new();
+    for a in v["sweep"]["axes"].as_array().into_iter().flatten() {
+        axes.extend(a["name"].as_str().map(str::to_string));
+    }
+    Input::Runs {
+        env: v.get("iobench_env").cloned(),
+        axes,
+        runs: results::sweep_runs(dir, v),
+    }
 }
 
 fn read_input(p: &Path) -> Result<Input, String> {
     if p.is_dir() {
         let idx = p.join("index.json");
-        let text = std::fs::read_to_string(&idx).map_err(|e| {
-            format!(
-                "{}: a directory must be a sweep's result directory with index.json ({e})",
+        if idx.exists() {
+            let text =
+                std::fs::read_to_string(&idx).map_err(|e| format!("{}: {e}", idx.display()))?;
+            let v: Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
+            return Ok(sweep_input(p, &v));
+        }
+        // Not a sweep: a directory of result files (bench-fio's layout).
+        let files = results::result_files_under(p);
+        if files.is_empty() {
+            return Err(format!(
+                "{}: a directory must be a sweep's result directory (with index.json) or \
+                 hold fio JSON result files (as bench-fio writes them); found neither",
                 p.display()
-            )
-        })?;
-        let v: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
-        return Ok(Input::Sweep(p.to_path_buf(), v));
+            ));
+        }
+        let mut runs = Vec::new();
+        for f in &files {
+            runs.extend(results::read_runs(f)?);
+        }
+        return Ok(Input::Runs {
+            env: None,
+            axes: Vec::new(),
+            runs,
+        });
     }
     results::regular_file(p)?;
     let text = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -147,14 +224,13 @@ fn read_input(p: &Path) -> Result<Input, String> {
                 return Ok(Input::Compare(p.to_path_buf(), v));
             }
             if v.get("points").is_some() && v.get("sweep").is_some() {
-                return Ok(Input::Sweep(
-                    p.parent().unwrap_or(Path::new(".")).to_path_buf(),
-                    v,
-                ));
+                return Ok(sweep_input(p.parent().unwrap_or(Path::new(".")), &v));
             }
         }
-        let r = results::parse(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-        return Ok(Input::Result(p.to_path_buf(), r));
+        let runs = results::read_runs(p)?;
+        // The file as one result (for its latency detail); a failed job has none.
+        let r = results::parse(&text).unwrap_or_default();
+        return Ok(Input::Result(p.to_path_buf(), r, runs));
     }
     let (kind, lines) = parse_log(p, &text)?;
     Ok(Input::Log(p.to_path_buf(), kind, lines))
@@ -224,11 +300,13 @@ fn parse_log(p: &Path, text: &str) -> Result<(LogKind, Vec<LogLine>), String> {
     Ok((kind, lines))
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:24px;max-width:1100px;color:#222}\
+const STYLE: &str = "body{font-family:sans-serif;margin:20px auto;max-width:1400px;padding:0 16px;color:#222}\
 h1{font-size:22px}h2{font-size:18px;margin-top:32px;border-bottom:1px solid #ccc}\
 table{border-collapse:collapse;margin:8px 0 16px;font-size:12px}\
 td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#f0f0f0}\
-td.l,th.l{text-align:left}figure{margin:12px 12px 12px 0;display:inline-block;vertical-align:top}figcaption{font-weight:bold;font-size:13px}\
+td.l,th.l{text-align:left}td.failed{color:#c00000}\
+figure{margin:14px 0;display:block}figure svg{width:100%;height:auto;max-width:1360px}\
+figcaption.note,p.note{font-size:13px;color:#7a4b00;background:#fff6e0;padding:4px 8px;margin:4px 0}\
 .ctx td{text-align:left}";
 
 fn render(title: &str, inputs: &[Input]) -> String {
@@ -241,12 +319,51 @@ fn render(title: &str, inputs: &[Input]) -> String {
         crate::report::VERSION,
         inputs.len()
     );
+    // Every run of every result input, pooled into one set.
+    let mut runs: Vec<Run> = Vec::new();
+    let mut first_axes: Vec<String> = Vec::new();
+    let mut env: Option<&Value> = None;
+    let mut single: Option<(&PathBuf, &ResultFile)> = None;
+    let mut result_inputs = 0;
+    for input in inputs {
+        match input {
+            Input::Result(p, r, rs) => {
+                result_inputs += 1;
+                runs.extend(rs.iter().cloned());
+                env = env.or(r.doc.get("iobench_env"));
+                single = Some((p, r));
+            }
+            Input::Runs {
+                env: e,
+                axes,
+                runs: rs,
+            } => {
+                result_inputs += 1;
+                runs.extend(rs.iter().cloned());
+                env = env.or(e.as_ref());
+                for a in axes {
+                    if !first_axes.contains(a) {
+                        first_axes.push(a.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if result_inputs == 1 && runs.len() == 1 {
+        if let Some((p, r)) = single {
+            run_section(&mut h, 0, p, r);
+        }
+    }
+    if runs.len() > 1 || (runs.len() == 1 && single.is_none()) || runs.iter().any(|r| r.outcome.is_err()) {
+        let set = results::pool(runs, &first_axes);
+        set_section(&mut h, &set, env);
+    }
     for (k, input) in inputs.iter().enumerate() {
         match input {
-            Input::Result(p, r) => run_section(&mut h, k, p, r),
-            Input::Sweep(p, v) => sweep_section(&mut h, k, p, v),
             Input::Compare(p, v) => compare_section(&mut h, k, p, v),
             Input::Log(p, kind, lines) => log_section(&mut h, k, p, *kind, lines),
+            _ => {}
         }
     }
     h.push_str("</body></html>\n");
@@ -344,7 +461,13 @@ fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
     for r in rows {
         h.push_str("<tr>");
         for (i, c) in r.iter().enumerate() {
-            let class = if i == 0 { " class=\"l\"" } else { "" };
+            let class = if i == 0 {
+                " class=\"l\""
+            } else if c.starts_with("failed") {
+                " class=\"failed\""
+            } else {
+                ""
+            };
             let _ = write!(h, "<td{class}>{}</td>", svg::esc(c));
         }
         h.push_str("</tr>");
@@ -353,25 +476,35 @@ fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
 }
 
 fn dir_row(label: String, d: &DirResult) -> Vec<String> {
+    let t = |v: f64| {
+        if v > 0.0 {
+            Quantity::Time.text(v)
+        } else {
+            "-".into()
+        }
+    };
     vec![
         label,
-        format!("{:.0}", d.iops),
-        format!("{:.2}", d.bw_bytes / (1u64 << 20) as f64),
-        format!("{:.2}", d.lat_mean_ns / 1e3),
-        format!("{:.2}", d.p50_ns / 1e3),
-        format!("{:.2}", d.p99_ns / 1e3),
-        format!("{:.2}", d.p99_9_ns / 1e3),
+        Quantity::Iops.text(d.iops),
+        Quantity::Rate.text(d.bw_bytes),
+        latency_name(d.pct_of).into(),
+        d.pct_mean_ns.map_or("-".into(), t),
+        t(d.p50_ns),
+        t(d.p99_ns),
+        t(d.p99_9_ns),
     ]
 }
 
-const DIR_HEADER: [&str; 7] = [
+/// The columns of [`dir_row`]: the latency columns are all of the latency it names.
+const DIR_HEADER: [&str; 8] = [
     "job / direction",
     "IOPS",
-    "MiB/s",
-    "lat mean (µs)",
-    "p50 (µs)",
-    "p99 (µs)",
-    "p99.9 (µs)",
+    "bandwidth",
+    "latency",
+    "mean",
+    "p50",
+    "p99",
+    "p99.9",
 ];
 
 /// One run: numbers per job and direction, then the latency histogram and CDF.
@@ -396,39 +529,48 @@ fn run_section(h: &mut String, k: usize, p: &Path, r: &ResultFile) {
     for (ji, j) in r.jobs.iter().enumerate() {
         for d in &j.dirs {
             let id = format!("run{k}-{ji}-{}", d.dir);
+            let lat = format!("{} latency", d.pct_of);
+            let x = || Axis {
+                label: &lat,
+                q: Quantity::Time,
+                allow_log: true,
+            };
             if !d.bins.is_empty() {
                 let total: u64 = d.bins.iter().map(|b| b.1).sum();
-                let pts: Vec<(f64, f64)> = d
-                    .bins
-                    .iter()
-                    .map(|&(v, c)| (v as f64 / 1e3, c as f64))
-                    .collect();
+                let pts: Vec<(f64, f64)> =
+                    d.bins.iter().map(|&(v, c)| (v as f64, c as f64)).collect();
                 let mut cum = 0u64;
                 let cdf: Vec<(f64, f64)> = d
                     .bins
                     .iter()
                     .map(|&(v, c)| {
                         cum += c;
-                        (v as f64 / 1e3, cum as f64 * 100.0 / total.max(1) as f64)
+                        (v as f64, cum as f64 * 100.0 / total.max(1) as f64)
                     })
                     .collect();
-                h.push_str(&svg::line_chart(
+                h.push_str(&svg::xy_chart(
                     &format!("{id}-hist"),
-                    &format!("{} {}: {} latency histogram", j.name, d.dir, d.pct_of),
-                    &format!("{} latency (µs, log scale)", d.pct_of),
-                    "I/Os in bucket",
-                    &XAxis::Log,
+                    &format!("{} {}: {} histogram", j.name, d.dir, latency_name(d.pct_of)),
+                    x(),
+                    Axis {
+                        label: "I/Os in bucket",
+                        q: Quantity::Count,
+                        allow_log: true,
+                    },
                     &[Series {
                         name: d.dir.clone(),
                         points: pts,
                     }],
                 ));
-                h.push_str(&svg::line_chart(
+                h.push_str(&svg::xy_chart(
                     &format!("{id}-cdf"),
-                    &format!("{} {}: {} latency CDF", j.name, d.dir, d.pct_of),
-                    &format!("{} latency (µs, log scale)", d.pct_of),
-                    "I/Os at or below (%)",
-                    &XAxis::Log,
+                    &format!("{} {}: {} CDF", j.name, d.dir, latency_name(d.pct_of)),
+                    x(),
+                    Axis {
+                        label: "I/Os at or below",
+                        q: Quantity::Percent,
+                        allow_log: false,
+                    },
                     &[Series {
                         name: d.dir.clone(),
                         points: cdf,
@@ -438,12 +580,20 @@ fn run_section(h: &mut String, k: usize, p: &Path, r: &ResultFile) {
                 // Plain JSON: the CDF through the reported percentiles.
                 let pct = percentile_points(&r.doc, ji, &d.dir);
                 if !pct.is_empty() {
-                    h.push_str(&svg::line_chart(
+                    h.push_str(&svg::xy_chart(
                         &format!("{id}-cdf"),
-                        &format!("{} {}: {} latency percentiles", j.name, d.dir, d.pct_of),
-                        &format!("{} latency (µs, log scale)", d.pct_of),
-                        "percentile (%)",
-                        &XAxis::Log,
+                        &format!(
+                            "{} {}: {} percentiles",
+                            j.name,
+                            d.dir,
+                            latency_name(d.pct_of)
+                        ),
+                        x(),
+                        Axis {
+                            label: "percentile",
+                            q: Quantity::Percent,
+                            allow_log: false,
+                        },
                         &[Series {
                             name: d.dir.clone(),
                             points: pct,
@@ -455,7 +605,7 @@ fn run_section(h: &mut String, k: usize, p: &Path, r: &ResultFile) {
     }
 }
 
-/// The (latency µs, percentile) points a plain JSON result lists for a job's direction.
+/// The (latency ns, percentile) points a plain JSON result lists for a job's direction.
 fn percentile_points(doc: &Value, job: usize, dir: &str) -> Vec<(f64, f64)> {
     let d = &doc["jobs"][job][dir];
     let src = if d["lat_ns"].get("percentile").is_some() {
@@ -467,153 +617,471 @@ fn percentile_points(doc: &Value, job: usize, dir: &str) -> Vec<(f64, f64)> {
         .as_object()
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((v.as_f64()? / 1e3, k.parse().ok()?)))
+        .filter_map(|(k, v)| Some((v.as_f64()?, k.parse().ok()?)))
         .collect();
     v.sort_by(|a, b| a.1.total_cmp(&b.1));
     v
 }
 
-/// The metrics a sweep's charts show: (index key, label, scale to the unit shown).
-const SWEEP_METRICS: [(&str, &str, f64); 6] = [
-    ("iops", "IOPS", 1.0),
-    ("bw_bytes", "bandwidth (MiB/s)", 1.0 / 1048576.0),
-    ("lat_mean_ns", "mean latency (µs)", 1e-3),
-    ("p50_ns", "p50 latency (µs)", 1e-3),
-    ("p99_ns", "p99 latency (µs)", 1e-3),
-    ("p99_9_ns", "p99.9 latency (µs)", 1e-3),
-];
+/// A metric of a result set: its name, quantity, and how to read it from a direction.
+/// Latency metrics are of one latency (clat or lat, as the run's percentiles are) and
+/// are read only from runs whose percentiles are of that latency: never mixed.
+struct Metric {
+    name: &'static str,
+    q: Quantity,
+    get: fn(&DirResult) -> Option<f64>,
+    latency: bool,
+}
 
-/// A sweep: every metric against each axis (one line per combination of the other axes'
-/// values), a heat map of IOPS for two axes, and the table of points.
-fn sweep_section(h: &mut String, k: usize, p: &Path, v: &Value) {
-    let _ = write!(h, "<h2>Sweep: {}</h2>", svg::esc(&p.display().to_string()));
-    context(h, v.get("iobench_env"));
-    let points = v["points"].as_array().cloned().unwrap_or_default();
-    // The swept options, in order (an axis and its zipped options).
-    let mut names: Vec<String> = Vec::new();
-    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
-    for a in v["sweep"]["axes"].as_array().into_iter().flatten() {
-        let name = a["name"].as_str().unwrap_or("").to_string();
-        let vals: Vec<String> = a["values"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|x| x.as_str().map(str::to_string))
-            .collect();
-        names.push(name.clone());
-        for z in a["zip"].as_array().into_iter().flatten() {
-            names.push(z["name"].as_str().unwrap_or("").to_string());
-        }
-        axes.push((name, vals));
+fn positive(v: f64) -> Option<f64> {
+    (v > 0.0).then_some(v)
+}
+
+const IOPS: Metric = Metric {
+    name: "IOPS",
+    q: Quantity::Iops,
+    get: |d| Some(d.iops),
+    latency: false,
+};
+const BW: Metric = Metric {
+    name: "bandwidth",
+    q: Quantity::Rate,
+    get: |d| Some(d.bw_bytes),
+    latency: false,
+};
+const LAT_MEAN: Metric = Metric {
+    name: "mean",
+    q: Quantity::Time,
+    get: |d| d.pct_mean_ns,
+    latency: true,
+};
+const P50: Metric = Metric {
+    name: "p50",
+    q: Quantity::Time,
+    get: |d| positive(d.p50_ns),
+    latency: true,
+};
+const P99: Metric = Metric {
+    name: "p99",
+    q: Quantity::Time,
+    get: |d| positive(d.p99_ns),
+    latency: true,
+};
+const P99_9: Metric = Metric {
+    name: "p99.9",
+    q: Quantity::Time,
+    get: |d| positive(d.p99_9_ns),
+    latency: true,
+};
+
+/// The words for a latency kind, as charts and tables name it.
+fn latency_name(kind: &str) -> &'static str {
+    if kind == "lat" {
+        "lat (total latency: submission + completion)"
+    } else {
+        "clat (completion latency)"
     }
-    let param = |pt: &Value, n: &str| pt["params"][n].as_str().unwrap_or("").to_string();
-    let dirs: Vec<&str> = DIRECTIONS
-        .into_iter()
-        .filter(|d| points.iter().any(|pt| pt.get(*d).is_some()))
-        .collect();
-    // The table of every point.
-    let mut header: Vec<String> = names.clone();
-    for d in &dirs {
-        for (_, label, _) in SWEEP_METRICS {
-            header.push(format!("{d} {label}"));
-        }
-    }
-    let rows: Vec<Vec<String>> = points
-        .iter()
-        .map(|pt| {
-            let mut r: Vec<String> = names.iter().map(|n| param(pt, n)).collect();
-            for d in &dirs {
-                for (key, _, scale) in SWEEP_METRICS {
-                    r.push(
-                        pt[*d][key]
-                            .as_f64()
-                            .map_or("-".into(), |x| format!("{:.2}", x * scale)),
-                    );
-                }
+}
+
+/// The statistics of metric `m` (of latency `kind`) over a point's runs in direction
+/// `dir`; `None` when no run has it and none failed.
+fn stat_of(set: &ResultSet, runs: &[usize], dir: &str, m: &Metric, kind: &str) -> Option<Stat> {
+    let mut vals = Vec::new();
+    let mut failures = Vec::new();
+    for &i in runs {
+        match &set.runs[i].outcome {
+            Err(f) => failures.push(f.reason.clone()),
+            Ok(dirs) => {
+                let v = dirs
+                    .iter()
+                    .find(|d| d.dir == dir)
+                    .filter(|d| !m.latency || d.pct_of == kind)
+                    .and_then(m.get);
+                vals.extend(v);
             }
-            r
+        }
+    }
+    (!vals.is_empty() || !failures.is_empty()).then(|| Stat::of(&vals, &failures))
+}
+
+/// The label of value `v` of an axis: a size with its unit (`4 KiB`), else as given.
+fn value_label(a: &results::SetAxis, i: usize) -> String {
+    match &a.numbers {
+        Some(n) if a.bytes && n[i].is_finite() => Quantity::Bytes.text(n[i]),
+        _ => a.values[i].clone(),
+    }
+}
+
+/// An axis as a chart's x: numbers placed by value, else categories.
+fn study_x(a: &results::SetAxis) -> StudyX {
+    let labels: Vec<String> = (0..a.values.len()).map(|i| value_label(a, i)).collect();
+    match &a.numbers {
+        Some(n) => StudyX::Numbers {
+            values: n.clone(),
+            labels,
+            q: if a.bytes {
+                Quantity::Bytes
+            } else {
+                Quantity::Plain
+            },
+        },
+        None => StudyX::Categories(labels),
+    }
+}
+
+/// One series per combination of the other axes' values: metric `m` of each point
+/// against axis `ai`. A point whose value on the axis is ignored by its engine makes a
+/// flat series (one level, whatever x).
+fn series_against(set: &ResultSet, ai: usize, dir: &str, m: &Metric, kind: &str) -> Vec<StatSeries> {
+    let mut out: Vec<StatSeries> = Vec::new();
+    for p in &set.points {
+        let others: Vec<String> = set
+            .axes
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != ai)
+            .map(|(j, a)| format!("{}={}", a.name, value_label(a, p.at[j])))
+            .collect();
+        let name = if others.is_empty() {
+            dir.to_string()
+        } else {
+            others.join(" ")
+        };
+        let Some(st) = stat_of(set, &p.runs, dir, m, kind) else {
+            continue;
+        };
+        let axis = &set.axes[ai];
+        let flat = (axis.values[p.at[ai]] == IGNORED)
+            .then(|| format!("{} ignored by a synchronous engine", axis.name));
+        match out
+            .iter_mut()
+            .find(|s| s.name == name && s.flat.is_some() == flat.is_some())
+        {
+            Some(s) if flat.is_none() => s.points.push((p.at[ai], st)),
+            Some(_) => {}
+            None => out.push(StatSeries {
+                name,
+                points: vec![(p.at[ai], st)],
+                flat,
+            }),
+        }
+    }
+    out
+}
+
+/// The set as charts are drawn from it: no axis (repeats of one job) becomes one
+/// category; more than three axes become one axis of the runs' differing options.
+fn chartable(set: &ResultSet) -> ResultSet {
+    let mut s = set.clone();
+    if s.axes.is_empty() {
+        s.axes.push(results::SetAxis {
+            name: "runs".into(),
+            values: vec!["same options".into()],
+            numbers: None,
+            bytes: false,
+        });
+        for p in &mut s.points {
+            p.at = vec![0];
+        }
+    } else if s.axes.len() > 3 {
+        let labels: Vec<String> = s
+            .points
+            .iter()
+            .map(|p| {
+                s.axes
+                    .iter()
+                    .zip(&p.at)
+                    .map(|(a, &i)| format!("{}={}", a.name, a.values[i]))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        s.axes = vec![results::SetAxis {
+            name: "run (options that differ)".into(),
+            values: labels,
+            numbers: None,
+            bytes: false,
+        }];
+        for (i, p) in s.points.iter_mut().enumerate() {
+            p.at = vec![i];
+        }
+    }
+    s
+}
+
+/// The runs of every result input, pooled: for each axis and direction, IOPS and
+/// bandwidth (bars against categories, lines against numbers) and the latency (of one
+/// kind, named); IOPS bars with p99 on a second axis against the first axis (fio-plot's 2D
+/// chart); a heat map of IOPS for two numeric axes; the table of every point; the runs.
+fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
+    let set = chartable(whole);
+    let _ = write!(
+        h,
+        "<h2>Results: {} run(s), {} point(s)</h2>",
+        set.runs.len(),
+        set.points.len()
+    );
+    context(h, env);
+    let axes_text: Vec<String> = whole
+        .axes
+        .iter()
+        .map(|a| {
+            let kind = if a.numbers.is_some() { "numeric" } else { "categorical" };
+            format!("{} ({kind}: {})", a.name, a.values.join(", "))
         })
         .collect();
-    for (ai, (axis, values)) in axes.iter().enumerate() {
+    let _ = write!(
+        h,
+        "<p class=\"axes\">Options that differ between the runs: {}.</p>",
+        svg::esc(&if axes_text.is_empty() {
+            "none (the runs are repeats of one job)".to_string()
+        } else {
+            axes_text.join("; ")
+        })
+    );
+    let mut notes = set.notes.clone();
+    let ok_dirs = || set.runs.iter().filter_map(|r| r.outcome.as_ref().ok()).flatten();
+    let mut kinds: Vec<&str> = ok_dirs().map(|d| d.pct_of).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if kinds.len() > 1 {
+        notes.push(
+            "Some runs report percentiles of clat (completion latency), others of lat \
+             (total latency, lat_percentiles=1): their latency charts and columns are apart, \
+             never mixed."
+                .into(),
+        );
+    }
+    for n in &notes {
+        let _ = write!(h, "<p class=\"note\">{}</p>", svg::esc(n));
+    }
+    let failed = set.runs.iter().filter(|r| r.outcome.is_err()).count();
+    if failed > 0 {
+        let _ = write!(
+            h,
+            "<p class=\"note\">{failed} of {} run(s) failed: they are marked ✕ in the charts \
+             and \"failed\" in the table, with the reason, and never drawn as values.</p>",
+            set.runs.len()
+        );
+    }
+    let dirs: Vec<&str> = DIRECTIONS
+        .into_iter()
+        .filter(|d| ok_dirs().any(|x| x.dir == *d))
+        .collect();
+    // A failed run has no direction: show its failure under the first direction there
+    // is (read when there is none).
+    let dirs = if dirs.is_empty() { vec!["read"] } else { dirs };
+    for (ai, axis) in set.axes.iter().enumerate() {
+        let x = study_x(axis);
+        let numeric = axis.numbers.is_some();
+        let axis_notes: Vec<String> = notes
+            .iter()
+            .filter(|n| n.starts_with(&format!("{} ", axis.name)))
+            .cloned()
+            .collect();
         for d in &dirs {
-            for (mi, (key, label, scale)) in SWEEP_METRICS.iter().enumerate() {
-                // One line per combination of the other axes' values.
-                let mut series: Vec<Series> = Vec::new();
-                for pt in points.iter().filter(|pt| pt.get(*d).is_some()) {
-                    let others: Vec<String> = axes
-                        .iter()
-                        .filter(|(n, _)| n != axis)
-                        .map(|(n, _)| format!("{n}={}", param(pt, n)))
-                        .collect();
-                    let sname = if others.is_empty() {
-                        d.to_string()
-                    } else {
-                        others.join(" ")
-                    };
-                    let Some(x) = values.iter().position(|v| *v == param(pt, axis)) else {
-                        continue;
-                    };
-                    let Some(y) = pt[*d][*key].as_f64() else {
-                        continue;
-                    };
-                    match series.iter_mut().find(|s| s.name == sname) {
-                        Some(s) => s.points.push((x as f64, y * scale)),
-                        None => series.push(Series {
-                            name: sname,
-                            points: vec![(x as f64, y * scale)],
-                        }),
-                    }
-                }
+            for m in [&IOPS, &BW] {
+                let series = series_against(&set, ai, d, m, "");
                 if series.is_empty() {
                     continue;
                 }
-                h.push_str(&svg::line_chart(
-                    &format!("sweep{k}-{ai}-{d}-{mi}"),
-                    &format!("{d} {label} against {axis}"),
-                    axis,
-                    label,
-                    &XAxis::Categories(values.clone()),
-                    &series,
-                ));
+                h.push_str(&svg::study_chart(&StudyChart {
+                    id: &format!("set-{ai}-{d}-{}", m.name),
+                    title: &format!("{d} {} against {}", m.name, axis.name),
+                    xlabel: &axis.name,
+                    x: &x,
+                    y: YSpec {
+                        label: format!("{d} {}", m.name),
+                        q: m.q,
+                        allow_log: false,
+                    },
+                    style: if numeric { Style::Lines } else { Style::Bars },
+                    series: &series,
+                    second: None,
+                    notes: &axis_notes,
+                }));
+            }
+            for kind in &kinds {
+                // One job's latency: its mean and percentiles; several: p99 of each.
+                let series: Vec<StatSeries> = if set.points.len() == axis.values.len()
+                    && set.axes.len() == 1
+                {
+                    [&LAT_MEAN, &P50, &P99, &P99_9]
+                        .iter()
+                        .filter_map(|m| {
+                            let mut s = series_against(&set, ai, d, m, kind).pop()?;
+                            s.name = format!("{kind} {}", m.name);
+                            Some(s)
+                        })
+                        .collect()
+                } else {
+                    series_against(&set, ai, d, &P99, kind)
+                };
+                if series.is_empty() {
+                    continue;
+                }
+                let which = if set.axes.len() == 1 {
+                    "mean, p50, p99, p99.9"
+                } else {
+                    "p99"
+                };
+                h.push_str(&svg::study_chart(&StudyChart {
+                    id: &format!("set-{ai}-{d}-{kind}"),
+                    title: &format!(
+                        "{d} {} {which} against {}",
+                        latency_name(kind),
+                        axis.name
+                    ),
+                    xlabel: &axis.name,
+                    x: &x,
+                    y: YSpec {
+                        label: format!("{d} {kind} latency"),
+                        q: Quantity::Time,
+                        allow_log: true,
+                    },
+                    style: if numeric { Style::Lines } else { Style::Dots },
+                    series: &series,
+                    second: None,
+                    notes: &axis_notes,
+                }));
             }
         }
     }
-    if axes.len() == 2 {
-        let (ax, ay) = (&axes[0], &axes[1]);
+    // fio-plot's 2D chart: IOPS bars, p99 on a second axis, against the first axis.
+    if let (Some(axis), Some(kind)) = (set.axes.first(), kinds.first()) {
+        let x = study_x(axis);
+        for d in &dirs {
+            let bars = series_against(&set, 0, d, &IOPS, "");
+            let p99 = series_against(&set, 0, d, &P99, kind);
+            if bars.is_empty() || p99.is_empty() {
+                continue;
+            }
+            h.push_str(&svg::study_chart(&StudyChart {
+                id: &format!("set-combo-{d}"),
+                title: &format!(
+                    "{d} IOPS (bars) and {kind} p99 latency (◆, right axis) against {}",
+                    axis.name
+                ),
+                xlabel: &axis.name,
+                x: &x,
+                y: YSpec {
+                    label: format!("{d} IOPS"),
+                    q: Quantity::Iops,
+                    allow_log: false,
+                },
+                style: Style::Bars,
+                series: &bars,
+                second: Some((
+                    YSpec {
+                        label: format!("{kind} p99"),
+                        q: Quantity::Time,
+                        allow_log: true,
+                    },
+                    &p99,
+                )),
+                notes: &[],
+            }));
+        }
+    }
+    // A heat map for two numeric axes.
+    if set.axes.len() == 2 && set.axes.iter().all(|a| a.numbers.is_some()) {
+        let (ax, ay) = (&set.axes[0], &set.axes[1]);
+        let cols: Vec<String> = (0..ax.values.len()).map(|i| value_label(ax, i)).collect();
+        let rows: Vec<String> = (0..ay.values.len()).map(|i| value_label(ay, i)).collect();
         for d in &dirs {
             let cell = |r: usize, c: usize| {
-                points
-                    .iter()
-                    .find(|pt| param(pt, &ax.0) == ax.1[c] && param(pt, &ay.0) == ay.1[r])
-                    .and_then(|pt| pt[*d]["iops"].as_f64())
+                let p = set.points.iter().find(|p| p.at == [c, r])?;
+                let st = stat_of(&set, &p.runs, d, &IOPS, "")?;
+                Some(if st.n > 0 { Ok(st.mean) } else { Err(st.reason) })
             };
             h.push_str(&svg::heat_map(
-                &format!("sweep{k}-heat-{d}"),
-                &format!("{d} IOPS by {} and {}", ax.0, ay.0),
-                (ax.0.as_str(), &ax.1),
-                (ay.0.as_str(), &ay.1),
-                "IOPS",
+                &format!("set-heat-{d}"),
+                &format!("{d} IOPS (mean) by {} and {}", ax.name, ay.name),
+                (ax.name.as_str(), &cols),
+                (ay.name.as_str(), &rows),
+                Quantity::Iops,
                 &cell,
             ));
         }
     }
+    // The table of every point: mean ± σ (min–max, n), failures with their reason.
+    let mut header: Vec<String> = set.axes.iter().map(|a| a.name.clone()).collect();
+    header.push("runs".into());
+    let mut cols: Vec<(&str, &Metric, &str)> = Vec::new();
+    for d in &dirs {
+        for m in [&IOPS, &BW] {
+            header.push(format!("{d} {}", m.name));
+            cols.push((d, m, ""));
+        }
+        for kind in &kinds {
+            for m in [&LAT_MEAN, &P50, &P99, &P99_9] {
+                header.push(format!("{d} {kind} {}", m.name));
+                cols.push((d, m, kind));
+            }
+        }
+    }
+    let rows: Vec<Vec<String>> = set
+        .points
+        .iter()
+        .map(|p| {
+            let mut r: Vec<String> = set
+                .axes
+                .iter()
+                .zip(&p.at)
+                .map(|(a, &i)| value_label(a, i))
+                .collect();
+            r.push(p.runs.len().to_string());
+            for (d, m, kind) in &cols {
+                r.push(
+                    stat_of(&set, &p.runs, d, m, kind)
+                        .map_or("-".into(), |s| s.text(m.q)),
+                );
+            }
+            r
+        })
+        .collect();
+    if !kinds.is_empty() {
+        let _ = write!(
+            h,
+            "<p>Latency columns: {} (the latency the runs' percentiles are of; its mean \
+             stands beside them).</p>",
+            svg::esc(&kinds.iter().map(|k| latency_name(k)).collect::<Vec<_>>().join("; "))
+        );
+    }
     let header: Vec<&str> = header.iter().map(String::as_str).collect();
     table(h, &header, &rows);
+    // The runs themselves.
+    let runs: Vec<Vec<String>> = set
+        .runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.source.clone(),
+                match &r.outcome {
+                    Ok(_) => "ok".into(),
+                    Err(f) => format!("failed: {}", f.reason),
+                },
+            ]
+        })
+        .collect();
+    let _ = write!(h, "<details><summary>the {} run(s)</summary>", runs.len());
+    table(h, &["source", "outcome"], &runs);
+    h.push_str("</details>");
 }
 
-/// A comparison: bars of each side's mean with σ error bars per job, direction and
-/// metric, and the relative speeds.
-/// A compare metric's name with its unit, and the factor from compare's units (IOPS, B/s,
-/// ns) to the report's.
-fn compare_metric(metric: &str) -> (&str, f64) {
+/// A compare metric's name (naming which latency) and quantity; compare keeps IOPS,
+/// bytes/s and nanoseconds.
+fn compare_metric(metric: &str) -> (String, Quantity) {
     match metric {
-        "iops" => ("IOPS", 1.0),
-        "bw" => ("bandwidth (MiB/s)", 1.0 / 1048576.0),
-        "lat" => ("mean latency (µs)", 1e-3),
-        m => (m, 1e-3),
+        "iops" => ("IOPS".into(), Quantity::Iops),
+        "bw" => ("bandwidth".into(), Quantity::Rate),
+        "lat" => ("lat (total latency) mean".into(), Quantity::Time),
+        m => (format!("{m} latency"), Quantity::Time),
     }
 }
 
+/// A comparison: bars of each side's mean with σ and min–max error bars per job,
+/// direction and metric, and the relative speeds.
 fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
     let _ = write!(
         h,
@@ -633,34 +1101,63 @@ fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
             keys.push(key);
         }
     }
+    let stat = |r: &Value| {
+        let f = |k: &str| r[k].as_f64().unwrap_or(0.0);
+        Stat {
+            n: r["n"].as_u64().unwrap_or(1) as usize,
+            mean: f("mean"),
+            sd: f("sd"),
+            min: r["min"].as_f64().unwrap_or(f("mean")),
+            max: r["max"].as_f64().unwrap_or(f("mean")),
+            failed: 0,
+            reason: String::new(),
+        }
+    };
     for (i, (job, dir, metric)) in keys.iter().enumerate() {
-        let (label, scale) = compare_metric(metric);
-        let bars: Vec<Bar> = results
+        let (label, q) = compare_metric(metric);
+        let of_key: Vec<&Value> = results
             .iter()
             .filter(|r| {
                 r["job"] == job.as_str()
                     && r["dir"] == dir.as_str()
                     && r["metric"] == metric.as_str()
             })
-            .map(|r| Bar {
-                label: r["side"].as_str().unwrap_or("").to_string(),
-                value: r["mean"].as_f64().unwrap_or(0.0) * scale,
-                sd: r["sd"].as_f64().unwrap_or(0.0) * scale,
+            .collect();
+        let sides: Vec<String> = of_key
+            .iter()
+            .map(|r| r["side"].as_str().unwrap_or("").to_string())
+            .collect();
+        let series: Vec<StatSeries> = of_key
+            .iter()
+            .enumerate()
+            .map(|(si, r)| StatSeries {
+                name: sides[si].clone(),
+                points: vec![(si, stat(r))],
+                flat: None,
             })
             .collect();
-        h.push_str(&svg::bar_chart(
-            &format!("cmp{k}-{i}"),
-            &format!("{job} {dir}: {label}, mean ± σ"),
-            label,
-            &bars,
-        ));
+        h.push_str(&svg::study_chart(&StudyChart {
+            id: &format!("cmp{k}-{i}"),
+            title: &format!("{job} {dir}: {label}, mean ± σ and min–max"),
+            xlabel: "side",
+            x: &StudyX::Categories(sides.clone()),
+            y: YSpec {
+                label: format!("{dir} {label}"),
+                q,
+                allow_log: false,
+            },
+            style: Style::Bars,
+            series: &series,
+            second: None,
+            notes: &[],
+        }));
     }
     // The table in the charts' units, so that its numbers read like the bars.
     let rows: Vec<Vec<String>> = results
         .iter()
         .map(|r| {
-            let (label, scale) = compare_metric(r["metric"].as_str().unwrap_or(""));
-            let num = |k: &str| format!("{:.2}", r[k].as_f64().unwrap_or(0.0) * scale);
+            let (label, q) = compare_metric(r["metric"].as_str().unwrap_or(""));
+            let num = |k: &str| r[k].as_f64().map_or("-".into(), |x| q.text(x));
             vec![
                 format!(
                     "{} {} {} {}",
@@ -728,41 +1225,48 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
     let _ = write!(h, "<h2>Log: {}</h2>", svg::esc(&p.display().to_string()));
     let names = ["read", "write", "trim"];
     let mut series: Vec<Series> = Vec::new();
-    let (title, ylabel, scale) = match kind {
-        LogKind::Bw => ("bandwidth over time", "bandwidth (KiB/s)", 1.0),
-        LogKind::Iops => ("IOPS over time", "IOPS", 1.0),
+    // fio logs bandwidth in KiB/s and latencies in ns.
+    let (title, ylabel, scale, q) = match kind {
+        LogKind::Bw => ("bandwidth over time", "bandwidth", 1024.0, Quantity::Rate),
+        LogKind::Iops => ("IOPS over time", "IOPS", 1.0, Quantity::Iops),
         LogKind::Lat(which) => (
             match which {
-                "clat" => "completion latency over time",
-                "slat" => "submission latency over time",
-                _ => "latency over time",
+                "clat" => "clat (completion latency) over time",
+                "slat" => "slat (submission latency) over time",
+                _ => "lat (total latency) over time",
             },
-            "latency (µs)",
-            1e-3,
+            match which {
+                "clat" => "clat",
+                "slat" => "slat",
+                _ => "lat",
+            },
+            1.0,
+            Quantity::Time,
         ),
-        LogKind::Hist => ("latency percentiles over time", "latency (µs)", 1e-3),
+        LogKind::Hist => (
+            "clat (completion latency) percentiles over time",
+            "clat",
+            1.0,
+            Quantity::Time,
+        ),
     };
     let mut rows = Vec::new();
     // (points read, points drawn) of the series that had to be thinned.
     let mut thinned = (0usize, 0usize);
     if kind == LogKind::Hist {
-        for (q, qn) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
+        for (pq, qn) in [(50.0, "p50"), (99.0, "p99"), (99.9, "p99.9")] {
             for (d, dname) in names.iter().enumerate() {
                 let pts: Vec<(f64, f64)> = lines
                     .iter()
                     .filter(|l| l.ddir == d)
                     .filter_map(|l| {
-                        hist_percentile(&l.buckets, q).map(|v| (l.t_ms as f64 / 1e3, v * scale))
+                        hist_percentile(&l.buckets, pq).map(|v| (l.t_ms as f64 / 1e3, v * scale))
                     })
                     .collect();
                 let pts = downsample(pts, &mut thinned);
                 if !pts.is_empty() {
                     for (t, v) in &pts {
-                        rows.push(vec![
-                            format!("{dname} {qn}"),
-                            format!("{t:.3}"),
-                            format!("{v:.2}"),
-                        ]);
+                        rows.push(vec![format!("{dname} {qn}"), format!("{t:.3}"), q.text(*v)]);
                     }
                     series.push(Series {
                         name: format!("{dname} {qn}"),
@@ -781,7 +1285,7 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
             let pts = downsample(pts, &mut thinned);
             if !pts.is_empty() {
                 for (t, v) in &pts {
-                    rows.push(vec![name.to_string(), format!("{t:.3}"), format!("{v:.2}")]);
+                    rows.push(vec![name.to_string(), format!("{t:.3}"), q.text(*v)]);
                 }
                 series.push(Series {
                     name: name.to_string(),
@@ -795,12 +1299,19 @@ fn log_section(h: &mut String, k: usize, p: &Path, kind: LogKind, lines: &[LogLi
     } else {
         title.to_string()
     };
-    h.push_str(&svg::line_chart(
+    h.push_str(&svg::xy_chart(
         &format!("log{k}"),
         &title,
-        "time (s)",
-        ylabel,
-        &XAxis::Linear,
+        Axis {
+            label: "time",
+            q: Quantity::Seconds,
+            allow_log: false,
+        },
+        Axis {
+            label: ylabel,
+            q,
+            allow_log: q == Quantity::Time,
+        },
         &series,
     ));
     if thinned.0 > 0 {

@@ -4,7 +4,8 @@
 //! HTML report read results only through here.
 
 use serde_json::Value;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 /// The I/O directions fio reports, in its order.
 pub const DIRECTIONS: [&str; 3] = ["read", "write", "trim"];
@@ -44,6 +45,10 @@ pub struct DirResult {
     pub lat_max_ns: f64,
     /// The latency the percentiles are of: `clat` (fio's default) or `lat`.
     pub pct_of: &'static str,
+    /// The mean of the latency the percentiles are of (`clat_ns.mean`, or `lat_ns.mean`
+    /// with lat_percentiles), in nanoseconds: the mean that may stand next to them. `None`
+    /// when the result does not carry it.
+    pub pct_mean_ns: Option<f64>,
     /// Percentiles in nanoseconds: p50, p90, p99, p99.9 (0 when not reported).
     pub p50_ns: f64,
     pub p90_ns: f64,
@@ -274,6 +279,10 @@ fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
             format!("{at}.clat_ns"),
         ),
     };
+    let pct_mean_ns = pct_src
+        .get("mean")
+        .map(|x| opt_num(x, &pct_at, "mean"))
+        .transpose()?;
     // A percentile the job did not ask for is 0 (not reported); one that is there must be
     // a number.
     let pct = |p: f64| -> Result<f64, String> {
@@ -304,6 +313,7 @@ fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
         lat_min_ns: num(lat, &lat_at, "min")?,
         lat_max_ns: num(lat, &lat_at, "max")?,
         pct_of,
+        pct_mean_ns,
         p50_ns: pct(50.0)?,
         p90_ns: pct(90.0)?,
         p99_ns: pct(99.0)?,
@@ -333,11 +343,15 @@ pub fn percentile_of_bins(bins: &[(u64, u64)], p: f64) -> f64 {
 /// the mean latency is weighted by I/O count; percentiles come from the merged JSON+
 /// bins when every job has them (exact), else from the job with the most I/Os.
 pub fn totals(file: &ResultFile) -> Vec<DirResult> {
+    sum_jobs(file.jobs.iter())
+}
+
+/// [`totals`] of some jobs: what they did together, per direction.
+pub fn sum_jobs<'a>(jobs: impl Iterator<Item = &'a JobResult> + Clone) -> Vec<DirResult> {
     let mut out: Vec<DirResult> = Vec::new();
     for dir in DIRECTIONS {
-        let parts: Vec<&DirResult> = file
-            .jobs
-            .iter()
+        let parts: Vec<&DirResult> = jobs
+            .clone()
             .flat_map(|j| j.dirs.iter())
             .filter(|d| d.dir == dir)
             .collect();
@@ -364,6 +378,11 @@ pub fn totals(file: &ResultFile) -> Vec<DirResult> {
             lat_min_ns: parts.iter().map(|d| d.lat_min_ns).fold(f64::MAX, f64::min),
             lat_max_ns: parts.iter().map(|d| d.lat_max_ns).fold(0.0, f64::max),
             pct_of: parts[0].pct_of,
+            pct_mean_ns: parts
+                .iter()
+                .map(|d| d.pct_mean_ns.map(|m| m * d.total_ios as f64))
+                .sum::<Option<f64>>()
+                .map(|s| s / ios.max(1) as f64),
             ..Default::default()
         };
         if parts.iter().all(|d| !d.bins.is_empty()) {
@@ -387,6 +406,502 @@ pub fn totals(file: &ResultFile) -> Vec<DirResult> {
         out.push(t);
     }
     out
+}
+
+// ---- Result sets: runs from many inputs pooled, and the options that differ found.
+
+/// Why a run has no numbers: fio's errno (0 when not known) and the reason in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub error: i64,
+    pub reason: String,
+}
+
+impl Failure {
+    /// The failure of a job that ended with errno `error`.
+    pub fn of_errno(error: i64) -> Failure {
+        Failure {
+            error,
+            reason: format!(
+                "{} (error {error})",
+                std::io::Error::from_raw_os_error(error as i32)
+            ),
+        }
+    }
+}
+
+/// One run of one configuration: a job of a result file (with its clones), or one
+/// measurement of a sweep point.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Where it was read from: the file, with the job's name when the file has several.
+    pub source: String,
+    /// Its options as given: the file's `global options`, then the job's `job options`
+    /// (for a sweep point, its settings last).
+    pub options: BTreeMap<String, String>,
+    /// What it did per direction, or why it has no numbers (a failed run is never read
+    /// as a slow one).
+    pub outcome: Result<Vec<DirResult>, Failure>,
+}
+
+/// The string form of an option's value as fio's JSON writes it.
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The options of a JSON object (`global options`, `job options`, a point's `params`).
+fn options_in(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
+    v.as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), text_of(v)))
+}
+
+/// Every run in a result document, failed jobs included (marked). Jobs of the document
+/// with the same name and options are clones of one job (`numjobs` without
+/// `group_reporting`) and are summed into one run.
+pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
+    let key = if doc.get("client_stats").is_some() {
+        "client_stats"
+    } else {
+        "jobs"
+    };
+    let entries = doc
+        .get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("{source}: not a fio JSON result: \"{key}\" is not a list"))?;
+    let global: BTreeMap<String, String> = options_in(&doc["global options"]).collect();
+    // (name, options, the jobs' numbers, the first failure)
+    type Group = (String, BTreeMap<String, String>, Vec<JobResult>, Option<Failure>);
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, j) in entries.iter().enumerate() {
+        let name = j.get("jobname").and_then(Value::as_str).unwrap_or("");
+        if name == "All clients" {
+            continue;
+        }
+        let mut opts = global.clone();
+        opts.extend(options_in(&j["job options"]));
+        let at = format!("{source}: {key}[{i}]");
+        let error = match j.get("error") {
+            None => 0,
+            Some(e) => e
+                .as_i64()
+                .ok_or_else(|| format!("{at}.error: expected a number, found {e}"))?,
+        };
+        let (job, failure) = if error != 0 {
+            (None, Some(Failure::of_errno(error)))
+        } else {
+            (Some(job_of(&at, j)?), None)
+        };
+        let pos = groups
+            .iter()
+            .position(|g| g.0 == name && g.1 == opts)
+            .unwrap_or_else(|| {
+                groups.push((name.to_string(), opts, Vec::new(), None));
+                groups.len() - 1
+            });
+        let g = &mut groups[pos];
+        g.2.extend(job);
+        if g.3.is_none() {
+            g.3 = failure;
+        }
+    }
+    if groups.is_empty() {
+        return Err(format!(
+            "{source}: the result has no jobs (an empty run or a truncated file)"
+        ));
+    }
+    let several = groups.len() > 1;
+    Ok(groups
+        .into_iter()
+        .map(|(name, options, jobs, failure)| Run {
+            source: if several {
+                format!("{source} (job {name})")
+            } else {
+                source.to_string()
+            },
+            options,
+            outcome: match failure {
+                Some(f) => Err(f),
+                None => Ok(sum_jobs(jobs.iter())),
+            },
+        })
+        .collect())
+}
+
+/// The runs of a result file on disk (see [`runs_of`]).
+pub fn read_runs(path: &Path) -> Result<Vec<Run>, String> {
+    regular_file(path)?;
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let doc = document(&String::from_utf8_lossy(&text))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    runs_of(&doc, &path.display().to_string())
+}
+
+/// The result files under a directory that is not a sweep's (fio-plot's bench-fio
+/// layout: `OUT/DEVICE/[MODEMIX/]BS/[run-N/]MODE-IODEPTH-NUMJOBS.json`, with its `.log`
+/// files beside them), in name order; files that are not fio JSON results are passed over.
+pub fn result_files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        let mut entries: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for p in entries {
+            let Ok(m) = std::fs::symlink_metadata(&p) else {
+                continue;
+            };
+            if m.is_dir() {
+                stack.push(p);
+            } else if m.is_file()
+                && p.extension().is_some_and(|e| e == "json")
+                && is_result_file(&p)
+            {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The runs of a sweep directory from its `index.json`: each point's result files (its
+/// repeats: `repeats[].file`, `files[]` or `file`) read back, with the point's settings
+/// over the job's options; a point marked failed (`"failed": true` or `"status":
+/// "failed"`) is a failed run with the reason the sweep kept; a point whose files are gone
+/// is taken from the numbers in the index.
+pub fn sweep_runs(dir: &Path, index: &Value) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (k, pt) in index["points"].as_array().into_iter().flatten().enumerate() {
+        let params: BTreeMap<String, String> = options_in(&pt["params"]).collect();
+        let entries: Vec<&Value> = match pt["repeats"].as_array() {
+            Some(r) if !r.is_empty() => r.iter().collect(),
+            _ => vec![pt],
+        };
+        for e in entries {
+            runs.push(sweep_entry_run(dir, k, pt, e, &params));
+        }
+    }
+    runs
+}
+
+/// Whether a sweep index entry (a point or one of its repeats) says it failed, and why.
+fn entry_failure(e: &Value) -> Option<Failure> {
+    let failed = e["failed"].as_bool() == Some(true) || e["status"].as_str() == Some("failed");
+    if !failed {
+        return None;
+    }
+    let error = e["error"].as_i64().unwrap_or(0);
+    let reason = match e["reason"].as_str() {
+        Some(r) => r.to_string(),
+        None if error != 0 => Failure::of_errno(error).reason,
+        None => match e["exit_code"].as_u64() {
+            Some(c) => format!("the point's run failed (exit status {c})"),
+            None => "the point's run failed".to_string(),
+        },
+    };
+    Some(Failure { error, reason })
+}
+
+fn sweep_entry_run(
+    dir: &Path,
+    k: usize,
+    pt: &Value,
+    e: &Value,
+    params: &BTreeMap<String, String>,
+) -> Run {
+    let file = e["file"].as_str().unwrap_or("");
+    let source = if file.is_empty() {
+        format!("{} point {}", dir.display(), k + 1)
+    } else {
+        dir.join(file).display().to_string()
+    };
+    let from_file = (!file.is_empty() && !file.contains('/'))
+        .then(|| read_runs(&dir.join(file)).ok())
+        .flatten();
+    let mut options: BTreeMap<String, String> = from_file
+        .as_ref()
+        .and_then(|r| r.first())
+        .map(|r| r.options.clone())
+        .unwrap_or_default();
+    options.extend(params.clone());
+    let failure = entry_failure(e).or_else(|| entry_failure(pt));
+    let outcome = match (failure, from_file) {
+        (Some(f), _) => Err(f),
+        (None, Some(runs)) => match runs.iter().find_map(|r| r.outcome.clone().err()) {
+            Some(f) => Err(f),
+            None => Ok(sum_dirs(
+                runs.iter()
+                    .flat_map(|r| r.outcome.as_ref().ok().into_iter().flatten()),
+            )),
+        },
+        (None, None) => Ok(DIRECTIONS
+            .iter()
+            .filter_map(|d| index_dir(d, &e[*d]).or_else(|| index_dir(d, &pt[*d])))
+            .collect()),
+    };
+    Run {
+        source,
+        options,
+        outcome,
+    }
+}
+
+/// Directions summed (several jobs' totals of one point file).
+fn sum_dirs<'a>(dirs: impl Iterator<Item = &'a DirResult>) -> Vec<DirResult> {
+    let job = JobResult {
+        name: String::new(),
+        dirs: dirs.cloned().collect(),
+    };
+    sum_jobs(std::iter::once(&job))
+}
+
+/// A direction's numbers as a sweep index keeps them.
+fn index_dir(dir: &str, v: &Value) -> Option<DirResult> {
+    let f = |k: &str| v[k].as_f64();
+    Some(DirResult {
+        dir: dir.to_string(),
+        iops: f("iops")?,
+        bw_bytes: f("bw_bytes")?,
+        io_bytes: f("io_bytes").unwrap_or(0.0) as u64,
+        total_ios: f("total_ios").unwrap_or(0.0) as u64,
+        runtime_ms: f("runtime_ms").unwrap_or(0.0) as u64,
+        lat_mean_ns: f("lat_mean_ns").unwrap_or(0.0),
+        lat_min_ns: f("lat_min_ns").unwrap_or(0.0),
+        lat_max_ns: f("lat_max_ns").unwrap_or(0.0),
+        pct_of: if v["percentiles_of"].as_str() == Some("lat") {
+            "lat"
+        } else {
+            "clat"
+        },
+        pct_mean_ns: f("pct_mean_ns"),
+        p50_ns: f("p50_ns").unwrap_or(0.0),
+        p90_ns: f("p90_ns").unwrap_or(0.0),
+        p99_ns: f("p99_ns").unwrap_or(0.0),
+        p99_9_ns: f("p99_9_ns").unwrap_or(0.0),
+        bins: Vec::new(),
+    })
+}
+
+/// An option that names or files a run rather than shaping its I/O: never an axis.
+const NOT_AXES: [&str; 9] = [
+    "name",
+    "description",
+    "output",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "write_iolog",
+    "per_job_logs",
+];
+
+/// fio's value of an option a job did not set, for the options studies vary.
+fn default_of(option: &str) -> Option<&'static str> {
+    Some(match option {
+        "iodepth" | "numjobs" => "1",
+        "ioengine" => "psync",
+        "rw" => "read",
+        "bs" => "4k",
+        "direct" => "0",
+        _ => return None,
+    })
+}
+
+/// The value an axis shows for an option a run's engine ignores.
+pub const IGNORED: &str = "ignored";
+
+/// Options a synchronous engine ignores (it completes each I/O before the next).
+const QUEUE_OPTIONS: [&str; 5] = [
+    "iodepth",
+    "iodepth_batch",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+];
+
+/// Options whose values are sizes in bytes (shown as KiB, MiB, …).
+const SIZE_OPTIONS: [&str; 6] = ["bs", "size", "io_size", "filesize", "blockalign", "ba"];
+
+/// One option that differs between the runs of a set.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetAxis {
+    pub name: String,
+    /// Its values, in order (numbers ascending, else as first met; [`IGNORED`] last).
+    pub values: Vec<String>,
+    /// Each value as a number, for a numeric axis (`None`: categorical; for
+    /// [`IGNORED`], `NaN`).
+    pub numbers: Option<Vec<f64>>,
+    /// The numbers are sizes in bytes.
+    pub bytes: bool,
+}
+
+/// One configuration of a set: its value on each axis and its runs (the repeats).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetPoint {
+    /// The index of its value in each axis's `values`.
+    pub at: Vec<usize>,
+    /// Indices into [`ResultSet::runs`].
+    pub runs: Vec<usize>,
+}
+
+/// Runs from any inputs pooled: the options that differ between them are the axes, and
+/// runs alike on every axis are repeats of one point.
+#[derive(Debug, Clone)]
+pub struct ResultSet {
+    pub runs: Vec<Run>,
+    pub axes: Vec<SetAxis>,
+    pub points: Vec<SetPoint>,
+    /// What the reader must know: options that were ignored and so collapsed.
+    pub notes: Vec<String>,
+}
+
+/// A size or count as fio writes it (`4k`, `1m`, `512`, `1.5`): bytes, base 1024.
+pub fn parse_number(s: &str) -> Option<f64> {
+    let t = s.trim().to_ascii_lowercase();
+    let t = t.strip_suffix('b').unwrap_or(&t);
+    let t = t.strip_suffix('i').unwrap_or(t);
+    let (num, mult) = match t.char_indices().last()? {
+        (i, 'k') => (&t[..i], 1024f64),
+        (i, 'm') => (&t[..i], 1024f64.powi(2)),
+        (i, 'g') => (&t[..i], 1024f64.powi(3)),
+        (i, 't') => (&t[..i], 1024f64.powi(4)),
+        _ => (t, 1.0),
+    };
+    num.parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .map(|v| v * mult)
+}
+
+/// True when a job's `ioengine` completes each I/O before the next (psync, sync,
+/// pvsync, mmap, …): its queue depth is 1 whatever `iodepth` says.
+pub fn engine_is_sync(engine: &str) -> bool {
+    crate::engine::registry::spec(engine).is_some_and(|s| s.flags.sync)
+}
+
+/// Pools `runs` into a set. `first` names axes to put first (a sweep's, in its order).
+pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
+    let alias = |k: &str| match k {
+        "blocksize" => "bs".to_string(),
+        "readwrite" => "rw".to_string(),
+        "io_engine" => "ioengine".to_string(),
+        k => k.to_string(),
+    };
+    let mut eff: Vec<BTreeMap<String, String>> = runs
+        .iter()
+        .map(|r| r.options.iter().map(|(k, v)| (alias(k), v.clone())).collect())
+        .collect();
+    let mut keys: Vec<String> = eff.iter().flat_map(|o| o.keys().cloned()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.retain(|k| !NOT_AXES.contains(&k.as_str()));
+    for o in &mut eff {
+        for k in &keys {
+            if !o.contains_key(k) {
+                let d = default_of(k).unwrap_or("(not set)");
+                o.insert(k.clone(), d.to_string());
+            }
+        }
+    }
+    // Queue options a synchronous engine ignores: collapsed, with a note when they varied.
+    let mut notes = Vec::new();
+    for q in QUEUE_OPTIONS {
+        let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for o in eff.iter_mut() {
+            let engine = o.get("ioengine").cloned().unwrap_or_else(|| "psync".into());
+            if !engine_is_sync(&engine) {
+                continue;
+            }
+            if let Some(v) = o.get_mut(q) {
+                let vals = seen.entry(engine).or_default();
+                if !vals.contains(v) {
+                    vals.push(v.clone());
+                }
+                *v = IGNORED.to_string();
+            }
+        }
+        for (engine, vals) in seen.into_iter().filter(|s| s.1.len() > 1) {
+            notes.push(format!(
+                "{q} is ignored by {engine}: a synchronous engine completes each I/O before \
+                 issuing the next, so its runs at {q}={} are one point (shown as \"{q} {IGNORED}\")",
+                vals.join(",")
+            ));
+        }
+    }
+    let mut axes: Vec<SetAxis> = Vec::new();
+    for k in &keys {
+        let mut values: Vec<String> = Vec::new();
+        for o in &eff {
+            if !values.contains(&o[k]) {
+                values.push(o[k].clone());
+            }
+        }
+        if values.len() < 2 {
+            continue;
+        }
+        let real: Vec<&String> = values.iter().filter(|v| *v != IGNORED).collect();
+        let nums: Option<Vec<f64>> = real.iter().map(|v| parse_number(v)).collect();
+        let boolean = real.iter().all(|v| *v == "0" || *v == "1");
+        let numeric = nums.filter(|_| !boolean && real.len() >= 2);
+        let numbers = numeric.map(|_| {
+            values.sort_by(|a, b| {
+                let f = |s: &String| parse_number(s).unwrap_or(f64::INFINITY);
+                f(a).total_cmp(&f(b))
+            });
+            values
+                .iter()
+                .map(|v| parse_number(v).unwrap_or(f64::NAN))
+                .collect()
+        });
+        if numbers.is_none() {
+            // Categorical: as first met, with the ignored value last.
+            values.sort_by_key(|v| v == IGNORED);
+        }
+        axes.push(SetAxis {
+            name: k.clone(),
+            bytes: SIZE_OPTIONS.contains(&k.as_str()),
+            numbers,
+            values,
+        });
+    }
+    let rank = |n: &str| {
+        first
+            .iter()
+            .position(|f| f == n)
+            .or_else(|| {
+                ["ioengine", "rw", "bs", "iodepth", "numjobs"]
+                    .iter()
+                    .position(|f| *f == n)
+                    .map(|p| p + first.len())
+            })
+            .unwrap_or(usize::MAX)
+    };
+    axes.sort_by_key(|a| rank(&a.name));
+    let mut points: Vec<SetPoint> = Vec::new();
+    for (i, o) in eff.iter().enumerate() {
+        let at: Vec<usize> = axes
+            .iter()
+            .map(|a| a.values.iter().position(|v| *v == o[&a.name]).unwrap_or(0))
+            .collect();
+        match points.iter_mut().find(|p| p.at == at) {
+            Some(p) => p.runs.push(i),
+            None => points.push(SetPoint { at, runs: vec![i] }),
+        }
+    }
+    points.sort_by(|a, b| a.at.cmp(&b.at));
+    ResultSet {
+        runs,
+        axes,
+        points,
+        notes,
+    }
 }
 
 #[cfg(test)]

@@ -1,21 +1,28 @@
-//! Charts as inline SVG, drawn by hand so that a report is one self-contained file: line
-//! charts (linear, or log-scale x for latencies), bar charts with error bars, and heat
-//! maps. Every chart has a title, axes with units, a legend, and one element per data
-//! point carrying its values (`class="pt" data-series data-x data-y`), so a browser test
-//! can count what was drawn and read it back.
+//! Charts as inline SVG, drawn by hand so that a report is one self-contained file (and
+//! each chart can be saved alone). The rules they keep, so that a chart cannot mislead:
+//! categories are bars or dots side by side, never joined by a line; numbers are lines on
+//! an axis placed by value; an axis is log-scaled when its values span more than a decade
+//! (latencies, block sizes, histogram counts) and says "log scale"; units follow the
+//! values (ns, µs, ms, s; KiB/s … GiB/s; k and M IOPS); repeats show mean ± σ (a thick
+//! bar) and min–max (thin whiskers); a failed point is a red mark with its reason, never a
+//! value. Each chart is titled once, inside its SVG; each data point is an element
+//! carrying its values (`class="pt" data-series data-x data-y`), each axis says its scale
+//! and unit (`class="axis y" data-scale data-unit`), so a browser test can read them back.
 
 use std::fmt::Write;
 
-const W: f64 = 720.0;
-const H: f64 = 360.0;
-const LEFT: f64 = 78.0;
-const RIGHT: f64 = 170.0;
-const TOP: f64 = 36.0;
-const BOTTOM: f64 = 52.0;
+/// A chart's size: the report's page is about 1400 px wide and a chart takes the width.
+pub const W: f64 = 1360.0;
+const H: f64 = 460.0;
+const LEFT: f64 = 96.0;
+const RIGHT: f64 = 96.0;
+const TOP: f64 = 78.0;
+const BOTTOM: f64 = 58.0;
 const COLORS: [&str; 10] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
     "#bcbd22", "#17becf",
 ];
+const FAILED: &str = "#c00000";
 
 /// Text made safe for HTML and SVG.
 pub fn esc(s: &str) -> String {
@@ -23,6 +30,22 @@ pub fn esc(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// A number with three significant digits at most and no trailing zeros: 1234 → `1234`,
+/// 12.345 → `12.3`, 0.0123 → `0.0123`.
+pub fn num3(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return if v.is_finite() { "0".into() } else { "-".into() };
+    }
+    let digits = v.abs().log10().floor() as i32;
+    let decimals = (2 - digits).clamp(0, 12) as usize;
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
 }
 
 /// A number as an axis tick shows it: 1200 → `1.2k`, 0.5 → `0.5`.
@@ -37,95 +60,254 @@ pub fn tick_text(v: f64) -> String {
     } else {
         (v, "")
     };
-    // Two decimals, or more for small numbers so that ticks 0.005 apart stay apart
-    // (three significant digits at the most).
-    let small = v.abs();
-    let decimals = if small > 0.0 && small < 1.0 {
-        ((-small.log10()).ceil() as usize + 2).min(12)
-    } else {
-        2
-    };
-    let s = format!("{v:.decimals$}");
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &s
-    };
-    format!("{s}{unit}")
+    format!("{}{unit}", num3(v))
 }
 
-/// One line of a line chart.
-pub struct Series {
-    pub name: String,
-    pub points: Vec<(f64, f64)>,
+/// What a chart's numbers measure, which decides their units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quantity {
+    /// I/Os per second: k and M IOPS.
+    Iops,
+    /// Bytes per second: B/s, KiB/s, MiB/s, GiB/s.
+    Rate,
+    /// A latency in nanoseconds: ns, µs, ms, s.
+    Time,
+    /// Bytes (block sizes): B, KiB, MiB, GiB.
+    Bytes,
+    /// Seconds since a log's start.
+    Seconds,
+    /// A count (histogram buckets): k, M.
+    Count,
+    /// A percentage.
+    Percent,
+    /// A plain number (iodepth, numjobs).
+    Plain,
 }
 
-/// The x axis of a line chart.
-pub enum XAxis {
-    /// Numbers on a linear scale.
-    Linear,
-    /// Numbers on a log10 scale (latencies).
-    Log,
-    /// Named positions, evenly spaced (a sweep axis: 1, 2, 4, … or read, randread).
-    Categories(Vec<String>),
-}
-
-fn open(out: &mut String, id: &str, kind: &str, title: &str) {
-    let _ = write!(
-        out,
-        "<figure class=\"chart\" id=\"{}\" data-kind=\"{kind}\"><figcaption>{}</figcaption>\
-         <svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" role=\"img\" aria-label=\"{}\">\
-         <text class=\"title\" x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-        esc(id),
-        esc(title),
-        esc(title),
-        LEFT + (W - LEFT - RIGHT) / 2.0,
-        esc(title)
-    );
-}
-
-fn axes(out: &mut String, xlabel: &str, ylabel: &str) {
-    let (x0, y0, x1, y1) = (LEFT, H - BOTTOM, W - RIGHT, TOP);
-    let _ = write!(
-        out,
-        "<line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x1}\" y2=\"{y0}\" stroke=\"#333\"/>\
-         <line x1=\"{x0}\" y1=\"{y0}\" x2=\"{x0}\" y2=\"{y1}\" stroke=\"#333\"/>\
-         <text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"12\">{}</text>\
-         <text class=\"axis-label\" transform=\"translate(16 {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"12\">{}</text>",
-        (x0 + x1) / 2.0,
-        H - 12.0,
-        esc(xlabel),
-        (y0 + y1) / 2.0,
-        esc(ylabel)
-    );
-}
-
-fn legend(out: &mut String, names: &[String]) {
-    let colored: Vec<(String, String)> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.clone(), COLORS[i % COLORS.len()].to_string()))
-        .collect();
-    legend_colored(out, &colored);
-}
-
-fn legend_colored(out: &mut String, entries: &[(String, String)]) {
-    let x = W - RIGHT + 14.0;
-    let _ = write!(out, "<g class=\"legend\">");
-    for (i, (n, c)) in entries.iter().enumerate() {
-        let y = TOP + 8.0 + i as f64 * 18.0;
-        let short: String = n.chars().take(24).collect();
-        let _ = write!(
-            out,
-            "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{c}\"/>\
-             <text x=\"{}\" y=\"{}\" font-size=\"11\">{}</text>",
-            y - 10.0,
-            x + 16.0,
-            y,
-            esc(&short)
-        );
+impl Quantity {
+    /// The unit for values up to `max`: (divisor, unit text).
+    pub fn unit(self, max: f64) -> (f64, &'static str) {
+        let m = max.abs();
+        let bin = |units: [&'static str; 4]| {
+            let k = 1024f64;
+            if m >= k * k * k {
+                (k * k * k, units[3])
+            } else if m >= k * k {
+                (k * k, units[2])
+            } else if m >= k {
+                (k, units[1])
+            } else {
+                (1.0, units[0])
+            }
+        };
+        match self {
+            Quantity::Time => {
+                if m >= 1e9 {
+                    (1e9, "s")
+                } else if m >= 1e6 {
+                    (1e6, "ms")
+                } else if m >= 1e3 {
+                    (1e3, "µs")
+                } else {
+                    (1.0, "ns")
+                }
+            }
+            Quantity::Rate => bin(["B/s", "KiB/s", "MiB/s", "GiB/s"]),
+            Quantity::Bytes => bin(["B", "KiB", "MiB", "GiB"]),
+            Quantity::Iops => {
+                if m >= 1e6 {
+                    (1e6, "M IOPS")
+                } else if m >= 1e3 {
+                    (1e3, "k IOPS")
+                } else {
+                    (1.0, "IOPS")
+                }
+            }
+            Quantity::Count => {
+                if m >= 1e6 {
+                    (1e6, "M")
+                } else if m >= 1e3 {
+                    (1e3, "k")
+                } else {
+                    (1.0, "")
+                }
+            }
+            Quantity::Seconds => (1.0, "s"),
+            Quantity::Percent => (1.0, "%"),
+            Quantity::Plain => (1.0, ""),
+        }
     }
-    let _ = write!(out, "</g>");
+
+    /// A value with the unit that suits it alone: `1.5 ms`, `4 KiB`, `12.3k IOPS`.
+    pub fn text(self, v: f64) -> String {
+        let (div, unit) = self.unit(v);
+        join_unit(&num3(v / div), unit)
+    }
+}
+
+fn join_unit(n: &str, unit: &str) -> String {
+    match unit {
+        "" => n.to_string(),
+        "%" => format!("{n}%"),
+        u if u.starts_with("k ") || u.starts_with("M ") => format!("{n}{u}"),
+        u => format!("{n} {u}"),
+    }
+}
+
+/// One scale: values to pixels, and the ticks to draw.
+#[derive(Debug, Clone)]
+struct Scale {
+    log: bool,
+    lo: f64,
+    hi: f64,
+    p0: f64,
+    p1: f64,
+    q: Quantity,
+    /// The linear scale's unit (a log scale gives each tick its own).
+    div: f64,
+    unit: &'static str,
+    step: f64,
+}
+
+impl Scale {
+    /// A scale for `vals` between pixels `p0` and `p1`: log when `allow_log` and the
+    /// positive values span more than a decade; a linear scale starts at zero.
+    fn auto(q: Quantity, vals: &[f64], allow_log: bool, p0: f64, p1: f64) -> Scale {
+        let pos: Vec<f64> = vals
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect();
+        let max = vals
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max);
+        let min = pos.iter().copied().fold(f64::MAX, f64::min);
+        if allow_log && !pos.is_empty() && max / min > 10.0 {
+            let lo = 10f64.powf(min.log10().floor());
+            let mut hi = 10f64.powf(max.log10().ceil());
+            if hi <= lo {
+                hi = lo * 10.0;
+            }
+            return Scale {
+                log: true,
+                lo,
+                hi,
+                p0,
+                p1,
+                q,
+                div: 1.0,
+                unit: "",
+                step: 0.0,
+            };
+        }
+        let (hi, step) = nice_max(max);
+        let (div, unit) = q.unit(hi);
+        Scale {
+            log: false,
+            lo: 0.0,
+            hi,
+            p0,
+            p1,
+            q,
+            div,
+            unit,
+            step,
+        }
+    }
+
+    /// A linear scale over `lo..hi` exactly (a numeric x axis that need not start at 0).
+    fn span(q: Quantity, lo: f64, hi: f64, log: bool, p0: f64, p1: f64) -> Scale {
+        let (div, unit) = q.unit(hi);
+        Scale {
+            log,
+            lo,
+            hi: if hi > lo { hi } else { lo + 1.0 },
+            p0,
+            p1,
+            q,
+            div,
+            unit,
+            step: 0.0,
+        }
+    }
+
+    fn px(&self, v: f64) -> f64 {
+        let t = if self.log {
+            let v = v.max(self.lo * 0.5);
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        };
+        self.p0 + t * (self.p1 - self.p0)
+    }
+
+    /// The ticks: every step of a linear scale; each decade of a log one (and 2× and 5×
+    /// when it spans two decades or less).
+    fn ticks(&self) -> Vec<(f64, String)> {
+        if self.log {
+            let decades = (self.hi / self.lo).log10().round() as i32;
+            let mults: &[f64] = if decades <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+            let mut t = Vec::new();
+            let mut d = self.lo;
+            while d <= self.hi * 1.0001 {
+                for m in mults {
+                    let v = d * m;
+                    if v <= self.hi * 1.0001 {
+                        t.push((v, self.q.text(v)));
+                    }
+                }
+                d *= 10.0;
+            }
+            return t;
+        }
+        if self.step <= 0.0 {
+            return Vec::new();
+        }
+        let mut t = Vec::new();
+        let mut v = self.lo;
+        while v <= self.hi + self.step / 2.0 {
+            let shown = match self.q {
+                // Per-tick k/M: 0, 10k, 20k.
+                Quantity::Iops | Quantity::Count => tick_text(v),
+                _ => num3(v / self.div),
+            };
+            t.push((v, shown));
+            v += self.step;
+        }
+        t
+    }
+
+    /// The axis label with the scale's choice: `p99 clat (ms)`, `clat (log scale)`.
+    fn label(&self, label: &str) -> String {
+        if self.log {
+            format!("{label} (log scale)")
+        } else {
+            match (self.q, self.unit) {
+                (Quantity::Iops | Quantity::Count | Quantity::Plain, _) | (_, "") => {
+                    label.to_string()
+                }
+                (_, u) => format!("{label} ({u})"),
+            }
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        if self.log {
+            "log"
+        } else {
+            "linear"
+        }
+    }
+
+    fn unit_attr(&self) -> &'static str {
+        if self.log {
+            "per tick"
+        } else {
+            self.unit
+        }
+    }
 }
 
 /// A "nice" upper bound for a linear axis and its tick step.
@@ -133,7 +315,7 @@ fn nice_max(max: f64) -> (f64, f64) {
     if max <= 0.0 || !max.is_finite() {
         return (1.0, 0.25);
     }
-    let raw = max / 4.0;
+    let raw = max / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
@@ -143,333 +325,814 @@ fn nice_max(max: f64) -> (f64, f64) {
     ((max / step).ceil() * step, step)
 }
 
-fn y_ticks(out: &mut String, top: f64, step: f64) -> impl Fn(f64) -> f64 {
-    let (y0, y1) = (H - BOTTOM, TOP);
-    let scale = move |v: f64| y0 - (v / top) * (y0 - y1);
-    let mut v = 0.0;
-    while v <= top + step / 2.0 {
-        let y = scale(v);
-        let _ = write!(
-            out,
-            "<line x1=\"{LEFT}\" y1=\"{y}\" x2=\"{}\" y2=\"{y}\" stroke=\"#ddd\"/>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\">{}</text>",
-            W - RIGHT,
-            LEFT - 4.0,
-            y + 3.0,
-            tick_text(v)
-        );
-        v += step;
-    }
-    scale
+/// A chart being written: the frame, then its marks.
+struct Chart {
+    out: String,
 }
 
-/// A line chart: one line per series, a marker per point.
-pub fn line_chart(
-    id: &str,
-    title: &str,
-    xlabel: &str,
-    ylabel: &str,
-    x: &XAxis,
-    series: &[Series],
-) -> String {
-    let mut out = String::new();
-    open(&mut out, id, "line", title);
-    axes(&mut out, xlabel, ylabel);
-    let ymax = series
+impl Chart {
+    /// Opens the chart's figure and SVG with the title (once) and the legend row.
+    fn open(id: &str, kind: &str, title: &str, legend: &[(String, String)]) -> Chart {
+        let mut out = String::new();
+        let _ = write!(
+            out,
+            "<figure class=\"chart\" id=\"{id}\" data-kind=\"{kind}\">\
+             <svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" \
+             font-family=\"sans-serif\" role=\"img\" aria-label=\"{t}\">\
+             <rect width=\"{W}\" height=\"{H}\" fill=\"#fff\"/>\
+             <text class=\"title\" x=\"{cx}\" y=\"22\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">{t}</text>",
+            id = esc(id),
+            t = esc(title),
+            cx = W / 2.0,
+        );
+        // The legend: one row (or more) under the title.
+        let _ = write!(out, "<g class=\"legend\">");
+        let (mut x, mut y) = (LEFT, 46.0);
+        for (name, color) in legend {
+            let w = 26.0 + 7.0 * name.chars().count().min(48) as f64;
+            if x + w > W - RIGHT {
+                x = LEFT;
+                y += 16.0;
+            }
+            let short: String = name.chars().take(48).collect();
+            let _ = write!(
+                out,
+                "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/>\
+                 <text x=\"{}\" y=\"{y}\" font-size=\"12\">{}</text>",
+                y - 10.0,
+                x + 16.0,
+                esc(&short)
+            );
+            x += w;
+        }
+        let _ = write!(out, "</g>");
+        Chart { out }
+    }
+
+    /// The y axis (left, or right for a second axis) with its ticks and label.
+    fn y_axis(&mut self, s: &Scale, label: &str, right: bool) {
+        let (class, x, anchor, lx, rot) = if right {
+            ("axis y2", W - RIGHT, "start", W - 14.0, 90)
+        } else {
+            ("axis y", LEFT, "end", 18.0, -90)
+        };
+        let _ = write!(
+            self.out,
+            "<g class=\"{class}\" data-scale=\"{}\" data-unit=\"{}\">\
+             <line x1=\"{x}\" y1=\"{}\" x2=\"{x}\" y2=\"{TOP}\" stroke=\"#333\"/>",
+            s.kind(),
+            s.unit_attr(),
+            H - BOTTOM
+        );
+        for (v, text) in s.ticks() {
+            let y = s.px(v);
+            let tx = if right { x + 5.0 } else { x - 5.0 };
+            if !right {
+                let _ = write!(
+                    self.out,
+                    "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"#e3e3e3\"/>",
+                    W - RIGHT
+                );
+            }
+            let _ = write!(
+                self.out,
+                "<text class=\"tick\" x=\"{tx}\" y=\"{:.1}\" text-anchor=\"{anchor}\" font-size=\"11\">{}</text>",
+                y + 4.0,
+                esc(&text)
+            );
+        }
+        let _ = write!(
+            self.out,
+            "<text class=\"axis-label\" transform=\"translate({lx} {}) rotate({rot})\" text-anchor=\"middle\" font-size=\"13\">{}</text></g>",
+            (H - BOTTOM + TOP) / 2.0,
+            esc(&s.label(label))
+        );
+    }
+
+    /// The x axis: its line, ticks at `ticks` (pixel, text) and its label.
+    fn x_axis(&mut self, scale: &str, unit: &str, ticks: &[(f64, String)], label: &str) {
+        let y0 = H - BOTTOM;
+        let _ = write!(
+            self.out,
+            "<g class=\"axis x\" data-scale=\"{scale}\" data-unit=\"{}\">\
+             <line x1=\"{LEFT}\" y1=\"{y0}\" x2=\"{}\" y2=\"{y0}\" stroke=\"#333\"/>",
+            esc(unit),
+            W - RIGHT
+        );
+        for (px, text) in ticks {
+            let _ = write!(
+                self.out,
+                "<line x1=\"{px:.1}\" y1=\"{y0}\" x2=\"{px:.1}\" y2=\"{}\" stroke=\"#333\"/>\
+                 <text class=\"tick\" x=\"{px:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"11\">{}</text>",
+                y0 + 4.0,
+                y0 + 17.0,
+                esc(text)
+            );
+        }
+        let _ = write!(
+            self.out,
+            "<text class=\"axis-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">{}</text></g>",
+            (LEFT + W - RIGHT) / 2.0,
+            H - 14.0,
+            esc(label)
+        );
+    }
+
+    fn close(mut self, notes: &[String]) -> String {
+        self.out.push_str("</svg>");
+        for n in notes {
+            let _ = write!(self.out, "<figcaption class=\"note\">{}</figcaption>", esc(n));
+        }
+        self.out.push_str("</figure>\n");
+        self.out
+    }
+}
+
+/// One point's repeats: how many ran, their mean, σ, min and max, and how many failed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Stat {
+    /// Runs with a value.
+    pub n: usize,
+    pub mean: f64,
+    /// The sample standard deviation (0 with one run).
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Runs that failed, and the first one's reason.
+    pub failed: usize,
+    pub reason: String,
+}
+
+impl Stat {
+    /// The statistics of `vals` (the runs with a value) and `failures` (the reasons of
+    /// those that failed).
+    pub fn of(vals: &[f64], failures: &[String]) -> Stat {
+        let n = vals.len();
+        let mean = if n == 0 {
+            0.0
+        } else {
+            vals.iter().sum::<f64>() / n as f64
+        };
+        let sd = if n < 2 {
+            0.0
+        } else {
+            (vals.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        };
+        Stat {
+            n,
+            mean,
+            sd,
+            min: vals.iter().copied().fold(f64::INFINITY, f64::min),
+            max: vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            failed: failures.len(),
+            reason: failures.first().cloned().unwrap_or_default(),
+        }
+    }
+
+    /// The stat as a table cell shows it, in `q`'s units: `12.3k IOPS ± 0.4k (11.9k–12.8k,
+    /// n=3)`, or `failed: …`.
+    pub fn text(&self, q: Quantity) -> String {
+        if self.n == 0 {
+            return format!("failed: {}", self.reason);
+        }
+        let (div, unit) = q.unit(self.mean);
+        let v = |x: f64| num3(x / div);
+        let mut s = join_unit(&v(self.mean), unit);
+        if self.n > 1 {
+            let _ = write!(
+                s,
+                " ± {} ({}–{}, n={})",
+                v(self.sd),
+                v(self.min),
+                v(self.max),
+                self.n
+            );
+        }
+        if self.failed > 0 {
+            let _ = write!(
+                s,
+                "; {} of {} failed: {}",
+                self.failed,
+                self.failed + self.n,
+                self.reason
+            );
+        }
+        s
+    }
+}
+
+/// One series of a study chart: a point per x position (an index into the x values).
+#[derive(Debug, Clone)]
+pub struct StatSeries {
+    pub name: String,
+    pub points: Vec<(usize, Stat)>,
+    /// The series does not depend on x (the option is ignored by its engine): drawn as
+    /// one dashed level across the chart, named with this note.
+    pub flat: Option<String>,
+}
+
+/// A study chart's x axis.
+#[derive(Debug, Clone)]
+pub enum StudyX {
+    /// Named values (ioengine, rw): bars or dots side by side.
+    Categories(Vec<String>),
+    /// Numbers placed by value (bs, iodepth), with their labels.
+    Numbers {
+        values: Vec<f64>,
+        labels: Vec<String>,
+        q: Quantity,
+    },
+}
+
+/// How a study chart draws its series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Grouped bars (throughput against categories).
+    Bars,
+    /// Dots with error bars, side by side (latency against categories).
+    Dots,
+    /// Lines through the points (anything against numbers).
+    Lines,
+}
+
+/// A y axis: its label, quantity, and whether it may be log-scaled.
+#[derive(Debug, Clone)]
+pub struct YSpec {
+    pub label: String,
+    pub q: Quantity,
+    pub allow_log: bool,
+}
+
+/// A chart of a result set's points: one metric against one axis, a series per
+/// combination of the other axes; optionally a second metric on a right-hand axis (the
+/// combined chart: IOPS bars with p99 latency diamonds).
+pub struct StudyChart<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub xlabel: &'a str,
+    pub x: &'a StudyX,
+    pub y: YSpec,
+    pub style: Style,
+    pub series: &'a [StatSeries],
+    pub second: Option<(YSpec, &'a [StatSeries])>,
+    pub notes: &'a [String],
+}
+
+/// The values a series' marks reach (mean, σ and min–max), for the scale.
+fn reach(series: &[StatSeries]) -> Vec<f64> {
+    series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
-    let (top, step) = nice_max(ymax);
-    let sy = y_ticks(&mut out, top, step);
-    let (x0, x1) = (LEFT + 8.0, W - RIGHT - 8.0);
+        .flat_map(|s| s.points.iter().map(|p| &p.1))
+        .filter(|s| s.n > 0)
+        .flat_map(|s| [s.mean, s.mean + s.sd, s.max, s.min, (s.mean - s.sd).max(0.0)])
+        .filter(|v| v.is_finite())
+        .collect()
+}
+
+/// Draws a study chart (see [`StudyChart`]).
+pub fn study_chart(c: &StudyChart) -> String {
+    let kind = match (c.style, c.second.is_some()) {
+        (_, true) => "combo",
+        (Style::Bars, _) => "bars",
+        (Style::Dots, _) => "dots",
+        (Style::Lines, _) => "lines",
+    };
+    let mut legend: Vec<(String, String)> = c
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let name = match &s.flat {
+                Some(note) => format!("{} ({note})", s.name),
+                None => s.name.clone(),
+            };
+            (name, COLORS[i % COLORS.len()].to_string())
+        })
+        .collect();
+    if let Some((y2, _)) = &c.second {
+        legend.push((format!("◆ {} (right axis)", y2.label), "#333".into()));
+    }
+    if c.series
+        .iter()
+        .flat_map(|s| &s.points)
+        .any(|p| p.1.failed > 0)
+    {
+        legend.push(("✕ failed (no value)".into(), FAILED.into()));
+    }
+    let mut ch = Chart::open(c.id, kind, c.title, &legend);
+    let (py0, py1) = (H - BOTTOM, TOP + 10.0);
+    let ys = Scale::auto(
+        c.y.q,
+        &reach(c.series),
+        c.y.allow_log && c.style != Style::Bars,
+        py0,
+        py1,
+    );
+    ch.y_axis(&ys, &c.y.label, false);
+    let y2 = c.second.as_ref().map(|(spec, ser)| {
+        let s = Scale::auto(spec.q, &reach(ser), spec.allow_log, py0, py1);
+        ch.y_axis(&s, &spec.label, true);
+        s
+    });
+    // x positions: per value and per series.
+    let (x0, x1) = (LEFT + 30.0, W - RIGHT - 30.0);
+    let n_vals = match c.x {
+        StudyX::Categories(v) => v.len(),
+        StudyX::Numbers { values, .. } => values.len(),
+    };
+    let slotted = !matches!(c.x, StudyX::Numbers { .. }) || c.style != Style::Lines;
+    let slot = (W - RIGHT - LEFT) / n_vals.max(1) as f64;
+    let n_series = c.series.iter().filter(|s| s.flat.is_none()).count().max(1);
+    let xnum = match c.x {
+        StudyX::Numbers { values, q, .. } if !slotted => {
+            let real: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            let lo = real.iter().copied().fold(f64::MAX, f64::min);
+            let hi = real.iter().copied().fold(f64::MIN, f64::max);
+            let log = lo > 0.0 && hi / lo > 10.0;
+            Some(Scale::span(*q, lo, hi, log, x0, x1))
+        }
+        _ => None,
+    };
+    let xpos = |xi: usize, si: usize| -> f64 {
+        match (&xnum, c.x) {
+            (Some(s), StudyX::Numbers { values, .. }) => s.px(values[xi]),
+            _ => {
+                let band = slot * 0.8;
+                let w = band / n_series as f64;
+                LEFT + slot * xi as f64 + slot * 0.1 + w * (si as f64 + 0.5)
+            }
+        }
+    };
+    let bar_w = slot * 0.8 / n_series as f64 * 0.9;
+    let labels: Vec<String> = match c.x {
+        StudyX::Categories(v) => v.clone(),
+        StudyX::Numbers { labels, .. } => labels.clone(),
+    };
+    let ticks: Vec<(f64, String)> = labels
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| match c.x {
+            StudyX::Numbers { values, .. } => values[*i].is_finite(),
+            _ => true,
+        })
+        .map(|(i, l)| {
+            let px = match &xnum {
+                Some(_) => xpos(i, 0),
+                None => LEFT + slot * (i as f64 + 0.5),
+            };
+            (px, l.clone())
+        })
+        .collect();
+    let (xscale, xunit, xlabel) = match (&xnum, c.x) {
+        (Some(s), _) if s.log => ("log", "", format!("{} (log scale)", c.xlabel)),
+        (Some(_), _) => ("linear", "", c.xlabel.to_string()),
+        (None, StudyX::Numbers { .. }) => ("category", "", format!("{} (values as groups)", c.xlabel)),
+        (None, _) => ("category", "", c.xlabel.to_string()),
+    };
+    ch.x_axis(xscale, xunit, &ticks, &xlabel);
+    let mut si = 0;
+    for (k, s) in c.series.iter().enumerate() {
+        let color = COLORS[k % COLORS.len()];
+        if let Some(note) = &s.flat {
+            flat_level(&mut ch.out, s, note, &ys, color);
+            continue;
+        }
+        let mut line: Vec<String> = Vec::new();
+        for (xi, st) in &s.points {
+            let cx = xpos(*xi, si);
+            let xl = labels.get(*xi).cloned().unwrap_or_default();
+            if st.n == 0 {
+                failed_mark(&mut ch.out, cx, H - BOTTOM - 14.0, &s.name, &xl, st);
+                continue;
+            }
+            let y = ys.px(st.mean);
+            let tip = format!("{} at {}: {}", s.name, xl, st.text(c.y.q));
+            match c.style {
+                Style::Bars => {
+                    let _ = write!(
+                        ch.out,
+                        "<rect class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" data-n=\"{}\" x=\"{:.1}\" y=\"{y:.1}\" width=\"{bar_w:.1}\" height=\"{:.1}\" fill=\"{color}\"><title>{}</title></rect>",
+                        esc(&s.name),
+                        esc(&xl),
+                        st.mean,
+                        st.n,
+                        cx - bar_w / 2.0,
+                        (H - BOTTOM - y).max(0.0),
+                        esc(&tip)
+                    );
+                }
+                Style::Dots | Style::Lines => {
+                    line.push(format!("{cx:.1},{y:.1}"));
+                    let _ = write!(
+                        ch.out,
+                        "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" data-n=\"{}\" cx=\"{cx:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{color}\"><title>{}</title></circle>",
+                        esc(&s.name),
+                        esc(&xl),
+                        st.mean,
+                        st.n,
+                        esc(&tip)
+                    );
+                }
+            }
+            errbar(&mut ch.out, cx, st, &ys);
+            if st.failed > 0 {
+                failed_mark(&mut ch.out, cx, y - 14.0, &s.name, &xl, st);
+            }
+        }
+        if c.style == Style::Lines && line.len() > 1 {
+            let _ = write!(
+                ch.out,
+                "<polyline class=\"line\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+                line.join(" ")
+            );
+        }
+        si += 1;
+    }
+    if let (Some((spec, ser)), Some(s2)) = (&c.second, &y2) {
+        let mut si = 0;
+        for s in ser.iter() {
+            if s.flat.is_some() {
+                continue;
+            }
+            for (xi, st) in &s.points {
+                if st.n == 0 {
+                    continue;
+                }
+                let cx = xpos(*xi, si);
+                let y = s2.px(st.mean);
+                let xl = labels.get(*xi).cloned().unwrap_or_default();
+                let _ = write!(
+                    ch.out,
+                    "<path class=\"pt2\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" d=\"M{cx:.1} {:.1} l6 7 l-6 7 l-6 -7 z\" fill=\"#333\" stroke=\"#fff\"><title>{} at {}: {}</title></path>",
+                    esc(&s.name),
+                    esc(&xl),
+                    st.mean,
+                    y - 7.0,
+                    esc(&s.name),
+                    esc(&xl),
+                    esc(&format!("{} {}", spec.label, st.text(spec.q)))
+                );
+                errbar(&mut ch.out, cx + 9.0, st, s2);
+            }
+            si += 1;
+        }
+    }
+    ch.close(c.notes)
+}
+
+/// A series whose option is ignored: a dashed level at its mean across the chart.
+fn flat_level(out: &mut String, s: &StatSeries, note: &str, ys: &Scale, color: &str) {
+    let Some((_, st)) = s.points.first() else {
+        return;
+    };
+    if st.n == 0 {
+        failed_mark(out, LEFT + 40.0, H - BOTTOM - 14.0, &s.name, "all", st);
+        return;
+    }
+    let y = ys.px(st.mean);
+    let _ = write!(
+        out,
+        "<g class=\"flat\" data-series=\"{}\" data-note=\"{}\">\
+         <line class=\"pt\" data-series=\"{}\" data-x=\"all\" data-y=\"{}\" data-n=\"{}\" x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" stroke=\"{color}\" stroke-width=\"2\" stroke-dasharray=\"8 5\"><title>{}: {} ({note})</title></line>\
+         <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"11\" fill=\"{color}\">{} ({})</text></g>",
+        esc(&s.name),
+        esc(note),
+        esc(&s.name),
+        st.mean,
+        st.n,
+        W - RIGHT,
+        esc(&s.name),
+        esc(&st.text(ys.q)),
+        W - RIGHT - 4.0,
+        y - 5.0,
+        esc(&s.name),
+        esc(note)
+    );
+    errbar(out, W - RIGHT - 12.0, st, ys);
+}
+
+/// Error bars for repeats: min–max as thin whiskers, mean ± σ as a thick bar.
+fn errbar(out: &mut String, cx: f64, st: &Stat, ys: &Scale) {
+    if st.n < 2 {
+        return;
+    }
+    let floor = if ys.log { ys.lo } else { 0.0 };
+    let (ymin, ymax) = (ys.px(st.min.max(floor)), ys.px(st.max));
+    let (ylo, yhi) = (ys.px((st.mean - st.sd).max(floor)), ys.px(st.mean + st.sd));
+    let _ = write!(
+        out,
+        "<g class=\"errbar\" data-n=\"{}\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\" stroke=\"#000\">\
+         <line x1=\"{cx:.1}\" y1=\"{ymin:.1}\" x2=\"{cx:.1}\" y2=\"{ymax:.1}\" stroke-width=\"1\"/>\
+         <line x1=\"{:.1}\" y1=\"{ymin:.1}\" x2=\"{:.1}\" y2=\"{ymin:.1}\"/><line x1=\"{:.1}\" y1=\"{ymax:.1}\" x2=\"{:.1}\" y2=\"{ymax:.1}\"/>\
+         <line x1=\"{cx:.1}\" y1=\"{ylo:.1}\" x2=\"{cx:.1}\" y2=\"{yhi:.1}\" stroke-width=\"5\" stroke-opacity=\"0.55\"/></g>",
+        st.n,
+        st.mean,
+        st.sd,
+        st.min,
+        st.max,
+        cx - 5.0,
+        cx + 5.0,
+        cx - 5.0,
+        cx + 5.0
+    );
+}
+
+/// A failure: a red ✕ with "failed" (or "k/n failed") and the reason as its tooltip.
+fn failed_mark(out: &mut String, cx: f64, y: f64, series: &str, x: &str, st: &Stat) {
+    let text = if st.n == 0 {
+        "failed".to_string()
+    } else {
+        format!("{}/{} failed", st.failed, st.failed + st.n)
+    };
+    let _ = write!(
+        out,
+        "<g class=\"failed\" data-series=\"{}\" data-x=\"{}\" data-failed=\"{}\" data-runs=\"{}\" data-reason=\"{}\" stroke=\"{FAILED}\" stroke-width=\"2.5\">\
+         <title>{}: {}</title>\
+         <line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/><line x1=\"{:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\"/>\
+         <text x=\"{cx:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"{FAILED}\" stroke=\"none\">{text}</text></g>",
+        esc(series),
+        esc(x),
+        st.failed,
+        st.failed + st.n,
+        esc(&st.reason),
+        esc(&text),
+        esc(&st.reason),
+        cx - 6.0,
+        y - 6.0,
+        cx + 6.0,
+        y + 6.0,
+        cx - 6.0,
+        y + 6.0,
+        cx + 6.0,
+        y - 6.0,
+        y - 10.0,
+    );
+}
+
+/// One line of an x–y chart.
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// An axis of an x–y chart: label, quantity, and whether it may be log-scaled.
+pub struct Axis<'a> {
+    pub label: &'a str,
+    pub q: Quantity,
+    pub allow_log: bool,
+}
+
+/// An x–y chart (histograms, CDFs, logs over time): one line per series, a marker per
+/// point when there are few.
+pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> String {
+    let legend: Vec<(String, String)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), COLORS[i % COLORS.len()].to_string()))
+        .collect();
+    let mut ch = Chart::open(id, "xy", title, &legend);
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
         .collect();
-    let (lo, hi) = match x {
-        XAxis::Categories(c) => (0.0, (c.len().max(2) - 1) as f64),
-        XAxis::Log => (
-            xs.iter()
-                .copied()
-                .filter(|v| *v > 0.0)
-                .fold(f64::MAX, f64::min)
-                .max(1e-9)
-                .log10(),
-            xs.iter().copied().fold(0.0, f64::max).max(1e-9).log10(),
-        ),
-        XAxis::Linear => (
-            xs.iter().copied().fold(f64::MAX, f64::min).min(0.0),
-            xs.iter().copied().fold(0.0, f64::max),
-        ),
+    let yv: Vec<f64> = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .collect();
+    let ys = Scale::auto(y.q, &yv, y.allow_log, H - BOTTOM, TOP + 10.0);
+    ch.y_axis(&ys, y.label, false);
+    let (x0, x1) = (LEFT + 10.0, W - RIGHT - 10.0);
+    let pos: Vec<f64> = xs.iter().copied().filter(|v| *v > 0.0).collect();
+    let lo = xs.iter().copied().fold(f64::MAX, f64::min);
+    let hi = xs.iter().copied().fold(f64::MIN, f64::max);
+    let xsc = if x.allow_log
+        && !pos.is_empty()
+        && hi / pos.iter().copied().fold(f64::MAX, f64::min) > 10.0
+    {
+        Scale::auto(x.q, &xs, true, x0, x1)
+    } else {
+        let (top, step) = nice_max(hi);
+        let mut s = Scale::span(x.q, lo.min(0.0), top, false, x0, x1);
+        s.step = step;
+        s
     };
-    let span = if hi > lo { hi - lo } else { 1.0 };
-    let pos = |v: f64| {
-        let t = match x {
-            XAxis::Log => v.max(1e-9).log10(),
-            _ => v,
-        };
-        x0 + (t - lo) / span * (x1 - x0)
-    };
-    // x ticks
-    let ticks: Vec<(f64, String)> = match x {
-        XAxis::Categories(c) => c
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (i as f64, n.clone()))
-            .collect(),
-        XAxis::Log => {
-            let mut t = Vec::new();
-            let mut e = lo.floor();
-            while e <= hi.ceil() {
-                t.push((10f64.powf(e), tick_text(10f64.powf(e))));
-                e += 1.0;
-            }
-            t
-        }
-        XAxis::Linear => (0..=5)
-            .map(|i| lo + span * i as f64 / 5.0)
-            .map(|v| (v, tick_text(v)))
-            .collect(),
-    };
-    for (v, label) in ticks {
-        let px = pos(v);
-        if px < x0 - 9.0 || px > x1 + 9.0 {
-            continue;
-        }
-        let _ = write!(
-            out,
-            "<line x1=\"{px}\" y1=\"{}\" x2=\"{px}\" y2=\"{}\" stroke=\"#333\"/>\
-             <text x=\"{px}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
-            H - BOTTOM,
-            H - BOTTOM + 4.0,
-            H - BOTTOM + 16.0,
-            esc(&label)
-        );
-    }
+    let ticks: Vec<(f64, String)> = xsc
+        .ticks()
+        .into_iter()
+        .map(|(v, t)| (xsc.px(v), t))
+        .collect();
+    ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         let path: Vec<String> = s
             .points
             .iter()
-            .map(|&(xv, yv)| format!("{:.1},{:.1}", pos(xv), sy(yv)))
+            .map(|&(xv, yv)| format!("{:.1},{:.1}", xsc.px(xv), ys.px(yv)))
             .collect();
         let _ = write!(
-            out,
+            ch.out,
             "<polyline class=\"line\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>",
             path.join(" ")
         );
+        let r = if s.points.len() > 200 { 0 } else { 3 };
         for &(xv, yv) in &s.points {
-            let xl = match x {
-                XAxis::Categories(cats) => cats.get(xv as usize).cloned().unwrap_or_default(),
-                _ => format!("{xv}"),
-            };
             let _ = write!(
-                out,
-                "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{yv}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{c}\"><title>{}: {} → {}</title></circle>",
+                ch.out,
+                "<circle class=\"pt\" data-series=\"{}\" data-x=\"{xv}\" data-y=\"{yv}\" cx=\"{:.1}\" cy=\"{:.1}\" r=\"{r}\" fill=\"{c}\"><title>{}: {} → {}</title></circle>",
                 esc(&s.name),
-                esc(&xl),
-                pos(xv),
-                sy(yv),
+                xsc.px(xv),
+                ys.px(yv),
                 esc(&s.name),
-                esc(&xl),
-                tick_text(yv)
+                esc(&x.q.text(xv)),
+                esc(&y.q.text(yv))
             );
         }
     }
-    legend(
-        &mut out,
-        &series.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
-    );
-    out.push_str("</svg></figure>\n");
-    out
+    ch.close(&[])
 }
 
-/// One bar: its label, value and standard deviation (0: no error bar).
-pub struct Bar {
-    pub label: String,
-    pub value: f64,
-    pub sd: f64,
-}
+/// A heat-map cell: a value, or the reason it failed.
+pub type Cell = Option<Result<f64, String>>;
 
-/// A bar chart with σ error bars.
-pub fn bar_chart(id: &str, title: &str, ylabel: &str, bars: &[Bar]) -> String {
-    let mut out = String::new();
-    open(&mut out, id, "bar", title);
-    axes(&mut out, "", ylabel);
-    let ymax = bars.iter().map(|b| b.value + b.sd).fold(0.0, f64::max);
-    let (top, step) = nice_max(ymax);
-    let sy = y_ticks(&mut out, top, step);
-    let n = bars.len().max(1) as f64;
-    let slot = (W - RIGHT - LEFT) / n;
-    for (i, b) in bars.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
-        let x = LEFT + slot * i as f64 + slot * 0.2;
-        let w = slot * 0.6;
-        let y = sy(b.value);
-        let _ = write!(
-            out,
-            "<rect class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" data-sd=\"{}\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{w:.1}\" height=\"{:.1}\" fill=\"{c}\"><title>{}: {} ± {}</title></rect>",
-            esc(&b.label),
-            esc(&b.label),
-            b.value,
-            b.sd,
-            (H - BOTTOM - y).max(0.0),
-            esc(&b.label),
-            tick_text(b.value),
-            tick_text(b.sd)
-        );
-        if b.sd > 0.0 {
-            let cx = x + w / 2.0;
-            let (ya, yb) = (sy(b.value + b.sd), sy((b.value - b.sd).max(0.0)));
-            let _ = write!(
-                out,
-                "<g class=\"errbar\" stroke=\"#000\"><line x1=\"{cx:.1}\" y1=\"{ya:.1}\" x2=\"{cx:.1}\" y2=\"{yb:.1}\"/>\
-                 <line x1=\"{:.1}\" y1=\"{ya:.1}\" x2=\"{:.1}\" y2=\"{ya:.1}\"/><line x1=\"{:.1}\" y1=\"{yb:.1}\" x2=\"{:.1}\" y2=\"{yb:.1}\"/></g>",
-                cx - 6.0,
-                cx + 6.0,
-                cx - 6.0,
-                cx + 6.0
-            );
-        }
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
-            x + w / 2.0,
-            H - BOTTOM + 16.0,
-            esc(&b.label.chars().take(18).collect::<String>())
-        );
-    }
-    legend(
-        &mut out,
-        &bars.iter().map(|b| b.label.clone()).collect::<Vec<_>>(),
-    );
-    out.push_str("</svg></figure>\n");
-    out
-}
-
-/// A heat map: `rows` × `cols` cells, each coloured by its value, with the value written.
+/// A heat map: `rows` × `cols` cells coloured by value (on a log colour scale when the
+/// values span more than a decade), each with its value written, failed cells marked.
 pub fn heat_map(
     id: &str,
     title: &str,
     (xlabel, cols): (&str, &[String]),
     (ylabel, rows): (&str, &[String]),
-    unit: &str,
-    cell: &dyn Fn(usize, usize) -> Option<f64>,
+    q: Quantity,
+    cell: &dyn Fn(usize, usize) -> Cell,
 ) -> String {
-    let mut out = String::new();
-    open(&mut out, id, "heatmap", title);
-    axes(&mut out, xlabel, ylabel);
     let vals: Vec<f64> = (0..rows.len())
-        .flat_map(|r| (0..cols.len()).filter_map(move |c| cell(r, c)))
+        .flat_map(|r| (0..cols.len()).filter_map(move |c| cell(r, c)?.ok()))
         .collect();
-    let (lo, hi) = (
-        vals.iter().copied().fold(f64::MAX, f64::min),
-        vals.iter().copied().fold(0.0, f64::max),
-    );
-    let (cw, ch) = (
+    let lo = vals.iter().copied().fold(f64::MAX, f64::min);
+    let hi = vals.iter().copied().fold(0.0, f64::max);
+    let log = lo > 0.0 && hi / lo > 10.0;
+    let scale = if log { "log" } else { "linear" };
+    let legend = vec![
+        (format!("low {}", q.text(lo)), "rgb(255,250,200)".to_string()),
+        (
+            format!("high {} (colour: {scale} scale)", q.text(hi)),
+            "rgb(30,90,150)".to_string(),
+        ),
+    ];
+    let mut ch = Chart::open(id, "heatmap", title, &legend);
+    let (cw, rh) = (
         (W - RIGHT - LEFT) / cols.len().max(1) as f64,
         (H - BOTTOM - TOP) / rows.len().max(1) as f64,
     );
+    let _ = write!(
+        ch.out,
+        "<g class=\"axis y\" data-scale=\"category\" data-unit=\"\"><text class=\"axis-label\" transform=\"translate(18 {}) rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        (H - BOTTOM + TOP) / 2.0,
+        esc(ylabel)
+    );
     for (r, rname) in rows.iter().enumerate() {
-        let y = TOP + ch * r as f64;
         let _ = write!(
-            out,
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"10\">{}</text>",
-            LEFT - 4.0,
-            y + ch / 2.0 + 3.0,
+            ch.out,
+            "<text class=\"tick\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"11\">{}</text>",
+            LEFT - 5.0,
+            TOP + rh * r as f64 + rh / 2.0 + 4.0,
             esc(rname)
         );
+    }
+    ch.out.push_str("</g>");
+    let ticks: Vec<(f64, String)> = cols
+        .iter()
+        .enumerate()
+        .map(|(c, n)| (LEFT + cw * (c as f64 + 0.5), n.clone()))
+        .collect();
+    ch.x_axis("category", "", &ticks, xlabel);
+    let t_of = |v: f64| {
+        if hi <= lo {
+            1.0
+        } else if log {
+            (v.log10() - lo.log10()) / (hi.log10() - lo.log10())
+        } else {
+            (v - lo) / (hi - lo)
+        }
+    };
+    for (r, rname) in rows.iter().enumerate() {
+        let y = TOP + rh * r as f64;
         for (c, cname) in cols.iter().enumerate() {
-            let Some(v) = cell(r, c) else { continue };
-            let t = if hi > lo { (v - lo) / (hi - lo) } else { 1.0 };
-            // From pale yellow (low) to dark blue (high).
-            let (rr, gg, bb) = (
-                (255.0 - t * 225.0) as u8,
-                (250.0 - t * 160.0) as u8,
-                (200.0 - t * 50.0) as u8,
-            );
             let x = LEFT + cw * c as f64;
-            let fg = if t > 0.55 { "#fff" } else { "#000" };
-            let _ = write!(
-                out,
-                "<rect class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{v}\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cw:.1}\" height=\"{ch:.1}\" fill=\"rgb({rr},{gg},{bb})\" stroke=\"#fff\"><title>{} / {}: {} {}</title></rect>\
-                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\" fill=\"{fg}\">{}</text>",
-                esc(rname),
-                esc(cname),
-                esc(rname),
-                esc(cname),
-                tick_text(v),
-                esc(unit),
-                x + cw / 2.0,
-                y + ch / 2.0 + 3.0,
-                tick_text(v)
-            );
+            match cell(r, c) {
+                None => {}
+                Some(Err(reason)) => {
+                    let st = Stat {
+                        failed: 1,
+                        reason,
+                        ..Default::default()
+                    };
+                    let _ = write!(
+                        ch.out,
+                        "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cw:.1}\" height=\"{rh:.1}\" fill=\"#eee\" stroke=\"#fff\"/>"
+                    );
+                    failed_mark(&mut ch.out, x + cw / 2.0, y + rh / 2.0, rname, cname, &st);
+                }
+                Some(Ok(v)) => {
+                    let t = t_of(v).clamp(0.0, 1.0);
+                    // From pale yellow (low) to dark blue (high).
+                    let (rr, gg, bb) = (
+                        (255.0 - t * 225.0) as u8,
+                        (250.0 - t * 160.0) as u8,
+                        (200.0 - t * 50.0) as u8,
+                    );
+                    let fg = if t > 0.55 { "#fff" } else { "#000" };
+                    let _ = write!(
+                        ch.out,
+                        "<rect class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{v}\" x=\"{x:.1}\" y=\"{y:.1}\" width=\"{cw:.1}\" height=\"{rh:.1}\" fill=\"rgb({rr},{gg},{bb})\" stroke=\"#fff\"><title>{} / {}: {}</title></rect>\
+                         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"11\" fill=\"{fg}\">{}</text>",
+                        esc(rname),
+                        esc(cname),
+                        esc(rname),
+                        esc(cname),
+                        esc(&q.text(v)),
+                        x + cw / 2.0,
+                        y + rh / 2.0 + 4.0,
+                        esc(&q.text(v))
+                    );
+                }
+            }
         }
     }
-    for (c, cname) in cols.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
-            LEFT + cw * c as f64 + cw / 2.0,
-            H - BOTTOM + 16.0,
-            esc(cname)
-        );
-    }
-    legend_colored(
-        &mut out,
-        &[
-            (
-                format!("low {} {unit}", tick_text(lo)),
-                "rgb(255,250,200)".into(),
-            ),
-            (
-                format!("high {} {unit}", tick_text(hi)),
-                "rgb(30,90,150)".into(),
-            ),
-        ],
-    );
-    out.push_str("</svg></figure>\n");
-    out
+    ch.close(&[])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn stat(vals: &[f64]) -> Stat {
+        Stat::of(vals, &[])
+    }
+
     #[test]
-    fn every_point_is_an_element_with_its_values() {
-        let s = line_chart(
-            "c1",
-            "IOPS by iodepth",
-            "iodepth",
-            "IOPS",
-            &XAxis::Categories(vec!["1".into(), "2".into(), "4".into()]),
-            &[Series {
-                name: "read".into(),
-                points: vec![(0.0, 10.0), (1.0, 20.0), (2.0, 35.0)],
-            }],
-        );
-        assert_eq!(s.matches("class=\"pt\"").count(), 3);
-        assert!(s.contains("data-x=\"4\" data-y=\"35\""));
-        assert!(s.contains("class=\"axis-label\""));
-        assert!(s.contains("<figcaption>IOPS by iodepth</figcaption>"));
-        let b = bar_chart(
-            "b",
-            "t",
-            "IOPS",
-            &[Bar {
-                label: "A".into(),
-                value: 5.0,
-                sd: 1.0,
-            }],
-        );
-        assert!(b.contains("data-sd=\"1\"") && b.contains("class=\"errbar\""));
+    fn units_follow_the_values() {
+        assert_eq!(Quantity::Time.text(30_000_000.0), "30 ms");
+        assert_eq!(Quantity::Time.text(1500.0), "1.5 µs");
+        assert_eq!(Quantity::Time.text(2.5e9), "2.5 s");
+        assert_eq!(Quantity::Rate.text(3.0 * 1048576.0), "3 MiB/s");
+        assert_eq!(Quantity::Bytes.text(4096.0), "4 KiB");
+        assert_eq!(Quantity::Iops.text(12_345.0), "12.3k IOPS");
+        assert_eq!(Quantity::Iops.text(2.0e6), "2M IOPS");
         assert_eq!(tick_text(1200.0), "1.2k");
-        // Small ticks keep apart (they printed 0.01 three times over).
         let small: Vec<String> = [0.0, 0.005, 0.01, 0.015, 0.02].map(tick_text).into();
         assert_eq!(small, ["0", "0.005", "0.01", "0.015", "0.02"]);
-        assert_eq!(tick_text(0.1 + 0.2), "0.3");
-        assert_eq!(tick_text(100.0), "100");
         assert_eq!(esc("<a&b>"), "&lt;a&amp;b&gt;");
+    }
+
+    #[test]
+    fn a_latency_axis_spanning_decades_is_log_and_says_so() {
+        let s = Scale::auto(Quantity::Time, &[50_000.0, 438_000_000.0], true, 400.0, 80.0);
+        assert!(s.log);
+        assert_eq!(s.label("p99 clat"), "p99 clat (log scale)");
+        let ticks: Vec<String> = s.ticks().into_iter().map(|t| t.1).collect();
+        assert!(ticks.contains(&"100 µs".to_string()) && ticks.contains(&"1 s".to_string()));
+        // Within a decade: linear, one unit on the label, no "30k µs".
+        let s = Scale::auto(Quantity::Time, &[20_000_000.0, 30_000_000.0], true, 400.0, 80.0);
+        assert!(!s.log);
+        assert_eq!(s.label("p99 clat"), "p99 clat (ms)");
+        assert!(s.ticks().iter().all(|t| !t.1.contains('k')));
+    }
+
+    #[test]
+    fn repeats_draw_error_bars_and_failures_a_mark() {
+        let x = StudyX::Numbers {
+            values: vec![4096.0, 65536.0],
+            labels: vec!["4 KiB".into(), "64 KiB".into()],
+            q: Quantity::Bytes,
+        };
+        let failed = Stat::of(&[], &["Invalid argument (error 22)".into()]);
+        let series = [StatSeries {
+            name: "read".into(),
+            points: vec![(0, stat(&[10.0, 12.0, 14.0])), (1, failed)],
+            flat: None,
+        }];
+        let svg = study_chart(&StudyChart {
+            id: "c",
+            title: "IOPS against bs",
+            xlabel: "bs",
+            x: &x,
+            y: YSpec {
+                label: "IOPS".into(),
+                q: Quantity::Iops,
+                allow_log: false,
+            },
+            style: Style::Lines,
+            series: &series,
+            second: None,
+            notes: &[],
+        });
+        assert!(svg.contains("data-kind=\"lines\""));
+        assert!(svg.contains("class=\"axis x\" data-scale=\"log\""));
+        assert!(svg.contains("bs (log scale)"));
+        assert!(svg.contains("class=\"errbar\" data-n=\"3\" data-mean=\"12\" data-sd=\"2\""));
+        assert!(svg.contains("class=\"failed\" data-series=\"read\" data-x=\"64 KiB\""));
+        assert!(svg.contains("data-reason=\"Invalid argument (error 22)\""));
+        assert_eq!(svg.matches("class=\"pt\"").count(), 1, "no value for the failure");
+        assert_eq!(svg.matches("class=\"title\"").count(), 1, "titled once");
     }
 }

@@ -154,8 +154,9 @@ fn write_svgs(html: &str, dir: &Path) -> Result<usize, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("--svg {}: {e}", dir.display()))?;
     let mut n = 0;
     let mut rest = html;
-    while let Some(at) = rest.find("<figure class=\"chart\" id=\"") {
-        let tail = &rest[at + 27..];
+    let open = "<figure class=\"chart\" id=\"";
+    while let Some(at) = rest.find(open) {
+        let tail = &rest[at + open.len()..];
         let id = &tail[..tail.find('"').unwrap_or(0)];
         let (Some(a), Some(b)) = (tail.find("<svg"), tail.find("</svg>")) else {
             break;

@@ -422,11 +422,17 @@ impl Failure {
     pub fn of_errno(error: i64) -> Failure {
         Failure {
             error,
-            reason: format!(
-                "{} (error {error})",
-                std::io::Error::from_raw_os_error(error as i32)
-            ),
+            reason: format!("{} (error {error})", strerror(error)),
         }
+    }
+}
+
+/// The words for errno `e`, without Rust's " (os error N)".
+fn strerror(e: i64) -> String {
+    let s = std::io::Error::from_raw_os_error(e as i32).to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
     }
 }
 

@@ -202,8 +202,10 @@ impl Scale {
                 step: 0.0,
             };
         }
-        let (hi, step) = nice_max(max);
-        let (div, unit) = q.unit(hi);
+        // Nice steps in the unit shown (MiB/s ticks at 100, 200, not at 95.4, 191).
+        let (div, unit) = q.unit(max);
+        let (hi, step) = nice_max(max / div);
+        let (hi, step) = (hi * div, step * div);
         Scale {
             log: false,
             lo: 0.0,
@@ -653,13 +655,24 @@ pub fn study_chart(c: &StudyChart) -> String {
         }
         _ => None,
     };
+    // Which series have a point at each x: a group holds only those, centred.
+    let mut present: Vec<Vec<usize>> = vec![Vec::new(); n_vals];
+    for (si, s) in c.series.iter().filter(|s| s.flat.is_none()).enumerate() {
+        for (xi, _) in &s.points {
+            if let Some(p) = present.get_mut(*xi) {
+                p.push(si);
+            }
+        }
+    }
     let xpos = |xi: usize, si: usize| -> f64 {
         match (&xnum, c.x) {
             (Some(s), StudyX::Numbers { values, .. }) => s.px(values[xi]),
             _ => {
-                let band = slot * 0.8;
-                let w = band / n_series as f64;
-                LEFT + slot * xi as f64 + slot * 0.1 + w * (si as f64 + 0.5)
+                let w = slot * 0.8 / n_series as f64;
+                let here = present.get(xi).map_or(&[][..], Vec::as_slice);
+                let rank = here.iter().position(|s| *s == si).unwrap_or(si);
+                let group = w * here.len().max(1) as f64;
+                LEFT + slot * (xi as f64 + 0.5) - group / 2.0 + w * (rank as f64 + 0.5)
             }
         }
     };
@@ -691,6 +704,7 @@ pub fn study_chart(c: &StudyChart) -> String {
     };
     ch.x_axis(xscale, xunit, &ticks, &xlabel);
     let mut si = 0;
+    let mut marked: Vec<String> = Vec::new();
     for (k, s) in c.series.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
         if let Some(note) = &s.flat {
@@ -702,7 +716,12 @@ pub fn study_chart(c: &StudyChart) -> String {
             let cx = xpos(*xi, si);
             let xl = labels.get(*xi).cloned().unwrap_or_default();
             if st.n == 0 {
-                failed_mark(&mut ch.out, cx, H - BOTTOM - 14.0, &s.name, &xl, st);
+                // Several series failing at one x (a failed run's every metric) get one mark.
+                let key = format!("{cx:.0}");
+                if !marked.contains(&key) {
+                    failed_mark(&mut ch.out, cx, H - BOTTOM - 14.0, &s.name, &xl, st);
+                    marked.push(key);
+                }
                 continue;
             }
             let y = ys.px(st.mean);
@@ -734,7 +753,7 @@ pub fn study_chart(c: &StudyChart) -> String {
                     );
                 }
             }
-            errbar(&mut ch.out, cx, st, &ys);
+            errbar(&mut ch.out, cx, st, &ys, if c.style == Style::Bars { "#000" } else { color });
             if st.failed > 0 {
                 failed_mark(&mut ch.out, cx, y - 14.0, &s.name, &xl, st);
             }
@@ -772,7 +791,7 @@ pub fn study_chart(c: &StudyChart) -> String {
                     esc(&xl),
                     esc(&format!("{} {}", spec.label, st.text(spec.q)))
                 );
-                errbar(&mut ch.out, cx + 9.0, st, s2);
+                errbar(&mut ch.out, cx + 9.0, st, s2, "#777");
             }
             si += 1;
         }
@@ -808,11 +827,11 @@ fn flat_level(out: &mut String, s: &StatSeries, note: &str, ys: &Scale, color: &
         esc(&s.name),
         esc(note)
     );
-    errbar(out, W - RIGHT - 12.0, st, ys);
+    errbar(out, W - RIGHT - 12.0, st, ys, color);
 }
 
 /// Error bars for repeats: min–max as thin whiskers, mean ± σ as a thick bar.
-fn errbar(out: &mut String, cx: f64, st: &Stat, ys: &Scale) {
+fn errbar(out: &mut String, cx: f64, st: &Stat, ys: &Scale, color: &str) {
     if st.n < 2 {
         return;
     }
@@ -821,7 +840,7 @@ fn errbar(out: &mut String, cx: f64, st: &Stat, ys: &Scale) {
     let (ylo, yhi) = (ys.px((st.mean - st.sd).max(floor)), ys.px(st.mean + st.sd));
     let _ = write!(
         out,
-        "<g class=\"errbar\" data-n=\"{}\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\" stroke=\"#000\">\
+        "<g class=\"errbar\" data-n=\"{}\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\" stroke=\"{color}\">\
          <line x1=\"{cx:.1}\" y1=\"{ymin:.1}\" x2=\"{cx:.1}\" y2=\"{ymax:.1}\" stroke-width=\"1\"/>\
          <line x1=\"{:.1}\" y1=\"{ymin:.1}\" x2=\"{:.1}\" y2=\"{ymin:.1}\"/><line x1=\"{:.1}\" y1=\"{ymax:.1}\" x2=\"{:.1}\" y2=\"{ymax:.1}\"/>\
          <line x1=\"{cx:.1}\" y1=\"{ylo:.1}\" x2=\"{cx:.1}\" y2=\"{yhi:.1}\" stroke-width=\"5\" stroke-opacity=\"0.55\"/></g>",

@@ -7,7 +7,9 @@
 //! where a point was run more than once. Charts come from `svg`; every chart's numbers are
 //! also in a table, which names the latency it shows as the chart does.
 
-use super::svg::{self, Axis, Quantity, Series, Stat, StatSeries, Style, StudyChart, StudyX, YSpec};
+use super::svg::{
+    self, Axis, Quantity, Series, Stat, StatSeries, StudyChart, StudyX, Style, YSpec,
+};
 use crate::flags::{Flag, Spec, Takes};
 use crate::present::results::{self, DirResult, ResultFile, ResultSet, Run, DIRECTIONS, IGNORED};
 use crate::stats::hist;
@@ -356,7 +358,10 @@ fn render(title: &str, inputs: &[Input]) -> String {
             run_section(&mut h, 0, p, r);
         }
     }
-    if runs.len() > 1 || (runs.len() == 1 && single.is_none()) || runs.iter().any(|r| r.outcome.is_err()) {
+    if runs.len() > 1
+        || (runs.len() == 1 && single.is_none())
+        || runs.iter().any(|r| r.outcome.is_err())
+    {
         let set = results::pool(runs, &first_axes);
         set_section(&mut h, &set, env);
     }
@@ -733,7 +738,13 @@ fn study_x(a: &results::SetAxis) -> StudyX {
 /// One series per combination of the other axes' values: metric `m` of each point
 /// against axis `ai`. A point whose value on the axis is ignored by its engine makes a
 /// flat series (one level, whatever x).
-fn series_against(set: &ResultSet, ai: usize, dir: &str, m: &Metric, kind: &str) -> Vec<StatSeries> {
+fn series_against(
+    set: &ResultSet,
+    ai: usize,
+    dir: &str,
+    m: &Metric,
+    kind: &str,
+) -> Vec<StatSeries> {
     let mut out: Vec<StatSeries> = Vec::new();
     for p in &set.points {
         let others: Vec<String> = set
@@ -827,7 +838,11 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
         .axes
         .iter()
         .map(|a| {
-            let kind = if a.numbers.is_some() { "numeric" } else { "categorical" };
+            let kind = if a.numbers.is_some() {
+                "numeric"
+            } else {
+                "categorical"
+            };
             format!("{} ({kind}: {})", a.name, a.values.join(", "))
         })
         .collect();
@@ -841,7 +856,12 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
         })
     );
     let mut notes = set.notes.clone();
-    let ok_dirs = || set.runs.iter().filter_map(|r| r.outcome.as_ref().ok()).flatten();
+    let ok_dirs = || {
+        set.runs
+            .iter()
+            .filter_map(|r| r.outcome.as_ref().ok())
+            .flatten()
+    };
     let mut kinds: Vec<&str> = ok_dirs().map(|d| d.pct_of).collect();
     kinds.sort_unstable();
     kinds.dedup();
@@ -904,20 +924,19 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             }
             for kind in &kinds {
                 // One job's latency: its mean and percentiles; several: p99 of each.
-                let series: Vec<StatSeries> = if set.points.len() == axis.values.len()
-                    && set.axes.len() == 1
-                {
-                    [&LAT_MEAN, &P50, &P99, &P99_9]
-                        .iter()
-                        .filter_map(|m| {
-                            let mut s = series_against(&set, ai, d, m, kind).pop()?;
-                            s.name = format!("{kind} {}", m.name);
-                            Some(s)
-                        })
-                        .collect()
-                } else {
-                    series_against(&set, ai, d, &P99, kind)
-                };
+                let series: Vec<StatSeries> =
+                    if set.points.len() == axis.values.len() && set.axes.len() == 1 {
+                        [&LAT_MEAN, &P50, &P99, &P99_9]
+                            .iter()
+                            .filter_map(|m| {
+                                let mut s = series_against(&set, ai, d, m, kind).pop()?;
+                                s.name = format!("{kind} {}", m.name);
+                                Some(s)
+                            })
+                            .collect()
+                    } else {
+                        series_against(&set, ai, d, &P99, kind)
+                    };
                 if series.is_empty() {
                     continue;
                 }
@@ -928,11 +947,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                 };
                 h.push_str(&svg::study_chart(&StudyChart {
                     id: &format!("set-{ai}-{d}-{kind}"),
-                    title: &format!(
-                        "{d} {} {which} against {}",
-                        latency_name(kind),
-                        axis.name
-                    ),
+                    title: &format!("{d} {} {which} against {}", latency_name(kind), axis.name),
                     xlabel: &axis.name,
                     x: &x,
                     y: YSpec {
@@ -993,7 +1008,11 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             let cell = |r: usize, c: usize| {
                 let p = set.points.iter().find(|p| p.at == [c, r])?;
                 let st = stat_of(&set, &p.runs, d, &IOPS, "")?;
-                Some(if st.n > 0 { Ok(st.mean) } else { Err(st.reason) })
+                Some(if st.n > 0 {
+                    Ok(st.mean)
+                } else {
+                    Err(st.reason)
+                })
             };
             h.push_str(&svg::heat_map(
                 &format!("set-heat-{d}"),
@@ -1033,10 +1052,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                 .collect();
             r.push(p.runs.len().to_string());
             for (d, m, kind) in &cols {
-                r.push(
-                    stat_of(&set, &p.runs, d, m, kind)
-                        .map_or("-".into(), |s| s.text(m.q)),
-                );
+                r.push(stat_of(&set, &p.runs, d, m, kind).map_or("-".into(), |s| s.text(m.q)));
             }
             r
         })
@@ -1046,7 +1062,13 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             h,
             "<p>Latency columns: {} (the latency the runs' percentiles are of; its mean \
              stands beside them).</p>",
-            svg::esc(&kinds.iter().map(|k| latency_name(k)).collect::<Vec<_>>().join("; "))
+            svg::esc(
+                &kinds
+                    .iter()
+                    .map(|k| latency_name(k))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
         );
     }
     let header: Vec<&str> = header.iter().map(String::as_str).collect();

@@ -481,7 +481,12 @@ pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
         .ok_or_else(|| format!("{source}: not a fio JSON result: \"{key}\" is not a list"))?;
     let global: BTreeMap<String, String> = options_in(&doc["global options"]).collect();
     // (name, options, the jobs' numbers, the first failure)
-    type Group = (String, BTreeMap<String, String>, Vec<JobResult>, Option<Failure>);
+    type Group = (
+        String,
+        BTreeMap<String, String>,
+        Vec<JobResult>,
+        Option<Failure>,
+    );
     let mut groups: Vec<Group> = Vec::new();
     for (i, j) in entries.iter().enumerate() {
         let name = j.get("jobname").and_then(Value::as_str).unwrap_or("");
@@ -642,10 +647,11 @@ fn sweep_entry_run(
         (Some(f), _) => Err(f),
         (None, Some(runs)) => match runs.iter().find_map(|r| r.outcome.clone().err()) {
             Some(f) => Err(f),
-            None => Ok(sum_dirs(
-                runs.iter()
-                    .flat_map(|r| r.outcome.as_ref().ok().into_iter().flatten()),
-            )),
+            None => {
+                Ok(sum_dirs(runs.iter().flat_map(|r| {
+                    r.outcome.as_ref().ok().into_iter().flatten()
+                })))
+            }
         },
         (None, None) => Ok(DIRECTIONS
             .iter()
@@ -802,7 +808,12 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
     };
     let mut eff: Vec<BTreeMap<String, String>> = runs
         .iter()
-        .map(|r| r.options.iter().map(|(k, v)| (alias(k), v.clone())).collect())
+        .map(|r| {
+            r.options
+                .iter()
+                .map(|(k, v)| (alias(k), v.clone()))
+                .collect()
+        })
         .collect();
     let mut keys: Vec<String> = eff.iter().flat_map(|o| o.keys().cloned()).collect();
     keys.sort();

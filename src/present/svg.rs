@@ -36,7 +36,11 @@ pub fn esc(s: &str) -> String {
 /// 12.345 → `12.3`, 0.0123 → `0.0123`.
 pub fn num3(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
-        return if v.is_finite() { "0".into() } else { "-".into() };
+        return if v.is_finite() {
+            "0".into()
+        } else {
+            "-".into()
+        };
     }
     let digits = v.abs().log10().floor() as i32;
     let decimals = (2 - digits).clamp(0, 12) as usize;
@@ -250,7 +254,11 @@ impl Scale {
     fn ticks(&self) -> Vec<(f64, String)> {
         if self.log {
             let decades = (self.hi / self.lo).log10().round() as i32;
-            let mults: &[f64] = if decades <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+            let mults: &[f64] = if decades <= 2 {
+                &[1.0, 2.0, 5.0]
+            } else {
+                &[1.0]
+            };
             let mut t = Vec::new();
             let mut d = self.lo;
             while d <= self.hi * 1.0001 {
@@ -443,7 +451,11 @@ impl Chart {
     fn close(mut self, notes: &[String]) -> String {
         self.out.push_str("</svg>");
         for n in notes {
-            let _ = write!(self.out, "<figcaption class=\"note\">{}</figcaption>", esc(n));
+            let _ = write!(
+                self.out,
+                "<figcaption class=\"note\">{}</figcaption>",
+                esc(n)
+            );
         }
         self.out.push_str("</figure>\n");
         self.out
@@ -586,7 +598,15 @@ fn reach(series: &[StatSeries]) -> Vec<f64> {
         .iter()
         .flat_map(|s| s.points.iter().map(|p| &p.1))
         .filter(|s| s.n > 0)
-        .flat_map(|s| [s.mean, s.mean + s.sd, s.max, s.min, (s.mean - s.sd).max(0.0)])
+        .flat_map(|s| {
+            [
+                s.mean,
+                s.mean + s.sd,
+                s.max,
+                s.min,
+                (s.mean - s.sd).max(0.0),
+            ]
+        })
         .filter(|v| v.is_finite())
         .collect()
 }
@@ -699,7 +719,9 @@ pub fn study_chart(c: &StudyChart) -> String {
     let (xscale, xunit, xlabel) = match (&xnum, c.x) {
         (Some(s), _) if s.log => ("log", "", format!("{} (log scale)", c.xlabel)),
         (Some(_), _) => ("linear", "", c.xlabel.to_string()),
-        (None, StudyX::Numbers { .. }) => ("category", "", format!("{} (values as groups)", c.xlabel)),
+        (None, StudyX::Numbers { .. }) => {
+            ("category", "", format!("{} (values as groups)", c.xlabel))
+        }
         (None, _) => ("category", "", c.xlabel.to_string()),
     };
     ch.x_axis(xscale, xunit, &ticks, &xlabel);
@@ -753,7 +775,17 @@ pub fn study_chart(c: &StudyChart) -> String {
                     );
                 }
             }
-            errbar(&mut ch.out, cx, st, &ys, if c.style == Style::Bars { "#000" } else { color });
+            errbar(
+                &mut ch.out,
+                cx,
+                st,
+                &ys,
+                if c.style == Style::Bars {
+                    "#000"
+                } else {
+                    color
+                },
+            );
             if st.failed > 0 {
                 failed_mark(&mut ch.out, cx, y - 14.0, &s.name, &xl, st);
             }
@@ -991,7 +1023,10 @@ pub fn heat_map(
     let log = lo > 0.0 && hi / lo > 10.0;
     let scale = if log { "log" } else { "linear" };
     let legend = vec![
-        (format!("low {}", q.text(lo)), "rgb(255,250,200)".to_string()),
+        (
+            format!("low {}", q.text(lo)),
+            "rgb(255,250,200)".to_string(),
+        ),
         (
             format!("high {} (colour: {scale} scale)", q.text(hi)),
             "rgb(30,90,150)".to_string(),
@@ -1105,13 +1140,25 @@ mod tests {
 
     #[test]
     fn a_latency_axis_spanning_decades_is_log_and_says_so() {
-        let s = Scale::auto(Quantity::Time, &[50_000.0, 438_000_000.0], true, 400.0, 80.0);
+        let s = Scale::auto(
+            Quantity::Time,
+            &[50_000.0, 438_000_000.0],
+            true,
+            400.0,
+            80.0,
+        );
         assert!(s.log);
         assert_eq!(s.label("p99 clat"), "p99 clat (log scale)");
         let ticks: Vec<String> = s.ticks().into_iter().map(|t| t.1).collect();
         assert!(ticks.contains(&"100 µs".to_string()) && ticks.contains(&"1 s".to_string()));
         // Within a decade: linear, one unit on the label, no "30k µs".
-        let s = Scale::auto(Quantity::Time, &[20_000_000.0, 30_000_000.0], true, 400.0, 80.0);
+        let s = Scale::auto(
+            Quantity::Time,
+            &[20_000_000.0, 30_000_000.0],
+            true,
+            400.0,
+            80.0,
+        );
         assert!(!s.log);
         assert_eq!(s.label("p99 clat"), "p99 clat (ms)");
         assert!(s.ticks().iter().all(|t| !t.1.contains('k')));
@@ -1151,7 +1198,11 @@ mod tests {
         assert!(svg.contains("class=\"errbar\" data-n=\"3\" data-mean=\"12\" data-sd=\"2\""));
         assert!(svg.contains("class=\"failed\" data-series=\"read\" data-x=\"64 KiB\""));
         assert!(svg.contains("data-reason=\"Invalid argument (error 22)\""));
-        assert_eq!(svg.matches("class=\"pt\"").count(), 1, "no value for the failure");
+        assert_eq!(
+            svg.matches("class=\"pt\"").count(),
+            1,
+            "no value for the failure"
+        );
         assert_eq!(svg.matches("class=\"title\"").count(), 1, "titled once");
     }
 }

@@ -45,19 +45,79 @@ fn count(text: &str, needle: &str) -> usize {
     text.matches(needle).count()
 }
 
-/// The inputs: a 2×2 sweep, a comparison export, an iobench JSON+ run with bw and
-/// histogram logs, and fio's JSON+ of the same kind of job.
-fn make_inputs(dir: &Path) -> Vec<String> {
+/// The chart whose figure has `id`, from its opening tag to `</figure>`.
+fn chart<'a>(html: &'a str, id: &str) -> &'a str {
+    let start = html
+        .find(&format!("<figure class=\"chart\" id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no chart {id}"));
+    &html[start..start + html[start..].find("</figure>").unwrap()]
+}
+
+/// The attribute `name` of each element of `chart` that has `class="CLASS"`.
+fn attrs(chart: &str, class: &str, name: &str) -> Vec<String> {
+    chart
+        .split(&format!("class=\"{class}\""))
+        .skip(1)
+        .map(|e| {
+            let tag = &e[..e.find('>').unwrap_or(e.len())];
+            let key = format!(" {name}=\"");
+            tag.find(&key)
+                .map(|i| {
+                    let v = &tag[i + key.len()..];
+                    v[..v.find('"').unwrap()].to_string()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Loads `html` in headless Chromium (offline) and hands back the DOM it built; takes a
+/// screenshot to `shot` too. `None` when there is no Chromium (and CI does not ask).
+fn browse(html: &Path, shot: &Path, height: u32) -> Option<String> {
+    let chrome = chromium()?;
+    let profile = html.with_extension("profile");
+    let url = format!("file://{}", html.display());
+    let mut c = headless(&chrome, &profile);
+    c.arg("--dump-dom").arg(&url);
+    let dom = String::from_utf8_lossy(&run(c).stdout).into_owned();
+    let _ = std::fs::remove_file(shot);
+    let mut c = headless(&chrome, &profile);
+    c.arg(format!("--window-size=1440,{height}"))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url);
+    let o = run(c);
+    let png = std::fs::read(shot)
+        .unwrap_or_else(|_| panic!("no screenshot: {}", String::from_utf8_lossy(&o.stderr)));
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "a screenshot with content: {} bytes",
+        png.len()
+    );
+    Some(dom)
+}
+
+/// A sweep of two numeric axes (lines, a heat map, the 2D chart), a comparison export
+/// (bars with error bars) and fio-format logs, in one report, and in Chromium.
+#[test]
+fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
+    let dir = scratch("report_html");
     let mut cmd = iobench();
-    cmd.args(["sweep", "--axis", "iodepth=1,4", "--axis", "bs=4k,8k", "-o"])
-        .arg(dir.join("sweep"))
-        .args([
-            "--",
-            "--name=s",
-            "--ioengine=null",
-            "--rw=randread",
-            "--size=8m",
-        ]);
+    cmd.args([
+        "sweep",
+        "--axis",
+        "iodepth=1,4",
+        "--axis",
+        "bs=4k,64k",
+        "-o",
+    ])
+    .arg(dir.join("sweep"))
+    .args([
+        "--",
+        "--name=s",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=8m",
+    ]);
     run_ok(cmd);
     let mut cmd = iobench();
     cmd.args(["compare", "--repeat", "2", "--export-json"])
@@ -75,92 +135,92 @@ fn make_inputs(dir: &Path) -> Vec<String> {
         ]);
     run_ok(cmd);
     let mut cmd = iobench();
-    cmd.current_dir(dir)
+    cmd.current_dir(&dir)
         .args([
             "--name=l",
             "--ioengine=psync",
             "--rw=randread",
             "--size=4m",
-            "--runtime=1500ms",
+            "--runtime=1200ms",
             "--time_based",
-        ])
-        .args([
             "--write_bw_log=l",
             "--write_hist_log=l",
             "--log_avg_msec=250",
             "--log_hist_msec=250",
             "--output-format=json+",
-            "--env",
         ])
         .arg(format!("--filename={}", dir.join("l.dat").display()));
-    let out = run_ok(cmd);
-    std::fs::write(dir.join("run.json"), &out.stdout).unwrap();
-    let mut inputs = vec![
-        dir.join("sweep").display().to_string(),
-        dir.join("cmp.json").display().to_string(),
-        dir.join("run.json").display().to_string(),
-        dir.join("l_bw.1.log").display().to_string(),
-        dir.join("l_clat_hist.1.log").display().to_string(),
-    ];
-    if let Some(mut f) = fio() {
-        f.args([
-            "--name=f",
-            "--ioengine=psync",
-            "--rw=randread",
-            "--size=4m",
-            "--runtime=1",
-            "--time_based",
-            "--output-format=json+",
-        ])
-        .arg(format!("--filename={}", dir.join("f.dat").display()));
-        let out = run_ok(f);
-        std::fs::write(dir.join("fio.json"), &out.stdout).unwrap();
-        inputs.push(dir.join("fio.json").display().to_string());
-    }
-    inputs
-}
-
-#[test]
-fn report_has_every_chart_and_point_and_renders_in_chromium() {
-    let dir = scratch("report_html");
-    let inputs = make_inputs(&dir);
+    run_ok(cmd);
     let html_path = dir.join("report.html");
     let mut cmd = iobench();
-    cmd.arg("report").args(&inputs).arg("-o").arg(&html_path);
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg(dir.join("cmp.json"))
+        .arg(dir.join("l_bw.1.log"))
+        .arg(dir.join("l_clat_hist.1.log"))
+        .arg("-o")
+        .arg(&html_path);
     run_ok(cmd);
     let html = std::fs::read_to_string(&html_path).unwrap();
     // Self-contained: no script, nothing fetched.
     assert!(!html.contains("<script") && !html.contains(" src=") && !html.contains(" href="));
-    // Charts: the sweep's 6 metrics against each of its 2 axes and a heat map; 3 bars of
-    // the comparison; histogram and CDF of each JSON+ run; one chart per log.
-    let fio_charts = if inputs.len() == 6 { 2 } else { 0 };
-    let charts = 2 * 6 + 1 + 3 + 2 + 1 + 1 + fio_charts;
-    assert_eq!(count(&html, "<figure class=\"chart\""), charts);
+    // The sweep, per axis: IOPS, bandwidth and clat p99 as lines (both axes are numbers);
+    // the 2D chart; a heat map. The comparison: 3 bar charts. One chart per log.
+    let kinds = attrs(&html, "chart", "data-kind");
+    let n = |k: &str| kinds.iter().filter(|x| *x == k).count();
     assert_eq!(
-        count(&html, "class=\"axis-label\""),
-        2 * charts,
-        "x and y labels on each"
+        (n("lines"), n("combo"), n("heatmap"), n("bars"), n("xy")),
+        (6, 1, 1, 3, 2),
+        "{kinds:?}"
     );
+    let charts = kinds.len();
+    assert_eq!(count(&html, "class=\"title\""), charts, "each titled once");
     assert_eq!(count(&html, "<g class=\"legend\">"), charts);
-    // The sweep's IOPS chart against iodepth: one point per point, its value the index's.
+    assert!(
+        count(&html, "class=\"axis-label\"") >= 2 * charts,
+        "x and y labels"
+    );
+    assert!(
+        !html.contains("k µs") && !html.contains("k ms"),
+        "no 30k µs"
+    );
+    // Every chart takes the page's width.
+    assert_eq!(count(&html, "width=\"1360\""), 2 * charts);
+    // IOPS against bs: lines on a log axis (4k to 64k is more than a decade) with the
+    // units of sizes; one point per sweep point, its value the index's.
     let index: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("sweep/index.json")).unwrap())
             .unwrap();
-    let start = html
-        .find("id=\"sweep0-0-read-0\"")
-        .expect("IOPS against iodepth");
-    let chart = &html[start..start + html[start..].find("</figure>").unwrap()];
-    assert_eq!(count(chart, "class=\"pt\""), 4);
+    let c = chart(&html, "set-1-read-IOPS");
+    assert!(c.contains("class=\"axis x\" data-scale=\"log\""), "{c}");
+    assert!(c.contains(">bs (log scale)<") && c.contains(">64 KiB<"));
+    assert!(c.contains("class=\"axis y\" data-scale=\"linear\""));
+    assert_eq!(count(c, "class=\"pt\""), 4);
     for p in index["points"].as_array().unwrap() {
         let iops = p["read"]["iops"].as_f64().unwrap();
+        let bs = if p["params"]["bs"] == "4k" {
+            "4 KiB"
+        } else {
+            "64 KiB"
+        };
         let want = format!(
-            "data-series=\"bs={}\" data-x=\"{}\" data-y=\"{iops}\"",
-            p["params"]["bs"].as_str().unwrap(),
-            p["params"]["iodepth"].as_str().unwrap()
+            "data-series=\"iodepth={}\" data-x=\"{bs}\" data-y=\"{iops}\"",
+            p["params"]["iodepth"].as_str().unwrap(),
         );
-        assert!(chart.contains(&want), "{want}");
+        assert!(c.contains(&want), "{want}");
     }
-    // The comparison's bars carry mean and σ.
+    // iodepth 1 and 4: a linear axis, placed by value.
+    assert!(chart(&html, "set-0-read-IOPS").contains("class=\"axis x\" data-scale=\"linear\""));
+    // The latency chart names its latency, on the axis and in the title.
+    let lat = chart(&html, "set-0-read-clat");
+    assert!(lat.contains("read clat (completion latency) p99 against iodepth"));
+    assert!(lat.contains(">read clat latency ("));
+    // The 2D chart: IOPS bars and p99 diamonds on a right-hand axis.
+    let combo = chart(&html, "set-combo-read");
+    assert_eq!(count(combo, "class=\"pt\""), 4);
+    assert_eq!(count(combo, "class=\"pt2\""), 4);
+    assert!(combo.contains("class=\"axis y2\""));
+    // The comparison's bars carry mean, σ and min–max from the export.
     let cmp: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("cmp.json")).unwrap()).unwrap();
     let a = cmp["results"]
@@ -170,21 +230,30 @@ fn report_has_every_chart_and_point_and_renders_in_chromium() {
         .find(|r| r["side"] == "A" && r["metric"] == "iops")
         .unwrap();
     assert!(html.contains(&format!(
-        "data-y=\"{}\" data-sd=\"{}\"",
+        "class=\"errbar\" data-n=\"2\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\"",
         a["mean"].as_f64().unwrap(),
-        a["sd"].as_f64().unwrap()
+        a["sd"].as_f64().unwrap(),
+        a["min"].as_f64().unwrap(),
+        a["max"].as_f64().unwrap()
     )));
-    // The context header of the run made with --env.
-    assert!(html.contains("<th class=\"l\">host</th>"));
+    // --svg: each chart alone.
+    let svgs = dir.join("svg");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg("-o")
+        .arg(dir.join("sweep.html"))
+        .arg("--svg")
+        .arg(&svgs);
+    run_ok(cmd);
+    let heat = std::fs::read_to_string(svgs.join("set-heat-read.svg")).unwrap();
+    assert!(heat.starts_with("<?xml") && heat.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(heat.trim_end().ends_with("</svg>") && !heat.contains("<figure"));
+    assert_eq!(std::fs::read_dir(&svgs).unwrap().count(), 8);
     let pts_in_source = count(&html, "class=\"pt\"");
-    // A real browser: the DOM it builds from the file, offline.
-    let Some(chrome) = chromium() else { return };
-    let profile = dir.join("profile");
-    let url = format!("file://{}", html_path.display());
-    let mut c = headless(&chrome, &profile);
-    c.arg("--dump-dom").arg(&url);
-    let dom = run(c);
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let Some(dom) = browse(&html_path, &dir.join("report.png"), 2400) else {
+        return;
+    };
     assert_eq!(
         count(&dom, "<figure class=\"chart\""),
         charts,
@@ -196,19 +265,184 @@ fn report_has_every_chart_and_point_and_renders_in_chromium() {
         "and every data point"
     );
     assert_eq!(count(&dom, "<svg"), charts);
-    let shot = dir.join("report.png");
-    let _ = std::fs::remove_file(&shot);
-    let mut c = headless(&chrome, &profile);
-    c.arg("--window-size=1200,2400")
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&url);
-    let o = run(c);
-    let png = std::fs::read(&shot)
-        .unwrap_or_else(|_| panic!("no screenshot: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(
+        count(&dom, "data-scale=\"log\""),
+        count(&html, "data-scale=\"log\"")
+    );
+}
+
+/// 12 fio result files of a block-size study (4 sizes × 3 repeats) and one that failed
+/// (bs=1000 with O_DIRECT): one chart per metric against bs, each point with error bars
+/// (mean ± σ, min–max of its 3 runs), the failure marked with its reason and no value.
+#[test]
+fn fio_block_size_study_is_one_chart_with_error_bars() {
+    let Some(_) = fio() else { return };
+    let dir = scratch("report_fio_bs");
+    let target = dir.join("scratch.dat");
+    let mut inputs = Vec::new();
+    let mut iops: Vec<(String, Vec<f64>)> = Vec::new();
+    for bs in ["4k", "16k", "64k", "256k", "1000"] {
+        let repeats = if bs == "1000" { 1 } else { 3 };
+        let mut vals = Vec::new();
+        for r in 0..repeats {
+            let out = dir.join(format!("bs-{bs}-{r}.json"));
+            let mut f = fio().unwrap();
+            f.args([
+                "--name=bs",
+                "--ioengine=psync",
+                "--rw=read",
+                "--direct=1",
+                "--size=1m",
+                "--output-format=json",
+            ])
+            .arg(format!("--bs={bs}"))
+            .arg(format!("--filename={}", target.display()))
+            .arg(format!("--output={}", out.display()));
+            run(f);
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+            vals.push(doc["jobs"][0]["read"]["iops"].as_f64().unwrap());
+            if bs == "1000" {
+                assert_eq!(doc["jobs"][0]["error"], 22, "bs=1000 with O_DIRECT fails");
+            }
+            inputs.push(out);
+        }
+        iops.push((bs.to_string(), vals));
+    }
+    let html_path = dir.join("bs.html");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .args(&inputs)
+        .arg("-o")
+        .arg(&html_path)
+        .arg("--svg")
+        .arg(dir.join("svg"));
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(!html.contains("<h2>Run:"), "no section per file");
+    assert!(html.contains("Results: 13 run(s), 5 point(s)"));
+    assert!(html
+        .contains("Options that differ between the runs: bs (numeric: 1000, 4k, 16k, 64k, 256k)."));
+    assert_eq!(
+        count(&html, "IOPS against bs</text>"),
+        1,
+        "one IOPS chart for the 13 files"
+    );
+    let c = chart(&html, "set-0-read-IOPS");
+    assert!(c.contains("data-kind=\"lines\""));
+    assert!(c.contains("class=\"axis x\" data-scale=\"log\"") && c.contains(">bs (log scale)<"));
+    // Four points, each with its 3 runs' mean, σ and range.
+    assert_eq!(attrs(c, "pt", "data-n"), ["3", "3", "3", "3"]);
+    let bars = attrs(c, "errbar", "data-mean");
+    assert_eq!(bars.len(), 4, "an error bar per point");
+    for (bs, vals) in iops.iter().filter(|(bs, _)| bs != "1000") {
+        let mean = vals.iter().sum::<f64>() / 3.0;
+        let sd = (vals.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 2.0).sqrt();
+        let min = vals.iter().copied().fold(f64::MAX, f64::min);
+        let max = vals.iter().copied().fold(f64::MIN, f64::max);
+        let want = format!("data-n=\"3\" data-mean=\"{mean}\" data-sd=\"{sd}\" data-min=\"{min}\" data-max=\"{max}\"");
+        assert!(c.contains(&want), "bs={bs}: {want}");
+    }
+    // The failed run: a mark with its reason, no value, and "failed" in the table.
+    let failed = attrs(c, "failed", "data-reason");
+    assert_eq!(failed, ["Invalid argument (error 22)"]);
+    assert_eq!(attrs(c, "failed", "data-x"), ["1000 B"]);
+    assert!(!c.contains("data-x=\"1000 B\" data-y="), "never a value");
+    assert!(html.contains("<td class=\"failed\">failed: Invalid argument (error 22)</td>"));
+    // Latency: clat named, log-scaled when it spans a decade, the table saying which.
+    let lat = chart(&html, "set-0-read-clat");
+    assert!(lat.contains("clat (completion latency) mean, p50, p99, p99.9 against bs"));
+    assert!(html.contains("<th>read clat p99</th>") && !html.contains("<th>read lat p99</th>"));
+    assert!(std::fs::read_to_string(dir.join("svg/set-0-read-IOPS.svg"))
+        .unwrap()
+        .contains("class=\"errbar\""));
+    let Some(dom) = browse(&html_path, &dir.join("bs.png"), 1400) else {
+        return;
+    };
+    assert_eq!(
+        count(&dom, "class=\"errbar\""),
+        count(&html, "class=\"errbar\"")
+    );
+    assert_eq!(
+        count(&dom, "class=\"failed\""),
+        count(&html, "class=\"failed\"")
+    );
+}
+
+/// A sweep of ioengine (categories) × iodepth (numbers): bars against ioengine, never a
+/// line between engines; psync's iodepth collapsed to one dashed level with a note; a
+/// bench-fio layout directory read as a set of runs.
+#[test]
+fn categories_are_bars_and_an_ignored_iodepth_collapses() {
+    let dir = scratch("report_engines");
+    let mut cmd = iobench();
+    cmd.args([
+        "sweep",
+        "--axis",
+        "ioengine=psync,libaio",
+        "--axis",
+        "iodepth=1,4,16",
+        "-o",
+    ])
+    .arg(dir.join("sweep"))
+    .args(["--", "--name=e", "--rw=randread", "--size=2m"])
+    .arg(format!("--filename={}", dir.join("e.dat").display()));
+    run_ok(cmd);
+    let html_path = dir.join("engines.html");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg("-o")
+        .arg(&html_path);
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    // 3 psync points are one: iodepth is ignored by a synchronous engine.
+    assert!(html.contains("Results: 6 run(s), 4 point(s)"), "{html}");
+    assert!(html.contains("iodepth is ignored by psync"));
+    let bars = chart(&html, "set-0-read-IOPS");
+    assert!(bars.contains("data-kind=\"bars\"") && bars.contains("data-scale=\"category\""));
+    assert!(!bars.contains("<polyline"), "no line between engines");
+    assert_eq!(count(bars, "<rect class=\"pt\""), 4);
+    let dots = chart(&html, "set-0-read-clat");
+    assert!(dots.contains("data-kind=\"dots\"") && !dots.contains("<polyline"));
+    let lines = chart(&html, "set-1-read-IOPS");
+    assert!(lines.contains("data-kind=\"lines\""));
+    assert_eq!(
+        attrs(lines, "flat", "data-note"),
+        ["iodepth ignored by a synchronous engine"]
+    );
+    assert!(lines.contains("<figcaption class=\"note\">iodepth is ignored by psync"));
+    // The same runs laid out as bench-fio lays them out: OUT/DEVICE/BS/MODE-QD-JOBS.json.
+    let bench = dir.join("bench/e.dat/4k");
+    std::fs::create_dir_all(&bench).unwrap();
+    for (i, e) in std::fs::read_dir(dir.join("sweep")).unwrap().enumerate() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".json") && name != "index.json" && name != "sweep.json" {
+            std::fs::copy(&p, bench.join(format!("randread-{i}-1.json"))).unwrap();
+        }
+    }
+    std::fs::write(
+        bench.join("randread-iodepth-1-numjobs-1_bw.1.log"),
+        "0, 1, 0, 4096, 0\n",
+    )
+    .unwrap();
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("bench"))
+        .arg("-o")
+        .arg(dir.join("bench.html"));
+    run_ok(cmd);
+    let bench_html = std::fs::read_to_string(dir.join("bench.html")).unwrap();
     assert!(
-        png.starts_with(b"\x89PNG") && png.len() > 20_000,
-        "a screenshot with content: {} bytes",
-        png.len()
+        bench_html.contains("Results: 6 run(s), 4 point(s)"),
+        "{bench_html}"
+    );
+    let Some(dom) = browse(&html_path, &dir.join("engines.png"), 1400) else {
+        return;
+    };
+    assert_eq!(
+        count(&dom, "class=\"flat\""),
+        count(&html, "class=\"flat\"")
     );
 }
 

@@ -1038,4 +1038,136 @@ fio: some trailing normal output
         assert!(parse("hello").is_err());
         assert!(parse("{\"a\": 1}").is_err());
     }
+
+    /// A run with these options and `iops` read IOPS (or failed with errno 22).
+    fn run(opts: &[(&str, &str)], iops: Option<f64>) -> Run {
+        Run {
+            source: "t".into(),
+            options: opts
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            outcome: match iops {
+                Some(iops) => Ok(vec![DirResult {
+                    dir: "read".into(),
+                    iops,
+                    ..Default::default()
+                }]),
+                None => Err(Failure::of_errno(22)),
+            },
+        }
+    }
+
+    #[test]
+    fn a_pool_finds_the_options_that_differ_and_the_repeats() {
+        let mut runs = Vec::new();
+        for bs in ["64k", "4k", "1m"] {
+            for r in 0..3 {
+                runs.push(run(
+                    &[("name", &format!("job{r}")), ("bs", bs), ("rw", "read")],
+                    Some(1.0),
+                ));
+            }
+        }
+        runs.push(run(&[("name", "x"), ("bs", "1000"), ("rw", "read")], None));
+        let set = pool(runs, &[]);
+        assert_eq!(set.axes.len(), 1, "names are not axes: {:?}", set.axes);
+        let bs = &set.axes[0];
+        assert_eq!(bs.name, "bs");
+        assert_eq!(bs.values, ["1000", "4k", "64k", "1m"], "sorted by size");
+        assert_eq!(
+            bs.numbers.as_deref(),
+            Some(&[1000.0, 4096.0, 65536.0, 1048576.0][..])
+        );
+        assert!(bs.bytes);
+        let sizes: Vec<usize> = set.points.iter().map(|p| p.runs.len()).collect();
+        assert_eq!(sizes, [1, 3, 3, 3], "repeats of one point are grouped");
+        assert_eq!(
+            set.runs[set.points[0].runs[0]]
+                .outcome
+                .as_ref()
+                .unwrap_err()
+                .reason,
+            "Invalid argument (error 22)"
+        );
+        // A categorical axis keeps its order; a 0/1 option is no line.
+        let set = pool(
+            vec![
+                run(&[("ioengine", "libaio"), ("direct", "1")], Some(1.0)),
+                run(&[("ioengine", "io_uring"), ("direct", "0")], Some(1.0)),
+            ],
+            &[],
+        );
+        assert_eq!(set.axes[0].name, "ioengine");
+        assert_eq!(set.axes[0].values, ["libaio", "io_uring"]);
+        assert!(set.axes.iter().all(|a| a.numbers.is_none()));
+    }
+
+    #[test]
+    fn a_sync_engines_iodepth_collapses_with_a_note() {
+        let mut runs = Vec::new();
+        for e in ["psync", "libaio"] {
+            for qd in ["1", "8", "32"] {
+                runs.push(run(&[("ioengine", e), ("iodepth", qd)], Some(1.0)));
+            }
+        }
+        // Unset ioengine is fio's default, psync.
+        runs.push(run(&[("iodepth", "4")], Some(1.0)));
+        let set = pool(runs, &[]);
+        let qd = set.axes.iter().find(|a| a.name == "iodepth").unwrap();
+        assert_eq!(qd.values, ["1", "8", "32", IGNORED]);
+        assert_eq!(set.points.len(), 4, "psync's 4 runs are one point");
+        assert_eq!(set.notes.len(), 1);
+        assert!(
+            set.notes[0].starts_with("iodepth is ignored by psync"),
+            "{}",
+            set.notes[0]
+        );
+    }
+
+    #[test]
+    fn a_sweep_index_gives_runs_failures_and_repeats() {
+        let dir = std::env::temp_dir().join(format!("iobench-sweep-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.json"), one_read("\"iops\": 5")).unwrap();
+        std::fs::write(dir.join("b.json"), one_read("\"iops\": 7")).unwrap();
+        let index = serde_json::json!({"points": [
+            {"params": {"bs": "4k"}, "file": "a.json", "status": "ok"},
+            {"params": {"bs": "8k"}, "status": "ok", "repeats": [{"file": "a.json"}, {"file": "b.json"},
+                {"failed": true, "error": 5, "reason": "I/O error on /dev/x"}]},
+            {"params": {"bs": "1000"}, "file": "p.failed.json", "failed": true, "error": 22,
+             "reason": "Invalid argument"},
+            {"params": {"bs": "16k"}, "file": "gone.json", "status": "ok",
+             "read": {"iops": 9.0, "bw_bytes": 1.0, "percentiles_of": "clat", "p99_ns": 5.0}},
+        ]});
+        let runs = sweep_runs(&dir, &index);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let iops = |r: &Run| {
+            r.outcome
+                .as_ref()
+                .map(|d| d[0].iops)
+                .map_err(|f| f.reason.clone())
+        };
+        let got: Vec<_> = runs.iter().map(iops).collect();
+        assert_eq!(
+            got,
+            [
+                Ok(5.0),
+                Ok(5.0),
+                Ok(7.0),
+                Err("I/O error on /dev/x".into()),
+                Err("Invalid argument".into()),
+                Ok(9.0)
+            ]
+        );
+        assert_eq!(
+            runs[2].options["bs"], "8k",
+            "the point's settings over the file's"
+        );
+        let set = pool(runs, &["bs".into()]);
+        assert_eq!(
+            set.points.iter().map(|p| p.runs.len()).collect::<Vec<_>>(),
+            [1, 1, 3, 1]
+        );
+    }
 }

@@ -763,8 +763,15 @@ fn series_against(
             continue;
         };
         let axis = &set.axes[ai];
+        let engine = |p: &results::SetPoint| {
+            set.runs[p.runs[0]]
+                .options
+                .get("ioengine")
+                .cloned()
+                .unwrap_or_else(|| "psync".into())
+        };
         let flat = (axis.values[p.at[ai]] == IGNORED)
-            .then(|| format!("{} ignored by a synchronous engine", axis.name));
+            .then(|| format!("{} ignored by {}", axis.name, engine(p)));
         match out
             .iter_mut()
             .find(|s| s.name == name && s.flat.is_some() == flat.is_some())

@@ -359,12 +359,12 @@ impl Chart {
         let _ = write!(out, "<g class=\"legend\">");
         let (mut x, mut y) = (LEFT, 46.0);
         for (name, color) in legend {
-            let w = 26.0 + 7.0 * name.chars().count().min(48) as f64;
+            let w = 26.0 + 7.0 * name.chars().count().min(64) as f64;
             if x + w > W - RIGHT {
                 x = LEFT;
                 y += 16.0;
             }
-            let short: String = name.chars().take(48).collect();
+            let short: String = name.chars().take(64).collect();
             let _ = write!(
                 out,
                 "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/>\
@@ -859,7 +859,7 @@ fn flat_level(out: &mut String, s: &StatSeries, note: &str, ys: &Scale, color: &
         esc(&s.name),
         esc(note)
     );
-    errbar(out, W - RIGHT - 12.0, st, ys, color);
+    errbar(out, LEFT + 12.0, st, ys, color);
 }
 
 /// Error bars for repeats: min–max as thin whiskers, mean ± σ as a thick bar.
@@ -869,7 +869,13 @@ fn errbar(out: &mut String, cx: f64, st: &Stat, ys: &Scale, color: &str) {
     }
     let floor = if ys.log { ys.lo } else { 0.0 };
     let (ymin, ymax) = (ys.px(st.min.max(floor)), ys.px(st.max));
-    let (ylo, yhi) = (ys.px((st.mean - st.sd).max(floor)), ys.px(st.mean + st.sd));
+    // On a log scale a σ below the mean can reach past zero: the bar stops at the minimum.
+    let low = if ys.log {
+        (st.mean - st.sd).max(st.min)
+    } else {
+        (st.mean - st.sd).max(floor)
+    };
+    let (ylo, yhi) = (ys.px(low), ys.px(st.mean + st.sd));
     let _ = write!(
         out,
         "<g class=\"errbar\" data-n=\"{}\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\" stroke=\"{color}\">\

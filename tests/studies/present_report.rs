@@ -408,7 +408,7 @@ fn categories_are_bars_and_an_ignored_iodepth_collapses() {
     assert!(lines.contains("data-kind=\"lines\""));
     assert_eq!(
         attrs(lines, "flat", "data-note"),
-        ["iodepth ignored by a synchronous engine"]
+        ["iodepth ignored by psync"]
     );
     assert!(lines.contains("<figcaption class=\"note\">iodepth is ignored by psync"));
     // The same runs laid out as bench-fio lays them out: OUT/DEVICE/BS/MODE-QD-JOBS.json.

@@ -1123,6 +1123,12 @@ fio: some trailing normal output
             "{}",
             set.notes[0]
         );
+        for e in ["psync", "sync", "pvsync", "pvsync2", "vsync", "mmap"] {
+            assert!(engine_is_sync(e), "{e}");
+        }
+        for e in ["libaio", "io_uring", "null", "posixaio"] {
+            assert!(!engine_is_sync(e), "{e}");
+        }
     }
 
     #[test]

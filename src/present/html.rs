@@ -353,8 +353,9 @@ fn render(title: &str, inputs: &[Input]) -> String {
             _ => {}
         }
     }
-    if result_inputs == 1 && runs.len() == 1 {
-        if let Some((p, r)) = single {
+    // One result file: its own section (numbers per job, latency histogram and CDF).
+    if result_inputs == 1 {
+        if let Some((p, r)) = single.filter(|(_, r)| !r.jobs.is_empty()) {
             run_section(&mut h, 0, p, r);
         }
     }

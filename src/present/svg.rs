@@ -713,7 +713,14 @@ pub fn study_chart(c: &StudyChart) -> String {
                 Some(_) => xpos(i, 0),
                 None => LEFT + slot * (i as f64 + 0.5),
             };
-            (px, l.clone())
+            // A label wider than its group is cut (the whole is in each mark's tooltip).
+            let fits = ((slot / 6.5) as usize).max(4);
+            let text = if xnum.is_none() && l.chars().count() > fits {
+                l.chars().take(fits - 1).chain(['…']).collect()
+            } else {
+                l.clone()
+            };
+            (px, text)
         })
         .collect();
     let (xscale, xunit, xlabel) = match (&xnum, c.x) {

@@ -153,7 +153,9 @@ fn join_unit(n: &str, unit: &str) -> String {
     match unit {
         "" => n.to_string(),
         "%" => format!("{n}%"),
-        u if u.starts_with("k ") || u.starts_with("M ") => format!("{n}{u}"),
+        u if u.starts_with("k ") || u.starts_with("M ") || u == "k" || u == "M" => {
+            format!("{n}{u}")
+        }
         u => format!("{n} {u}"),
     }
 }
@@ -1145,6 +1147,7 @@ mod tests {
         assert_eq!(Quantity::Bytes.text(4096.0), "4 KiB");
         assert_eq!(Quantity::Iops.text(12_345.0), "12.3k IOPS");
         assert_eq!(Quantity::Iops.text(2.0e6), "2M IOPS");
+        assert_eq!(Quantity::Count.text(1000.0), "1k");
         assert_eq!(tick_text(1200.0), "1.2k");
         let small: Vec<String> = [0.0, 0.005, 0.01, 0.015, 0.02].map(tick_text).into();
         assert_eq!(small, ["0", "0.005", "0.01", "0.015", "0.02"]);

@@ -154,7 +154,43 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
             "--output-format=json+",
         ])
         .arg(format!("--filename={}", dir.join("l.dat").display()));
+    let run_json = dir.join("run.json");
+    std::fs::write(&run_json, run_ok(cmd).stdout).unwrap();
+    // One JSON+ result alone: its section with the clat histogram and CDF, the latency
+    // axis log-scaled when its buckets span more than a decade, as the counts are.
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(&run_json)
+        .arg("-o")
+        .arg(dir.join("run.html"));
     run_ok(cmd);
+    let one = std::fs::read_to_string(dir.join("run.html")).unwrap();
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&run_json).unwrap()).unwrap();
+    let bins = doc["jobs"][0]["read"]["clat_ns"]["bins"]
+        .as_object()
+        .unwrap();
+    let span = |v: Vec<f64>| {
+        v.iter().copied().fold(0.0, f64::max) / v.iter().copied().fold(f64::MAX, f64::min)
+    };
+    let scale = |s: f64| if s > 10.0 { "log" } else { "linear" };
+    let lat_span = span(bins.keys().map(|k| k.parse().unwrap()).collect());
+    let count_span = span(bins.values().map(|c| c.as_f64().unwrap()).collect());
+    let hist = chart(&one, "run0-0-read-hist");
+    assert!(hist.contains("l read: clat (completion latency) histogram"));
+    assert!(hist.contains(&format!(
+        "class=\"axis x\" data-scale=\"{}\"",
+        scale(lat_span)
+    )));
+    assert!(hist.contains(&format!(
+        "class=\"axis y\" data-scale=\"{}\"",
+        scale(count_span)
+    )));
+    assert_eq!(count(hist, "class=\"pt\""), bins.len());
+    assert!(one.contains("<h2>Run:") && one.contains("id=\"run0-0-read-cdf\""));
+    assert!(
+        one.contains("<td>clat (completion latency)</td>"),
+        "the table names it"
+    );
     let html_path = dir.join("report.html");
     let mut cmd = iobench();
     cmd.arg("report")

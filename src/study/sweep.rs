@@ -77,7 +77,9 @@ takes them (after -- when they could be read as a sweep's own).",
             names: &["--dry-run"],
             takes: Takes::Nothing,
             form: "",
-            help: "list the points and the estimated time, run nothing",
+            help: "list the points and the estimated time; nothing runs but, for\n\
+                   a point bound by size that only reads existing targets, a\n\
+                   calibration run of at most 0.5 s",
         },
         Flag {
             names: &["--fresh"],
@@ -585,25 +587,161 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     Ok(code)
 }
 
-/// `--dry-run`: the points, each one's time, and the sweep's.
+/// How long `--dry-run` lets a size-bound point run to measure its speed.
+pub const CALIBRATION_US: u64 = 500_000;
+
+/// Why a size-bound point cannot be calibrated without changing anything: it writes or
+/// trims, a file it needs does not exist yet (the run would lay it out), or its size is
+/// not known in bytes. None when a short run only reads what is already there.
+fn calibration_refused(jobs: &[Job]) -> Option<String> {
+    for j in jobs {
+        let p = j.workload.pattern;
+        if p != crate::defs::ddir::Pattern::Read && p != crate::defs::ddir::Pattern::RandRead {
+            return Some(format!(
+                "job '{}' has rw={}, and a calibration run would change the target",
+                j.name,
+                p.fio_name()
+            ));
+        }
+        if j.exec.engine.flags().no_local_disk() {
+            continue;
+        }
+        for path in j.files.all_paths(&j.name, j.exec.numjobs) {
+            if std::fs::metadata(&path).is_err() {
+                return Some(format!(
+                    "job '{}': {path} does not exist yet, and a calibration run would lay it out",
+                    j.name
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The bytes a size-bound run of `jobs` moves (each job's io_size or size, times its
+/// loops and clones); None when a size is a percentage or left to the file.
+fn planned_bytes(jobs: &[Job]) -> Option<u64> {
+    let mut total = 0u64;
+    for j in jobs {
+        let w = &j.workload;
+        let bytes = match w.io_size.as_ref().or(w.size.as_ref())? {
+            crate::defs::value::SizeSpec::Bytes(b) => *b,
+            crate::defs::value::SizeSpec::Percent(_) => return None,
+        };
+        total = total.saturating_add(
+            bytes
+                .saturating_mul(u64::from(w.loops.max(1)))
+                .saturating_mul(u64::from(j.exec.numjobs.max(1))),
+        );
+    }
+    Some(total)
+}
+
+/// A size-bound point's time from a run of at most [`CALIBRATION_US`]: the whole run's
+/// time when it ended within it, else the bytes planned at the speed measured. Err: why
+/// it cannot be calibrated.
+fn calibrate(prepared: &Prepared) -> Result<f64, String> {
+    if let Some(why) = calibration_refused(&prepared.jobs) {
+        return Err(why);
+    }
+    let planned = planned_bytes(&prepared.jobs)
+        .ok_or("a job's size is a percentage or the file's own, so its bytes are unknown")?;
+    let mut p = prepared.clone();
+    p.config.formats = vec![OutputFormat::Json];
+    p.config.output = None;
+    p.config.live = None;
+    p.config.metrics = None;
+    for j in &mut p.jobs {
+        j.exec.runtime_us = match j.exec.runtime_us {
+            0 => CALIBRATION_US,
+            r => r.min(CALIBRATION_US),
+        };
+    }
+    let f = crate::session::run_quiet(&p);
+    if f.code != 0 {
+        return Err(format!(
+            "its calibration run failed (exit status {})",
+            f.code
+        ));
+    }
+    let done: f64 = results::parse(&f.report())
+        .map(|r| {
+            r.jobs
+                .iter()
+                .flat_map(|j| &j.dirs)
+                .map(|d| d.io_bytes as f64)
+                .sum()
+        })
+        .map_err(|e| format!("its calibration run: {e}"))?;
+    let wall = f.wall.as_secs_f64();
+    if done <= 0.0 {
+        return Err("its calibration run moved no bytes".into());
+    }
+    Ok(if done >= planned as f64 {
+        wall
+    } else {
+        wall * planned as f64 / done
+    })
+}
+
+/// `--dry-run`: the points, each one's time, and the sweep's. A size-bound point's time
+/// comes from a short calibration run when that only reads what is there.
 fn dry_run(a: &Args, planned: &[(Point, Option<f64>, Prepared)]) -> Result<u8, String> {
-    let known: Option<f64> = planned.iter().map(|(_, e, _)| *e).sum();
     println!("{} points", planned.len());
-    for (k, (p, est, _)) in planned.iter().enumerate() {
-        let est = est.map_or("size-bound".into(), duration_text);
-        println!("  {:>4}  {}  ({est})", k + 1, settings_text(p));
+    let mut total = Some(0.0);
+    let mut why_not: Option<String> = None;
+    let mut calibrated = 0;
+    for (k, (p, est, prepared)) in planned.iter().enumerate() {
+        let text = match est {
+            Some(s) => duration_text(*s),
+            None if why_not.is_some() => "size-bound".into(),
+            None => match calibrate(prepared) {
+                Ok(s) => {
+                    calibrated += 1;
+                    total = total.map(|t| t + s);
+                    let about = if s < 1.0 {
+                        "under 1s".to_string()
+                    } else {
+                        format!("about {}", duration_text(s))
+                    };
+                    format!("size-bound, {about} by calibration")
+                }
+                Err(e) => {
+                    why_not = Some(format!("point {} ({}): {e}", k + 1, settings_text(p)));
+                    total = None;
+                    "size-bound".into()
+                }
+            },
+        };
+        if let Some(s) = est {
+            total = total.map(|t| t + s);
+        }
+        println!("  {:>4}  {}  ({text})", k + 1, settings_text(p));
     }
     let times = if a.repeat > 1 {
         format!(" ({} repeats)", a.repeat)
     } else {
         String::new()
     };
-    match known {
-        Some(s) => println!(
-            "estimated time: {}{times}",
-            duration_text(s * a.repeat as f64)
+    match (total, why_not) {
+        (Some(s), _) => println!(
+            "estimated time: {}{times}{}",
+            duration_text(s * a.repeat as f64),
+            if calibrated > 0 {
+                format!(
+                    " ({calibrated} size-bound point{} timed by a calibration run of at most {} ms each)",
+                    if calibrated == 1 { "" } else { "s" },
+                    CALIBRATION_US / 1000
+                )
+            } else {
+                String::new()
+            }
         ),
-        None => println!("estimated time: unknown (some points are bound by size, not time)"),
+        (None, Some(why)) => println!(
+            "estimated time: unknown: size-bound points are timed by a short calibration run, \
+             and {why}"
+        ),
+        (None, None) => println!("estimated time: unknown"),
     }
     Ok(0)
 }

@@ -455,3 +455,56 @@ fn a_failed_point_is_marked_failed_everywhere_with_its_error() {
         "{table}"
     );
 }
+
+/// `--dry-run` times size-bound points by a short calibration run when it only reads
+/// targets that exist, and otherwise says why it cannot, running nothing then.
+#[test]
+fn dry_run_calibrates_size_bound_points_or_says_why_not() {
+    let dir = scratch("sweep_dry_calib");
+    let out = dir.join("res");
+    let dry = |job: &[&str]| {
+        let mut cmd = iobench();
+        cmd.args([
+            "sweep",
+            "--dry-run",
+            "--repeat",
+            "2",
+            "--axis",
+            "bs=64k,128k",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--")
+        .args(job);
+        String::from_utf8_lossy(&run_ok(cmd).stdout).into_owned()
+    };
+    let text = dry(&["--name=c", "--ioengine=null", "--rw=read", "--size=256m"]);
+    assert_eq!(text.matches("by calibration)").count(), 2, "{text}");
+    assert!(
+        text.contains("estimated time: ") && text.contains("(2 repeats) (2 size-bound points"),
+        "{text}"
+    );
+    assert!(!text.contains("unknown"), "{text}");
+    let text = dry(&[
+        "--name=c",
+        "--ioengine=null",
+        "--rw=randwrite",
+        "--size=256m",
+    ]);
+    assert!(
+        text.contains("estimated time: unknown") && text.contains("rw=randwrite"),
+        "{text}"
+    );
+    let missing = dir.join("missing");
+    let text = dry(&[
+        "--name=c",
+        "--rw=read",
+        "--size=1m",
+        &format!("--filename={}", missing.display()),
+    ]);
+    assert!(text.contains("does not exist yet"), "{text}");
+    assert!(
+        !missing.exists() && !out.exists(),
+        "a dry run lays nothing out"
+    );
+}

@@ -88,6 +88,9 @@ pub struct CliConfig {
     pub live: Option<String>,
     /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
     pub metrics: Option<String>,
+    /// `--metrics-linger=TIME` (ms): after the run, keep serving the final values until one
+    /// scrape of them was answered, at most this long (see `present::metrics`).
+    pub metrics_linger_ms: Option<u64>,
     /// `--profile=NAME`: one of fio's built-in profiles, whose jobs follow the others.
     pub profile: Option<crate::options::profile::Profile>,
     /// `--bandwidth-log`: fio's aggregate bandwidth logs (see `fioflags`).
@@ -116,6 +119,18 @@ impl CliConfig {
     /// agrees with it.
     pub fn wants_normal(&self) -> bool {
         self.formats.is_empty() || self.formats.contains(&OutputFormat::Normal)
+    }
+
+    /// True when `--live=-` has stdout: the JSON Lines are alone there, and the reports
+    /// and fio's notes that would go to stdout go to stderr (or, for the notes a machine
+    /// format drops, nowhere).
+    pub fn live_on_stdout(&self) -> bool {
+        self.live.as_deref() == Some("-")
+    }
+
+    /// True when the reports go to stdout: no `--output`, and stdout not `--live`'s.
+    pub fn report_on_stdout(&self) -> bool {
+        self.output.is_none() && !self.live_on_stdout()
     }
 
     /// How often the collector takes snapshots of the running clones: the
@@ -378,7 +393,9 @@ const OWN_FLAGS: &[OwnFlag] = &[
         "live",
         FlagArg::Required,
         "FILE|-",
-        "write each interval's own numbers as JSON Lines while running",
+        "write each interval's own numbers as JSON Lines while running;\n\
+         with -, stdout holds the JSON Lines alone and the report goes\n\
+         to stderr (or to --output)",
     ),
     flag(
         "metrics",
@@ -386,10 +403,18 @@ const OWN_FLAGS: &[OwnFlag] = &[
         "ADDR:PORT",
         "serve Prometheus metrics on ADDR:PORT while running",
     ),
+    flag(
+        "metrics-linger",
+        FlagArg::Required,
+        "TIME",
+        "after the run, serve --metrics' final values (iobench_up 0)\n\
+         until one scrape has read them, at most TIME (0: not at all;\n\
+         default: 15s when something scraped during the run)",
+    ),
 ];
 
 /// The flags of a plain run that are iobench's own (fio has none of them).
-pub const IOBENCH_ONLY: &[&str] = &["env", "live", "metrics"];
+pub const IOBENCH_ONLY: &[&str] = &["env", "live", "metrics", "metrics-linger"];
 
 /// fio's flags handled before the plain run's parser (client and server mode), for
 /// `--help`.
@@ -498,6 +523,11 @@ fn apply_own_flag(
         "env" => cfg.env = true,
         "live" => cfg.live = Some(val.to_string()),
         "metrics" => cfg.metrics = Some(val.to_string()),
+        "metrics-linger" => {
+            let us = crate::defs::value::parse_time_us(val, TimeUnit::Sec)
+                .map_err(|e| bad(flag, val, &e, "a time such as 0, 30 or 2m"))?;
+            cfg.metrics_linger_ms = Some(us / 1000);
+        }
         // Applied before the other arguments (see `parse_args`), so parse lines show.
         "debug" => act.debug_list |= crate::debug::asks_for_list(val),
         "merge-blktrace-only" => act.merge_blktrace_only = true,
@@ -758,6 +788,14 @@ pub fn parse_args_sent<S: AsRef<str>>(
     }
     if !inv.actions.showcmd {
         check_wait_for(&inv.jobs)?;
+    }
+    if let (Some(ms), None) = (inv.config.metrics_linger_ms, &inv.config.metrics) {
+        return Err(bad(
+            "metrics-linger",
+            &format!("{}ms", ms),
+            "there is no --metrics endpoint to keep serving",
+            "--metrics=ADDR:PORT with it",
+        ));
     }
     Ok(inv)
 }

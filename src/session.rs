@@ -245,8 +245,9 @@ pub struct Ran {
 }
 
 /// `--profile=act`'s table, summed over the profile's workers, printed when they are
-/// done and before the report (on stdout whatever the format, as fio prints it).
-fn print_act_table(outcome: &crate::stats::RunOutcome) {
+/// done and before the report (on stdout whatever the format, as fio prints it; on
+/// stderr when `--live=-` has stdout).
+fn print_act_table(outcome: &crate::stats::RunOutcome, to_stderr: bool) {
     let mut sum: Option<crate::stats::act::ActSlices> = None;
     for a in outcome.results.iter().filter_map(|r| r.act.as_deref()) {
         match &mut sum {
@@ -256,9 +257,13 @@ fn print_act_table(outcome: &crate::stats::RunOutcome) {
     }
     if let Some(s) = sum {
         use std::io::Write;
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(s.table().as_bytes());
-        let _ = out.flush();
+        if to_stderr {
+            let _ = std::io::stderr().lock().write_all(s.table().as_bytes());
+        } else {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(s.table().as_bytes());
+            let _ = out.flush();
+        }
     }
 }
 
@@ -280,9 +285,9 @@ impl Hooks for PlainReport {
         Ok(())
     }
 
-    fn after_run(&mut self, _p: &Prepared, outcome: &RunOutcome) {
+    fn after_run(&mut self, p: &Prepared, outcome: &RunOutcome) {
         crate::run::interim::finish(outcome);
-        print_act_table(outcome);
+        print_act_table(outcome, p.config.live_on_stdout());
     }
 }
 

@@ -11,10 +11,12 @@
 //! arrive whole within [`HEAD_SECS`] s (408 otherwise), so a slow or huge client cannot
 //! hold up a scrape. `GET` and `HEAD` of `/metrics` or `/`, query string ignored.
 //!
-//! When the run ends the final values stay served for a while: if anything scraped during
-//! the run, the process waits (at exit) until one scrape after the end has been answered,
-//! at most `IOBENCH_METRICS_LINGER` seconds (default [`LINGER_SECS`], Prometheus's default
-//! scrape interval; 0 turns it off).
+//! When the run ends the final values stay served (`iobench_up` 0) for a while: with
+//! `--metrics-linger=T` the process waits at exit until one scrape after the end has been
+//! answered, at most T, whether or not anything scraped during the run (so a scraper that
+//! polls every 15 s sees the whole run); without it, it waits so only if something scraped
+//! during the run, at most [`LINGER_SECS`] (Prometheus's default scrape interval). The
+//! environment variable `IOBENCH_METRICS_LINGER=SECS`, the older way, still sets that default.
 
 use crate::stats::hist;
 use crate::stats::{JobStats, RunOutcome};
@@ -51,11 +53,17 @@ struct Endpoint {
 }
 
 static ENDPOINT: OnceLock<Endpoint> = OnceLock::new();
+/// `--metrics-linger` of the latest run, in ms (None: not given).
+static LINGER_MS: Mutex<Option<u64>> = Mutex::new(None);
 /// Woken on every scrape (the exit's wait for a last scrape).
 static SCRAPED: Condvar = Condvar::new();
 
-/// Binds `addr` (once per process; later runs reuse it) and starts serving.
-pub fn start(addr: &str) -> Result<Arc<Mutex<State>>, String> {
+/// Binds `addr` (once per process; later runs reuse it) and starts serving; `linger_ms`
+/// is `--metrics-linger`.
+pub fn start(addr: &str, linger_ms: Option<u64>) -> Result<Arc<Mutex<State>>, String> {
+    if let Ok(mut l) = LINGER_MS.lock() {
+        *l = linger_ms;
+    }
     if let Some(e) = ENDPOINT.get() {
         if e.addr != addr {
             return Err(format!(
@@ -133,17 +141,21 @@ fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
     }
 }
 
-/// At exit: if anything scraped during the run, wait for one scrape of the final values,
-/// at most the linger time.
+/// At exit: wait for one scrape of the final values, at most the linger time: with
+/// `--metrics-linger`, always; else only if anything scraped during the run.
 extern "C" fn linger_at_exit() {
     let Some(e) = ENDPOINT.get() else { return };
-    let secs = std::env::var("IOBENCH_METRICS_LINGER")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(LINGER_SECS);
-    let until = Instant::now() + Duration::from_secs(secs);
+    let given = LINGER_MS.lock().ok().and_then(|l| *l);
+    let wait = given.map(Duration::from_millis).unwrap_or_else(|| {
+        let secs = std::env::var("IOBENCH_METRICS_LINGER")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(LINGER_SECS);
+        Duration::from_secs(secs)
+    });
+    let until = Instant::now() + wait;
     let Ok(mut s) = e.state.lock() else { return };
-    if !s.done || s.scraped == 0 {
+    if !s.done || (given.is_none() && s.scraped == 0) {
         return;
     }
     while s.scraped_after == 0 {

@@ -24,7 +24,7 @@ pub fn start(cfg: &CliConfig) -> Result<(), String> {
         crate::run::interim::add_consumer(Box::new(move |o, last| log.record(o, last)));
     }
     if let Some(addr) = &cfg.metrics {
-        let state = metrics::start(addr)?;
+        let state = metrics::start(addr, cfg.metrics_linger_ms)?;
         crate::run::interim::add_consumer(Box::new(move |o, last| {
             metrics::update(&state, o, last)
         }));

@@ -269,16 +269,22 @@ pub fn create_output(path: &str) -> std::io::Result<std::fs::File> {
 /// Where reports go: stdout, or the `--output` file (created, truncated).
 pub struct Sink {
     file: Option<std::fs::File>,
+    /// No `--output`, and `--live=-` has stdout: the reports go to stderr.
+    stderr: bool,
 }
 
 impl Sink {
-    /// Opens `--output` if given.
+    /// Opens `--output` if given; without it the reports go to stdout, or to stderr when
+    /// `--live=-` writes its JSON Lines there.
     pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
         let file = match &cfg.output {
             Some(p) => Some(create_output(p)?),
             None => None,
         };
-        Ok(Sink { file })
+        Ok(Sink {
+            file,
+            stderr: cfg.live_on_stdout(),
+        })
     }
 
     /// A second handle on the same destination (a file shares its offset with this one),
@@ -289,6 +295,7 @@ impl Sink {
                 Some(f) => Some(f.try_clone()?),
                 None => None,
             },
+            stderr: self.stderr,
         })
     }
 
@@ -307,6 +314,11 @@ impl Sink {
             Some(f) => {
                 f.write_all(bytes)?;
                 f.flush()
+            }
+            None if self.stderr => {
+                let mut o = std::io::stderr().lock();
+                o.write_all(bytes)?;
+                o.flush()
             }
             None => {
                 let mut o = std::io::stdout().lock();

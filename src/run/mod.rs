@@ -158,7 +158,7 @@ fn start_status(cfg: &CliConfig, jobs: &[Job], clones: usize) {
             plans,
             every_ms: cfg.eta_interval.unwrap_or(1000).max(250),
             next_ms: 0,
-            to_stdout: cfg.wants_normal(),
+            to_stdout: cfg.wants_normal() && !cfg.live_on_stdout(),
         });
     }
 }
@@ -512,9 +512,9 @@ pub fn run_all(cfg: &CliConfig, jobs: &[Job]) -> (RunOutcome, u8) {
     flow::setup(jobs);
     crate::gen::zbd::clear_tables();
     let gids = crate::job::group_ids(jobs);
-    let normal = cfg.wants_normal() && cfg.output.is_none();
+    let normal = cfg.wants_normal() && cfg.report_on_stdout();
     INFO_ON_STDOUT.store(normal, Ordering::Relaxed);
-    signals::notice_on_stdout(cfg.wants_normal());
+    signals::notice_on_stdout(cfg.wants_normal() && !cfg.live_on_stdout());
     let mut info = |s: &str| {
         if normal {
             use std::io::Write;

@@ -334,7 +334,7 @@ fn newline_due(last_ms: &mut Option<u64>, every_ms: u64, now_ms: u64) -> bool {
 /// Whether to draw the status line: `--eta=always`, never with `--eta=never`, and by
 /// default only when stdout is a terminal and carries the normal report.
 pub fn enabled(cfg: &CliConfig, stdout_is_tty: bool) -> bool {
-    let normal_on_stdout = cfg.wants_normal() && cfg.output.is_none();
+    let normal_on_stdout = cfg.wants_normal() && cfg.report_on_stdout();
     match cfg.eta.as_deref() {
         Some("never") => false,
         Some("always") => true,

@@ -5,6 +5,7 @@
 //! relative to the first with its propagated uncertainty and Welch's t-test p-value;
 //! `--fail-if-slower P%` turns that into a regression gate (exit status 2).
 
+use super::progress::Progress;
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use super::tool::{self, Tool};
@@ -41,7 +42,9 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             names: &["--name", "-n"],
             takes: Takes::Value,
             form: "LABEL",
-            help: "a side's label, in order (default A, B, ... or the file name)",
+            help: "a side's label, in order (default: the options that differ\n\
+                   between the sides when their jobs share names, such as bs=4k\n\
+                   and bs=8k; else A, B, ... or the file name)",
         },
         Flag {
             names: &["--metric", "-m"],
@@ -55,7 +58,8 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             takes: Takes::Value,
             form: "P%",
             help: "exit 2 when a side is slower than the first by more than P%\n\
-                   beyond its noise (two standard deviations of the ratio)",
+                   beyond its noise (two standard deviations of the ratio); needs\n\
+                   2 or more runs a side (one run has no noise to judge by)",
         },
         Flag {
             names: &["--dir", "-o"],
@@ -229,6 +233,23 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "nothing to compare: give two or more sides (see iobench compare --help)".into(),
         );
     }
+    if a.fail_if_slower.is_some() {
+        for (i, side) in a.sides.iter().enumerate() {
+            let (n, how) = match side {
+                Source::Job(_) => (a.repeat, "runs (--repeat)"),
+                Source::Files(f) => (f.len(), "result files"),
+            };
+            if n < 2 {
+                return Err(format!(
+                    "--fail-if-slower needs 2 or more runs a side, and side {} has {n} {how}: \
+                     with one run a side's noise (σ) is unknown, so a slowdown cannot be told \
+                     from noise; use --repeat 2 or more for a job, or give 2 or more result \
+                     files a side after -- (iobench compare -- a1.json a2.json -- b1.json b2.json)",
+                    i + 1
+                ));
+            }
+        }
+    }
     if a.names.len() > a.sides.len() {
         return Err(format!(
             "{} names for {} sides",
@@ -279,6 +300,76 @@ fn label_of(i: usize, src: &Source, names: &[String], tool: Option<&Tool>, n: us
     }
 }
 
+/// The options that set the sides' jobs apart, as labels (`bs=4k` and `bs=8k`), when
+/// every side is a job and all give their jobs the same names (so the names cannot tell
+/// them apart); None when they differ in no option, or the labels would be long or alike.
+/// An option one side does not set reads as its default there (`bs=4k`), or
+/// `NAME=default` when the option table gives none.
+fn option_labels(sides: &[Source]) -> Option<Vec<String>> {
+    // Per side: its job names, and each option's value in force.
+    type Settings = Vec<(String, Option<String>)>;
+    let mut opts: Vec<(Vec<String>, Settings)> = Vec::new();
+    for s in sides {
+        let Source::Job(args) = s else { return None };
+        let inv = cli::parse_args(args).ok()?;
+        let names: Vec<String> = inv.jobs.iter().map(|j| j.name.clone()).collect();
+        // The value in force for each option, the last one set.
+        let mut set: Settings = Vec::new();
+        for o in inv.jobs.iter().flat_map(|j| &j.opts) {
+            let name = o.def.name.to_string();
+            match set.iter_mut().find(|x| x.0 == name) {
+                Some(x) => x.1 = o.value.clone(),
+                None => set.push((name, o.value.clone())),
+            }
+        }
+        opts.push((names, set));
+    }
+    if opts.windows(2).any(|w| w[0].0 != w[1].0) {
+        return None;
+    }
+    let value = |set: &[(String, Option<String>)], n: &str| -> Option<Option<String>> {
+        set.iter().find(|x| x.0 == n).map(|x| x.1.clone())
+    };
+    let default_of = |n: &str| {
+        crate::options::table::lookup(n)
+            .and_then(|d| d.default)
+            .unwrap_or("default")
+    };
+    let mut differ: Vec<String> = Vec::new();
+    for (_, set) in &opts {
+        for (n, _) in set {
+            if !differ.contains(n)
+                && opts
+                    .windows(2)
+                    .any(|w| value(&w[0].1, n) != value(&w[1].1, n))
+            {
+                differ.push(n.clone());
+            }
+        }
+    }
+    if differ.is_empty() {
+        return None;
+    }
+    let labels: Vec<String> = opts
+        .iter()
+        .map(|(_, set)| {
+            differ
+                .iter()
+                .map(|n| match value(set, n) {
+                    None => format!("{n}={}", default_of(n)),
+                    Some(None) => n.clone(),
+                    Some(Some(v)) => format!("{n}={v}"),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let mut uniq = labels.clone();
+    uniq.sort();
+    uniq.dedup();
+    (uniq.len() == labels.len() && labels.iter().all(|l| l.chars().count() <= 40)).then_some(labels)
+}
+
 /// The input result files of every side.
 fn inputs(a: &Args) -> Vec<&Path> {
     a.sides
@@ -323,12 +414,21 @@ fn compare(args: &[String]) -> Result<u8, String> {
     };
     refuse_clobbers(&a)?;
     let tool = a.tool.as_deref().map(Tool::find).transpose()?;
+    // Sides whose jobs share their names are told apart by the options that differ.
+    let by_options = if tool.is_none() {
+        option_labels(&a.sides)
+    } else {
+        None
+    };
     let mut sides: Vec<Side> = a
         .sides
         .iter()
         .enumerate()
         .map(|(i, s)| Side {
-            label: label_of(i, s, &a.names, tool.as_ref(), a.sides.len()),
+            label: match (a.names.get(i), &by_options) {
+                (None, Some(l)) => l[i].clone(),
+                _ => label_of(i, s, &a.names, tool.as_ref(), a.sides.len()),
+            },
             source: s.clone(),
             runs: Vec::new(),
         })
@@ -347,6 +447,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
     // Every job is checked before any runs (the tool's side too: iobench reads fio's
     // options, and refuses its own extensions there).
     let mut jobs: Vec<Option<Runner>> = Vec::new();
+    let mut estimates: Vec<Option<f64>> = Vec::new();
     let mut ran: Vec<crate::job::Job> = Vec::new();
     for (k, s) in sides.iter().enumerate() {
         match &s.source {
@@ -359,6 +460,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 let prepared =
                     crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
                 ran.extend(prepared.jobs.iter().cloned());
+                estimates.push(super::sweep::estimate_s(&prepared.jobs));
                 jobs.push(Some(match (&tool, k) {
                     (Some(t), 0) => {
                         tool::check_fio_only(&s.label, &inv)?;
@@ -367,7 +469,10 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     _ => Runner::Iobench(Box::new(prepared)),
                 }));
             }
-            Source::Files(_) => jobs.push(None),
+            Source::Files(_) => {
+                jobs.push(None);
+                estimates.push(None);
+            }
         }
     }
     for (s, j) in sides.iter_mut().zip(&jobs) {
@@ -390,6 +495,16 @@ fn compare(args: &[String]) -> Result<u8, String> {
     if running {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let rounds = a.warmup + a.repeat;
+        // Each side's run length when its jobs are bound by time (the ETA adds them up).
+        let per_round: Vec<Option<f64>> = jobs
+            .iter()
+            .zip(&estimates)
+            .filter(|(j, _)| j.is_some())
+            .map(|(_, e)| *e)
+            .collect();
+        let steps = rounds * per_round.len();
+        let mut progress = Progress::new("compare", "step", steps);
+        let mut step = 0usize;
         'rounds: for round in 0..rounds {
             for (k, j) in jobs.iter().enumerate() {
                 let Some(runner) = j else { continue };
@@ -405,15 +520,23 @@ fn compare(args: &[String]) -> Result<u8, String> {
                         round - a.warmup + 1
                     },
                 );
-                eprintln!(
-                    "compare: {label} {} {}/{}",
-                    if warm { "warmup" } else { "run" },
-                    if warm {
-                        round + 1
-                    } else {
-                        round - a.warmup + 1
-                    },
-                    if warm { a.warmup } else { a.repeat }
+                step += 1;
+                let left: Option<f64> = (step..=steps)
+                    .map(|i| per_round[(i - 1) % per_round.len()])
+                    .sum();
+                progress.step(
+                    step,
+                    &format!(
+                        "{label} {} {}/{}",
+                        if warm { "warmup" } else { "run" },
+                        if warm {
+                            round + 1
+                        } else {
+                            round - a.warmup + 1
+                        },
+                        if warm { a.warmup } else { a.repeat }
+                    ),
+                    left,
                 );
                 let status = match runner {
                     Runner::Iobench(prepared) => {
@@ -429,11 +552,15 @@ fn compare(args: &[String]) -> Result<u8, String> {
                         status
                     }
                 };
+                progress.done();
                 if status != 0 {
                     code = 1;
-                    eprintln!("compare: {label}: the run exited with status {status}");
+                    progress.note(&format!(
+                        "compare: {label}: the run exited with status {status}"
+                    ));
                 }
                 if crate::run::signals::signalled().is_some() {
+                    progress.finish();
                     eprintln!("compare: stopped by a signal; reporting the runs that finished");
                     break 'rounds;
                 }
@@ -442,6 +569,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 }
             }
         }
+        progress.finish();
     }
     let report = Report::build(&sides, &a.metrics);
     if !report.missing.is_empty() {
@@ -466,6 +594,11 @@ fn compare(args: &[String]) -> Result<u8, String> {
         let t = report.verdicts();
         println!();
         print!("{}", if a.markdown { t.markdown() } else { t.text() });
+    }
+    if a.fail_if_slower.is_some() {
+        if let Some(few) = report.too_few_runs(a.metrics[0]) {
+            return Err(format!("cannot judge --fail-if-slower: {few}"));
+        }
     }
     let slower = a
         .fail_if_slower
@@ -746,8 +879,8 @@ impl Report {
         }
     }
 
-    /// One table per metric: side, job, direction, runs, mean ± σ, min, max, median,
-    /// outliers.
+    /// One table per metric: side, job, direction, runs, mean ± σ (no σ for one run),
+    /// min, max, median, outliers, and each run's value in the order run.
     fn tables(&self, metrics: &[Metric]) -> Vec<Table> {
         metrics
             .iter()
@@ -763,6 +896,7 @@ impl Report {
                     "max",
                     "median",
                     "outliers",
+                    "each run",
                 ]
                 .iter()
                 .map(|s| s.to_string())
@@ -785,7 +919,11 @@ impl Report {
                             s.dir.clone(),
                             s.summary.n.to_string(),
                             Self::fmt(m, s.summary.mean),
-                            Self::fmt(m, s.summary.sd),
+                            if s.summary.n < 2 {
+                                "-".into()
+                            } else {
+                                Self::fmt(m, s.summary.sd)
+                            },
                             Self::fmt(m, s.summary.min),
                             Self::fmt(m, s.summary.max),
                             Self::fmt(m, s.summary.median),
@@ -794,6 +932,11 @@ impl Report {
                             } else {
                                 out.join(", ")
                             },
+                            s.samples
+                                .iter()
+                                .map(|v| Self::fmt(m, *v))
+                                .collect::<Vec<_>>()
+                                .join(" "),
                         ]
                     })
                     .collect(),
@@ -810,14 +953,19 @@ impl Report {
                     Some(p) => format!("Welch's t-test p = {p:.4}"),
                     None => "no p-value: needs 2+ runs a side".into(),
                 };
+                // With one run a side there is no σ to give: no "± 0.000".
+                let sd = if r.base.n < 2 || r.this.n < 2 {
+                    String::new()
+                } else {
+                    format!(" ± {:.3}", r.ratio_sd)
+                };
                 out.push_str(&format!(
-                    "{} {} {}: {} is {:.3} ± {:.3} × {}'s {} ({p})\n",
+                    "{} {} {}: {} is {:.3}{sd} × {}'s {} ({p})\n",
                     r.job,
                     r.dir,
                     Self::unit(m),
                     self.labels[r.side],
                     r.ratio,
-                    r.ratio_sd,
                     self.labels[0],
                     Self::unit(m)
                 ));
@@ -829,8 +977,13 @@ impl Report {
     /// The verdict table: per job, direction and metric, both sides' mean ± σ, the
     /// difference in percent, Welch's p-value and whether they differ beyond the noise.
     fn verdicts(&self) -> Table {
-        let pm =
-            |m: Metric, s: &Summary| format!("{} ± {}", Self::fmt(m, s.mean), Self::fmt(m, s.sd));
+        let pm = |m: Metric, s: &Summary| {
+            if s.n < 2 {
+                format!("{} (1 run)", Self::fmt(m, s.mean))
+            } else {
+                format!("{} ± {}", Self::fmt(m, s.mean), Self::fmt(m, s.sd))
+            }
+        };
         let mut header: Vec<String> = ["job", "dir", "metric"]
             .iter()
             .map(|s| s.to_string())
@@ -876,6 +1029,24 @@ impl Report {
             })
             .collect();
         Table { header, rows }
+    }
+
+    /// Why the gate cannot judge `m`: a side with fewer than two runs (an interrupted
+    /// comparison), whose noise is unknown.
+    fn too_few_runs(&self, m: Metric) -> Option<String> {
+        let r = self
+            .relative
+            .iter()
+            .find(|r| r.metric == m && (r.base.n < 2 || r.this.n < 2))?;
+        let (label, n) = if r.base.n < 2 {
+            (&self.labels[0], r.base.n)
+        } else {
+            (&self.labels[r.side], r.this.n)
+        };
+        Some(format!(
+            "{label} has {n} run of {} {} (2 or more a side are needed: with one run its noise is unknown)",
+            r.job, r.dir
+        ))
     }
 
     /// The comparisons where a side is slower than the first by more than `pct` percent
@@ -994,6 +1165,51 @@ mod tests {
         assert_eq!((a.repeat, a.fail_if_slower), (3, Some(5.0)));
         assert_eq!(a.metrics, vec![Metric::Iops, Metric::P99]);
         assert!(matches!(&a.sides[1], Source::Job(v) if v[0] == "--name=b"));
+    }
+
+    #[test]
+    fn sides_sharing_job_names_are_labelled_by_what_differs() {
+        let job = |extra: &[&str]| {
+            let mut v = s(&["--name=x", "--ioengine=null", "--size=1m"]);
+            v.extend(s(extra));
+            Source::Job(v)
+        };
+        assert_eq!(
+            option_labels(&[job(&["--bs=4k"]), job(&["--bs=8k"])]),
+            Some(s(&["bs=4k", "bs=8k"]))
+        );
+        // Unset on one side: the option table's default.
+        assert_eq!(
+            option_labels(&[job(&[]), job(&["--bs=8k", "--direct=1"])]),
+            Some(s(&["bs=4096 direct=0", "bs=8k direct=1"]))
+        );
+        // Nothing differs, or the jobs' names do: letters (or the names) stay.
+        assert_eq!(option_labels(&[job(&[]), job(&[])]), None);
+        let other = Source::Job(s(&["--name=y", "--ioengine=null", "--size=1m"]));
+        assert_eq!(option_labels(&[job(&["--bs=8k"]), other]), None);
+    }
+
+    #[test]
+    fn a_gate_needs_two_runs_a_side() {
+        let e = parse_args(&s(&[
+            "--repeat=1",
+            "--fail-if-slower=5%",
+            "--",
+            "--name=a",
+            "--",
+            "--name=b",
+        ]))
+        .unwrap_err();
+        assert!(e.contains("needs 2 or more runs a side"), "{e}");
+        assert!(parse_args(&s(&[
+            "--repeat=2",
+            "--fail-if-slower=5%",
+            "--",
+            "--name=a",
+            "--",
+            "--name=b"
+        ]))
+        .is_ok());
     }
 
     #[test]

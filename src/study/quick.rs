@@ -13,6 +13,7 @@
 //! target directory, or a target path that does not exist yet) and removes it afterwards.
 //! An existing file with data, or a device, is written to only with `--force`.
 
+use super::progress::Progress;
 use crate::defs::value::{parse_size, parse_time_us, KbBase};
 use crate::defs::TimeUnit;
 use crate::flags::{self, Flag, Spec, Takes};
@@ -745,6 +746,54 @@ pub struct TestResult {
     /// Per loop, the wall time of the run itself (from its jobs' start to their end), ms.
     pub run_ms: Vec<f64>,
     pub result: Perf,
+    /// Why the numbers rest on less than the measure time: the test ended (its file read
+    /// or written through) before [`SHORT_FRACTION`] of it.
+    pub short: Option<String>,
+}
+
+/// The part of the measure time below which a test is said to have run far shorter than
+/// asked (a quarter: a 2 s test that measured under 0.5 s).
+pub const SHORT_FRACTION: f64 = 0.25;
+
+/// What a run measured: the longest direction's runtime (ms) and the I/Os of both.
+fn measured(doc: &FioValue) -> (f64, f64) {
+    let Some(FioValue::Arr(jobs)) = doc.get("jobs") else {
+        return (0.0, 0.0);
+    };
+    let mut runtime: f64 = 0.0;
+    let mut ios = 0.0;
+    for j in jobs {
+        for d in ["read", "write"] {
+            if let Some(v) = j.get(d) {
+                runtime = runtime.max(v.get("runtime").and_then(FioValue::as_f64).unwrap_or(0.0));
+                ios += v.get("total_ios").and_then(FioValue::as_f64).unwrap_or(0.0);
+            }
+        }
+    }
+    (runtime, ios)
+}
+
+/// The warning for a test whose loops measured less than [`SHORT_FRACTION`] of the
+/// measure time `duration_us`: `loops` are (runtime ms, I/Os) per loop.
+fn short_warning(label: &str, size: u64, duration_us: u64, loops: &[(f64, f64)]) -> Option<String> {
+    if loops.is_empty() || duration_us == 0 {
+        return None;
+    }
+    let n = loops.len() as f64;
+    let ms = loops.iter().map(|l| l.0).sum::<f64>() / n;
+    let ios = loops.iter().map(|l| l.1).sum::<f64>() / n;
+    let want_ms = duration_us as f64 / 1e3;
+    (ms < SHORT_FRACTION * want_ms).then(|| {
+        format!(
+            "{label} ran {ms:.0} ms of its {} measure time ({:.0}%, {ios:.0} I/O{} a loop): \
+             the {} file was done before the time was up, so its numbers rest on few I/Os; \
+             a larger --size lets the test run its measure time",
+            human_time(duration_us),
+            ms / want_ms * 100.0,
+            if ios == 1.0 { "" } else { "s" },
+            human_size(size)
+        )
+    })
 }
 
 /// The whole run's state for reporting.
@@ -816,7 +865,8 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
             ));
         }
     }
-    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr()) && !o.json;
+    let mut progress = Progress::new("quick", "run", plan.len() * o.loops as usize);
+    let mut step = 0;
     let mut results = Vec::new();
     let mut all_jobs = Vec::new();
     let mut interrupted = false;
@@ -827,14 +877,19 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
         let args = test_args(o, t, *dir, &fname, size);
         let mut loops = Vec::new();
         let mut run_ms = Vec::new();
+        let mut measures = Vec::new();
         for l in 0..o.loops {
             if crate::run::signals::signalled().is_some() {
                 interrupted = true;
                 break 'tests;
             }
-            if progress {
-                eprint!("\r\x1b[K{} {} {}/{}", t.label(), dir.name(), l + 1, o.loops);
-            }
+            step += 1;
+            // The runs left are bound by the measure time at most: no estimate from it.
+            progress.step(
+                step,
+                &format!("{} {} loop {}/{}", t.label(), dir.name(), l + 1, o.loops),
+                None,
+            );
             if cache == "dropped" {
                 if let Err(e) = drop_caches() {
                     cache = "not permitted";
@@ -865,6 +920,8 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
             }
             loops.push((r, w));
             run_ms.push(f.wall.as_secs_f64() * 1e3);
+            measures.push(measured(&doc));
+            progress.done();
         }
         let best = o.preset.keeps_best();
         let rs: Vec<Perf> = loops.iter().map(|l| l.0).collect();
@@ -878,6 +935,11 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
                 o.mix.unwrap_or(70),
             ),
         };
+        let label = format!("{} {}", t.label(), dir.name());
+        let short = short_warning(&label, size, o.duration_us, &measures);
+        if let Some(w) = &short {
+            progress.note(&format!("quick: warning: {w}"));
+        }
         results.push(TestResult {
             test: *t,
             dir: *dir,
@@ -885,11 +947,10 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
             loops,
             run_ms,
             result,
+            short,
         });
     }
-    if progress {
-        eprint!("\r\x1b[K");
-    }
+    progress.finish();
     let mut argv: Vec<String> = std::env::args().collect();
     if argv.is_empty() {
         argv.push("iobench".into());
@@ -1052,6 +1113,13 @@ fn text_report(o: &QuickOptions, file: &TestFile, r: &Run) -> String {
     if r.interrupted {
         out.push_str("\n(interrupted: the tests after the last line did not run)\n");
     }
+    let shorts: Vec<&String> = r.results.iter().filter_map(|t| t.short.as_ref()).collect();
+    if !shorts.is_empty() {
+        out.push('\n');
+        for w in shorts {
+            out.push_str(&format!("Note: {w}\n"));
+        }
+    }
     out.push('\n');
     out.push_str(&format!(
         "Profile: {} ({}, {} of the loops)\n",
@@ -1191,6 +1259,7 @@ fn json_report(o: &QuickOptions, file: &TestFile, r: &Run) -> Value {
                 "mb_s": t.result.mb_s,
                 "iops": t.result.iops,
                 "lat_us": t.result.lat_us,
+                "short": t.short,
                 "loops": loops,
                 "fio_command": shell_line("fio", &t.args),
             })
@@ -1246,6 +1315,24 @@ mod tests {
             line.split_whitespace().collect::<Vec<_>>().join(" "),
             "Sequential 1 MiB (Q= 8, T= 1): 508.897 MB/s [ 497.0 IOPS] < 13840.05 us>"
         );
+    }
+
+    #[test]
+    fn short_tests_are_told_by_a_quarter_of_the_measure_time() {
+        let w = short_warning(
+            "SEQ1M Q8T1 read",
+            1 << 20,
+            2_000_000,
+            &[(25.0, 1.0), (35.0, 1.0)],
+        )
+        .expect("30 ms of 2 s");
+        assert!(
+            w.starts_with("SEQ1M Q8T1 read ran 30 ms of its 2 sec measure time (2%, 1 I/O a loop)"),
+            "{w}"
+        );
+        assert!(short_warning("x", 1 << 20, 2_000_000, &[(500.0, 64.0)]).is_none());
+        assert!(short_warning("x", 1 << 20, 2_000_000, &[(499.0, 64.0)]).is_some());
+        assert!(short_warning("x", 1 << 20, 2_000_000, &[]).is_none());
     }
 
     #[test]

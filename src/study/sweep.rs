@@ -5,6 +5,8 @@
 //! did; a second run of the same sweep skips the points already done.
 
 use super::axis::{self, Axis, Point};
+use super::progress::{duration_text, Progress};
+use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use crate::cli::{self, OutputFormat};
 use crate::defs::raw::RawJob;
@@ -26,6 +28,8 @@ struct Args {
     dry_run: bool,
     fresh: bool,
     markdown: bool,
+    /// Runs of each point (`--repeat`), the points' order alternating between repeats.
+    repeat: usize,
     job_args: Vec<String>,
 }
 
@@ -34,7 +38,7 @@ pub const SPEC: Spec = Spec {
     command: "sweep",
     usage: "\
 usage: iobench sweep --axis NAME=VALUES [--axis ...] [--zip NAME=VALUES] [-o DIR]
-                     [--dry-run] [--fresh] [--markdown] [--] JOB...
+                     [--repeat N] [--dry-run] [--fresh] [--markdown] [--] JOB...
 
 Runs one job over every combination of the axes' values, each point as a plain run of the
 job with the point's settings would run. JOB is a job file or options, as a plain run
@@ -62,10 +66,20 @@ takes them (after -- when they could be read as a sweep's own).",
                    point, index.json and index.csv",
         },
         Flag {
+            names: &["--repeat"],
+            takes: Takes::Value,
+            form: "N",
+            help: "run each point N times (default 1), the points in order, then in\n\
+                   reverse, and so on; mean ± σ and min-max per point, and a\n\
+                   warning when a point is noisy",
+        },
+        Flag {
             names: &["--dry-run"],
             takes: Takes::Nothing,
             form: "",
-            help: "list the points and the estimated time, run nothing",
+            help: "list the points and the estimated time; nothing runs but, for\n\
+                   a point bound by size that only reads existing targets, a\n\
+                   calibration run of at most 0.5 s",
         },
         Flag {
             names: &["--fresh"],
@@ -92,6 +106,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     }
     let mut a = Args {
         job_args: m.positional,
+        repeat: 1,
         ..Default::default()
     };
     a.job_args.extend(m.rest.unwrap_or_default());
@@ -116,6 +131,16 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--dir" => a.dir = Some(v.into()),
             "--dry-run" => a.dry_run = true,
             "--fresh" => a.fresh = true,
+            "--repeat" => {
+                a.repeat = crate::flags::number::<usize>(flag, &v, "a whole number")?;
+                if a.repeat == 0 {
+                    return Err(crate::flags::bad_value(
+                        flag,
+                        &v,
+                        "a whole number of at least 1",
+                    ));
+                }
+            }
             _ => a.markdown = true,
         }
     }
@@ -166,37 +191,208 @@ pub fn estimate_s(jobs: &[Job]) -> Option<f64> {
     Some(total)
 }
 
-/// `90` → `1m30s`.
-pub fn duration_text(s: f64) -> String {
-    let s = s.round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-    }
+/// A point's coefficient of variation (σ / mean over its repeats) above which the sweep
+/// warns that the point is noisy: 5 %, the spread beyond which a difference of a few
+/// percent between two points says nothing.
+pub const NOISE_CV: f64 = 0.05;
+
+/// Why a run of a point gave no measurement.
+#[derive(Debug, Clone, PartialEq)]
+struct Failure {
+    /// The error number of the first job that failed (fio's `error`), when a job did.
+    error: Option<i32>,
+    /// What went wrong, in words (the job's error text, or why the run did not finish).
+    reason: String,
 }
 
-/// How one point ended.
+/// One run (one repeat) of a point.
 #[derive(Debug, Clone)]
-struct PointResult {
-    point: Point,
+struct RunResult {
+    /// 1-based.
+    repeat: usize,
     file: String,
-    status: &'static str,
     exit_code: Option<u8>,
     elapsed_s: f64,
+    failure: Option<Failure>,
+    /// The totals per direction; empty for a failed run (its numbers are not a measurement).
     dirs: Vec<DirResult>,
 }
 
-/// The sweep's identity, kept in `sweep.json`: a directory holds one sweep.
+/// A point and its runs so far, in the order of their repeats.
+#[derive(Debug, Clone)]
+struct PointResult {
+    point: Point,
+    runs: Vec<RunResult>,
+}
+
+/// How a metric is read from a direction's result.
+type Reader = fn(&DirResult) -> f64;
+
+/// The metrics a point's repeats are summarised by: the index's key and how it is read.
+const SPREAD: [(&str, Reader); 7] = [
+    ("iops", |d| d.iops),
+    ("bw_bytes", |d| d.bw_bytes),
+    ("lat_mean_ns", |d| d.lat_mean_ns),
+    ("p50_ns", |d| d.p50_ns),
+    ("p90_ns", |d| d.p90_ns),
+    ("p99_ns", |d| d.p99_ns),
+    ("p99_9_ns", |d| d.p99_9_ns),
+];
+
+/// The metrics a point's noise is judged by (their names as the warnings say them).
+const NOISE_OF: [(&str, &str); 2] = [("iops", "IOPS"), ("lat_mean_ns", "mean latency")];
+
+/// One direction of a point over its repeats.
+#[derive(Debug, Clone)]
+struct DirSummary {
+    /// The means, in a `DirResult` (so one-run points read as before).
+    mean: DirResult,
+    /// Per [`SPREAD`] key: the repeats' summary and each repeat's modified z-score.
+    spread: Vec<(&'static str, Summary, Vec<f64>)>,
+}
+
+impl DirSummary {
+    fn of(&self, key: &str) -> &Summary {
+        &self
+            .spread
+            .iter()
+            .find(|s| s.0 == key)
+            .expect("a SPREAD key")
+            .1
+    }
+}
+
+impl PointResult {
+    /// The first failed run's failure: one failed repeat fails the point.
+    fn failure(&self) -> Option<&Failure> {
+        self.runs.iter().find_map(|r| r.failure.as_ref())
+    }
+
+    fn status(&self) -> &'static str {
+        if self.failure().is_some() {
+            "failed"
+        } else {
+            "ok"
+        }
+    }
+
+    /// Per direction, the repeats' means and spread; nothing for a failed point (no value
+    /// of it is counted).
+    fn summary(&self) -> Vec<DirSummary> {
+        if self.failure().is_some() {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for dir in results::DIRECTIONS {
+            let parts: Vec<&DirResult> = self
+                .runs
+                .iter()
+                .filter_map(|r| r.dirs.iter().find(|d| d.dir == dir))
+                .collect();
+            let Some(first) = parts.first() else { continue };
+            let spread: Vec<(&'static str, Summary, Vec<f64>)> = SPREAD
+                .iter()
+                .map(|(k, f)| {
+                    let xs: Vec<f64> = parts.iter().map(|d| f(d)).collect();
+                    (*k, stats::summarize(&xs), stats::modified_z(&xs))
+                })
+                .collect();
+            let n = parts.len() as f64;
+            let mean_u = |f: fn(&DirResult) -> u64| {
+                (parts.iter().map(|d| f(d) as f64).sum::<f64>() / n).round() as u64
+            };
+            let m = |k: &str| spread.iter().find(|s| s.0 == k).map_or(0.0, |s| s.1.mean);
+            let mean = DirResult {
+                dir: dir.to_string(),
+                iops: m("iops"),
+                bw_bytes: m("bw_bytes"),
+                io_bytes: mean_u(|d| d.io_bytes),
+                total_ios: mean_u(|d| d.total_ios),
+                runtime_ms: mean_u(|d| d.runtime_ms),
+                lat_mean_ns: m("lat_mean_ns"),
+                lat_min_ns: parts.iter().map(|d| d.lat_min_ns).fold(f64::MAX, f64::min),
+                lat_max_ns: parts.iter().map(|d| d.lat_max_ns).fold(0.0, f64::max),
+                pct_of: first.pct_of,
+                p50_ns: m("p50_ns"),
+                p90_ns: m("p90_ns"),
+                p99_ns: m("p99_ns"),
+                p99_9_ns: m("p99_9_ns"),
+                bins: vec![],
+            };
+            out.push(DirSummary { mean, spread });
+        }
+        out
+    }
+
+    /// Why the point's numbers may not be trusted: a coefficient of variation above
+    /// [`NOISE_CV`], or a repeat that is an outlier by the modified z-score compare uses.
+    fn noise(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in self.summary() {
+            for (key, name) in NOISE_OF {
+                let Some((_, s, z)) = d.spread.iter().find(|s| s.0 == key) else {
+                    continue;
+                };
+                if s.n < 2 || s.mean == 0.0 {
+                    continue;
+                }
+                let cv = s.sd / s.mean;
+                if cv > NOISE_CV {
+                    out.push(format!(
+                        "{} {name} varies by {:.1}% over {} repeats (σ/mean; above {:.0}%)",
+                        d.mean.dir,
+                        cv * 100.0,
+                        s.n,
+                        NOISE_CV * 100.0
+                    ));
+                }
+                for (i, zi) in z.iter().enumerate().filter(|(_, z)| **z > OUTLIER_Z) {
+                    let r = &self.runs[i];
+                    let v = r
+                        .dirs
+                        .iter()
+                        .find(|x| x.dir == d.mean.dir)
+                        .map_or(0.0, |x| {
+                            SPREAD.iter().find(|p| p.0 == key).map_or(0.0, |p| p.1(x))
+                        });
+                    out.push(format!(
+                        "{} {name}: repeat {} ({}) is an outlier (modified z-score {:.1} > {OUTLIER_Z})",
+                        d.mean.dir,
+                        r.repeat,
+                        metric_text(key, v),
+                        zi
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A value of an index key as the table shows it, with its unit.
+fn metric_text(key: &str, v: f64) -> String {
+    match key {
+        "iops" => format!("{} IOPS", table::si(v)),
+        "bw_bytes" => format!("{} MiB/s", table::mib_s(v)),
+        _ => format!("{} us", table::us(v)),
+    }
+}
+
+/// The sweep's identity, kept in `sweep.json`: a directory holds one sweep. A sweep run
+/// once per point has no `repeat` key, as before repeats existed, so it resumes there.
 fn plan_value(a: &Args) -> Value {
-    json!({
+    let mut v = json!({
         "args": a.job_args,
         "axes": a.axes.iter().map(|x| json!({
             "name": x.name,
             "values": x.values,
             "zip": x.zipped.iter().map(|(n, v)| json!({"name": n, "values": v})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
-    })
+    });
+    if a.repeat > 1 {
+        v["repeat"] = json!(a.repeat);
+    }
+    v
 }
 
 /// Runs `iobench sweep ARGS`; returns the exit status.
@@ -208,6 +404,31 @@ pub fn main(args: &[String]) -> u8 {
             1
         }
     }
+}
+
+/// The file name stem of a point's `repeat`-th run: the point's own with one run, else
+/// `<point>.r<k>`.
+fn run_stem(p: &Point, repeat: usize, repeats: usize) -> String {
+    let stem = axis::point_stem(p);
+    if repeats > 1 {
+        format!("{stem}.r{repeat}")
+    } else {
+        stem
+    }
+}
+
+/// The order runs are made in: repeat 1 over the points forward, repeat 2 backward, ...
+/// (so a drift over time does not fall on the same points each round). (point, repeat).
+fn run_order(points: usize, repeats: usize) -> Vec<(usize, usize)> {
+    let mut v = Vec::with_capacity(points * repeats);
+    for r in 1..=repeats {
+        if r % 2 == 1 {
+            v.extend((0..points).map(|k| (k, r)));
+        } else {
+            v.extend((0..points).rev().map(|k| (k, r)));
+        }
+    }
+    v
 }
 
 fn sweep(args: &[String]) -> Result<u8, String> {
@@ -245,18 +466,8 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             first_jobs = planned[planned.len() - 1].2.jobs.clone();
         }
     }
-    let known: Option<f64> = planned.iter().map(|(_, e, _)| *e).sum();
     if a.dry_run {
-        println!("{} points", points.len());
-        for (k, (p, est, _)) in planned.iter().enumerate() {
-            let est = est.map_or("size-bound".into(), duration_text);
-            println!("  {:>4}  {}  ({est})", k + 1, settings_text(p));
-        }
-        match known {
-            Some(s) => println!("estimated time: {}", duration_text(s)),
-            None => println!("estimated time: unknown (some points are bound by size, not time)"),
-        }
-        return Ok(0);
+        return dry_run(&a, &planned);
     }
     let dir = a.dir.clone().unwrap_or_else(default_dir);
     let mut own_names: Vec<String> = ["index.json", "index.csv", "index.json.tmp", "index.csv.tmp"]
@@ -264,122 +475,357 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         .map(|s| s.to_string())
         .collect();
     for (p, _, _) in &planned {
-        let stem = axis::point_stem(p);
-        own_names.extend(
-            ["json", "failed.json", "json.partial"]
-                .iter()
-                .map(|ext| format!("{stem}.{ext}")),
-        );
+        for r in 1..=a.repeat {
+            let stem = run_stem(p, r, a.repeat);
+            own_names.extend(
+                ["json", "failed.json", "json.partial"]
+                    .iter()
+                    .map(|ext| format!("{stem}.{ext}")),
+            );
+        }
     }
     prepare_dir(&dir, &plan_value(&a), a.fresh, &own_names)?;
     // The sweep records where and how it ran (the first point's jobs stand for the rest).
     let argv: Vec<String> = std::env::args().collect();
     let env = crate::context::env::collect(&argv, &first_jobs);
-    let started = Instant::now();
-    let mut done: Vec<PointResult> = Vec::new();
-    let mut ran_s = 0.0;
-    let mut ran_n = 0usize;
+    let mut done: Vec<PointResult> = points
+        .iter()
+        .map(|p| PointResult {
+            point: p.clone(),
+            runs: vec![],
+        })
+        .collect();
+    let order = run_order(points.len(), a.repeat);
+    let mut progress = Progress::new("sweep", "point", order.len());
     let mut code = 0u8;
-    for (k, (p, _, prepared)) in planned.iter().enumerate() {
-        let stem = axis::point_stem(p);
+    for (i, &(k, repeat)) in order.iter().enumerate() {
+        let (p, _, prepared) = &planned[k];
+        let stem = run_stem(p, repeat, a.repeat);
         let file = format!("{stem}.json");
         let path = dir.join(&file);
+        let what = if a.repeat > 1 {
+            format!("{} (repeat {repeat}/{})", settings_text(p), a.repeat)
+        } else {
+            settings_text(p)
+        };
         if let Some(prev) = results::read(&path).ok().filter(|f| !f.jobs.is_empty()) {
-            eprintln!(
-                "sweep: point {}/{} {} done before, skipped",
-                k + 1,
-                points.len(),
-                settings_text(p)
-            );
-            done.push(PointResult {
-                point: p.clone(),
+            progress.note(&format!(
+                "sweep: point {}/{} {what} done before, skipped",
+                i + 1,
+                order.len(),
+            ));
+            done[k].runs.push(RunResult {
+                repeat,
                 file,
-                status: "ok",
                 exit_code: Some(0),
                 elapsed_s: 0.0,
+                failure: None,
                 dirs: results::totals(&prev),
             });
             continue;
         }
-        let left: Vec<Option<f64>> = planned[k..].iter().map(|x| x.1).collect();
-        eprintln!(
-            "sweep: point {}/{} {}{}",
-            k + 1,
-            points.len(),
-            settings_text(p),
-            eta_text(&left, ran_s, ran_n)
-        );
+        // Every run left is bound by time: their estimates add up to the time left.
+        let left: Option<f64> = order[i..].iter().map(|&(k, _)| planned[k].1).sum();
+        progress.step(i + 1, &what, left);
         let t0 = Instant::now();
-        let r = run_point(prepared, &dir, &stem);
+        let (exit_code, r) = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
-        ran_s += elapsed;
-        ran_n += 1;
-        let (status, exit_code, dirs) = match r {
-            Ok((0, dirs)) => ("ok", Some(0), dirs),
-            Ok((c, dirs)) => {
-                code = code.max(1);
-                ("failed", Some(c), dirs)
-            }
-            Err(e) => {
-                eprintln!("sweep: point {}: {e}", settings_text(p));
-                code = code.max(1);
-                ("failed", None, vec![])
-            }
+        progress.done();
+        let (failure, dirs) = match r {
+            Ok(dirs) => (None, dirs),
+            Err(f) => (Some(f), vec![]),
         };
-        if status == "ok" {
-            eprintln!("sweep:   {}", brief(&dirs));
+        let file = if failure.is_none() {
+            file
+        } else {
+            code = code.max(1);
+            format!("{stem}.failed.json")
+        };
+        match &failure {
+            None => progress.note(&format!("sweep:   {}", brief(&dirs))),
+            Some(f) => progress.note(&format!("sweep:   {what} FAILED: {}", f.reason)),
         }
-        done.push(PointResult {
-            point: p.clone(),
-            file: if status == "ok" {
-                file
-            } else {
-                format!("{stem}.failed.json")
-            },
-            status,
+        done[k].runs.push(RunResult {
+            repeat,
+            file,
             exit_code,
             elapsed_s: elapsed,
+            failure,
             dirs,
         });
+        done[k].runs.sort_by_key(|r| r.repeat);
         write_index(&dir, &a, &env, &done)?;
         if let Some(sig) = crate::run::signals::signalled() {
-            eprintln!("sweep: stopped by signal {sig} after {} of {} points; run the same sweep again to resume", done.len(), points.len());
+            progress.finish();
+            eprintln!("sweep: stopped by signal {sig} after {} of {} runs; run the same sweep again to resume", i + 1, order.len());
             return Ok(128u8.saturating_add(sig as u8));
         }
     }
+    progress.finish();
     write_index(&dir, &a, &env, &done)?;
-    let t = result_table(&a.axes, &done);
+    for r in &done {
+        for n in r.noise() {
+            eprintln!(
+                "sweep: warning: point {} is noisy: {n}",
+                settings_text(&r.point)
+            );
+        }
+    }
+    let t = result_table(&a.axes, &done, a.repeat);
     print!("{}", if a.markdown { t.markdown() } else { t.text() });
     eprintln!(
-        "sweep: {} points in {}, results in {}",
+        "sweep: {} points{} in {}, results in {}",
         done.len(),
-        duration_text(started.elapsed().as_secs_f64()),
+        if a.repeat > 1 {
+            format!(" × {} repeats", a.repeat)
+        } else {
+            String::new()
+        },
+        duration_text(progress.elapsed_s()),
         dir.display()
     );
     Ok(code)
 }
 
-/// Runs one point with its JSON+ going to `<stem>.json` (via a partial file, so an
-/// interrupted point is never taken as done). Returns the exit status and the totals.
-fn run_point(prepared: &Prepared, dir: &Path, stem: &str) -> Result<(u8, Vec<DirResult>), String> {
-    let partial = dir.join(format!("{stem}.json.partial"));
-    let point = prepared.reporting_to(&partial.to_string_lossy(), vec![OutputFormat::JsonPlus]);
-    let ran = crate::session::run_reported(&point)?;
-    let dirs = results::read(&partial)
-        .map(|f| results::totals(&f))
-        .unwrap_or_default();
-    let name = if ran.code == 0 && crate::run::signals::signalled().is_none() {
-        format!("{stem}.json")
-    } else if crate::run::signals::signalled().is_some() {
-        let _ = std::fs::remove_file(&partial);
-        return Ok((ran.code, dirs));
-    } else {
-        format!("{stem}.failed.json")
-    };
-    std::fs::rename(&partial, dir.join(name)).map_err(|e| format!("{}: {e}", partial.display()))?;
-    Ok((ran.code, dirs))
+/// How long `--dry-run` lets a size-bound point run to measure its speed.
+pub const CALIBRATION_US: u64 = 500_000;
+
+/// Why a size-bound point cannot be calibrated without changing anything: it writes or
+/// trims, a file it needs does not exist yet (the run would lay it out), or its size is
+/// not known in bytes. None when a short run only reads what is already there.
+fn calibration_refused(jobs: &[Job]) -> Option<String> {
+    for j in jobs {
+        let p = j.workload.pattern;
+        if p != crate::defs::ddir::Pattern::Read && p != crate::defs::ddir::Pattern::RandRead {
+            return Some(format!(
+                "job '{}' has rw={}, and a calibration run would change the target",
+                j.name,
+                p.fio_name()
+            ));
+        }
+        if j.exec.engine.flags().no_local_disk() {
+            continue;
+        }
+        for path in j.files.all_paths(&j.name, j.exec.numjobs) {
+            if std::fs::metadata(&path).is_err() {
+                return Some(format!(
+                    "job '{}': {path} does not exist yet, and a calibration run would lay it out",
+                    j.name
+                ));
+            }
+        }
+    }
+    None
 }
 
+/// The bytes a size-bound run of `jobs` moves (each job's io_size or size, times its
+/// loops and clones); None when a size is a percentage or left to the file.
+fn planned_bytes(jobs: &[Job]) -> Option<u64> {
+    let mut total = 0u64;
+    for j in jobs {
+        let w = &j.workload;
+        let bytes = match w.io_size.as_ref().or(w.size.as_ref())? {
+            crate::defs::value::SizeSpec::Bytes(b) => *b,
+            crate::defs::value::SizeSpec::Percent(_) => return None,
+        };
+        total = total.saturating_add(
+            bytes
+                .saturating_mul(u64::from(w.loops.max(1)))
+                .saturating_mul(u64::from(j.exec.numjobs.max(1))),
+        );
+    }
+    Some(total)
+}
+
+/// A size-bound point's time from a run of at most [`CALIBRATION_US`]: the whole run's
+/// time when it ended within it, else the bytes planned at the speed measured. Err: why
+/// it cannot be calibrated.
+fn calibrate(prepared: &Prepared) -> Result<f64, String> {
+    if let Some(why) = calibration_refused(&prepared.jobs) {
+        return Err(why);
+    }
+    let planned = planned_bytes(&prepared.jobs)
+        .ok_or("a job's size is a percentage or the file's own, so its bytes are unknown")?;
+    let mut p = prepared.clone();
+    p.config.formats = vec![OutputFormat::Json];
+    p.config.output = None;
+    p.config.live = None;
+    p.config.metrics = None;
+    for j in &mut p.jobs {
+        j.exec.runtime_us = match j.exec.runtime_us {
+            0 => CALIBRATION_US,
+            r => r.min(CALIBRATION_US),
+        };
+    }
+    let f = crate::session::run_quiet(&p);
+    if f.code != 0 {
+        return Err(format!(
+            "its calibration run failed (exit status {})",
+            f.code
+        ));
+    }
+    let done: f64 = results::parse(&f.report())
+        .map(|r| {
+            r.jobs
+                .iter()
+                .flat_map(|j| &j.dirs)
+                .map(|d| d.io_bytes as f64)
+                .sum()
+        })
+        .map_err(|e| format!("its calibration run: {e}"))?;
+    let wall = f.wall.as_secs_f64();
+    if done <= 0.0 {
+        return Err("its calibration run moved no bytes".into());
+    }
+    Ok(if done >= planned as f64 {
+        wall
+    } else {
+        wall * planned as f64 / done
+    })
+}
+
+/// `--dry-run`: the points, each one's time, and the sweep's. A size-bound point's time
+/// comes from a short calibration run when that only reads what is there.
+fn dry_run(a: &Args, planned: &[(Point, Option<f64>, Prepared)]) -> Result<u8, String> {
+    println!("{} points", planned.len());
+    let mut total = Some(0.0);
+    let mut why_not: Option<String> = None;
+    let mut calibrated = 0;
+    for (k, (p, est, prepared)) in planned.iter().enumerate() {
+        let text = match est {
+            Some(s) => duration_text(*s),
+            None if why_not.is_some() => "size-bound".into(),
+            None => match calibrate(prepared) {
+                Ok(s) => {
+                    calibrated += 1;
+                    total = total.map(|t| t + s);
+                    let about = if s < 1.0 {
+                        "under 1s".to_string()
+                    } else {
+                        format!("about {}", duration_text(s))
+                    };
+                    format!("size-bound, {about} by calibration")
+                }
+                Err(e) => {
+                    why_not = Some(format!("point {} ({}): {e}", k + 1, settings_text(p)));
+                    total = None;
+                    "size-bound".into()
+                }
+            },
+        };
+        if let Some(s) = est {
+            total = total.map(|t| t + s);
+        }
+        println!("  {:>4}  {}  ({text})", k + 1, settings_text(p));
+    }
+    let times = if a.repeat > 1 {
+        format!(" ({} repeats)", a.repeat)
+    } else {
+        String::new()
+    };
+    match (total, why_not) {
+        (Some(s), _) => println!(
+            "estimated time: {}{times}{}",
+            duration_text(s * a.repeat as f64),
+            if calibrated > 0 {
+                format!(
+                    " ({calibrated} size-bound point{} timed by a calibration run of at most {} ms each)",
+                    if calibrated == 1 { "" } else { "s" },
+                    CALIBRATION_US / 1000
+                )
+            } else {
+                String::new()
+            }
+        ),
+        (None, Some(why)) => println!(
+            "estimated time: unknown: size-bound points are timed by a short calibration run, \
+             and {why}"
+        ),
+        (None, None) => println!("estimated time: unknown"),
+    }
+    Ok(0)
+}
+
+/// Runs one point with its JSON+ going to `<stem>.json` (via a partial file, so an
+/// interrupted point is never taken as done, and a failed one is kept as
+/// `<stem>.failed.json`). Returns the exit status (None: the run could not start or
+/// write its report) and the totals, or why the run failed.
+fn run_point(
+    prepared: &Prepared,
+    dir: &Path,
+    stem: &str,
+) -> (Option<u8>, Result<Vec<DirResult>, Failure>) {
+    let partial = dir.join(format!("{stem}.json.partial"));
+    let point = prepared.reporting_to(&partial.to_string_lossy(), vec![OutputFormat::JsonPlus]);
+    let ran = match crate::session::run_reported(&point) {
+        Ok(r) => r,
+        Err(reason) => {
+            let _ = std::fs::remove_file(&partial);
+            return (
+                None,
+                Err(Failure {
+                    error: None,
+                    reason,
+                }),
+            );
+        }
+    };
+    let keep = |name: String| -> Result<(), Failure> {
+        std::fs::rename(&partial, dir.join(name)).map_err(|e| Failure {
+            error: None,
+            reason: format!("{}: {e}", partial.display()),
+        })
+    };
+    if let Some(sig) = crate::run::signals::signalled() {
+        let _ = std::fs::remove_file(&partial);
+        let reason = format!("stopped by signal {sig}");
+        return (
+            Some(ran.code),
+            Err(Failure {
+                error: None,
+                reason,
+            }),
+        );
+    }
+    // The first job that failed says why (fio's `error` and its text).
+    let failed_job = ran.outcome.results.iter().find(|r| r.error != 0);
+    if ran.code == 0 && failed_job.is_none() {
+        let totals = results::read(&partial).map(|f| results::totals(&f));
+        if let Err(f) = keep(format!("{stem}.json")) {
+            return (Some(ran.code), Err(f));
+        }
+        // A result that cannot be read back is no measurement either.
+        return (
+            Some(ran.code),
+            totals.map_err(|reason| Failure {
+                error: None,
+                reason,
+            }),
+        );
+    }
+    let failure = match failed_job {
+        Some(j) => Failure {
+            error: Some(j.error),
+            reason: format!(
+                "job '{}' failed with error {} ({}){}",
+                j.name,
+                j.error,
+                crate::report::strerror(j.error),
+                if j.verror.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", j.verror)
+                }
+            ),
+        },
+        None => Failure {
+            error: None,
+            reason: format!("the run ended with exit status {}", ran.code),
+        },
+    };
+    let failure = keep(format!("{stem}.failed.json")).err().unwrap_or(failure);
+    (Some(ran.code), Err(failure))
+}
 fn default_dir() -> PathBuf {
     // Seconds since the epoch keep the name sortable and free of spaces.
     let secs = std::time::SystemTime::now()
@@ -431,8 +877,11 @@ fn remove_points(dir: &Path) {
         return;
     };
     for p in v["points"].as_array().into_iter().flatten() {
-        if let Some(f) = p["file"].as_str().filter(|f| !f.contains('/')) {
-            let _ = std::fs::remove_file(dir.join(f));
+        let runs = p["runs"].as_array().into_iter().flatten();
+        for f in std::iter::once(&p["file"]).chain(runs.map(|r| &r["file"])) {
+            if let Some(f) = f.as_str().filter(|f| !f.contains('/')) {
+                let _ = std::fs::remove_file(dir.join(f));
+            }
         }
     }
     let _ = std::fs::remove_file(dir.join("index.json"));
@@ -446,26 +895,16 @@ fn settings_text(p: &Point) -> String {
         .join(" ")
 }
 
-/// The sweep's remaining time: the estimates when every point left is bound by time,
-/// else the mean time of the points run so far.
-fn eta_text(left: &[Option<f64>], ran_s: f64, ran_n: usize) -> String {
-    let s = match left.iter().copied().sum::<Option<f64>>() {
-        Some(s) => s,
-        None if ran_n > 0 => ran_s / ran_n as f64 * left.len() as f64,
-        None => return String::new(),
-    };
-    format!(" (sweep ETA {})", duration_text(s))
-}
-
 fn brief(dirs: &[DirResult]) -> String {
     dirs.iter()
         .map(|d| {
             format!(
-                "{} {} IOPS, {} MiB/s, lat {} us (p99 {} us)",
+                "{} {} IOPS, {} MiB/s, lat {} us ({} p99 {} us)",
                 d.dir,
                 table::si(d.iops),
                 table::mib_s(d.bw_bytes),
                 table::us(d.lat_mean_ns),
+                d.pct_of,
                 table::us(d.p99_ns)
             )
         })
@@ -491,22 +930,79 @@ fn dir_value(d: &DirResult) -> Value {
     })
 }
 
-/// Writes `index.json` and `index.csv` for the points so far (rewritten after each).
+/// A direction of a point: the means (the keys a one-run point has), `n` the repeats
+/// averaged, and `spread` per metric: mean, sd, min, max and cv (σ / mean).
+fn summary_value(d: &DirSummary) -> Value {
+    let mut v = dir_value(&d.mean);
+    v["n"] = json!(d.of("iops").n);
+    v["spread"] = d
+        .spread
+        .iter()
+        .map(|(k, s, _)| {
+            let cv = if s.mean == 0.0 { 0.0 } else { s.sd / s.mean };
+            (
+                k.to_string(),
+                json!({"mean": s.mean, "sd": s.sd, "min": s.min, "max": s.max, "cv": cv}),
+            )
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into();
+    v
+}
+
+/// `"failed": true, "error": 22, "reason": "..."` (error null when no job's error number
+/// says why), or `"failed": false`.
+fn set_failure(v: &mut Value, f: Option<&Failure>) {
+    v["failed"] = json!(f.is_some());
+    if let Some(f) = f {
+        v["error"] = json!(f.error);
+        v["reason"] = json!(f.reason);
+    }
+}
+
+/// Writes `index.json` and `index.csv` for the runs so far (rewritten after each).
 fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
     let points: Vec<Value> = done
         .iter()
         .enumerate()
+        .filter(|(_, r)| !r.runs.is_empty())
         .map(|(k, r)| {
+            let runs: Vec<Value> = r
+                .runs
+                .iter()
+                .map(|run| {
+                    let mut v = json!({
+                        "repeat": run.repeat,
+                        "file": run.file,
+                        "status": if run.failure.is_some() { "failed" } else { "ok" },
+                        "exit_code": run.exit_code,
+                        "elapsed_s": run.elapsed_s,
+                    });
+                    set_failure(&mut v, run.failure.as_ref());
+                    for d in &run.dirs {
+                        v[d.dir.as_str()] = dir_value(d);
+                    }
+                    v
+                })
+                .collect();
+            let failed_run = r.runs.iter().find(|x| x.failure.is_some());
             let mut v = json!({
                 "point": k + 1,
                 "params": r.point.iter().map(|(n, v)| (n.clone(), Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
-                "file": r.file,
-                "status": r.status,
-                "exit_code": r.exit_code,
-                "elapsed_s": r.elapsed_s,
+                "file": r.runs[0].file,
+                "status": r.status(),
+                "exit_code": failed_run.unwrap_or(&r.runs[0]).exit_code,
+                "elapsed_s": r.runs.iter().map(|x| x.elapsed_s).sum::<f64>(),
+                "repeats": a.repeat,
+                "runs": runs,
             });
-            for d in &r.dirs {
-                v[d.dir.as_str()] = dir_value(d);
+            set_failure(&mut v, r.failure());
+            for d in r.summary() {
+                v[d.mean.dir.as_str()] = summary_value(&d);
+            }
+            let noise = r.noise();
+            if !noise.is_empty() {
+                v["noise"] = json!(noise);
             }
             v
         })
@@ -515,6 +1011,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         "iobench": crate::report::VERSION,
         "sweep": plan_value(a),
         "iobench_env": env,
+        "noise_cv": NOISE_CV,
         "points": points,
     });
     let write = |name: &str, text: String| {
@@ -528,6 +1025,12 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         "index.json",
         serde_json::to_string_pretty(&index).unwrap_or_default() + "\n",
     )?;
+    write("index.csv", index_csv(done))
+}
+
+/// `index.csv`: one row per point and direction (one for a failed point), the repeats'
+/// means first, as a one-run sweep's columns, then the spread and the failure.
+fn index_csv(done: &[PointResult]) -> String {
     let names: Vec<&String> = done
         .first()
         .map_or(vec![], |r| r.point.iter().map(|p| &p.0).collect());
@@ -536,7 +1039,11 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         csv.push(',');
         csv.push_str(n);
     }
-    csv.push_str(",dir,iops,bw_bytes,lat_mean_ns,p50_ns,p90_ns,p99_ns,p99_9_ns,status,file\n");
+    csv.push_str(
+        ",dir,iops,bw_bytes,lat_mean_ns,p50_ns,p90_ns,p99_ns,p99_9_ns,status,file,\
+         runs,iops_sd,iops_min,iops_max,bw_sd,bw_min,bw_max,lat_mean_sd,lat_mean_min,\
+         lat_mean_max,p99_sd,p99_min,p99_max,noisy,failed,error,reason\n",
+    );
     let quote = |s: &str| {
         if s.contains([',', '"', '\n']) {
             format!("\"{}\"", s.replace('"', "\"\""))
@@ -544,19 +1051,30 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
             s.to_string()
         }
     };
-    for (k, r) in done.iter().enumerate() {
+    for (k, r) in done.iter().enumerate().filter(|(_, r)| !r.runs.is_empty()) {
         let lead: String = r
             .point
             .iter()
             .map(|(_, v)| format!(",{}", quote(v)))
             .collect();
-        let rows: Vec<Option<&DirResult>> = if r.dirs.is_empty() {
+        let summary = r.summary();
+        let rows: Vec<Option<&DirSummary>> = if summary.is_empty() {
             vec![None]
         } else {
-            r.dirs.iter().map(Some).collect()
+            summary.iter().map(Some).collect()
         };
-        for d in rows {
-            let nums = d.map_or(",,,,,,,,".to_string(), |d| {
+        let noisy = !r.noise().is_empty();
+        let (failed, error, reason) = match r.failure() {
+            Some(f) => (
+                "true",
+                f.error.map_or(String::new(), |e| e.to_string()),
+                quote(&f.reason),
+            ),
+            None => ("false", String::new(), String::new()),
+        };
+        for s in rows {
+            let nums = s.map_or(",,,,,,,,".to_string(), |s| {
+                let d = &s.mean;
                 format!(
                     "{},{:.3},{:.0},{:.1},{:.0},{:.0},{:.0},{:.0}",
                     d.dir,
@@ -569,52 +1087,123 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
                     d.p99_9_ns
                 )
             });
+            let spread = s.map_or(",,,,,,,,,,,".to_string(), |s| {
+                ["iops", "bw_bytes", "lat_mean_ns", "p99_ns"]
+                    .iter()
+                    .map(|k| {
+                        let x = s.of(k);
+                        format!("{:.3},{:.3},{:.3}", x.sd, x.min, x.max)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            });
             csv.push_str(&format!(
-                "{}{lead},{nums},{},{}\n",
+                "{}{lead},{nums},{},{},{},{spread},{noisy},{failed},{error},{reason}\n",
                 k + 1,
-                r.status,
-                quote(&r.file)
+                r.status(),
+                quote(&r.runs[0].file),
+                r.runs.len(),
             ));
         }
     }
-    write("index.csv", csv)
+    csv
+}
+
+/// `52.1k ± 1.2k` (or the value alone for one run).
+fn mean_sd(key: &str, s: &Summary) -> String {
+    let f = |v: f64| match key {
+        "iops" => table::si(v),
+        "bw_bytes" => table::mib_s(v),
+        _ => table::us(v),
+    };
+    if s.n > 1 {
+        format!("{} ± {}", f(s.mean), f(s.sd))
+    } else {
+        f(s.mean)
+    }
 }
 
 /// The final table: one row per point, its settings, then per direction IOPS, MiB/s,
-/// mean latency and p99 (µs).
-fn result_table(axes: &[Axis], done: &[PointResult]) -> Table {
+/// mean total latency and the p99 of the latency the percentiles are of (µs); with
+/// repeats, each as mean ± σ and the IOPS's range; a last `note` column says why a point
+/// failed or is noisy.
+fn result_table(axes: &[Axis], done: &[PointResult], repeats: usize) -> Table {
     let mut header: Vec<String> = Vec::new();
     for a in axes {
         header.push(a.name.clone());
         header.extend(a.zipped.iter().map(|z| z.0.clone()));
     }
+    let summaries: Vec<Vec<DirSummary>> = done.iter().map(PointResult::summary).collect();
     let dirs: Vec<&str> = results::DIRECTIONS
         .into_iter()
-        .filter(|d| done.iter().any(|r| r.dirs.iter().any(|x| x.dir == *d)))
+        .filter(|d| summaries.iter().any(|s| s.iter().any(|x| x.mean.dir == *d)))
         .collect();
+    // The percentiles are of clat unless the jobs asked for lat_percentiles.
+    let pct_of = |d: &str| {
+        summaries
+            .iter()
+            .flatten()
+            .find(|x| x.mean.dir == d)
+            .map_or("clat", |x| x.mean.pct_of)
+    };
+    let cols: Vec<&str> = if repeats > 1 {
+        vec!["iops", "range", "bw_bytes", "lat_mean_ns", "p99_ns"]
+    } else {
+        vec!["iops", "bw_bytes", "lat_mean_ns", "p99_ns"]
+    };
     for d in &dirs {
-        header.push(format!("{d} IOPS"));
-        header.push(format!("{d} MiB/s"));
-        header.push(format!("{d} lat us"));
-        header.push(format!("{d} p99 us"));
+        for c in &cols {
+            header.push(match *c {
+                "iops" => format!("{d} IOPS"),
+                "range" => format!("{d} IOPS min-max"),
+                "bw_bytes" => format!("{d} MiB/s"),
+                "lat_mean_ns" => format!("{d} lat us"),
+                _ => format!("{d} {} p99 us", pct_of(d)),
+            });
+        }
+    }
+    let notes: Vec<String> = done
+        .iter()
+        .map(|r| match r.failure() {
+            Some(f) => format!("failed: {}", f.reason),
+            None => r
+                .noise()
+                .first()
+                .map_or(String::new(), |n| format!("noisy: {n}")),
+        })
+        .collect();
+    let with_notes = notes.iter().any(|n| !n.is_empty());
+    if with_notes {
+        header.push("note".into());
     }
     let rows = done
         .iter()
-        .map(|r| {
+        .zip(&summaries)
+        .zip(&notes)
+        .filter(|((r, _), _)| !r.runs.is_empty())
+        .map(|((r, sums), note)| {
             let mut row: Vec<String> = r.point.iter().map(|p| p.1.clone()).collect();
             for d in &dirs {
-                match r.dirs.iter().find(|x| x.dir == *d) {
-                    Some(x) => row.extend([
-                        table::si(x.iops),
-                        table::mib_s(x.bw_bytes),
-                        table::us(x.lat_mean_ns),
-                        table::us(x.p99_ns),
-                    ]),
+                match sums.iter().find(|x| x.mean.dir == *d) {
+                    Some(x) => row.extend(cols.iter().map(|c| match *c {
+                        "range" => {
+                            let s = x.of("iops");
+                            format!("{}-{}", table::si(s.min), table::si(s.max))
+                        }
+                        k => mean_sd(k, x.of(k)),
+                    })),
                     None => row.extend(std::iter::repeat_n(
-                        if r.status == "ok" { "-" } else { r.status }.to_string(),
-                        4,
+                        if r.failure().is_none() { "-" } else { "failed" }.to_string(),
+                        cols.len(),
                     )),
                 }
+            }
+            if with_notes {
+                row.push(if note.is_empty() {
+                    "-".into()
+                } else {
+                    note.clone()
+                });
             }
             row
         })
@@ -665,10 +1254,78 @@ mod tests {
             .contains("twice"));
     }
 
+    fn run_of(repeat: usize, iops: f64, lat: f64) -> RunResult {
+        RunResult {
+            repeat,
+            file: format!("r{repeat}.json"),
+            exit_code: Some(0),
+            elapsed_s: 1.0,
+            failure: None,
+            dirs: vec![DirResult {
+                dir: "read".into(),
+                iops,
+                lat_mean_ns: lat,
+                pct_of: "clat",
+                ..Default::default()
+            }],
+        }
+    }
+
     #[test]
-    fn durations() {
-        assert_eq!(duration_text(59.4), "59s");
-        assert_eq!(duration_text(90.0), "1m30s");
-        assert_eq!(duration_text(3700.0), "1h01m");
+    fn noise_by_spread_and_by_outliers() {
+        let point = |runs| PointResult {
+            point: vec![("bs".into(), "4k".into())],
+            runs,
+        };
+        // Steady: within 1 %, no warning.
+        let steady = point(vec![
+            run_of(1, 520.0, 100.0),
+            run_of(2, 524.0, 100.0),
+            run_of(3, 518.0, 100.0),
+        ]);
+        assert!(steady.noise().is_empty(), "{:?}", steady.noise());
+        let s = &steady.summary()[0];
+        assert_eq!((s.of("iops").min, s.of("iops").max), (518.0, 524.0));
+        // One run far off (the issue's 1488 MiB/s among ~520): CV above 5 % and an
+        // outlier by the modified z-score.
+        let noisy = point(vec![
+            run_of(1, 520.0, 100.0),
+            run_of(2, 1488.0, 100.0),
+            run_of(3, 522.0, 100.0),
+            run_of(4, 518.0, 100.0),
+        ]);
+        let n = noisy.noise();
+        assert!(n.iter().any(|w| w.contains("IOPS varies by")), "{n:?}");
+        assert!(
+            n.iter()
+                .any(|w| w.contains("repeat 2 (1.49k IOPS) is an outlier")),
+            "{n:?}"
+        );
+        // A failed repeat fails the point, and none of its numbers count.
+        let mut failed = noisy.clone();
+        failed.runs[2].failure = Some(Failure {
+            error: Some(22),
+            reason: "bad".into(),
+        });
+        assert_eq!(failed.status(), "failed");
+        assert!(failed.summary().is_empty() && failed.noise().is_empty());
+    }
+
+    #[test]
+    fn repeats_alternate_the_points_order() {
+        assert_eq!(
+            run_order(3, 3),
+            vec![
+                (0, 1),
+                (1, 1),
+                (2, 1),
+                (2, 2),
+                (1, 2),
+                (0, 2),
+                (0, 3),
+                (1, 3),
+                (2, 3)
+            ]
+        );
     }
 }

@@ -153,6 +153,7 @@ pub fn check_fio_only(label: &str, inv: &Invocation) -> Result<(), String> {
         ("--env", inv.config.env),
         ("--live", inv.config.live.is_some()),
         ("--metrics", inv.config.metrics.is_some()),
+        ("--metrics-linger", inv.config.metrics_linger_ms.is_some()),
     ];
     for (flag, used) in own {
         if used {

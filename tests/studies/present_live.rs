@@ -118,3 +118,86 @@ fn live_to_stdout_and_bad_destination() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("--live=/proc/nonexistent/x.jsonl"), "{err}");
 }
+
+/// The README's `--live=- … | jq` line, run as written (in a directory holding a short
+/// `jobfile.fio`): stdout holds the JSON Lines alone, the report goes to stderr.
+#[test]
+fn the_readmes_live_line_runs_as_written() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let line = readme
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("iobench --live=-"))
+        .expect("the README has an `iobench --live=- ... | jq` line");
+    // The shell command without its trailing comment.
+    let command = line.split("  #").next().unwrap().trim();
+    assert!(command.contains("| jq"), "{command}");
+    let dir = scratch("live_readme");
+    std::fs::write(
+        dir.join("jobfile.fio"),
+        "[x]\nioengine=null\nrw=randread\nsize=1g\nruntime=2500ms\ntime_based\n",
+    )
+    .unwrap();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_iobench"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    // The left side of the pipe alone: every line of stdout is a JSON document, the
+    // report is on stderr.
+    let left = command.split(" | ").next().unwrap();
+    let o = std::process::Command::new("sh")
+        .args(["-c", left])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let docs: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(docs.len() >= 3, "2 intervals and the final line: {out}");
+    assert_eq!(docs.last().unwrap()["final"], true);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("Run status group 0 (all jobs):") && err.contains("Starting 1 process"),
+        "the report and the job headers on stderr: {err}"
+    );
+    // The whole line, through jq.
+    let have_jq = std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_jq {
+        assert_ne!(
+            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
+            Ok("1"),
+            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
+        );
+        eprintln!("jq not installed: the README's line was checked without it");
+        return;
+    }
+    let o = std::process::Command::new("bash")
+        .args(["-o", "pipefail", "-c", command])
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let values: Vec<&str> = out.lines().collect();
+    assert!(values.len() >= 3, "{out}");
+    assert!(
+        values[0].parse::<f64>().is_ok_and(|v| v > 0.0),
+        "the first second's IOPS: {out}"
+    );
+    assert!(!err.contains("parse error"), "jq read every line: {err}");
+}

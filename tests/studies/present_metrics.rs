@@ -362,3 +362,81 @@ fn the_endpoint_is_a_small_http_server() {
     assert_eq!(printed, 1, "{lines:?}");
     let _ = slow.join();
 }
+
+/// `--metrics-linger=T`: a scraper that did not scrape during the run (one polling every
+/// 15 s, say) still reads the final values after it ended: `iobench_up` 0 and counters
+/// equal to the final report's; the process ends once that scrape was answered. Without
+/// the flag such a run ends at once.
+#[test]
+fn metrics_linger_serves_the_final_values_after_the_run() {
+    let dir = scratch("metrics_linger");
+    let run_with = |linger: Option<&str>, name: &str| {
+        let port = free_port();
+        let out = dir.join(name);
+        let mut cmd = iobench();
+        cmd.args([
+            "--name=m",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=1g",
+            "--time_based",
+            "--runtime=1",
+            "--rate_iops=2000",
+            "--output-format=json",
+        ])
+        .arg(format!("--output={}", out.display()))
+        .arg(format!("--metrics=127.0.0.1:{port}"))
+        .args(linger.map(|l| format!("--metrics-linger={l}")))
+        .env_remove("IOBENCH_METRICS_LINGER")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        let child = Reaped(cmd.spawn().unwrap());
+        // The run has ended once its final report is written (nothing scraped meanwhile).
+        let t0 = Instant::now();
+        let report: serde_json::Value = loop {
+            let text = std::fs::read_to_string(&out).unwrap_or_default();
+            if let Ok(v) = serde_json::from_str(&text) {
+                break v;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(20), "no report");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        (child, port, report)
+    };
+    let (mut child, port, report) = run_with(Some("20s"), "linger.json");
+    let last = http_get(port, "/metrics").expect("still served after the run");
+    assert_eq!(value(&last, "iobench_up"), Some(0.0), "{last}");
+    let series = "iobench_io_total{job=\"m\",group=\"0\",dir=\"read\"}";
+    assert_eq!(
+        value(&last, series),
+        report["jobs"][0]["read"]["total_ios"].as_f64(),
+        "the whole run: {last}"
+    );
+    let t0 = Instant::now();
+    assert!(child.0.wait().unwrap().success());
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "it ends once the final values were read: {:?}",
+        t0.elapsed()
+    );
+    // Without the flag, and no scrape during the run, nothing waits.
+    let (mut child, _, _) = run_with(None, "plain.json");
+    let t0 = Instant::now();
+    assert!(child.0.wait().unwrap().success());
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+    // The flag needs the endpoint it keeps serving.
+    let mut cmd = iobench();
+    cmd.args([
+        "--metrics-linger=5s",
+        "--name=m",
+        "--ioengine=null",
+        "--size=1m",
+    ]);
+    let o = run(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("metrics-linger") && err.contains("--metrics="),
+        "{err}"
+    );
+}

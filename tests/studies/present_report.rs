@@ -267,7 +267,7 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["side"] == "A" && r["metric"] == "iops")
+        .find(|r| r["side"] == "bs=4096" && r["metric"] == "iops")
         .unwrap();
     assert!(html.contains(&format!(
         "class=\"errbar\" data-n=\"2\" data-mean=\"{}\" data-sd=\"{}\" data-min=\"{}\" data-max=\"{}\"",

@@ -5,7 +5,7 @@
 use crate::common;
 use common::{fio, iobench, run, run_ok, scratch};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn read_json(p: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
@@ -44,17 +44,25 @@ fn repeated_runs_alternate_and_their_statistics_check_out() {
         .args(null_job("x", &["--rate_iops=2000"]));
     let o = run_ok(cmd);
     let err = String::from_utf8_lossy(&o.stderr);
-    let order: Vec<&str> = err.lines().filter(|l| l.starts_with("compare: ")).collect();
+    // The sides share the job name x: they are labelled by the option that differs (the
+    // first leaves rate_iops at its default), and progress counts the steps.
+    let order: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("compare: step "))
+        .map(|l| l.split(" (elapsed").next().unwrap())
+        .collect();
     assert_eq!(
         order[..4],
         [
-            "compare: A warmup 1/1",
-            "compare: B warmup 1/1",
-            "compare: A run 1/3",
-            "compare: B run 1/3"
+            "compare: step 1/8 rate_iops=default warmup 1/1",
+            "compare: step 2/8 rate_iops=2000 warmup 1/1",
+            "compare: step 3/8 rate_iops=default run 1/3",
+            "compare: step 4/8 rate_iops=2000 run 1/3"
         ],
         "A B A B: {err}"
     );
+    assert!(err.contains("ETA "), "{err}");
+    let (a, b) = ("rate_iops=default", "rate_iops=2000");
     let cmp = read_json(&export);
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     assert_eq!(
@@ -62,11 +70,11 @@ fn repeated_runs_alternate_and_their_statistics_check_out() {
         host.trim(),
         "the export says where it ran"
     );
-    for side in ["A", "B"] {
+    for (side, file) in [(a, "rate_iops_default"), (b, "rate_iops_2000")] {
         // An independent computation from the kept files.
         let xs: Vec<f64> = (1..=3)
             .map(|r| {
-                let f = read_json(&keep.join(format!("{side}-run{r}.json")));
+                let f = read_json(&keep.join(format!("{file}-run{r}.json")));
                 f["jobs"][0]["read"]["iops"].as_f64().unwrap()
             })
             .collect();
@@ -109,26 +117,57 @@ fn repeated_runs_alternate_and_their_statistics_check_out() {
             .as_f64()
             .unwrap()
     };
-    assert!((rel["ratio"].as_f64().unwrap() - mean("B") / mean("A")).abs() < 1e-9);
+    assert!((rel["ratio"].as_f64().unwrap() - mean(b) / mean(a)).abs() < 1e-9);
     let p = rel["p_value"].as_f64().unwrap();
     assert!(
         p < 0.05,
         "2000 IOPS against a null engine's millions: p = {p}"
     );
     let text = String::from_utf8_lossy(&o.stdout);
-    assert!(text.contains("x read IOPS: B is 0.0"), "{text}");
+    assert!(
+        text.contains("x read IOPS: rate_iops=2000 is 0.0"),
+        "{text}"
+    );
+    // Each run's value is shown, in the order run.
+    let xs: Vec<f64> = cmp["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["side"] == b && r["metric"] == "iops")
+        .unwrap()["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("rate_iops=2000") && l.contains(" x "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let shown: Vec<f64> = row
+        .split_whitespace()
+        .rev()
+        .take(3)
+        .map(|t| t.trim_end_matches('k').parse::<f64>().unwrap() * 1000.0)
+        .collect();
+    for (x, s) in xs.iter().zip(shown.iter().rev()) {
+        assert!((x - s).abs() < 0.01 * x, "{row} vs {xs:?}");
+    }
 }
 
-/// Two result files written by the real fio: the fast one and a rate-limited one.
-fn fio_results(dir: &Path) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
-    let fast = dir.join("fast.json");
-    let slow = dir.join("slow.json");
-    for (path, extra) in [(&fast, vec![]), (&slow, vec!["--rate_iops=5000"])] {
-        let mut cmd = fio()?;
-        cmd.args(null_job("fio", &extra))
-            .arg("--output-format=json")
-            .arg(format!("--output={}", path.display()));
-        run_ok(cmd);
+/// Result files written by the real fio, two runs a side: the fast ones and rate-limited
+/// ones.
+fn fio_results(dir: &Path) -> Option<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let fast: Vec<PathBuf> = (1..=2).map(|i| dir.join(format!("fast{i}.json"))).collect();
+    let slow: Vec<PathBuf> = (1..=2).map(|i| dir.join(format!("slow{i}.json"))).collect();
+    for (paths, extra) in [(&fast, vec![]), (&slow, vec!["--rate_iops=5000"])] {
+        for path in paths {
+            let mut cmd = fio()?;
+            cmd.args(null_job("fio", &extra))
+                .arg("--output-format=json")
+                .arg(format!("--output={}", path.display()));
+            run_ok(cmd);
+        }
     }
     Some((fast, slow))
 }
@@ -140,37 +179,53 @@ fn fio_result_files_and_the_regression_gate() {
         return;
     };
     let iops = |p: &Path| read_json(p)["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    // One run a side: the ratio without a made-up "± 0.000", and no gate, with why.
     let mut cmd = iobench();
-    cmd.args(["compare", "--fail-if-slower", "5%"])
-        .arg(&fast)
-        .arg(&slow);
-    let o = run(cmd);
-    let text = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(o.status.code(), Some(2), "slower beyond 5%: {text}");
-    assert!(text.contains("SLOWER: fio read IOPS: slow.json"), "{text}");
+    cmd.arg("compare").arg(&fast[0]).arg(&slow[0]);
+    let text = String::from_utf8_lossy(&run_ok(cmd).stdout).into_owned();
     let want = format!(
-        "slow.json is {:.3} ± 0.000 × fast.json's IOPS",
-        iops(&slow) / iops(&fast)
+        "slow1.json is {:.3} × fast1.json's IOPS (no p-value",
+        iops(&slow[0]) / iops(&fast[0])
     );
     assert!(text.contains(&want), "want {want} in {text}");
-    // The other way round the second file is faster: the gate passes.
+    assert!(!text.contains("± 0.000"), "{text}");
     let mut cmd = iobench();
     cmd.args(["compare", "--fail-if-slower", "5%"])
-        .arg(&slow)
-        .arg(&fast);
+        .arg(&fast[0])
+        .arg(&slow[0]);
     let o = run(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("needs 2 or more runs a side") && err.contains("noise"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "no verdict from one run");
+    // Two runs a side: the gate judges.
+    let gate = |first: &[PathBuf], second: &[PathBuf], names: [&str; 2], metric: &str| {
+        let mut cmd = iobench();
+        cmd.args(["compare", "--metric", metric, "--fail-if-slower", "5%"])
+            .args(["--name", names[0], "--name", names[1], "--"])
+            .args(first)
+            .arg("--")
+            .args(second);
+        run(cmd)
+    };
+    let o = gate(&fast, &slow, ["fast", "slow"], "iops");
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(2), "slower beyond 5%: {text}");
+    assert!(text.contains("SLOWER: fio read IOPS: slow"), "{text}");
+    assert!(text.contains("slow is ") && text.contains(" ± "), "{text}");
+    // The other way round the second side is faster: the gate passes.
+    let o = gate(&slow, &fast, ["slow", "fast"], "iops");
     assert_eq!(
         o.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    // Latency: the rate-limited run is not slower per I/O, so a latency gate passes it.
-    let mut cmd = iobench();
-    cmd.args(["compare", "--metric", "lat", "--fail-if-slower", "5%"])
-        .arg(&fast)
-        .arg(&fast);
-    assert_eq!(run(cmd).status.code(), Some(0));
+    // Latency: the same runs on both sides are not slower, so a latency gate passes.
+    assert_eq!(gate(&fast, &fast, ["a", "b"], "lat").status.code(), Some(0));
 }
 
 #[test]
@@ -292,14 +347,18 @@ fn tool_fio_runs_the_first_side_and_gives_verdicts() {
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr),
     );
-    let order: Vec<&str> = err.lines().filter(|l| l.starts_with("compare: ")).collect();
+    let order: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("compare: step "))
+        .map(|l| l.split(" (elapsed").next().unwrap())
+        .collect();
     assert_eq!(
         order[..4],
         [
-            "compare: fio 3.33 run 1/2",
-            "compare: iobench run 1/2",
-            "compare: fio 3.33 run 2/2",
-            "compare: iobench run 2/2"
+            "compare: step 1/4 fio 3.33 run 1/2",
+            "compare: step 2/4 iobench run 1/2",
+            "compare: step 3/4 fio 3.33 run 2/2",
+            "compare: step 4/4 iobench run 2/2"
         ],
         "{err}"
     );
@@ -391,7 +450,7 @@ fn tool_errors_are_clear() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(1), "{extra}: {err}");
         assert!(
-            err.contains("only fio's own options") && !err.contains("compare: fio 3.33 run"),
+            err.contains("only fio's own options") && !err.contains("fio 3.33 run"),
             "{extra}: {err}"
         );
     }
@@ -454,11 +513,12 @@ fn bad_result_files_are_errors_naming_file_and_key() {
     )
     .unwrap();
     let mut cmd = iobench();
-    cmd.args(["compare", "--fail-if-slower", "5%"])
-        .arg(&good)
-        .arg(&idle);
+    cmd.args(["compare", "--fail-if-slower", "5%", "--"])
+        .args([&good, &good])
+        .arg("--")
+        .args([&idle, &idle]);
     let o = run(cmd);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("idle.json measured nothing"), "{err}");
+    assert!(err.contains("B measured nothing"), "{err}");
 }

@@ -551,3 +551,44 @@ fn a_hangup_still_removes_the_test_file() {
     let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// A test whose file is done long before its measure time (1 MiB in a 2 s test) is
+/// warned about, with the numbers, on stderr and in the report; progress says which run
+/// of how many, one line each off a terminal.
+#[test]
+fn a_test_far_shorter_than_its_measure_time_is_warned_about() {
+    let dir = scratch("quick_short");
+    let f = dir.join("short.bin");
+    let mut cmd = iobench();
+    cmd.args(["quick", "--preset", "demo", "--size", "1m", "--loops", "2"])
+        .args(["--duration", "2s", "--no-drop-caches"])
+        .arg(&f);
+    let out = run_ok(cmd);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for d in ["read", "write"] {
+        let w = format!("quick: warning: SEQ1M Q8T1 {d} ran ");
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&w))
+            .unwrap_or_else(|| panic!("no warning for {d}: {err}"));
+        assert!(
+            line.contains("of its 2 sec measure time") && line.contains("1 MiB file"),
+            "{line}"
+        );
+        let ms: f64 = line[w.len()..].split(' ').next().unwrap().parse().unwrap();
+        assert!(ms < 500.0, "{line}");
+        assert!(
+            text.contains(&format!("Note: SEQ1M Q8T1 {d} ran ")),
+            "{text}"
+        );
+    }
+    assert!(
+        err.contains("quick: run 1/4 SEQ1M Q8T1 read loop 1/2 (elapsed "),
+        "{err}"
+    );
+    assert!(
+        err.contains("quick: run 4/4 SEQ1M Q8T1 write loop 2/2"),
+        "{err}"
+    );
+}

@@ -348,3 +348,163 @@ fn values_differing_in_punctuation_get_their_own_files() {
         );
     }
 }
+
+/// `--repeat 3`: each repeat keeps its own JSON, the points' order alternates between
+/// repeats, and the index and table give mean ± σ and min-max over the repeats.
+#[test]
+fn repeats_keep_each_run_and_summarise_the_spread() {
+    let dir = scratch("sweep_repeat");
+    let out = dir.join("res");
+    let mut cmd = iobench();
+    cmd.args(["sweep", "--repeat", "3", "--axis", "bs=4k,8k", "-o"])
+        .arg(&out)
+        .args(["--name=r", "--ioengine=null", "--size=256k", "--rw=read"]);
+    let o = run_ok(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    // Forward, backward, forward; progress says which run of how many.
+    let order: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("(repeat "))
+        .map(|l| if l.contains("bs=4k") { "4k" } else { "8k" })
+        .collect();
+    assert_eq!(order, ["4k", "8k", "8k", "4k", "4k", "8k"], "{err}");
+    assert!(
+        err.contains("sweep: point 1/6 bs=4k (repeat 1/3) (elapsed "),
+        "{err}"
+    );
+    assert!(err.contains("sweep: point 6/6 bs=8k (repeat 3/3)"), "{err}");
+    assert!(err.contains("ETA "), "{err}");
+    let index = read_json(&out.join("index.json"));
+    for p in index["points"].as_array().unwrap() {
+        let runs = p["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 3);
+        let mut sum = 0.0;
+        for (i, r) in runs.iter().enumerate() {
+            assert_eq!(r["repeat"], i + 1);
+            assert_eq!(r["failed"], false);
+            let f = read_json(&out.join(r["file"].as_str().unwrap()));
+            assert_eq!(
+                f["jobs"][0]["read"]["iops"].as_f64(),
+                r["read"]["iops"].as_f64()
+            );
+            sum += r["read"]["iops"].as_f64().unwrap();
+        }
+        let read = &p["read"];
+        assert_eq!(read["n"], 3);
+        let mean = read["iops"].as_f64().unwrap();
+        assert!(
+            (mean - sum / 3.0).abs() < 1e-6 * mean,
+            "the mean of the runs"
+        );
+        let s = &read["spread"]["iops"];
+        assert!(s["min"].as_f64() <= Some(mean) && Some(mean) <= s["max"].as_f64());
+        assert!(s["sd"].as_f64().unwrap() >= 0.0);
+    }
+    assert!(out.join("bs=8k.r2.json").exists());
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        table.contains("read IOPS min-max") && table.contains(" ± "),
+        "{table}"
+    );
+    let csv = std::fs::read_to_string(out.join("index.csv")).unwrap();
+    assert!(csv.lines().nth(1).unwrap().contains(",3,"), "{csv}");
+}
+
+/// bs=1000 with O_DIRECT fails with EINVAL; fio's JSON of it says iops=1000 for its one
+/// failed I/O. The point is marked failed in the table, the CSV and the JSON, with the
+/// error and the reason, and no number of it is an IOPS value.
+#[test]
+fn a_failed_point_is_marked_failed_everywhere_with_its_error() {
+    let dir = scratch("sweep_einval");
+    let out = dir.join("res");
+    let data = dir.join("data");
+    let mut cmd = iobench();
+    cmd.args(["sweep", "--axis", "bs=4k,1000", "-o"])
+        .arg(&out)
+        .arg("--")
+        .args(["--name=e", "--ioengine=psync", "--direct=1", "--rw=read"])
+        .arg(format!("--filename={}", data.display()))
+        .args(["--size=256k", "--number_ios=8"]);
+    let o = run(cmd);
+    assert_eq!(o.status.code(), Some(1));
+    let index = read_json(&out.join("index.json"));
+    let pts = index["points"].as_array().unwrap();
+    assert_eq!(pts[0]["failed"], false);
+    let p = &pts[1];
+    assert_eq!(p["status"], "failed");
+    assert_eq!(p["error"], 22, "{p}");
+    assert!(
+        p["reason"].as_str().unwrap().contains("Invalid argument"),
+        "{p}"
+    );
+    assert!(p.get("read").is_none(), "no value of a failed point: {p}");
+    assert!(p["runs"][0].get("read").is_none(), "{p}");
+    let failed = read_json(&out.join(p["file"].as_str().unwrap()));
+    assert_ne!(failed["jobs"][0]["error"], 0, "the run's JSON is kept");
+    let csv = std::fs::read_to_string(out.join("index.csv")).unwrap();
+    let row = csv.lines().find(|l| l.starts_with("2,1000,")).unwrap();
+    assert!(row.starts_with("2,1000,,,,"), "no numbers: {row}");
+    assert!(
+        row.contains(",failed,") && row.contains(",true,22,"),
+        "{row}"
+    );
+    let table = String::from_utf8_lossy(&o.stdout);
+    let line = table.lines().find(|l| l.starts_with("1000")).unwrap();
+    assert!(
+        line.contains("failed") && line.contains("error 22") && !line.contains("1.00k"),
+        "{table}"
+    );
+}
+
+/// `--dry-run` times size-bound points by a short calibration run when it only reads
+/// targets that exist, and otherwise says why it cannot, running nothing then.
+#[test]
+fn dry_run_calibrates_size_bound_points_or_says_why_not() {
+    let dir = scratch("sweep_dry_calib");
+    let out = dir.join("res");
+    let dry = |job: &[&str]| {
+        let mut cmd = iobench();
+        cmd.args([
+            "sweep",
+            "--dry-run",
+            "--repeat",
+            "2",
+            "--axis",
+            "bs=64k,128k",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--")
+        .args(job);
+        String::from_utf8_lossy(&run_ok(cmd).stdout).into_owned()
+    };
+    let text = dry(&["--name=c", "--ioengine=null", "--rw=read", "--size=256m"]);
+    assert_eq!(text.matches("by calibration)").count(), 2, "{text}");
+    assert!(
+        text.contains("estimated time: ") && text.contains("(2 repeats) (2 size-bound points"),
+        "{text}"
+    );
+    assert!(!text.contains("unknown"), "{text}");
+    let text = dry(&[
+        "--name=c",
+        "--ioengine=null",
+        "--rw=randwrite",
+        "--size=256m",
+    ]);
+    assert!(
+        text.contains("estimated time: unknown") && text.contains("rw=randwrite"),
+        "{text}"
+    );
+    let missing = dir.join("missing");
+    let text = dry(&[
+        "--name=c",
+        "--rw=read",
+        "--size=1m",
+        &format!("--filename={}", missing.display()),
+    ]);
+    assert!(text.contains("does not exist yet"), "{text}");
+    assert!(
+        !missing.exists() && !out.exists(),
+        "a dry run lays nothing out"
+    );
+}

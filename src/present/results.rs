@@ -583,7 +583,8 @@ pub fn result_files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The runs of a sweep directory from its `index.json`: each point's result files (its
-/// repeats: `repeats[].file`, `files[]` or `file`) read back, with the point's settings
+/// repeats: `runs[].file` as iobench's sweep writes them, `repeats[].file`, `files[]` or
+/// `file`) read back, with the point's settings
 /// over the job's options; a point marked failed (`"failed": true` or `"status":
 /// "failed"`) is a failed run with the reason the sweep kept; a point whose files are gone
 /// is taken from the numbers in the index.
@@ -591,9 +592,14 @@ pub fn sweep_runs(dir: &Path, index: &Value) -> Vec<Run> {
     let mut runs = Vec::new();
     for (k, pt) in index["points"].as_array().into_iter().flatten().enumerate() {
         let params: BTreeMap<String, String> = options_in(&pt["params"]).collect();
-        let entries: Vec<&Value> = match pt["repeats"].as_array() {
-            Some(r) if !r.is_empty() => r.iter().collect(),
-            _ => vec![pt],
+        // iobench's sweep lists its repeats in `runs[]` (`repeats` is their count);
+        // other layouts give `repeats[]`.
+        let listed = [&pt["runs"], &pt["repeats"]]
+            .into_iter()
+            .find_map(|l| l.as_array().filter(|r| !r.is_empty()));
+        let entries: Vec<&Value> = match listed {
+            Some(r) => r.iter().collect(),
+            None => vec![pt],
         };
         for e in entries {
             runs.push(sweep_entry_run(dir, k, pt, e, &params));

@@ -534,3 +534,35 @@ fn bad_inputs_are_named() {
         "nothing written on a bad input"
     );
 }
+
+/// A sweep with repeats, reported: each point's repeats (the index's `runs[]`) pool into
+/// one point with error bars of n = 2, not one run per point.
+#[test]
+fn a_repeated_sweep_reports_error_bars_from_its_runs() {
+    let dir = scratch("report_sweep_repeat");
+    let mut cmd = iobench();
+    cmd.args(["sweep", "--repeat", "2", "--axis", "bs=4k,64k", "-o"])
+        .arg(dir.join("sweep"))
+        .args([
+            "--",
+            "--name=s",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=4m",
+        ]);
+    run_ok(cmd);
+    let html_path = dir.join("r.html");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg("-o")
+        .arg(&html_path);
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(
+        html.contains("4 run(s), 2 point(s)"),
+        "runs pooled by point"
+    );
+    let c = chart(&html, "set-0-read-IOPS");
+    assert_eq!(count(c, "class=\"errbar\" data-n=\"2\""), 2, "{c}");
+}

@@ -6,7 +6,6 @@
 
 pub mod axis;
 pub mod compare;
-#[allow(dead_code)] // wired to the command table in the next commit
 pub mod pts;
 pub mod quick;
 pub mod stats;

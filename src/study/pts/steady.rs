@@ -185,7 +185,10 @@ mod tests {
 
     #[test]
     fn rounds_go_on_until_steady_or_the_limit() {
-        assert_eq!(progress(&[1.0, 2.0, 3.0, 4.0], MAX_ROUNDS), Progress::Continue);
+        assert_eq!(
+            progress(&[1.0, 2.0, 3.0, 4.0], MAX_ROUNDS),
+            Progress::Continue
+        );
         let rising: Vec<f64> = (1..=24).map(|r| 100.0 * r as f64).collect();
         assert_eq!(progress(&rising, MAX_ROUNDS), Progress::Continue);
         let rising: Vec<f64> = (1..=25).map(|r| 100.0 * r as f64).collect();

@@ -32,13 +32,14 @@ impl Metrics {
     }
 }
 
-/// Reads one run's JSON+ file.
+/// Reads one run's JSON+ file. A run that did no I/O (a stalled device, or a scaled
+/// round too short to start one) measured zero, which the determination sees.
 pub fn read(path: &Path) -> Result<Metrics, String> {
     let file = results::read(path)?;
-    let dirs = results::totals(&file);
-    if dirs.is_empty() {
-        return Err(format!("{}: the run did no I/O", path.display()));
+    if file.jobs.is_empty() {
+        return Err(format!("{}: no job in the result", path.display()));
     }
+    let dirs = results::totals(&file);
     let ios: u64 = dirs.iter().map(|d| d.total_ios).sum();
     let mut bins: std::collections::BTreeMap<u64, u64> = Default::default();
     for d in &dirs {

@@ -48,6 +48,15 @@ pub fn not_conforming(st: &State) -> Vec<String> {
     if !s.purge {
         why.push("not purged (--no-purge)".into());
     }
+    if let Some(wc) = super::purge::write_cache(&st.target) {
+        if wc != s.profile.write_cache() {
+            why.push(format!(
+                "the device's write cache is '{wc}', the profile asks for '{}' \
+                 (iobench does not change it)",
+                s.profile.write_cache()
+            ));
+        }
+    }
     if st.target.kind == super::purge::TargetKind::File {
         why.push("the target is a file, not a drive".into());
     }

@@ -285,6 +285,8 @@ pub fn round_job(s: &Settings, w: &Workload, target: &str, output: &str) -> Vec<
         // Every round draws new offsets over the whole range, as a drive in use sees.
         "--randrepeat=0".into(),
         "--norandommap".into(),
+        // Response time is the whole latency (fio's `lat`): its percentiles and bins.
+        "--lat_percentiles=1".into(),
     ]);
     a
 }

@@ -177,6 +177,23 @@ fn throughput_and_write_saturation_end_to_end() {
         assert!(before["written_bytes"].as_u64().unwrap() < 4 * (2 << 20));
     }
     assert!(s["sections"][0]["determination"].is_null());
+    // --no-purge: the target keeps its data, and the report says so.
+    let kept = scratch("pts_nopurge");
+    std::fs::write(kept.join("target"), vec![0xa5u8; 2 << 20]).unwrap();
+    let out = run_ok(pts(
+        &kept,
+        &["wsat", "--round-time=20ms", "--wsat-time=1s", "--no-purge"],
+    ));
+    let s = summary(&kept);
+    assert!(s["sections"][0]["purge"]
+        .as_str()
+        .unwrap()
+        .starts_with("not purged"));
+    assert!(s["not_conforming_because"]
+        .to_string()
+        .contains("--no-purge"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not purged (--no-purge)"));
+    let _ = std::fs::remove_dir_all(&kept);
     assert!(String::from_utf8_lossy(&out.stdout).contains("× capacity"));
     let _ = std::fs::remove_dir_all(dir.parent().unwrap().join("pts_tp"));
     let _ = std::fs::remove_dir_all(&dir);

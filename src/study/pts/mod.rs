@@ -259,7 +259,8 @@ fn pts(args: &[String]) -> Result<u8, String> {
     if let Some(note) = purge::unsupported_note(&target) {
         eprintln!("pts: {note}");
     }
-    st.save(&a.dir)?;
+    // The state is first saved once the first purge is done: a target refused there
+    // leaves no run behind, and the same DIR takes `--no-purge`.
     for (k, def) in defs.iter().enumerate() {
         if let Step::Interrupted(sig) = run_section(&a.dir, &mut st, k, def)? {
             eprintln!(

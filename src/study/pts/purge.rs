@@ -196,4 +196,37 @@ mod tests {
             .contains("--capacity"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    #[test]
+    fn a_device_that_takes_no_discard_is_refused_and_told_about_no_purge() {
+        // A regular file posing as a block device: both ioctls fail (ENOTTY), as they do
+        // on a device without discard (EOPNOTSUPP).
+        let dir = std::env::temp_dir().join(format!("pts-nodiscard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("dev").to_string_lossy().to_string();
+        std::fs::write(&path, vec![1u8; 4096]).unwrap();
+        let t = Target {
+            path: path.clone(),
+            kind: TargetKind::BlockDevice,
+            size: 4096,
+        };
+        let e = purge(&t, 4096).unwrap_err();
+        assert!(
+            e.contains("cannot be purged") && e.contains("BLKSECDISCARD"),
+            "{e}"
+        );
+        assert!(e.contains("BLKDISCARD") && e.contains("--no-purge"), "{e}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            vec![1u8; 4096],
+            "left untouched"
+        );
+        let nvme = Target {
+            path: "/dev/nvme0n1".into(),
+            kind: TargetKind::BlockDevice,
+            size: 1,
+        };
+        assert!(unsupported_note(&nvme).unwrap().contains("not implemented"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

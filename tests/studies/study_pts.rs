@@ -177,6 +177,7 @@ fn throughput_and_write_saturation_end_to_end() {
         assert!(before["written_bytes"].as_u64().unwrap() < 4 * (2 << 20));
     }
     assert!(s["sections"][0]["determination"].is_null());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("× capacity"));
     // --no-purge: the target keeps its data, and the report says so.
     let kept = scratch("pts_nopurge");
     std::fs::write(kept.join("target"), vec![0xa5u8; 2 << 20]).unwrap();
@@ -194,7 +195,6 @@ fn throughput_and_write_saturation_end_to_end() {
         .contains("--no-purge"));
     assert!(String::from_utf8_lossy(&out.stdout).contains("not purged (--no-purge)"));
     let _ = std::fs::remove_dir_all(&kept);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("× capacity"));
     let _ = std::fs::remove_dir_all(dir.parent().unwrap().join("pts_tp"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -142,7 +142,7 @@ fn throughput_and_write_saturation_end_to_end() {
         &[
             "throughput",
             "--capacity=4m",
-            "--round-time=50ms",
+            "--round-time=20ms",
             "--max-rounds=5",
         ],
     ));

@@ -49,7 +49,8 @@ THE TARGET'S DATA IS DESTROYED.",
             names: &["--profile"],
             takes: Takes::Value,
             form: "enterprise|client",
-            help: "active range 100 % or 75 %, write cache off or on (default enterprise)",
+            help: "active range 100 % or 75 %; expects the write cache off or on\n\
+                   (read from sysfs, not changed); default enterprise",
         },
         Flag {
             names: &["--threads"],

@@ -110,6 +110,13 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         one["jobs"][0]["read"]["lat_ns"]["bins"].is_object(),
         "JSON+"
     );
+    // The preconditioning wrote twice the capacity, 128 KiB at a time.
+    let wipc: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/wipc.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 8 << 20);
+    assert_eq!(wipc["jobs"][0]["job options"]["bs"], "131072");
     // The tracking value is the round's 4 KiB random write IOPS.
     let r1: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("out/runs/iops/r01-rw0-bs4k.json")).unwrap(),

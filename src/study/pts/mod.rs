@@ -357,6 +357,10 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
             round.runtime_s += m.runtime_ms as f64 / 1000.0;
             round.written += m.written;
         }
+        // A round counts at least its nominal time, so that write saturation's time limit
+        // ends a run whose jobs did no I/O (and report no runtime) too.
+        let nominal = s.round_ms as f64 / 1000.0 * def.workloads.len() as f64;
+        round.runtime_s = round.runtime_s.max(nominal);
         eprintln!(
             "pts: {}: round {number}: {} {:.4} {}",
             def.name,

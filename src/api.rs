@@ -180,6 +180,10 @@ pub mod study {
     pub mod compare {
         pub use crate::study::compare::main;
     }
+    /// `iobench pts`.
+    pub mod pts {
+        pub use crate::study::pts::main;
+    }
     /// `iobench quick`.
     pub mod quick {
         pub use crate::study::quick::main;

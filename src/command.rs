@@ -27,6 +27,10 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
         "KDiskMark's standard test of a directory, file or device",
     ),
     (
+        "pts",
+        "SNIA SSS PTS tests: purge, precondition, rounds to steady state",
+    ),
+    (
         "report",
         "one HTML report of results, sweeps, comparisons and logs",
     ),
@@ -43,6 +47,8 @@ pub enum Command {
     Compare(Vec<String>),
     /// `iobench quick ARGS`.
     Quick(Vec<String>),
+    /// `iobench pts ARGS`.
+    Pts(Vec<String>),
     /// `iobench report ARGS`.
     Report(Vec<String>),
     /// One job a server started in a process of its own (internal).
@@ -100,6 +106,7 @@ impl Command {
             "sweep" => return sub(Command::Sweep),
             "compare" => return sub(Command::Compare),
             "quick" => return sub(Command::Quick),
+            "pts" => return sub(Command::Pts),
             "report" => return sub(Command::Report),
             f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}

@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         Command::Sweep(a) => ExitCode::from(study::sweep::main(&a)),
         Command::Compare(a) => ExitCode::from(study::compare::main(&a)),
         Command::Quick(a) => ExitCode::from(study::quick::main(&a)),
+        Command::Pts(a) => ExitCode::from(study::pts::main(&a)),
         Command::Report(a) => ExitCode::from(present::report::main(&a)),
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),

@@ -90,14 +90,8 @@ fn judge(ys: &[u64], c: &Criterion) -> Verdict {
     let mean = sum_y / n;
     let mut v = Verdict::default();
     if c.slope {
-        let sum_x = n * (n - 1.0) / 2.0;
-        let sum_x2 = (n - 1.0) * n * (2.0 * n - 1.0) / 6.0;
-        let sum_xy: f64 = ys
-            .iter()
-            .enumerate()
-            .map(|(x, &y)| x as f64 * y as f64)
-            .sum();
-        v.slope = (sum_xy - sum_x * sum_y / n) / (sum_x2 - sum_x * sum_x / n);
+        let ys: Vec<f64> = ys.iter().map(|&y| y as f64).collect();
+        v.slope = least_squares(&ys).slope;
         v.criterion = if c.pct {
             100.0 * v.slope / mean
         } else {
@@ -115,6 +109,35 @@ fn judge(ys: &[u64], c: &Criterion) -> Verdict {
         };
     }
     v
+}
+
+/// A least-squares line `y = slope·x + intercept` through points at x = 0, 1, 2, …
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Line {
+    pub slope: f64,
+    pub intercept: f64,
+}
+
+/// The least-squares line through `ys` taken at x = 0, 1, …, n−1 (flat through the one
+/// point, or zero, when there are fewer than two). fio's `ss=` and `iobench pts`'s
+/// steady-state determination both judge a window with it.
+pub fn least_squares(ys: &[f64]) -> Line {
+    let n = ys.len() as f64;
+    if ys.len() < 2 {
+        return Line {
+            slope: 0.0,
+            intercept: ys.first().copied().unwrap_or(0.0),
+        };
+    }
+    let sum_y: f64 = ys.iter().sum();
+    let sum_x = n * (n - 1.0) / 2.0;
+    let sum_x2 = (n - 1.0) * n * (2.0 * n - 1.0) / 6.0;
+    let sum_xy: f64 = ys.iter().enumerate().map(|(x, &y)| x as f64 * y).sum();
+    let slope = (sum_xy - sum_x * sum_y / n) / (sum_x2 - sum_x * sum_x / n);
+    Line {
+        slope,
+        intercept: (sum_y - slope * sum_x) / n,
+    }
 }
 
 /// The steady-state section of a job's report (fio's `steadystate` JSON object and

@@ -7,6 +7,7 @@
 pub mod axis;
 pub mod compare;
 pub mod progress;
+pub mod pts;
 pub mod quick;
 pub mod stats;
 pub mod sweep;

@@ -90,6 +90,21 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--output-format=",
         ],
     ),
+    (
+        "pts",
+        &[
+            "-o, --dir=",
+            "--profile=",
+            "--threads=",
+            "--qd=",
+            "--engine=",
+            "--capacity=",
+            "--round-time=",
+            "--max-rounds=",
+            "--wsat-time=",
+            "--no-purge",
+        ],
+    ),
     ("report", &["-o, --output=", "--title="]),
 ];
 
@@ -303,6 +318,10 @@ fn a_bad_subcommand_value_names_the_flag_and_the_form() {
         ),
         (&["quick", "--bogus"], &["--bogus", "iobench quick --help"]),
         (&["report", "--title"], &["--title", "TEXT"]),
+        (
+            &["pts", "iops", "-o", "d", "--max-rounds=4", "f"],
+            &["--max-rounds", "'4'", "5 to 25"],
+        ),
         (&["peak", "-dx", "f"], &["-d", "'x'", "whole number"]),
     ] {
         let out = iobench(args);

@@ -11,5 +11,6 @@ mod present_metrics;
 mod present_report;
 mod study_clobber;
 mod study_compare;
+mod study_pts;
 mod study_quick;
 mod study_sweep;

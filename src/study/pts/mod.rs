@@ -1,0 +1,387 @@
+//! `iobench pts TEST [options] TARGET`: the SNIA Solid State Storage Performance Test
+//! Specification (Enterprise and Client, v2.0.x). Each test purges the target, writes it
+//! sequentially twice over (workload-independent preconditioning), then runs its rounds
+//! until the tracking variable is steady (`steady.rs`) or 25 rounds have run. Every
+//! workload of a round is a plain job run in this process through `crate::session`, and
+//! its JSON+ file is a plain run's. The output directory's state file (`state.rs`) makes
+//! the run resumable; `report.rs` writes the summary and the text report.
+
+pub mod measure;
+pub mod plan;
+pub mod purge;
+pub mod report;
+pub mod state;
+pub mod steady;
+
+use crate::defs::value::{parse_size, parse_time_us, KbBase};
+use crate::defs::TimeUnit;
+use crate::flags::{bad_value, number, Flag, Spec, Takes};
+use measure::Metrics;
+use plan::{Profile, Section, Settings, Test};
+use state::{Round, State};
+use std::path::{Path, PathBuf};
+
+/// `iobench pts`'s flags.
+pub const SPEC: Spec = Spec {
+    command: "pts",
+    usage: "\
+usage: iobench pts TEST -o DIR [options] TARGET
+
+Runs a test of the SNIA Solid State Storage Performance Test Specification (PTS
+Enterprise/Client v2.0.x) on TARGET, a block device or a file: purge, workload-independent
+preconditioning (128 KiB sequential writes of twice the capacity), then rounds until the
+tracking variable is steady (5-round window: range <= 20 % and slope excursion <= 10 % of
+the average; at most 25 rounds). Every workload is a plain job; its JSON+ goes to DIR.
+Run the same command again to resume an interrupted run.
+
+TEST: iops (7 mixes x 8 block sizes), throughput (128 KiB and 1 MiB sequential),
+      latency (0.5/4/8 KiB x 100/0, 65/35, 0/100 at QD1 T1), wsat (write saturation).
+THE TARGET'S DATA IS DESTROYED.",
+    flags: &[
+        Flag {
+            names: &["--dir", "-o"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "the output directory (required): each run's JSON+, state.json,\n\
+                   summary.json, report.txt; the same DIR resumes",
+        },
+        Flag {
+            names: &["--profile"],
+            takes: Takes::Value,
+            form: "enterprise|client",
+            help: "active range 100 % or 75 %; expects the write cache off or on\n\
+                   (read from sysfs, not changed); default enterprise",
+        },
+        Flag {
+            names: &["--threads"],
+            takes: Takes::Value,
+            form: "N",
+            help: "threads (jobs) per workload (default 1; latency runs T1)",
+        },
+        Flag {
+            names: &["--qd"],
+            takes: Takes::Value,
+            form: "N",
+            help: "queue depth per thread (default 32; latency runs QD1)",
+        },
+        Flag {
+            names: &["--engine"],
+            takes: Takes::Value,
+            form: "ENGINE",
+            help: "the I/O engine (default libaio), always with direct I/O",
+        },
+        Flag {
+            names: &["--capacity"],
+            takes: Takes::Value,
+            form: "SIZE",
+            help: "test only the first SIZE bytes (a scaled run: not conforming);\n\
+                   creates a file target that does not exist",
+        },
+        Flag {
+            names: &["--round-time"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "each workload's time per round (default 60s; shorter: not conforming)",
+        },
+        Flag {
+            names: &["--max-rounds"],
+            takes: Takes::Value,
+            form: "N",
+            help: "rounds at most, 5 to 25 (default 25; fewer: not conforming)",
+        },
+        Flag {
+            names: &["--wsat-time"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "write saturation's time limit (default 24h; it also stops at 4x capacity)",
+        },
+        Flag {
+            names: &["--no-purge"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "run on a target that cannot be purged (the report says so)",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
+
+/// What `iobench pts` was asked to do.
+struct Args {
+    settings: Settings,
+    target: String,
+    dir: PathBuf,
+    capacity: Option<u64>,
+}
+
+fn positive(flag: &str, v: &str) -> Result<u32, String> {
+    match number::<u32>(flag, v, "a whole number from 1") {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(bad_value(flag, v, "a whole number from 1")),
+    }
+}
+
+/// Reads the arguments (the target's size is filled in later): `None` for `--help`.
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let m = SPEC.parse(args)?;
+    if m.help {
+        return Ok(None);
+    }
+    let mut pos = m.positional;
+    pos.extend(m.rest.unwrap_or_default());
+    let [test, target] = <[String; 2]>::try_from(pos).map_err(|p| {
+        format!(
+            "expected TEST and TARGET, got {} argument(s) {p:?} (see iobench pts --help)",
+            p.len()
+        )
+    })?;
+    let test = Test::parse(&test).ok_or_else(|| {
+        format!("unknown test '{test}': expected iops, throughput, latency or wsat")
+    })?;
+    let mut s = Settings {
+        test,
+        profile: Profile::Enterprise,
+        threads: 1,
+        qd: 32,
+        engine: "libaio".into(),
+        capacity: 0,
+        round_ms: 60_000,
+        max_rounds: steady::MAX_ROUNDS,
+        wsat_limit_s: 24 * 3600,
+        purge: true,
+    };
+    let mut dir = None;
+    let mut capacity = None;
+    for (flag, v) in m.flags {
+        let v = v.unwrap_or_default();
+        match flag {
+            "--dir" => dir = Some(PathBuf::from(v)),
+            "--profile" => {
+                s.profile =
+                    Profile::parse(&v).ok_or_else(|| bad_value(flag, &v, "enterprise or client"))?
+            }
+            "--threads" => s.threads = positive(flag, &v)?,
+            "--qd" => s.qd = positive(flag, &v)?,
+            "--engine" if v.is_empty() => return Err(bad_value(flag, &v, "an engine name")),
+            "--engine" => s.engine = v,
+            "--capacity" => match parse_size(&v, KbBase::Binary) {
+                Ok(c) if c >= 2 << 20 => capacity = Some(c),
+                _ => {
+                    return Err(bad_value(
+                        flag,
+                        &v,
+                        "a size of at least 2MiB, such as 64m or 10g",
+                    ))
+                }
+            },
+            "--round-time" => match parse_time_us(&v, TimeUnit::Sec) {
+                Ok(us) if us >= 10_000 => s.round_ms = us / 1000,
+                _ => {
+                    return Err(bad_value(
+                        flag,
+                        &v,
+                        "a time of at least 10ms, such as 60s or 500ms",
+                    ))
+                }
+            },
+            "--max-rounds" => match number::<usize>(flag, &v, "5 to 25") {
+                Ok(n) if (steady::WINDOW..=steady::MAX_ROUNDS).contains(&n) => s.max_rounds = n,
+                _ => return Err(bad_value(flag, &v, "a whole number from 5 to 25")),
+            },
+            "--wsat-time" => match parse_time_us(&v, TimeUnit::Sec) {
+                Ok(us) if us >= 1_000_000 => s.wsat_limit_s = us / 1_000_000,
+                _ => {
+                    return Err(bad_value(
+                        flag,
+                        &v,
+                        "a time of at least 1s, such as 24h or 30m",
+                    ))
+                }
+            },
+            _ => s.purge = false,
+        }
+    }
+    let dir = dir.ok_or("no output directory: give -o DIR (the same DIR resumes the run)")?;
+    Ok(Some(Args {
+        settings: s,
+        target,
+        dir,
+        capacity,
+    }))
+}
+
+/// Runs `iobench pts ARGS`; returns the exit status.
+pub fn main(args: &[String]) -> u8 {
+    match pts(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iobench pts: {e}");
+            1
+        }
+    }
+}
+
+/// How a step ended.
+enum Step<T> {
+    Done(T),
+    /// A signal stopped the run: the state is saved, the same command resumes.
+    Interrupted(i32),
+}
+
+fn pts(args: &[String]) -> Result<u8, String> {
+    let Some(mut a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
+    let target = purge::inspect(&a.target, a.capacity)?;
+    a.settings.capacity = match a.capacity {
+        Some(c) if c > target.size => {
+            return Err(format!(
+                "--capacity {c} is more than {}'s {} bytes",
+                target.path, target.size
+            ))
+        }
+        Some(c) => c,
+        None => target.size,
+    };
+    if a.settings.active_bytes() < 1 << 20 {
+        return Err(format!(
+            "{}: {} bytes is too small a capacity for the tests' 1 MiB blocks",
+            target.path, a.settings.capacity
+        ));
+    }
+    std::fs::create_dir_all(&a.dir).map_err(|e| format!("{}: {e}", a.dir.display()))?;
+    let defs = plan::sections(&a.settings);
+    let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
+    let mut st = State::open(&a.dir, &a.settings, &target, &names)?;
+    if st.resumed > 0 {
+        eprintln!("pts: resuming the run in {}", a.dir.display());
+    }
+    if let Some(note) = purge::unsupported_note(&target) {
+        eprintln!("pts: {note}");
+    }
+    // The state is first saved once the first purge is done: a target refused there
+    // leaves no run behind, and the same DIR takes `--no-purge`.
+    for (k, def) in defs.iter().enumerate() {
+        if let Step::Interrupted(sig) = run_section(&a.dir, &mut st, k, def)? {
+            eprintln!(
+                "pts: stopped by signal {sig}; run the same command again to resume from {}",
+                a.dir.display()
+            );
+            return Ok(128u8.saturating_add(sig as u8));
+        }
+    }
+    let text = report::write(&a.dir, &st)?;
+    print!("{text}");
+    Ok(0)
+}
+
+/// Runs one plain job (`job` names its output file `rel` + `.partial` under `dir`), and
+/// keeps its JSON+ as `rel` when it succeeded.
+fn run_job(
+    dir: &Path,
+    rel: &str,
+    job: impl FnOnce(&str) -> Vec<String>,
+) -> Result<Step<Metrics>, String> {
+    let done = dir.join(rel);
+    if let Ok(m) = measure::read(&done) {
+        return Ok(Step::Done(m));
+    }
+    let partial = dir.join(format!("{rel}.partial"));
+    if let Some(parent) = partial.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let args = job(&partial.to_string_lossy());
+    let prepared = crate::session::prepare_args(&args).map_err(String::from)?;
+    let ran = crate::session::run_reported(&prepared)?;
+    if let Some(sig) = crate::run::signals::signalled() {
+        let _ = std::fs::remove_file(&partial);
+        return Ok(Step::Interrupted(sig));
+    }
+    if ran.code != 0 {
+        return Err(format!(
+            "{rel}: the job failed (exit status {}); its output is in {}",
+            ran.code,
+            partial.display()
+        ));
+    }
+    std::fs::rename(&partial, &done).map_err(|e| format!("{}: {e}", done.display()))?;
+    measure::read(&done).map(Step::Done)
+}
+
+/// Runs what is left of section `k`: its purge, its preconditioning, its rounds.
+fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<Step<()>, String> {
+    let s = st.settings.clone();
+    let target = st.target.clone();
+    if st.sections[k].purge.is_none() {
+        let method = if s.purge {
+            purge::purge(&target, s.capacity)?
+        } else {
+            purge::Method::NotPurged
+        };
+        eprintln!("pts: {}: purge: {}", def.name, method.text());
+        st.sections[k].purge = Some(method);
+        st.save(dir)?;
+    }
+    if def.precondition && !st.sections[k].preconditioned {
+        eprintln!(
+            "pts: {}: preconditioning: 128 KiB sequential writes of twice {} bytes",
+            def.name, s.capacity
+        );
+        let rel = report::precondition_file(&def.name);
+        if let Step::Interrupted(sig) = run_job(dir, &rel, |out| {
+            plan::precondition_job(&s, &target.path, out)
+        })? {
+            return Ok(Step::Interrupted(sig));
+        }
+        st.sections[k].preconditioned = true;
+        st.save(dir)?;
+    }
+    while !st.sections[k].finished {
+        let number = st.sections[k].rounds.len() + 1;
+        let mut round = Round {
+            number,
+            tracking: 0.0,
+            runtime_s: 0.0,
+            written: 0,
+        };
+        for w in &def.workloads {
+            let rel = report::round_file(&def.name, number, &w.name);
+            let m = match run_job(dir, &rel, |out| plan::round_job(&s, w, &target.path, out))? {
+                Step::Done(m) => m,
+                Step::Interrupted(sig) => return Ok(Step::Interrupted(sig)),
+            };
+            if w.name == def.tracking {
+                round.tracking = m.value(def.measure);
+            }
+            round.runtime_s += m.runtime_ms as f64 / 1000.0;
+            round.written += m.written;
+        }
+        // A round counts at least its nominal time, so that write saturation's time limit
+        // ends a run whose jobs did no I/O (and report no runtime) too.
+        let nominal = s.round_ms as f64 / 1000.0 * def.workloads.len() as f64;
+        round.runtime_s = round.runtime_s.max(nominal);
+        eprintln!(
+            "pts: {}: round {number}: {} {:.4} {}",
+            def.name,
+            def.tracking,
+            round.tracking,
+            def.measure.unit()
+        );
+        let sec = &mut st.sections[k];
+        sec.rounds.push(round);
+        sec.finished = if def.judged {
+            let values: Vec<f64> = sec.rounds.iter().map(|r| r.tracking).collect();
+            !matches!(
+                steady::progress(&values, s.max_rounds),
+                steady::Progress::Continue
+            )
+        } else {
+            let written: u64 = sec.rounds.iter().map(|r| r.written).sum();
+            let time: f64 = sec.rounds.iter().map(|r| r.runtime_s).sum();
+            written >= 4 * s.capacity || time >= s.wsat_limit_s as f64
+        };
+        st.save(dir)?;
+    }
+    Ok(Step::Done(()))
+}

@@ -1,0 +1,364 @@
+//! The PTS tests as data: which workloads make one round of a test, in the order the
+//! specification runs them, which one is the tracking variable, and the job each
+//! workload is run as (a plain job's options, so a round's JSON is a plain run's).
+
+use serde::{Deserialize, Serialize};
+
+/// KiB.
+const K: u64 = 1024;
+
+/// The tests `iobench pts` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Test {
+    /// IOPS: 7 read/write mixes × 8 block sizes.
+    Iops,
+    /// Throughput: 128 KiB and 1024 KiB sequential read and write.
+    Throughput,
+    /// Latency: 0.5/4/8 KiB × 100/0, 65/35, 0/100 at one thread, depth one.
+    Latency,
+    /// Write saturation: 4 KiB random writes from the purged state.
+    Wsat,
+}
+
+impl Test {
+    /// Reads the TEST argument.
+    pub fn parse(s: &str) -> Option<Test> {
+        Some(match s {
+            "iops" => Test::Iops,
+            "throughput" | "tp" => Test::Throughput,
+            "latency" | "lat" => Test::Latency,
+            "wsat" | "write-saturation" => Test::Wsat,
+            _ => return None,
+        })
+    }
+
+    /// The test's name, as the command line and the output spell it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Iops => "iops",
+            Test::Throughput => "throughput",
+            Test::Latency => "latency",
+            Test::Wsat => "wsat",
+        }
+    }
+}
+
+/// The specification's two profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    Enterprise,
+    Client,
+}
+
+impl Profile {
+    /// Reads `--profile`.
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "enterprise" | "e" => Some(Profile::Enterprise),
+            "client" | "c" => Some(Profile::Client),
+            _ => None,
+        }
+    }
+
+    /// The share of the capacity the tests address (the active range), in percent.
+    pub fn active_range_pct(self) -> u64 {
+        match self {
+            Profile::Enterprise => 100,
+            Profile::Client => 75,
+        }
+    }
+
+    /// The write cache the profile asks for: enterprise drives are tested with it
+    /// disabled, client drives with it enabled (as sysfs names the two settings).
+    pub fn write_cache(self) -> &'static str {
+        match self {
+            Profile::Enterprise => "write through",
+            Profile::Client => "write back",
+        }
+    }
+}
+
+/// How a test is run: the user's choices and the scaled-run settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub test: Test,
+    pub profile: Profile,
+    pub threads: u32,
+    pub qd: u32,
+    pub engine: String,
+    /// The bytes the test addresses from the start of the target (its capacity).
+    pub capacity: u64,
+    /// The length of one workload's run in a round, in milliseconds (60000 conforms).
+    pub round_ms: u64,
+    /// Rounds at most (25 conforms).
+    pub max_rounds: usize,
+    /// Write saturation's time limit, in seconds.
+    pub wsat_limit_s: u64,
+    /// False with `--no-purge`.
+    pub purge: bool,
+}
+
+impl Settings {
+    /// The active range in bytes: the profile's share of the capacity, whole 4 KiB
+    /// blocks.
+    pub fn active_bytes(&self) -> u64 {
+        self.capacity * self.profile.active_range_pct() / 100 / (4 * K) * (4 * K)
+    }
+}
+
+/// What a round measures of its tracking workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Measure {
+    /// I/O per second, read and write together.
+    Iops,
+    /// Bytes per second, read and write together.
+    Bandwidth,
+    /// Mean response time (fio's `lat`), nanoseconds.
+    MeanLatency,
+}
+
+impl Measure {
+    /// The unit the report prints the measure in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Measure::Iops => "IOPS",
+            Measure::Bandwidth => "MB/s",
+            Measure::MeanLatency => "ms",
+        }
+    }
+}
+
+/// One workload of a round: one plain job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// `rw65-bs4k`: the mix's read share and the block size; unique within a section.
+    pub name: String,
+    pub read_pct: u32,
+    pub bs: u64,
+    pub random: bool,
+    pub threads: u32,
+    pub qd: u32,
+}
+
+/// Part of a test run from a purge: its own preconditioning and rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    /// `iops`, `tp-128k`, `latency`, `wsat`.
+    pub name: String,
+    /// Workload-independent preconditioning (128 KiB sequential writes of twice the
+    /// capacity) before the rounds.
+    pub precondition: bool,
+    pub workloads: Vec<Workload>,
+    /// The workload whose measure is the tracking variable.
+    pub tracking: String,
+    pub measure: Measure,
+    /// Rounds judged for steady state (write saturation runs to its data or time limit).
+    pub judged: bool,
+}
+
+/// `4k`, `512`, `1m` as a name part.
+fn bs_name(bs: u64) -> String {
+    match bs {
+        b if b % (K * K) == 0 => format!("{}m", b / (K * K)),
+        b if b % K == 0 => format!("{}k", b / K),
+        b => b.to_string(),
+    }
+}
+
+fn workload(read_pct: u32, bs: u64, random: bool, threads: u32, qd: u32) -> Workload {
+    Workload {
+        name: format!(
+            "{}rw{read_pct}-bs{}",
+            if random { "" } else { "seq-" },
+            bs_name(bs)
+        ),
+        read_pct,
+        bs,
+        random,
+        threads,
+        qd,
+    }
+}
+
+/// IOPS's read shares, in the specification's order.
+pub const IOPS_MIXES: [u32; 7] = [100, 95, 65, 50, 35, 5, 0];
+/// IOPS's block sizes, in the specification's order (largest first).
+pub const IOPS_SIZES: [u64; 8] = [1024 * K, 128 * K, 64 * K, 32 * K, 16 * K, 8 * K, 4 * K, 512];
+/// Latency's read shares and block sizes.
+pub const LAT_MIXES: [u32; 3] = [100, 65, 0];
+pub const LAT_SIZES: [u64; 3] = [8 * K, 4 * K, 512];
+/// Throughput's block sizes.
+pub const TP_SIZES: [u64; 2] = [1024 * K, 128 * K];
+
+/// The sections of a test, in order.
+pub fn sections(s: &Settings) -> Vec<Section> {
+    let (t, q) = (s.threads, s.qd);
+    match s.test {
+        Test::Iops => vec![Section {
+            name: "iops".into(),
+            precondition: true,
+            workloads: IOPS_MIXES
+                .iter()
+                .flat_map(|&m| {
+                    IOPS_SIZES
+                        .iter()
+                        .map(move |&bs| workload(m, bs, true, t, q))
+                })
+                .collect(),
+            tracking: "rw0-bs4k".into(),
+            measure: Measure::Iops,
+            judged: true,
+        }],
+        Test::Throughput => TP_SIZES
+            .iter()
+            .map(|&bs| {
+                let w = workload(0, bs, false, t, q);
+                Section {
+                    name: format!("tp-{}", bs_name(bs)),
+                    precondition: true,
+                    tracking: w.name.clone(),
+                    workloads: vec![w, workload(100, bs, false, t, q)],
+                    measure: Measure::Bandwidth,
+                    judged: true,
+                }
+            })
+            .collect(),
+        Test::Latency => vec![Section {
+            name: "latency".into(),
+            precondition: true,
+            workloads: LAT_MIXES
+                .iter()
+                .flat_map(|&m| LAT_SIZES.iter().map(move |&bs| workload(m, bs, true, 1, 1)))
+                .collect(),
+            tracking: "rw0-bs4k".into(),
+            measure: Measure::MeanLatency,
+            judged: true,
+        }],
+        Test::Wsat => vec![Section {
+            name: "wsat".into(),
+            precondition: false,
+            workloads: vec![workload(0, 4 * K, true, t, q)],
+            tracking: "rw0-bs4k".into(),
+            measure: Measure::Iops,
+            judged: false,
+        }],
+    }
+}
+
+/// The options shared by every job of a test: the target, the engine, direct I/O.
+fn common(s: &Settings, target: &str, name: &str, output: &str) -> Vec<String> {
+    vec![
+        format!("--name={name}"),
+        format!("--filename={target}"),
+        format!("--ioengine={}", s.engine),
+        "--direct=1".into(),
+        "--output-format=json+".into(),
+        format!("--output={output}"),
+    ]
+}
+
+/// The job of one workload in one round: time-bound over the active range.
+pub fn round_job(s: &Settings, w: &Workload, target: &str, output: &str) -> Vec<String> {
+    // A pure read or write job reports one direction only.
+    let rw = match (w.read_pct, w.random) {
+        (100, true) => "randread",
+        (100, false) => "read",
+        (0, true) => "randwrite",
+        (0, false) => "write",
+        (_, true) => "randrw",
+        (_, false) => "rw",
+    };
+    let mut a = common(s, target, &w.name, output);
+    a.extend([
+        format!("--rw={rw}"),
+        format!("--rwmixread={}", w.read_pct),
+        format!("--bs={}", w.bs),
+        format!("--size={}", s.active_bytes()),
+        format!("--iodepth={}", w.qd),
+        format!("--numjobs={}", w.threads),
+        "--group_reporting".into(),
+        "--time_based".into(),
+        format!("--runtime={}ms", s.round_ms),
+        // Every round draws new offsets over the whole range, as a drive in use sees.
+        "--randrepeat=0".into(),
+        "--norandommap".into(),
+        // Response time is the whole latency (fio's `lat`): its percentiles and bins.
+        "--lat_percentiles=1".into(),
+    ]);
+    a
+}
+
+/// Workload-independent preconditioning: 128 KiB sequential writes of twice the
+/// capacity, one job at the user's depth.
+pub fn precondition_job(s: &Settings, target: &str, output: &str) -> Vec<String> {
+    let mut a = common(s, target, "wipc", output);
+    a.extend([
+        "--rw=write".into(),
+        format!("--bs={}", 128 * K),
+        format!("--size={}", s.capacity / (128 * K) * (128 * K)),
+        "--loops=2".into(),
+        format!("--iodepth={}", s.qd),
+    ]);
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(test: Test) -> Settings {
+        Settings {
+            test,
+            profile: Profile::Enterprise,
+            threads: 2,
+            qd: 16,
+            engine: "libaio".into(),
+            capacity: 10 << 20,
+            round_ms: 60_000,
+            max_rounds: 25,
+            wsat_limit_s: 86_400,
+            purge: true,
+        }
+    }
+
+    #[test]
+    fn the_iops_round_is_the_specification_s_matrix_in_order() {
+        let s = sections(&settings(Test::Iops));
+        assert_eq!(s.len(), 1);
+        let w = &s[0].workloads;
+        assert_eq!(w.len(), 56);
+        assert_eq!(w[0].name, "rw100-bs1m");
+        assert_eq!(w[7].name, "rw100-bs512");
+        assert_eq!(w[55].name, "rw0-bs512");
+        assert!(w.iter().any(|w| w.name == s[0].tracking));
+    }
+
+    #[test]
+    fn latency_runs_at_one_thread_depth_one_and_throughput_per_size() {
+        let s = sections(&settings(Test::Latency));
+        assert_eq!(s[0].workloads.len(), 9);
+        assert!(s[0].workloads.iter().all(|w| w.threads == 1 && w.qd == 1));
+        let s = sections(&settings(Test::Throughput));
+        let names: Vec<&str> = s.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names, ["tp-1m", "tp-128k"]);
+        assert_eq!(s[1].tracking, "seq-rw0-bs128k");
+    }
+
+    #[test]
+    fn jobs_are_plain_jobs_over_the_active_range() {
+        let mut st = settings(Test::Iops);
+        st.profile = Profile::Client;
+        let w = &sections(&st)[0].workloads[2];
+        let a = round_job(&st, w, "/dev/x", "o.json");
+        assert!(a.contains(&"--rw=randread".to_string()), "{a:?}");
+        assert!(a.contains(&format!("--size={}", (10u64 << 20) * 3 / 4)));
+        assert!(a.contains(&"--runtime=60000ms".to_string()));
+        let w = &sections(&st)[0].workloads[20];
+        assert!(round_job(&st, w, "/dev/x", "o").contains(&"--rwmixread=65".to_string()));
+        let p = precondition_job(&st, "/dev/x", "o");
+        assert!(p.contains(&"--loops=2".to_string()) && p.contains(&"--size=10485760".to_string()));
+    }
+}

@@ -1,0 +1,388 @@
+//! `iobench pts`: every test end to end at small scale on a file (a few MiB, rounds of
+//! milliseconds), a loop device purged by discard (root), a run stopped by Ctrl-C and
+//! killed outright then resumed to the same structure and rounds as an uninterrupted
+//! one, and its refusals.
+
+use crate::common;
+
+use common::{iobench, run, run_ok, scratch};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn pts(dir: &Path, args: &[&str]) -> Command {
+    let mut c = iobench();
+    c.arg("pts").args(args).arg("-o").arg(dir.join("out"));
+    c.arg(dir.join("target"));
+    c
+}
+
+fn summary(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("out/summary.json")).expect("summary.json");
+    serde_json::from_str(&text).expect("summary is JSON")
+}
+
+/// The summary's shape: every key path, with numbers and strings replaced by their kind,
+/// so two runs' summaries compare whatever they measured.
+fn shape(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), shape(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(shape).collect()),
+        Value::Number(_) => Value::String("number".into()),
+        Value::String(_) => Value::String("string".into()),
+        other => other.clone(),
+    }
+}
+
+/// The rounds a section ran, and a check that the count is the one the determination
+/// asks for: the first round whose window is steady, or the limit.
+fn rounds_as_determined(sec: &Value, max_rounds: usize) -> usize {
+    let rounds: Vec<f64> = sec["rounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["tracking"].as_f64().unwrap())
+        .collect();
+    let n = rounds.len();
+    let steady = sec["determination"]["steady"].as_bool().unwrap();
+    assert!((5..=max_rounds).contains(&n), "{n} rounds");
+    assert!(
+        steady || n == max_rounds,
+        "stopped at {n} without steady state"
+    );
+    // The window is the last five rounds, and its numbers are the rounds' own.
+    let d = &sec["determination"];
+    assert_eq!(d["first_round"], n - 4);
+    assert_eq!(d["last_round"], n);
+    let window = &rounds[n - 5..];
+    let avg = window.iter().sum::<f64>() / 5.0;
+    assert!((d["average"].as_f64().unwrap() - avg).abs() <= 1e-9 * avg.max(1.0));
+    let range = window.iter().copied().fold(f64::MIN, f64::max)
+        - window.iter().copied().fold(f64::MAX, f64::min);
+    assert!((d["range"].as_f64().unwrap() - range).abs() <= 1e-9 * avg.max(1.0));
+    assert_eq!(d["range_ok"].as_bool().unwrap(), range <= 0.2 * avg, "{d}");
+    assert!(d["formula"].as_str().unwrap().starts_with("y = "));
+    n
+}
+
+#[test]
+fn iops_runs_the_whole_matrix_to_its_window() {
+    let dir = scratch("pts_iops");
+    let out = run_ok(pts(
+        &dir,
+        &[
+            "iops",
+            "--capacity=4m",
+            "--round-time=10ms",
+            "--max-rounds=5",
+            "--qd=4",
+        ],
+    ));
+    let report = String::from_utf8_lossy(&out.stdout);
+    let s = summary(&dir);
+    assert_eq!(s["test"], "iops");
+    assert_eq!(s["conforming"], false);
+    let why = s["not_conforming_because"].to_string();
+    assert!(
+        why.contains("--round-time 10 ms") && why.contains("a file"),
+        "{why}"
+    );
+    let sec = &s["sections"][0];
+    assert_eq!(sec["purge"], "file removed and re-created");
+    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    assert_eq!(sec["tracking"]["workload"], "rw0-bs4k");
+    let n = rounds_as_determined(sec, 5);
+    // 7 mixes × 8 block sizes, each a plain run's JSON+ in every round.
+    let results = sec["results"].as_array().unwrap();
+    assert_eq!(results.len(), 56);
+    assert!(results.iter().all(|r| r["iops"].as_f64().unwrap() >= 0.0));
+    let runs = std::fs::read_dir(dir.join("out/runs/iops"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 56 * n + 1, "56 runs a round and the preconditioning");
+    let one: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/r01-rw65-bs8k.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(one["jobs"][0]["job options"]["rwmixread"], "65");
+    assert!(
+        one["jobs"][0]["read"]["lat_ns"]["bins"].is_object(),
+        "JSON+"
+    );
+    // The preconditioning wrote twice the capacity, 128 KiB at a time.
+    let wipc: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/wipc.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 8 << 20);
+    assert_eq!(wipc["jobs"][0]["job options"]["bs"], "131072");
+    // The tracking value is the round's 4 KiB random write IOPS.
+    let r1: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/r01-rw0-bs4k.json")).unwrap(),
+    )
+    .unwrap();
+    let iops = r1["jobs"][0]["write"]["iops"].as_f64().unwrap();
+    assert!((sec["rounds"][0]["tracking"].as_f64().unwrap() - iops).abs() < 1e-6);
+    for needle in [
+        "IOPS over the measurement window",
+        "100/0",
+        "5/95",
+        "1024 KiB",
+        "0.5 KiB",
+        "least-squares line: y = ",
+    ] {
+        assert!(report.contains(needle), "{needle}: {report}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(dir.join("out/report.txt")).unwrap(),
+        report
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn throughput_and_write_saturation_end_to_end() {
+    let dir = scratch("pts_tp");
+    run_ok(pts(
+        &dir,
+        &[
+            "throughput",
+            "--capacity=4m",
+            "--round-time=20ms",
+            "--max-rounds=5",
+        ],
+    ));
+    let s = summary(&dir);
+    let names: Vec<&str> = s["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["tp-1m", "tp-128k"]);
+    for sec in s["sections"].as_array().unwrap() {
+        rounds_as_determined(sec, 5);
+        assert_eq!(sec["results"].as_array().unwrap().len(), 2);
+        assert!(sec["results"][1]["mb_s"].as_f64().unwrap() > 0.0, "{sec}");
+    }
+    let dir = scratch("pts_wsat");
+    let out = run_ok(pts(
+        &dir,
+        &["wsat", "--capacity=2m", "--round-time=50ms", "--qd=8"],
+    ));
+    let s = summary(&dir);
+    let series = s["sections"][0]["series"].as_array().unwrap();
+    let last = series.last().unwrap();
+    // It stops at the first round that takes the data written to 4× the capacity.
+    assert!(
+        last["written_bytes"].as_u64().unwrap() >= 4 * (2 << 20),
+        "{last}"
+    );
+    if series.len() > 1 {
+        let before = &series[series.len() - 2];
+        assert!(before["written_bytes"].as_u64().unwrap() < 4 * (2 << 20));
+    }
+    assert!(s["sections"][0]["determination"].is_null());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("× capacity"));
+    // --no-purge: the target keeps its data, and the report says so.
+    let kept = scratch("pts_nopurge");
+    std::fs::write(kept.join("target"), vec![0xa5u8; 2 << 20]).unwrap();
+    let out = run_ok(pts(
+        &kept,
+        &["wsat", "--round-time=20ms", "--wsat-time=1s", "--no-purge"],
+    ));
+    let s = summary(&kept);
+    assert!(s["sections"][0]["purge"]
+        .as_str()
+        .unwrap()
+        .starts_with("not purged"));
+    assert!(s["not_conforming_because"]
+        .to_string()
+        .contains("--no-purge"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not purged (--no-purge)"));
+    let _ = std::fs::remove_dir_all(&kept);
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap().join("pts_tp"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Starts a run and stops it with `signal` once its state file records `rounds` rounds.
+fn stop_at(
+    cmd: &mut Command,
+    state: &Path,
+    rounds: usize,
+    signal: i32,
+) -> std::process::ExitStatus {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let done = std::fs::read_to_string(state)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |v| {
+                v["sections"][0]["rounds"].as_array().map_or(0, |a| a.len())
+            });
+        if done >= rounds {
+            break;
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            panic!("the run ended ({st}) before round {rounds}");
+        }
+        assert!(Instant::now() < deadline, "no round {rounds} in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    child.wait().unwrap()
+}
+
+#[test]
+fn a_stopped_and_a_killed_run_resume_to_an_uninterrupted_run_s_report() {
+    let args = [
+        "latency",
+        "--capacity=4m",
+        "--round-time=10ms",
+        "--max-rounds=5",
+    ];
+    let whole = scratch("pts_lat_whole");
+    run_ok(pts(&whole, &args));
+    let dir = scratch("pts_lat_resumed");
+    let state = dir.join("out/state.json");
+    // Ctrl-C after the first round: the run stops as a plain run does, state saved.
+    let st = stop_at(&mut pts(&dir, &args), &state, 1, libc::SIGINT);
+    assert_eq!(st.code(), Some(130));
+    let first = std::fs::read(dir.join("out/runs/latency/r01-rw0-bs4k.json")).unwrap();
+    let wipc = std::fs::read(dir.join("out/runs/latency/wipc.json")).unwrap();
+    // Killed outright (a crash) later on: the state file is whole, no round half-kept.
+    let st = stop_at(&mut pts(&dir, &args), &state, 3, libc::SIGKILL);
+    assert_eq!(st.code(), None);
+    let out = run_ok(pts(&dir, &args));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("resuming the run"), "{err}");
+    assert!(
+        !err.contains("purge:") && !err.contains("preconditioning:"),
+        "redone: {err}"
+    );
+    assert!(
+        !err.contains("round 1:") && !err.contains("round 2:"),
+        "redone: {err}"
+    );
+    // What ran before the stop is kept, not run again.
+    assert_eq!(
+        std::fs::read(dir.join("out/runs/latency/r01-rw0-bs4k.json")).unwrap(),
+        first
+    );
+    assert_eq!(
+        std::fs::read(dir.join("out/runs/latency/wipc.json")).unwrap(),
+        wipc
+    );
+    let (a, b) = (summary(&whole), summary(&dir));
+    assert_eq!(b["resumed"], 2);
+    let strip = |v: &Value| {
+        let mut v = shape(v);
+        // The round count and the verdict are compared below, from the numbers.
+        for sec in v["sections"].as_array_mut().unwrap() {
+            sec["rounds"] = Value::Null;
+            sec["determination"]["values"] = Value::Null;
+        }
+        v
+    };
+    assert_eq!(strip(&a), strip(&b), "the summaries differ in structure");
+    let na = rounds_as_determined(&a["sections"][0], 5);
+    let nb = rounds_as_determined(&b["sections"][0], 5);
+    eprintln!("rounds: uninterrupted {na}, resumed {nb}");
+    let runs = std::fs::read_dir(dir.join("out/runs/latency"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 9 * nb + 1, "no run lost or doubled by the stops");
+    for d in [&whole, &dir] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+#[test]
+fn a_loop_device_is_purged_by_discard() {
+    let Some(lo) = common::loopdev::Loop::new("pts_loop", "8M") else {
+        return;
+    };
+    let dir = scratch("pts_loop_out");
+    let out = run_ok({
+        let mut c = iobench();
+        c.args([
+            "pts",
+            "wsat",
+            "--capacity=4m",
+            "--round-time=50ms",
+            "--qd=8",
+            "-o",
+        ])
+        .arg(dir.join("out"))
+        .arg(&lo.dev);
+        c
+    });
+    let s = summary(&dir);
+    assert_eq!(s["target"]["kind"], "block_device");
+    assert_eq!(s["target"]["size"], 8 << 20);
+    let purge = s["sections"][0]["purge"].as_str().unwrap();
+    assert!(
+        purge.starts_with("BLKSECDISCARD") || purge.starts_with("BLKDISCARD"),
+        "{purge}"
+    );
+    let why = s["not_conforming_because"].to_string();
+    assert!(
+        why.contains("--capacity 4194304 of the target's 8388608"),
+        "{why}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("purge: BLK"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_input_is_refused_before_any_io() {
+    let dir = scratch("pts_bad");
+    for (args, needle) in [
+        (&["pts", "iops", "f"][..], "-o DIR"),
+        (&["pts", "bogus", "-o", "d", "f"], "unknown test 'bogus'"),
+        (&["pts", "iops", "-o", "d"], "TEST and TARGET"),
+        (
+            &["pts", "iops", "-o", "d", "--round-time=1ms", "f"],
+            "--round-time",
+        ),
+        (
+            &["pts", "iops", "-o", "d", "--capacity=1m", "f"],
+            "at least 2MiB",
+        ),
+        (
+            &["pts", "iops", "-o", "d", "--profile=home", "f"],
+            "enterprise or client",
+        ),
+        (&["pts", "iops", "-o", "d", "missing"], "give --capacity"),
+        (
+            &["pts", "iops", "-o", "d", "/dev/null"],
+            "not a regular file or a block device",
+        ),
+    ] {
+        let mut c = iobench();
+        c.current_dir(&dir).args(args);
+        let out = run(c);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(err.starts_with("iobench pts: "), "{err}");
+    }
+    // Nothing was written where it was refused.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // Another test's directory is not taken over.
+    let other = scratch("pts_other");
+    run_ok(pts(&other, &["wsat", "--capacity=2m", "--round-time=20ms"]));
+    let out = run(pts(&other, &["wsat", "--capacity=2m", "--round-time=30ms"]));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
+    for d in [&dir, &other] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -313,6 +313,12 @@ impl PointResult {
                 lat_min_ns: parts.iter().map(|d| d.lat_min_ns).fold(f64::MAX, f64::min),
                 lat_max_ns: parts.iter().map(|d| d.lat_max_ns).fold(0.0, f64::max),
                 pct_of: first.pct_of,
+                // The mean of the latency the percentiles are of, when every repeat has it.
+                pct_mean_ns: parts
+                    .iter()
+                    .map(|d| d.pct_mean_ns)
+                    .sum::<Option<f64>>()
+                    .map(|s| s / n),
                 p50_ns: m("p50_ns"),
                 p90_ns: m("p90_ns"),
                 p99_ns: m("p99_ns"),

@@ -96,6 +96,8 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             form: "",
             help: "print the tables as markdown",
         },
+        crate::history::SAVE_FLAG,
+        crate::history::HISTORY_FLAG,
     ],
     pass_unknown: false,
     attached: false,
@@ -125,6 +127,9 @@ struct Args {
     tool: Option<String>,
     /// True when `--metric` was given (`--tool` otherwise picks its own default).
     metrics_given: bool,
+    /// `--save`, `--history`: every run of a job side goes to the results history.
+    save: bool,
+    history: Option<String>,
 }
 
 /// True when every argument names a file that holds a result document (read, and any
@@ -185,6 +190,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--export-json" => a.export_json = Some(v.into()),
             "--export-csv" => a.export_csv = Some(v.into()),
             "--export-markdown" => a.export_md = Some(v.into()),
+            "--save" => a.save = true,
+            "--history" => a.history = Some(v),
             _ => a.markdown = true,
         }
     }
@@ -248,8 +255,9 @@ struct Side {
 
 /// Runs `iobench compare ARGS`; returns the exit status (2: slower beyond the noise).
 pub fn main(args: &[String]) -> u8 {
+    let study = crate::history::Study::begin("compare");
     match compare(args) {
-        Ok(code) => code,
+        Ok(code) => study.finish(code),
         Err(e) => {
             eprintln!("iobench compare: {e}");
             1
@@ -356,8 +364,12 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     return Err(format!("{}: no job in '{}'", s.label, args.join(" ")));
                 }
                 // Checked as a plain run of the side would be, before any side runs.
-                let prepared =
+                let mut prepared =
                     crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
+                prepared.config.save |= a.save;
+                if a.history.is_some() {
+                    prepared.config.history = a.history.clone();
+                }
                 ran.extend(prepared.jobs.iter().cloned());
                 jobs.push(Some(match (&tool, k) {
                     (Some(t), 0) => {
@@ -415,6 +427,15 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     },
                     if warm { a.warmup } else { a.repeat }
                 );
+                crate::history::Study::label_next(&format!(
+                    "{label} {} {}",
+                    if warm { "warmup" } else { "run" },
+                    if warm {
+                        round + 1
+                    } else {
+                        round - a.warmup + 1
+                    }
+                ));
                 let status = match runner {
                     Runner::Iobench(prepared) => {
                         let run = prepared

@@ -201,8 +201,9 @@ fn plan_value(a: &Args) -> Value {
 
 /// Runs `iobench sweep ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> u8 {
+    let study = crate::history::Study::begin("sweep");
     match sweep(args) {
-        Ok(code) => code,
+        Ok(code) => study.finish(code),
         Err(e) => {
             eprintln!("iobench sweep: {e}");
             1
@@ -310,6 +311,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             eta_text(&left, ran_s, ran_n)
         );
         let t0 = Instant::now();
+        crate::history::Study::label_next(&stem);
         let r = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
         ran_s += elapsed;

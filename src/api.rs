@@ -180,6 +180,10 @@ pub mod study {
     pub mod compare {
         pub use crate::study::compare::main;
     }
+    /// `iobench history`.
+    pub mod history {
+        pub use crate::study::history::main;
+    }
     /// `iobench quick`.
     pub mod quick {
         pub use crate::study::quick::main;

@@ -30,6 +30,10 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
         "report",
         "one HTML report of results, sweeps, comparisons and logs",
     ),
+    (
+        "history",
+        "the runs saved with --save: list, compare to a baseline, trend",
+    ),
 ];
 
 /// One invocation of iobench.
@@ -45,6 +49,8 @@ pub enum Command {
     Quick(Vec<String>),
     /// `iobench report ARGS`.
     Report(Vec<String>),
+    /// `iobench history ARGS`.
+    History(Vec<String>),
     /// One job a server started in a process of its own (internal).
     ServerJob(Vec<String>),
     /// `--server[=ADDR]`, with `--daemonize=PIDFILE`.
@@ -101,6 +107,7 @@ impl Command {
             "compare" => return sub(Command::Compare),
             "quick" => return sub(Command::Quick),
             "report" => return sub(Command::Report),
+            "history" => return sub(Command::History),
             f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}
         }

@@ -167,6 +167,8 @@ pub struct Filter {
     /// Seconds since the epoch, inclusive.
     pub since: Option<i64>,
     pub until: Option<i64>,
+    /// Only this run.
+    pub id: Option<i64>,
 }
 
 /// An open history.
@@ -341,6 +343,10 @@ impl Store {
             q.push_str(" AND started >= ?");
             args.push(s.into());
         }
+        if let Some(id) = f.id {
+            q.push_str(" AND id = ?");
+            args.push(id.into());
+        }
         if let Some(u) = f.until {
             q.push_str(" AND started <= ?");
             args.push(u.into());
@@ -377,9 +383,12 @@ impl Store {
     /// One run and its document.
     pub fn get(&self, id: i64) -> Result<(RunRow, Value), String> {
         let row = self
-            .list(&Filter::default())?
+            .list(&Filter {
+                id: Some(id),
+                ..Default::default()
+            })?
             .into_iter()
-            .find(|r| r.id == id)
+            .next()
             .ok_or_else(|| format!("no run {id} in the history"))?;
         let text: String = self
             .conn
@@ -387,20 +396,6 @@ impl Store {
             .map_err(sql)?;
         let doc = serde_json::from_str(&text).map_err(|e| format!("run {id}: {e}"))?;
         Ok((row, doc))
-    }
-
-    /// The runs of a study, in the order they were saved.
-    pub fn study_runs(&self, study: i64) -> Result<Vec<i64>, String> {
-        let mut st = self
-            .conn
-            .prepare("SELECT id FROM runs WHERE study_id = ?1 ORDER BY id")
-            .map_err(sql)?;
-        let ids = st
-            .query_map([study], |r| r.get(0))
-            .map_err(sql)?
-            .collect::<Result<_, _>>()
-            .map_err(sql)?;
-        Ok(ids)
     }
 
     /// A study's kind and command line.

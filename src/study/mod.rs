@@ -6,6 +6,7 @@
 
 pub mod axis;
 pub mod compare;
+pub mod history;
 pub mod quick;
 pub mod stats;
 pub mod sweep;

@@ -13,7 +13,7 @@ use store::{Record, Store, StudyHead};
 /// Where a run asked to be saved: `--history PATH`, else the default file.
 pub fn destination(history: Option<&str>) -> Result<PathBuf, String> {
     match history {
-        Some(p) if p.is_empty() => {
+        Some("") => {
             Err("option '--history' needs a path: expected --history=PATH (a SQLite file)".into())
         }
         Some(p) => Ok(PathBuf::from(p)),

@@ -190,7 +190,7 @@ pub fn migrate(conn: &mut Connection) -> Result<(), String> {
         if v == SCHEMA_VERSION {
             return Ok(());
         }
-        if v > SCHEMA_VERSION || v < 0 {
+        if !(0..=SCHEMA_VERSION).contains(&v) {
             return Err(format!(
                 "schema version {v} is newer than this iobench knows ({SCHEMA_VERSION})"
             ));

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod history;
 mod peak;
 mod peers_wrappers;
 mod present_live;

@@ -627,6 +627,9 @@ struct Relative {
     this: Summary,
 }
 
+/// The version of `--export-json`'s layout (docs/schema/compare-export.schema.json).
+pub const EXPORT_SCHEMA_VERSION: u32 = 1;
+
 /// The significance level of the verdicts: a p-value below it says the means differ.
 const ALPHA: f64 = 0.05;
 
@@ -970,6 +973,7 @@ impl Report {
 
     fn json(&self, sides: &[Side], a: &Args, env: &Value, tool: Option<&Tool>) -> Value {
         json!({
+            "schema_version": EXPORT_SCHEMA_VERSION,
             "iobench": crate::report::VERSION,
             "tool": tool.map(|t| json!({"program": t.program.display().to_string(), "version": t.version})),
             "iobench_env": env,

@@ -593,7 +593,7 @@ fn trend(db: &Store, a: &Args) -> Result<u8, String> {
     match a.format.as_deref() {
         Some("json") => {
             let doc = json!({
-                "history_trend_version": EXPORT_VERSION,
+                "schema_version": EXPORT_VERSION,
                 "job_hash": rows.first().and_then(|r| r.ident.job_hash.clone()),
                 "target": rows.first().and_then(|r| r.ident.target.clone()),
                 "device_model": rows.first().and_then(|r| r.ident.device_model.clone()),
@@ -652,7 +652,7 @@ fn export(db: &Store, a: &Args) -> Result<u8, String> {
             for r in &rows {
                 let (_, doc) = db.get(r.id)?;
                 let line = json!({
-                    "history_export_version": EXPORT_VERSION,
+                    "schema_version": EXPORT_VERSION,
                     "id": r.id,
                     "study_id": r.study_id,
                     "point": r.point,
@@ -674,7 +674,7 @@ fn export(db: &Store, a: &Args) -> Result<u8, String> {
         }
         "csv" => {
             out.push_str(
-                "history_export_version,id,study_id,point,kind,started,exit_code,tags,job_hash,\
+                "schema_version,id,study_id,point,kind,started,exit_code,tags,job_hash,\
                  host,kernel,target,device_model,filesystem,dir,iops,bw_bytes,lat_mean_ns,\
                  p50_ns,p99_ns,p99_9_ns\n",
             );

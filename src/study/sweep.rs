@@ -494,6 +494,9 @@ fn dir_value(d: &DirResult) -> Value {
 }
 
 /// Writes `index.json` and `index.csv` for the points so far (rewritten after each).
+/// The version of index.json's layout (docs/schema/sweep-index.schema.json).
+pub const INDEX_SCHEMA_VERSION: u32 = 1;
+
 fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
     let points: Vec<Value> = done
         .iter()
@@ -514,6 +517,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         })
         .collect();
     let index = json!({
+        "schema_version": INDEX_SCHEMA_VERSION,
         "iobench": crate::report::VERSION,
         "sweep": plan_value(a),
         "iobench_env": env,

@@ -211,7 +211,7 @@ fn saved_runs_studies_and_every_action() {
 
     // CSV: a header and one row per run and direction.
     let csv = stdout(&history(&db, &["export", "--format=csv"]));
-    assert!(csv.starts_with("history_export_version,id,"));
+    assert!(csv.starts_with("schema_version,id,"));
     assert_eq!(csv.lines().count(), 1 + 9);
 
     // import: fio's own JSON joins the history.

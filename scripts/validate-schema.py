@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""Validates output files against iobench's published JSON Schemas (docs/schema/).
+
+usage: validate-schema.py SCHEMA_NAME FILE...   (SCHEMA_NAME: fio-json, live-line, ...)
+
+A file ending in .jsonl is JSON Lines: every line is validated. Every schema in
+docs/schema/ is registered by its $id, so the schemas' references between each other
+resolve. Exit status 0: all valid; 1: a file is invalid (each error printed with its
+path in the document); 2: bad usage or python3-jsonschema missing.
+"""
+import json
+import pathlib
+import sys
+
+try:
+    import jsonschema
+    from referencing import Registry, Resource
+except ImportError as e:
+    print(f"validate-schema: python3-jsonschema is needed ({e})", file=sys.stderr)
+    sys.exit(2)
+
+SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "schema"
+
+
+def registry():
+    resources = []
+    for p in sorted(SCHEMAS.glob("*.schema.json")):
+        doc = json.loads(p.read_text())
+        resources.append((doc["$id"], Resource.from_contents(doc)))
+    return Registry().with_resources(resources)
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    name, files = argv[1], argv[2:]
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    validator = cls(schema, registry=registry())
+    bad = 0
+    for f in files:
+        text = pathlib.Path(f).read_text()
+        docs = [json.loads(l) for l in text.splitlines() if l.strip()] if f.endswith(".jsonl") else [json.loads(text)]
+        if not docs:
+            print(f"{f}: no document", file=sys.stderr)
+            bad += 1
+        for i, d in enumerate(docs):
+            for err in validator.iter_errors(d):
+                where = "/".join(str(x) for x in err.absolute_path)
+                print(f"{f}[{i}] /{where}: {err.message}", file=sys.stderr)
+                bad += 1
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

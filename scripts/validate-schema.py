@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Validates output files against iobench's published JSON Schemas (docs/schema/).
 
-usage: validate-schema.py SCHEMA_NAME FILE...   (SCHEMA_NAME: fio-json, live-line, ...)
+usage: validate-schema.py SCHEMA_NAME FILE... [-- SCHEMA_NAME FILE...]...
+       (SCHEMA_NAME: fio-json, live-line, ...; one process for many checks)
 
 A file ending in .jsonl is JSON Lines: every line is validated. Every schema in
 docs/schema/ is registered by its $id, so the schemas' references between each other
@@ -31,26 +32,36 @@ def registry():
 
 
 def main(argv):
-    if len(argv) < 3:
+    groups = [[]]
+    for a in argv[1:]:
+        if a == "--":
+            groups.append([])
+        else:
+            groups[-1].append(a)
+    if any(len(g) < 2 for g in groups):
         print(__doc__, file=sys.stderr)
         return 2
-    name, files = argv[1], argv[2:]
-    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    validator = cls(schema, registry=registry())
+    reg = registry()
     bad = 0
-    for f in files:
-        text = pathlib.Path(f).read_text()
-        docs = [json.loads(l) for l in text.splitlines() if l.strip()] if f.endswith(".jsonl") else [json.loads(text)]
-        if not docs:
-            print(f"{f}: no document", file=sys.stderr)
-            bad += 1
-        for i, d in enumerate(docs):
-            for err in validator.iter_errors(d):
-                where = "/".join(str(x) for x in err.absolute_path)
-                print(f"{f}[{i}] /{where}: {err.message}", file=sys.stderr)
+    for name, *files in groups:
+        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        validator = cls(schema, registry=reg)
+        for f in files:
+            text = pathlib.Path(f).read_text()
+            if f.endswith(".jsonl"):
+                docs = [json.loads(line) for line in text.splitlines() if line.strip()]
+            else:
+                docs = [json.loads(text)]
+            if not docs:
+                print(f"{f}: no document", file=sys.stderr)
                 bad += 1
+            for i, d in enumerate(docs):
+                for err in validator.iter_errors(d):
+                    where = "/".join(str(x) for x in err.absolute_path)
+                    print(f"{name}: {f}[{i}] /{where}: {err.message}", file=sys.stderr)
+                    bad += 1
     return 1 if bad else 0
 
 

@@ -5,6 +5,7 @@
 mod common;
 
 mod history;
+mod output_contract;
 mod peak;
 mod peers_wrappers;
 mod present_live;

@@ -15,20 +15,37 @@ import sys
 
 try:
     import jsonschema
-    from referencing import Registry, Resource
 except ImportError as e:
     print(f"validate-schema: python3-jsonschema is needed ({e})", file=sys.stderr)
     sys.exit(2)
+try:
+    # jsonschema 4.18 and later resolve references through `referencing`.
+    from referencing import Registry, Resource
+except ImportError:
+    # Older ones (Debian 12's 4.10) through a RefResolver with a store.
+    Registry = None
 
 SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "schema"
 
 
-def registry():
-    resources = []
+def all_schemas():
+    """Every schema of docs/schema by its $id."""
+    out = {}
     for p in sorted(SCHEMAS.glob("*.schema.json")):
         doc = json.loads(p.read_text())
-        resources.append((doc["$id"], Resource.from_contents(doc)))
-    return Registry().with_resources(resources)
+        out[doc["$id"]] = doc
+    return out
+
+
+def make_validator(cls, schema, schemas):
+    """A validator of `schema` that resolves references to the others."""
+    if Registry is not None:
+        reg = Registry().with_resources(
+            (i, Resource.from_contents(d)) for i, d in schemas.items()
+        )
+        return cls(schema, registry=reg)
+    resolver = jsonschema.RefResolver.from_schema(schema, store=dict(schemas))
+    return cls(schema, resolver=resolver)
 
 
 def main(argv):
@@ -41,13 +58,13 @@ def main(argv):
     if any(len(g) < 2 for g in groups):
         print(__doc__, file=sys.stderr)
         return 2
-    reg = registry()
+    schemas = all_schemas()
     bad = 0
     for name, *files in groups:
         schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
         cls = jsonschema.validators.validator_for(schema)
         cls.check_schema(schema)
-        validator = cls(schema, registry=reg)
+        validator = make_validator(cls, schema, schemas)
         for f in files:
             text = pathlib.Path(f).read_text()
             if f.endswith(".jsonl"):

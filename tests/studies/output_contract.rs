@@ -165,10 +165,20 @@ fn every_output_kind_validates_against_its_schema() {
         live.replace("\"schema_version\":1", "\"schema_version\":2"),
     )
     .unwrap();
+    // Deep in a document, through a reference to another schema: a stored result
+    // without its jobs.
+    let mut stored = line.clone();
+    stored["result"].as_object_mut().unwrap().remove("jobs");
+    std::fs::write(dir.join("broken.jsonl"), stored.to_string() + "\n").unwrap();
     let (code, err) = validate(&[
         broken[0].clone(),
         ("live-line", vec![dir.join("future.jsonl")]),
+        ("history-export", vec![dir.join("broken.jsonl")]),
     ]);
+    assert!(
+        err.contains("broken.jsonl[0] /result: 'jobs' is a required property"),
+        "{err}"
+    );
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("'jobs' is a required property"), "{err}");
     assert!(

@@ -99,6 +99,12 @@ pub fn check(cfg: &CliConfig, jobs: &[Job]) -> Result<(), Error> {
         }
     })?;
     crate::report::check_terse_version(cfg)?;
+    if cfg.history.is_some() && !cfg.save {
+        return Err(Error::Refused(
+            "--history=PATH says where --save stores the run: add --save (or leave --history out)"
+                .into(),
+        ));
+    }
     crate::run::preflight(cfg, jobs)?;
     Ok(())
 }

@@ -154,6 +154,9 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     if a.repeat == 0 {
         return Err("--repeat must be at least 1".into());
     }
+    if a.history.is_some() && !a.save {
+        return Err("--history=PATH says where --save stores the runs: add --save".into());
+    }
     for f in &files {
         results::read(Path::new(f))?;
         a.sides.push(Source::Files(vec![f.into()]));

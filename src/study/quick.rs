@@ -426,6 +426,9 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
             _ => o.dry_run = true,
         }
     }
+    if o.history.is_some() && !o.save {
+        return Err("quick: --history=PATH says where --save stores the runs: add --save".into());
+    }
     Ok(o)
 }
 

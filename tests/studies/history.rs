@@ -324,3 +324,41 @@ fn two_runs_save_at_once() {
     assert_eq!(count(&db), 2);
     assert_eq!(integrity(&db), "ok");
 }
+
+#[test]
+fn a_quick_test_is_one_study_and_history_needs_save() {
+    let dir = scratch("history_quick");
+    let db = dir.join("h.sqlite");
+    let target = dir.join("q");
+    std::fs::create_dir_all(&target).unwrap();
+    let mut q = iobench();
+    q.args(["quick", "--preset", "demo", "--size", "2m", "--loops", "1"])
+        .args([
+            "--duration",
+            "100ms",
+            "--no-drop-caches",
+            "--mode",
+            "read",
+            "--save",
+        ])
+        .arg(format!("--history={}", db.display()))
+        .arg(&target);
+    run_ok(q);
+    let rows = jsonl(&stdout(&history(&db, &["export"])));
+    assert!(!rows.is_empty());
+    assert!(rows
+        .iter()
+        .all(|r| r["kind"] == "quick" && r["study_id"] == rows[0]["study_id"]));
+    // The layout run that makes the test file is not a point.
+    assert!(rows
+        .iter()
+        .all(|r| r["result"]["jobs"][0]["jobname"] != "prepare"));
+    // --history alone saves nothing: it is refused, naming the flag.
+    let mut c = iobench();
+    c.arg(format!("--history={}", dir.join("other.sqlite").display()))
+        .args(null_job(&[]));
+    let o = run(c);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--history"));
+    assert!(!dir.join("other.sqlite").exists());
+}

@@ -214,8 +214,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), String> {
 /// `--since`/`--until`'s value as seconds since the epoch: a date (`2026-11-27`), a
 /// date and time (`2026-11-27T18:00:00`, UTC), or a number of seconds; SQLite's date
 /// functions read it.
-pub fn parse_time(conn_free_value: &str) -> Result<i64, String> {
-    let v = conn_free_value.trim();
+pub fn parse_time(value: &str) -> Result<i64, String> {
+    let v = value.trim();
     if let Ok(n) = v.parse::<i64>() {
         return Ok(n);
     }
@@ -518,5 +518,54 @@ fn test_pause() {
     {
         eprintln!("iobench: history: saving (test pause {ms} ms)");
         std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("iobench-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn a_new_file_is_migrated_and_a_newer_one_refused() {
+        let dir = scratch("migrate");
+        let path = dir.join("h.sqlite");
+        let mut s = Store::open(&path).unwrap();
+        let v: i64 = s
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let rec = Record {
+            kind: "run".into(),
+            point: None,
+            started: 1,
+            exit_code: 0,
+            doc: serde_json::json!({"jobs": [], "iobench_env": {"options_sha256": "ab"}}),
+        };
+        assert_eq!(s.save(None, &[rec]).unwrap(), vec![1]);
+        drop(s);
+        // Opening again keeps the runs: no step runs twice.
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.list(&Filter::default()).unwrap().len(), 1);
+        s.conn.execute_batch("PRAGMA user_version = 99").unwrap();
+        drop(s);
+        let e = Store::open(&path).err().unwrap();
+        assert!(e.contains("schema version 99 is newer"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn dates_read_and_print_in_utc() {
+        assert_eq!(parse_time("1970-01-02").unwrap(), 86400);
+        assert_eq!(parse_time("1970-01-01T00:01:00").unwrap(), 60);
+        assert_eq!(parse_time("42").unwrap(), 42);
+        assert!(parse_time("yesterday").is_err());
+        assert_eq!(time_text(86400), "1970-01-02 00:00:00");
     }
 }

@@ -184,6 +184,10 @@ pub mod study {
     pub mod pts {
         pub use crate::study::pts::main;
     }
+    /// `iobench history`.
+    pub mod history {
+        pub use crate::study::history::main;
+    }
     /// `iobench quick`.
     pub mod quick {
         pub use crate::study::quick::main;

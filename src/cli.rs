@@ -84,6 +84,10 @@ pub struct CliConfig {
     pub append_terse: bool,
     /// `--env`: the JSON report gains an `iobench_env` object (see `context::env`).
     pub env: bool,
+    /// `--save`: the run is stored in the results history (see `history`).
+    pub save: bool,
+    /// `--history=PATH`: the history's file, instead of the default.
+    pub history: Option<String>,
     /// `--live=FILE|-`: JSON Lines of each interval's own numbers (see `present::jsonlines`).
     pub live: Option<String>,
     /// `--metrics=ADDR:PORT`: a Prometheus endpoint while the run goes (`present::metrics`).
@@ -390,6 +394,20 @@ const OWN_FLAGS: &[OwnFlag] = &[
          devices, settings (what the run ran on)",
     ),
     flag(
+        "save",
+        FlagArg::None,
+        "",
+        "store the run's JSON+ and iobench_env in the results history\n\
+         (see iobench history --help)",
+    ),
+    flag(
+        "history",
+        FlagArg::Required,
+        "PATH",
+        "with --save: the history's SQLite file (default\n\
+         $XDG_DATA_HOME/iobench/history.sqlite)",
+    ),
+    flag(
         "live",
         FlagArg::Required,
         "FILE|-",
@@ -414,7 +432,14 @@ const OWN_FLAGS: &[OwnFlag] = &[
 ];
 
 /// The flags of a plain run that are iobench's own (fio has none of them).
-pub const IOBENCH_ONLY: &[&str] = &["env", "live", "metrics", "metrics-linger"];
+pub const IOBENCH_ONLY: &[&str] = &[
+    "env",
+    "live",
+    "metrics",
+    "metrics-linger",
+    "save",
+    "history",
+];
 
 /// fio's flags handled before the plain run's parser (client and server mode), for
 /// `--help`.
@@ -521,6 +546,8 @@ fn apply_own_flag(
         "warnings-fatal" => cfg.warnings_fatal = true,
         "help" => act.help = true,
         "env" => cfg.env = true,
+        "save" => cfg.save = true,
+        "history" => cfg.history = Some(val.to_string()),
         "live" => cfg.live = Some(val.to_string()),
         "metrics" => cfg.metrics = Some(val.to_string()),
         "metrics-linger" => {

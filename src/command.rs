@@ -34,6 +34,10 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
         "report",
         "one HTML report of results, sweeps, comparisons and logs",
     ),
+    (
+        "history",
+        "the runs saved with --save: list, compare to a baseline, trend",
+    ),
 ];
 
 /// One invocation of iobench.
@@ -51,6 +55,8 @@ pub enum Command {
     Pts(Vec<String>),
     /// `iobench report ARGS`.
     Report(Vec<String>),
+    /// `iobench history ARGS`.
+    History(Vec<String>),
     /// One job a server started in a process of its own (internal).
     ServerJob(Vec<String>),
     /// `--server[=ADDR]`, with `--daemonize=PIDFILE`.
@@ -108,6 +114,7 @@ impl Command {
             "quick" => return sub(Command::Quick),
             "pts" => return sub(Command::Pts),
             "report" => return sub(Command::Report),
+            "history" => return sub(Command::History),
             f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}
         }

@@ -25,6 +25,7 @@ pub(crate) mod fioflags;
 pub(crate) mod fioproto;
 pub(crate) mod flags;
 pub(crate) mod gen;
+pub(crate) mod history;
 pub(crate) mod iolog;
 pub(crate) mod job;
 pub(crate) mod num;

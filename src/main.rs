@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Quick(a) => ExitCode::from(study::quick::main(&a)),
         Command::Pts(a) => ExitCode::from(study::pts::main(&a)),
         Command::Report(a) => ExitCode::from(present::report::main(&a)),
+        Command::History(a) => ExitCode::from(study::history::main(&a)),
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),

@@ -99,6 +99,12 @@ pub fn check(cfg: &CliConfig, jobs: &[Job]) -> Result<(), Error> {
         }
     })?;
     crate::report::check_terse_version(cfg)?;
+    if cfg.history.is_some() && !cfg.save {
+        return Err(Error::Refused(
+            "--history=PATH says where --save stores the run: add --save (or leave --history out)"
+                .into(),
+        ));
+    }
     crate::run::preflight(cfg, jobs)?;
     Ok(())
 }
@@ -188,7 +194,7 @@ pub fn run(p: &Prepared, hooks: &mut dyn Hooks) -> Result<Finished, String> {
         summary.disks = d.delta();
     }
     summary.elapsed_ms = wall.as_millis() as u64;
-    Ok(Finished {
+    let mut f = Finished {
         config: p.config.clone(),
         jobs: p.jobs.clone(),
         outcome,
@@ -196,7 +202,44 @@ pub fn run(p: &Prepared, hooks: &mut dyn Hooks) -> Result<Finished, String> {
         code,
         started,
         wall,
-    })
+    };
+    if p.config.save {
+        if let Err(e) = save(&f) {
+            eprintln!("iobench: history: {e}");
+            f.code = f.code.max(1);
+        }
+    }
+    Ok(f)
+}
+
+/// `--save`: the run's JSON+ with its `iobench_env` handed to the history, the one place
+/// where every entry point's runs (plain, sweep, compare, quick) are saved.
+fn save(f: &Finished) -> Result<(), String> {
+    let dest = crate::history::destination(f.config.history.as_deref())?;
+    let argv: Vec<String> = std::env::args().collect();
+    let mut doc = f.document(true).to_serde();
+    if let serde_json::Value::Object(o) = &mut doc {
+        o.insert(
+            "iobench_env".into(),
+            crate::context::env::collect(&argv, &f.jobs),
+        );
+    }
+    let started = f
+        .started
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let rec = crate::history::store::Record {
+        kind: "run".into(),
+        point: None,
+        started,
+        exit_code: f.code.into(),
+        doc,
+    };
+    if let Some(id) = crate::history::record(dest.clone(), rec)? {
+        eprintln!("iobench: history: saved as run {id} in {}", dest.display());
+    }
+    Ok(())
 }
 
 /// Runs prepared jobs and hands the results back as data, printing nothing but what the

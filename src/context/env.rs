@@ -12,10 +12,15 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
+/// The version of `iobench_env`'s layout (docs/schema/iobench-env.schema.json): raised
+/// when a key changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Collects the whole context of a run of `jobs` started by `command_line` (argv,
 /// program name first).
 pub fn collect(command_line: &[String], jobs: &[Job]) -> Value {
     let mut o = Map::new();
+    o.insert("schema_version".into(), json!(SCHEMA_VERSION));
     o.insert("iobench_version".into(), json!(env!("CARGO_PKG_VERSION")));
     o.insert(
         "command_line".into(),

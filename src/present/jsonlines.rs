@@ -12,6 +12,10 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
+/// The version of a `--live` line's layout (docs/schema/live-line.schema.json): raised
+/// when a key changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Set when a live line could not be written (a full disk, a closed pipe): the run
 /// goes on, and its exit status says so at the end ([`take_failure`]).
 static FAILED: AtomicBool = AtomicBool::new(false);
@@ -69,6 +73,7 @@ impl LiveLog {
             Value::Object(o)
         };
         let line = json!({
+            "schema_version": SCHEMA_VERSION,
             "time_ms": t.duration_since(self.started).as_millis() as u64,
             "interval_ms": (secs * 1000.0).round() as u64,
             "final": last,

@@ -266,25 +266,59 @@ pub fn create_output(path: &str) -> std::io::Result<std::fs::File> {
     }
 }
 
-/// Where reports go: stdout, or the `--output` file (created, truncated).
+/// Where reports go: stdout, the `--output` file (created, truncated), or, when
+/// `--output` ends with `/` (a directory, which fio refuses), one file per format in it
+/// ([`PER_FORMAT_FILES`]).
 pub struct Sink {
     file: Option<std::fs::File>,
     /// No `--output`, and `--live=-` has stdout: the reports go to stderr.
     stderr: bool,
+    /// `--output=DIR/`: each format's file, in fio's order (terse, JSON, normal).
+    per_format: Vec<(OutputFormat, std::fs::File)>,
+}
+
+/// The files `--output=DIR/` writes, by format: JSON and JSON+ share one.
+pub const PER_FORMAT_FILES: [(OutputFormat, &str); 3] = [
+    (OutputFormat::Terse, "report.terse"),
+    (OutputFormat::Json, "report.json"),
+    (OutputFormat::Normal, "report.txt"),
+];
+
+/// Whether `--output` names a directory for one file per format: it ends with `/`.
+pub fn is_per_format(output: &str) -> bool {
+    output.ends_with('/')
 }
 
 impl Sink {
-    /// Opens `--output` if given; without it the reports go to stdout, or to stderr when
-    /// `--live=-` writes its JSON Lines there.
+    /// Opens `--output` if given: the file, or the directory (made if missing) and a file
+    /// in it for each format asked for. Without it the reports go to stdout, or to
+    /// stderr when `--live=-` writes its JSON Lines there.
     pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
-        let file = match &cfg.output {
-            Some(p) => Some(create_output(p)?),
-            None => None,
-        };
-        Ok(Sink {
-            file,
+        let mut sink = Sink {
+            file: None,
             stderr: cfg.live_on_stdout(),
-        })
+            per_format: Vec::new(),
+        };
+        match &cfg.output {
+            Some(dir) if is_per_format(dir) => {
+                std::fs::create_dir_all(dir).map_err(|e| crate::error::with_path(dir, e))?;
+                let f = Formats::of(cfg);
+                for (format, name) in PER_FORMAT_FILES {
+                    let wanted = match format {
+                        OutputFormat::Terse => f.terse.is_some(),
+                        OutputFormat::Json => f.json,
+                        _ => f.normal,
+                    };
+                    if wanted {
+                        let path = format!("{dir}{name}");
+                        sink.per_format.push((format, create_output(&path)?));
+                    }
+                }
+            }
+            Some(p) => sink.file = Some(create_output(p)?),
+            None => {}
+        }
+        Ok(sink)
     }
 
     /// A second handle on the same destination (a file shares its offset with this one),
@@ -296,35 +330,80 @@ impl Sink {
                 None => None,
             },
             stderr: self.stderr,
+            per_format: self
+                .per_format
+                .iter()
+                .map(|(k, f)| Ok((*k, f.try_clone()?)))
+                .collect::<std::io::Result<_>>()?,
         })
     }
 
-    /// Writes `text` and flushes it. Names given as bytes that are not UTF-8 are written
-    /// as those bytes again (see osstr), as fio prints them.
+    /// Writes a report made by `render` from the run's flags: as one text, or with
+    /// `--output=DIR/` each format rendered alone into its own file.
+    pub fn write_report(
+        &mut self,
+        cfg: &CliConfig,
+        render: impl Fn(&CliConfig) -> String,
+    ) -> std::io::Result<()> {
+        if self.per_format.is_empty() {
+            return self.write(&render(cfg));
+        }
+        let plus = Formats::of(cfg).plus;
+        for (format, file) in &mut self.per_format {
+            let mut one = cfg.clone();
+            one.formats = vec![match format {
+                OutputFormat::Json if plus => OutputFormat::JsonPlus,
+                other => *other,
+            }];
+            one.append_terse = false;
+            write_bytes(Some(file), false, &render(&one))?;
+        }
+        Ok(())
+    }
+
+    /// Writes `text` (the normal format's headers and notes) and flushes it: with
+    /// `--output=DIR/`, into the normal format's file.
     pub fn write(&mut self, text: &str) -> std::io::Result<()> {
-        use std::io::Write;
-        let raw;
-        let bytes = if text.is_ascii() {
-            text.as_bytes()
-        } else {
-            raw = crate::osstr::to_bytes(text);
-            &raw[..]
-        };
-        match &mut self.file {
-            Some(f) => {
-                f.write_all(bytes)?;
-                f.flush()
-            }
-            None if self.stderr => {
-                let mut o = std::io::stderr().lock();
-                o.write_all(bytes)?;
-                o.flush()
-            }
-            None => {
-                let mut o = std::io::stdout().lock();
-                o.write_all(bytes)?;
-                o.flush()
-            }
+        if !self.per_format.is_empty() {
+            let normal = self
+                .per_format
+                .iter_mut()
+                .find(|(k, _)| *k == OutputFormat::Normal)
+                .map(|(_, f)| f);
+            return match normal {
+                Some(f) => write_bytes(Some(f), false, text),
+                None => Ok(()),
+            };
+        }
+        write_bytes(self.file.as_mut(), self.stderr, text)
+    }
+}
+
+/// Writes `text` to `file` (stdout when `None`, or stderr when `stderr`) and flushes it.
+/// Names given as bytes that are not UTF-8 are written as those bytes again (see osstr), as fio prints them.
+fn write_bytes(file: Option<&mut std::fs::File>, stderr: bool, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let raw;
+    let bytes = if text.is_ascii() {
+        text.as_bytes()
+    } else {
+        raw = crate::osstr::to_bytes(text);
+        &raw[..]
+    };
+    match file {
+        Some(f) => {
+            f.write_all(bytes)?;
+            f.flush()
+        }
+        None if stderr => {
+            let mut o = std::io::stderr().lock();
+            o.write_all(bytes)?;
+            o.flush()
+        }
+        None => {
+            let mut o = std::io::stdout().lock();
+            o.write_all(bytes)?;
+            o.flush()
         }
     }
 }

@@ -32,7 +32,8 @@ impl Reporter {
             // As in fio, reports printed while the run goes carry no disk statistics.
             let mut sum = summarize(&jobs2, outcome);
             sum.elapsed_ms = start.elapsed().as_millis() as u64;
-            if let Err(e) = live_sink.write(&super::interim_report(&cfg2, &jobs2, &sum)) {
+            let report = |c: &CliConfig| super::interim_report(c, &jobs2, &sum);
+            if let Err(e) = live_sink.write_report(&cfg2, report) {
                 eprintln!("iobench: output: {e}");
             }
         }));
@@ -46,6 +47,7 @@ impl Reporter {
         jobs: &[Job],
         sum: &RunSummary,
     ) -> std::io::Result<()> {
-        self.sink.write(&final_report(cfg, jobs, sum))
+        self.sink
+            .write_report(cfg, |c: &CliConfig| final_report(c, jobs, sum))
     }
 }

@@ -100,6 +100,8 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             form: "",
             help: "print the tables as markdown",
         },
+        crate::history::SAVE_FLAG,
+        crate::history::HISTORY_FLAG,
     ],
     pass_unknown: false,
     attached: false,
@@ -129,6 +131,9 @@ struct Args {
     tool: Option<String>,
     /// True when `--metric` was given (`--tool` otherwise picks its own default).
     metrics_given: bool,
+    /// `--save`, `--history`: every run of a job side goes to the results history.
+    save: bool,
+    history: Option<String>,
 }
 
 /// True when every argument names a file that holds a result document (read, and any
@@ -148,53 +153,13 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     if m.help {
         return Ok(None);
     }
-    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
-    for (flag, v) in m.flags {
-        let v = v.unwrap_or_default();
-        match flag {
-            "--repeat" => a.repeat = count(flag, &v)?,
-            "--warmup" => a.warmup = count(flag, &v)?,
-            "--name" => a.names.push(v),
-            "--metric" => {
-                a.metrics = v
-                    .split(',')
-                    .map(|m| {
-                        Metric::parse(m.trim()).ok_or_else(|| {
-                            flags::bad_value(flag, m, "iops, bw, lat, p50, p99 or p99.9")
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                a.metrics_given = true;
-            }
-            "--tool" => {
-                if v.is_empty() {
-                    return Err(flags::bad_value(
-                        flag,
-                        &v,
-                        "fio or the path of a fio-compatible binary",
-                    ));
-                }
-                a.tool = Some(v);
-            }
-            "--fail-if-slower" => {
-                let p: f64 = v
-                    .trim_end_matches('%')
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..100.0).contains(p))
-                    .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
-                a.fail_if_slower = Some(p);
-            }
-            "--dir" => a.dir = Some(v.into()),
-            "--export-json" => a.export_json = Some(v.into()),
-            "--export-csv" => a.export_csv = Some(v.into()),
-            "--export-markdown" => a.export_md = Some(v.into()),
-            _ => a.markdown = true,
-        }
-    }
+    apply_flags(&mut a, m.flags)?;
     let files = m.positional;
     if a.repeat == 0 {
         return Err("--repeat must be at least 1".into());
+    }
+    if a.history.is_some() && !a.save {
+        return Err("--history=PATH says where --save stores the runs: add --save".into());
     }
     for f in &files {
         results::read(Path::new(f))?;
@@ -260,6 +225,57 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
+/// Applies compare's flags (all but the sides) to `a`.
+fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Result<(), String> {
+    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
+    for (flag, v) in given {
+        let v = v.unwrap_or_default();
+        match flag {
+            "--repeat" => a.repeat = count(flag, &v)?,
+            "--warmup" => a.warmup = count(flag, &v)?,
+            "--name" => a.names.push(v),
+            "--metric" => {
+                a.metrics = v
+                    .split(',')
+                    .map(|m| {
+                        Metric::parse(m.trim()).ok_or_else(|| {
+                            flags::bad_value(flag, m, "iops, bw, lat, p50, p99 or p99.9")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                a.metrics_given = true;
+            }
+            "--tool" => {
+                if v.is_empty() {
+                    return Err(flags::bad_value(
+                        flag,
+                        &v,
+                        "fio or the path of a fio-compatible binary",
+                    ));
+                }
+                a.tool = Some(v);
+            }
+            "--fail-if-slower" => {
+                let p: f64 = v
+                    .trim_end_matches('%')
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..100.0).contains(p))
+                    .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
+                a.fail_if_slower = Some(p);
+            }
+            "--dir" => a.dir = Some(v.into()),
+            "--export-json" => a.export_json = Some(v.into()),
+            "--export-csv" => a.export_csv = Some(v.into()),
+            "--export-markdown" => a.export_md = Some(v.into()),
+            "--save" => a.save = true,
+            "--history" => a.history = Some(v),
+            _ => a.markdown = true,
+        }
+    }
+    Ok(())
+}
+
 /// The samples of one side: one result per run or file.
 struct Side {
     label: String,
@@ -269,8 +285,9 @@ struct Side {
 
 /// Runs `iobench compare ARGS`; returns the exit status (2: slower beyond the noise).
 pub fn main(args: &[String]) -> u8 {
+    let study = crate::history::Study::begin("compare");
     match compare(args) {
-        Ok(code) => code,
+        Ok(code) => study.finish(code),
         Err(e) => {
             eprintln!("iobench compare: {e}");
             1
@@ -457,8 +474,12 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     return Err(format!("{}: no job in '{}'", s.label, args.join(" ")));
                 }
                 // Checked as a plain run of the side would be, before any side runs.
-                let prepared =
+                let mut prepared =
                     crate::session::prepare(&inv).map_err(|e| format!("{}: {e}", s.label))?;
+                prepared.config.save |= a.save;
+                if a.history.is_some() {
+                    prepared.config.history = a.history.clone();
+                }
                 ran.extend(prepared.jobs.iter().cloned());
                 estimates.push(super::sweep::estimate_s(&prepared.jobs));
                 jobs.push(Some(match (&tool, k) {
@@ -538,6 +559,15 @@ fn compare(args: &[String]) -> Result<u8, String> {
                     ),
                     left,
                 );
+                crate::history::Study::label_next(&format!(
+                    "{label} {} {}",
+                    if warm { "warmup" } else { "run" },
+                    if warm {
+                        round + 1
+                    } else {
+                        round - a.warmup + 1
+                    }
+                ));
                 let status = match runner {
                     Runner::Iobench(prepared) => {
                         let run = prepared
@@ -571,7 +601,28 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
         progress.finish();
     }
-    let report = Report::build(&sides, &a.metrics);
+    let slower = judge(&sides, &a, &ran, tool.as_ref())?;
+    if running && temporary {
+        let _ = std::fs::remove_dir_all(&dir);
+    } else if running {
+        eprintln!("compare: every run's JSON+ is in {}", dir.display());
+    }
+    if slower {
+        return Ok(2);
+    }
+    Ok(code)
+}
+
+/// Prints the tables, the relative speeds and the `--fail-if-slower` lines of `sides`, and
+/// writes the exports asked for; `ran` are the jobs run (for the export's context). True
+/// when the gate found a side slower.
+fn judge(
+    sides: &[Side],
+    a: &Args,
+    ran: &[crate::job::Job],
+    tool: Option<&Tool>,
+) -> Result<bool, String> {
+    let report = Report::build(sides, &a.metrics);
     if !report.missing.is_empty() {
         // A gate must not pass because a side measured nothing to judge.
         if a.fail_if_slower.is_some() {
@@ -610,8 +661,8 @@ fn compare(args: &[String]) -> Result<u8, String> {
     if let Some(p) = &a.export_json {
         // The context: the machine, and the jobs of every side that ran.
         let argv: Vec<String> = std::env::args().collect();
-        let env = crate::context::env::collect(&argv, &ran);
-        let doc = report.json(&sides, &a, &env, tool.as_ref());
+        let env = crate::context::env::collect(&argv, ran);
+        let doc = report.json(sides, a, &env, tool);
         write(
             p,
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
@@ -632,15 +683,33 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 + &report.relative_text(&a.metrics),
         )?;
     }
-    if running && temporary {
-        let _ = std::fs::remove_dir_all(&dir);
-    } else if running {
-        eprintln!("compare: every run's JSON+ is in {}", dir.display());
-    }
-    if !slower.is_empty() {
-        return Ok(2);
-    }
-    Ok(code)
+    Ok(!slower.is_empty())
+}
+
+/// `iobench history compare`: stored results judged exactly as `compare` judges result
+/// files: the same statistics, tables, exports and `--fail-if-slower` gate. `sides` are
+/// labelled results, the first the reference; `flags` are compare's own flags (`--metric`,
+/// `--fail-if-slower`, `--markdown`, `--export-*`). Returns the exit status (2: slower).
+pub fn judge_results(
+    sides: Vec<(String, Vec<ResultFile>)>,
+    flags: &[String],
+) -> Result<u8, String> {
+    let mut a = Args {
+        repeat: 1,
+        metrics: vec![Metric::Iops, Metric::Bw, Metric::LatMean],
+        ..Default::default()
+    };
+    let m = SPEC.parse(flags)?;
+    apply_flags(&mut a, m.flags)?;
+    let sides: Vec<Side> = sides
+        .into_iter()
+        .map(|(label, runs)| Side {
+            label,
+            source: Source::Files(Vec::new()),
+            runs,
+        })
+        .collect();
+    Ok(if judge(&sides, &a, &[], None)? { 2 } else { 0 })
 }
 
 fn write(p: &Path, text: String) -> Result<(), String> {
@@ -693,6 +762,9 @@ struct Relative {
     base: Summary,
     this: Summary,
 }
+
+/// The version of `--export-json`'s layout (docs/schema/compare-export.schema.json).
+pub const EXPORT_SCHEMA_VERSION: u32 = 1;
 
 /// The significance level of the verdicts: a p-value below it says the means differ.
 const ALPHA: f64 = 0.05;
@@ -1075,6 +1147,7 @@ impl Report {
 
     fn json(&self, sides: &[Side], a: &Args, env: &Value, tool: Option<&Tool>) -> Value {
         json!({
+            "schema_version": EXPORT_SCHEMA_VERSION,
             "iobench": crate::report::VERSION,
             "tool": tool.map(|t| json!({"program": t.program.display().to_string(), "version": t.version})),
             "iobench_env": env,

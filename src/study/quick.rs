@@ -120,6 +120,8 @@ a device is written to only with --force (its data is destroyed).",
             form: "normal|json",
             help: "the report as text (default) or JSON",
         },
+        crate::history::SAVE_FLAG,
+        crate::history::HISTORY_FLAG,
     ],
     pass_unknown: false,
     attached: false,
@@ -301,6 +303,9 @@ pub struct QuickOptions {
     pub dry_run: bool,
     pub json: bool,
     pub help: bool,
+    /// `--save` and `--history`: the tests' runs go to the results history.
+    pub save: bool,
+    pub history: Option<String>,
 }
 
 impl Default for QuickOptions {
@@ -322,6 +327,8 @@ impl Default for QuickOptions {
             dry_run: false,
             json: false,
             help: false,
+            save: false,
+            history: None,
         }
     }
 }
@@ -415,8 +422,13 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
             "--refill-buffers" => o.refill_buffers = true,
             "--no-drop-caches" => o.drop_caches = false,
             "--force" => o.force = true,
+            "--save" => o.save = true,
+            "--history" => o.history = Some(value),
             _ => o.dry_run = true,
         }
+    }
+    if o.history.is_some() && !o.save {
+        return Err("quick: --history=PATH says where --save stores the runs: add --save".into());
     }
     Ok(o)
 }
@@ -822,8 +834,9 @@ pub fn main(args: &[String]) -> u8 {
         print!("{}", SPEC.help());
         return 0;
     }
+    let study = crate::history::Study::begin("quick");
     match run(&o) {
-        Ok(code) => code,
+        Ok(code) => study.finish(code),
         Err(e) => {
             eprintln!("iobench: {e}");
             1
@@ -896,7 +909,10 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
                     cache_error = Some(e.to_string());
                 }
             }
-            let p = crate::session::prepare_args(&args)?;
+            let mut p = crate::session::prepare_args(&args)?;
+            p.config.save = o.save;
+            p.config.history = o.history.clone();
+            crate::history::Study::label_next(&format!("{} {} {}", t.label(), dir.name(), l + 1));
             if l == 0 {
                 all_jobs.extend(p.jobs.iter().cloned());
             }

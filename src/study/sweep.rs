@@ -403,8 +403,9 @@ fn plan_value(a: &Args) -> Value {
 
 /// Runs `iobench sweep ARGS`; returns the exit status.
 pub fn main(args: &[String]) -> u8 {
+    let study = crate::history::Study::begin("sweep");
     match sweep(args) {
-        Ok(code) => code,
+        Ok(code) => study.finish(code),
         Err(e) => {
             eprintln!("iobench sweep: {e}");
             1
@@ -534,6 +535,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         let left: Option<f64> = order[i..].iter().map(|&(k, _)| planned[k].1).sum();
         progress.step(i + 1, &what, left);
         let t0 = Instant::now();
+        crate::history::Study::label_next(&stem);
         let (exit_code, r) = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
         progress.done();
@@ -966,6 +968,9 @@ fn set_failure(v: &mut Value, f: Option<&Failure>) {
     }
 }
 
+/// The version of index.json's layout (docs/schema/sweep-index.schema.json).
+pub const INDEX_SCHEMA_VERSION: u32 = 1;
+
 /// Writes `index.json` and `index.csv` for the runs so far (rewritten after each).
 fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
     let points: Vec<Value> = done
@@ -1014,6 +1019,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         })
         .collect();
     let index = json!({
+        "schema_version": INDEX_SCHEMA_VERSION,
         "iobench": crate::report::VERSION,
         "sweep": plan_value(a),
         "iobench_env": env,

@@ -70,6 +70,8 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--export-csv=",
             "--export-markdown=",
             "--markdown",
+            "--save",
+            "--history=",
         ],
     ),
     (
@@ -88,6 +90,8 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--force",
             "--dry-run",
             "--output-format=",
+            "--save",
+            "--history=",
         ],
     ),
     (
@@ -106,6 +110,29 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("report", &["-o, --output=", "--title="]),
+    (
+        "history",
+        &[
+            "--history=",
+            "--job-hash=",
+            "--target=",
+            "--host=",
+            "--tag=",
+            "--since=",
+            "--until=",
+            "--name=",
+            "--baseline",
+            "-m, --metric=",
+            "--fail-if-slower=",
+            "--markdown",
+            "--export-json=",
+            "--export-csv=",
+            "--format=",
+            "-o, --output=",
+            "--keep-last=",
+            "--older-than=",
+        ],
+    ),
 ];
 
 /// Every flag line of a help text starts its description in one column.
@@ -169,6 +196,8 @@ fn top_help_lists_every_subcommand_and_iobench_flag() {
         .unwrap_or_else(|| panic!("no own options section:\n{text}"));
     for flag in [
         "--env",
+        "--save",
+        "--history=",
         "--live=",
         "--metrics=",
         "--rotate-ranks",

@@ -33,7 +33,7 @@ const TIERS: &[(&str, &[&str])] = &[
         &["stats", "buffer", "iolog", "gen", "verify", "fioproto"],
     ),
     ("run", &["run", "fioflags"]),
-    ("report", &["report", "context"]),
+    ("report", &["report", "context", "history"]),
     (
         "front",
         &[

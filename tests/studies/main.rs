@@ -4,6 +4,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod history;
+mod output_contract;
 mod peak;
 mod peers_wrappers;
 mod present_live;

@@ -1,0 +1,792 @@
+//! `iobench history`: the results history that `--save` fills (`crate::history`), read
+//! back. `list` and `show` find runs, `tag` and `baseline` name them, `compare` judges two
+//! runs (or a baseline and the latest like it) with `iobench compare`'s statistics and
+//! gate, `trend` follows a metric of one job on one target over time, `export` and
+//! `import` move runs out (JSON Lines, CSV) and in (fio's JSON files), `gc` forgets old
+//! ones. Runs are matched by what makes them comparable: the options hash, the target's
+//! device model and filesystem, and the kernel, all read from `iobench_env`.
+
+use crate::flags::{self, Flag, Spec, Takes};
+use crate::history::store::{self, Filter, Identity, Record, RunRow, Store};
+use crate::present::results::{self, Metric, ResultFile};
+use crate::study::table::Table;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+
+/// The version of the objects `export` and `trend --format json` write (see
+/// docs/schema/history-export.schema.json).
+pub const EXPORT_VERSION: u32 = 1;
+
+/// The baseline `baseline` and `compare --baseline` use without `--name`.
+const DEFAULT_BASELINE: &str = "default";
+
+pub const SPEC: Spec = Spec {
+    command: "history",
+    usage: "\
+usage: iobench history list [--job-hash H] [--target T] [--host H] [--tag NAME]
+                            [--since DATE] [--until DATE]
+       iobench history show ID [--format json]
+       iobench history tag ID NAME
+       iobench history baseline set ID [--name NAME] | baseline show
+       iobench history compare ID ID | compare --baseline [ID] [--name NAME]
+                            [--metric M] [--fail-if-slower P%] [--markdown]
+       iobench history trend --job-hash H [--target T] [--metric M] [--format table|json]
+       iobench history export [--format jsonl|csv] [--output FILE] [list's filters]
+       iobench history import FILE.json...
+       iobench history gc [--keep-last N] [--older-than AGE|DATE]
+
+The runs that `iobench ... --save` stored (SQLite, in $XDG_DATA_HOME/iobench/history.sqlite
+unless --history says where). Runs compare when their options hash, target device model,
+filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-27,
+2026-11-27T18:00:00 (UTC) or seconds since the epoch.",
+    flags: &[
+        Flag {
+            names: &["--history"],
+            takes: Takes::Value,
+            form: "PATH",
+            help: "the history's SQLite file",
+        },
+        Flag {
+            names: &["--job-hash"],
+            takes: Takes::Value,
+            form: "H",
+            help: "list, trend, export: runs whose options hash starts with H",
+        },
+        Flag {
+            names: &["--target"],
+            takes: Takes::Value,
+            form: "T",
+            help: "list, trend, export: runs on this target path or device model",
+        },
+        Flag {
+            names: &["--host"],
+            takes: Takes::Value,
+            form: "HOST",
+            help: "list, export: runs made on this host",
+        },
+        Flag {
+            names: &["--tag"],
+            takes: Takes::Value,
+            form: "NAME",
+            help: "list, export: runs tagged NAME",
+        },
+        Flag {
+            names: &["--since"],
+            takes: Takes::Value,
+            form: "DATE",
+            help: "list, trend, export: runs started at DATE or later",
+        },
+        Flag {
+            names: &["--until"],
+            takes: Takes::Value,
+            form: "DATE",
+            help: "list, trend, export: runs started at DATE or earlier",
+        },
+        Flag {
+            names: &["--name"],
+            takes: Takes::Value,
+            form: "NAME",
+            help: "baseline, compare --baseline: the baseline's name (default: default)",
+        },
+        Flag {
+            names: &["--baseline"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "compare: the baseline against ID, or against the latest run like it",
+        },
+        Flag {
+            names: &["--metric", "-m"],
+            takes: Takes::Value,
+            form: "M[,M...]",
+            help: "compare, trend: iops, bw, lat, p50, p99, p99.9 (trend: the first)",
+        },
+        Flag {
+            names: &["--fail-if-slower"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "compare: exit 2 when the second run is slower by more than P%",
+        },
+        Flag {
+            names: &["--markdown"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "compare: print the tables as markdown",
+        },
+        Flag {
+            names: &["--export-json"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "compare: also write the comparison there as JSON",
+        },
+        Flag {
+            names: &["--export-csv"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "compare: also write the comparison there as CSV",
+        },
+        Flag {
+            names: &["--format"],
+            takes: Takes::Value,
+            form: "F",
+            help: "show: json (the stored document); trend: table or json;\n\
+                   export: jsonl (default) or csv",
+        },
+        Flag {
+            names: &["--output", "-o"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "export: write there instead of stdout",
+        },
+        Flag {
+            names: &["--keep-last"],
+            takes: Takes::Value,
+            form: "N",
+            help: "gc: keep the N newest runs of each job hash and target",
+        },
+        Flag {
+            names: &["--older-than"],
+            takes: Takes::Value,
+            form: "AGE|DATE",
+            help: "gc: forget runs older than AGE (30d, 12h) or DATE; baselines stay",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
+
+/// The parsed arguments.
+#[derive(Debug, Default)]
+struct Args {
+    action: String,
+    words: Vec<String>,
+    history: Option<String>,
+    filter: Filter,
+    name: Option<String>,
+    baseline: bool,
+    /// The flags handed to `compare` as they were given.
+    compare_flags: Vec<String>,
+    metric: Option<Metric>,
+    format: Option<String>,
+    output: Option<PathBuf>,
+    keep_last: Option<usize>,
+    older_than: Option<i64>,
+    /// Every flag given, to refuse those the action does not take.
+    given: Vec<&'static str>,
+}
+
+/// Runs `iobench history ARGS`; returns the exit status.
+pub fn main(args: &[String]) -> u8 {
+    match history(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iobench history: {e}");
+            1
+        }
+    }
+}
+
+fn time_flag(flag: &str, v: &str) -> Result<i64, String> {
+    store::parse_time(v).map_err(|_| {
+        flags::bad_value(
+            flag,
+            v,
+            "a date (2026-11-27, 2026-11-27T18:00:00) or seconds since the epoch",
+        )
+    })
+}
+
+fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let m = SPEC.parse(args)?;
+    if m.help || m.positional.is_empty() {
+        return if m.help {
+            Ok(None)
+        } else {
+            Err("what to do? list, show, tag, baseline, compare, trend, export, import or gc (see iobench history --help)".into())
+        };
+    }
+    let mut a = Args {
+        action: m.positional[0].clone(),
+        words: m.positional[1..].to_vec(),
+        ..Default::default()
+    };
+    if let Some(rest) = m.rest {
+        a.words.extend(rest);
+    }
+    for (flag, v) in m.flags {
+        a.given.push(flag);
+        let v = v.unwrap_or_default();
+        match flag {
+            "--history" => a.history = Some(v),
+            "--job-hash" => a.filter.job_hash = Some(v),
+            "--target" => a.filter.target = Some(v),
+            "--host" => a.filter.host = Some(v),
+            "--tag" => a.filter.tag = Some(v),
+            "--since" => a.filter.since = Some(time_flag(flag, &v)?),
+            "--until" => a.filter.until = Some(time_flag(flag, &v)?),
+            "--name" => a.name = Some(v),
+            "--baseline" => a.baseline = true,
+            "--metric" => {
+                let first = v.split(',').next().unwrap_or("");
+                a.metric = Some(Metric::parse(first.trim()).ok_or_else(|| {
+                    flags::bad_value(flag, first, "iops, bw, lat, p50, p99 or p99.9")
+                })?);
+                a.compare_flags.push(format!("{flag}={v}"));
+            }
+            "--fail-if-slower" | "--export-json" | "--export-csv" => {
+                a.compare_flags.push(format!("{flag}={v}"))
+            }
+            "--markdown" => a.compare_flags.push(flag.to_string()),
+            "--format" => a.format = Some(v),
+            "--output" => a.output = Some(v.into()),
+            "--keep-last" => a.keep_last = Some(flags::number(flag, &v, "a whole number")?),
+            _ => {
+                // --older-than: an age (30d, 12h) back from now, or a date.
+                let age = crate::defs::value::parse_time_us(&v, crate::defs::TimeUnit::Sec);
+                a.older_than = Some(match age {
+                    Ok(us) if !v.contains('-') => crate::history::now() - (us / 1_000_000) as i64,
+                    _ => store::parse_time(&v).map_err(|_| {
+                        flags::bad_value(flag, &v, "an age such as 30d or 12h, or a date")
+                    })?,
+                });
+            }
+        }
+    }
+    let takes: &[&str] = match a.action.as_str() {
+        "list" => &["--job-hash", "--target", "--host", "--tag", "--since", "--until"],
+        "show" => &["--format"],
+        "tag" | "import" => &[],
+        "baseline" => &["--name"],
+        "compare" => &[
+            "--baseline",
+            "--name",
+            "--metric",
+            "--fail-if-slower",
+            "--markdown",
+            "--export-json",
+            "--export-csv",
+        ],
+        "trend" => &["--job-hash", "--target", "--since", "--until", "--metric", "--format"],
+        "export" => &[
+            "--job-hash",
+            "--target",
+            "--host",
+            "--tag",
+            "--since",
+            "--until",
+            "--format",
+            "--output",
+        ],
+        "gc" => &["--keep-last", "--older-than"],
+        other => {
+            return Err(format!(
+                "unknown action '{other}': expected list, show, tag, baseline, compare, trend, export, import or gc"
+            ))
+        }
+    };
+    if let Some(f) = a
+        .given
+        .iter()
+        .find(|f| **f != "--history" && !takes.contains(f))
+    {
+        return Err(format!("history {} does not take {f}", a.action));
+    }
+    Ok(Some(a))
+}
+
+fn history(args: &[String]) -> Result<u8, String> {
+    let Some(a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
+    let path = crate::history::destination(a.history.as_deref())?;
+    // Reading a history that is not there is an error, not a new empty file.
+    if a.action != "import" && !path.exists() {
+        return Err(format!(
+            "{}: no history yet (runs are saved with --save)",
+            path.display()
+        ));
+    }
+    let mut db = Store::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    match a.action.as_str() {
+        "list" => list(&db, &a),
+        "show" => show(&db, &a),
+        "tag" => {
+            let [id, name] = words::<2>(&a, "tag ID NAME")?;
+            let id = run_id(&id)?;
+            db.tag(id, &name)?;
+            println!("run {id} tagged {name}");
+            Ok(0)
+        }
+        "baseline" => baseline(&mut db, &a),
+        "compare" => compare(&db, &a),
+        "trend" => trend(&db, &a),
+        "export" => export(&db, &a),
+        "import" => import(&mut db, &a),
+        _ => gc(&mut db, &a),
+    }
+}
+
+/// Exactly `N` words after the action, named by `form` in the error.
+fn words<const N: usize>(a: &Args, form: &str) -> Result<[String; N], String> {
+    a.words
+        .clone()
+        .try_into()
+        .map_err(|_| format!("expected: history {form}"))
+}
+
+fn run_id(word: &str) -> Result<i64, String> {
+    word.parse()
+        .ok()
+        .filter(|&n: &i64| n > 0)
+        .ok_or_else(|| format!("'{word}' is not a run ID: expected a number from history list"))
+}
+
+fn opt(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "-".into())
+}
+
+fn short_hash(v: &Option<String>) -> String {
+    v.as_deref()
+        .map(|h| h.chars().take(12).collect())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn list(db: &Store, a: &Args) -> Result<u8, String> {
+    let rows = db.list(&a.filter)?;
+    let t = Table {
+        header: [
+            "id", "started", "kind", "point", "job hash", "host", "kernel", "target", "device",
+            "fs", "tags",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.id.to_string(),
+                    store::time_text(r.started),
+                    match r.study_id {
+                        Some(s) => format!("{} #{s}", r.kind),
+                        None => r.kind.clone(),
+                    },
+                    opt(&r.point),
+                    short_hash(&r.ident.job_hash),
+                    opt(&r.ident.host),
+                    opt(&r.ident.kernel),
+                    opt(&r.ident.target),
+                    opt(&r.ident.device_model),
+                    opt(&r.ident.filesystem),
+                    r.tags.join(","),
+                ]
+            })
+            .collect(),
+    };
+    print!("{}", t.text());
+    Ok(0)
+}
+
+/// The totals of a stored document, per direction that did I/O.
+fn totals(doc: &Value) -> Result<Vec<results::DirResult>, String> {
+    Ok(results::totals(&results::from_value(doc.clone())?))
+}
+
+fn show(db: &Store, a: &Args) -> Result<u8, String> {
+    let [id] = words::<1>(a, "show ID")?;
+    let (r, doc) = db.get(run_id(&id)?)?;
+    match a.format.as_deref() {
+        Some("json") => {
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+            return Ok(0);
+        }
+        None | Some("table") => {}
+        Some(f) => return Err(flags::bad_value("--format", f, "json or table")),
+    }
+    println!(
+        "run {} ({}), started {}",
+        r.id,
+        r.kind,
+        store::time_text(r.started)
+    );
+    if let Some(s) = r.study_id {
+        let head = db.study(s)?;
+        println!(
+            "study #{s}: {}, point {}",
+            head.map(|h| h.command_line).unwrap_or_default(),
+            opt(&r.point)
+        );
+    }
+    println!("exit status {}", r.exit_code);
+    println!("options hash {}", opt(&r.ident.job_hash));
+    println!(
+        "host {}, kernel {}, target {} ({}, {})",
+        opt(&r.ident.host),
+        opt(&r.ident.kernel),
+        opt(&r.ident.target),
+        opt(&r.ident.device_model),
+        opt(&r.ident.filesystem)
+    );
+    if !r.tags.is_empty() {
+        println!("tags {}", r.tags.join(", "));
+    }
+    let t = Table {
+        header: ["dir", "IOPS", "bw (MiB/s)", "lat mean (us)", "p99 (us)"]
+            .map(String::from)
+            .to_vec(),
+        rows: totals(&doc)?
+            .iter()
+            .map(|d| {
+                vec![
+                    d.dir.clone(),
+                    format!("{:.1}", d.iops),
+                    format!("{:.2}", d.bw_bytes / 1048576.0),
+                    format!("{:.2}", d.lat_mean_ns / 1000.0),
+                    format!("{:.2}", d.p99_ns / 1000.0),
+                ]
+            })
+            .collect(),
+    };
+    print!("{}", t.text());
+    Ok(0)
+}
+
+fn baseline(db: &mut Store, a: &Args) -> Result<u8, String> {
+    let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
+    match a.words.first().map(String::as_str) {
+        Some("set") => {
+            let [_, id] = words::<2>(a, "baseline set ID")?;
+            let id = run_id(&id)?;
+            db.set_baseline(name, id, crate::history::now())?;
+            println!("baseline {name}: run {id}");
+        }
+        Some("show") => {
+            let all = db.baselines()?;
+            if all.is_empty() {
+                println!("no baseline (set one: iobench history baseline set ID)");
+            }
+            for (n, id, at) in all
+                .iter()
+                .filter(|(n, _, _)| a.name.is_none() || Some(n.as_str()) == a.name.as_deref())
+            {
+                println!("{n}: run {id} (set {})", store::time_text(*at));
+            }
+        }
+        _ => return Err("expected: history baseline set ID [--name NAME] | baseline show".into()),
+    }
+    Ok(0)
+}
+
+/// Says on stdout in which of the matching fields two runs differ.
+fn note_differences(db: &Store, a: i64, b: i64) -> Result<(RunRow, RunRow), String> {
+    let (ra, _) = db.get(a)?;
+    let (rb, _) = db.get(b)?;
+    let diff = ra.ident.differences(&rb.ident);
+    if diff.is_empty() {
+        println!("runs {a} and {b}: same options hash, device model, filesystem and kernel");
+    } else {
+        let show = |f: &str, i: &Identity| -> String {
+            match f {
+                "options hash" => short_hash(&i.job_hash),
+                "device model" => opt(&i.device_model),
+                "filesystem" => opt(&i.filesystem),
+                "kernel" => opt(&i.kernel),
+                _ => opt(&i.host),
+            }
+        };
+        let parts: Vec<String> = diff
+            .iter()
+            .map(|f| format!("{f} ({} vs {})", show(f, &ra.ident), show(f, &rb.ident)))
+            .collect();
+        println!("NOTE: runs {a} and {b} differ in {}", parts.join(", "));
+    }
+    println!();
+    Ok((ra, rb))
+}
+
+fn compare(db: &Store, a: &Args) -> Result<u8, String> {
+    let (first, second) = if a.baseline {
+        let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
+        let base = db.baseline(name)?;
+        let other = match a.words.as_slice() {
+            [id] => run_id(id)?,
+            [] => latest_like(db, base)?,
+            _ => return Err("expected: history compare --baseline [ID]".into()),
+        };
+        (base, other)
+    } else {
+        let [x, y] = words::<2>(a, "compare ID ID (or compare --baseline [ID])")?;
+        (run_id(&x)?, run_id(&y)?)
+    };
+    note_differences(db, first, second)?;
+    let side = |id: i64| -> Result<(String, Vec<ResultFile>), String> {
+        let (_, doc) = db.get(id)?;
+        let file = results::from_value(doc).map_err(|e| format!("run {id}: {e}"))?;
+        Ok((format!("run {id}"), vec![file]))
+    };
+    crate::study::compare::judge_results(vec![side(first)?, side(second)?], &a.compare_flags)
+}
+
+/// The newest run other than `base` with the same options hash and target.
+fn latest_like(db: &Store, base: i64) -> Result<i64, String> {
+    let (b, _) = db.get(base)?;
+    let f = Filter {
+        job_hash: b.ident.job_hash.clone(),
+        ..Default::default()
+    };
+    db.list(&f)?
+        .into_iter()
+        .rev()
+        .find(|r| {
+            r.id != base
+                && r.ident.job_hash.is_some()
+                && r.ident.target == b.ident.target
+                && r.ident.device_model == b.ident.device_model
+        })
+        .map(|r| r.id)
+        .ok_or_else(|| {
+            format!(
+                "no run like the baseline (run {base}: options hash {}, target {}) saved since",
+                short_hash(&b.ident.job_hash),
+                opt(&b.ident.target)
+            )
+        })
+}
+
+fn trend(db: &Store, a: &Args) -> Result<u8, String> {
+    if a.filter.job_hash.is_none() {
+        return Err("trend follows one job: give --job-hash H (see history list)".into());
+    }
+    let metric = a.metric.unwrap_or(Metric::Iops);
+    let rows = db.list(&a.filter)?;
+    let mut places: Vec<(Option<String>, Option<String>)> = rows
+        .iter()
+        .map(|r| (r.ident.target.clone(), r.ident.device_model.clone()))
+        .collect();
+    places.dedup();
+    places.sort();
+    places.dedup();
+    if places.len() > 1 {
+        return Err(format!(
+            "the job ran on {} targets ({}): pick one with --target",
+            places.len(),
+            places
+                .iter()
+                .map(|(t, d)| format!("{} ({})", opt(t), opt(d)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let mut points = Vec::new();
+    for r in &rows {
+        let (_, doc) = db.get(r.id)?;
+        let mut values = serde_json::Map::new();
+        for d in totals(&doc)? {
+            values.insert(d.dir.clone(), json!(metric.of(&d)));
+        }
+        points.push(json!({
+            "id": r.id,
+            "started": r.started,
+            "kernel": r.ident.kernel,
+            "values": values,
+        }));
+    }
+    match a.format.as_deref() {
+        Some("json") => {
+            let doc = json!({
+                "schema_version": EXPORT_VERSION,
+                "job_hash": rows.first().and_then(|r| r.ident.job_hash.clone()),
+                "target": rows.first().and_then(|r| r.ident.target.clone()),
+                "device_model": rows.first().and_then(|r| r.ident.device_model.clone()),
+                "metric": metric.name(),
+                "points": points,
+            });
+            println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        }
+        None | Some("table") => {
+            let dirs: Vec<&str> = results::DIRECTIONS
+                .iter()
+                .copied()
+                .filter(|d| points.iter().any(|p| p["values"].get(*d).is_some()))
+                .collect();
+            let mut header = vec!["id".to_string(), "started".into(), "kernel".into()];
+            header.extend(dirs.iter().map(|d| format!("{d} {}", metric.name())));
+            let t = Table {
+                header,
+                rows: points
+                    .iter()
+                    .map(|p| {
+                        let mut row = vec![
+                            p["id"].to_string(),
+                            store::time_text(p["started"].as_i64().unwrap_or(0)),
+                            p["kernel"].as_str().unwrap_or("-").to_string(),
+                        ];
+                        row.extend(dirs.iter().map(|d| match p["values"][*d].as_f64() {
+                            Some(v) => format!("{v:.2}"),
+                            None => "-".into(),
+                        }));
+                        row
+                    })
+                    .collect(),
+            };
+            print!("{}", t.text());
+        }
+        Some(f) => return Err(flags::bad_value("--format", f, "table or json")),
+    }
+    Ok(0)
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn export(db: &Store, a: &Args) -> Result<u8, String> {
+    let rows = db.list(&a.filter)?;
+    let mut out = String::new();
+    match a.format.as_deref().unwrap_or("jsonl") {
+        "jsonl" => {
+            for r in &rows {
+                let (_, doc) = db.get(r.id)?;
+                let line = json!({
+                    "schema_version": EXPORT_VERSION,
+                    "id": r.id,
+                    "study_id": r.study_id,
+                    "point": r.point,
+                    "kind": r.kind,
+                    "started": r.started,
+                    "exit_code": r.exit_code,
+                    "tags": r.tags,
+                    "job_hash": r.ident.job_hash,
+                    "host": r.ident.host,
+                    "kernel": r.ident.kernel,
+                    "target": r.ident.target,
+                    "device_model": r.ident.device_model,
+                    "filesystem": r.ident.filesystem,
+                    "result": doc,
+                });
+                out.push_str(&line.to_string());
+                out.push('\n');
+            }
+        }
+        "csv" => {
+            out.push_str(
+                "schema_version,id,study_id,point,kind,started,exit_code,tags,job_hash,\
+                 host,kernel,target,device_model,filesystem,dir,iops,bw_bytes,lat_mean_ns,\
+                 p50_ns,p99_ns,p99_9_ns\n",
+            );
+            for r in &rows {
+                let (_, doc) = db.get(r.id)?;
+                for d in totals(&doc)? {
+                    let cells = [
+                        EXPORT_VERSION.to_string(),
+                        r.id.to_string(),
+                        r.study_id.map(|s| s.to_string()).unwrap_or_default(),
+                        r.point.clone().unwrap_or_default(),
+                        r.kind.clone(),
+                        r.started.to_string(),
+                        r.exit_code.to_string(),
+                        r.tags.join(";"),
+                        r.ident.job_hash.clone().unwrap_or_default(),
+                        r.ident.host.clone().unwrap_or_default(),
+                        r.ident.kernel.clone().unwrap_or_default(),
+                        r.ident.target.clone().unwrap_or_default(),
+                        r.ident.device_model.clone().unwrap_or_default(),
+                        r.ident.filesystem.clone().unwrap_or_default(),
+                        d.dir.clone(),
+                        d.iops.to_string(),
+                        d.bw_bytes.to_string(),
+                        d.lat_mean_ns.to_string(),
+                        d.p50_ns.to_string(),
+                        d.p99_ns.to_string(),
+                        d.p99_9_ns.to_string(),
+                    ];
+                    out.push_str(&cells.iter().map(|c| csv(c)).collect::<Vec<_>>().join(","));
+                    out.push('\n');
+                }
+            }
+        }
+        f => return Err(flags::bad_value("--format", f, "jsonl or csv")),
+    }
+    match &a.output {
+        Some(p) => std::fs::write(p, out).map_err(|e| format!("--output {}: {e}", p.display()))?,
+        None => print!("{out}"),
+    }
+    Ok(0)
+}
+
+fn import(db: &mut Store, a: &Args) -> Result<u8, String> {
+    if a.words.is_empty() {
+        return Err(
+            "expected: history import FILE.json... (fio's or iobench's JSON output)".into(),
+        );
+    }
+    let mut recs = Vec::new();
+    for f in &a.words {
+        let p = Path::new(f);
+        let file = results::read(p).map_err(|e| format!("{f}: {e}"))?;
+        let modified = std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or_else(crate::history::now);
+        // fio writes when the run started as "timestamp" (seconds since the epoch).
+        let started = file.doc["timestamp"].as_i64().unwrap_or(modified);
+        recs.push(Record {
+            kind: "import".into(),
+            point: Some(f.clone()),
+            started,
+            exit_code: 0,
+            doc: file.doc,
+        });
+    }
+    let ids = db.save(None, &recs)?;
+    for (f, id) in a.words.iter().zip(&ids) {
+        println!("{f}: run {id}");
+    }
+    Ok(0)
+}
+
+fn gc(db: &mut Store, a: &Args) -> Result<u8, String> {
+    if a.keep_last.is_none() && a.older_than.is_none() {
+        return Err(
+            "gc needs --keep-last N or --older-than AGE (nothing is forgotten by default)".into(),
+        );
+    }
+    let rows = db.list(&Filter::default())?;
+    let mut doomed: Vec<i64> = Vec::new();
+    if let Some(t) = a.older_than {
+        doomed.extend(rows.iter().filter(|r| r.started < t).map(|r| r.id));
+    }
+    if let Some(n) = a.keep_last {
+        // Newest first within each job hash and target.
+        let mut seen: std::collections::HashMap<(Option<String>, Option<String>), usize> =
+            Default::default();
+        for r in rows.iter().rev() {
+            let k = seen
+                .entry((r.ident.job_hash.clone(), r.ident.target.clone()))
+                .or_default();
+            *k += 1;
+            if *k > n {
+                doomed.push(r.id);
+            }
+        }
+    }
+    doomed.sort_unstable();
+    doomed.dedup();
+    let n = db.delete(&doomed)?;
+    println!(
+        "gc: {n} run(s) forgotten, {} kept{}",
+        rows.len() - n,
+        if n < doomed.len() {
+            " (baselines' runs stay)"
+        } else {
+            ""
+        }
+    );
+    Ok(0)
+}

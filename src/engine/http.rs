@@ -628,7 +628,10 @@ impl super::spec::Declared for Http {
         HTTP_MODE,
         HTTP_VERBOSE,
         HTTP_OBJECT_MODE,
-    ])];
+    ])
+    // fio lists http among ioengine's choices only when built with libcurl, which the
+    // reference fio (Debian's 3.33) is not.
+    .hidden()];
 
     fn configure(_: &'static Spec, r: &Reader, _: &JobFacts) -> Result<Arc<HttpOpts>, JobError> {
         let tls = match r.choice("https").as_deref() {

@@ -175,6 +175,9 @@ pub struct HttpOpts {
     swift_token: String,
     verbose: i64,
     range: bool,
+    /// With `io_timeout`: how long connecting, sending and reading may each take (a
+    /// hung server then fails the I/O, instead of holding the worker past the watchdog).
+    timeout: Option<std::time::Duration>,
 }
 
 /// One job's connection and what each request reuses.
@@ -471,11 +474,14 @@ impl rustls::client::danger::ServerCertVerifier for AnyServer {
 }
 
 /// The job's agent: one kept-alive connection, TLS as `https` says.
-fn agent(tls: Tls) -> io::Result<ureq::Agent> {
-    let b = ureq::AgentBuilder::new()
+fn agent(tls: Tls, timeout: Option<std::time::Duration>) -> io::Result<ureq::Agent> {
+    let mut b = ureq::AgentBuilder::new()
         .max_idle_connections(1)
         .max_idle_connections_per_host(1)
         .user_agent(concat!("iobench/", env!("CARGO_PKG_VERSION")));
+    if let Some(t) = timeout {
+        b = b.timeout_connect(t).timeout_read(t).timeout_write(t);
+    }
     let b = match tls {
         Tls::Insecure => {
             let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -503,7 +509,16 @@ impl Engine for Http {
     }
 
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
-        self.agent = Some(agent(self.opts.tls)?);
+        if let Some(bad) = s.names.iter().find(|n| !n.starts_with('/')) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "http: the object path '{bad}' does not start with '/': name objects \
+                     with filename=/bucket/object (or directory=/bucket)"
+                ),
+            ));
+        }
+        self.agent = Some(agent(self.opts.tls, self.opts.timeout)?);
         self.files = s
             .names
             .iter()
@@ -725,6 +740,10 @@ impl super::spec::Declared for Http {
             swift_token: r.text("http_swift_auth_token").unwrap_or_default(),
             verbose: r.int("http_verbose")?.unwrap_or(0),
             range,
+            timeout: match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
+                0 => None,
+                us => Some(std::time::Duration::from_micros(us)),
+            },
         }))
     }
 
@@ -767,6 +786,7 @@ mod tests {
             swift_token: String::new(),
             verbose: 0,
             range: false,
+            timeout: None,
         };
         let signer = Signer::new(
             "AKIDEXAMPLE",

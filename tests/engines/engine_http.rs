@@ -587,6 +587,22 @@ fn http_options_are_checked() {
             .status
             .success()
     );
+    // An object path must be absolute (fio would ask for http://HOSTobj_0_4096).
+    let mut c = common::iobench();
+    c.args([
+        "--name=x",
+        "--ioengine=http",
+        "--filename=obj",
+        "--size=4k",
+        "--rw=write",
+    ]);
+    let out = common::run(c);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("filename=/bucket/object"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// With `FIO_HTTP` pointing at a fio built with libcurl, the same jobs under both tools

@@ -247,7 +247,8 @@ impl Http {
     }
 
     /// Sends one request and returns the response, its body not read yet, or why there
-    /// was no HTTP answer (refused, reset, TLS); with a login, answers a 401 once with Basic authentication.
+    /// was no HTTP answer (refused, reset, TLS); with a login, answers a 401 that asks
+    /// for Basic authentication once, and sends it from then on.
     fn send(
         &mut self,
         method: &str,

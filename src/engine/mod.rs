@@ -16,6 +16,8 @@ pub mod exec;
 pub mod falloc;
 pub mod fileops;
 pub mod ftruncate;
+pub mod http;
+pub mod http_sigv4;
 pub mod libaio;
 pub mod mmap;
 pub mod nbd;

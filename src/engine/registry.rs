@@ -91,6 +91,7 @@ registry! {
     Splice => super::splice::Splice,
     Net => super::net::Net,
     E4defrag => super::e4defrag::E4defrag,
+    Http => super::http::Http,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

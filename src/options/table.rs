@@ -2075,7 +2075,6 @@ pub static PROFILE_OPTIONS: &[OptDef] = &[
 pub static OTHER_ENGINE_NAMES: &[&str] = &[
     "cpp_null",
     "dfs",
-    "http",
     "ime_aio",
     "ime_psync",
     "ime_psyncv",

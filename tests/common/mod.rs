@@ -4,6 +4,7 @@
 pub mod loopdev;
 pub mod nbdkit;
 pub mod netproc;
+pub mod seaweed;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

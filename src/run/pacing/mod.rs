@@ -83,6 +83,13 @@ impl Pacer {
         self.latency.start(now_ns);
     }
 
+    /// True under `arrival=fixed|poisson`: issue on schedule, do not wait for the queue
+    /// to drain (see [`rate::Rate::due_ns`]).
+    #[inline]
+    pub fn open_loop(&self) -> bool {
+        self.rate.open_loop
+    }
+
     /// True when a rate cap is set for any direction.
     #[inline]
     pub fn rated(&self) -> bool {

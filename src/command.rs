@@ -30,6 +30,10 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
         "report",
         "one HTML report of results, sweeps, comparisons and logs",
     ),
+    (
+        "slo",
+        "the highest arrival rate whose latency meets targets (--p99 2ms)",
+    ),
 ];
 
 /// One invocation of iobench.
@@ -45,6 +49,8 @@ pub enum Command {
     Quick(Vec<String>),
     /// `iobench report ARGS`.
     Report(Vec<String>),
+    /// `iobench slo ARGS`.
+    Slo(Vec<String>),
     /// One job a server started in a process of its own (internal).
     ServerJob(Vec<String>),
     /// `--server[=ADDR]`, with `--daemonize=PIDFILE`.
@@ -101,6 +107,7 @@ impl Command {
             "compare" => return sub(Command::Compare),
             "quick" => return sub(Command::Quick),
             "report" => return sub(Command::Report),
+            "slo" => return sub(Command::Slo),
             f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}
         }

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Compare(a) => ExitCode::from(study::compare::main(&a)),
         Command::Quick(a) => ExitCode::from(study::quick::main(&a)),
         Command::Report(a) => ExitCode::from(present::report::main(&a)),
+        Command::Slo(a) => ExitCode::from(study::slo::main(&a)),
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),

@@ -12,4 +12,5 @@ mod present_report;
 mod study_clobber;
 mod study_compare;
 mod study_quick;
+mod study_slo;
 mod study_sweep;

@@ -21,10 +21,11 @@ fn job(server: &Nbdkit) -> Vec<String> {
     ]
 }
 
-/// slo finds the capacity of three exports capped at known bandwidths, within 25%: the
-/// rate filter's bucket lets short bursts through (burstiness is cut to 0.1 s here), and
-/// the machine running the test is shared, so the bound is loose but a search that did
-/// not look at the latency (or looked at clat) would miss it by 2x or more.
+/// slo finds the capacity of three exports capped at known bandwidths, within 20%: the
+/// rate filter's bucket lets short bursts through (burstiness is cut to 20 ms here) and
+/// the machine running the test is shared, so the bound is loose; a search that did not
+/// look at the latency from the scheduled start would run on to --max (the achieved rate
+/// and clat stay flat past the capacity).
 #[test]
 fn slo_finds_known_capacities() {
     let dir = common::scratch("study_slo_capacity");
@@ -37,14 +38,14 @@ fn slo_finds_known_capacities() {
                 "memory",
                 "64M",
                 &format!("rate={rate}"),
-                "burstiness=0.1",
+                "burstiness=0.02",
             ],
         );
         let out_json = dir.join(format!("slo-{rate}.json"));
         let mut cmd = common::iobench();
-        cmd.args(["slo", "--p90", "50ms", "--precision", "10%"])
+        cmd.args(["slo", "--p90", "30ms", "--precision", "10%"])
             .args(["--start", &format!("{}", capacity / 4.0)])
-            .args(["--min-time", "300ms", "-o"])
+            .args(["--min-time", "500ms", "-o"])
             .arg(&out_json)
             .arg("--")
             .args(job(&server));
@@ -54,9 +55,10 @@ fn slo_finds_known_capacities() {
             serde_json::from_str(&std::fs::read_to_string(&out_json).expect("slo json"))
                 .expect("json");
         let found = doc["capacity_iops"].as_f64().expect("capacity");
+        eprintln!("rate={rate}: capacity {capacity} IOPS, slo found {found:.0}");
         assert!(
-            (found / capacity - 1.0).abs() <= 0.25,
-            "rate={rate}: found {found} IOPS, expected {capacity} ± 25%\n{text}"
+            (found / capacity - 1.0).abs() <= 0.2,
+            "rate={rate}: found {found} IOPS, expected {capacity} ± 20%\n{text}"
         );
         assert_eq!(doc["bound_by"], "p90", "{text}");
         assert!(text.contains("capacity: "), "{text}");

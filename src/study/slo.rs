@@ -138,7 +138,8 @@ impl Stat {
     /// percentile (`10 / (1 - q)`), or 100 for a mean.
     fn samples_needed(self) -> u64 {
         match self {
-            Stat::Percentile(q) if q < 100.0 => (10.0 / (1.0 - q / 100.0)).ceil() as u64,
+            // 1000 / (100 - q), less a hair for 99.9's rounding (10000.0000006).
+            Stat::Percentile(q) if q < 100.0 => (1000.0 / (100.0 - q) - 1e-6).ceil() as u64,
             Stat::Percentile(_) => 100_000,
             Stat::Mean => 100,
         }
@@ -656,4 +657,88 @@ pub fn document(a: &Args, o: &Outcome) -> serde_json::Value {
             "met": s.pass,
         })).collect::<Vec<_>>(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Result<Option<Args>, String> {
+        let v: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+        parse_args(&v)
+    }
+
+    #[test]
+    fn targets_and_flags_are_read() {
+        let a = args(&[
+            "--p99",
+            "2ms",
+            "--p99.9",
+            "5ms",
+            "--mean",
+            "500",
+            "--precision",
+            "2%",
+            "--",
+            "--name=x",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.targets.len(), 3);
+        assert_eq!(a.targets[0].stat, Stat::Percentile(99.0));
+        assert_eq!(a.targets[0].max_ns, 2_000_000);
+        assert_eq!(a.targets[1].stat, Stat::Percentile(99.9));
+        assert_eq!(a.targets[2].max_ns, 500_000);
+        assert!((a.precision - 0.02).abs() < 1e-12);
+        assert_eq!(a.job_args, ["--name=x"]);
+        // The rule: ten I/Os beyond the percentile.
+        assert_eq!(Stat::Percentile(99.0).samples_needed(), 1000);
+        assert_eq!(Stat::Percentile(99.9).samples_needed(), 10_000);
+        assert_eq!(step_time_us(&a, 1000.0), 10_000_000);
+    }
+
+    #[test]
+    fn bad_input_names_the_flag() {
+        let e = args(&["--p99", "fast", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--p99") && e.contains("fast"), "{e}");
+        let e = args(&["--p99", "2ms", "--precision", "5", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--precision") && e.contains("5%"), "{e}");
+        let e = args(&["--", "--name=x"]).unwrap_err();
+        assert!(e.contains("no target"), "{e}");
+        let e = args(&["--p99", "2ms"]).unwrap_err();
+        assert!(e.contains("no job"), "{e}");
+    }
+
+    fn fake(rate: f64, capacity: f64) -> Step {
+        let lat = if rate <= capacity { 1e6 } else { 1e9 };
+        Step {
+            offered_iops: rate,
+            achieved_iops: rate.min(capacity),
+            runtime_s: 1.0,
+            ios: 1,
+            mean_ns: lat,
+            values_ns: vec![lat],
+            clat_ns: vec![1e6],
+            missed_starts: 0,
+            backlog_max: 0,
+            exit_code: 0,
+            pass: rate <= capacity,
+        }
+    }
+
+    #[test]
+    fn search_ramps_then_bisects_to_the_precision() {
+        let a = args(&["--p99", "2ms", "--precision", "1%", "--", "--name=x"])
+            .unwrap()
+            .unwrap();
+        for cap in [1.0, 37.0, 5000.0, 123_456.0] {
+            let o = search(&a, |r| Ok(fake(r, cap))).unwrap();
+            let hi = o.failed_at.unwrap();
+            assert!(o.capacity_iops <= cap && cap < hi, "{cap}: {o:?}");
+            assert!((hi - o.capacity_iops) / o.capacity_iops <= 0.01, "{cap}");
+            assert_eq!(o.bound_by, Some(0));
+        }
+        let o = search(&a, |r| Ok(fake(r, 0.5))).unwrap();
+        assert_eq!(o.capacity_iops, 0.0);
+    }
 }

@@ -91,6 +91,25 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("report", &["-o, --output=", "--title="]),
+    (
+        "slo",
+        &[
+            "--p50=",
+            "--p90=",
+            "--p95=",
+            "--p99=",
+            "--p99.9=",
+            "--p99.99=",
+            "--mean=",
+            "--precision=",
+            "--start=",
+            "--max=",
+            "--min-time=",
+            "--max-time=",
+            "--arrival=",
+            "-o, --output=",
+        ],
+    ),
 ];
 
 /// Every flag line of a help text starts its description in one column.

@@ -188,3 +188,57 @@ fn stall_shows_in_sched_lat_and_hides_in_closed_loop_clat() {
     );
     assert!(missed >= 40, "{missed} missed starts");
 }
+
+/// The normal output gains sched_lat lines only under arrival=; a plain run keeps fio's
+/// layout and JSON keys. A bad arrival= is refused naming the option.
+#[test]
+fn sched_lat_only_with_arrival() {
+    let base = [
+        "--name=n",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=read",
+        "--rate_iops=2000",
+        "--runtime=300ms",
+        "--time_based",
+    ];
+    let plain = common::run_ok({
+        let mut c = common::iobench();
+        c.args(base);
+        c
+    });
+    let plain = String::from_utf8_lossy(&plain.stdout).to_string();
+    assert!(!plain.contains("sched_lat"), "{plain}");
+    let open = common::run_ok({
+        let mut c = common::iobench();
+        c.args(base).arg("--arrival=poisson");
+        c
+    });
+    let open = String::from_utf8_lossy(&open.stdout).to_string();
+    assert!(open.contains("    sched_lat ("), "{open}");
+    assert!(open.contains("    sched_lat percentiles ("), "{open}");
+    assert!(open.contains("    sched_lat: missed starts="), "{open}");
+    let json = common::run_ok({
+        let mut c = common::iobench();
+        c.args(base).arg("--output-format=json");
+        c
+    });
+    let doc = common::json_report(&json);
+    assert!(doc["jobs"][0]["read"].get("sched_lat_ns").is_none());
+    let bad = common::run({
+        let mut c = common::iobench();
+        c.args([
+            "--name=n",
+            "--ioengine=null",
+            "--size=1m",
+            "--arrival=fixed",
+        ]);
+        c
+    });
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(!bad.status.success());
+    assert!(
+        err.contains("arrival") && err.contains("rate_iops"),
+        "{err}"
+    );
+}

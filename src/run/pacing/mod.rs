@@ -189,6 +189,21 @@ mod tests {
     }
 
     #[test]
+    fn open_loop_keeps_the_schedule_and_counts_how_far_behind() {
+        let mut p = pacer(&[("rate_iops", "1000"), ("arrival", "fixed")]);
+        assert!(p.open_loop());
+        p.start(5_000);
+        assert_eq!(p.rate.due_ns(Ddir::Read), 5_000);
+        p.issued(Ddir::Read, 4096);
+        // The second I/O is due 1 ms after the first, however late the first went.
+        assert_eq!(p.rate.due_ns(Ddir::Read), 1_005_000);
+        // Started 3.5 ms late at 1000 IOPS: three arrivals behind.
+        assert_eq!(p.rate.behind(Ddir::Read, 1_005_000, 4_505_000), 3);
+        assert_eq!(p.rate.behind(Ddir::Read, 1_005_000, 1_500_000), 0);
+        assert!(!pacer(&[("rate_iops", "1000")]).open_loop());
+    }
+
+    #[test]
     fn thinktime_blocks_count_issues_or_completions() {
         let mut p = pacer(&[("thinktime", "10"), ("thinktime_blocks", "2")]);
         p.issued(Ddir::Read, 1);

@@ -196,6 +196,10 @@ pub mod study {
     pub mod sweep {
         pub use crate::study::sweep::main;
     }
+    /// `iobench slo`.
+    pub mod slo {
+        pub use crate::study::slo::main;
+    }
 }
 
 /// Data verification.

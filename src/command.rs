@@ -37,6 +37,8 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
     (
         "history",
         "the runs saved with --save: list, compare to a baseline, trend",
+        "slo",
+        "the highest arrival rate whose latency meets targets (--p99 2ms)",
     ),
 ];
 
@@ -57,6 +59,8 @@ pub enum Command {
     Report(Vec<String>),
     /// `iobench history ARGS`.
     History(Vec<String>),
+    /// `iobench slo ARGS`.
+    Slo(Vec<String>),
     /// One job a server started in a process of its own (internal).
     ServerJob(Vec<String>),
     /// `--server[=ADDR]`, with `--daemonize=PIDFILE`.
@@ -115,6 +119,7 @@ impl Command {
             "pts" => return sub(Command::Pts),
             "report" => return sub(Command::Report),
             "history" => return sub(Command::History),
+            "slo" => return sub(Command::Slo),
             f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
             _ => {}
         }

@@ -27,6 +27,7 @@ fn main() -> ExitCode {
         Command::Pts(a) => ExitCode::from(study::pts::main(&a)),
         Command::Report(a) => ExitCode::from(present::report::main(&a)),
         Command::History(a) => ExitCode::from(study::history::main(&a)),
+        Command::Slo(a) => ExitCode::from(study::slo::main(&a)),
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),

@@ -32,6 +32,17 @@ pub struct SyncOpts {
     pub range_blocks: u64,
 }
 
+/// `arrival=` (iobench): how the I/Os of a rated job are started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    /// fio's closed loop: an I/O waits for a free slot, its latency counts from its issue.
+    Closed,
+    /// Open loop, evenly spaced scheduled starts.
+    Fixed,
+    /// Open loop, Poisson scheduled starts.
+    Poisson,
+}
+
 /// Rate limits per direction (read, write, trim).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RateOpts {
@@ -41,6 +52,9 @@ pub struct RateOpts {
     pub min_iops: [u64; 3],
     pub poisson: bool,
     pub cycle_ms: u64,
+    /// `arrival=fixed|poisson` (iobench): open-loop arrivals, latency from the scheduled
+    /// start; false for fio's closed loop.
+    pub open_loop: bool,
 }
 
 /// `thinktime*`: the pauses between I/Os.
@@ -351,6 +365,17 @@ impl ExecOpts {
                 runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
             },
         )?;
+        let arrival = match r.choice("arrival").as_deref() {
+            Some("fixed") => Arrival::Fixed,
+            Some("poisson") => Arrival::Poisson,
+            _ => Arrival::Closed,
+        };
+        if arrival != Arrival::Closed && !r.is_set("rate") && !r.is_set("rate_iops") {
+            return Err(r.invalid(
+                "arrival",
+                "open-loop arrivals need a schedule: set rate_iops (or rate) as well",
+            ));
+        }
         let per_dir = |name: &str| r.per_dir(name, |v| r.size_of(v, name));
         let per_dir_int =
             |name: &str| r.per_dir(name, |v| r.int_of(v, name).map(|n| n.max(0) as u64));
@@ -416,8 +441,10 @@ impl ExecOpts {
                 min_bps: per_dir("rate_min")?,
                 iops: per_dir_int("rate_iops")?,
                 min_iops: per_dir_int("rate_iops_min")?,
-                poisson: r.text("rate_process").as_deref() == Some("poisson"),
+                poisson: r.text("rate_process").as_deref() == Some("poisson")
+                    || arrival == Arrival::Poisson,
                 cycle_ms: r.int("ratecycle")?.unwrap_or(1000).max(1) as u64,
+                open_loop: arrival != Arrival::Closed,
             },
             think: ThinkOpts {
                 us: r.time_us("thinktime", TimeUnit::Usec)?,

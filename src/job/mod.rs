@@ -103,6 +103,8 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     if job.report.block_error_percentiles {
         check_block_table(&r, &job)?;
     }
+    // Open-loop arrivals keep the latency from the scheduled start too.
+    job.report.stats.sched_lat = job.exec.rate.open_loop;
     // fio's net engine reports in bits unless unit_base says otherwise.
     if job.exec.engine.flags().bit_based && matches!(raw.value("unit_base"), None | Some("0")) {
         job.report.stats.bits = true;

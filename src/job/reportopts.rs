@@ -159,6 +159,7 @@ impl ReportOpts {
             },
             bits,
             stats: flag(r, "stats", true)?,
+            sched_lat: false,
         };
         Ok(ReportOpts {
             group_reporting: r.bool("group_reporting")?,
@@ -205,6 +206,10 @@ pub struct StatsConfig {
     pub bits: bool,
     /// `stats=0` turns off all accounting for the job.
     pub stats: bool,
+    /// `arrival=fixed|poisson` (iobench): latency from the scheduled start is kept and
+    /// shown (`sched_lat`); set from the job's `exec.rate.open_loop` when it resolves.
+    #[serde(default)]
+    pub sched_lat: bool,
 }
 
 impl Default for StatsConfig {
@@ -226,6 +231,7 @@ impl Default for StatsConfig {
             kb_base: 1024,
             bits: false,
             stats: true,
+            sched_lat: false,
         }
     }
 }

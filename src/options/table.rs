@@ -180,6 +180,15 @@ const THINKTIME_BLOCKS_TYPE_CHOICES: &[(&str, &str)] = &[
 const RATE_PROCESS_CHOICES: &[(&str, &str)] =
     &[("linear", "evenly spaced"), ("poisson", "Poisson arrivals")];
 
+const ARRIVAL_CHOICES: &[(&str, &str)] = &[
+    (
+        "closed",
+        "fio's closed loop: an I/O starts when the last one lets it",
+    ),
+    ("fixed", "open loop: evenly spaced scheduled starts"),
+    ("poisson", "open loop: Poisson scheduled starts"),
+];
+
 const SYNC_CHOICES: &[(&str, &str)] = &[
     ("none", "normal writes"),
     ("0", "same as none"),
@@ -1291,6 +1300,16 @@ const GENERAL: &[OptDef] = &[
     .def("linear")
     .cat(C::Rate)
     .parent("rate"),
+    opt(
+        "arrival",
+        K::Choice(ARRIVAL_CHOICES),
+        "iobench extension, not in fio: with rate or rate_iops, issue each I/O at its \
+         scheduled time whatever the completions do (up to iodepth; a full queue is \
+         counted as backlog), and report latency from the scheduled start (sched_lat)",
+    )
+    .def("closed")
+    .cat(C::Rate)
+    .iobench_only(),
     opt(
         "rate_cycle",
         K::Int {

@@ -275,6 +275,14 @@ fn ddir_obj(t: &JobStats, g: &GroupStats, d: usize, plus: bool) -> Obj {
         "lat_ns",
         lat_obj(t, t.cfg.lat_percentiles, &ds.lat, &ds.hist[2], plus),
     );
+    // Open-loop arrivals (iobench's `arrival=`): latency from the scheduled start, and
+    // the starts the full queue held back. Absent otherwise, so plain runs stay fio's.
+    if t.cfg.sched_lat {
+        let mut s = lat_obj(t, true, &ds.sched, &ds.sched_hist, plus);
+        s.int("missed_starts", ds.missed_starts)
+            .int("backlog_max", ds.backlog_max);
+        o.obj("sched_lat_ns", s);
+    }
     // Per-priority latencies (cmdprio), once two priorities have samples, as fio's `prios`.
     let prios = ds.prios_to_show();
     if !prios.is_empty() {

@@ -206,6 +206,10 @@ fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
     display_lat(out, "slat", &ds.slat);
     display_lat(out, "clat", &ds.clat);
     display_lat(out, " lat", &ds.lat);
+    // Open-loop arrivals (iobench's `arrival=` only): latency from the scheduled start.
+    if t.cfg.sched_lat {
+        display_lat(out, "sched_lat", &ds.sched);
+    }
     // Per-priority latencies (cmdprio), as fio prints them once two priorities have I/O.
     let prios = ds.prios_to_show();
     let prio_kind = if t.cfg.lat_percentiles { "lat" } else { "clat" };
@@ -225,6 +229,14 @@ fn show_ddir(out: &mut String, g: &GroupStats, t: &JobStats, d: usize) {
         if on && n > 0 {
             percentiles_block(out, &ds.hist[k as usize], n, t, name);
         }
+    }
+    if t.cfg.sched_lat && ds.sched.samples > 0 {
+        percentiles_block(out, &ds.sched_hist, ds.sched.samples, t, "sched_lat");
+        let _ = writeln!(
+            out,
+            "    sched_lat: missed starts={}, backlog max={}",
+            ds.missed_starts, ds.backlog_max
+        );
     }
     if t.cfg.clat_percentiles || t.cfg.lat_percentiles {
         let all = if t.cfg.lat_percentiles {

@@ -218,6 +218,10 @@ struct Worker<'a, E: Engine> {
     file_ops: bool,
     op_dir: Ddir,
     op_lat: bool,
+    /// `arrival=fixed|poisson`: the scheduled start of the I/O in each slot (empty
+    /// otherwise), from which its `sched_lat` counts.
+    open_loop: bool,
+    sched_at: Vec<u64>,
 }
 
 impl<'a, E: Engine> Worker<'a, E> {
@@ -252,6 +256,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             _ => None,
         };
         let fresh_stats = pace.latency.searching().then(|| cx.stats.clone());
+        let open_loop = pace.open_loop();
         let pattern = &job.workload.pattern;
         Ok(Worker {
             stamps_commit: engine.stamps_issue_on_commit(),
@@ -304,6 +309,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Ddir::Read
             },
             op_lat: !job.report.stats.disable_lat,
+            open_loop,
+            sched_at: vec![0; if open_loop { depth } else { 0 }],
             cx,
         })
     }
@@ -414,7 +421,12 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             Hold::Think => self.pace.think(super::terminating),
             Hold::Until { at, .. } => {
-                super::pacing::sleep_until(self.end.map_or(at, |e| at.min(e)), super::terminating)
+                let at = self.end.map_or(at, |e| at.min(e));
+                if self.open_loop && self.inflight > 0 {
+                    self.reap_until(at)?;
+                } else {
+                    super::pacing::sleep_until(at, super::terminating)
+                }
             }
             Hold::Drain | Hold::None => {}
         }
@@ -429,6 +441,31 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
         }
         Ok(())
+    }
+
+    /// Open-loop arrivals: waits for the next scheduled start at `at` while reaping what
+    /// completes, so completions are stamped within a poll slice of when they happen
+    /// and the next I/O still starts on time. A non-blocking reap, then a short sleep:
+    /// no engine offers a reap with a deadline, and this runs only while the job is
+    /// ahead of its schedule.
+    #[cold]
+    fn reap_until(&mut self, at: u64) -> io::Result<()> {
+        /// The longest sleep between two looks at the completions.
+        const POLL_NS: u64 = 20_000;
+        loop {
+            if self.inflight > 0 {
+                self.reap_some(0, self.inflight, Self::complete)?;
+            }
+            let now = now_ns();
+            if now >= at || self.error.is_some() || super::terminating() {
+                return Ok(());
+            }
+            if self.inflight == 0 {
+                super::pacing::sleep_until(at, super::terminating);
+                return Ok(());
+            }
+            std::thread::sleep(std::time::Duration::from_nanos((at - now).min(POLL_NS)));
+        }
     }
 
     /// Syncs `file` with nothing in flight, logging it at `offset` when given.
@@ -653,9 +690,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             let replay_at = self.last_issue + replay_us * 1000;
             if wait > 0 || (replay_us > 0 && replay_at > t) {
                 self.pending = Some(next);
+                // Open-loop arrivals keep the queue going: the next start is on the
+                // schedule, not after the I/Os in flight.
                 self.hold = Hold::Until {
                     at: (t + wait).max(replay_at),
-                    drain: wait > 0,
+                    drain: wait > 0 && !self.open_loop,
                 };
                 return Ok(None);
             }
@@ -751,6 +790,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         u.pass = self.cx.gen.pass();
         u.start_ns = now_ns();
         u.issue_ns = u.start_ns;
+        if self.open_loop {
+            // Its place in the schedule (never after now: a mixed job's other direction
+            // is chosen only when it is due).
+            self.sched_at[slot as usize] = self.pace.rate.due_ns(next.ddir).min(u.start_ns);
+        }
         self.data.before_queue(u);
         self.last_issue = u.start_ns;
         // lockfile: the lock covers the queue call, as fio's does.
@@ -791,6 +835,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         // Only an I/O the engine took counts towards rate, thinktime and sync intervals
         // (fio takes a busy one's issue back too).
         if queued != Queued::Busy {
+            if self.open_loop && !self.ramping {
+                let (due, at) = (
+                    self.sched_at[slot as usize],
+                    self.pool[slot as usize].start_ns,
+                );
+                let behind = self.pace.rate.behind(next.ddir, due, at);
+                self.cx.stats.record_start(next.ddir, behind);
+            }
             self.pace.issued(next.ddir, next.len);
             self.syncer
                 .issued(next.ddir, next.file, next.offset, next.len);
@@ -908,6 +960,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         if min == 0 && full {
             min = 1;
         }
+        // Open-loop arrivals: with room in the queue the next start is due on the
+        // schedule, so waiting is for the pacing hold (`reap_until`), not for an I/O.
+        if self.open_loop && !full {
+            min = 0;
+        }
         self.watch.waiting(&self.pool, self.turn_ns, self.inflight);
         loop {
             self.reap_some(min, self.cmax.min(self.inflight), Self::complete)?;
@@ -1009,6 +1066,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 );
                 if self.prio_stats {
                     stats.record_prio(d, u.prio, slat, clat);
+                }
+                if self.open_loop {
+                    stats.record_sched(d, now.saturating_sub(self.sched_at[slot as usize]));
                 }
             }
             let name = self

@@ -58,6 +58,18 @@ pub struct DirStats {
     /// (cmdprio): fio's clat_prio, reported once two priorities have samples.
     #[serde(default)]
     pub prios: Vec<PrioStat>,
+    /// Open-loop arrivals (`arrival=`, iobench): latency from each I/O's scheduled
+    /// start to its completion, with its histogram (empty unless `cfg.sched_lat`).
+    #[serde(default)]
+    pub sched: IoStat,
+    #[serde(default)]
+    pub sched_hist: Hist,
+    /// Open-loop arrivals: I/Os that started at least one arrival gap after their
+    /// scheduled time (the queue was full), and the most I/Os behind schedule at once.
+    #[serde(default)]
+    pub missed_starts: u64,
+    #[serde(default)]
+    pub backlog_max: u64,
 }
 
 /// The latencies of the I/Os sent at one priority (`ioprio`: class << 13 | level): clat,
@@ -304,6 +316,11 @@ impl JobStats {
         }
         if cfg.clat_percentiles || cfg.lat_percentiles {
             s.sync_hist = Hist::new();
+        }
+        if cfg.sched_lat {
+            for d in &mut s.dir {
+                d.sched_hist = Hist::new();
+            }
         }
         s.cfg = cfg;
         s
@@ -567,6 +584,27 @@ impl JobStats {
         self.total_complete = 0;
     }
 
+    /// Open-loop arrivals: one I/O's latency from its scheduled start (`arrival=`).
+    #[inline]
+    pub fn record_sched(&mut self, ddir: Ddir, ns: u64) {
+        if self.cfg.stats {
+            let d = &mut self.dir[ddir as usize];
+            d.sched.add(ns);
+            d.sched_hist.add(ns);
+        }
+    }
+
+    /// Open-loop arrivals: an I/O started `behind` arrivals after its scheduled time
+    /// (0: on time).
+    #[inline]
+    pub fn record_start(&mut self, ddir: Ddir, behind: u64) {
+        if behind > 0 && self.cfg.stats {
+            let d = &mut self.dir[ddir as usize];
+            d.missed_starts += 1;
+            d.backlog_max = d.backlog_max.max(behind);
+        }
+    }
+
     /// Lists the priorities a job's I/Os may carry, in the order fio reports them (the
     /// default first), before any I/O.
     pub fn seed_prios(&mut self, ioprios: &[u16]) {
@@ -669,6 +707,10 @@ impl JobStats {
             for k in 0..3 {
                 d.hist[k].merge(&s.hist[k]);
             }
+            d.sched.merge(&s.sched);
+            d.sched_hist.merge(&s.sched_hist);
+            d.missed_starts += s.missed_starts;
+            d.backlog_max = d.backlog_max.max(s.backlog_max);
             for p in &s.prios {
                 let mine = d.prio_mut(p.ioprio);
                 mine.lat.merge(&p.lat);

@@ -15,4 +15,5 @@ mod study_clobber;
 mod study_compare;
 mod study_pts;
 mod study_quick;
+mod study_slo;
 mod study_sweep;

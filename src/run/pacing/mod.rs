@@ -83,6 +83,13 @@ impl Pacer {
         self.latency.start(now_ns);
     }
 
+    /// True under `arrival=fixed|poisson`: issue on schedule, do not wait for the queue
+    /// to drain (see [`rate::Rate::due_ns`]).
+    #[inline]
+    pub fn open_loop(&self) -> bool {
+        self.rate.open_loop
+    }
+
     /// True when a rate cap is set for any direction.
     #[inline]
     pub fn rated(&self) -> bool {
@@ -179,6 +186,21 @@ mod tests {
         // 10000 I/Os at 1000/s take about 10 s on average.
         let due = p.rate.wait_ns(Ddir::Read, 0) as f64 / 1e9;
         assert!((9.5..10.5).contains(&due), "{due}");
+    }
+
+    #[test]
+    fn open_loop_keeps_the_schedule_and_counts_how_far_behind() {
+        let mut p = pacer(&[("rate_iops", "1000"), ("arrival", "fixed")]);
+        assert!(p.open_loop());
+        p.start(5_000);
+        assert_eq!(p.rate.due_ns(Ddir::Read), 5_000);
+        p.issued(Ddir::Read, 4096);
+        // The second I/O is due 1 ms after the first, however late the first went.
+        assert_eq!(p.rate.due_ns(Ddir::Read), 1_005_000);
+        // Started 3.5 ms late at 1000 IOPS: three arrivals behind.
+        assert_eq!(p.rate.behind(Ddir::Read, 1_005_000, 4_505_000), 3);
+        assert_eq!(p.rate.behind(Ddir::Read, 1_005_000, 1_500_000), 0);
+        assert!(!pacer(&[("rate_iops", "1000")]).open_loop());
     }
 
     #[test]

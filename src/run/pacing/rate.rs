@@ -38,6 +38,10 @@ pub struct Rate {
     check_blocks: [u64; 3],
     check_time_ns: [u64; 3],
     start_ns: u64,
+    /// `arrival=fixed|poisson`: each I/O is due at its scheduled time whatever the
+    /// completions do (the schedule is this one; only the waiting and the accounting
+    /// differ from fio's closed loop, see [`Rate::due_ns`]).
+    pub open_loop: bool,
 }
 
 impl Rate {
@@ -88,6 +92,7 @@ impl Rate {
             check_blocks: [0; 3],
             check_time_ns: [0; 3],
             start_ns: 0,
+            open_loop: x.rate.open_loop,
         }
     }
 
@@ -117,6 +122,29 @@ impl Rate {
         }
         let due = self.epoch_ns + self.next_due_us[d] * 1000;
         due.saturating_sub(now_ns)
+    }
+
+    /// The scheduled start of the next I/O of `ddir` on the worker clock (open-loop
+    /// arrivals measure its latency from here): the same due time [`Rate::wait_ns`] waits
+    /// for, so an I/O issued late, behind a full queue, keeps its place in the schedule.
+    #[inline]
+    pub fn due_ns(&self, ddir: Ddir) -> u64 {
+        self.epoch_ns + self.next_due_us[ddir as usize] * 1000
+    }
+
+    /// How many arrivals of `ddir` an I/O due at `due_ns` and started at `now_ns` is
+    /// behind: whole mean gaps between arrivals (0 when it starts within one gap).
+    #[inline]
+    pub fn behind(&self, ddir: Ddir, due_ns: u64, now_ns: u64) -> u64 {
+        let d = ddir as usize;
+        let late = now_ns.saturating_sub(due_ns);
+        if late == 0 || self.bps[d] == 0 {
+            return 0;
+        }
+        // late × rate / block, in ns and bytes per second: u128 keeps it exact.
+        let n = u128::from(late) * u128::from(self.bps[d])
+            / (u128::from(self.min_bs[d]) * 1_000_000_000);
+        u64::try_from(n).unwrap_or(u64::MAX)
     }
 
     /// fio's rate_ddir: the direction to issue next and how long to wait for it. A mixed

@@ -1,0 +1,744 @@
+//! `iobench slo`: the highest arrival rate a job's storage takes while its latency, counted
+//! from each I/O's scheduled start (open-loop arrivals, `arrival=`), meets every target.
+//!
+//! Each step is a plain run of the job (through `session`) at one offered rate
+//! (`rate_iops=R`, `arrival=fixed` unless the job or `--arrival` says otherwise,
+//! `time_based`), long enough for its strictest percentile: at least `10 / (1 - q)` I/Os
+//! for a percentile q (1,000 for p99, 10,000 for p99.9), 100 for a mean, and never shorter
+//! than `--min-time`. The search doubles the rate while every target is met (halving first
+//! when the starting rate already fails), then bisects between the last rate that met the
+//! targets and the first that did not, until they are within `--precision` of each other.
+
+use crate::cli::{self, OutputFormat};
+use crate::defs::value::parse_time_us;
+use crate::defs::TimeUnit;
+use crate::flags::{Flag, Spec, Takes};
+use crate::stats::hist::Hist;
+use crate::stats::iostat::IoStat;
+use std::fmt::Write;
+
+/// The flags of `iobench slo`.
+pub const SPEC: Spec = Spec {
+    command: "slo",
+    usage: "\
+usage: iobench slo TARGET... [OPTIONS] -- JOB...
+
+Finds the highest arrival rate (IOPS) at which the job's latency from each I/O's
+scheduled start (open-loop arrivals: iobench's arrival= option) meets every target.
+JOB is a plain run's arguments or job file; each step runs it with rate_iops=R.
+A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
+    flags: &[
+        Flag {
+            names: &["--p50"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the median",
+        },
+        Flag {
+            names: &["--p90"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the 90th percentile",
+        },
+        Flag {
+            names: &["--p95"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the 95th percentile",
+        },
+        Flag {
+            names: &["--p99"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the 99th percentile",
+        },
+        Flag {
+            names: &["--p99.9"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the 99.9th percentile",
+        },
+        Flag {
+            names: &["--p99.99"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the 99.99th percentile",
+        },
+        Flag {
+            names: &["--mean"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "target for the mean",
+        },
+        Flag {
+            names: &["--precision"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "stop bisecting when the bounds are within P% (default 5%)",
+        },
+        Flag {
+            names: &["--start"],
+            takes: Takes::Value,
+            form: "IOPS",
+            help: "the first rate tried (default 100)",
+        },
+        Flag {
+            names: &["--max"],
+            takes: Takes::Value,
+            form: "IOPS",
+            help: "the highest rate tried (default 10000000)",
+        },
+        Flag {
+            names: &["--min-time"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "the shortest step (default 1s; a bare number is in seconds)",
+        },
+        Flag {
+            names: &["--max-time"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "the longest step (default 60s; a bare number is in seconds)",
+        },
+        Flag {
+            names: &["--arrival"],
+            takes: Takes::Value,
+            form: "fixed|poisson",
+            help: "how the scheduled starts are spaced (default: the job's, else fixed)",
+        },
+        Flag {
+            names: &["--output", "-o"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "also write the result as JSON to FILE",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+};
+
+/// What a target bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stat {
+    /// A percentile, 0-100.
+    Percentile(f64),
+    /// The mean.
+    Mean,
+}
+
+impl Stat {
+    fn name(self) -> String {
+        match self {
+            Stat::Percentile(q) => format!("p{q}"),
+            Stat::Mean => "mean".into(),
+        }
+    }
+
+    /// The I/Os a step needs for this statistic to mean something: ten beyond the
+    /// percentile (`10 / (1 - q)`), or 100 for a mean.
+    fn samples_needed(self) -> u64 {
+        match self {
+            // 1000 / (100 - q), less a hair for 99.9's rounding (10000.0000006).
+            Stat::Percentile(q) if q < 100.0 => (1000.0 / (100.0 - q) - 1e-6).ceil() as u64,
+            Stat::Percentile(_) => 100_000,
+            Stat::Mean => 100,
+        }
+        .max(100)
+    }
+}
+
+/// One latency target: the statistic and its bound in ns.
+#[derive(Debug, Clone, Copy)]
+pub struct Target {
+    pub stat: Stat,
+    pub max_ns: u64,
+}
+
+/// The search's settings, as read from the flags.
+#[derive(Debug, Clone)]
+pub struct Args {
+    pub targets: Vec<Target>,
+    /// Relative precision of the bisection (0.05 for 5%).
+    pub precision: f64,
+    pub start: f64,
+    pub max: f64,
+    pub min_time_us: u64,
+    pub max_time_us: u64,
+    pub arrival: Option<String>,
+    pub output: Option<String>,
+    pub job_args: Vec<String>,
+}
+
+/// Reads the flags; `None` for `--help`.
+pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
+    let m = SPEC.parse(args)?;
+    if m.help {
+        return Ok(None);
+    }
+    if let Some(p) = m.positional.first() {
+        return Err(format!(
+            "unexpected argument '{p}': the job goes after -- (see iobench slo --help)"
+        ));
+    }
+    let mut a = Args {
+        targets: Vec::new(),
+        precision: 0.05,
+        start: 100.0,
+        max: 10_000_000.0,
+        min_time_us: 1_000_000,
+        max_time_us: 60_000_000,
+        arrival: None,
+        output: None,
+        job_args: m.rest.clone().unwrap_or_default(),
+    };
+    let rate = |flag: &str, v: &str| -> Result<f64, String> {
+        match v.parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
+            _ => Err(crate::flags::bad_value(
+                flag,
+                v,
+                "a rate in IOPS, at least 1",
+            )),
+        }
+    };
+    for (name, value) in &m.flags {
+        let v = value.as_deref().unwrap_or("");
+        let time = |unit| {
+            parse_time_us(v, unit).map_err(|e| {
+                format!(
+                    "{}: {e}",
+                    crate::flags::bad_value(name, v, "a time such as 2ms")
+                )
+            })
+        };
+        match *name {
+            "--mean" | "--p50" | "--p90" | "--p95" | "--p99" | "--p99.9" | "--p99.99" => {
+                let stat = match name.strip_prefix("--p") {
+                    Some(q) => Stat::Percentile(q.parse().unwrap_or(99.0)),
+                    None => Stat::Mean,
+                };
+                let us = time(TimeUnit::Usec)?;
+                if us == 0 {
+                    return Err(crate::flags::bad_value(
+                        name,
+                        v,
+                        "a time above 0, such as 2ms",
+                    ));
+                }
+                a.targets.push(Target {
+                    stat,
+                    max_ns: us.saturating_mul(1000),
+                });
+            }
+            "--precision" => {
+                let p = v
+                    .strip_suffix('%')
+                    .and_then(|n| n.trim().parse::<f64>().ok())
+                    .filter(|p| *p > 0.0 && *p < 100.0)
+                    .ok_or_else(|| {
+                        crate::flags::bad_value(name, v, "a percentage above 0, such as 5%")
+                    })?;
+                a.precision = p / 100.0;
+            }
+            "--start" => a.start = rate(name, v)?,
+            "--max" => a.max = rate(name, v)?,
+            "--min-time" => a.min_time_us = time(TimeUnit::Sec)?.max(1000),
+            "--max-time" => a.max_time_us = time(TimeUnit::Sec)?.max(1000),
+            "--arrival" => match v {
+                "fixed" | "poisson" => a.arrival = Some(v.to_string()),
+                _ => return Err(crate::flags::bad_value(name, v, "fixed or poisson")),
+            },
+            "--output" => a.output = Some(v.to_string()),
+            _ => {}
+        }
+    }
+    if a.targets.is_empty() {
+        return Err(
+            "no target given: name at least one, such as --p99 2ms (see iobench slo --help)".into(),
+        );
+    }
+    if a.start > a.max {
+        return Err(format!("--start {} is above --max {}", a.start, a.max));
+    }
+    if a.job_args.is_empty() {
+        return Err("no job given: put the job after --, such as -- --name=x --ioengine=nbd ... (see iobench slo --help)".into());
+    }
+    Ok(Some(a))
+}
+
+/// One step of the search: the job run at one offered rate.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub offered_iops: f64,
+    pub achieved_iops: f64,
+    pub runtime_s: f64,
+    pub ios: u64,
+    pub mean_ns: f64,
+    /// The targets' statistics, in the targets' order, in ns.
+    pub values_ns: Vec<f64>,
+    /// fio's closed-loop clat at the same percentiles (what a rate_iops run reports).
+    pub clat_ns: Vec<f64>,
+    pub missed_starts: u64,
+    pub backlog_max: u64,
+    pub exit_code: u8,
+    pub pass: bool,
+}
+
+/// The whole search.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The highest rate that met every target (0: none did, down to 1 IOPS).
+    pub capacity_iops: f64,
+    /// The lowest rate that did not (None: every rate up to --max did).
+    pub failed_at: Option<f64>,
+    /// The target that bound: the one furthest over its bound at `failed_at`.
+    pub bound_by: Option<usize>,
+    pub steps: Vec<Step>,
+}
+
+/// `iobench slo ARGS`: the exit status.
+pub fn main(args: &[String]) -> u8 {
+    match slo(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("iobench slo: {e}");
+            1
+        }
+    }
+}
+
+fn slo(args: &[String]) -> Result<u8, String> {
+    let Some(a) = parse_args(args)? else {
+        print!("{}", SPEC.help());
+        return Ok(0);
+    };
+    let inv = cli::parse_args(&a.job_args).map_err(|e| e.to_string())?;
+    if inv.jobs.is_empty() {
+        return Err("no job given after -- (see iobench slo --help)".into());
+    }
+    if inv.config.output.is_some() {
+        return Err("--output after --: slo keeps each step's results itself; give iobench slo --output FILE instead".into());
+    }
+    // Check the job once, as a run at the first rate, before any I/O.
+    prepare(&inv, &a, a.start)?;
+    let outcome = search(&a, |rate| run_step(&inv, &a, rate))?;
+    print!("{}", table(&a, &outcome));
+    if let Some(path) = &a.output {
+        let text =
+            serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n").map_err(|e| format!("--output {path}: {e}"))?;
+    }
+    Ok(0)
+}
+
+/// The job at `rate`, checked as a plain run of it would be.
+fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session::Prepared, String> {
+    let mut jobs = inv.jobs.clone();
+    let secs = step_time_us(a, rate);
+    let mut set = vec![
+        (
+            "rate_iops".to_string(),
+            format!("{}", rate.round().max(1.0) as u64),
+        ),
+        ("time_based".to_string(), "1".to_string()),
+        ("runtime".to_string(), format!("{secs}us")),
+    ];
+    let job_arrival = |j: &crate::defs::raw::RawJob| {
+        j.get("arrival")
+            .and_then(|o| o.value.clone())
+            .filter(|v| v != "closed")
+    };
+    for j in &mut jobs {
+        let arrival = a
+            .arrival
+            .clone()
+            .or_else(|| job_arrival(j))
+            .unwrap_or_else(|| "fixed".to_string());
+        set.retain(|(k, _)| k != "arrival");
+        set.push(("arrival".to_string(), arrival));
+        *j = crate::study::sweep::apply(std::slice::from_ref(j), &set)?
+            .pop()
+            .expect("one job");
+    }
+    let mut config = inv.config.clone();
+    // The steps' reports are kept as data; nothing of them is printed.
+    config.formats = vec![OutputFormat::Json];
+    let run_inv = cli::Invocation {
+        config,
+        jobs,
+        ..Default::default()
+    };
+    crate::session::prepare(&run_inv).map_err(|e| e.to_string())
+}
+
+/// How long a step at `rate` runs: enough I/Os for the strictest target, between
+/// `--min-time` and `--max-time`.
+fn step_time_us(a: &Args, rate: f64) -> u64 {
+    let need = a
+        .targets
+        .iter()
+        .map(|t| t.stat.samples_needed())
+        .max()
+        .unwrap_or(100);
+    let us = (need as f64 / rate * 1e6).ceil() as u64;
+    us.clamp(a.min_time_us, a.max_time_us.max(a.min_time_us))
+}
+
+/// One step: the job run at `rate`, its scheduled latencies summed over every job and
+/// direction.
+fn run_step(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<Step, String> {
+    let p = prepare(inv, a, rate)?;
+    let f = crate::session::run_quiet(&p);
+    if f.interrupted() {
+        return Err("interrupted".into());
+    }
+    // A failed job says nothing about latency: the search stops there.
+    if f.code != 0 {
+        return Err(format!(
+            "the job failed at {rate:.0} IOPS (exit status {}): see its error above",
+            f.code
+        ));
+    }
+    let mut sched = IoStat::default();
+    let mut hist = Hist::new();
+    let mut clat_hist = Hist::new();
+    let (mut missed, mut backlog, mut ios, mut runtime_ms) = (0, 0, 0, 0);
+    for t in &f.summary.threads {
+        for d in &t.dir {
+            sched.merge(&d.sched);
+            hist.merge(&d.sched_hist);
+            clat_hist.merge(&d.hist[crate::stats::LatKind::Clat as usize]);
+            missed += d.missed_starts;
+            backlog = backlog.max(d.backlog_max);
+            ios += d.ios;
+            runtime_ms = runtime_ms.max(d.runtime_ms);
+        }
+    }
+    let runtime_s = (runtime_ms.max(1)) as f64 / 1000.0;
+    let mean_ns = sched.summary().map_or(0.0, |m| m.mean);
+    let value = |h: &Hist, s: Stat, mean: f64| match s {
+        Stat::Mean => mean,
+        Stat::Percentile(q) => h.percentiles(&[q], h.total()).first().copied().unwrap_or(0) as f64,
+    };
+    let values_ns: Vec<f64> = a
+        .targets
+        .iter()
+        .map(|t| value(&hist, t.stat, mean_ns))
+        .collect();
+    let clat_mean = f
+        .summary
+        .threads
+        .iter()
+        .flat_map(|t| t.dir.iter())
+        .fold(IoStat::default(), |mut acc, d| {
+            acc.merge(&d.clat);
+            acc
+        })
+        .summary()
+        .map_or(0.0, |m| m.mean);
+    let clat_ns = a
+        .targets
+        .iter()
+        .map(|t| value(&clat_hist, t.stat, clat_mean))
+        .collect();
+    let met = a
+        .targets
+        .iter()
+        .zip(&values_ns)
+        .all(|(t, v)| *v <= t.max_ns as f64);
+    Ok(Step {
+        offered_iops: rate,
+        achieved_iops: ios as f64 / runtime_s,
+        runtime_s,
+        ios,
+        mean_ns,
+        values_ns,
+        clat_ns,
+        missed_starts: missed,
+        backlog_max: backlog,
+        exit_code: f.code,
+        pass: met && f.code == 0 && sched.samples > 0,
+    })
+}
+
+/// The search over rates, with `step` running the job at one rate: the ramp (doubling, or
+/// halving when the first rate fails), then bisection to `a.precision`.
+pub fn search(
+    a: &Args,
+    mut step: impl FnMut(f64) -> Result<Step, String>,
+) -> Result<Outcome, String> {
+    let mut steps = Vec::new();
+    let mut run = |rate: f64, steps: &mut Vec<Step>| -> Result<bool, String> {
+        let s = step(rate)?;
+        eprintln!(
+            "iobench slo: {:.0} IOPS offered, {:.0} achieved: {}",
+            s.offered_iops,
+            s.achieved_iops,
+            if s.pass { "met" } else { "missed" }
+        );
+        let pass = s.pass;
+        steps.push(s);
+        Ok(pass)
+    };
+    let (mut lo, mut hi) = (0.0, None);
+    let mut rate = a.start;
+    if run(rate, &mut steps)? {
+        lo = rate;
+        while rate < a.max {
+            rate = (rate * 2.0).min(a.max);
+            if run(rate, &mut steps)? {
+                lo = rate;
+            } else {
+                hi = Some(rate);
+                break;
+            }
+        }
+    } else {
+        hi = Some(rate);
+        while rate > 1.0 {
+            rate = (rate / 2.0).max(1.0);
+            if run(rate, &mut steps)? {
+                lo = rate;
+                break;
+            }
+            hi = Some(rate);
+        }
+    }
+    if lo > 0.0 {
+        while let Some(h) = hi {
+            if (h - lo) / lo <= a.precision {
+                break;
+            }
+            let mid = (lo + h) / 2.0;
+            if run(mid, &mut steps)? {
+                lo = mid;
+            } else {
+                hi = Some(mid);
+            }
+        }
+    }
+    // The bound: the target furthest over its limit at the lowest failing rate.
+    let bound_by = hi.and_then(|h| {
+        let s = steps.iter().find(|s| s.offered_iops == h)?;
+        a.targets
+            .iter()
+            .zip(&s.values_ns)
+            .enumerate()
+            .map(|(i, (t, v))| (i, v / t.max_ns as f64))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .map(|(i, _)| i)
+    });
+    Ok(Outcome {
+        capacity_iops: lo,
+        failed_at: hi,
+        bound_by,
+        steps,
+    })
+}
+
+fn ms(ns: f64) -> String {
+    format!("{:.3}", ns / 1e6)
+}
+
+/// The result as text: the capacity, the bound, then the latency–throughput curve by
+/// offered rate.
+pub fn table(a: &Args, o: &Outcome) -> String {
+    let mut out = String::new();
+    let targets: Vec<String> = a
+        .targets
+        .iter()
+        .map(|t| format!("{} <= {} ms", t.stat.name(), ms(t.max_ns as f64)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "targets (latency from the scheduled start): {}",
+        targets.join(", ")
+    );
+    if o.capacity_iops > 0.0 {
+        let _ = write!(out, "capacity: {:.0} IOPS", o.capacity_iops);
+        match (o.failed_at, o.bound_by) {
+            (Some(h), Some(b)) => {
+                let _ = writeln!(
+                    out,
+                    " (missed at {h:.0} IOPS; bound by {}; precision {}%)",
+                    a.targets[b].stat.name(),
+                    a.precision * 100.0
+                );
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    " (every rate up to --max {:.0} met the targets)",
+                    a.max
+                );
+            }
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "capacity: none (the targets were missed even at 1 IOPS)"
+        );
+    }
+    let mut rows = o.steps.clone();
+    rows.sort_by(|x, y| x.offered_iops.total_cmp(&y.offered_iops));
+    let mut head = vec!["offered".to_string(), "achieved".into(), "mean ms".into()];
+    for t in &a.targets {
+        if t.stat != Stat::Mean {
+            head.push(format!("{} ms", t.stat.name()));
+            head.push(format!("clat {}", t.stat.name()));
+        }
+    }
+    head.extend(["missed".into(), "backlog".into(), "met".into()]);
+    let mut cells = vec![head];
+    for s in &rows {
+        let mut r = vec![
+            format!("{:.0}", s.offered_iops),
+            format!("{:.0}", s.achieved_iops),
+            ms(s.mean_ns),
+        ];
+        for (i, t) in a.targets.iter().enumerate() {
+            if t.stat != Stat::Mean {
+                r.push(ms(s.values_ns[i]));
+                r.push(ms(s.clat_ns[i]));
+            }
+        }
+        r.push(s.missed_starts.to_string());
+        r.push(s.backlog_max.to_string());
+        r.push(if s.pass { "yes" } else { "no" }.into());
+        cells.push(r);
+    }
+    let widths: Vec<usize> = (0..cells[0].len())
+        .map(|c| cells.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    for r in &cells {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:>w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    out
+}
+
+/// The result as JSON.
+pub fn document(a: &Args, o: &Outcome) -> serde_json::Value {
+    use serde_json::json;
+    let mut rows = o.steps.clone();
+    rows.sort_by(|x, y| x.offered_iops.total_cmp(&y.offered_iops));
+    let by_target = |v: &[f64]| {
+        a.targets
+            .iter()
+            .zip(v)
+            .map(|(t, x)| (t.stat.name(), json!(x)))
+            .collect::<serde_json::Map<_, _>>()
+    };
+    json!({
+        "capacity_iops": o.capacity_iops,
+        "missed_at_iops": o.failed_at,
+        "bound_by": o.bound_by.map(|b| a.targets[b].stat.name()),
+        "precision": a.precision,
+        "targets": a.targets.iter().map(|t| json!({
+            "stat": t.stat.name(),
+            "max_ns": t.max_ns,
+            "samples_per_step": t.stat.samples_needed(),
+        })).collect::<Vec<_>>(),
+        "steps": rows.iter().map(|s| json!({
+            "offered_iops": s.offered_iops,
+            "achieved_iops": s.achieved_iops,
+            "runtime_s": s.runtime_s,
+            "ios": s.ios,
+            "sched_lat_mean_ns": s.mean_ns,
+            "sched_lat_ns": by_target(&s.values_ns),
+            "clat_ns": by_target(&s.clat_ns),
+            "missed_starts": s.missed_starts,
+            "backlog_max": s.backlog_max,
+            "exit_code": s.exit_code,
+            "met": s.pass,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Result<Option<Args>, String> {
+        let v: Vec<String> = a.iter().map(|s| s.to_string()).collect();
+        parse_args(&v)
+    }
+
+    #[test]
+    fn targets_and_flags_are_read() {
+        let a = args(&[
+            "--p99",
+            "2ms",
+            "--p99.9",
+            "5ms",
+            "--mean",
+            "500",
+            "--precision",
+            "2%",
+            "--",
+            "--name=x",
+        ])
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.targets.len(), 3);
+        assert_eq!(a.targets[0].stat, Stat::Percentile(99.0));
+        assert_eq!(a.targets[0].max_ns, 2_000_000);
+        assert_eq!(a.targets[1].stat, Stat::Percentile(99.9));
+        assert_eq!(a.targets[2].max_ns, 500_000);
+        assert!((a.precision - 0.02).abs() < 1e-12);
+        assert_eq!(a.job_args, ["--name=x"]);
+        // The rule: ten I/Os beyond the percentile.
+        assert_eq!(Stat::Percentile(99.0).samples_needed(), 1000);
+        assert_eq!(Stat::Percentile(99.9).samples_needed(), 10_000);
+        assert_eq!(step_time_us(&a, 1000.0), 10_000_000);
+    }
+
+    #[test]
+    fn bad_input_names_the_flag() {
+        let e = args(&["--p99", "fast", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--p99") && e.contains("fast"), "{e}");
+        let e = args(&["--p99", "2ms", "--precision", "5", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--precision") && e.contains("5%"), "{e}");
+        let e = args(&["--", "--name=x"]).unwrap_err();
+        assert!(e.contains("no target"), "{e}");
+        let e = args(&["--p99", "2ms"]).unwrap_err();
+        assert!(e.contains("no job"), "{e}");
+    }
+
+    fn fake(rate: f64, capacity: f64) -> Step {
+        let lat = if rate <= capacity { 1e6 } else { 1e9 };
+        Step {
+            offered_iops: rate,
+            achieved_iops: rate.min(capacity),
+            runtime_s: 1.0,
+            ios: 1,
+            mean_ns: lat,
+            values_ns: vec![lat],
+            clat_ns: vec![1e6],
+            missed_starts: 0,
+            backlog_max: 0,
+            exit_code: 0,
+            pass: rate <= capacity,
+        }
+    }
+
+    #[test]
+    fn search_ramps_then_bisects_to_the_precision() {
+        let a = args(&["--p99", "2ms", "--precision", "1%", "--", "--name=x"])
+            .unwrap()
+            .unwrap();
+        for cap in [1.0, 37.0, 5000.0, 123_456.0] {
+            let o = search(&a, |r| Ok(fake(r, cap))).unwrap();
+            let hi = o.failed_at.unwrap();
+            assert!(o.capacity_iops <= cap && cap < hi, "{cap}: {o:?}");
+            assert!((hi - o.capacity_iops) / o.capacity_iops <= 0.01, "{cap}");
+            assert_eq!(o.bound_by, Some(0));
+        }
+        let o = search(&a, |r| Ok(fake(r, 0.5))).unwrap();
+        assert_eq!(o.capacity_iops, 0.0);
+    }
+}

@@ -37,6 +37,8 @@ pub const SUBCOMMANDS: &[(&str, &str)] = &[
     (
         "history",
         "the runs saved with --save: list, compare to a baseline, trend",
+    ),
+    (
         "slo",
         "the highest arrival rate whose latency meets targets (--p99 2ms)",
     ),

@@ -131,6 +131,9 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "-o, --output=",
             "--keep-last=",
             "--older-than=",
+        ],
+    ),
+    (
         "slo",
         &[
             "--p50=",

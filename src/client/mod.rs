@@ -94,7 +94,11 @@ enum Event {
 /// The client's entry: `args` is the whole command line.
 pub fn main(argv: &[String]) -> ExitCode {
     let a = match args::parse(argv) {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{}", args::SPEC.help());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("iobench: {e}");
             return ExitCode::FAILURE;

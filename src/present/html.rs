@@ -36,6 +36,7 @@ write_iops_log, write_lat_log, write_hist_log).",
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// One input, as recognised.

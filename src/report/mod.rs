@@ -27,7 +27,7 @@ pub const VERSION: &str = concat!(
 pub fn sync_depth_notes(jobs: &[Job]) -> String {
     let mut out = String::new();
     for j in jobs {
-        if j.exec.engine.is_sync() && j.exec.iodepth_given > 1 {
+        if j.exec.depth_capped() {
             for _ in 0..j.exec.numjobs.max(1) {
                 out.push_str(
                     "note: both iodepth >= 1 and synchronous I/O engine are selected, \
@@ -313,6 +313,37 @@ impl Sink {
                 o.write_all(bytes)?;
                 o.flush()
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(args: &[&str]) -> Vec<Job> {
+        let mut all = vec!["--name=x"];
+        all.extend_from_slice(args);
+        let inv = crate::cli::parse_args(&all).expect("arguments parse");
+        vec![crate::job::resolve(&inv.jobs[0]).expect("job resolves")]
+    }
+
+    /// The note follows where `job::exec` capped the depth (the one place that does):
+    /// a synchronous engine asked for more than 1, once per clone; never null or libaio.
+    #[test]
+    fn the_depth_note_reads_the_capped_depth() {
+        let note = "queue depth will be capped at 1";
+        let j = jobs(&["--ioengine=psync", "--iodepth=8", "--numjobs=2"]);
+        assert_eq!(j[0].exec.iodepth, 1);
+        assert_eq!(sync_depth_notes(&j).matches(note).count(), 2);
+        for args in [
+            &["--ioengine=psync", "--iodepth=1"][..],
+            &["--ioengine=null", "--iodepth=8"],
+            &["--ioengine=libaio", "--iodepth=8"],
+        ] {
+            let j = jobs(args);
+            assert!(!j[0].exec.depth_capped(), "{args:?}");
+            assert_eq!(sync_depth_notes(&j), "", "{args:?}");
         }
     }
 }

@@ -276,7 +276,10 @@ impl Sink {
     pub fn open(cfg: &CliConfig) -> std::io::Result<Sink> {
         let file = match &cfg.output {
             Some(p) => Some(create_output(p)?),
-            None => None,
+            None => {
+                stdout_is_open()?;
+                None
+            }
         };
         Ok(Sink { file })
     }
@@ -315,6 +318,33 @@ impl Sink {
             }
         }
     }
+}
+
+/// Whether standard output was closed when iobench started (see [`note_stdout_closed`]).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that descriptor 1 was closed when the process started (`iobench … >&-`). Only
+/// the binary's entry point can see it: it looks before anything opens a file, then puts
+/// /dev/null there as Rust's start-up code would (`src/main.rs`).
+pub fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// True when standard output was closed at start: a report written there would be lost.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The error of a report bound for a standard output that was closed at start, where fio
+/// loses the report and exits 0.
+pub fn stdout_is_open() -> std::io::Result<()> {
+    if stdout_closed() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "standard output is closed: the report has nowhere to go (use --output=FILE)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -110,7 +110,9 @@ fn verify_trims_match_fio_counts() {
 fn discards(tool: Command, dev: &str, dir: &std::path::Path) -> Vec<String> {
     let log = dir.join("strace.log");
     let mut c = Command::new("strace");
-    c.args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
+    // In the scratch directory: the verify job leaves its state file where it works.
+    c.current_dir(dir)
+        .args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
         .arg(&log)
         .arg(tool.get_program())
         .args(

@@ -1,77 +1,36 @@
 //! The `iobench` binary: the arguments read once into a `Command`, one call per command,
 //! and the exit status.
 //!
-//! The entry point is the C `main`, not Rust's: Rust's start-up code reopens a closed
-//! descriptor 0, 1 or 2 on /dev/null before `fn main` runs, so a closed standard output
-//! (`iobench … >&-`) could not be told from `>/dev/null` (or from Python's
-//! `subprocess.DEVNULL`, which bench/run.py uses) and the report was lost with exit
-//! status 0, as in fio. [`main`] looks at descriptor 1 first, then does what Rust's
-//! start-up code does that matters here (see its comments) and calls [`run_command`].
-
-#![cfg_attr(not(test), no_main)]
+//! A closed standard output (`iobench … >&-`) is noted before Rust's start-up code runs
+//! (see [`NOTE_CLOSED_STDOUT`]): that code reopens a closed descriptor 0, 1 or 2 on
+//! /dev/null before `main`, so from `main` on it could not be told from `>/dev/null` (or
+//! from Python's `subprocess.DEVNULL`, which bench/run.py uses, /dev/null read-write),
+//! and the report was lost with exit status 0, as in fio.
 
 use iobench::api::cli::Invocation;
 use iobench::api::command::{self, Command};
 use iobench::api::{cluster, fioflags, options, peak, present, server, session, study, verify};
 use std::process::ExitCode;
 
-/// The process's entry point, called by the C runtime in place of Rust's `lang_start`
-/// (std's `rt::lang_start_internal` and `sys::pal::unix::init`). What that does, and
-/// what is done here instead:
-/// - closed descriptors 0-2 reopened on /dev/null: done here, after noting whether 1 was
-///   closed (so that no file the run opens can become standard output);
-/// - SIGPIPE set to SIG_IGN (Rust's default): done here, so a closed pipe is an error
-///   from `write`, not a silent death;
-/// - the arguments: glibc hands them to std through `.init_array`, so `std::env::args`
-///   works without `lang_start`;
-/// - a panic caught at the top (exit status 101): done here with `catch_unwind`, which
-///   also keeps an unwind from crossing this `extern "C"` frame;
-/// - standard output flushed at exit (`rt::cleanup`): done here;
-/// - the main thread's name and the stack overflow handler: left out; a panic message then
-///   names the thread `<unnamed>`, and a stack overflow is a plain SIGSEGV instead of a
-///   message and SIGABRT (either way the process dies with a signal).
-#[cfg(not(test))]
-#[no_mangle]
-pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
-    for fd in 0..=2 {
-        // SAFETY: F_GETFD only reads the descriptor's flags; no memory is passed.
-        let closed = unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1
-            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
-        if !closed {
-            continue;
-        }
-        if fd == libc::STDOUT_FILENO {
-            iobench::api::report::note_stdout_closed();
-        }
-        // SAFETY: a NUL-terminated path; the lowest free descriptor is `fd`, since the
-        // ones below it are open (they were, or were just reopened).
-        let got = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDWR) };
-        if got != fd {
-            // Nothing is sane to run with: abort as Rust's start-up code does.
-            std::process::abort();
-        }
+/// Run by the C runtime with the other `.init_array` constructors, before `main` and so
+/// before Rust's start-up code (`std::rt`) puts /dev/null on a closed descriptor: notes
+/// whether standard output was closed (`fcntl(F_GETFD)` fails with EBADF), so that a
+/// report bound there fails with an error instead of being lost (`report::Sink::open`).
+/// std itself reads the arguments this way on glibc.
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
+
+extern "C" fn note_closed_stdout() {
+    // SAFETY: F_GETFD only reads the descriptor's flags; no memory is passed.
+    let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+    if closed {
+        iobench::api::report::note_stdout_closed();
     }
-    // SAFETY: setting a signal's disposition to SIG_IGN passes no handler code.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    let code = match std::panic::catch_unwind(run_command) {
-        Ok(code) => code,
-        Err(_) => return 101,
-    };
-    use std::io::Write;
-    let flushed = std::io::stdout().flush();
-    // `ExitCode` hides its number: it is the one byte that makes an equal `ExitCode`.
-    let status = (0..=u8::MAX)
-        .find(|&b| ExitCode::from(b) == code)
-        .map_or(1, libc::c_int::from);
-    if flushed.is_err() && status == 0 {
-        return 1;
-    }
-    status
 }
 
-/// What `fn main` would be: the command read from the arguments and answered.
-#[cfg_attr(test, allow(dead_code))]
-fn run_command() -> ExitCode {
+fn main() -> ExitCode {
     // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
     let args: Vec<String> = std::env::args_os()
         .skip(1)

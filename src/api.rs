@@ -131,7 +131,7 @@ pub mod present {
 
 /// fio's outputs.
 pub mod report {
-    pub use crate::report::{normal, VERSION};
+    pub use crate::report::{normal, note_stdout_closed, stdout_closed, VERSION};
 }
 
 /// The run.

@@ -1,11 +1,13 @@
 //! The flag parser of iobench's subcommands (`sweep`, `compare`, `quick`, `report`,
-//! `peak`): each declares its flags once, in a table of names, value forms and
+//! `peak`) and of the `--client` command line: each declares its flags once, in a table of names, value forms and
 //! descriptions, and the same table both reads the arguments and prints `--help`, so the
 //! help cannot drift from what is accepted. (A plain run keeps fio's own rules: `cli`.)
 //!
 //! Accepted forms: `--flag=value`, `--flag value`, `-f value`, `-f=value`, `-f32` (only in a
-//! table that asks for it, as t/io_uring does), switches, repeated flags (kept in order), and
-//! `--`, after which every argument is handed back untouched.
+//! table that asks for it, as t/io_uring does), `-flag=value` and `-flag value` (only in a
+//! table that asks for it, as fio's `getopt_long_only` reads `--client`'s line), switches,
+//! repeated flags (kept in order, and in order with the positional arguments: see
+//! [`Matches::in_order`]), and `--`, after which every argument is handed back untouched.
 
 #![warn(missing_docs)]
 
@@ -50,6 +52,9 @@ pub struct Spec {
     pub pass_unknown: bool,
     /// A one-letter flag may have its value attached: `-d32` (t/io_uring's way).
     pub attached: bool,
+    /// A long flag may be written with one dash, `-client=h` or `-output f`, as fio's
+    /// `getopt_long_only` reads it.
+    pub single_dash: bool,
 }
 
 /// The arguments as read.
@@ -62,6 +67,9 @@ pub struct Matches {
     pub flags: Vec<(&'static str, Option<String>)>,
     /// The other arguments, in order.
     pub positional: Vec<String>,
+    /// For each positional argument, how many flags came before it: where it stood among
+    /// them (a job file after `--client=h` belongs to `h`).
+    pub positional_after: Vec<usize>,
     /// The arguments after the first `--`, when there was one.
     pub rest: Option<Vec<String>>,
 }
@@ -83,12 +91,12 @@ impl Spec {
                 continue;
             }
             if !arg.starts_with('-') || arg == "-" {
-                m.positional.push(arg.to_string());
+                m.push_positional(arg);
                 continue;
             }
             let Some((flag, inline)) = self.find(arg) else {
                 if self.pass_unknown {
-                    m.positional.push(arg.to_string());
+                    m.push_positional(arg);
                     continue;
                 }
                 return Err(format!(
@@ -130,6 +138,12 @@ impl Spec {
         };
         if let Some(f) = self.flags.iter().find(|f| f.names.contains(&given)) {
             return Some((f, inline));
+        }
+        if self.single_dash && !arg.starts_with("--") {
+            let long = format!("-{given}");
+            if let Some(f) = self.flags.iter().find(|f| f.names.contains(&long.as_str())) {
+                return Some((f, inline));
+            }
         }
         if !self.attached || arg.starts_with("--") {
             return None;
@@ -187,6 +201,38 @@ impl Spec {
             }
         }
         s
+    }
+}
+
+/// One argument as [`Matches::in_order`] hands it back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Given<'a> {
+    /// A flag by its first name, with its value.
+    Flag(&'static str, Option<&'a str>),
+    /// A positional argument.
+    Positional(&'a str),
+}
+
+impl Matches {
+    fn push_positional(&mut self, arg: &str) {
+        self.positional.push(arg.to_string());
+        self.positional_after.push(self.flags.len());
+    }
+
+    /// The flags and positional arguments as they were given, interleaved (the arguments
+    /// after `--` are not among them: see [`Matches::rest`]).
+    pub fn in_order(&self) -> Vec<Given<'_>> {
+        let mut out = Vec::with_capacity(self.flags.len() + self.positional.len());
+        let mut p = 0;
+        for (i, (name, value)) in self.flags.iter().enumerate() {
+            while p < self.positional.len() && self.positional_after[p] <= i {
+                out.push(Given::Positional(&self.positional[p]));
+                p += 1;
+            }
+            out.push(Given::Flag(name, value.as_deref()));
+        }
+        out.extend(self.positional[p..].iter().map(|a| Given::Positional(a)));
+        out
     }
 }
 
@@ -282,7 +328,37 @@ mod tests {
             flags: FLAGS,
             pass_unknown,
             attached,
+            single_dash: false,
         }
+    }
+
+    /// fio's `getopt_long_only` forms, and the order of flags and positionals kept.
+    #[test]
+    fn single_dash_long_flags_and_the_order() {
+        let one = Spec {
+            single_dash: true,
+            ..spec(false, false)
+        };
+        let m = one
+            .parse(&["a", "-dir=x", "b", "-dir", "y", "--mix", "c", "-o", "z"])
+            .unwrap();
+        assert_eq!(
+            m.in_order(),
+            [
+                Given::Positional("a"),
+                Given::Flag("--dir", Some("x")),
+                Given::Positional("b"),
+                Given::Flag("--dir", Some("y")),
+                Given::Flag("--mix", None),
+                Given::Positional("c"),
+                Given::Flag("--dir", Some("z")),
+            ]
+        );
+        // Without `single_dash`, `-dir=x` is no flag of the table.
+        let e = spec(false, false).parse(&["-dir=x"]).unwrap_err();
+        assert!(e.contains("'-dir=x'"), "{e}");
+        let e = one.parse(&["-bogus=1"]).unwrap_err();
+        assert!(e.contains("'-bogus=1'"), "{e}");
     }
 
     #[test]

@@ -1,10 +1,34 @@
 //! The `iobench` binary: the arguments read once into a `Command`, one call per command,
 //! and the exit status.
+//!
+//! A closed standard output (`iobench … >&-`) is noted before Rust's start-up code runs
+//! (see [`NOTE_CLOSED_STDOUT`]): that code reopens a closed descriptor 0, 1 or 2 on
+//! /dev/null before `main`, so from `main` on it could not be told from `>/dev/null` (or
+//! from Python's `subprocess.DEVNULL`, which bench/run.py uses, /dev/null read-write),
+//! and the report was lost with exit status 0, as in fio.
 
 use iobench::api::cli::Invocation;
 use iobench::api::command::{self, Command};
 use iobench::api::{cluster, fioflags, options, peak, present, server, session, study, verify};
 use std::process::ExitCode;
+
+/// Run by the C runtime with the other `.init_array` constructors, before `main` and so
+/// before Rust's start-up code (`std::rt`) puts /dev/null on a closed descriptor: notes
+/// whether standard output was closed (`fcntl(F_GETFD)` fails with EBADF), so that a
+/// report bound there fails with an error instead of being lost (`report::Sink::open`).
+/// std itself reads the arguments this way on glibc.
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDOUT: extern "C" fn() = note_closed_stdout;
+
+extern "C" fn note_closed_stdout() {
+    // SAFETY: F_GETFD only reads the descriptor's flags; no memory is passed.
+    let closed = unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } == -1
+        && std::io::Error::last_os_error().raw_os_error() == Some(libc::EBADF);
+    if closed {
+        iobench::api::report::note_stdout_closed();
+    }
+}
 
 fn main() -> ExitCode {
     // Arguments are OS strings: a name that is not UTF-8 is carried byte for byte (osstr).
@@ -89,8 +113,12 @@ fn run(inv: &Invocation) -> ExitCode {
     status
 }
 
-/// Prints an answer to stdout; exit status 0.
+/// Prints an answer to stdout; exit status 0, or 1 when standard output was closed (the
+/// answer would be lost).
 fn print(text: &str) -> ExitCode {
+    if iobench::api::report::stdout_closed() {
+        return fail(&"standard output is closed: the answer has nowhere to go");
+    }
     print!("{text}");
     ExitCode::SUCCESS
 }

@@ -679,3 +679,88 @@ fn a_dead_rank_still_leaves_rank_0s_report() {
     assert!(v["client_stats"][0]["write"]["io_bytes"].as_u64().unwrap() > 0);
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The pid of rank `rank` among `mpirun_pid`'s children (by OMPI_COMM_WORLD_RANK).
+fn rank_pid(mpirun_pid: u32, rank: u32) -> Option<i32> {
+    let kids =
+        std::fs::read_to_string(format!("/proc/{mpirun_pid}/task/{mpirun_pid}/children")).ok()?;
+    let want = format!("OMPI_COMM_WORLD_RANK={rank}");
+    kids.split_whitespace().find_map(|p| {
+        let env = std::fs::read(format!("/proc/{p}/environ")).ok()?;
+        env.split(|&b| b == 0)
+            .any(|v| v == want.as_bytes())
+            .then(|| p.parse().ok())?
+    })
+}
+
+/// An interrupted run whose ranks reach the end at different times (here rank 1 is
+/// stopped 1.5 s after rank 0): rank 0 waits for every rank that comes before the
+/// launcher would kill it (Open MPI's `odls_base_sigkill_timeout`, 10 s here), so the
+/// report holds both ranks, not rank 0's alone (it waited 0.5 s).
+#[test]
+fn an_interrupted_run_waits_for_slow_ranks() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("interrupted");
+    std::fs::write(
+        d.join("t.fio"),
+        "[w]\nrw=write\nsize=1m\nfilename=f\ntime_based\nruntime=30s\nioengine=psync\n",
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let child = Command::new(mpirun().unwrap())
+        .args(["--oversubscribe", "-np", "2", bin])
+        .args(["--output=out.json", "--output-format=json", "t.fio"])
+        .current_dir(&d)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none")
+        .env("OMPI_MCA_odls_base_sigkill_timeout", "10")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mpirun_pid = child.id();
+    let t0 = std::time::Instant::now();
+    let (r0, r1) = loop {
+        if let (Some(a), Some(b)) = (rank_pid(mpirun_pid, 0), rank_pid(mpirun_pid, 1)) {
+            break (a, b);
+        }
+        assert!(t0.elapsed().as_secs() < 20, "the ranks never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    // SAFETY: signals processes of this test's mpirun.
+    unsafe { libc::kill(r0, libc::SIGINT) };
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: as above.
+    unsafe { libc::kill(r1, libc::SIGINT) };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let o = match rx.recv_timeout(std::time::Duration::from_secs(60)) {
+        Ok(o) => o.unwrap(),
+        Err(_) => {
+            // SAFETY: our own child.
+            unsafe { libc::kill(mpirun_pid as i32, libc::SIGKILL) };
+            panic!("mpirun hung after the interruption");
+        }
+    };
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("results only"), "{err}");
+    let text = std::fs::read_to_string(d.join("out.json")).unwrap();
+    let v = json_of(&text);
+    let clients = v["client_stats"].as_array().expect("client_stats");
+    let ranks: Vec<u64> = clients
+        .iter()
+        .filter(|c| c["jobname"] == "w")
+        .map(|c| {
+            assert!(c["write"]["io_bytes"].as_u64().unwrap() > 0, "{text}");
+            c["rank"].as_u64().unwrap()
+        })
+        .collect();
+    assert_eq!(ranks, vec![0, 1], "both ranks are in the report: {text}");
+    let _ = std::fs::remove_dir_all(&d);
+}

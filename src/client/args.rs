@@ -5,10 +5,12 @@
 //! `--terse-version` shape the client's report, and the format is also sent to each server
 //! (as fio's JOBLINE does), so that servers asked for JSON send no text lines.
 //! `--trigger-file`, `--trigger-timeout`, `--trigger`, `--trigger-remote` and `--aux-path`
-//! are the client's own, as in fio (see [`super::trigger`]).
+//! are the client's own, as in fio (see [`super::trigger`]). The flags are read by the
+//! one flag helper, [`crate::flags::Spec`] ([`SPEC`]), with fio's one-dash long forms.
 
 use crate::cli::OutputFormat;
 use crate::fioproto::addr::{self, Endpoint};
+use crate::flags::{Flag, Given, Spec, Takes};
 use crate::report::Formats;
 
 /// One server to drive.
@@ -50,54 +52,136 @@ pub struct ClientArgs {
     pub aux_path: Option<String>,
 }
 
-fn split(a: &str) -> Option<(&str, Option<&str>)> {
-    let body = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
-    if body.is_empty() {
-        return None;
-    }
-    Some(match body.split_once('=') {
-        Some((k, v)) => (k, Some(v)),
-        None => (body, None),
-    })
-}
+/// The client's flags, read by the one flag helper with fio's `getopt_long_only` rules
+/// (`--client=h`, `-client=h`, `--client h`), job files kept where they stand among them.
+pub const SPEC: Spec = Spec {
+    command: "--client=HOST",
+    usage: "usage: iobench --client=HOST[,PORT] [JOBFILE ...] [--client=HOST2 ...] [options] [JOBFILE ...]\n\
+            \n\
+            Drives iobench or fio servers (`iobench --server`): job files right after a --client\n\
+            go to that server, the other job files to every server that has none of its own.",
+    flags: &[
+        Flag {
+            names: &["--client"],
+            takes: Takes::Value,
+            form: "HOST[,PORT]",
+            help: "a server to drive (HOST[,PORT], sock:PATH, or a file of hosts)",
+        },
+        Flag {
+            names: &["--remote-config"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "a job file on the last --client's server",
+        },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "FORMAT",
+            help: "normal, json, json+ or terse (comma-separated)",
+        },
+        Flag {
+            names: &["--output"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "write the report to FILE",
+        },
+        Flag {
+            names: &["--minimal"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "terse output",
+        },
+        Flag {
+            names: &["--terse-version"],
+            takes: Takes::Value,
+            form: "N",
+            help: "terse format version: 2, 3, 4 or 5",
+        },
+        Flag {
+            names: &["--eta"],
+            takes: Takes::Value,
+            form: "WHEN",
+            help: "status line: always, never or auto",
+        },
+        Flag {
+            names: &["--eta-newline"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "start a fresh status line every TIME",
+        },
+        Flag {
+            names: &["--eta-interval"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "ask the servers for their status every TIME (at least 250ms)",
+        },
+        Flag {
+            names: &["--trigger-file"],
+            takes: Takes::Value,
+            form: "FILE",
+            help: "trigger the servers when FILE appears",
+        },
+        Flag {
+            names: &["--trigger-timeout"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "trigger the servers after TIME",
+        },
+        Flag {
+            names: &["--trigger"],
+            takes: Takes::Value,
+            form: "CMD",
+            help: "run CMD here when a server's verify states came back",
+        },
+        Flag {
+            names: &["--trigger-remote"],
+            takes: Takes::Value,
+            form: "CMD",
+            help: "run CMD on the servers when they are triggered",
+        },
+        Flag {
+            names: &["--aux-path"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "where the servers' verify states are saved and read from",
+        },
+    ],
+    pass_unknown: false,
+    attached: false,
+    single_dash: true,
+};
 
-/// Parses the command line (without the program name).
-pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
+/// Parses the command line (without the program name). `Ok(None)`: `--help` was asked
+/// for (the caller prints [`SPEC`]'s help).
+pub fn parse(argv: &[String]) -> Result<Option<ClientArgs>, String> {
     let mut a = ClientArgs {
         formats: Formats::from_list(&[], None),
         eta_interval_ms: 1000,
         ..Default::default()
     };
+    let m = SPEC.parse(argv)?;
+    if m.help {
+        return Ok(None);
+    }
     let mut list: Vec<OutputFormat> = Vec::new();
     let mut terse_version: Option<u32> = None;
     // Job files after a --client attach to it, until an option comes.
     let mut attach: Option<usize> = None;
-    let mut i = 0;
-    let value = |i: &mut usize, k: &str, v: Option<&str>| -> Result<String, String> {
-        match v {
-            Some(v) => Ok(v.to_string()),
-            None => {
-                *i += 1;
-                argv.get(*i)
-                    .cloned()
-                    .ok_or_else(|| format!("option '--{k}' requires a value"))
+    let after_dashes = m.rest.iter().flatten().map(|f| Given::Positional(f));
+    for given in m.in_order().into_iter().chain(after_dashes) {
+        let (k, v) = match given {
+            Given::Positional(file) => {
+                match attach {
+                    Some(h) => a.hosts[h].files.push((file.to_string(), false)),
+                    None => a.shared_files.push(file.to_string()),
+                }
+                continue;
             }
-        }
-    };
-    while i < argv.len() {
-        let arg = &argv[i];
-        let Some((k, v)) = split(arg) else {
-            match attach {
-                Some(h) => a.hosts[h].files.push((arg.clone(), false)),
-                None => a.shared_files.push(arg.clone()),
-            }
-            i += 1;
-            continue;
+            Given::Flag(k, v) => (k, v.unwrap_or_default().to_string()),
         };
         attach = None;
         match k {
-            "client" => {
-                let v = value(&mut i, k, v)?;
+            "--client" => {
                 if std::path::Path::new(&v).is_file() {
                     // A host list: every word a host; no job file attaches to them.
                     let text = std::fs::read_to_string(&v)
@@ -121,16 +205,14 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
                     attach = Some(a.hosts.len() - 1);
                 }
             }
-            "remote-config" => {
-                let v = value(&mut i, k, v)?;
+            "--remote-config" => {
                 let h = a
                     .hosts
                     .last_mut()
                     .ok_or("option '--remote-config' must follow a --client")?;
                 h.files.push((v, true));
             }
-            "output-format" => {
-                let v = value(&mut i, k, v)?;
+            "--output-format" => {
                 // As in a plain run, each --output-format replaces the formats before it.
                 list.clear();
                 for f in v.split(',') {
@@ -143,13 +225,12 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
                 }
                 a.forward.push(format!("--output-format={v}"));
             }
-            "output" => a.output = Some(value(&mut i, k, v)?),
-            "minimal" => {
+            "--output" => a.output = Some(v),
+            "--minimal" => {
                 list.push(OutputFormat::Terse);
                 a.forward.push("--minimal".into());
             }
-            "terse-version" => {
-                let v = value(&mut i, k, v)?;
+            "--terse-version" => {
                 let n = v.trim().parse::<u32>().map_err(|_| {
                     format!("option '--terse-version': bad value '{v}' (expected 2, 3, 4 or 5)")
                 })?;
@@ -157,45 +238,35 @@ pub fn parse(argv: &[String]) -> Result<ClientArgs, String> {
             }
             // The status line is the client's own: these stay here (an iobench server
             // told `--eta=always` would draw its line into the text it sends).
-            "eta" => {
-                let v = value(&mut i, k, v)?;
-                match v.as_str() {
-                    "always" | "never" | "auto" => a.eta = Some(v),
-                    _ => {
-                        return Err(format!(
-                            "option '--eta': bad value '{v}' (expected always, never or auto)"
-                        ))
-                    }
+            "--eta" => match v.as_str() {
+                "always" | "never" | "auto" => a.eta = Some(v),
+                _ => {
+                    return Err(format!(
+                        "option '--eta': bad value '{v}' (expected always, never or auto)"
+                    ))
                 }
-            }
-            "eta-newline" => a.eta_newline_ms = time_ms(k, &value(&mut i, k, v)?, 1)?,
-            "eta-interval" => a.eta_interval_ms = time_ms(k, &value(&mut i, k, v)?, 250)?,
-            "trigger-file" => a.trigger_file = Some(value(&mut i, k, v)?),
-            "trigger-timeout" => a.trigger_timeout_ms = Some(time_ms(k, &value(&mut i, k, v)?, 1)?),
-            "trigger" => a.trigger = Some(value(&mut i, k, v)?),
-            "trigger-remote" => a.trigger_remote = Some(value(&mut i, k, v)?),
-            "aux-path" => a.aux_path = Some(value(&mut i, k, v)?),
-            _ => {
-                return Err(format!(
-                    "option '--{k}' is not supported with --client (expected --client, \
-                     --remote-config, --output-format, --output, --eta, --eta-newline, \
-                     --eta-interval, --trigger-file, --trigger-timeout, --trigger, \
-                     --trigger-remote, --aux-path and job files)"
-                ))
-            }
+            },
+            "--eta-newline" => a.eta_newline_ms = time_ms(k, &v, 1)?,
+            "--eta-interval" => a.eta_interval_ms = time_ms(k, &v, 250)?,
+            "--trigger-file" => a.trigger_file = Some(v),
+            "--trigger-timeout" => a.trigger_timeout_ms = Some(time_ms(k, &v, 1)?),
+            "--trigger" => a.trigger = Some(v),
+            "--trigger-remote" => a.trigger_remote = Some(v),
+            "--aux-path" => a.aux_path = Some(v),
+            _ => unreachable!("every flag of SPEC is handled: {k}"),
         }
-        i += 1;
     }
     if a.hosts.is_empty() {
         return Err("option '--client': no server given (expected --client=HOST[,PORT])".into());
     }
     a.formats = Formats::from_list(&list, terse_version);
-    Ok(a)
+    Ok(Some(a))
 }
 
 /// A `--eta-newline`/`--eta-interval` value in ms, read as fio reads it (a bare number is
 /// seconds), at least `min_ms`.
 fn time_ms(flag: &str, v: &str, min_ms: u64) -> Result<u64, String> {
+    let flag = flag.trim_start_matches('-');
     let form = "a time such as 1, 500ms or 2s";
     let us = crate::defs::value::parse_time_us(v, crate::defs::TimeUnit::Sec)
         .map_err(|e| format!("option '--{flag}': bad value '{v}': {e} (expected {form})"))?;
@@ -228,17 +299,49 @@ mod tests {
         v.iter().map(|x| x.to_string()).collect()
     }
 
+    fn parse_ok(v: &[String]) -> ClientArgs {
+        parse(v).unwrap().expect("not --help")
+    }
+
+    /// fio's one-dash long forms and a value in the next argument read as `--flag=value`,
+    /// and `--help` asks for the table's help.
+    #[test]
+    fn getopt_long_only_forms() {
+        let a = parse_ok(&s(&[
+            "-client=h1",
+            "a.fio",
+            "-client",
+            "h2,9000",
+            "-output",
+            "out.txt",
+            "--eta",
+            "never",
+            "-minimal",
+            "--",
+            "b.fio",
+        ]));
+        assert_eq!(a.hosts.len(), 2);
+        assert_eq!(a.hosts[0].files, vec![("a.fio".to_string(), false)]);
+        assert!(a.hosts[1].files.is_empty());
+        assert_eq!(a.output.as_deref(), Some("out.txt"));
+        assert_eq!(a.eta.as_deref(), Some("never"));
+        assert!(a.formats.terse.is_some());
+        assert_eq!(a.shared_files, vec!["b.fio".to_string()]);
+        assert_eq!(parse(&s(&["--client=h", "--help"])), Ok(None));
+        let help = SPEC.help();
+        assert!(help.contains("--remote-config=FILE") && help.contains("--trigger-remote=CMD"));
+    }
+
     #[test]
     fn job_files_attach_to_the_client_before_them() {
-        let a = parse(&s(&[
+        let a = parse_ok(&s(&[
             "--client=h1,9000",
             "a.fio",
             "--client=h2",
             "--remote-config=/srv/b.fio",
             "--output-format=json",
             "c.fio",
-        ]))
-        .unwrap();
+        ]));
         assert_eq!(a.hosts.len(), 2);
         assert_eq!(a.hosts[0].given, "h1");
         assert_eq!(a.hosts[0].files, vec![("a.fio".to_string(), false)]);
@@ -263,7 +366,7 @@ mod tests {
 
     #[test]
     fn trigger_flags_stay_with_the_client() {
-        let a = parse(&s(&[
+        let a = parse_ok(&s(&[
             "--client=h",
             "--trigger-timeout=2",
             "--trigger-file=/tmp/t",
@@ -272,8 +375,7 @@ mod tests {
             "touch r",
             "--aux-path=/tmp/a",
             "j.fio",
-        ]))
-        .unwrap();
+        ]));
         assert_eq!(
             a.trigger_timeout_ms,
             Some(2000),
@@ -290,14 +392,13 @@ mod tests {
 
     #[test]
     fn status_line_flags_stay_with_the_client() {
-        let a = parse(&s(&[
+        let a = parse_ok(&s(&[
             "--client=h",
             "--eta=always",
             "--eta-newline=2",
             "--eta-interval=500ms",
             "j.fio",
-        ]))
-        .unwrap();
+        ]));
         assert_eq!(a.eta.as_deref(), Some("always"));
         assert_eq!((a.eta_newline_ms, a.eta_interval_ms), (2000, 500));
         assert!(a.forward.is_empty(), "{:?}", a.forward);

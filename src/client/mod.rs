@@ -94,7 +94,11 @@ enum Event {
 /// The client's entry: `args` is the whole command line.
 pub fn main(argv: &[String]) -> ExitCode {
     let a = match args::parse(argv) {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            print!("{}", args::SPEC.help());
+            return ExitCode::SUCCESS;
+        }
         Err(e) => {
             eprintln!("iobench: {e}");
             return ExitCode::FAILURE;
@@ -515,6 +519,27 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// timeouts of 5 s).
 const RUN_SILENCE: Duration = Duration::from_secs(30);
 
+/// [`RUN_SILENCE`], or `IOBENCH_CLIENT_SILENCE_MS` when set (a test's way to see the
+/// timeout without waiting 30 s; not a user setting).
+fn run_silence() -> Duration {
+    static SILENCE: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *SILENCE.get_or_init(|| {
+        std::env::var("IOBENCH_CLIENT_SILENCE_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map_or(RUN_SILENCE, Duration::from_millis)
+    })
+}
+
+/// A timeout as the messages say it: whole seconds, else milliseconds.
+fn said(d: Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{} ms", d.as_millis())
+    }
+}
+
 /// Lets go of a server that accepted the connection and never answered PROBE, or that
 /// went silent after its run started, naming it on stderr.
 fn check_silent(clients: &mut [Client]) {
@@ -529,11 +554,11 @@ fn check_silent(clients: &mut [Client]) {
                  nothing for {} s",
                 PROBE_TIMEOUT.as_secs()
             )
-        } else if c.probed && c.running && quiet >= RUN_SILENCE {
+        } else if c.probed && c.running && quiet >= run_silence() {
             format!(
-                "timeout: the server sent nothing for {} s, not even an answer to a \
+                "timeout: the server sent nothing for {}, not even an answer to a \
                  status request",
-                RUN_SILENCE.as_secs()
+                said(run_silence())
             )
         } else {
             if c.probed

@@ -85,7 +85,10 @@ impl Printer {
             Some(p) => {
                 Box::new(std::fs::File::create(p).map_err(|e| format!("output file {p}: {e}"))?)
             }
-            None => Box::new(std::io::stdout()),
+            None => {
+                crate::report::stdout_is_open().map_err(|e| format!("output: {e}"))?;
+                Box::new(std::io::stdout())
+            }
         };
         Ok(Printer {
             out,

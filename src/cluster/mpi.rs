@@ -196,18 +196,17 @@ fn phase_start(_phase: usize) {
     }
 }
 
-/// The barrier at the end of the run: true once every rank is there. A rank whose run a
-/// signal stopped waits only [`DEAD_PEER_WAIT`] (false then): the signal is mpirun's
-/// when a peer died, and that peer never comes.
+/// The barrier at the end of the run: true once every rank is there. Once a signal
+/// stopped this rank's run (at entry or while it waits), it waits only
+/// [`stopped_wait`] more (false then): the signal may be the launcher's after a peer died,
+/// and that peer never comes.
 fn all_arrive(world: &SimpleCommunicator) -> bool {
-    let deadline = crate::run::signals::signalled()
-        .is_some()
-        .then(|| Instant::now() + DEAD_PEER_WAIT);
+    let mut deadline = None;
     let mut req = world.immediate_barrier();
     loop {
         match req.test() {
             Ok(_) => return true,
-            Err(r) if deadline.is_some_and(|d| Instant::now() >= d) => {
+            Err(r) if past(&mut deadline) => {
                 // The barrier cannot be cancelled; the process exits without it.
                 std::mem::forget(r);
                 return false;
@@ -218,8 +217,71 @@ fn all_arrive(world: &SimpleCommunicator) -> bool {
     }
 }
 
-/// How long a rank stopped by a signal waits for the others at the end of the run.
-const DEAD_PEER_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+/// True once a signal stopped the run and [`stopped_wait`] has passed since this rank
+/// first saw it (`deadline` keeps when that is).
+fn past(deadline: &mut Option<Instant>) -> bool {
+    if deadline.is_none() && crate::run::signals::signalled().is_some() {
+        *deadline = Some(Instant::now() + stopped_wait());
+    }
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
+/// The tag of a rank's statistics sent to rank 0 at the end of the run.
+const REPORT_TAG: i32 = 0x10b;
+
+/// Rank 0 receives the other ranks' statistics (`RankReport` as JSON) as they come, until
+/// every rank's are in (`true`), or until [`stopped_wait`] after a signal stopped the run
+/// (`false`: the ranks that did report, in rank order). Received by message rather than
+/// after a barrier, so a report of an interrupted run holds every rank that got there.
+fn gather(world: &SimpleCommunicator, size: usize) -> (Vec<(i32, Vec<u8>)>, bool) {
+    let mut got: Vec<(i32, Vec<u8>)> = Vec::with_capacity(size.saturating_sub(1));
+    let mut deadline = None;
+    loop {
+        while let Some(st) = world.any_process().immediate_probe_with_tag(REPORT_TAG) {
+            let from = st.source_rank();
+            let (bytes, _) = world
+                .process_at_rank(from)
+                .receive_vec_with_tag::<u8>(REPORT_TAG);
+            got.push((from, bytes));
+        }
+        if got.len() + 1 >= size {
+            got.sort_by_key(|g| g.0);
+            return (got, true);
+        }
+        if past(&mut deadline) {
+            got.sort_by_key(|g| g.0);
+            return (got, false);
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+}
+
+/// How long a rank stopped by a signal waits for the others at the end of the run: long
+/// enough for ranks that take a while to stop (their workers to end, their statistics to
+/// be summed), short enough to write rank 0's report before the launcher kills it. Open
+/// MPI's mpirun, when a rank dies or it is interrupted, sends SIGTERM and SIGKILL
+/// `odls_base_sigkill_timeout` seconds later (1 by default; the rank sees the setting as
+/// `OMPI_MCA_odls_base_sigkill_timeout` when it is given): then that less
+/// [`KILL_MARGIN`]. Under another launcher (srun waits 30 s by default), [`OTHER_WAIT`].
+fn stopped_wait() -> std::time::Duration {
+    if std::env::var_os("OMPI_COMM_WORLD_RANK").is_none() {
+        return OTHER_WAIT;
+    }
+    let kill_after = std::env::var("OMPI_MCA_odls_base_sigkill_timeout")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1);
+    std::time::Duration::from_secs(kill_after)
+        .saturating_sub(KILL_MARGIN)
+        .max(MIN_WAIT)
+}
+
+/// Left before Open MPI's SIGKILL to write rank 0's report.
+const KILL_MARGIN: std::time::Duration = std::time::Duration::from_millis(400);
+/// The least a stopped rank waits for the others.
+const MIN_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+/// The wait under launchers other than Open MPI's.
+const OTHER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Broadcasts rank 0's `data` to every rank.
 fn bcast_bytes(world: &SimpleCommunicator, mut data: Vec<u8>) -> Vec<u8> {
@@ -501,43 +563,18 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
         timeline,
     };
     let wire = serde_json::to_vec(&report).unwrap_or_default();
-    if !all_arrive(&world) {
-        // A peer is gone: mpirun stops every rank (SIGTERM, SIGKILL soon after) when one
-        // dies. Rank 0 writes what it has rather than wait in a barrier to be killed.
-        if rank == 0 {
-            eprintln!(
-                "iobench: rank 0: the other ranks did not come to the end of the run after \
-                 it was stopped by signal {} (mpirun stops every rank when one dies; its \
-                 message names the rank): the report holds rank 0's results only",
-                crate::run::signals::signalled().unwrap_or(0)
-            );
-            let cost = Cost {
-                sizes: vec![wire.len()],
-                gather_ms: 0.0,
-                merge_ms: 0.0,
-            };
-            let mode = if cl.clock_start { "clock" } else { "barrier" };
-            write_report(
-                &mut sink,
-                Formats::of(&f.config),
-                jobs,
-                &[report],
-                &cost,
-                mode,
-            );
-        }
-        // MPI_Finalize would wait for the dead peer: leave without it.
-        std::process::exit(code.max(1) as i32);
-    }
-    let gather_start = Instant::now();
+    let mode = if cl.clock_start { "clock" } else { "barrier" };
     let mut status = 0u8;
     if rank == 0 {
+        let gather_start = Instant::now();
+        let (got, all) = gather(&world, size as usize);
+        let gathered = gather_start.elapsed();
+        let merge_start = Instant::now();
         let mut reports = vec![report];
         let mut sizes = vec![wire.len()];
-        for r in 1..size {
-            let (bytes, _) = world.process_at_rank(r as i32).receive_vec::<u8>();
+        for (r, bytes) in &got {
             sizes.push(bytes.len());
-            match serde_json::from_slice::<RankReport>(&bytes) {
+            match serde_json::from_slice::<RankReport>(bytes) {
                 Ok(rep) => reports.push(rep),
                 Err(e) => {
                     eprintln!("iobench: rank {r}'s statistics could not be read: {e}");
@@ -545,8 +582,26 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
                 }
             }
         }
-        let gathered = gather_start.elapsed();
-        let merge_start = Instant::now();
+        if !all {
+            // A peer is gone or too slow: mpirun stops every rank (SIGTERM, SIGKILL soon
+            // after) when one dies. Rank 0 writes what it has rather than be killed first.
+            let came: Vec<String> = std::iter::once(0)
+                .chain(got.iter().map(|g| g.0))
+                .map(|r| r.to_string())
+                .collect();
+            let whose = if came.len() == 1 {
+                "rank 0's results only".to_string()
+            } else {
+                format!("the results of ranks {} only", came.join(", "))
+            };
+            eprintln!(
+                "iobench: rank 0: the other ranks did not all come to the end of the run \
+                 within {} ms after it was stopped by signal {} (mpirun stops every rank \
+                 when one dies; its message names the rank): the report holds {whose}",
+                stopped_wait().as_millis(),
+                crate::run::signals::signalled().unwrap_or(0)
+            );
+        }
         let formats = Formats::of(&f.config);
         let merged = render(formats, jobs, &reports);
         let cost = Cost {
@@ -554,12 +609,22 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
             gather_ms: gathered.as_secs_f64() * 1000.0,
             merge_ms: merge_start.elapsed().as_secs_f64() * 1000.0,
         };
-        let mode = if cl.clock_start { "clock" } else { "barrier" };
         if !write_merged(&mut sink, formats, merged, &reports, &cost, mode) {
             status = 1;
         }
+        if !all {
+            // MPI_Finalize would wait for the missing peer: leave without it.
+            std::process::exit(code.max(1) as i32);
+        }
     } else {
-        world.process_at_rank(0).send(&wire[..]);
+        world
+            .process_at_rank(0)
+            .send_with_tag(&wire[..], REPORT_TAG);
+    }
+    if !all_arrive(&world) {
+        // Rank 0 gave up on a peer (or is gone): leave without MPI_Finalize, which would
+        // wait for it.
+        std::process::exit(code.max(1) as i32);
     }
     let mut worst = 0u32;
     world.all_reduce_into(
@@ -570,27 +635,8 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
     worst.min(255) as u8
 }
 
-/// Renders rank 0's report of `reports` with its MPI section and writes it to `sink`
-/// (rank 0's `--output` or stdout); false when the write failed (said on stderr).
-fn write_report(
-    sink: &mut Option<crate::report::Sink>,
-    formats: Formats,
-    jobs: &[crate::job::Job],
-    reports: &[RankReport],
-    cost: &Cost,
-    mode: &str,
-) -> bool {
-    write_merged(
-        sink,
-        formats,
-        render(formats, jobs, reports),
-        reports,
-        cost,
-        mode,
-    )
-}
-
-/// Writes an already merged report (`merged`) with its MPI section; see [`write_report`].
+/// Writes rank 0's merged report (`merged`) with its MPI section to `sink` (rank 0's
+/// `--output` or stdout); false when the write failed (said on stderr).
 fn write_merged(
     sink: &mut Option<crate::report::Sink>,
     formats: Formats,

@@ -6,7 +6,7 @@
 //! `exit_on_io_done` ends it once every job that does I/O has finished.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Queued, Setup};
+use super::{Engine, IoUnit, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -127,14 +127,6 @@ fn io_jobs_active() -> bool {
 }
 
 impl Engine for Cpuio {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
         // fio reports the engine as setting up while it prepares (qsort's data).
         crate::debug::setting_up(|| {

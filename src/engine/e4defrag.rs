@@ -6,7 +6,7 @@
 //! with EINVAL, as in fio.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -109,13 +109,6 @@ impl E4defrag {
 }
 
 impl Engine for E4defrag {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
         let path = CString::new(self.o.donor.as_bytes())
             .map_err(|_| io::Error::other("e4defrag: donorname contains a NUL byte"))?;

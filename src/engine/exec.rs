@@ -7,7 +7,7 @@
 //! No data moves: the job reports only its I/O count and latencies, as fio's does.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Queued, Setup};
+use super::{Engine, IoUnit, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -133,14 +133,6 @@ impl Drop for Exec {
 }
 
 impl Engine for Exec {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
         // fio reports the engine as setting up while it prepares.
         crate::debug::setting_up(|| {

@@ -4,7 +4,7 @@
 //! opened read-write (and created) whatever the job's direction, as fio opens them.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued};
+use super::{Engine, IoUnit, Op, Queued};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::error::JobError;
@@ -15,13 +15,6 @@ use std::io;
 pub struct Falloc;
 
 impl Engine for Falloc {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     #[inline]
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let mode = match io.op {

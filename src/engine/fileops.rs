@@ -6,7 +6,7 @@
 //! only writes), and nothing else is sampled per I/O.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Queued, Setup};
+use super::{Engine, IoUnit, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -125,14 +125,6 @@ impl FileOps {
 }
 
 impl Engine for FileOps {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            file_ops: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
         let bad = |n: &str| {
             io::Error::new(
@@ -212,6 +204,7 @@ pub const STAT_TYPE: OptDef = opt(
 const FILE_FLAGS: Flags = Flags {
     opens_own_files: true,
     no_offload: true,
+    file_ops: true,
     ..Flags::SYNC
 };
 

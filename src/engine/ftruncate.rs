@@ -3,7 +3,7 @@
 //! fail with EINVAL, as in fio.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued};
+use super::{Engine, IoUnit, Op, Queued};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::error::JobError;
@@ -14,13 +14,6 @@ use std::io;
 pub struct Ftruncate;
 
 impl Engine for Ftruncate {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     #[inline]
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         io.result = match io.op {

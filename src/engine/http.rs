@@ -18,7 +18,7 @@
 
 use super::http_sigv4::{self as sigv4, Signer};
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -501,14 +501,6 @@ fn agent(tls: Tls, timeout: Option<std::time::Duration>) -> io::Result<ureq::Age
 }
 
 impl Engine for Http {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
         if let Some(bad) = s.names.iter().find(|n| !n.starts_with('/')) {
             return Err(io::Error::new(

@@ -3,7 +3,7 @@
 //! are read straight from the ring the kernel shares with us, and io_getevents is called
 //! only to wait for more (`userspace_reap` is accepted; it is what this engine always does).
 
-use super::{neg_errno, Caps, Completion, Engine, IoUnit, Op, Queued};
+use super::{neg_errno, Completion, Engine, IoUnit, Op, Queued};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use std::io;
@@ -146,10 +146,6 @@ impl Drop for Libaio {
 impl Engine for Libaio {
     fn ioprios(&self) -> Vec<u16> {
         self.cmdprio.as_ref().map_or(Vec::new(), |c| c.ioprios())
-    }
-
-    fn caps(&self) -> Caps {
-        Caps::default()
     }
 
     #[inline]

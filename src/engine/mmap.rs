@@ -5,7 +5,7 @@
 //! a window around the I/O is mapped instead and moved when an I/O falls outside it.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
+use super::{Engine, EngineFile, IoUnit, Op, Queued};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -175,13 +175,6 @@ fn errno() -> i64 {
 }
 
 impl Engine for Mmap {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.prot = if s.files.iter().any(|f| f.writable) {
             libc::PROT_READ | libc::PROT_WRITE

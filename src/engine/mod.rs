@@ -1,6 +1,7 @@
 //! I/O engines. Each engine is its own module; the worker is generic over [`Engine`] so its
 //! hot loop is monomorphised: no virtual call, no allocation and no lock per I/O. Engines say
-//! what they can do through [`Caps`] instead of callers asking which engine they are.
+//! what they can do through their [`spec::Flags`] instead of callers asking which engine
+//! they are.
 //!
 //! The protocol mirrors fio's: the worker [`Engine::queue`]s I/O units one by one; a
 //! synchronous engine completes each unit inside `queue`, an asynchronous one stages it and
@@ -39,18 +40,6 @@ pub use registry::EngineConfig;
 use crate::defs::Ddir;
 use std::io;
 use std::os::fd::RawFd;
-
-/// What an engine can do, declared once.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Caps {
-    /// Each `queue()` completes the I/O before returning (iodepth is effectively 1).
-    pub sync: bool,
-    /// Does no I/O on files: the runner neither lays out nor opens them (null).
-    pub no_files: bool,
-    /// The "I/O" is a file operation (create, stat, unlink): the runner must not open or
-    /// lay out the files, the engine does what it does to each file name.
-    pub file_ops: bool,
-}
 
 /// What the kind of operation is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -173,7 +162,6 @@ pub struct Setup<'a> {
 
 /// The interface every engine implements. Implementations are used through generics only.
 pub trait Engine: Send {
-    fn caps(&self) -> Caps;
     /// Called once with the open files and buffers, before any I/O.
     fn setup(&mut self, _s: &Setup<'_>) -> io::Result<()> {
         Ok(())
@@ -220,11 +208,6 @@ pub trait Engine: Send {
     /// The `i`th completion of the last `getevents`.
     fn event(&self, _i: usize) -> Completion {
         Completion { slot: 0, result: 0 }
-    }
-    /// True when submit time is measured by the engine's commit (async engines with a
-    /// commit step): the worker then stamps issue time after commit.
-    fn stamps_issue_on_commit(&self) -> bool {
-        !self.caps().sync
     }
     /// For `file_ops` engines: the latency of the file operation the last `queue` made, if
     /// it made one (taken once). It is the only latency such engines report.

@@ -13,7 +13,7 @@
 //! counts stay 0.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -837,14 +837,6 @@ impl Drop for Net {
 }
 
 impl Engine for Net {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
         if self.o.splice {
             self.pipe()?;

@@ -6,7 +6,7 @@
 //! all at 1), and so does iobench's.
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
-use super::{Caps, Completion, Engine, IoUnit, Queued};
+use super::{Completion, Engine, IoUnit, Queued};
 use crate::defs::reader::Reader;
 use crate::error::JobError;
 use std::io;
@@ -24,15 +24,6 @@ pub struct Null {
 }
 
 impl Engine for Null {
-    fn caps(&self) -> Caps {
-        Caps {
-            // Before setup (depth 0) the worker asks for its depth: not sync then.
-            sync: self.depth == 1,
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth as usize;
         self.staged = Vec::with_capacity(self.depth);

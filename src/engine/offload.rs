@@ -8,7 +8,7 @@
 //! batch to the pool, `getevents` collects what the submitters finished. The hand-over
 //! takes a lock per batch and per completion: that is the mode's price, as in fio.
 
-use super::{Caps, Completion, Engine, EngineFile, IoUnit, Queued, Setup};
+use super::{Completion, Engine, EngineFile, IoUnit, Queued, Setup};
 use crate::engine::EngineConfig;
 use std::collections::VecDeque;
 use std::io;
@@ -152,10 +152,6 @@ fn run_one(engine: &mut dyn Engine, io: &mut IoUnit) -> io::Result<i64> {
 }
 
 impl Engine for Offload {
-    fn caps(&self) -> Caps {
-        Caps::default()
-    }
-
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
         let n = s.depth.max(1) as usize;
         self.staged = Vec::with_capacity(n);

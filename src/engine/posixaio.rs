@@ -4,7 +4,7 @@
 //! On Linux the C library runs these requests on its own helper threads, so this engine
 //! measures that implementation, as fio's posixaio does.
 
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued};
+use super::{Completion, Engine, IoUnit, Op, Queued};
 use crate::defs::Ddir;
 use std::io;
 
@@ -99,10 +99,6 @@ impl Drop for PosixAio {
 }
 
 impl Engine for PosixAio {
-    fn caps(&self) -> Caps {
-        Caps::default()
-    }
-
     #[inline]
     fn queues_sync(&self, kind: super::SyncKind) -> bool {
         !matches!(kind, super::SyncKind::Range(_))

@@ -2,7 +2,7 @@
 //! pvsync2 (preadv2/pwritev2 with per-I/O RWF_* flags), which differ only in the syscall.
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use super::{do_sync, neg_errno, Engine, IoUnit, Op, Queued};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -72,13 +72,6 @@ impl Psync {
 }
 
 impl Engine for Psync {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     #[inline]
     unsafe fn queue(&mut self, io: &mut IoUnit) -> io::Result<Queued> {
         let off = io.offset as libc::off_t;

@@ -149,11 +149,6 @@ impl EngineConfig {
         &self.spec.flags
     }
 
-    /// True for engines that complete each I/O inside queue() (depth 1).
-    pub fn is_sync(&self) -> bool {
-        self.spec.flags.sync
-    }
-
     /// True when fio's engine of this kind completes each I/O inside its queue call at
     /// this depth. fio counts a loop's bytes against `size` only for I/O that was queued,
     /// so a loop of such an engine ends only when its files are done, not after `size`.
@@ -350,6 +345,48 @@ pub const fn choices<const N: usize>() -> [(&'static str, &'static str); N] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One notion of "synchronous", read from the flags: each engine iobench runs
+    /// completes its I/O in `queue` at any depth (sync engines), only at depth 1 (null),
+    /// or never (asynchronous engines), and only the file engines are file-name calls.
+    #[test]
+    fn sync_and_file_ops_come_from_the_flags() {
+        let sync = [
+            "sync",
+            "vsync",
+            "psync",
+            "pvsync",
+            "pvsync2",
+            "mmap",
+            "splice",
+            "falloc",
+            "ftruncate",
+            "e4defrag",
+            "cpuio",
+            "exec",
+            "net",
+            "netsplice",
+            "filecreate",
+            "filestat",
+            "filedelete",
+        ];
+        let never = ["libaio", "io_uring", "posixaio", "nbd"];
+        for s in specs().filter(|s| s.refused.is_none()) {
+            let (one, deep) = (s.flags.sync_at(1), s.flags.sync_at(8));
+            if sync.contains(&s.name) {
+                assert!(s.flags.sync && one && deep, "{}", s.name);
+            } else if never.contains(&s.name) {
+                assert!(!s.flags.sync && !one && !deep, "{}", s.name);
+            } else if s.name == "null" {
+                assert!(!s.flags.sync && one && !deep, "null");
+            }
+            let file_op = ["filecreate", "filestat", "filedelete"].contains(&s.name);
+            assert_eq!(s.flags.file_ops, file_op, "{}", s.name);
+        }
+        for name in sync.iter().chain(&never).chain(&["null"]) {
+            assert!(spec(name).is_some_and(|s| s.refused.is_none()), "{name}");
+        }
+    }
 
     #[test]
     fn every_engine_name_is_declared_once() {

@@ -24,7 +24,9 @@ pub enum QueueCompletion {
 /// What an engine can do and what the runner must (not) do for it, declared once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Flags {
-    /// Completes each I/O inside `queue` (iodepth is then 1 whatever the job says).
+    /// A synchronous engine: completes each I/O inside `queue`, so iodepth is 1 whatever
+    /// the job says (`job::exec` caps it, the one place that does). null is not one, but
+    /// behaves as one at depth 1: ask [`Flags::sync_at`] for the engine as set up.
     pub sync: bool,
     /// Touches no file data: files are neither laid out nor sized from disk, and the I/O
     /// scheduler is left alone (fio's "diskless" engines).
@@ -50,6 +52,9 @@ pub struct Flags {
     pub opens_rdwr: bool,
     /// Reports rates in bits unless the job says otherwise (fio's FIO_BIT_BASED: net).
     pub bit_based: bool,
+    /// Its "I/O" is a call on a file name (create, stat, unlink): an I/O counts as bytes
+    /// only and the call's latency is its one sample (filecreate, filestat, filedelete).
+    pub file_ops: bool,
 }
 
 impl Flags {
@@ -57,6 +62,14 @@ impl Flags {
     /// taken for it): diskless engines, and those whose target is remote (nbd).
     pub const fn no_local_disk(&self) -> bool {
         self.diskless || self.sized_by_engine
+    }
+
+    /// Whether the engine, set up at queue depth `depth`, completes each I/O inside
+    /// `queue`: a synchronous engine always, null at depth 1. The worker then publishes
+    /// an I/O to the watchdog as it is queued and stamps its issue time there, not at
+    /// commit.
+    pub const fn sync_at(&self, depth: u32) -> bool {
+        self.sync || (matches!(self.completes_in_queue, QueueCompletion::AtDepthOne) && depth <= 1)
     }
 
     /// A file engine of fio's ordinary kind: synchronous, the runner opens its files.
@@ -72,6 +85,7 @@ impl Flags {
         no_io: false,
         opens_rdwr: false,
         bit_based: false,
+        file_ops: false,
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {

@@ -8,7 +8,7 @@
 //! brings back is the file's data (and verifies).
 
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Caps, Engine, IoUnit, Op, Queued, Setup};
+use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::error::JobError;
@@ -120,13 +120,6 @@ impl Drop for Splice {
 }
 
 impl Engine for Splice {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, _: &Setup<'_>) -> io::Result<()> {
         let mut p = [-1; 2];
         // SAFETY: pipe2 fills the two-element array.

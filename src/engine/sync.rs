@@ -2,7 +2,7 @@
 //! position differs from where the last I/O on that descriptor ended, as fio does.
 
 use super::spec::{Flags, JobFacts, QueueCompletion, Spec};
-use super::{do_sync, neg_errno, Caps, Engine, IoUnit, Op, Queued};
+use super::{do_sync, neg_errno, Engine, IoUnit, Op, Queued};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::error::JobError;
@@ -27,13 +27,6 @@ impl SyncRw {
 }
 
 impl Engine for SyncRw {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.pos = vec![u64::MAX; s.files.len()];
         Ok(())

@@ -4,7 +4,7 @@
 //! Kernel features are probed when the ring is made; a missing one is a clear error.
 
 use super::uring_probe::{missing_opcode, register_error, setup_error};
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued, SyncKind};
+use super::{Completion, Engine, IoUnit, Op, Queued, SyncKind};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
@@ -237,10 +237,6 @@ impl Uring {
 impl Engine for Uring {
     fn ioprios(&self) -> Vec<u16> {
         self.cmdprio.as_ref().map_or(Vec::new(), |c| c.ioprios())
-    }
-
-    fn caps(&self) -> Caps {
-        Caps::default()
     }
 
     #[inline]

@@ -319,6 +319,11 @@ impl AccessHint {
 }
 
 impl ExecOpts {
+    /// True when a synchronous engine capped the job's iodepth at 1 (fio's note says so).
+    pub fn depth_capped(&self) -> bool {
+        self.iodepth < self.iodepth_given
+    }
+
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
         // `atomic=1` implies O_DIRECT, as in fio.
         let atomic = r.bool("atomic")?;

@@ -236,6 +236,7 @@ drives them. A <bool> is 0 or 1.",
     ],
     pass_unknown: false,
     attached: true,
+    single_dash: false,
 };
 
 /// The usage text, with each option's default.

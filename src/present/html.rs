@@ -51,6 +51,7 @@ repeats of one point (mean ± σ, min–max).",
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// One input, as recognised.

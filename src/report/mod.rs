@@ -27,7 +27,7 @@ pub const VERSION: &str = concat!(
 pub fn sync_depth_notes(jobs: &[Job]) -> String {
     let mut out = String::new();
     for j in jobs {
-        if j.exec.engine.is_sync() && j.exec.iodepth_given > 1 {
+        if j.exec.depth_capped() {
             for _ in 0..j.exec.numjobs.max(1) {
                 out.push_str(
                     "note: both iodepth >= 1 and synchronous I/O engine are selected, \
@@ -316,7 +316,8 @@ impl Sink {
                 }
             }
             Some(p) => sink.file = Some(create_output(p)?),
-            None => {}
+            None if sink.stderr => {}
+            None => stdout_is_open()?,
         }
         Ok(sink)
     }
@@ -404,6 +405,64 @@ fn write_bytes(file: Option<&mut std::fs::File>, stderr: bool, text: &str) -> st
             let mut o = std::io::stdout().lock();
             o.write_all(bytes)?;
             o.flush()
+        }
+    }
+}
+
+/// Whether standard output was closed when iobench started (see [`note_stdout_closed`]).
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Records that descriptor 1 was closed when the process started (`iobench … >&-`). Only
+/// the binary's entry point can see it: it looks before anything opens a file, then puts
+/// /dev/null there as Rust's start-up code would (`src/main.rs`).
+pub fn note_stdout_closed() {
+    STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// True when standard output was closed at start: a report written there would be lost.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The error of a report bound for a standard output that was closed at start, where fio
+/// loses the report and exits 0.
+pub fn stdout_is_open() -> std::io::Result<()> {
+    if stdout_closed() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::BrokenPipe,
+            "standard output is closed: the report has nowhere to go (use --output=FILE)",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jobs(args: &[&str]) -> Vec<Job> {
+        let mut all = vec!["--name=x"];
+        all.extend_from_slice(args);
+        let inv = crate::cli::parse_args(&all).expect("arguments parse");
+        vec![crate::job::resolve(&inv.jobs[0]).expect("job resolves")]
+    }
+
+    /// The note follows where `job::exec` capped the depth (the one place that does):
+    /// a synchronous engine asked for more than 1, once per clone; never null or libaio.
+    #[test]
+    fn the_depth_note_reads_the_capped_depth() {
+        let note = "queue depth will be capped at 1";
+        let j = jobs(&["--ioengine=psync", "--iodepth=8", "--numjobs=2"]);
+        assert_eq!(j[0].exec.iodepth, 1);
+        assert_eq!(sync_depth_notes(&j).matches(note).count(), 2);
+        for args in [
+            &["--ioengine=psync", "--iodepth=1"][..],
+            &["--ioengine=null", "--iodepth=8"],
+            &["--ioengine=libaio", "--iodepth=8"],
+        ] {
+            let j = jobs(args);
+            assert!(!j[0].exec.depth_capped(), "{args:?}");
+            assert_eq!(sync_depth_notes(&j), "", "{args:?}");
         }
     }
 }

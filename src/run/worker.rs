@@ -237,7 +237,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         let ex = &job.exec;
         let depth = pool.len();
         let serialize = ex.serialize_overlap;
-        let watch = super::watchdog::Watch::new(job, depth, engine.caps().sync, cx.stats.live);
+        // Offload submitters complete nothing in the worker's queue call, whatever engine
+        // they drive; otherwise the engine's flags say (null: only at depth 1).
+        let flags = ex.engine.flags();
+        let sync = !ex.offload && flags.sync_at(depth as u32);
+        let watch = super::watchdog::Watch::new(job, depth, sync, cx.stats.live);
         // cmdprio: each priority's latency is kept apart (default priority first).
         let prios = engine.ioprios();
         let prio_stats = !prios.is_empty();
@@ -259,8 +263,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         let open_loop = pace.open_loop();
         let pattern = &job.workload.pattern;
         Ok(Worker {
-            stamps_commit: engine.stamps_issue_on_commit(),
-            file_ops: engine.caps().file_ops,
+            stamps_commit: !sync,
+            file_ops: !ex.offload && flags.file_ops,
             engine,
             open: super::open_files::OpenFiles::new(job, cx.targets, cx.fds, cx.lazy),
             data,

@@ -5,7 +5,7 @@
 
 use super::{Worker, WorkerCtx};
 use crate::defs::Ddir;
-use crate::engine::{Caps, Engine, EngineFile, IoUnit, Op, Queued};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued};
 use crate::job::Job;
 use crate::stats::JobStats;
 use crate::verify::Contents;
@@ -31,13 +31,6 @@ struct MemDisk {
 }
 
 impl Engine for MemDisk {
-    fn caps(&self) -> Caps {
-        Caps {
-            sync: true,
-            ..Caps::default()
-        }
-    }
-
     unsafe fn queue(&mut self, io: &mut IoUnit) -> std::io::Result<Queued> {
         let at = io.offset as usize;
         match io.op {

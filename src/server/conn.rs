@@ -79,8 +79,9 @@ struct Conn {
     w: Writer,
     host: String,
     peer: String,
-    /// The connection's private directory (mkdtemp, 0700), made for its first run: the
-    /// run's results, live status and verify states; never the job text.
+    /// The connection's private directory (mkdtemp, 0700), made for its run (one per
+    /// connection): the run's results, live status and verify states; never the job
+    /// text. Removed as soon as the run's results are read, and at the connection's end.
     dir: Option<PathBuf>,
     policy: &'static Policy,
     args: Vec<String>,
@@ -110,12 +111,15 @@ struct Fetch {
     threads: u32,
 }
 
+/// How the name of every run's private directory starts.
+pub const PRIVATE_PREFIX: &str = "iobench-server-";
+
 /// Makes a directory only this user can enter, under `$TMPDIR`, with a fresh random name
 /// (mkdtemp: created exclusively, mode 0700), so no other user can have made it first or
 /// put anything in it.
 fn private_dir() -> Result<PathBuf, String> {
     use std::os::unix::ffi::OsStrExt;
-    let template = std::env::temp_dir().join("iobench-server-XXXXXX");
+    let template = std::env::temp_dir().join(format!("{PRIVATE_PREFIX}XXXXXX"));
     let mut bytes = template.as_os_str().as_bytes().to_vec();
     bytes.push(0);
     // SAFETY: `bytes` is a writable NUL-terminated template ending in XXXXXX, which
@@ -756,9 +760,11 @@ impl Conn {
             let status = child.wait();
             done.store(true, Ordering::Relaxed);
             answer_triggers(&w, &dir, &trigger, allow);
-            let results = dir.join(RESULTS);
-            if let Ok(bytes) = std::fs::read(&results) {
-                let _ = std::fs::remove_file(&results);
+            let results = std::fs::read(dir.join(RESULTS));
+            // Nothing more is read from the run's directory: it goes now, not with the
+            // connection, so a server killed later leaves no directory behind.
+            let _ = std::fs::remove_dir_all(&dir);
+            if let Ok(bytes) = results {
                 if let Ok(mut s) = w.lock() {
                     use std::io::Write;
                     let _ = s.write_all(&bytes).and_then(|_| s.flush());

@@ -362,6 +362,37 @@ impl Hooks for ServerRun<'_> {
 
 /// The child's entry: `args` are the results directory, then the command line.
 pub fn child_main(args: &[String]) -> ExitCode {
+    let _orphaned = RemoveIfOrphaned {
+        dir: args.first().map(Path::new),
+        parent: std::os::unix::process::parent_id(),
+    };
+    child_run(args)
+}
+
+/// When the run child ends (or unwinds: a report printed to a dead server's pipe fails)
+/// and the server that made its directory is gone (killed: its death ended this run
+/// through PR_SET_PDEATHSIG), no one will read the results, so the run's private
+/// directory goes with this process. Only a directory named as the server names them
+/// (`conn::PRIVATE_PREFIX`) is ever removed.
+struct RemoveIfOrphaned<'a> {
+    dir: Option<&'a Path>,
+    parent: u32,
+}
+
+impl Drop for RemoveIfOrphaned<'_> {
+    fn drop(&mut self) {
+        let Some(dir) = self.dir else { return };
+        let ours = dir
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with(super::conn::PRIVATE_PREFIX));
+        if ours && std::os::unix::process::parent_id() != self.parent {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The run child's work: the jobs read from stdin, run, results left in the directory.
+fn child_run(args: &[String]) -> ExitCode {
     let Some((dir, rest)) = args.split_first() else {
         eprintln!("iobench: {CHILD_ARG}: no results directory");
         return ExitCode::FAILURE;

@@ -105,6 +105,7 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// One side of the comparison.

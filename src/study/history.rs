@@ -152,6 +152,7 @@ filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-2
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// The parsed arguments.

@@ -125,6 +125,7 @@ a device is written to only with --force (its data is destroyed).",
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// A KDiskMark profile with its preset of tests.

@@ -115,6 +115,7 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// What a target bounds.

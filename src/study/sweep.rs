@@ -96,6 +96,7 @@ takes them (after -- when they could be read as a sweep's own).",
     ],
     pass_unknown: true,
     attached: false,
+    single_dash: false,
 };
 
 /// Reads the arguments: `None` when `--help` was asked for.

@@ -882,6 +882,44 @@ fn i26_an_unknown_cmdhelp_name_fails() {
     assert!(o.status.success(), "{}", err(&o));
 }
 
+#[test]
+fn i26_a_closed_stdout_fails_before_the_run() {
+    let dir = scratch("i26_closed_stdout");
+    let f = dir.join("f");
+    // `sh -c 'exec iobench … >&-'`: the report has nowhere to go.
+    let bin = format!("{:?}", iobench().get_program());
+    let job = format!(
+        "--name=x --ioengine=psync --size=64k --filename={}",
+        f.display()
+    );
+    let sh = |redirect: &str| {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(format!("exec {bin} {job} {redirect}"));
+        run_for(c, 30)
+    };
+    let o = sh(">&-");
+    assert_clean_failure(&o, "closed stdout");
+    assert!(err(&o).contains("standard output is closed"), "{}", err(&o));
+    assert!(
+        !f.exists(),
+        "the job must not run when its report cannot be written"
+    );
+    // With --output the same run is fine.
+    let out = dir.join("out.txt");
+    let o = sh(&format!("--output={} >&-", out.display()));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(std::fs::read_to_string(&out).unwrap().contains("READ:"));
+    // `>/dev/null` (write-only) and a read-write /dev/null, as Python's
+    // subprocess.DEVNULL gives it (bench/run.py), are a report the user threw away.
+    let o = sh(">/dev/null");
+    assert!(o.status.success(), "{}", err(&o));
+    let o = sh("1<>/dev/null");
+    assert!(o.status.success(), "{}", err(&o));
+    // A one-shot answer is lost the same way.
+    let o = sh("--version >&-");
+    assert!(!o.status.success() && err(&o).contains("standard output is closed"));
+}
+
 // ---- issue 26, items 10 and 11: no hang on any peer; smaller defects ----
 
 fn mkfifo(p: &Path) {

@@ -9,9 +9,19 @@ pub mod seaweed;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
-/// The iobench binary built for this test run.
+/// The iobench binary built for this test run, working in [`scratch_cwd`] unless the
+/// test names another directory.
 pub fn iobench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_iobench"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iobench"));
+    c.current_dir(scratch_cwd());
+    c
+}
+
+/// Where a test's iobench or fio works when the test names no directory: a scratch
+/// directory, never the repository (a verify job leaves `local-<job>-0-verify.state` in
+/// its working directory, as fio's does; `verify_state_save` is on by default).
+pub fn scratch_cwd() -> &'static std::path::Path {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
 }
 
 /// The real fio, or `None` when it is not installed. With `IOBENCH_REQUIRE_FIO=1` (CI) a
@@ -23,7 +33,9 @@ pub fn fio() -> Option<Command> {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if found {
-        return Some(Command::new("fio"));
+        let mut c = Command::new("fio");
+        c.current_dir(scratch_cwd());
+        return Some(c);
     }
     if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
         panic!(
@@ -157,7 +169,8 @@ pub fn run_logged<S: AsRef<std::ffi::OsStr>>(
     std::fs::create_dir_all(dir).expect("create job dir");
     let log = dir.with_extension("log");
     let _ = std::fs::remove_file(&log);
-    tool.arg("--name=j")
+    tool.current_dir(dir)
+        .arg("--name=j")
         .arg(format!("--directory={}", dir.display()))
         .args(args)
         .arg(format!("--write_iolog={}", log.display()))

@@ -375,7 +375,9 @@ fn measure(rig: &Rig, tool: &str, c: &Case) -> Sample {
     } else {
         Command::new(tool)
     };
-    cmd.arg("--name=d")
+    // A scratch working directory: the verify case leaves its state file there.
+    cmd.current_dir(common::scratch_cwd())
+        .arg("--name=d")
         .arg(format!("--filename={}", rig.target.display()))
         .args(c.args)
         .arg("--output-format=json");

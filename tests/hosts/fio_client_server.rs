@@ -1611,6 +1611,54 @@ fn update_job_is_answered_never_a_crash() {
 }
 
 #[test]
+fn a_server_silent_mid_run_is_let_go() {
+    use iobench::api::fioproto::{op, send};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    // A server that answers PROBE and the job, starts its run, then says nothing more
+    // with the connection open (its host hung): the client asks it for its status, then
+    // gives up after the silence timeout (30 s; 2 s here), names it and fails, no hang.
+    let asked = Arc::new(AtomicUsize::new(0));
+    let seen = asked.clone();
+    let port = fake_peer(0, move |cmd, s| match cmd.opcode {
+        op::RUN => send(s, op::SERVER_START, 0, &[]).unwrap(),
+        op::SEND_ETA => {
+            seen.fetch_add(1, Ordering::Relaxed);
+        }
+        _ => {}
+    });
+    let dir = scratch("cs_silent_mid_run");
+    let job = job_file(&dir);
+    fresh(&dir);
+    let started = Instant::now();
+    let child = Iobench
+        .cmd()
+        .args(to(port, &[], &job))
+        .current_dir(&dir)
+        .env("IOBENCH_CLIENT_SILENCE_MS", "2000")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the client");
+    let o = common::wait_for(child, 30);
+    let took = started.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "a lost server fails the client: {err}");
+    assert!(
+        err.contains("timeout: the server sent nothing for 2 s"),
+        "the error says why: {err}"
+    );
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(15),
+        "let go after the silence timeout, not before and not much later: {took:?}"
+    );
+    assert!(
+        asked.load(Ordering::Relaxed) >= 1,
+        "the client asked the silent server for its status first"
+    );
+}
+
+#[test]
 fn a_server_silent_after_the_trigger_is_let_go() {
     use iobench::api::fioproto::vstate::{encode_list, StateFields, ThreadState};
     use iobench::api::fioproto::{op, send};

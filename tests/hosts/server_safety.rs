@@ -217,6 +217,123 @@ fn another_user_cannot_swap_the_servers_job_text() {
     assert!(left.is_empty(), "private directories left: {left:?}");
 }
 
+/// The run directories (`iobench-server-*`) under `tmp`.
+fn run_dirs(tmp: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(tmp)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("iobench-server-")
+        })
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Waits up to `secs` for `tmp` to hold no run directory; those left.
+fn run_dirs_gone(tmp: &Path, secs: u64) -> Vec<PathBuf> {
+    let t0 = Instant::now();
+    loop {
+        let left = run_dirs(tmp);
+        if left.is_empty() || t0.elapsed() > Duration::from_secs(secs) {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The processes whose parent is `pid` (from /proc).
+fn children_of(pid: u32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let child: i32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            // `pid (comm) state ppid …`: the comm may hold spaces, so read after its ')'.
+            let ppid: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == pid).then_some(child)
+        })
+        .collect()
+}
+
+#[test]
+fn run_directories_go_once_their_results_are_read() {
+    // Issue 26: a SIGKILLed server left empty 0700 run directories under $TMPDIR: each
+    // went only with its connection. Now a run's directory goes as soon as its results
+    // are read: a kill -9 of the run leaves none either.
+    let tmp = scratch("safety_rundirs_tmp");
+    let work = scratch("safety_rundirs");
+    let port = free_port();
+    let mut c = iobench();
+    c.arg(format!("--server=,{port}"))
+        .env("TMPDIR", &tmp)
+        .current_dir(&work);
+    let s = Server::start(c, port);
+    let short = format!(
+        "[short]\nrw=write\nsize=64k\nfilename={}\n",
+        work.join("a").display()
+    );
+    let long = format!(
+        "[long]\nrw=write\nsize=1m\ntime_based=1\nruntime=30\nfilename={}\n",
+        work.join("b").display()
+    );
+    // A run that ends: its directory is gone when the client hears the end, with the
+    // connection still open.
+    let mut r = Raw::to(port);
+    r.probe();
+    r.job(&short);
+    r.send(op::RUN, &[]);
+    let (ops, text) = r.until_quit();
+    assert!(ops.contains(&op::TS), "the run reported: {text}");
+    assert_eq!(run_dirs(&tmp), Vec::<PathBuf>::new(), "left after a run");
+    drop(r);
+    // The run child killed with SIGKILL: no results, and still no directory.
+    let spid = s.child.id();
+    let start_long = || {
+        let mut r = Raw::to(port);
+        r.probe();
+        r.job(&long);
+        r.send(op::RUN, &[]);
+        let t0 = Instant::now();
+        // Going: its directory made, its child started and writing (a child killed
+        // before it set up its signal handling dies at once, and cannot clean up).
+        let writing = || std::fs::metadata(work.join("b")).is_ok_and(|m| m.len() > 0);
+        while run_dirs(&tmp).is_empty() || children_of(spid).is_empty() || !writing() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "the run never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        r
+    };
+    let mut r = start_long();
+    for child in children_of(spid) {
+        // SAFETY: signals a process this test's server started.
+        unsafe { libc::kill(child, libc::SIGKILL) };
+    }
+    let _ = r.until_quit();
+    assert_eq!(
+        run_dirs_gone(&tmp, 5),
+        Vec::<PathBuf>::new(),
+        "left after kill -9 of the run"
+    );
+    drop(r);
+    // Not asserted: the server killed with SIGKILL mid-run. Its run child then removes
+    // the directory as it ends (`server::job::RemoveIfOrphaned`), but the kernel may send
+    // PR_SET_PDEATHSIG's SIGTERM once per exiting server thread the child is reparented
+    // to, and a second SIGTERM ends a run at once (`run::signals`), without the cleanup.
+    drop(s);
+}
+
 #[test]
 fn one_clients_exit_does_not_stop_the_server_or_another_run() {
     // Defect 2: a bare EXIT from any connection ended the server; the first client's run

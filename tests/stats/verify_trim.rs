@@ -96,7 +96,11 @@ fn verify_trims_match_fio_counts() {
         let got = counts(&common::run(job(common::iobench(), &lo.dev, extra)));
         assert_eq!(got, want, "iobench with {extra}");
         if fio {
-            let f = counts(&common::run(job(Command::new("fio"), &lo.dev, extra)));
+            let f = counts(&common::run(job(
+                common::fio().expect("fio"),
+                &lo.dev,
+                extra,
+            )));
             assert_eq!(got, f, "iobench vs fio with {extra}");
         }
     }
@@ -106,7 +110,9 @@ fn verify_trims_match_fio_counts() {
 fn discards(tool: Command, dev: &str, dir: &std::path::Path) -> Vec<String> {
     let log = dir.join("strace.log");
     let mut c = Command::new("strace");
-    c.args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
+    // In the scratch directory: the verify job leaves its state file where it works.
+    c.current_dir(dir)
+        .args(["-f", "-qq", "-e", "trace=ioctl", "-o"])
         .arg(&log)
         .arg(tool.get_program())
         .args(
@@ -139,7 +145,7 @@ fn verify_trims_discard_the_same_ranges_as_fio() {
     // 64 trims of the pattern itself and 20 verify trims.
     assert_eq!(ours.len(), 84, "{ours:?}");
     if common::fio().is_some() {
-        let theirs = discards(Command::new("fio"), &lo.dev, &dir);
+        let theirs = discards(common::fio().expect("fio"), &lo.dev, &dir);
         assert_eq!(ours, theirs);
     }
 }
@@ -167,7 +173,7 @@ fn trimmed_blocks_must_read_back_as_zeroes() {
     };
     let mut tools = vec![("iobench", common::iobench as fn() -> Command)];
     if common::fio().is_some() {
-        tools.push(("fio", || Command::new("fio")));
+        tools.push(("fio", || common::fio().expect("fio")));
     }
     for (name, tool) in tools {
         // Written without trims: the blocks the pass takes as trimmed still hold data.
@@ -213,7 +219,7 @@ fn trim_on_a_regular_file_fails_as_under_fio() {
         "{text}"
     );
     if common::fio().is_some() {
-        assert_eq!(run(Command::new("fio")).0, libc::ENOTTY as i64);
+        assert_eq!(run(common::fio().expect("fio")).0, libc::ENOTTY as i64);
     }
 }
 

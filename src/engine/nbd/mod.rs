@@ -10,7 +10,7 @@
 
 pub mod wire;
 
-use super::{Caps, Completion, Engine, IoUnit, Op, Queued, Setup};
+use super::{Completion, Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::Ddir;
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -269,13 +269,6 @@ impl Nbd {
 }
 
 impl Engine for Nbd {
-    fn caps(&self) -> Caps {
-        Caps {
-            no_files: true,
-            ..Caps::default()
-        }
-    }
-
     fn setup(&mut self, s: &Setup<'_>) -> io::Result<()> {
         let addr = wire::parse_uri(&self.uri).map_err(io::Error::other)?;
         let (stream, export) = wire::connect(&addr, self.timeouts)?;

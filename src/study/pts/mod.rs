@@ -104,6 +104,7 @@ THE TARGET'S DATA IS DESTROYED.",
     ],
     pass_unknown: false,
     attached: false,
+    single_dash: false,
 };
 
 /// What `iobench pts` was asked to do.

@@ -1,6 +1,7 @@
 //! SIGINT/SIGTERM handling. In the main process the first signal prints fio's
 //! "terminating on signal N" line and asks every worker to stop (the results of the time
-//! that ran are still printed); a second one exits at once. Worker processes only stop.
+//! that ran are still printed); a second one exits at once (not in a server's run child:
+//! [`repeats_are_one`]). Worker processes only stop.
 //! SIGUSR1 asks for a report of the run as it stands (see `run::interim`); the run goes on.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
@@ -30,12 +31,27 @@ pub fn signalled() -> Option<i32> {
     }
 }
 
+/// Set in a server's run child: a repeated stop signal is the first request again.
+static REPEATS_ARE_ONE: AtomicBool = AtomicBool::new(false);
+
+/// Makes later stop signals repeat the first request instead of exiting at once. A
+/// server's run child asks this: it has no terminal (no user presses Ctrl-C twice), and
+/// when its server is killed the kernel sends the child's parent-death signal once for
+/// each server thread it is handed to as they exit; the run must still end in order
+/// and remove its private directory. A run that will not stop is ended with SIGKILL.
+pub fn repeats_are_one() {
+    REPEATS_ARE_ONE.store(true, Ordering::Relaxed);
+}
+
 extern "C" fn on_signal(sig: libc::c_int) {
     super::request_stop();
     if IS_WORKER.load(Ordering::Relaxed) {
         return;
     }
-    SIGNALLED.store(sig, Ordering::Relaxed);
+    let first = SIGNALLED.swap(sig, Ordering::Relaxed) == 0;
+    if !first && REPEATS_ARE_ONE.load(Ordering::Relaxed) {
+        return;
+    }
     let n = COUNT.fetch_add(1, Ordering::Relaxed);
     if n >= 1 {
         // SAFETY: _exit is async-signal-safe; workers die with us (PR_SET_PDEATHSIG).
@@ -67,13 +83,14 @@ extern "C" fn on_signal(sig: libc::c_int) {
     unsafe { libc::write(NOTICE_FD.load(Ordering::Relaxed), buf.as_ptr().cast(), len) };
 }
 
-fn install(handler: libc::sighandler_t) {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
+/// Installs [`on_signal`] for `sigs`.
+fn install_stop(sigs: &[libc::c_int]) {
+    for &sig in sigs {
         // SAFETY: a zeroed sigaction with a handler and an empty mask is valid; no
         // SA_RESTART so blocking calls in the main process return EINTR and see the stop.
         unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = handler;
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
@@ -86,8 +103,8 @@ extern "C" fn on_usr1(_sig: libc::c_int) {
 
 /// Installs the main process's handlers.
 pub fn install_main() {
-    install(on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
-    // SAFETY: as in `install`; SA_RESTART, since a report request must not cut short a
+    install_stop(&[libc::SIGINT, libc::SIGTERM]);
+    // SAFETY: as in `install_stop`; SA_RESTART, since a report request must not cut short a
     // blocking call anywhere in the process.
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
@@ -101,13 +118,7 @@ pub fn install_main() {
 /// Makes SIGHUP stop the run as SIGINT does (`iobench quick`, whose test file must be
 /// removed when its terminal goes away). Plain runs keep SIGHUP's default, as fio does.
 pub fn stop_on_hangup() {
-    // SAFETY: as in `install`.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGHUP, &sa, std::ptr::null_mut());
-    }
+    install_stop(&[libc::SIGHUP]);
 }
 
 /// True once per SIGUSR1 received since the last call.

@@ -362,9 +362,13 @@ impl Hooks for ServerRun<'_> {
 
 /// The child's entry: `args` are the results directory, then the command line.
 pub fn child_main(args: &[String]) -> ExitCode {
+    let parent = std::os::unix::process::parent_id();
+    // The server's death signals this child once per server thread it passes to: one
+    // request to stop, so the run still ends in order and its directory goes.
+    crate::run::signals::repeats_are_one();
     let _orphaned = RemoveIfOrphaned {
         dir: args.first().map(Path::new),
-        parent: std::os::unix::process::parent_id(),
+        parent,
     };
     child_run(args)
 }

@@ -327,10 +327,19 @@ fn run_directories_go_once_their_results_are_read() {
         "left after kill -9 of the run"
     );
     drop(r);
-    // Not asserted: the server killed with SIGKILL mid-run. Its run child then removes
-    // the directory as it ends (`server::job::RemoveIfOrphaned`), but the kernel may send
-    // PR_SET_PDEATHSIG's SIGTERM once per exiting server thread the child is reparented
-    // to, and a second SIGTERM ends a run at once (`run::signals`), without the cleanup.
+    // The server killed with SIGKILL mid-run: its run child ends (PR_SET_PDEATHSIG) and
+    // removes the directory on its way out (`server::job::RemoveIfOrphaned`). The kernel
+    // sends that signal once per exiting server thread the child passes to; those
+    // repeats are one request (`run::signals::repeats_are_one`), not the second
+    // signal that ends a run at once, without the cleanup.
+    let _r = start_long();
+    // SAFETY: signals the server this test started.
+    unsafe { libc::kill(spid as i32, libc::SIGKILL) };
+    assert_eq!(
+        run_dirs_gone(&tmp, 10),
+        Vec::<PathBuf>::new(),
+        "left after kill -9 of the server"
+    );
     drop(s);
 }
 

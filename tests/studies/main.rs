@@ -11,6 +11,7 @@ mod peers_wrappers;
 mod present_live;
 mod present_metrics;
 mod present_report;
+mod readme_studies;
 mod study_clobber;
 mod study_compare;
 mod study_pts;

@@ -159,7 +159,20 @@ pub fn parse(argv: &[String]) -> Result<Option<ClientArgs>, String> {
         eta_interval_ms: 1000,
         ..Default::default()
     };
-    let m = SPEC.parse(argv)?;
+    // A job option among the client's flags is not sent on as fio's client would define
+    // a job with it: refused, naming what the client takes.
+    let m = SPEC
+        .parse(argv)
+        .map_err(|e| match e.strip_prefix("unknown option '") {
+            Some(rest) => {
+                let flag = rest.split(['\'', '=']).next().unwrap_or(rest);
+                format!(
+                    "option '{flag}' is not supported with --client (expected the client's \
+                 flags and job files: see iobench --client=HOST --help)"
+                )
+            }
+            None => e,
+        })?;
     if m.help {
         return Ok(None);
     }

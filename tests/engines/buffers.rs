@@ -7,6 +7,7 @@ use crate::common;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
+use std::process::Command;
 
 /// Writes `size` bytes sequentially with `bs` blocks and the extra options; returns the file.
 fn write(dir: &Path, bs: &str, size: usize, extra: &[&str]) -> Vec<u8> {
@@ -215,4 +216,43 @@ fn iomem_huge_without_huge_pages_is_an_error() {
         assert!(!o.status.success(), "{mem}: {err}");
         assert!(err.contains("huge pages"), "{mem}: {err}");
     }
+}
+
+/// The I/O buffers are plain heap memory, as fio's `iomem=malloc`: never advised for
+/// transparent huge pages (issue 24: with MADV_HUGEPAGE, 4 MiB O_DIRECT reads became
+/// fewer, larger requests than fio's). strace shows every madvise the run makes.
+#[test]
+fn default_buffers_are_never_advised_for_huge_pages() {
+    if Command::new("strace").arg("-V").output().is_err() {
+        assert!(
+            std::env::var("IOBENCH_REQUIRE_FIO").as_deref() != Ok("1"),
+            "strace is needed"
+        );
+        eprintln!("strace not installed: skipped");
+        return;
+    }
+    let dir = common::scratch("buf_no_thp");
+    let log = dir.join("strace.log");
+    let mut c = Command::new("strace");
+    c.args(["-f", "-e", "trace=madvise", "-o"])
+        .arg(&log)
+        .arg(env!("CARGO_BIN_EXE_iobench"))
+        .current_dir(&dir)
+        .args([
+            "--name=big",
+            "--ioengine=psync",
+            "--rw=write",
+            "--bs=4m",
+            "--size=8m",
+            "--iodepth=1",
+            "--filename=big.dat",
+            "--output-format=terse",
+        ]);
+    let o = common::run(c);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let trace = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        !trace.contains("MADV_HUGEPAGE"),
+        "the buffers were advised for huge pages:\n{trace}"
+    );
 }

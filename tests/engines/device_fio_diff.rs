@@ -349,6 +349,13 @@ struct Case {
     exact_sectors: bool,
     /// System calls not compared (where fio makes more that change nothing the device sees).
     calls_skip: &'static [&'static str],
+    /// An I/O larger than the queue's segments times a page: how many requests it becomes
+    /// depends on how physically contiguous the buffer's pages happen to be, which
+    /// neither tool chooses (fio alone gave 32 and 64 requests for 8 reads of 4 MiB in
+    /// two sessions). The request count may then be as low as half of fio's, and the
+    /// largest request is not compared; tests/engines/buffers.rs checks that the buffers
+    /// are never advised for huge pages, which is what made iobench's larger.
+    pages_bound: bool,
 }
 
 const fn case(label: &'static str, args: &'static [&'static str]) -> Case {
@@ -361,6 +368,7 @@ const fn case(label: &'static str, args: &'static [&'static str]) -> Case {
         tol: (0.10, 2),
         exact_sectors: true,
         calls_skip: &[],
+        pages_bound: false,
     }
 }
 
@@ -460,13 +468,21 @@ fn compare(label: &str, c: &Case, theirs: &[Sample], ours: &Sample) -> Vec<Strin
     }
     if ours.sizes.is_some() {
         for d in ['R', 'W'] {
+            let mut theirs = col(&|s| s.requests(d));
+            if c.pages_bound {
+                let lo = *theirs.iter().min().unwrap();
+                theirs.push(lo / 2);
+            }
             within(
                 &format!("{label}: {d} requests issued"),
                 ours.requests(d),
-                &col(&|s| s.requests(d)),
+                &theirs,
                 c.tol,
                 &mut failures,
             );
+            if c.pages_bound {
+                continue;
+            }
             // The largest request: bigger ones than fio ever made mean iobench's
             // buffers or batching let the block layer build what fio's do not (smaller
             // ones are how contiguous the pages happened to be, fio's own spread).
@@ -573,16 +589,19 @@ fn direct_io_on_a_raw_device() {
         "device_fio_diff_dio",
         Kind::DioLoop,
         &[
-            seq(
-                "psync_read_4m",
-                &[
-                    "--ioengine=psync",
-                    "--direct=1",
-                    "--rw=read",
-                    "--bs=4m",
-                    "--size=32m",
-                ],
-            ),
+            Case {
+                pages_bound: true,
+                ..seq(
+                    "psync_read_4m",
+                    &[
+                        "--ioengine=psync",
+                        "--direct=1",
+                        "--rw=read",
+                        "--bs=4m",
+                        "--size=32m",
+                    ],
+                )
+            },
             seq(
                 "libaio_write_1m_qd16",
                 &[
@@ -864,6 +883,7 @@ fn on_a_plain_file() {
             },
             Case {
                 fio_runs: 3,
+                pages_bound: true,
                 ..fs(
                     "psync_read_4m_direct",
                     &[

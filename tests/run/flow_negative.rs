@@ -31,7 +31,7 @@ fn ios(mut c: Command, a: &str, b: &str) -> (f64, f64) {
 fn negative_flow_weights_act_as_in_fio() {
     let Some(_) = common::fio() else { return };
     // -1 and 2: the total wraps to 1, so neither job is ever held back (about 1:1).
-    // -5 and 3: the total is 2^32 - 2, so the second job is held after its first I/O.
+    // -5 and 3: the total is 2^32 - 2, so the second job is held (after its first I/O).
     // 1 and 8 (positive) for reference: 1:8.
     for (a, b, tol) in [("-1", "2", -1.0), ("-5", "3", 0.0), ("1", "8", 0.02)] {
         let (fa, fb) = ios(Command::new("fio"), a, b);
@@ -50,9 +50,11 @@ fn negative_flow_weights_act_as_in_fio() {
             continue;
         }
         if tol == 0.0 {
-            assert_eq!(
-                (fb, ib),
-                (1.0, 1.0),
+            // The second job is held back: after its first I/O (fio mostly; once fio's
+            // let it do 14405 I/Os beside 3.08M, 0.5 %, on a loaded machine), where an
+            // honoured 5:3 would give it 60 % of the first's.
+            assert!(
+                fb / fa < 0.01 && ib / ia < 0.01 && ib >= 1.0,
                 "flow={a},{b}: fio {fa}/{fb}, iobench {ia}/{ib}"
             );
             assert!(fa > 1000.0 && ia > 1000.0, "fio {fa}, iobench {ia}");

@@ -36,11 +36,17 @@ fn steady_lines(out: &[u8]) -> Vec<String> {
                 || l.starts_with("  write:")
                 || l.contains("WRITE:")
         })
-        .map(|l| match l.find("IOPS=") {
-            // The rate itself is timing; that the line is there is what counts.
-            Some(at) => l[..at].to_string(),
-            None => l.to_string(),
-        })
+        .map(
+            |l| match (l.find("IOPS="), l.find("io="), l.find(", run=")) {
+                // The rate itself is timing; that the line is there is what counts.
+                (Some(at), _, _) => l[..at].to_string(),
+                // The group line: its bandwidth and run time are timing, its io= is not.
+                (None, Some(io), Some(run)) if l.contains("WRITE:") => {
+                    format!("  WRITE: {}", &l[io..run])
+                }
+                _ => l.to_string(),
+            },
+        )
         .collect()
 }
 

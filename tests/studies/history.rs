@@ -122,7 +122,8 @@ fn saved_runs_studies_and_every_action() {
     let cmp_rows: Vec<&Value> = all.iter().filter(|r| r["kind"] == "compare").collect();
     assert_eq!(cmp_rows.len(), 4);
     assert_ne!(cmp_rows[0]["study_id"], sweep_rows[0]["study_id"]);
-    assert_eq!(cmp_rows[1]["point"], "B run 1");
+    // The sides are labelled by the option that differs between them.
+    assert_eq!(cmp_rows[1]["point"], "size=16m run 1");
     // Each stored result is the run's JSON+ (bins) with its iobench_env.
     let first = &all[0];
     assert!(first["result"]["jobs"][0]["read"]["clat_ns"]["bins"].is_object());

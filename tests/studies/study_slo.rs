@@ -29,8 +29,10 @@ fn job(server: &Nbdkit) -> Vec<String> {
 #[test]
 fn slo_finds_known_capacities() {
     let dir = common::scratch("study_slo_capacity");
-    // rate= is in bits/s (M: 2^20): 16M, 32M, 64M bits/s over 4 KiB blocks.
-    for (rate, capacity) in [("16M", 512.0), ("32M", 1024.0), ("64M", 2048.0)] {
+    // rate= is in bits/s (M: 2^20): 8M, 16M, 32M bits/s over 4 KiB blocks. (At 64M, 2048
+    // IOPS, a CI machine busy with other tests once could not keep the schedule: slo
+    // found 1280.)
+    for (rate, capacity) in [("8M", 256.0), ("16M", 512.0), ("32M", 1024.0)] {
         let server = Nbdkit::start(
             &dir,
             &[

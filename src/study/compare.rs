@@ -702,6 +702,17 @@ pub fn judge_results(
     };
     let m = SPEC.parse(flags)?;
     apply_flags(&mut a, m.flags)?;
+    // The same rule as `compare`'s: one run has no noise to judge a slowdown by.
+    if a.fail_if_slower.is_some() {
+        if let Some((label, runs)) = sides.iter().find(|s| s.1.len() < 2) {
+            return Err(format!(
+                "--fail-if-slower needs 2 or more runs a side, and {label} has {}: with one \
+                 run a side's noise (σ) is unknown, so a slowdown cannot be told from noise \
+                 (gate with iobench compare over 2 or more result files a side)",
+                runs.len()
+            ));
+        }
+    }
     let sides: Vec<Side> = sides
         .into_iter()
         .map(|(label, runs)| Side {

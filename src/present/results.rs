@@ -175,10 +175,9 @@ fn document(text: &str) -> Result<Value, String> {
     Ok(last.ok_or("not a fio JSON result: no \"jobs\" found")?)
 }
 
-/// Summarises a parsed fio JSON document. A job that failed (a non-zero `error`), a
-/// missing number, one that is not a number, or a negative one is an error naming the job
-/// and the key: a study must not read a failed run as a slow one, nor a typo as zero.
-pub fn from_value(doc: Value) -> Result<ResultFile, String> {
+/// The jobs of a fio JSON document and the key they are under: `client_stats` in a
+/// client's report of many servers, `jobs` otherwise.
+fn job_entries(doc: &Value) -> Result<(&'static str, &Vec<Value>), String> {
     let key = if doc.get("client_stats").is_some() {
         "client_stats"
     } else {
@@ -188,6 +187,14 @@ pub fn from_value(doc: Value) -> Result<ResultFile, String> {
         .get(key)
         .and_then(Value::as_array)
         .ok_or_else(|| format!("not a fio JSON result: \"{key}\" is not a list"))?;
+    Ok((key, entries))
+}
+
+/// Summarises a parsed fio JSON document. A job that failed (a non-zero `error`), a
+/// missing number, one that is not a number, or a negative one is an error naming the job
+/// and the key: a study must not read a failed run as a slow one, nor a typo as zero.
+pub fn from_value(doc: Value) -> Result<ResultFile, String> {
+    let (key, entries) = job_entries(&doc)?;
     let jobs = entries
         .iter()
         .enumerate()
@@ -470,15 +477,7 @@ fn options_in(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
 /// with the same name and options are clones of one job (`numjobs` without
 /// `group_reporting`) and are summed into one run.
 pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
-    let key = if doc.get("client_stats").is_some() {
-        "client_stats"
-    } else {
-        "jobs"
-    };
-    let entries = doc
-        .get(key)
-        .and_then(Value::as_array)
-        .ok_or_else(|| format!("{source}: not a fio JSON result: \"{key}\" is not a list"))?;
+    let (key, entries) = job_entries(doc).map_err(|e| format!("{source}: {e}"))?;
     let global: BTreeMap<String, String> = options_in(&doc["global options"]).collect();
     // (name, options, the jobs' numbers, the first failure)
     type Group = (

@@ -948,22 +948,84 @@ pub struct Axis<'a> {
     pub allow_log: bool,
 }
 
+/// What an x–y chart draws beside its lines: levels, positions and failed points.
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    /// The chart's `data-kind` (default `xy`).
+    pub kind: &'static str,
+    /// The x values are Unix times (seconds): a date axis, ticks as UTC dates.
+    pub dates: bool,
+    /// Vertical markers (a found capacity, a baseline run): x value and label.
+    pub vertical: Vec<(f64, String)>,
+    /// Horizontal dashed levels (a latency target): y value and label.
+    pub levels: Vec<(f64, String)>,
+    /// Points that failed (a step over its target): x, y and why, drawn as red crosses.
+    pub failed: Vec<(f64, f64, String)>,
+}
+
+/// A Unix time (seconds) as a UTC date and time, `2026-11-27 19:05`.
+pub fn date_text(t: f64) -> String {
+    let secs = t.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian; 400-year eras).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
 /// An x–y chart (histograms, CDFs, logs over time): one line per series, a marker per
 /// point when there are few.
 pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> String {
-    let legend: Vec<(String, String)> = series
+    xy_chart_marked(id, title, x, y, series, &Marks::default())
+}
+
+/// An x–y chart with [`Marks`]: the scales take in the marks, so a target above every
+/// point still shows.
+pub fn xy_chart_marked(
+    id: &str,
+    title: &str,
+    x: Axis,
+    y: Axis,
+    series: &[Series],
+    marks: &Marks,
+) -> String {
+    let mut legend: Vec<(String, String)> = series
         .iter()
         .enumerate()
         .map(|(i, s)| (s.name.clone(), COLORS[i % COLORS.len()].to_string()))
         .collect();
-    let mut ch = Chart::open(id, "xy", title, &legend);
+    if !marks.failed.is_empty() {
+        legend.push(("✕ failed step".into(), FAILED.into()));
+    }
+    let kind = if marks.kind.is_empty() {
+        "xy"
+    } else {
+        marks.kind
+    };
+    let mut ch = Chart::open(id, kind, title, &legend);
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(marks.vertical.iter().map(|v| v.0))
+        .chain(marks.failed.iter().map(|f| f.0))
         .collect();
     let yv: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(marks.levels.iter().map(|l| l.0))
+        .chain(marks.failed.iter().map(|f| f.1))
         .collect();
     let ys = Scale::auto(y.q, &yv, y.allow_log, H - BOTTOM, TOP + 10.0);
     ch.y_axis(&ys, y.label, false);
@@ -971,7 +1033,14 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
     let pos: Vec<f64> = xs.iter().copied().filter(|v| *v > 0.0).collect();
     let lo = xs.iter().copied().fold(f64::MAX, f64::min);
     let hi = xs.iter().copied().fold(f64::MIN, f64::max);
-    let xsc = if x.allow_log
+    let xsc = if marks.dates {
+        // A date axis spans the runs' times, with a margin so end points are not on the
+        // frame; about six ticks.
+        let pad = ((hi - lo) * 0.05).max(60.0);
+        let mut s = Scale::span(Quantity::Plain, lo - pad, hi + pad, false, x0, x1);
+        s.step = (s.hi - s.lo) / 6.0;
+        s
+    } else if x.allow_log
         && !pos.is_empty()
         && hi / pos.iter().copied().fold(f64::MAX, f64::min) > 10.0
     {
@@ -985,9 +1054,47 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
     let ticks: Vec<(f64, String)> = xsc
         .ticks()
         .into_iter()
-        .map(|(v, t)| (xsc.px(v), t))
+        .map(|(v, t)| {
+            let t = if marks.dates { date_text(v) } else { t };
+            (xsc.px(v), t)
+        })
         .collect();
-    ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
+    if marks.dates {
+        ch.x_axis("time", "UTC", &ticks, &format!("{} (UTC)", x.label));
+    } else {
+        ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
+    }
+    let xtext = |v: f64| {
+        if marks.dates {
+            date_text(v)
+        } else {
+            x.q.text(v)
+        }
+    };
+    for (yv, label) in &marks.levels {
+        let py = ys.px(*yv);
+        let _ = write!(
+            ch.out,
+            "<g class=\"level\" data-y=\"{yv}\"><line x1=\"{LEFT}\" y1=\"{py:.1}\" x2=\"{}\" y2=\"{py:.1}\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"7 5\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"12\" fill=\"#333\">{}</text></g>",
+            W - RIGHT,
+            W - RIGHT - 4.0,
+            py - 5.0,
+            esc(label)
+        );
+    }
+    for (xv, label) in &marks.vertical {
+        let px = xsc.px(*xv);
+        let _ = write!(
+            ch.out,
+            "<g class=\"marker\" data-x=\"{xv}\"><line x1=\"{px:.1}\" y1=\"{}\" x2=\"{px:.1}\" y2=\"{TOP}\" stroke=\"#2a7f2a\" stroke-width=\"2.5\"/>\
+             <text x=\"{:.1}\" y=\"{}\" font-size=\"12\" font-weight=\"bold\" fill=\"#2a7f2a\">{}</text></g>",
+            H - BOTTOM,
+            px + 5.0,
+            TOP + 14.0,
+            esc(label)
+        );
+    }
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         let path: Vec<String> = s
@@ -1009,10 +1116,26 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
                 xsc.px(xv),
                 ys.px(yv),
                 esc(&s.name),
-                esc(&x.q.text(xv)),
+                esc(&xtext(xv)),
                 esc(&y.q.text(yv))
             );
         }
+    }
+    for (xv, yv, why) in &marks.failed {
+        let (cx, cy) = (xsc.px(*xv), ys.px(*yv));
+        let _ = write!(
+            ch.out,
+            "<path class=\"failed\" data-x=\"{xv}\" data-y=\"{yv}\" d=\"M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}\" stroke=\"{FAILED}\" stroke-width=\"2.5\"><title>{}</title></path>",
+            cx - 6.0,
+            cy - 6.0,
+            cx + 6.0,
+            cy + 6.0,
+            cx - 6.0,
+            cy + 6.0,
+            cx + 6.0,
+            cy - 6.0,
+            esc(why)
+        );
     }
     ch.close(&[])
 }

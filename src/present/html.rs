@@ -1470,7 +1470,7 @@ fn trend_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         .map(|pt| {
             let mut r = vec![
                 pt["id"].to_string(),
-                svg::date_text(pt["started"].as_f64().unwrap_or(0.0)),
+                svg::date_seconds(pt["started"].as_f64().unwrap_or(0.0)),
             ];
             r.extend(series.iter().map(|s| {
                 pt["values"][s.name.as_str()]

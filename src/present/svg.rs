@@ -985,6 +985,11 @@ pub fn date_text(t: f64) -> String {
     )
 }
 
+/// A Unix time (seconds) as a UTC date and time to the second, `2026-11-27 19:05:09`.
+pub fn date_seconds(t: f64) -> String {
+    format!("{}:{:02}", date_text(t), (t.floor() as i64).rem_euclid(60))
+}
+
 /// An x–y chart (histograms, CDFs, logs over time): one line per series, a marker per
 /// point when there are few.
 pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> String {
@@ -1036,7 +1041,11 @@ pub fn xy_chart_marked(
     let xsc = if marks.dates {
         // A date axis spans the runs' times, with a margin so end points are not on the
         // frame; about six ticks.
-        let pad = ((hi - lo) * 0.05).max(60.0);
+        let pad = if hi > lo {
+            ((hi - lo) * 0.05).max(1.0)
+        } else {
+            60.0
+        };
         let mut s = Scale::span(Quantity::Plain, lo - pad, hi + pad, false, x0, x1);
         s.step = (s.hi - s.lo) / 6.0;
         s
@@ -1051,22 +1060,35 @@ pub fn xy_chart_marked(
         s.step = step;
         s
     };
+    let one_day = marks.dates && date_text(xsc.lo)[..10] == date_text(xsc.hi)[..10];
     let ticks: Vec<(f64, String)> = xsc
         .ticks()
         .into_iter()
         .map(|(v, t)| {
-            let t = if marks.dates { date_text(v) } else { t };
+            // Within a day the ticks are times (the label names the day); seconds when
+            // the ticks are less than a minute apart.
+            let t = match (marks.dates, one_day, xsc.step < 60.0) {
+                (false, _, _) => t,
+                (true, false, _) => date_text(v),
+                (true, true, false) => date_text(v)[11..].to_string(),
+                (true, true, true) => date_seconds(v)[11..].to_string(),
+            };
             (xsc.px(v), t)
         })
         .collect();
     if marks.dates {
-        ch.x_axis("time", "UTC", &ticks, &format!("{} (UTC)", x.label));
+        let label = if one_day {
+            format!("{} (UTC, {})", x.label, &date_text(xsc.lo)[..10])
+        } else {
+            format!("{} (UTC)", x.label)
+        };
+        ch.x_axis("time", "UTC", &ticks, &label);
     } else {
         ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
     }
     let xtext = |v: f64| {
         if marks.dates {
-            date_text(v)
+            date_seconds(v)
         } else {
             x.q.text(v)
         }
@@ -1085,12 +1107,17 @@ pub fn xy_chart_marked(
     }
     for (xv, label) in &marks.vertical {
         let px = xsc.px(*xv);
+        // The label on the side with room: right of the line, left of it past the middle.
+        let (tx, anchor) = if px > W / 2.0 {
+            (px - 5.0, "end")
+        } else {
+            (px + 5.0, "start")
+        };
         let _ = write!(
             ch.out,
             "<g class=\"marker\" data-x=\"{xv}\"><line x1=\"{px:.1}\" y1=\"{}\" x2=\"{px:.1}\" y2=\"{TOP}\" stroke=\"#2a7f2a\" stroke-width=\"2.5\"/>\
-             <text x=\"{:.1}\" y=\"{}\" font-size=\"12\" font-weight=\"bold\" fill=\"#2a7f2a\">{}</text></g>",
+             <text x=\"{tx:.1}\" y=\"{}\" text-anchor=\"{anchor}\" font-size=\"12\" font-weight=\"bold\" fill=\"#2a7f2a\">{}</text></g>",
             H - BOTTOM,
-            px + 5.0,
             TOP + 14.0,
             esc(label)
         );

@@ -1,6 +1,7 @@
 //! `iobench report INPUT... -o report.html`: one self-contained HTML file (inline SVG, no
 //! script, no network request) from iobench's or fio's JSON/JSON+ results, bench-fio
-//! output directories, sweep result directories, compare exports and fio-format logs.
+//! output directories, sweep result directories, compare exports, slo results, history
+//! trends and fio-format logs.
 //! Every result is a run; the runs of all inputs are pooled into one result set
 //! (`results::pool`), whose axes are the job options that differ between them, so a set
 //! of fio result files of a block-size study is one chart per metric, with error bars
@@ -25,7 +26,8 @@ usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
 sweep -o DIR), a directory of result files (fio-plot's bench-fio output), a compare
-export (iobench compare --export-json), or a log (write_bw_log, write_iops_log,
+export (iobench compare --export-json), a capacity search (iobench slo -o FILE), a
+trend (iobench history trend --format json), or a log (write_bw_log, write_iops_log,
 write_lat_log, write_hist_log). The results of all inputs are pooled: the job options
 that differ between them are the charts' axes, and runs alike in every option are
 repeats of one point (mean ± σ, min–max).",

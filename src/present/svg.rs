@@ -1284,6 +1284,14 @@ pub fn heat_map(
 mod tests {
     use super::*;
 
+    #[test]
+    fn dates_are_utc_civil_dates() {
+        assert_eq!(date_text(0.0), "1970-01-01 00:00");
+        assert_eq!(date_seconds(951_782_400.0 + 59.0), "2000-02-29 00:00:59");
+        // The history's own clock (SQLite's datetime) said this run started then.
+        assert_eq!(date_seconds(1_795_808_745.0), "2026-11-27 19:45:45");
+    }
+
     fn stat(vals: &[f64]) -> Stat {
         Stat::of(vals, &[])
     }

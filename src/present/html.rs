@@ -1,6 +1,7 @@
 //! `iobench report INPUT... -o report.html`: one self-contained HTML file (inline SVG, no
 //! script, no network request) from iobench's or fio's JSON/JSON+ results, bench-fio
-//! output directories, sweep result directories, compare exports and fio-format logs.
+//! output directories, sweep result directories, compare exports, slo results, history
+//! trends and fio-format logs.
 //! Every result is a run; the runs of all inputs are pooled into one result set
 //! (`results::pool`), whose axes are the job options that differ between them, so a set
 //! of fio result files of a block-size study is one chart per metric, with error bars
@@ -25,7 +26,8 @@ usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
 sweep -o DIR), a directory of result files (fio-plot's bench-fio output), a compare
-export (iobench compare --export-json), or a log (write_bw_log, write_iops_log,
+export (iobench compare --export-json), a capacity search (iobench slo -o FILE), a
+trend (iobench history trend --format json), or a log (write_bw_log, write_iops_log,
 write_lat_log, write_hist_log). The results of all inputs are pooled: the job options
 that differ between them are the charts' axes, and runs alike in every option are
 repeats of one point (mean ± σ, min–max).",
@@ -65,6 +67,10 @@ enum Input {
         runs: Vec<Run>,
     },
     Compare(PathBuf, Value),
+    /// `iobench slo -o FILE`: its steps, drawn as the latency–throughput curve.
+    Slo(PathBuf, Value),
+    /// `iobench history trend --format json`: a metric of one job over time.
+    Trend(PathBuf, Value),
     Log(PathBuf, LogKind, Vec<LogLine>),
 }
 
@@ -227,6 +233,12 @@ fn read_input(p: &Path) -> Result<Input, String> {
             if v.get("relative").is_some() && v.get("sides").is_some() {
                 return Ok(Input::Compare(p.to_path_buf(), v));
             }
+            if v.get("capacity_iops").is_some() && v["steps"].is_array() {
+                return Ok(Input::Slo(p.to_path_buf(), v));
+            }
+            if v["points"].is_array() && v.get("metric").is_some() && v.get("job_hash").is_some() {
+                return Ok(Input::Trend(p.to_path_buf(), v));
+            }
             if v.get("points").is_some() && v.get("sweep").is_some() {
                 return Ok(sweep_input(p.parent().unwrap_or(Path::new(".")), &v));
             }
@@ -370,6 +382,8 @@ fn render(title: &str, inputs: &[Input]) -> String {
     for (k, input) in inputs.iter().enumerate() {
         match input {
             Input::Compare(p, v) => compare_section(&mut h, k, p, v),
+            Input::Slo(p, v) => slo_section(&mut h, k, p, v),
+            Input::Trend(p, v) => trend_section(&mut h, k, p, v),
             Input::Log(p, kind, lines) => log_section(&mut h, k, p, *kind, lines),
             _ => {}
         }
@@ -1249,6 +1263,229 @@ fn compare_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         })
         .collect();
     table(h, &["job dir metric", "sides", "ratio", "Welch p"], &rel);
+}
+
+/// A capacity search (`iobench slo`): the latency–throughput curve, latency from the
+/// scheduled start and fio's clat at each target's statistic against the achieved rate,
+/// with each target a dashed level, the capacity a vertical marker and the steps over a
+/// target red crosses; then the steps as a table.
+fn slo_section(h: &mut String, k: usize, p: &Path, v: &Value) {
+    let _ = write!(
+        h,
+        "<h2>Capacity under latency targets: {}</h2>",
+        svg::esc(&p.display().to_string())
+    );
+    let steps = v["steps"].as_array().cloned().unwrap_or_default();
+    let targets = v["targets"].as_array().cloned().unwrap_or_default();
+    let mut series = Vec::new();
+    let mut marks = svg::Marks {
+        kind: "slo",
+        ..Default::default()
+    };
+    for t in &targets {
+        let stat = t["stat"].as_str().unwrap_or("");
+        for (key, what) in [("sched_lat_ns", "sched_lat"), ("clat_ns", "clat")] {
+            let points: Vec<(f64, f64)> = steps
+                .iter()
+                .filter_map(|s| Some((s["achieved_iops"].as_f64()?, s[key][stat].as_f64()?)))
+                .collect();
+            series.push(Series {
+                name: format!("{what} {stat}"),
+                points,
+            });
+        }
+        if let Some(max) = t["max_ns"].as_f64() {
+            marks
+                .levels
+                .push((max, format!("target {stat} ≤ {}", Quantity::Time.text(max))));
+            for s in &steps {
+                let (Some(x), Some(y)) = (
+                    s["achieved_iops"].as_f64(),
+                    s["sched_lat_ns"][stat].as_f64(),
+                ) else {
+                    continue;
+                };
+                if y > max {
+                    marks.failed.push((
+                        x,
+                        y,
+                        format!(
+                            "offered {} IOPS: sched_lat {stat} {} over the target {}",
+                            svg::num3(s["offered_iops"].as_f64().unwrap_or(0.0)),
+                            Quantity::Time.text(y),
+                            Quantity::Time.text(max)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    match v["capacity_iops"].as_f64() {
+        Some(c) => marks.vertical.push((
+            c,
+            format!(
+                "capacity {} IOPS{}",
+                svg::num3(c),
+                v["bound_by"]
+                    .as_str()
+                    .map(|b| format!(" (bound by {b})"))
+                    .unwrap_or_default()
+            ),
+        )),
+        None => {
+            let _ = write!(
+                h,
+                "<p class=\"note\">No rate met every target: no capacity found.</p>"
+            );
+        }
+    }
+    h.push_str(&svg::xy_chart_marked(
+        &format!("slo{k}"),
+        "Latency against achieved rate: scheduled latency (sched_lat) and fio's clat",
+        Axis {
+            label: "achieved rate (IOPS)",
+            q: Quantity::Iops,
+            allow_log: true,
+        },
+        Axis {
+            label: "latency",
+            q: Quantity::Time,
+            allow_log: true,
+        },
+        &series,
+        &marks,
+    ));
+    let mut header: Vec<String> = vec!["offered IOPS".into(), "achieved IOPS".into()];
+    for t in &targets {
+        let stat = t["stat"].as_str().unwrap_or("");
+        header.push(format!("sched_lat {stat}"));
+        header.push(format!("clat {stat}"));
+    }
+    header.extend(["missed starts".into(), "met".into()]);
+    let rows: Vec<Vec<String>> = steps
+        .iter()
+        .map(|s| {
+            let mut r = vec![
+                svg::num3(s["offered_iops"].as_f64().unwrap_or(0.0)),
+                svg::num3(s["achieved_iops"].as_f64().unwrap_or(0.0)),
+            ];
+            for t in &targets {
+                let stat = t["stat"].as_str().unwrap_or("");
+                for key in ["sched_lat_ns", "clat_ns"] {
+                    r.push(
+                        s[key][stat]
+                            .as_f64()
+                            .map_or("-".into(), |x| Quantity::Time.text(x)),
+                    );
+                }
+            }
+            r.push(s["missed_starts"].to_string());
+            r.push(
+                if s["met"].as_bool() == Some(true) {
+                    "yes"
+                } else {
+                    "no"
+                }
+                .into(),
+            );
+            r
+        })
+        .collect();
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    table(h, &header, &rows);
+}
+
+/// A metric's trend over time (`iobench history trend --format json`): one point per
+/// run, a line per direction, on a date axis; the baseline run, when named, a marker.
+fn trend_section(h: &mut String, k: usize, p: &Path, v: &Value) {
+    let metric = v["metric"].as_str().unwrap_or("iops");
+    let (label, q) = match metric {
+        "iops" => ("IOPS".to_string(), Quantity::Iops),
+        "bw" => ("bandwidth".into(), Quantity::Rate),
+        "lat" => ("lat (total latency) mean".into(), Quantity::Time),
+        m => (format!("{m} latency"), Quantity::Time),
+    };
+    let _ = write!(
+        h,
+        "<h2>Trend of {}: {}</h2>",
+        svg::esc(&label),
+        svg::esc(&p.display().to_string())
+    );
+    let points = v["points"].as_array().cloned().unwrap_or_default();
+    let mut series = Vec::new();
+    for d in DIRECTIONS {
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|pt| Some((pt["started"].as_f64()?, pt["values"][d].as_f64()?)))
+            .collect();
+        if !pts.is_empty() {
+            series.push(Series {
+                name: d.to_string(),
+                points: pts,
+            });
+        }
+    }
+    let mut marks = svg::Marks {
+        kind: "trend",
+        dates: true,
+        ..Default::default()
+    };
+    let base = &v["baseline"];
+    if let Some(id) = base["id"].as_i64() {
+        if let Some(t) = points
+            .iter()
+            .find(|pt| pt["id"].as_i64() == Some(id))
+            .and_then(|pt| pt["started"].as_f64())
+        {
+            marks.vertical.push((
+                t,
+                format!(
+                    "baseline {} (run {id})",
+                    base["name"].as_str().unwrap_or("default")
+                ),
+            ));
+        }
+    }
+    let job = v["job_hash"].as_str().unwrap_or("-");
+    let target = v["target"].as_str().unwrap_or("-");
+    h.push_str(&svg::xy_chart_marked(
+        &format!("trend{k}"),
+        &format!(
+            "{label} per run, job {}, target {target}",
+            &job[..job.len().min(12)]
+        ),
+        Axis {
+            label: "run started",
+            q: Quantity::Plain,
+            allow_log: false,
+        },
+        Axis {
+            label: &label,
+            q,
+            allow_log: true,
+        },
+        &series,
+        &marks,
+    ));
+    let rows: Vec<Vec<String>> = points
+        .iter()
+        .map(|pt| {
+            let mut r = vec![
+                pt["id"].to_string(),
+                svg::date_seconds(pt["started"].as_f64().unwrap_or(0.0)),
+            ];
+            r.extend(series.iter().map(|s| {
+                pt["values"][s.name.as_str()]
+                    .as_f64()
+                    .map_or("-".into(), |x| q.text(x))
+            }));
+            r
+        })
+        .collect();
+    let mut header = vec!["run".to_string(), "started (UTC)".into()];
+    header.extend(series.iter().map(|s| format!("{} {label}", s.name)));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    table(h, &header, &rows);
 }
 
 /// A log: its values over time, one line per direction; a histogram log: p50, p99 and

@@ -948,22 +948,89 @@ pub struct Axis<'a> {
     pub allow_log: bool,
 }
 
+/// What an x–y chart draws beside its lines: levels, positions and failed points.
+#[derive(Debug, Clone, Default)]
+pub struct Marks {
+    /// The chart's `data-kind` (default `xy`).
+    pub kind: &'static str,
+    /// The x values are Unix times (seconds): a date axis, ticks as UTC dates.
+    pub dates: bool,
+    /// Vertical markers (a found capacity, a baseline run): x value and label.
+    pub vertical: Vec<(f64, String)>,
+    /// Horizontal dashed levels (a latency target): y value and label.
+    pub levels: Vec<(f64, String)>,
+    /// Points that failed (a step over its target): x, y and why, drawn as red crosses.
+    pub failed: Vec<(f64, f64, String)>,
+}
+
+/// A Unix time (seconds) as a UTC date and time, `2026-11-27 19:05`.
+pub fn date_text(t: f64) -> String {
+    let secs = t.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Days since 1970-01-01 to a civil date (proleptic Gregorian; 400-year eras).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// A Unix time (seconds) as a UTC date and time to the second, `2026-11-27 19:05:09`.
+pub fn date_seconds(t: f64) -> String {
+    format!("{}:{:02}", date_text(t), (t.floor() as i64).rem_euclid(60))
+}
+
 /// An x–y chart (histograms, CDFs, logs over time): one line per series, a marker per
 /// point when there are few.
 pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> String {
-    let legend: Vec<(String, String)> = series
+    xy_chart_marked(id, title, x, y, series, &Marks::default())
+}
+
+/// An x–y chart with [`Marks`]: the scales take in the marks, so a target above every
+/// point still shows.
+pub fn xy_chart_marked(
+    id: &str,
+    title: &str,
+    x: Axis,
+    y: Axis,
+    series: &[Series],
+    marks: &Marks,
+) -> String {
+    let mut legend: Vec<(String, String)> = series
         .iter()
         .enumerate()
         .map(|(i, s)| (s.name.clone(), COLORS[i % COLORS.len()].to_string()))
         .collect();
-    let mut ch = Chart::open(id, "xy", title, &legend);
+    if !marks.failed.is_empty() {
+        legend.push(("✕ failed step".into(), FAILED.into()));
+    }
+    let kind = if marks.kind.is_empty() {
+        "xy"
+    } else {
+        marks.kind
+    };
+    let mut ch = Chart::open(id, kind, title, &legend);
     let xs: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.0))
+        .chain(marks.vertical.iter().map(|v| v.0))
+        .chain(marks.failed.iter().map(|f| f.0))
         .collect();
     let yv: Vec<f64> = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
+        .chain(marks.levels.iter().map(|l| l.0))
+        .chain(marks.failed.iter().map(|f| f.1))
         .collect();
     let ys = Scale::auto(y.q, &yv, y.allow_log, H - BOTTOM, TOP + 10.0);
     ch.y_axis(&ys, y.label, false);
@@ -971,7 +1038,18 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
     let pos: Vec<f64> = xs.iter().copied().filter(|v| *v > 0.0).collect();
     let lo = xs.iter().copied().fold(f64::MAX, f64::min);
     let hi = xs.iter().copied().fold(f64::MIN, f64::max);
-    let xsc = if x.allow_log
+    let xsc = if marks.dates {
+        // A date axis spans the runs' times, with a margin so end points are not on the
+        // frame; about six ticks.
+        let pad = if hi > lo {
+            ((hi - lo) * 0.05).max(1.0)
+        } else {
+            60.0
+        };
+        let mut s = Scale::span(Quantity::Plain, lo - pad, hi + pad, false, x0, x1);
+        s.step = (s.hi - s.lo) / 6.0;
+        s
+    } else if x.allow_log
         && !pos.is_empty()
         && hi / pos.iter().copied().fold(f64::MAX, f64::min) > 10.0
     {
@@ -982,12 +1060,68 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
         s.step = step;
         s
     };
+    let one_day = marks.dates && date_text(xsc.lo)[..10] == date_text(xsc.hi)[..10];
     let ticks: Vec<(f64, String)> = xsc
         .ticks()
         .into_iter()
-        .map(|(v, t)| (xsc.px(v), t))
+        .map(|(v, t)| {
+            // Within a day the ticks are times (the label names the day); seconds when
+            // the ticks are less than a minute apart.
+            let t = match (marks.dates, one_day, xsc.step < 60.0) {
+                (false, _, _) => t,
+                (true, false, _) => date_text(v),
+                (true, true, false) => date_text(v)[11..].to_string(),
+                (true, true, true) => date_seconds(v)[11..].to_string(),
+            };
+            (xsc.px(v), t)
+        })
         .collect();
-    ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
+    if marks.dates {
+        let label = if one_day {
+            format!("{} (UTC, {})", x.label, &date_text(xsc.lo)[..10])
+        } else {
+            format!("{} (UTC)", x.label)
+        };
+        ch.x_axis("time", "UTC", &ticks, &label);
+    } else {
+        ch.x_axis(xsc.kind(), xsc.unit_attr(), &ticks, &xsc.label(x.label));
+    }
+    let xtext = |v: f64| {
+        if marks.dates {
+            date_seconds(v)
+        } else {
+            x.q.text(v)
+        }
+    };
+    for (yv, label) in &marks.levels {
+        let py = ys.px(*yv);
+        let _ = write!(
+            ch.out,
+            "<g class=\"level\" data-y=\"{yv}\"><line x1=\"{LEFT}\" y1=\"{py:.1}\" x2=\"{}\" y2=\"{py:.1}\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"7 5\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"12\" fill=\"#333\">{}</text></g>",
+            W - RIGHT,
+            W - RIGHT - 4.0,
+            py - 5.0,
+            esc(label)
+        );
+    }
+    for (xv, label) in &marks.vertical {
+        let px = xsc.px(*xv);
+        // The label on the side with room: right of the line, left of it past the middle.
+        let (tx, anchor) = if px > W / 2.0 {
+            (px - 5.0, "end")
+        } else {
+            (px + 5.0, "start")
+        };
+        let _ = write!(
+            ch.out,
+            "<g class=\"marker\" data-x=\"{xv}\"><line x1=\"{px:.1}\" y1=\"{}\" x2=\"{px:.1}\" y2=\"{TOP}\" stroke=\"#2a7f2a\" stroke-width=\"2.5\"/>\
+             <text x=\"{tx:.1}\" y=\"{}\" text-anchor=\"{anchor}\" font-size=\"12\" font-weight=\"bold\" fill=\"#2a7f2a\">{}</text></g>",
+            H - BOTTOM,
+            TOP + 14.0,
+            esc(label)
+        );
+    }
     for (i, s) in series.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         let path: Vec<String> = s
@@ -1009,10 +1143,26 @@ pub fn xy_chart(id: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> S
                 xsc.px(xv),
                 ys.px(yv),
                 esc(&s.name),
-                esc(&x.q.text(xv)),
+                esc(&xtext(xv)),
                 esc(&y.q.text(yv))
             );
         }
+    }
+    for (xv, yv, why) in &marks.failed {
+        let (cx, cy) = (xsc.px(*xv), ys.px(*yv));
+        let _ = write!(
+            ch.out,
+            "<path class=\"failed\" data-x=\"{xv}\" data-y=\"{yv}\" d=\"M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}\" stroke=\"{FAILED}\" stroke-width=\"2.5\"><title>{}</title></path>",
+            cx - 6.0,
+            cy - 6.0,
+            cx + 6.0,
+            cy + 6.0,
+            cx - 6.0,
+            cy + 6.0,
+            cx + 6.0,
+            cy - 6.0,
+            esc(why)
+        );
     }
     ch.close(&[])
 }
@@ -1133,6 +1283,14 @@ pub fn heat_map(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_utc_civil_dates() {
+        assert_eq!(date_text(0.0), "1970-01-01 00:00");
+        assert_eq!(date_seconds(951_782_400.0 + 59.0), "2000-02-29 00:00:59");
+        // The history's own clock (SQLite's datetime) said this run started then.
+        assert_eq!(date_seconds(1_795_808_745.0), "2026-11-27 19:45:45");
+    }
 
     fn stat(vals: &[f64]) -> Stat {
         Stat::of(vals, &[])

@@ -86,7 +86,7 @@ filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-2
             names: &["--name"],
             takes: Takes::Value,
             form: "NAME",
-            help: "baseline, compare --baseline: the baseline's name (default: default)",
+            help: "baseline, compare --baseline, trend (marked in its JSON): the baseline's name (default: default)",
         },
         Flag {
             names: &["--baseline"],
@@ -266,7 +266,15 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--export-json",
             "--export-csv",
         ],
-        "trend" => &["--job-hash", "--target", "--since", "--until", "--metric", "--format"],
+        "trend" => &[
+            "--job-hash",
+            "--target",
+            "--since",
+            "--until",
+            "--metric",
+            "--format",
+            "--name",
+        ],
         "export" => &[
             "--job-hash",
             "--target",
@@ -601,6 +609,17 @@ fn trend(db: &Store, a: &Args) -> Result<u8, String> {
                 "metric": metric.name(),
                 "points": points,
             });
+            let mut doc = doc;
+            // The baseline (--name, else the default one) when it is one of these runs,
+            // so that a chart of the trend can mark it.
+            let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
+            if let Some((n, id, _)) = db
+                .baselines()?
+                .into_iter()
+                .find(|(n, id, _)| n == name && rows.iter().any(|r| r.id == *id))
+            {
+                doc["baseline"] = json!({ "name": n, "id": id });
+            }
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }
         None | Some("table") => {

@@ -566,3 +566,182 @@ fn a_repeated_sweep_reports_error_bars_from_its_runs() {
     let c = chart(&html, "set-0-read-IOPS");
     assert_eq!(count(c, "class=\"errbar\" data-n=\"2\""), 2, "{c}");
 }
+
+/// `iobench slo -o FILE` reported: the latency–throughput curve against an NBD export of
+/// known capacity (nbdkit's rate filter: 16 Mbit/s over 4 KiB is 512 IOPS), so the search
+/// both meets and misses its target. Each step is a point of the sched_lat and clat lines
+/// at the achieved rate, the target a dashed level, the capacity a marker, each step over
+/// the target a red cross; the latency axis is log-scaled (it spans µs to tens of ms).
+#[test]
+fn slo_result_is_a_latency_throughput_chart() {
+    let dir = scratch("report_slo");
+    let server = common::nbdkit::Nbdkit::start(
+        &dir,
+        &[
+            "--filter=rate",
+            "memory",
+            "64M",
+            "rate=16M",
+            "burstiness=0.02",
+        ],
+    );
+    let slo_json = dir.join("slo.json");
+    let mut cmd = iobench();
+    cmd.args([
+        "slo",
+        "--p90",
+        "30ms",
+        "--precision",
+        "25%",
+        "--start",
+        "256",
+    ])
+    .args(["--min-time", "300ms", "-o"])
+    .arg(&slo_json)
+    .args(["--", "--name=n", "--ioengine=nbd", &server.uri()])
+    .args(["--rw=randread", "--bs=4k", "--iodepth=8"]);
+    run_ok(cmd);
+    drop(server);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&slo_json).unwrap()).unwrap();
+    let steps = doc["steps"].as_array().unwrap();
+    let over = steps
+        .iter()
+        .filter(|s| s["sched_lat_ns"]["p90"].as_f64().unwrap() > 30e6)
+        .count();
+    assert!(over >= 1, "the search went past the capacity: {doc}");
+    let html_path = dir.join("slo.html");
+    let mut cmd = iobench();
+    cmd.arg("report").arg(&slo_json).arg("-o").arg(&html_path);
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let c = chart(&html, "slo0");
+    assert!(c.contains("data-kind=\"slo\""), "{c}");
+    assert_eq!(count(c, "class=\"title\""), 1, "titled once");
+    assert!(c.contains("achieved rate (IOPS)"), "x is the achieved rate");
+    assert!(
+        c.contains("class=\"axis y\" data-scale=\"log\"") && c.contains("latency (log scale)"),
+        "latency on a log axis, said: {c}"
+    );
+    let series = attrs(c, "pt", "data-series");
+    for name in ["sched_lat p90", "clat p90"] {
+        assert_eq!(
+            series.iter().filter(|s| *s == name).count(),
+            steps.len(),
+            "a {name} point per step"
+        );
+    }
+    // Each point sits at its step's achieved rate.
+    let xs = attrs(c, "pt", "data-x");
+    for s in steps {
+        let want = s["achieved_iops"].as_f64().unwrap();
+        assert!(
+            xs.iter().any(|x| x.parse::<f64>().unwrap() == want),
+            "a point at {want} IOPS"
+        );
+    }
+    assert_eq!(attrs(c, "level", "data-y"), ["30000000"], "the target");
+    let cap = doc["capacity_iops"].as_f64().expect("a capacity found");
+    assert_eq!(
+        attrs(c, "marker", "data-x"),
+        [cap.to_string()],
+        "the capacity"
+    );
+    assert_eq!(
+        count(c, "class=\"failed\""),
+        over,
+        "each step over the target"
+    );
+    let Some(dom) = browse(&html_path, Some(&dir.join("slo.png"))) else {
+        return;
+    };
+    let d = chart(&dom, "slo0");
+    assert_eq!(
+        count(d, "class=\"pt\""),
+        2 * steps.len(),
+        "points in the DOM"
+    );
+    assert_eq!(count(d, "class=\"failed\""), over);
+    assert_eq!(count(d, "class=\"marker\""), 1);
+}
+
+/// `iobench history trend --format json` reported: the metric against time, one point per
+/// saved run on a date axis, and the baseline (once set) a marker at its run.
+#[test]
+fn history_trend_is_a_chart_over_time_with_its_baseline() {
+    let dir = scratch("report_trend");
+    let db = dir.join("h.db");
+    let hist = |args: &[&str]| {
+        let mut c = iobench();
+        c.arg("history")
+            .args(args)
+            .arg(format!("--history={}", db.display()));
+        String::from_utf8_lossy(&run_ok(c).stdout).into_owned()
+    };
+    for _ in 0..3 {
+        let mut c = iobench();
+        c.arg("--save")
+            .arg(format!("--history={}", db.display()))
+            .args(["--output-format=json", "--name=t", "--ioengine=null"])
+            .args(["--rw=randread", "--bs=4k", "--size=64m"]);
+        run_ok(c);
+    }
+    let list = hist(&["list"]);
+    let hash = list
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .nth(5)
+        .unwrap();
+    let trend = || -> String { hist(&["trend", &format!("--job-hash={hash}"), "--format=json"]) };
+    let before: Value = serde_json::from_str(&trend()).unwrap();
+    assert!(before.get("baseline").is_none(), "no baseline yet");
+    hist(&["baseline", "set", "2"]);
+    let text = trend();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["baseline"]["id"], 2, "{doc}");
+    let trend_json = dir.join("trend.json");
+    std::fs::write(&trend_json, text).unwrap();
+    let html_path = dir.join("trend.html");
+    let mut cmd = iobench();
+    cmd.arg("report").arg(&trend_json).arg("-o").arg(&html_path);
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let c = chart(&html, "trend0");
+    assert!(c.contains("data-kind=\"trend\""), "{c}");
+    assert_eq!(count(c, "class=\"title\""), 1, "titled once");
+    assert!(
+        c.contains("class=\"axis x\" data-scale=\"time\" data-unit=\"UTC\""),
+        "a date axis: {c}"
+    );
+    assert!(c.contains("run started (UTC"), "the x axis says UTC");
+    assert!(c.contains(">IOPS</text>"), "y is IOPS: {c}");
+    let points = doc["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    let started: Vec<String> = points.iter().map(|p| p["started"].to_string()).collect();
+    let series = attrs(c, "pt", "data-series");
+    let xs = attrs(c, "pt", "data-x");
+    let read_x: Vec<&String> = xs
+        .iter()
+        .zip(&series)
+        .filter(|(_, s)| *s == "read")
+        .map(|(x, _)| x)
+        .collect();
+    assert_eq!(
+        read_x,
+        started.iter().collect::<Vec<_>>(),
+        "a point per run, at its time"
+    );
+    assert_eq!(
+        attrs(c, "marker", "data-x"),
+        [started[1].clone()],
+        "the baseline"
+    );
+    assert!(c.contains("baseline default (run 2)"));
+    let Some(dom) = browse(&html_path, Some(&dir.join("trend.png"))) else {
+        return;
+    };
+    let d = chart(&dom, "trend0");
+    assert_eq!(count(d, "class=\"pt\""), 3, "the points in the DOM");
+    assert_eq!(count(d, "class=\"marker\""), 1);
+}

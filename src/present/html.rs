@@ -24,7 +24,7 @@ pub const SPEC: Spec = Spec {
 usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
-sweep -o DIR), a directory of result files (fio-plot's bench-fio output), a compare
+sweep -o DIR), a PTS directory (iobench pts -o DIR: the specification's report pages), a directory of result files (fio-plot's bench-fio output), a compare
 export (iobench compare --export-json), or a log (write_bw_log, write_iops_log,
 write_lat_log, write_hist_log). The results of all inputs are pooled: the job options
 that differ between them are the charts' axes, and runs alike in every option are
@@ -65,6 +65,8 @@ enum Input {
         runs: Vec<Run>,
     },
     Compare(PathBuf, Value),
+    /// An `iobench pts` output directory: its summary (`pts_page` draws it).
+    Pts(PathBuf, Value),
     Log(PathBuf, LogKind, Vec<LogLine>),
 }
 
@@ -191,6 +193,9 @@ fn sweep_input(dir: &Path, v: &Value) -> Input {
 
 fn read_input(p: &Path) -> Result<Input, String> {
     if p.is_dir() {
+        if let Some(sum) = super::pts_page::summary_of(p) {
+            return Ok(Input::Pts(p.to_path_buf(), sum?));
+        }
         let idx = p.join("index.json");
         if idx.exists() {
             let text =
@@ -370,6 +375,7 @@ fn render(title: &str, inputs: &[Input]) -> String {
     for (k, input) in inputs.iter().enumerate() {
         match input {
             Input::Compare(p, v) => compare_section(&mut h, k, p, v),
+            Input::Pts(p, v) => super::pts_page::section(&mut h, k, p, v),
             Input::Log(p, kind, lines) => log_section(&mut h, k, p, *kind, lines),
             _ => {}
         }
@@ -460,7 +466,7 @@ fn context(h: &mut String, env: Option<&Value>) {
     h.push_str("</table>");
 }
 
-fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
+pub(super) fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
     h.push_str("<table><tr>");
     for c in header {
         let _ = write!(h, "<th>{}</th>", svg::esc(c));

@@ -248,7 +248,7 @@ fn header(h: &mut String, sum: &Value) {
     h.push_str("</table>");
     match sum["not_conforming_because"].as_array() {
         Some(why) if !why.is_empty() => {
-            h.push_str("<div class=\"note not-conforming\"><b>Not conforming to the specification:</b><ul>");
+            h.push_str("<div class=\"note not-conforming\" style=\"color:#7a4b00;background:#fff6e0;padding:4px 8px\"><b>Not conforming to the specification:</b><ul>");
             for w in why {
                 let _ = write!(h, "<li>{}</li>", svg::esc(w.as_str().unwrap_or("")));
             }
@@ -289,16 +289,21 @@ fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
 
 /// The measurement window: its rounds, their average, the ±10 % band and the line.
 fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
-    let (first, last) = (num(&d["first_round"]), num(&d["last_round"]));
+    let round0 = num(&d["first_round"]);
     let vals: Vec<f64> = d["values"]
         .as_array()
         .into_iter()
         .flatten()
         .map(num)
         .collect();
-    let xs: Vec<f64> = (0..vals.len()).map(|i| first + i as f64).collect();
+    // x: the round's place in the window (1 to 5), so that the window fills the chart.
+    let xs: Vec<f64> = (1..=vals.len()).map(|i| i as f64).collect();
+    let (first, last) = (1.0, vals.len() as f64);
     let avg = num(&d["average"]);
+    // The least-squares line is over the round numbers.
     let (slope, icpt) = (num(&d["slope"]), num(&d["intercept"]));
+    let at = |x: f64| slope * (round0 - 1.0 + x) + icpt;
+    let xlabel = format!("round in the window (1 = round {})", svg::num3(round0));
     let flat = |v: f64| vec![(first, v), (last, v)];
     let band = num(&d["excursion_limit"]).max(0.0);
     let pct = svg::num3(band * 100.0);
@@ -327,18 +332,18 @@ fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
                 "least-squares line: {}",
                 d["formula"].as_str().unwrap_or("")
             ),
-            points: vec![(first, slope * first + icpt), (last, slope * last + icpt)],
+            points: vec![(first, at(first)), (last, at(last))],
         },
     ];
     h.push_str(&svg::xy_chart(
         &format!("{id}-window"),
         &format!(
             "Measurement window: rounds {}–{}",
-            svg::num3(first),
-            svg::num3(last)
+            text(&d["first_round"]),
+            text(&d["last_round"])
         ),
         Axis {
-            label: "round",
+            label: &xlabel,
             q: Quantity::Plain,
             allow_log: false,
         },
@@ -463,7 +468,9 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
                     points: sizes
                         .iter()
                         .rev()
-                        .filter_map(|&bs| find(bs, m).map(|r| (bs as f64, num(&r["iops"]))))
+                        .filter_map(|&bs| {
+                            find(bs, m).map(|r| (bs as f64 / 1024.0, num(&r["iops"])))
+                        })
                         .collect(),
                 })
                 .collect();
@@ -471,8 +478,8 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
                 &format!("{id}-iops-bs"),
                 "IOPS against block size, one line per read/write mix",
                 Axis {
-                    label: "block size",
-                    q: Quantity::Bytes,
+                    label: "block size (KiB)",
+                    q: Quantity::Plain,
                     allow_log: true,
                 },
                 Axis {

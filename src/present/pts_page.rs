@@ -34,9 +34,11 @@ pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
             None
         }
         Ok(mut v) => {
-            // The platform: from a run of the directory (each carries `iobench_env`).
-            if let Some(env) = first_env(dir, &v) {
-                v["iobench_env"] = env;
+            // The platform: the summary's own, else a run's `iobench_env` (older runs).
+            if !v["platform"].is_object() {
+                if let Some(env) = first_env(dir, &v) {
+                    v["platform"] = env;
+                }
             }
             Some(Ok(v))
         }
@@ -157,7 +159,7 @@ fn preconditioning(p: &Value) -> String {
 fn header(h: &mut String, sum: &Value) {
     let st = &sum["settings"];
     let t = &sum["target"];
-    let env = &sum["iobench_env"];
+    let env = &sum["platform"];
     let platform = if env.is_object() {
         format!(
             "{} — {}, kernel {} {} ({}); {} × {}; {} memory",
@@ -171,7 +173,7 @@ fn header(h: &mut String, sum: &Value) {
             Quantity::Bytes.text(num(&env["memory"]["total_bytes"]))
         )
     } else {
-        "not recorded (no run file with iobench_env)".into()
+        "not recorded (an older summary.json)".into()
     };
     let purges: Vec<String> = sum["sections"]
         .as_array()
@@ -195,7 +197,12 @@ fn header(h: &mut String, sum: &Value) {
             ),
         ),
         ("platform", platform),
-        ("iobench", crate::report::VERSION.to_string()),
+        (
+            "iobench",
+            env["iobench_version"]
+                .as_str()
+                .map_or("not recorded".to_string(), |v| format!("{v} (run)")),
+        ),
         ("purge method", purge),
         ("preconditioning", preconditioning(&precond)),
         (

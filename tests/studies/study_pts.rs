@@ -158,6 +158,13 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     ] {
         assert!(html.contains(needle), "{needle}");
     }
+    // The platform the run was made on, recorded in the summary.
+    assert!(
+        s["platform"]["kernel"]["release"].is_string(),
+        "{}",
+        s["platform"]
+    );
+    assert!(!html.contains("not recorded"));
     // The charts and their kinds: convergence and window (lines), the matrix (heat map),
     // IOPS against block size (lines); one convergence point per round, 56 matrix cells.
     let kinds: Vec<&str> = html

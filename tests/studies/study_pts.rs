@@ -195,6 +195,15 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         figure("pts0-0-window").matches("class=\"pt\"").count(),
         5 + 4 * 2
     );
+    // A real browser builds the page: every chart, every matrix cell.
+    if let Some(dom) = crate::present_report::browse(&dir.join("pts.html"), None) {
+        assert_eq!(dom.matches("<figure class=\"chart\"").count(), 4);
+        let at = dom
+            .find("id=\"pts0-0-matrix\"")
+            .expect("the matrix in the DOM");
+        let matrix = &dom[at..at + dom[at..].find("</figure>").unwrap()];
+        assert_eq!(matrix.matches("class=\"pt\"").count(), 56);
+    }
     // summary.json keeps its published schema, and so does the committed example.
     schema_valid(&[
         dir.join("out/summary.json"),

@@ -25,9 +25,10 @@ pub const SPEC: Spec = Spec {
 usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
-sweep -o DIR), a directory of result files (fio-plot's bench-fio output), a compare
-export (iobench compare --export-json), a capacity search (iobench slo -o FILE), a
-trend (iobench history trend --format json), or a log (write_bw_log, write_iops_log,
+sweep -o DIR), a PTS directory (iobench pts -o DIR: the specification's report pages), a
+directory of result files (fio-plot's bench-fio output), a compare export (iobench
+compare --export-json), a capacity search (iobench slo -o FILE), a trend (iobench
+history trend --format json), or a log (write_bw_log, write_iops_log,
 write_lat_log, write_hist_log). The results of all inputs are pooled: the job options
 that differ between them are the charts' axes, and runs alike in every option are
 repeats of one point (mean ± σ, min–max).",
@@ -71,6 +72,8 @@ enum Input {
     Slo(PathBuf, Value),
     /// `iobench history trend --format json`: a metric of one job over time.
     Trend(PathBuf, Value),
+    /// An `iobench pts` output directory: its summary (`pts_page` draws it).
+    Pts(PathBuf, Value),
     Log(PathBuf, LogKind, Vec<LogLine>),
 }
 
@@ -197,6 +200,9 @@ fn sweep_input(dir: &Path, v: &Value) -> Input {
 
 fn read_input(p: &Path) -> Result<Input, String> {
     if p.is_dir() {
+        if let Some(sum) = super::pts_page::summary_of(p) {
+            return Ok(Input::Pts(p.to_path_buf(), sum?));
+        }
         let idx = p.join("index.json");
         if idx.exists() {
             let text =
@@ -384,6 +390,7 @@ fn render(title: &str, inputs: &[Input]) -> String {
             Input::Compare(p, v) => compare_section(&mut h, k, p, v),
             Input::Slo(p, v) => slo_section(&mut h, k, p, v),
             Input::Trend(p, v) => trend_section(&mut h, k, p, v),
+            Input::Pts(p, v) => super::pts_page::section(&mut h, k, p, v),
             Input::Log(p, kind, lines) => log_section(&mut h, k, p, *kind, lines),
             _ => {}
         }
@@ -474,7 +481,7 @@ fn context(h: &mut String, env: Option<&Value>) {
     h.push_str("</table>");
 }
 
-fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
+pub(super) fn table(h: &mut String, header: &[&str], rows: &[Vec<String>]) {
     h.push_str("<table><tr>");
     for c in header {
         let _ = write!(h, "<th>{}</th>", svg::esc(c));

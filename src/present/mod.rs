@@ -1,7 +1,7 @@
 //! Seeing a run: readers of the results and of the collector's snapshots, never writers
 //! into the hot path. `html` draws `iobench report`'s HTML page (SVG charts from `svg`)
 //! from result files, sweeps, comparisons and logs, read by `results` (the studies write
-//! them). `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
+//! them); `pts_page` draws an `iobench pts` directory's report pages. `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
@@ -9,6 +9,7 @@ pub mod html;
 pub mod jsonlines;
 pub mod metrics;
 pub mod outputs;
+pub mod pts_page;
 pub mod results;
 pub mod svg;
 pub mod window;

@@ -11,7 +11,7 @@ use std::process::Command;
 
 /// True when python3-jsonschema is there to validate with (`stderr`: the validator's);
 /// a missing one fails under IOBENCH_REQUIRE_FIO=1, as CI installs it (.ci/run).
-fn have_validator(stderr: &str) -> bool {
+pub(crate) fn have_validator(stderr: &str) -> bool {
     if !stderr.contains("python3-jsonschema is needed") {
         return true;
     }
@@ -24,7 +24,7 @@ fn have_validator(stderr: &str) -> bool {
 
 /// Validates each group's files against its schema, in one python process; the exit
 /// status and the errors.
-fn validate(groups: &[(&str, Vec<PathBuf>)]) -> (i32, String) {
+pub(crate) fn validate(groups: &[(&str, Vec<PathBuf>)]) -> (i32, String) {
     let mut c = Command::new("python3");
     c.arg(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -74,7 +74,7 @@ fn attrs(chart: &str, class: &str, name: &str) -> Vec<String> {
 /// Loads `html` in headless Chromium (offline) and hands back the DOM it built; takes a
 /// screenshot to `shot` too when asked (each Chromium start costs seconds on a busy host).
 /// `None` when there is no Chromium (and CI does not ask for one).
-fn browse(html: &Path, shot: Option<&Path>) -> Option<String> {
+pub(crate) fn browse(html: &Path, shot: Option<&Path>) -> Option<String> {
     let chrome = chromium()?;
     let profile = html.with_extension("profile");
     let url = format!("file://{}", html.display());

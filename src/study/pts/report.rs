@@ -212,8 +212,17 @@ pub fn summary(dir: &Path, st: &State) -> Result<Value, String> {
             "device": super::purge::write_cache(&st.target),
         },
         "resumed": st.resumed,
+        "platform": platform(),
         "sections": sections,
     }))
+}
+
+/// The machine the summary was made on (the report's header names it): hostname, OS,
+/// kernel, CPU, memory, clock source, and this iobench's version.
+fn platform() -> Value {
+    let mut m = crate::context::env::machine();
+    m.insert("iobench_version".into(), json!(env!("CARGO_PKG_VERSION")));
+    Value::Object(m)
 }
 
 fn num(v: &Value) -> f64 {

@@ -1,0 +1,619 @@
+//! The report page of an `iobench pts` output directory, as the SNIA PTS asks a report to
+//! look: a header (device, platform, purge, preconditioning, threads and depth, rounds,
+//! active range, why a run does not conform), the steady-state convergence plot, the
+//! measurement-window plot (average, ±10 % band, least-squares line), the steady-state
+//! determination table, the results tables and plots, and the IOPS matrix as a heat map.
+//! It reads only the directory's `summary.json` (the pts study writes it; this module
+//! does not depend on the study), and draws with `svg`'s charts.
+
+use super::svg::{self, Axis, Quantity, Series};
+use serde_json::Value;
+use std::fmt::Write;
+use std::path::Path;
+
+/// The `summary.json` of a pts output directory, when `dir` is one (a directory whose
+/// `summary.json` names the SNIA specification; `state.json` beside it is not needed,
+/// so a published summary alone renders too).
+pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
+    let path = dir.join("summary.json");
+    if !path.is_file() {
+        return None;
+    }
+    let read = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))
+        .and_then(|t| {
+            serde_json::from_str::<Value>(&t).map_err(|e| format!("{}: {e}", path.display()))
+        });
+    match read {
+        Ok(v)
+            if !v["specification"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("SNIA") =>
+        {
+            None
+        }
+        Ok(mut v) => {
+            // The platform: the summary's own, else a run's `iobench_env` (older runs).
+            if !v["platform"].is_object() {
+                if let Some(env) = first_env(dir, &v) {
+                    v["platform"] = env;
+                }
+            }
+            Some(Ok(v))
+        }
+        err => Some(err),
+    }
+}
+
+/// The `iobench_env` of the first section's preconditioning run or first round.
+fn first_env(dir: &Path, sum: &Value) -> Option<Value> {
+    let sec = &sum["sections"][0];
+    let mut files: Vec<String> = sec["preconditioning"]["run"]
+        .as_str()
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    if let (Some(name), Some(w)) = (sec["name"].as_str(), sec["tracking"]["workload"].as_str()) {
+        files.push(format!("runs/{name}/r01-{w}.json"));
+    }
+    files.iter().find_map(|f| {
+        let t = std::fs::read_to_string(dir.join(f)).ok()?;
+        let v: Value = serde_json::from_str(t.trim_start()).ok()?;
+        v.get("iobench_env").filter(|e| e.is_object()).cloned()
+    })
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(0.0)
+}
+
+fn text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "-".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The quantity a tracking unit stands for.
+fn quantity(unit: &str) -> Quantity {
+    match unit {
+        "IOPS" => Quantity::Iops,
+        _ => Quantity::Plain,
+    }
+}
+
+/// A block size as the specification's tables name it: `0.5 KiB`, `4 KiB`.
+fn bs_label(bs: u64) -> String {
+    if bs < 1024 {
+        format!("{} KiB", svg::num3(bs as f64 / 1024.0))
+    } else {
+        format!("{} KiB", bs / 1024)
+    }
+}
+
+/// Appends the page of the pts run `dir` (its summary `sum`) to `h`; `k` keeps the
+/// chart ids apart when a report has more than one input.
+pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
+    let test = sum["test"].as_str().unwrap_or("");
+    let _ = write!(
+        h,
+        "<section class=\"pts\" data-test=\"{}\"><h2>{} — {} test: {}</h2>",
+        svg::esc(test),
+        svg::esc(sum["specification"].as_str().unwrap_or("")),
+        svg::esc(test),
+        svg::esc(&dir.display().to_string())
+    );
+    header(h, sum);
+    for (i, sec) in sum["sections"].as_array().into_iter().flatten().enumerate() {
+        let id = format!("pts{k}-{i}");
+        let unit = sec["tracking"]["unit"].as_str().unwrap_or("");
+        let _ = write!(
+            h,
+            "<h3>Section {}</h3><p>Purge: {}. Preconditioning: {}. Tracking variable: {} ({}).</p>",
+            svg::esc(sec["name"].as_str().unwrap_or("")),
+            svg::esc(sec["purge"].as_str().unwrap_or("not done")),
+            svg::esc(&preconditioning(&sec["preconditioning"])),
+            svg::esc(sec["tracking"]["workload"].as_str().unwrap_or("")),
+            svg::esc(unit)
+        );
+        if sec["series"].is_array() {
+            saturation(h, &id, sec);
+            continue;
+        }
+        convergence(h, &id, sec, unit);
+        let d = &sec["determination"];
+        if d["average"].is_null() {
+            let _ = write!(
+                h,
+                "<p class=\"note\">{}</p>",
+                svg::esc(d["verdict"].as_str().unwrap_or("no determination"))
+            );
+            continue;
+        }
+        window(h, &id, sec, d, unit);
+        determination(h, d, unit);
+        results(h, &id, test, sec);
+    }
+    h.push_str("</section>");
+}
+
+fn preconditioning(p: &Value) -> String {
+    if p.is_null() {
+        return "none (the test asks for none)".into();
+    }
+    format!(
+        "{}, {} ({})",
+        p["workload"].as_str().unwrap_or(""),
+        Quantity::Bytes.text(num(&p["bytes"])),
+        if p["done"] == true {
+            "done"
+        } else {
+            "not done"
+        }
+    )
+}
+
+/// The header: what was tested, how, and whether the run conforms.
+fn header(h: &mut String, sum: &Value) {
+    let st = &sum["settings"];
+    let t = &sum["target"];
+    let env = &sum["platform"];
+    let platform = if env.is_object() {
+        format!(
+            "{} — {}, kernel {} {} ({}); {} × {}; {} memory",
+            text(&env["hostname"]),
+            text(&env["os"]),
+            text(&env["kernel"]["release"]),
+            text(&env["kernel"]["version"]),
+            text(&env["kernel"]["machine"]),
+            text(&env["cpu"]["count"]),
+            text(&env["cpu"]["model"]),
+            Quantity::Bytes.text(num(&env["memory"]["total_bytes"]))
+        )
+    } else {
+        "not recorded (an older summary.json)".into()
+    };
+    let purges: Vec<String> = sum["sections"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["purge"].as_str().map(str::to_string))
+        .collect();
+    let mut purge = purges.first().cloned().unwrap_or_else(|| "not done".into());
+    if st["purge"] == false {
+        purge = "not purged (--no-purge)".into();
+    }
+    let precond = sum["sections"][0]["preconditioning"].clone();
+    let rows: Vec<(&str, String)> = vec![
+        (
+            "device",
+            format!(
+                "{} ({}, {})",
+                text(&t["path"]),
+                text(&t["kind"]),
+                Quantity::Bytes.text(num(&t["size"]))
+            ),
+        ),
+        ("platform", platform),
+        (
+            "iobench",
+            env["iobench_version"]
+                .as_str()
+                .map_or("not recorded".to_string(), |v| format!("{v} (run)")),
+        ),
+        ("purge method", purge),
+        ("preconditioning", preconditioning(&precond)),
+        (
+            "threads and queue depth",
+            format!(
+                "T{} QD{} ({} engine, direct I/O)",
+                text(&st["threads"]),
+                text(&st["qd"]),
+                text(&st["engine"])
+            ),
+        ),
+        (
+            "rounds",
+            format!(
+                "{} ms per workload, at most {} rounds",
+                text(&st["round_ms"]),
+                text(&st["max_rounds"])
+            ),
+        ),
+        (
+            "active range",
+            format!(
+                "{} % ({} of {} tested)",
+                text(&sum["active_range_pct"]),
+                Quantity::Bytes.text(num(&sum["active_range_bytes"])),
+                Quantity::Bytes.text(num(&st["capacity"]))
+            ),
+        ),
+        (
+            "write cache",
+            format!(
+                "the profile asks for {}; the device reports {}",
+                text(&sum["write_cache"]["profile_asks"]),
+                sum["write_cache"]["device"]
+                    .as_str()
+                    .unwrap_or("nothing (not a block device, or not known)")
+            ),
+        ),
+        ("resumed", format!("{} time(s)", text(&sum["resumed"]))),
+    ];
+    h.push_str("<table class=\"ctx pts-header\">");
+    for (k, v) in rows {
+        let _ = write!(
+            h,
+            "<tr><th class=\"l\">{}</th><td>{}</td></tr>",
+            svg::esc(k),
+            svg::esc(&v)
+        );
+    }
+    h.push_str("</table>");
+    match sum["not_conforming_because"].as_array() {
+        Some(why) if !why.is_empty() => {
+            h.push_str("<div class=\"note not-conforming\" style=\"color:#7a4b00;background:#fff6e0;padding:4px 8px\"><b>Not conforming to the specification:</b><ul>");
+            for w in why {
+                let _ = write!(h, "<li>{}</li>", svg::esc(w.as_str().unwrap_or("")));
+            }
+            h.push_str("</ul></div>");
+        }
+        _ => h.push_str("<p class=\"conforming\">Conforming run.</p>"),
+    }
+}
+
+/// The tracking variable round by round, with the window marked.
+fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
+    let pts: Vec<(f64, f64)> = sec["rounds"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| (num(&r["round"]), num(&r["tracking"])))
+        .collect();
+    let name = format!(
+        "{} ({unit})",
+        sec["tracking"]["workload"].as_str().unwrap_or("tracking")
+    );
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-convergence"),
+        "Steady-state convergence: tracking variable per round",
+        Axis {
+            label: "round",
+            q: Quantity::Plain,
+            allow_log: false,
+        },
+        Axis {
+            label: unit,
+            q: quantity(unit),
+            allow_log: false,
+        },
+        &[Series { name, points: pts }],
+    ));
+}
+
+/// The measurement window: its rounds, their average, the ±10 % band and the line.
+fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
+    let round0 = num(&d["first_round"]);
+    let vals: Vec<f64> = d["values"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(num)
+        .collect();
+    // x: the round's place in the window (1 to 5), so that the window fills the chart.
+    let xs: Vec<f64> = (1..=vals.len()).map(|i| i as f64).collect();
+    let (first, last) = (1.0, vals.len() as f64);
+    let avg = num(&d["average"]);
+    // The least-squares line is over the round numbers.
+    let (slope, icpt) = (num(&d["slope"]), num(&d["intercept"]));
+    let at = |x: f64| slope * (round0 - 1.0 + x) + icpt;
+    let xlabel = format!("round in the window (1 = round {})", svg::num3(round0));
+    let flat = |v: f64| vec![(first, v), (last, v)];
+    let band = num(&d["excursion_limit"]).max(0.0);
+    let pct = svg::num3(band * 100.0);
+    let series = [
+        Series {
+            name: format!(
+                "{} ({unit})",
+                sec["tracking"]["workload"].as_str().unwrap_or("")
+            ),
+            points: xs.iter().copied().zip(vals.iter().copied()).collect(),
+        },
+        Series {
+            name: format!("window average {}", svg::num3(avg)),
+            points: flat(avg),
+        },
+        Series {
+            name: format!("average + {pct} %"),
+            points: flat(avg * (1.0 + band)),
+        },
+        Series {
+            name: format!("average − {pct} %"),
+            points: flat(avg * (1.0 - band)),
+        },
+        Series {
+            name: format!(
+                "least-squares line: {}",
+                d["formula"].as_str().unwrap_or("")
+            ),
+            points: vec![(first, at(first)), (last, at(last))],
+        },
+    ];
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-window"),
+        &format!(
+            "Measurement window: rounds {}–{}",
+            text(&d["first_round"]),
+            text(&d["last_round"])
+        ),
+        Axis {
+            label: &xlabel,
+            q: Quantity::Plain,
+            allow_log: false,
+        },
+        Axis {
+            label: unit,
+            q: quantity(unit),
+            allow_log: false,
+        },
+        &series,
+    ));
+}
+
+/// The steady-state determination: every number it was made from.
+fn determination(h: &mut String, d: &Value, unit: &str) {
+    let pass = |ok: &Value| if *ok == true { "pass" } else { "FAIL" };
+    let pct = |k: &str| svg::num3(num(&d[k]) * 100.0);
+    let _ = write!(
+        h,
+        "<p class=\"verdict\"><b>Steady state:</b> {}</p>",
+        svg::esc(d["verdict"].as_str().unwrap_or(""))
+    );
+    let rows = vec![
+        vec![
+            "measurement window".into(),
+            format!(
+                "rounds {}–{}",
+                text(&d["first_round"]),
+                text(&d["last_round"])
+            ),
+            String::new(),
+            String::new(),
+        ],
+        vec![
+            format!("average ({unit})"),
+            svg::num3(num(&d["average"])),
+            String::new(),
+            String::new(),
+        ],
+        vec![
+            "range (max − min)".into(),
+            svg::num3(num(&d["range"])),
+            format!(
+                "{} ({} % of the average)",
+                svg::num3(num(&d["allowed_range"])),
+                pct("range_limit")
+            ),
+            pass(&d["range_ok"]).into(),
+        ],
+        vec![
+            "slope excursion (over the window)".into(),
+            svg::num3(num(&d["excursion"])),
+            format!(
+                "{} ({} % of the average)",
+                svg::num3(num(&d["allowed_excursion"])),
+                pct("excursion_limit")
+            ),
+            pass(&d["excursion_ok"]).into(),
+        ],
+        vec![
+            "least-squares line".into(),
+            d["formula"].as_str().unwrap_or("").into(),
+            String::new(),
+            String::new(),
+        ],
+    ];
+    h.push_str("<div class=\"determination\">");
+    super::html::table(
+        h,
+        &["steady-state determination", "measured", "allowed", ""],
+        &rows,
+    );
+    h.push_str("</div>");
+}
+
+/// The results over the window, as the test lays them out, with their plots.
+fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
+    let rs: Vec<&Value> = sec["results"].as_array().into_iter().flatten().collect();
+    if rs.is_empty() {
+        return;
+    }
+    let mut sizes: Vec<u64> = rs.iter().filter_map(|r| r["bs"].as_u64()).collect();
+    sizes.sort_unstable_by(|a, b| b.cmp(a));
+    sizes.dedup();
+    let mut mixes: Vec<u64> = rs.iter().filter_map(|r| r["read_pct"].as_u64()).collect();
+    mixes.sort_unstable_by(|a, b| b.cmp(a));
+    mixes.dedup();
+    let find = |bs: u64, m: u64| rs.iter().find(|r| r["bs"] == bs && r["read_pct"] == m);
+    let mix_name = |m: u64| format!("{m}/{}", 100 - m);
+    h.push_str("<div class=\"results\">");
+    match test {
+        "iops" => {
+            h.push_str("<p>IOPS over the measurement window (read/write mix across):</p>");
+            let mut header = vec!["block size".to_string()];
+            header.extend(mixes.iter().map(|&m| mix_name(m)));
+            let rows: Vec<Vec<String>> =
+                sizes
+                    .iter()
+                    .map(|&bs| {
+                        let mut row = vec![bs_label(bs)];
+                        row.extend(mixes.iter().map(|&m| {
+                            find(bs, m).map_or("-".into(), |r| svg::num3(num(&r["iops"])))
+                        }));
+                        row
+                    })
+                    .collect();
+            let hdr: Vec<&str> = header.iter().map(String::as_str).collect();
+            super::html::table(h, &hdr, &rows);
+            let cols: Vec<String> = mixes.iter().map(|&m| mix_name(m)).collect();
+            let rows_l: Vec<String> = sizes.iter().map(|&b| bs_label(b)).collect();
+            h.push_str(&svg::heat_map(
+                &format!("{id}-matrix"),
+                "IOPS matrix: block size × read/write mix",
+                ("read/write mix (% read / % write)", &cols),
+                ("block size", &rows_l),
+                Quantity::Iops,
+                &|r, c| find(sizes[r], mixes[c]).map(|v| Ok(num(&v["iops"]))),
+            ));
+            let series: Vec<Series> = mixes
+                .iter()
+                .map(|&m| Series {
+                    name: format!("{} R/W", mix_name(m)),
+                    points: sizes
+                        .iter()
+                        .rev()
+                        .filter_map(|&bs| {
+                            find(bs, m).map(|r| (bs as f64 / 1024.0, num(&r["iops"])))
+                        })
+                        .collect(),
+                })
+                .collect();
+            h.push_str(&svg::xy_chart(
+                &format!("{id}-iops-bs"),
+                "IOPS against block size, one line per read/write mix",
+                Axis {
+                    label: "block size (KiB)",
+                    q: Quantity::Plain,
+                    allow_log: true,
+                },
+                Axis {
+                    label: "IOPS",
+                    q: Quantity::Iops,
+                    allow_log: true,
+                },
+                &series,
+            ));
+        }
+        "throughput" => {
+            let rows: Vec<Vec<String>> = rs
+                .iter()
+                .map(|r| {
+                    vec![
+                        text(&r["workload"]),
+                        bs_label(r["bs"].as_u64().unwrap_or(0)),
+                        mix_name(r["read_pct"].as_u64().unwrap_or(0)),
+                        svg::num3(num(&r["mb_s"])),
+                    ]
+                })
+                .collect();
+            super::html::table(h, &["workload", "block size", "read/write", "MB/s"], &rows);
+        }
+        _ => {
+            let rows: Vec<Vec<String>> = mixes
+                .iter()
+                .flat_map(|&m| sizes.iter().rev().map(move |&bs| (m, bs)))
+                .filter_map(|(m, bs)| {
+                    find(bs, m).map(|r| {
+                        vec![
+                            bs_label(bs),
+                            mix_name(m),
+                            svg::num3(num(&r["lat_mean_ms"])),
+                            svg::num3(num(&r["lat_max_ms"])),
+                            svg::num3(num(&r["lat_p99999_ms"])),
+                        ]
+                    })
+                })
+                .collect();
+            super::html::table(
+                h,
+                &[
+                    "block size",
+                    "read/write",
+                    "average ms",
+                    "maximum ms",
+                    "99.999 % ms",
+                ],
+                &rows,
+            );
+            let cols: Vec<String> = mixes.iter().map(|&m| mix_name(m)).collect();
+            let rows_l: Vec<String> = sizes.iter().map(|&b| bs_label(b)).collect();
+            h.push_str(&svg::heat_map(
+                &format!("{id}-latency"),
+                "Average response time: block size × read/write mix",
+                ("read/write mix (% read / % write)", &cols),
+                ("block size", &rows_l),
+                Quantity::Time,
+                &|r, c| find(sizes[r], mixes[c]).map(|v| Ok(num(&v["lat_mean_ms"]) * 1e6)),
+            ));
+        }
+    }
+    h.push_str("</div>");
+}
+
+/// Write saturation: IOPS against time and against the data written.
+fn saturation(h: &mut String, id: &str, sec: &Value) {
+    let series = sec["series"].as_array().cloned().unwrap_or_default();
+    let pts = |x: &str| -> Vec<(f64, f64)> {
+        series
+            .iter()
+            .map(|r| (num(&r[x]), num(&r["iops"])))
+            .collect()
+    };
+    let iops = Axis {
+        label: "IOPS",
+        q: Quantity::Iops,
+        allow_log: false,
+    };
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-wsat-time"),
+        "Write saturation: IOPS against time",
+        Axis {
+            label: "time",
+            q: Quantity::Seconds,
+            allow_log: false,
+        },
+        iops,
+        &[Series {
+            name: "4 KiB random write".into(),
+            points: pts("time_s"),
+        }],
+    ));
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-wsat-capacity"),
+        "Write saturation: IOPS against data written (× capacity)",
+        Axis {
+            label: "data written (× capacity)",
+            q: Quantity::Plain,
+            allow_log: false,
+        },
+        Axis {
+            label: "IOPS",
+            q: Quantity::Iops,
+            allow_log: false,
+        },
+        &[Series {
+            name: "4 KiB random write".into(),
+            points: pts("capacity_written"),
+        }],
+    ));
+    let rows: Vec<Vec<String>> = series
+        .iter()
+        .map(|r| {
+            vec![
+                text(&r["round"]),
+                svg::num3(num(&r["time_s"])),
+                svg::num3(num(&r["iops"])),
+                Quantity::Bytes.text(num(&r["written_bytes"])),
+                svg::num3(num(&r["capacity_written"])),
+            ]
+        })
+        .collect();
+    super::html::table(
+        h,
+        &["round", "time s", "IOPS", "written", "× capacity"],
+        &rows,
+    );
+}

@@ -64,18 +64,18 @@ fn slo_finds_known_capacities() {
         );
         assert_eq!(doc["bound_by"], "p90", "{text}");
         assert!(text.contains("capacity: "), "{text}");
-        // The curve: below the capacity the achieved rate is the offered one; above it
-        // the achieved rate stays near the capacity while the offered rate climbs.
+        // The curve: a step offered more than the capacity misses its target, its
+        // achieved rate stays near the capacity and its starts fall behind. (Whether the
+        // ramp reached 1.5× the capacity depends on the machine's load: on a busy one it
+        // turned at the capacity itself.)
         let steps = doc["steps"].as_array().expect("steps");
-        let over = steps
-            .iter()
-            .filter(|s| s["offered_iops"].as_f64().unwrap() > 1.5 * capacity)
-            .collect::<Vec<_>>();
-        assert!(!over.is_empty(), "{text}");
-        for s in over {
-            assert!(s["achieved_iops"].as_f64().unwrap() < 1.3 * capacity, "{s}");
-            assert_eq!(s["met"], false, "{s}");
-            assert!(s["missed_starts"].as_u64().unwrap() > 0, "{s}");
+        assert!(steps.iter().any(|s| s["met"] == false), "{text}");
+        for s in steps {
+            if s["offered_iops"].as_f64().unwrap() > 1.5 * capacity {
+                assert!(s["achieved_iops"].as_f64().unwrap() < 1.3 * capacity, "{s}");
+                assert_eq!(s["met"], false, "{s}");
+                assert!(s["missed_starts"].as_u64().unwrap() > 0, "{s}");
+            }
         }
     }
 }

@@ -78,9 +78,15 @@ pub fn take_args(args: &mut Vec<String>) -> Result<ClusterArgs, String> {
 /// What a build without MPI does when a launcher started it with more than one rank: an
 /// error text to print (then exit non-zero), or `None` to run as usual.
 pub fn refuse_without_mpi(args: &[String]) -> Option<String> {
-    let n = launcher_size().filter(|&n| n > 1);
+    refusal(args, launcher_size(), cfg!(feature = "mpi"))
+}
+
+/// [`refuse_without_mpi`] for a launcher's rank count `size` and a build `with_mpi` or
+/// not (apart, so that an MPI build's tests check the other build's refusal too).
+fn refusal(args: &[String], size: Option<u32>, with_mpi: bool) -> Option<String> {
+    let n = size.filter(|&n| n > 1);
     let flag = args.iter().find(|a| is_cluster_flag(a));
-    if cfg!(feature = "mpi") || (n.is_none() && flag.is_none()) {
+    if with_mpi || (n.is_none() && flag.is_none()) {
         return None;
     }
     Some(match n {
@@ -167,6 +173,23 @@ pub fn sleep_until(at_ns: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_without_mpi_refuses_ranks_and_cluster_flags() {
+        let job: Vec<String> = vec!["--name=x".into()];
+        let msg = refusal(&job, Some(4), false).expect("4 ranks refused");
+        assert!(
+            msg.contains("4 ranks") && msg.contains("--features mpi"),
+            "{msg}"
+        );
+        let rotate: Vec<String> = vec!["--rotate-ranks".into(), "--name=x".into()];
+        let msg = refusal(&rotate, None, false).expect("a cluster flag refused");
+        assert!(msg.starts_with("--rotate-ranks:"), "{msg}");
+        // One rank, no launcher, or a build with MPI: nothing to refuse.
+        assert_eq!(refusal(&job, Some(1), false), None);
+        assert_eq!(refusal(&job, None, false), None);
+        assert_eq!(refusal(&rotate, Some(4), true), None);
+    }
 
     #[test]
     fn rotate_flag_is_taken_out() {

@@ -483,13 +483,19 @@ fn compare(label: &str, c: &Case, theirs: &[Sample], ours: &Sample) -> Vec<Strin
             if c.pages_bound {
                 continue;
             }
-            // The largest request: bigger ones than fio ever made mean iobench's
-            // buffers or batching let the block layer build what fio's do not (smaller
-            // ones are how contiguous the pages happened to be, fio's own spread).
+            // The largest request: much bigger ones than fio ever made mean iobench's
+            // buffers or batching let the block layer build what fio's do not (huge
+            // pages made a 1 MiB read one request instead of two). A few pages more is
+            // luck: once an I/O needs more segments than the queue takes, how many
+            // neighbouring pages merge into one segment is how the allocator happened
+            // to place them, on both sides (fio's 1 MiB reads on a buffered loop came
+            // out 1016 + 1032 sectors in 2 of 20 runs, iobench's 1072 in a CI run).
             let fio_largest = col(&|s| s.largest(d)).into_iter().max().unwrap();
-            if ours.largest(d) > fio_largest {
+            let allowed = fio_largest + fio_largest / 8;
+            if ours.largest(d) > allowed {
                 failures.push(format!(
-                    "{label}: largest {d} request: iobench {} sectors, fio at most {fio_largest}",
+                    "{label}: largest {d} request: iobench {} sectors, fio at most \
+                     {fio_largest} (allowed {allowed})",
                     ours.largest(d)
                 ));
             }

@@ -1,5 +1,6 @@
 //! A build without the `mpi` feature started by an MPI launcher with several ranks says
 //! so and exits non-zero, instead of running N unsynchronised copies of the job.
+//! (A build with `mpi`, as CI's, checks the refusal's text in src/cluster's unit tests.)
 
 #[cfg(not(feature = "mpi"))]
 #[test]

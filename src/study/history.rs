@@ -628,7 +628,15 @@ fn compare(db: &Store, a: &Args) -> Result<u8, String> {
         let other =
             match (a.words.is_empty(), a.study, a.last) {
                 (false, None, None) => sides::by_ids(db, &sides::parse_ids(&a.words)?)?,
-                (true, st, n) => sides::like_baseline(db, &base, n.unwrap_or(base.rows.len()), st)?,
+                // By default as many as the baseline holds; a study's, all of them.
+                (true, st, n) => {
+                    let all = if st.is_some() {
+                        usize::MAX
+                    } else {
+                        base.rows.len()
+                    };
+                    sides::like_baseline(db, &base, n.unwrap_or(all), st)?
+                }
                 _ => return Err(
                     "compare --baseline takes the other side one way: RUNS, --study S or --last N"
                         .into(),

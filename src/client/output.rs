@@ -13,11 +13,11 @@
 //! its percentiles are printed, and exact.
 
 use super::args::ClientArgs;
+use crate::cli::OutputFormat;
 use crate::fioproto::pdu::ProbeReply;
 use crate::fioproto::ts::WireTs;
 use crate::report::clients::{self, ClientId, ClientStats};
 use crate::report::json::{self, Value};
-use crate::cli::OutputFormat;
 use crate::report::{normal, terse, Formats};
 use crate::stats::disk::DiskUtil;
 use crate::stats::group::GroupStats;
@@ -190,10 +190,8 @@ impl Printer {
         let g = g.0;
         let now = crate::report::ctime(std::time::SystemTime::now());
         if let Some(v) = self.f.terse {
-            h.buf.push((
-                OutputFormat::Terse,
-                terse::render_thread(&t, &g, &[], v),
-            ));
+            h.buf
+                .push((OutputFormat::Terse, terse::render_thread(&t, &g, &[], v)));
         }
         if self.f.normal {
             h.buf

@@ -1,7 +1,8 @@
 //! `iobench history`: the results history that `--save` fills (`crate::history`), read
-//! back. `list` and `show` find runs, `tag` and `baseline` name them, `compare` judges two
-//! runs (or a baseline and the latest like it) with `iobench compare`'s statistics and
-//! gate, `trend` follows a metric of one job on one target over time, `export` and
+//! back. `list` and `show` find runs, `tag` and `baseline` name them (a baseline is a set
+//! of runs, so that a gate knows its noise), `compare` judges two sides of runs (or a
+//! baseline and the newest runs like it, picked by `crate::history::sides`) with
+//! `iobench compare`'s statistics and gate, `trend` follows a metric of one job on one target over time, `export` and
 //! `import` move runs out (JSON Lines, CSV) and in (fio's JSON files), `gc` forgets old
 //! ones. Runs are matched by what makes them comparable: the options hash, the target's
 //! device model and filesystem, and the kernel, all read from `iobench_env`.

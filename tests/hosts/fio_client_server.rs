@@ -1715,7 +1715,10 @@ fn iobench_client_writes_one_file_per_format_to_a_directory() {
     );
     let o = client(Iobench, &args, &dir);
     let stdout = passed(&o, "iobench --client --output=DIR/");
-    assert!(!stdout.contains("groupid"), "the report went to stdout: {stdout}");
+    assert!(
+        !stdout.contains("groupid"),
+        "the report went to stdout: {stdout}"
+    );
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
             .expect("report.json is one JSON document and nothing else");
@@ -1736,7 +1739,9 @@ fn iobench_client_writes_one_file_per_format_to_a_directory() {
     let lines: Vec<&str> = terse.lines().collect();
     assert!(lines.len() >= 2, "{terse}");
     assert!(
-        lines.iter().all(|l| l.starts_with("3;") || l.starts_with(';')),
+        lines
+            .iter()
+            .all(|l| l.starts_with("3;") || l.starts_with(';')),
         "only terse lines: {terse}"
     );
     assert!(lines[0].contains(";r1;"), "{terse}");

@@ -445,10 +445,8 @@ fn baselines_hold_several_runs() {
     .args(null_job(&["--bs=8k"]));
     run_ok(cmp);
     let rows = jsonl(&stdout(&history(&db, &["export"])));
-    let study = rows.last().unwrap()["study_id"]
-        .as_i64()
-        .unwrap()
-        .to_string();
+    let study_id = rows.last().unwrap()["study_id"].as_i64().unwrap();
+    let study = study_id.to_string();
     let mixed = history(&db, &["baseline", "set", "--study", &study]);
     assert!(
         String::from_utf8_lossy(&mixed.stderr).contains("in options hash"),
@@ -458,7 +456,7 @@ fn baselines_hold_several_runs() {
     assert!(text.contains("same options hash"), "{text}");
     let side_a: Vec<i64> = rows
         .iter()
-        .filter(|r| r["study_id"].to_string() == study)
+        .filter(|r| r["study_id"] == study_id)
         .filter(|r| r["job_hash"].as_str().unwrap().starts_with(&hash))
         .filter(|r| !r["point"].as_str().unwrap().contains("warmup"))
         .map(|r| r["id"].as_i64().unwrap())

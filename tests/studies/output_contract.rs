@@ -139,7 +139,11 @@ fn every_output_kind_validates_against_its_schema() {
         .arg(format!("--history={}", db.display()));
     let o = run_ok(t);
     let trend: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(trend["baseline"]["ids"], serde_json::json!([1, 2]), "{trend}");
+    assert_eq!(
+        trend["baseline"]["ids"],
+        serde_json::json!([1, 2]),
+        "{trend}"
+    );
     std::fs::write(dir.join("trend.json"), &o.stdout).unwrap();
     checks.push(("history-trend", vec![dir.join("trend.json")]));
     // iobench_env alone, as the history keeps it (nulls included).

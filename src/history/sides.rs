@@ -208,21 +208,17 @@ pub fn alike(side: &Runs, what: &str) -> Result<(), String> {
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
-
     #[test]
     fn ids_ranges_and_lists() {
         assert_eq!(
-            parse_ids(&s(&["3-5", "9,7", "4"])).unwrap(),
+            parse_ids(&["3-5".into(), "9,7".into(), "4".into()]).unwrap(),
             [3, 4, 5, 7, 9]
         );
         assert_eq!(ranges(&[9, 3, 4, 5, 7, 8, 12]), "3-5, 7-9, 12");
-        assert!(parse_ids(&s(&["5-3"])).unwrap_err().contains("lower ID"));
-        assert!(parse_ids(&s(&["x"]))
+        assert!(parse_ids(&["5-3".into()]).unwrap_err().contains("lower ID"));
+        assert!(parse_ids(&["x".into()])
             .unwrap_err()
             .contains("'x' is not a list"));
-        assert!(parse_ids(&s(&["0"])).is_err());
+        assert!(parse_ids(&["0".into()]).is_err());
     }
 }

@@ -641,24 +641,31 @@ mod tests {
         d
     }
 
+    fn version(s: &Store) -> i64 {
+        s.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A plain run started at `started` whose document is `doc`.
+    fn rec(started: i64, doc: Value) -> Record {
+        Record {
+            kind: "run".into(),
+            point: None,
+            started,
+            exit_code: 0,
+            doc,
+        }
+    }
+
     #[test]
     fn a_new_file_is_migrated_and_a_newer_one_refused() {
         let dir = scratch("migrate");
         let path = dir.join("h.sqlite");
         let mut s = Store::open(&path).unwrap();
-        let v: i64 = s
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
-        let rec = Record {
-            kind: "run".into(),
-            point: None,
-            started: 1,
-            exit_code: 0,
-            doc: serde_json::json!({"jobs": [], "iobench_env": {"options_sha256": "ab"}}),
-        };
-        assert_eq!(s.save(None, &[rec]).unwrap(), vec![1]);
+        assert_eq!(version(&s), SCHEMA_VERSION);
+        let doc = serde_json::json!({"jobs": [], "iobench_env": {"options_sha256": "ab"}});
+        assert_eq!(s.save(None, &[rec(1, doc)]).unwrap(), vec![1]);
         drop(s);
         // Opening again keeps the runs: no step runs twice.
         let s = Store::open(&path).unwrap();
@@ -687,11 +694,7 @@ mod tests {
         .unwrap();
         drop(c);
         let mut s = Store::open(&path).unwrap();
-        let v: i64 = s
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
+        assert_eq!(version(&s), SCHEMA_VERSION);
         let b = s.baseline("nightly").unwrap();
         assert_eq!(
             (b.runs, b.set_at, b.source.as_str()),
@@ -700,14 +703,8 @@ mod tests {
         // The baseline's run is still kept by gc; the other goes.
         assert_eq!(s.delete(&[1, 2]).unwrap(), 1);
         // A baseline of several runs replaces it.
-        let rec = |t| Record {
-            kind: "run".into(),
-            point: None,
-            started: t,
-            exit_code: 0,
-            doc: serde_json::json!({"jobs": []}),
-        };
-        let ids = s.save(None, &[rec(40), rec(50)]).unwrap();
+        let doc = || serde_json::json!({"jobs": []});
+        let ids = s.save(None, &[rec(40, doc()), rec(50, doc())]).unwrap();
         s.set_baseline("nightly", &ids, "runs", 60).unwrap();
         assert_eq!(s.baseline("nightly").unwrap().runs, ids);
         assert!(s

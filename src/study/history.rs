@@ -293,30 +293,25 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
         }
     }
-    let takes: &[&str] = match a.action.as_str() {
-        "list" => &[
-            "--job-hash",
-            "--target",
-            "--host",
-            "--tag",
-            "--since",
-            "--until",
-            "--study",
-        ],
-        "show" => &["--format"],
-        "tag" | "import" => &[],
-        "baseline" => &[
-            "--name",
-            "--study",
-            "--last",
-            "--job-hash",
-            "--target",
-            "--host",
-            "--tag",
-            "--since",
-            "--until",
-        ],
-        "compare" => &[
+    // list's filters, which export and baseline set --last take too.
+    const FILTERS: [&str; 7] = [
+        "--job-hash",
+        "--target",
+        "--host",
+        "--tag",
+        "--since",
+        "--until",
+        "--study",
+    ];
+    let with_filters = |more: &[&'static str]| -> Vec<&'static str> {
+        FILTERS.iter().chain(more).copied().collect()
+    };
+    let takes: Vec<&str> = match a.action.as_str() {
+        "list" => with_filters(&[]),
+        "show" => vec!["--format"],
+        "tag" | "import" => vec![],
+        "baseline" => with_filters(&["--name", "--last"]),
+        "compare" => vec![
             "--baseline",
             "--name",
             "--study",
@@ -327,7 +322,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--export-json",
             "--export-csv",
         ],
-        "trend" => &[
+        "trend" => vec![
             "--job-hash",
             "--target",
             "--since",
@@ -336,18 +331,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--format",
             "--name",
         ],
-        "export" => &[
-            "--job-hash",
-            "--target",
-            "--host",
-            "--tag",
-            "--since",
-            "--until",
-            "--study",
-            "--format",
-            "--output",
-        ],
-        "gc" => &["--keep-last", "--older-than"],
+        "export" => with_filters(&["--format", "--output"]),
+        "gc" => vec!["--keep-last", "--older-than"],
         other => {
             return Err(format!(
                 "unknown action '{other}': expected list, show, tag, baseline, compare, trend, export, import or gc"

@@ -764,3 +764,40 @@ fn an_interrupted_run_waits_for_slow_ranks() {
     assert_eq!(ranks, vec![0, 1], "both ranks are in the report: {text}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `--output=DIR/` on an MPI run: rank 0 writes the merged report one file per format,
+/// as a plain run does (report.json the merged JSON with its `mpi` section and nothing
+/// else, report.txt the normal report with its MPI lines and no JSON), and nothing of it
+/// on stdout.
+#[test]
+fn merged_report_to_a_directory_is_one_file_per_format() {
+    if mpirun().is_none() {
+        return;
+    }
+    let d = scratch("per_format");
+    let (code, out, err) = run(
+        2,
+        &[],
+        &d,
+        &[
+            "--name=p",
+            "--ioengine=null",
+            "--size=1m",
+            "--output-format=json,normal",
+            "--output=reports/",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(!out.contains("groupid") && !out.contains('{'), "{out}");
+    let text = std::fs::read_to_string(d.join("reports/report.txt")).unwrap();
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("reports/report.json")).unwrap())
+            .expect("report.json is one JSON document and nothing else");
+    assert_eq!(v["mpi"]["ranks"], 2, "{v}");
+    let cs = v["client_stats"].as_array().unwrap();
+    assert_eq!(cs.last().unwrap()["jobname"], "All clients");
+    assert!(text.contains("MPI: 2 ranks on 1 host"), "{text}");
+    assert!(text.contains("All clients"), "{text}");
+    assert!(!text.contains('{'), "no JSON in the normal report: {text}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -4,11 +4,16 @@
 //! server is done; then the "All clients" total and, for JSON, one document with
 //! `client_stats` (each job with `hostname` and `port`) and `disk_util`.
 //!
+//! `--output=DIR/` writes each format into a file of its own (`report.json`,
+//! `report.txt`, `report.terse`), as a plain run does: the servers' text lines and the
+//! probe line go with the normal format, each report's parts to their format's file.
+//!
 //! "All clients" is the shared total of `report::clients` (also the MPI runner's): one per
 //! reporting group, every server's jobs merged, histograms included, so unlike fio 3.33's
 //! its percentiles are printed, and exact.
 
 use super::args::ClientArgs;
+use crate::cli::OutputFormat;
 use crate::fioproto::pdu::ProbeReply;
 use crate::fioproto::ts::WireTs;
 use crate::report::clients::{self, ClientId, ClientStats};
@@ -34,8 +39,9 @@ pub struct HostReport {
     pub threads: Vec<JobStats>,
     pub groups: Vec<GroupStats>,
     pub disks: Vec<DiskUtil>,
-    /// Its normal-format report so far (fio's per-client buffer).
-    buf: String,
+    /// Its report so far (fio's per-client buffer), each part with its format (terse or
+    /// normal), in the order fio writes them.
+    buf: Vec<(OutputFormat, String)>,
 }
 
 impl HostReport {
@@ -49,7 +55,7 @@ impl HostReport {
             threads: Vec::new(),
             groups: Vec::new(),
             disks: Vec::new(),
-            buf: String::new(),
+            buf: Vec::new(),
         }
     }
 
@@ -59,9 +65,16 @@ impl HostReport {
     }
 }
 
+/// Where the report goes: one stream with every format in it (stdout or `--output FILE`,
+/// as fio writes it), or with `--output=DIR/` a file per format.
+enum Out {
+    One(Box<dyn Write>),
+    PerFormat(Vec<(OutputFormat, std::fs::File)>),
+}
+
 /// The client's output, for every format asked.
 pub struct Printer {
-    out: Box<dyn Write>,
+    out: Out,
     /// The formats asked for (the one picker of every report).
     f: Formats,
     started: std::time::SystemTime,
@@ -81,13 +94,17 @@ pub struct Printer {
 
 impl Printer {
     pub fn new(a: &ClientArgs) -> Result<Printer, String> {
-        let out: Box<dyn Write> = match &a.output {
-            Some(p) => {
-                Box::new(std::fs::File::create(p).map_err(|e| format!("output file {p}: {e}"))?)
-            }
+        let out = match &a.output {
+            Some(dir) if crate::report::is_per_format(dir) => Out::PerFormat(
+                crate::report::per_format_files(dir, a.formats)
+                    .map_err(|e| format!("output: {e}"))?,
+            ),
+            Some(p) => Out::One(Box::new(
+                std::fs::File::create(p).map_err(|e| format!("output file {p}: {e}"))?,
+            )),
             None => {
                 crate::report::stdout_is_open().map_err(|e| format!("output: {e}"))?;
-                Box::new(std::io::stdout())
+                Out::One(Box::new(std::io::stdout()))
             }
         };
         Ok(Printer {
@@ -108,24 +125,52 @@ impl Printer {
         self.f.terse.is_some()
     }
 
-    fn write(&mut self, s: &str) -> Result<(), String> {
-        self.out
-            .write_all(s.as_bytes())
-            .and_then(|_| self.out.flush())
+    /// Writes `s`, a part of the report in `format` (the servers' text lines are the
+    /// normal format's): to the one stream, or to that format's file (none: dropped).
+    fn write(&mut self, format: OutputFormat, s: &str) -> Result<(), String> {
+        let out: &mut dyn Write = match &mut self.out {
+            Out::One(w) => w.as_mut(),
+            Out::PerFormat(files) => match files.iter_mut().find(|(f, _)| *f == format) {
+                Some((_, f)) => f,
+                None => return Ok(()),
+            },
+        };
+        out.write_all(s.as_bytes())
+            .and_then(|_| out.flush())
             .map_err(|e| format!("output: {e}"))
+    }
+
+    /// Writes parts of several formats: to the one stream in one write, in their order;
+    /// else each format's parts to its file.
+    fn write_parts(&mut self, parts: &[(OutputFormat, String)]) -> Result<(), String> {
+        if let Out::One(_) = self.out {
+            let all: String = parts.iter().map(|(_, s)| s.as_str()).collect();
+            return self.write(OutputFormat::Normal, &all);
+        }
+        for format in [OutputFormat::Terse, OutputFormat::Normal] {
+            let mine: String = parts
+                .iter()
+                .filter(|(f, _)| *f == format)
+                .map(|(_, s)| s.as_str())
+                .collect();
+            if !mine.is_empty() {
+                self.write(format, &mine)?;
+            }
+        }
+        Ok(())
     }
 
     /// A server's PROBE reply: fio prints it in the normal format.
     pub fn probe(&mut self, p: &ProbeReply) -> Result<(), String> {
         if self.f.normal {
-            self.write(&p.line())?;
+            self.write(OutputFormat::Normal, &p.line())?;
         }
         Ok(())
     }
 
     /// A text line, printed at once (one write per line: lines never interleave).
     pub fn text(&mut self, s: &str) -> Result<(), String> {
-        self.write(s)
+        self.write(OutputFormat::Normal, s)
     }
 
     pub fn global_option(&mut self, name: &str, value: &str) {
@@ -145,10 +190,12 @@ impl Printer {
         let g = g.0;
         let now = crate::report::ctime(std::time::SystemTime::now());
         if let Some(v) = self.f.terse {
-            h.buf.push_str(&terse::render_thread(&t, &g, &[], v));
+            h.buf
+                .push((OutputFormat::Terse, terse::render_thread(&t, &g, &[], v)));
         }
         if self.f.normal {
-            h.buf.push_str(&normal::render_thread(&t, &g, &now));
+            h.buf
+                .push((OutputFormat::Normal, normal::render_thread(&t, &g, &now)));
         }
         // fio's client looks the options up by thread number; an iobench server numbers
         // them by report, which is also what they are listed by.
@@ -170,7 +217,7 @@ impl Printer {
     /// A group total (GS) of `h`.
     pub fn group(&mut self, h: &mut HostReport, g: GroupStats) {
         if self.f.normal {
-            h.buf.push_str(&normal::render_group(&g));
+            h.buf.push((OutputFormat::Normal, normal::render_group(&g)));
         }
         h.groups.push(g);
     }
@@ -178,13 +225,17 @@ impl Printer {
     /// A disk (DU) of `h`.
     pub fn disk(&mut self, h: &mut HostReport, d: DiskUtil) {
         if self.f.normal {
-            h.buf
-                .push_str(&normal::render_disks(std::slice::from_ref(&d)));
+            h.buf.push((
+                OutputFormat::Normal,
+                normal::render_disks(std::slice::from_ref(&d)),
+            ));
         }
         if self.f.terse.is_some_and(|v| v >= 3) {
             // fio's client prints a server's disk as a terse line of its own.
-            terse::disks(&mut h.buf, std::slice::from_ref(&d));
-            h.buf.push('\n');
+            let mut line = String::new();
+            terse::disks(&mut line, std::slice::from_ref(&d));
+            line.push('\n');
+            h.buf.push((OutputFormat::Terse, line));
         }
         if self.f.json {
             let sum = crate::stats::group::RunSummary {
@@ -212,13 +263,15 @@ impl Printer {
         if !h.buf.is_empty() {
             // Beyond fio, for iobench servers and whenever several servers report: the
             // report says whose it is (fio's leave readers guessing, fio#1931).
-            let head = if self.f.normal && (h.version.starts_with("iobench") || self.several) {
-                format!("hostname={}, port {}\n", h.display_name(), h.port)
-            } else {
-                String::new()
-            };
-            let b = head + &h.buf;
-            self.write(&b)?;
+            let mut parts = Vec::with_capacity(h.buf.len() + 1);
+            if self.f.normal && (h.version.starts_with("iobench") || self.several) {
+                parts.push((
+                    OutputFormat::Normal,
+                    format!("hostname={}, port {}\n", h.display_name(), h.port),
+                ));
+            }
+            parts.extend(h.buf.iter().cloned());
+            self.write_parts(&parts)?;
         }
         Ok(())
     }
@@ -235,11 +288,11 @@ impl Printer {
         for t in &totals {
             if let Some(v) = self.f.terse {
                 let s = terse::render_thread(&t.stats, &t.group, &[], v);
-                self.write(&s)?;
+                self.write(OutputFormat::Terse, &s)?;
             }
             if self.f.normal {
                 let s = normal::render_thread(&t.stats, &t.group, &now);
-                self.write(&s)?;
+                self.write(OutputFormat::Normal, &s)?;
             }
             if self.f.json {
                 let (h, p) = self.last_host.clone().unwrap_or_default();
@@ -250,7 +303,7 @@ impl Printer {
         // Between iobench peers: which server was first and last done, and the spread.
         if self.f.normal && self.all_iobench && self.hosts.len() > 1 {
             let s = clients::render_spreads(&self.hosts);
-            self.write(&s)?;
+            self.write(OutputFormat::Normal, &s)?;
         }
         if self.f.json {
             let since = self
@@ -274,7 +327,7 @@ impl Printer {
             let mut s = String::from("\n");
             json::print(&mut s, &root.into_value(), 0);
             s.push('\n');
-            self.write(&s)?;
+            self.write(OutputFormat::Json, &s)?;
         }
         Ok(())
     }

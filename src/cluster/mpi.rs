@@ -609,7 +609,7 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
             gather_ms: gathered.as_secs_f64() * 1000.0,
             merge_ms: merge_start.elapsed().as_secs_f64() * 1000.0,
         };
-        if !write_merged(&mut sink, formats, merged, &reports, &cost, mode) {
+        if !write_merged(&mut sink, &f.config, merged, &reports, &cost, mode) {
             status = 1;
         }
         if !all {
@@ -636,10 +636,11 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
 }
 
 /// Writes rank 0's merged report (`merged`) with its MPI section to `sink` (rank 0's
-/// `--output` or stdout); false when the write failed (said on stderr).
+/// `--output` or stdout; with `--output=DIR/`, each format into its own file, as a plain
+/// run writes them); false when the write failed (said on stderr).
 fn write_merged(
     sink: &mut Option<crate::report::Sink>,
-    formats: Formats,
+    cfg: &crate::cli::CliConfig,
     merged: Rendered,
     reports: &[RankReport],
     cost: &Cost,
@@ -651,9 +652,8 @@ fn write_merged(
         cost,
         mode,
     };
-    let text = formats.render(&full, false);
     match sink {
-        Some(s) => match s.write(&text) {
+        Some(s) => match s.write_report(cfg, |one| Formats::of(one).render(&full, false)) {
             Ok(()) => true,
             Err(e) => {
                 eprintln!("iobench: output: {e}");

@@ -2,8 +2,9 @@
 //! `iobench_env`, in a SQLite file ([`store`]). The one pipeline (`session::run`) hands
 //! each finished run of a `--save` invocation to [`record`]; a study (`sweep`, `compare`,
 //! `quick`) opens a [`Study`] first, so that its points are kept until it ends and stored
-//! then as one study, in one transaction.
+//! then as one study, in one transaction. [`sides`] picks the runs a comparison judges.
 
+pub mod sides;
 pub mod store;
 
 use std::path::PathBuf;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 /// The schema version this build writes; [`migrate`] brings older files up to it.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a save waits for another process's write to finish before failing.
 pub const BUSY_MS: u64 = 10_000;
@@ -49,6 +49,24 @@ const MIGRATIONS: &[&str] = &[
         run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
         set_at INTEGER NOT NULL
     );",
+    // 1 -> 2: a baseline holds several runs (a gate needs each side's noise). Each
+    // single-run baseline of version 1 becomes a baseline of that one run; `source` says
+    // how the runs were picked. The new tables replace `baselines`, whose column
+    // `run_id` cannot be dropped (a foreign key holds it).
+    "CREATE TABLE baseline_sets (
+        name TEXT PRIMARY KEY,
+        set_at INTEGER NOT NULL,
+        source TEXT NOT NULL
+    );
+    CREATE TABLE baseline_runs (
+        name TEXT NOT NULL REFERENCES baseline_sets(name) ON DELETE CASCADE,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (name, run_id)
+    );
+    INSERT INTO baseline_sets (name, set_at, source)
+        SELECT name, set_at, 'run ' || run_id FROM baselines;
+    INSERT INTO baseline_runs (name, run_id) SELECT name, run_id FROM baselines;
+    DROP TABLE baselines;",
 ];
 
 /// Where the history lives without `--history`: `$XDG_DATA_HOME/iobench/history.sqlite`,
@@ -142,6 +160,33 @@ impl Identity {
         }
         d
     }
+
+    /// A field named as [`Identity::differences`] names it, as the output shows it (the
+    /// options hash shortened to 12 digits; `-` when unknown).
+    pub fn text(&self, field: &str) -> String {
+        let v = match field {
+            "options hash" => {
+                return self
+                    .job_hash
+                    .as_deref()
+                    .map(|h| h.chars().take(12).collect())
+                    .unwrap_or_else(|| "-".into())
+            }
+            "device model" => &self.device_model,
+            "filesystem" => &self.filesystem,
+            "kernel" => &self.kernel,
+            _ => &self.host,
+        };
+        v.clone().unwrap_or_else(|| "-".into())
+    }
+
+    /// Each field in which two runs differ with both values: `kernel (6.1 vs 6.6)`.
+    pub fn differences_text(&self, other: &Identity) -> Vec<String> {
+        self.differences(other)
+            .iter()
+            .map(|f| format!("{f} ({} vs {})", self.text(f), other.text(f)))
+            .collect()
+    }
 }
 
 /// One stored run, without its document.
@@ -169,6 +214,18 @@ pub struct Filter {
     pub until: Option<i64>,
     /// Only this run.
     pub id: Option<i64>,
+    /// Only the runs of this study.
+    pub study: Option<i64>,
+}
+
+/// A named baseline: its runs (oldest first), when it was set and how they were picked.
+#[derive(Debug, Clone)]
+pub struct Baseline {
+    pub name: String,
+    pub runs: Vec<i64>,
+    pub set_at: i64,
+    /// `runs 3-7`, `study 4`, `the last 5 runs (options hash 8e59…)`.
+    pub source: String,
 }
 
 /// An open history.
@@ -347,6 +404,10 @@ impl Store {
             q.push_str(" AND id = ?");
             args.push(id.into());
         }
+        if let Some(st) = f.study {
+            q.push_str(" AND study_id = ?");
+            args.push(st.into());
+        }
         if let Some(u) = f.until {
             q.push_str(" AND started <= ?");
             args.push(u.into());
@@ -441,44 +502,93 @@ impl Store {
         Ok(())
     }
 
-    /// Makes run `id` the baseline called `name`.
-    pub fn set_baseline(&mut self, name: &str, id: i64, now: i64) -> Result<(), String> {
-        self.exists(id)?;
-        self.conn
-            .execute(
-                "INSERT INTO baselines (name, run_id, set_at) VALUES (?1, ?2, ?3)
-                 ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id, set_at = excluded.set_at",
-                params![name, id, now],
+    /// Makes `runs` the baseline called `name` (replacing what it held), in one
+    /// transaction; `source` says how they were picked.
+    pub fn set_baseline(
+        &mut self,
+        name: &str,
+        runs: &[i64],
+        source: &str,
+        now: i64,
+    ) -> Result<(), String> {
+        for id in runs {
+            self.exists(*id)?;
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(sql)?;
+        tx.execute("DELETE FROM baseline_sets WHERE name = ?1", [name])
+            .map_err(sql)?;
+        tx.execute(
+            "INSERT INTO baseline_sets (name, set_at, source) VALUES (?1, ?2, ?3)",
+            params![name, now, source],
+        )
+        .map_err(sql)?;
+        for id in runs {
+            tx.execute(
+                "INSERT OR IGNORE INTO baseline_runs (name, run_id) VALUES (?1, ?2)",
+                params![name, id],
             )
             .map_err(sql)?;
-        Ok(())
+        }
+        tx.commit().map_err(sql)
     }
 
-    /// Every baseline: name, run, when set.
-    pub fn baselines(&self) -> Result<Vec<(String, i64, i64)>, String> {
+    /// Every baseline, by name.
+    pub fn baselines(&self) -> Result<Vec<Baseline>, String> {
         let mut st = self
             .conn
-            .prepare("SELECT name, run_id, set_at FROM baselines ORDER BY name")
+            .prepare(
+                "SELECT name, set_at, source,
+                    (SELECT group_concat(run_id, ',') FROM
+                        (SELECT run_id FROM baseline_runs r WHERE r.name = b.name ORDER BY run_id))
+                 FROM baseline_sets b ORDER BY name",
+            )
             .map_err(sql)?;
         let rows = st
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .query_map([], |r| {
+                let runs: Option<String> = r.get(3)?;
+                Ok(Baseline {
+                    name: r.get(0)?,
+                    set_at: r.get(1)?,
+                    source: r.get(2)?,
+                    runs: runs
+                        .unwrap_or_default()
+                        .split(',')
+                        .filter_map(|n| n.parse().ok())
+                        .collect(),
+                })
+            })
             .map_err(sql)?
             .collect::<Result<_, _>>()
             .map_err(sql);
         rows
     }
 
-    /// The run the baseline `name` points at.
-    pub fn baseline(&self, name: &str) -> Result<i64, String> {
-        self.conn
-            .query_row(
-                "SELECT run_id FROM baselines WHERE name = ?1",
-                [name],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(sql)?
-            .ok_or_else(|| format!("no baseline named '{name}' (set one: history baseline set ID)"))
+    /// The baseline called `name`; an error when there is none, or when none of its runs
+    /// is left.
+    pub fn baseline(&self, name: &str) -> Result<Baseline, String> {
+        let b = self
+            .baselines()?
+            .into_iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| {
+                format!("no baseline named '{name}' (set one: history baseline set ID [ID...])")
+            })?;
+        if b.runs.is_empty() {
+            return Err(format!("baseline '{name}' has no runs left"));
+        }
+        Ok(b)
+    }
+
+    /// Forgets the baseline `name` (its runs stay); false when there was none.
+    pub fn remove_baseline(&mut self, name: &str) -> Result<bool, String> {
+        let n = self
+            .conn
+            .execute("DELETE FROM baseline_sets WHERE name = ?1", [name])
+            .map_err(sql)?;
+        Ok(n > 0)
     }
 
     /// Deletes runs (and then studies left empty) in one transaction; a baseline's run is
@@ -493,7 +603,7 @@ impl Store {
             n += tx
                 .execute(
                     "DELETE FROM runs WHERE id = ?1
-                       AND id NOT IN (SELECT run_id FROM baselines)",
+                       AND id NOT IN (SELECT run_id FROM baseline_runs)",
                     [id],
                 )
                 .map_err(sql)?;
@@ -531,24 +641,31 @@ mod tests {
         d
     }
 
+    fn version(s: &Store) -> i64 {
+        s.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    /// A plain run started at `started` whose document is `doc`.
+    fn rec(started: i64, doc: Value) -> Record {
+        Record {
+            kind: "run".into(),
+            point: None,
+            started,
+            exit_code: 0,
+            doc,
+        }
+    }
+
     #[test]
     fn a_new_file_is_migrated_and_a_newer_one_refused() {
         let dir = scratch("migrate");
         let path = dir.join("h.sqlite");
         let mut s = Store::open(&path).unwrap();
-        let v: i64 = s
-            .conn
-            .query_row("PRAGMA user_version", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(v, SCHEMA_VERSION);
-        let rec = Record {
-            kind: "run".into(),
-            point: None,
-            started: 1,
-            exit_code: 0,
-            doc: serde_json::json!({"jobs": [], "iobench_env": {"options_sha256": "ab"}}),
-        };
-        assert_eq!(s.save(None, &[rec]).unwrap(), vec![1]);
+        assert_eq!(version(&s), SCHEMA_VERSION);
+        let doc = serde_json::json!({"jobs": [], "iobench_env": {"options_sha256": "ab"}});
+        assert_eq!(s.save(None, &[rec(1, doc)]).unwrap(), vec![1]);
         drop(s);
         // Opening again keeps the runs: no step runs twice.
         let s = Store::open(&path).unwrap();
@@ -557,6 +674,45 @@ mod tests {
         drop(s);
         let e = Store::open(&path).err().unwrap();
         assert!(e.contains("schema version 99 is newer"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_version_1_file_keeps_its_single_run_baselines() {
+        let dir = scratch("migrate1");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("h.sqlite");
+        // A history as iobench wrote it at version 1: two runs, a baseline of one.
+        let c = Connection::open(&path).unwrap();
+        c.execute_batch(MIGRATIONS[0]).unwrap();
+        c.execute_batch(
+            "PRAGMA user_version = 1;
+             INSERT INTO runs (id, kind, started, exit_code, job_hash, result)
+                VALUES (1, 'run', 10, 0, 'ab', '{}'), (2, 'run', 20, 0, 'ab', '{}');
+             INSERT INTO baselines (name, run_id, set_at) VALUES ('nightly', 2, 30);",
+        )
+        .unwrap();
+        drop(c);
+        let mut s = Store::open(&path).unwrap();
+        assert_eq!(version(&s), SCHEMA_VERSION);
+        let b = s.baseline("nightly").unwrap();
+        assert_eq!(
+            (b.runs, b.set_at, b.source.as_str()),
+            (vec![2], 30, "run 2")
+        );
+        // The baseline's run is still kept by gc; the other goes.
+        assert_eq!(s.delete(&[1, 2]).unwrap(), 1);
+        // A baseline of several runs replaces it.
+        let doc = || serde_json::json!({"jobs": []});
+        let ids = s.save(None, &[rec(40, doc()), rec(50, doc())]).unwrap();
+        s.set_baseline("nightly", &ids, "runs", 60).unwrap();
+        assert_eq!(s.baseline("nightly").unwrap().runs, ids);
+        assert!(s
+            .set_baseline("x", &[99], "", 0)
+            .unwrap_err()
+            .contains("no run 99"));
+        assert!(s.remove_baseline("nightly").unwrap());
+        assert!(s.baseline("nightly").is_err());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -1444,10 +1444,17 @@ fn trend_section(h: &mut String, k: usize, p: &Path, v: &Value) {
             .find(|pt| pt["id"].as_i64() == Some(id))
             .and_then(|pt| pt["started"].as_f64())
         {
+            // A baseline of several runs is marked at its first, its size said.
+            let n = base["ids"].as_array().map_or(1, Vec::len);
+            let runs = if n > 1 {
+                format!("{n} runs from run {id}")
+            } else {
+                format!("run {id}")
+            };
             marks.vertical.push((
                 t,
                 format!(
-                    "baseline {} (run {id})",
+                    "baseline {} ({runs})",
                     base["name"].as_str().unwrap_or("default")
                 ),
             ));

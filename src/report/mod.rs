@@ -289,6 +289,28 @@ pub fn is_per_format(output: &str) -> bool {
     output.ends_with('/')
 }
 
+/// `--output=DIR/`: the directory (made if missing) and, in fio's order, a file in it for
+/// each format of `f` ([`PER_FORMAT_FILES`]); a plain run's [`Sink`] and the client's
+/// report open them alike.
+pub fn per_format_files(
+    dir: &str,
+    f: Formats,
+) -> std::io::Result<Vec<(OutputFormat, std::fs::File)>> {
+    std::fs::create_dir_all(dir).map_err(|e| crate::error::with_path(dir, e))?;
+    let mut files = Vec::new();
+    for (format, name) in PER_FORMAT_FILES {
+        let wanted = match format {
+            OutputFormat::Terse => f.terse.is_some(),
+            OutputFormat::Json => f.json,
+            _ => f.normal,
+        };
+        if wanted {
+            files.push((format, create_output(&format!("{dir}{name}"))?));
+        }
+    }
+    Ok(files)
+}
+
 impl Sink {
     /// Opens `--output` if given: the file, or the directory (made if missing) and a file
     /// in it for each format asked for. Without it the reports go to stdout, or to
@@ -301,19 +323,7 @@ impl Sink {
         };
         match &cfg.output {
             Some(dir) if is_per_format(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| crate::error::with_path(dir, e))?;
-                let f = Formats::of(cfg);
-                for (format, name) in PER_FORMAT_FILES {
-                    let wanted = match format {
-                        OutputFormat::Terse => f.terse.is_some(),
-                        OutputFormat::Json => f.json,
-                        _ => f.normal,
-                    };
-                    if wanted {
-                        let path = format!("{dir}{name}");
-                        sink.per_format.push((format, create_output(&path)?));
-                    }
-                }
+                sink.per_format = per_format_files(dir, Formats::of(cfg))?;
             }
             Some(p) => sink.file = Some(create_output(p)?),
             None if sink.stderr => {}

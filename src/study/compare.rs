@@ -708,7 +708,8 @@ pub fn judge_results(
             return Err(format!(
                 "--fail-if-slower needs 2 or more runs a side, and {label} has {}: with one \
                  run a side's noise (σ) is unknown, so a slowdown cannot be told from noise \
-                 (gate with iobench compare over 2 or more result files a side)",
+                 (save 2 or more runs of the job and make them the side: history baseline \
+                 set --last N, history compare --baseline --last N, or RUNS as 3-7)",
                 runs.len()
             ));
         }

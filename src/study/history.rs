@@ -1,13 +1,15 @@
 //! `iobench history`: the results history that `--save` fills (`crate::history`), read
-//! back. `list` and `show` find runs, `tag` and `baseline` name them, `compare` judges two
-//! runs (or a baseline and the latest like it) with `iobench compare`'s statistics and
-//! gate, `trend` follows a metric of one job on one target over time, `export` and
+//! back. `list` and `show` find runs, `tag` and `baseline` name them (a baseline is a set
+//! of runs, so that a gate knows its noise), `compare` judges two sides of runs (or a
+//! baseline and the newest runs like it, picked by `crate::history::sides`) with
+//! `iobench compare`'s statistics and gate, `trend` follows a metric of one job on one target over time, `export` and
 //! `import` move runs out (JSON Lines, CSV) and in (fio's JSON files), `gc` forgets old
 //! ones. Runs are matched by what makes them comparable: the options hash, the target's
 //! device model and filesystem, and the kernel, all read from `iobench_env`.
 
 use crate::flags::{self, Flag, Spec, Takes};
-use crate::history::store::{self, Filter, Identity, Record, RunRow, Store};
+use crate::history::sides;
+use crate::history::store::{self, Filter, Identity, Record, Store};
 use crate::present::results::{self, Metric, ResultFile};
 use crate::study::table::Table;
 use serde_json::{json, Value};
@@ -24,11 +26,14 @@ pub const SPEC: Spec = Spec {
     command: "history",
     usage: "\
 usage: iobench history list [--job-hash H] [--target T] [--host H] [--tag NAME]
-                            [--since DATE] [--until DATE]
+                            [--since DATE] [--until DATE] [--study S]
        iobench history show ID [--format json]
        iobench history tag ID NAME
-       iobench history baseline set ID [--name NAME] | baseline show
-       iobench history compare ID ID | compare --baseline [ID] [--name NAME]
+       iobench history baseline set RUNS | --study S | --last N [list's filters]
+                            [--name NAME]
+       iobench history baseline show [--name NAME] | baseline unset [--name NAME]
+       iobench history compare RUNS RUNS
+       iobench history compare --baseline [RUNS | --study S | --last N] [--name NAME]
                             [--metric M] [--fail-if-slower P%] [--markdown]
        iobench history trend --job-hash H [--target T] [--metric M] [--format table|json]
        iobench history export [--format jsonl|csv] [--output FILE] [list's filters]
@@ -37,8 +42,10 @@ usage: iobench history list [--job-hash H] [--target T] [--host H] [--tag NAME]
 
 The runs that `iobench ... --save` stored (SQLite, in $XDG_DATA_HOME/iobench/history.sqlite
 unless --history says where). Runs compare when their options hash, target device model,
-filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-27,
-2026-11-27T18:00:00 (UTC) or seconds since the epoch.",
+filesystem and kernel agree; compare says which of these differ. RUNS: run IDs
+(12), ranges (3-7) or lists (3,5,9); a side of several runs is judged by its noise, and
+--fail-if-slower needs 2 or more a side. DATE: 2026-11-27, 2026-11-27T18:00:00 (UTC) or
+seconds since the epoch.",
     flags: &[
         Flag {
             names: &["--history"],
@@ -83,6 +90,21 @@ filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-2
             help: "list, trend, export: runs started at DATE or earlier",
         },
         Flag {
+            names: &["--study"],
+            takes: Takes::Value,
+            form: "S",
+            help: "list, export: the runs of study S; baseline set: they are the\n\
+                   baseline; compare --baseline: its runs like the baseline",
+        },
+        Flag {
+            names: &["--last"],
+            takes: Takes::Value,
+            form: "N",
+            help: "baseline set: the newest N runs list's filters take; compare\n\
+                   --baseline: the newest N runs like the baseline saved since\n\
+                   (default: as many as the baseline holds)",
+        },
+        Flag {
             names: &["--name"],
             takes: Takes::Value,
             form: "NAME",
@@ -92,7 +114,7 @@ filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-2
             names: &["--baseline"],
             takes: Takes::Nothing,
             form: "",
-            help: "compare: the baseline against ID, or against the latest run like it",
+            help: "compare: the baseline against RUNS, or against the newest runs like it",
         },
         Flag {
             names: &["--metric", "-m"],
@@ -104,7 +126,8 @@ filesystem and kernel agree; compare says which of these differ. DATE: 2026-11-2
             names: &["--fail-if-slower"],
             takes: Takes::Value,
             form: "P%",
-            help: "compare: exit 2 when the second run is slower by more than P%",
+            help: "compare: exit 2 when the second side is slower by more than P%\n\
+                   beyond its noise (2 or more runs a side, of the same job)",
         },
         Flag {
             names: &["--markdown"],
@@ -171,6 +194,9 @@ struct Args {
     output: Option<PathBuf>,
     keep_last: Option<usize>,
     older_than: Option<i64>,
+    /// `--last N`, `--study S`: a side picked by count or by study.
+    last: Option<usize>,
+    study: Option<i64>,
     /// Every flag given, to refuse those the action does not take.
     given: Vec<&'static str>,
 }
@@ -240,6 +266,21 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--format" => a.format = Some(v),
             "--output" => a.output = Some(v.into()),
             "--keep-last" => a.keep_last = Some(flags::number(flag, &v, "a whole number")?),
+            "--last" => {
+                a.last = Some(
+                    flags::number(flag, &v, "a whole number of runs, 1 or more")
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| {
+                            flags::bad_value(flag, &v, "a whole number of runs, 1 or more")
+                        })?,
+                )
+            }
+            "--study" => {
+                let n = flags::number(flag, &v, "a study number from history list (kind #S)")?;
+                a.filter.study = Some(n);
+                a.study = Some(n);
+            }
             _ => {
                 // --older-than: an age (30d, 12h) back from now, or a date.
                 let age = crate::defs::value::parse_time_us(&v, crate::defs::TimeUnit::Sec);
@@ -252,21 +293,36 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
         }
     }
-    let takes: &[&str] = match a.action.as_str() {
-        "list" => &["--job-hash", "--target", "--host", "--tag", "--since", "--until"],
-        "show" => &["--format"],
-        "tag" | "import" => &[],
-        "baseline" => &["--name"],
-        "compare" => &[
+    // list's filters, which export and baseline set --last take too.
+    const FILTERS: [&str; 7] = [
+        "--job-hash",
+        "--target",
+        "--host",
+        "--tag",
+        "--since",
+        "--until",
+        "--study",
+    ];
+    let with_filters = |more: &[&'static str]| -> Vec<&'static str> {
+        FILTERS.iter().chain(more).copied().collect()
+    };
+    let takes: Vec<&str> = match a.action.as_str() {
+        "list" => with_filters(&[]),
+        "show" => vec!["--format"],
+        "tag" | "import" => vec![],
+        "baseline" => with_filters(&["--name", "--last"]),
+        "compare" => vec![
             "--baseline",
             "--name",
+            "--study",
+            "--last",
             "--metric",
             "--fail-if-slower",
             "--markdown",
             "--export-json",
             "--export-csv",
         ],
-        "trend" => &[
+        "trend" => vec![
             "--job-hash",
             "--target",
             "--since",
@@ -275,17 +331,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--format",
             "--name",
         ],
-        "export" => &[
-            "--job-hash",
-            "--target",
-            "--host",
-            "--tag",
-            "--since",
-            "--until",
-            "--format",
-            "--output",
-        ],
-        "gc" => &["--keep-last", "--older-than"],
+        "export" => with_filters(&["--format", "--output"]),
+        "gc" => vec!["--keep-last", "--older-than"],
         other => {
             return Err(format!(
                 "unknown action '{other}': expected list, show, tag, baseline, compare, trend, export, import or gc"
@@ -459,106 +506,183 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
     Ok(0)
 }
 
+/// True when any of list's filters was given (they pick runs for `--last`).
+fn filtered(a: &Args) -> bool {
+    let f = &a.filter;
+    f.job_hash.is_some()
+        || f.target.is_some()
+        || f.host.is_some()
+        || f.tag.is_some()
+        || f.since.is_some()
+        || f.until.is_some()
+}
+
 fn baseline(db: &mut Store, a: &Args) -> Result<u8, String> {
     let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
+    let form = "expected: history baseline set RUNS | --study S | --last N [--name NAME], \
+                baseline show or baseline unset";
     match a.words.first().map(String::as_str) {
         Some("set") => {
-            let [_, id] = words::<2>(a, "baseline set ID")?;
-            let id = run_id(&id)?;
-            db.set_baseline(name, id, crate::history::now())?;
-            println!("baseline {name}: run {id}");
+            let ids = &a.words[1..];
+            let (runs, source) = match (ids.is_empty(), a.study, a.last) {
+                (false, None, None) if !filtered(a) => {
+                    let r = sides::by_ids(db, &sides::parse_ids(ids)?)?;
+                    let d = r.describe();
+                    (r, d)
+                }
+                (true, Some(st), None) if !filtered(a) => {
+                    (sides::study(db, st)?, format!("study {st}"))
+                }
+                (true, _, Some(n)) => {
+                    let r = sides::last(db, &a.filter, n)?;
+                    (r, format!("the last {n} runs"))
+                }
+                _ => {
+                    return Err(format!(
+                        "baseline set takes its runs one way: run IDs, --study S, or --last N \
+                         (list's filters go with --last); {form}"
+                    ))
+                }
+            };
+            sides::alike(&runs, &format!("baseline '{name}'"))?;
+            let ids = runs.ids();
+            db.set_baseline(name, &ids, &source, crate::history::now())?;
+            println!(
+                "baseline {name}: {} (options hash {}{})",
+                runs.describe(),
+                runs.ident().text("options hash"),
+                if ids.len() < 2 {
+                    "; --fail-if-slower needs 2 or more runs a side"
+                } else {
+                    ""
+                }
+            );
         }
-        Some("show") => {
+        Some("show")
+            if a.words.len() == 1 && !filtered(a) && a.last.is_none() && a.study.is_none() =>
+        {
             let all = db.baselines()?;
             if all.is_empty() {
-                println!("no baseline (set one: iobench history baseline set ID)");
+                println!("no baseline (set one: iobench history baseline set ID [ID...])");
             }
-            for (n, id, at) in all
+            for b in all
                 .iter()
-                .filter(|(n, _, _)| a.name.is_none() || Some(n.as_str()) == a.name.as_deref())
+                .filter(|b| a.name.is_none() || Some(b.name.as_str()) == a.name.as_deref())
             {
-                println!("{n}: run {id} (set {})", store::time_text(*at));
+                println!(
+                    "{}: {} {} (set {}, from {})",
+                    b.name,
+                    if b.runs.len() == 1 { "run" } else { "runs" },
+                    sides::ranges(&b.runs),
+                    store::time_text(b.set_at),
+                    b.source
+                );
             }
         }
-        _ => return Err("expected: history baseline set ID [--name NAME] | baseline show".into()),
+        Some("unset")
+            if a.words.len() == 1 && !filtered(a) && a.last.is_none() && a.study.is_none() =>
+        {
+            if !db.remove_baseline(name)? {
+                return Err(format!("no baseline named '{name}'"));
+            }
+            println!("baseline {name} unset (its runs stay in the history)");
+        }
+        _ => return Err(form.into()),
     }
     Ok(0)
 }
 
-/// Says on stdout in which of the matching fields two runs differ.
-fn note_differences(db: &Store, a: i64, b: i64) -> Result<(RunRow, RunRow), String> {
-    let (ra, _) = db.get(a)?;
-    let (rb, _) = db.get(b)?;
-    let diff = ra.ident.differences(&rb.ident);
+/// Says on stdout in which of the matching fields the two sides differ.
+fn note_differences(x: (&str, &Identity), y: (&str, &Identity)) {
+    let diff = x.1.differences_text(y.1);
     if diff.is_empty() {
-        println!("runs {a} and {b}: same options hash, device model, filesystem and kernel");
+        println!(
+            "{} and {}: same options hash, device model, filesystem and kernel",
+            x.0, y.0
+        );
     } else {
-        let show = |f: &str, i: &Identity| -> String {
-            match f {
-                "options hash" => short_hash(&i.job_hash),
-                "device model" => opt(&i.device_model),
-                "filesystem" => opt(&i.filesystem),
-                "kernel" => opt(&i.kernel),
-                _ => opt(&i.host),
-            }
-        };
-        let parts: Vec<String> = diff
-            .iter()
-            .map(|f| format!("{f} ({} vs {})", show(f, &ra.ident), show(f, &rb.ident)))
-            .collect();
-        println!("NOTE: runs {a} and {b} differ in {}", parts.join(", "));
+        println!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
     }
     println!();
-    Ok((ra, rb))
 }
 
 fn compare(db: &Store, a: &Args) -> Result<u8, String> {
-    let (first, second) = if a.baseline {
+    let (first, second, first_label) = if a.baseline {
         let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
-        let base = db.baseline(name)?;
-        let other = match a.words.as_slice() {
-            [id] => run_id(id)?,
-            [] => latest_like(db, base)?,
-            _ => return Err("expected: history compare --baseline [ID]".into()),
-        };
-        (base, other)
+        let b = db.baseline(name)?;
+        let base = sides::by_ids(db, &b.runs)?;
+        let other =
+            match (a.words.is_empty(), a.study, a.last) {
+                (false, None, None) => sides::by_ids(db, &sides::parse_ids(&a.words)?)?,
+                // By default as many as the baseline holds; a study's, all of them.
+                (true, st, n) => {
+                    let all = if st.is_some() {
+                        usize::MAX
+                    } else {
+                        base.rows.len()
+                    };
+                    sides::like_baseline(db, &base, n.unwrap_or(all), st)?
+                }
+                _ => return Err(
+                    "compare --baseline takes the other side one way: RUNS, --study S or --last N"
+                        .into(),
+                ),
+            };
+        let label = format!("baseline {name} ({})", base.describe());
+        (base, other, label)
     } else {
-        let [x, y] = words::<2>(a, "compare ID ID (or compare --baseline [ID])")?;
-        (run_id(&x)?, run_id(&y)?)
+        if a.study.is_some() || a.last.is_some() {
+            return Err(
+                "--study and --last pick the side set against a baseline: add --baseline".into(),
+            );
+        }
+        let [x, y] = words::<2>(a, "compare RUNS RUNS (or compare --baseline [RUNS])")?;
+        let x = sides::by_ids(db, &sides::parse_ids(&[x])?)?;
+        let label = x.describe();
+        (x, sides::by_ids(db, &sides::parse_ids(&[y])?)?, label)
     };
-    note_differences(db, first, second)?;
-    let side = |id: i64| -> Result<(String, Vec<ResultFile>), String> {
-        let (_, doc) = db.get(id)?;
-        let file = results::from_value(doc).map_err(|e| format!("run {id}: {e}"))?;
-        Ok((format!("run {id}"), vec![file]))
+    let second_label = second.describe();
+    if let Some(r) = second
+        .rows
+        .iter()
+        .find(|r| first.rows.iter().any(|x| x.id == r.id))
+    {
+        return Err(format!(
+            "run {} is on both sides ({first_label}; {second_label})",
+            r.id
+        ));
+    }
+    sides::alike(&first, &first_label)?;
+    sides::alike(&second, &second_label)?;
+    let (fi, si) = (first.ident(), second.ident());
+    note_differences((&first_label, &fi), (&second_label, &si));
+    if a.compare_flags
+        .iter()
+        .any(|f| f.starts_with("--fail-if-slower"))
+        && fi.job_hash != si.job_hash
+    {
+        return Err(format!(
+            "cannot judge --fail-if-slower: {first_label} and {second_label} ran different jobs \
+             (options hash {} vs {}); the gate judges one job on a changed system (kernel, \
+             device, settings), so both sides must run the same job (compare them without \
+             the gate to see the difference)",
+            fi.text("options hash"),
+            si.text("options hash")
+        ));
+    }
+    let side = |runs: &sides::Runs, label: String| -> Result<(String, Vec<ResultFile>), String> {
+        let files = runs
+            .rows
+            .iter()
+            .map(|r| {
+                let (_, doc) = db.get(r.id)?;
+                results::from_value(doc).map_err(|e| format!("run {}: {e}", r.id))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok((label, files))
     };
-    crate::study::compare::judge_results(vec![side(first)?, side(second)?], &a.compare_flags)
-}
-
-/// The newest run other than `base` with the same options hash and target.
-fn latest_like(db: &Store, base: i64) -> Result<i64, String> {
-    let (b, _) = db.get(base)?;
-    let f = Filter {
-        job_hash: b.ident.job_hash.clone(),
-        ..Default::default()
-    };
-    db.list(&f)?
-        .into_iter()
-        .rev()
-        .find(|r| {
-            r.id != base
-                && r.ident.job_hash.is_some()
-                && r.ident.target == b.ident.target
-                && r.ident.device_model == b.ident.device_model
-        })
-        .map(|r| r.id)
-        .ok_or_else(|| {
-            format!(
-                "no run like the baseline (run {base}: options hash {}, target {}) saved since",
-                short_hash(&b.ident.job_hash),
-                opt(&b.ident.target)
-            )
-        })
+    let sides = vec![side(&first, first_label)?, side(&second, second_label)?];
+    crate::study::compare::judge_results(sides, &a.compare_flags)
 }
 
 fn trend(db: &Store, a: &Args) -> Result<u8, String> {
@@ -610,15 +734,19 @@ fn trend(db: &Store, a: &Args) -> Result<u8, String> {
                 "points": points,
             });
             let mut doc = doc;
-            // The baseline (--name, else the default one) when it is one of these runs,
-            // so that a chart of the trend can mark it.
+            // The baseline (--name, else the default one) when its runs are among these,
+            // so that a chart of the trend can mark it: `id` its first such run, `ids` all.
             let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
-            if let Some((n, id, _)) = db
-                .baselines()?
-                .into_iter()
-                .find(|(n, id, _)| n == name && rows.iter().any(|r| r.id == *id))
-            {
-                doc["baseline"] = json!({ "name": n, "id": id });
+            if let Some(b) = db.baselines()?.into_iter().find(|b| b.name == name) {
+                let ids: Vec<i64> = b
+                    .runs
+                    .iter()
+                    .copied()
+                    .filter(|id| rows.iter().any(|r| r.id == *id))
+                    .collect();
+                if let Some(first) = ids.first() {
+                    doc["baseline"] = json!({ "name": b.name, "id": first, "ids": ids });
+                }
             }
             println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
         }

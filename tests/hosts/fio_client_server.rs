@@ -1694,3 +1694,55 @@ fn a_server_silent_after_the_trigger_is_let_go() {
     let l = ThreadState::from_state_file(&saved).unwrap();
     assert_eq!((l.numberio(), l.no_comps()), (3, 1));
 }
+
+/// `iobench --client … --output=DIR/` writes each format into a file of its own, as a
+/// plain run does: report.json one JSON document (client_stats), report.txt the normal
+/// report with the server's header and text lines, report.terse the terse lines only;
+/// nothing of the report on stdout.
+#[test]
+fn iobench_client_writes_one_file_per_format_to_a_directory() {
+    let dir = scratch("cs_per_format");
+    let job = job_file(&dir);
+    let s = server(Iobench, &dir);
+    let out = dir.join("reports");
+    let args = to(
+        s.port,
+        &[
+            "--output-format=json,normal,terse",
+            &format!("--output={}/", out.display()),
+        ],
+        &job,
+    );
+    let o = client(Iobench, &args, &dir);
+    let stdout = passed(&o, "iobench --client --output=DIR/");
+    assert!(
+        !stdout.contains("groupid"),
+        "the report went to stdout: {stdout}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap())
+            .expect("report.json is one JSON document and nothing else");
+    let names: Vec<&str> = client_stats(&json)
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["r1", "w1", "All clients"], "{json}");
+    assert_eq!(client_stats(&json)[0]["port"], s.port);
+    let text = std::fs::read_to_string(out.join("report.txt")).unwrap();
+    assert!(
+        text.contains(&format!(", port {}\nr1: (groupid=0", s.port)),
+        "{text}"
+    );
+    assert!(text.contains("Run status group 0"), "{text}");
+    assert!(!text.contains('{') && !text.contains("3;"), "{text}");
+    let terse = std::fs::read_to_string(out.join("report.terse")).unwrap();
+    let lines: Vec<&str> = terse.lines().collect();
+    assert!(lines.len() >= 2, "{terse}");
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.starts_with("3;") || l.starts_with(';')),
+        "only terse lines: {terse}"
+    );
+    assert!(lines[0].contains(";r1;"), "{terse}");
+}

@@ -159,12 +159,12 @@ fn saved_runs_studies_and_every_action() {
     .unwrap();
     assert!(doc["iobench_env"]["kernel"]["release"].is_string());
 
-    // The regression gate against one baseline run is refused (exit 1), and the output
-    // says the two differ in their options.
+    // The regression gate against a side of another job is refused (exit 1): the output
+    // says the two differ in their options, and the error why the gate cannot judge.
     assert!(history(&db, &["baseline", "set", &fast.to_string()])
         .status
         .success());
-    assert!(stdout(&history(&db, &["baseline", "show"])).contains(&format!("run {fast}")));
+    assert!(stdout(&history(&db, &["baseline", "show"])).contains(&format!("run {fast} ")));
     let gate = history(
         &db,
         &[
@@ -174,16 +174,22 @@ fn saved_runs_studies_and_every_action() {
             "--fail-if-slower=5%",
         ],
     );
-    // One run a side: compare's rule, no gate without noise to judge by (issue 27).
     let err = String::from_utf8_lossy(&gate.stderr);
     assert_eq!(gate.status.code(), Some(1), "{}", stdout(&gate));
-    assert!(err.contains("needs 2 or more runs a side"), "{err}");
+    assert!(err.contains("ran different jobs"), "{err}");
     let text = stdout(&gate);
     assert!(text.contains("differ in options hash"), "{text}");
+    // The same job, one run a side: compare's rule, no gate without noise to judge by.
+    let one = history(&db, &["compare", "--baseline", "--fail-if-slower=5%"]);
+    assert_eq!(one.status.code(), Some(1), "{}", stdout(&one));
+    let err = String::from_utf8_lossy(&one.stderr);
+    assert!(err.contains("needs 2 or more runs a side"), "{err}");
     // Without an ID the baseline meets the latest run like it: the same options.
     let like = history(&db, &["compare", "--baseline"]);
     assert!(
-        stdout(&like).contains(&format!("runs {fast} and {again}: same options hash")),
+        stdout(&like).contains(&format!(
+            "baseline default (run {fast}) and run {again}: same options hash"
+        )),
         "{}",
         stdout(&like)
     );
@@ -364,4 +370,205 @@ fn a_quick_test_is_one_study_and_history_needs_save() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--history"));
     assert!(!dir.join("other.sqlite").exists());
+}
+
+/// A baseline of several runs: picked by IDs, by --last N and by study; a mix of jobs is
+/// refused naming the run and the field; a version-1 style single run still works; the
+/// other side picked from a compare study; unset forgets the name only.
+#[test]
+fn baselines_hold_several_runs() {
+    let dir = scratch("history_baselines");
+    let db = dir.join("h.sqlite");
+    let a: Vec<i64> = (0..3).map(|_| save_run(&db, &[])).collect();
+    let other = save_run(&db, &["--bs=8k"]);
+    let ok = |args: &[&str]| {
+        let o = history(&db, args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        stdout(&o)
+    };
+    let range = format!("{}-{}", a[0], a[2]);
+    assert!(ok(&["baseline", "set", &range, "--name=three"]).contains(&format!("runs {range}")));
+    // The newest three runs mix two jobs: refused, naming the run and the field.
+    let mixed = history(&db, &["baseline", "set", "--last=3", "--name=mixed"]);
+    assert_eq!(mixed.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&mixed.stderr);
+    assert!(
+        err.contains(&format!(
+            "run {other} differs from run {} in options hash",
+            a[1]
+        )),
+        "{err}"
+    );
+    // --last with a filter: the newest two of the first job.
+    let hash: Value = serde_json::from_str(&stdout(&history(
+        &db,
+        &["show", &a[0].to_string(), "--format=json"],
+    )))
+    .unwrap();
+    let hash = hash["iobench_env"]["options_sha256"].as_str().unwrap()[..12].to_string();
+    ok(&[
+        "baseline",
+        "set",
+        "--last=2",
+        &format!("--job-hash={hash}"),
+        "--name=two",
+    ]);
+    let shown = ok(&["baseline", "show"]);
+    assert!(shown.contains(&format!("three: runs {range} ")), "{shown}");
+    assert!(
+        shown.contains(&format!("two: runs {}-{} ", a[1], a[2])),
+        "{shown}"
+    );
+    // Runs on both sides, and a flag that does not go with plain compare, are refused.
+    let both = history(
+        &db,
+        &["compare", "--baseline", "--name=three", &a[1].to_string()],
+    );
+    assert!(String::from_utf8_lossy(&both.stderr).contains("on both sides"));
+    // A compare study of the same job against another: the baseline meets the study's
+    // side that ran its job (2 runs), judged with compare's tables.
+    let mut cmp = iobench();
+    cmp.args([
+        "compare",
+        "--repeat=2",
+        "--warmup=1",
+        "--save",
+        &format!("--history={}", db.display()),
+    ])
+    .arg("--")
+    .args(null_job(&[]))
+    .arg("--")
+    .args(null_job(&["--bs=8k"]));
+    run_ok(cmp);
+    let rows = jsonl(&stdout(&history(&db, &["export"])));
+    let study_id = rows.last().unwrap()["study_id"].as_i64().unwrap();
+    let study = study_id.to_string();
+    let mixed = history(&db, &["baseline", "set", "--study", &study]);
+    assert!(
+        String::from_utf8_lossy(&mixed.stderr).contains("in options hash"),
+        "a compare study of two jobs is no baseline"
+    );
+    let text = ok(&["compare", "--baseline", "--name=three", "--study", &study]);
+    assert!(text.contains("same options hash"), "{text}");
+    let side_a: Vec<i64> = rows
+        .iter()
+        .filter(|r| r["study_id"] == study_id)
+        .filter(|r| r["job_hash"].as_str().unwrap().starts_with(&hash))
+        .filter(|r| !r["point"].as_str().unwrap().contains("warmup"))
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(
+        side_a.len(),
+        2,
+        "the warm-up run is not a point of the side"
+    );
+    assert!(
+        text.contains(&format!("runs {}, {}", side_a[0], side_a[1]))
+            || text.contains(&format!("runs {}-{}", side_a[0], side_a[1])),
+        "{text}"
+    );
+    // unset: the name goes, the runs stay.
+    ok(&["baseline", "unset", "--name=three"]);
+    assert!(!ok(&["baseline", "show"]).contains("three"));
+    assert_eq!(jsonl(&stdout(&history(&db, &["export"]))).len(), rows.len());
+}
+
+/// The guide's CI-style regression check (docs/guide/history.md), read from the guide and
+/// run by bash as written, with only the history's path moved into a scratch directory.
+/// The job reads an NBD export whose bandwidth nbdkit caps (16 Mbit/s: 512 IOPS of 4 KiB):
+/// the gate passes (0) for new runs against the same export, and fails (2, with a
+/// SLOWER: line) once the export is capped at half that, the storage really slower.
+#[test]
+fn the_guides_ci_regression_check_gates_both_ways() {
+    use common::nbdkit::Nbdkit;
+    let dir = scratch("history_ci");
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/guide/history.md"
+    ))
+    .unwrap();
+    let section = guide
+        .split("### A CI-style regression check")
+        .nth(1)
+        .and_then(|s| s.split("\n#").next())
+        .expect("the guide's CI section");
+    // The indented block: its first part (once) and its second (each pipeline run).
+    let mut parts: Vec<Vec<String>> = Vec::new();
+    for l in section.lines().filter(|l| l.starts_with("    ")) {
+        let l = l.trim();
+        if l.starts_with('#') {
+            parts.push(Vec::new());
+        } else if let Some(p) = parts.last_mut() {
+            p.push(l.replace("/var/lib/ci/io.sqlite", "io.sqlite"));
+        }
+    }
+    assert_eq!(parts.len(), 2, "{section}");
+    assert!(parts[1]
+        .last()
+        .unwrap()
+        .contains("history compare --baseline --name ci --fail-if-slower 5%"));
+    let rate = |r: &str| {
+        Nbdkit::start(
+            &dir,
+            &[
+                "--filter=rate",
+                "memory",
+                "64M",
+                &format!("rate={r}"),
+                "burstiness=0.02",
+            ],
+        )
+    };
+    let server = rate("16M");
+    std::fs::write(
+        dir.join("job.fio"),
+        format!(
+            "[ci]\nioengine=nbd\nuri=nbd+unix:///?socket={}\nrw=randread\nbs=4k\n\
+             iodepth=8\nruntime=400ms\ntime_based\n",
+            server.socket.display()
+        ),
+    )
+    .unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_iobench")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let bash = |lines: &[String]| {
+        std::process::Command::new("bash")
+            .args(["-e", "-o", "pipefail", "-c", &lines.join("\n")])
+            .current_dir(&dir)
+            .env("PATH", &path)
+            .output()
+            .unwrap()
+    };
+    let said = |o: &std::process::Output| {
+        format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    };
+    let once = bash(&parts[0]);
+    assert!(once.status.success(), "{}", said(&once));
+    // The same export: not slower.
+    let same = bash(&parts[1]);
+    assert_eq!(same.status.code(), Some(0), "{}", said(&same));
+    assert!(said(&same).contains("same options hash"), "{}", said(&same));
+    assert!(!said(&same).contains("SLOWER"), "{}", said(&same));
+    // The export at half the bandwidth: the same job, really slower.
+    drop(server);
+    let _slow = rate("8M");
+    let slow = bash(&parts[1]);
+    assert_eq!(slow.status.code(), Some(2), "{}", said(&slow));
+    assert!(
+        String::from_utf8_lossy(&slow.stdout).contains("SLOWER: ci read IOPS"),
+        "{}",
+        said(&slow)
+    );
 }

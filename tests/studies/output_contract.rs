@@ -128,11 +128,22 @@ fn every_output_kind_validates_against_its_schema() {
             .unwrap(),
     )
     .unwrap();
+    // A baseline of both runs: the trend names it (`baseline.ids`).
+    let mut b = iobench();
+    b.args(["history", "baseline", "set", "1-2"])
+        .arg(format!("--history={}", db.display()));
+    run_ok(b);
     let mut t = iobench();
     t.args(["history", "trend", "--format=json"])
         .arg(format!("--job-hash={}", line["job_hash"].as_str().unwrap()))
         .arg(format!("--history={}", db.display()));
     let o = run_ok(t);
+    let trend: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        trend["baseline"]["ids"],
+        serde_json::json!([1, 2]),
+        "{trend}"
+    );
     std::fs::write(dir.join("trend.json"), &o.stdout).unwrap();
     checks.push(("history-trend", vec![dir.join("trend.json")]));
     // iobench_env alone, as the history keeps it (nulls included).

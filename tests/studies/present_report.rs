@@ -567,6 +567,103 @@ fn a_repeated_sweep_reports_error_bars_from_its_runs() {
     assert_eq!(count(c, "class=\"errbar\" data-n=\"2\""), 2, "{c}");
 }
 
+/// A repeated sweep's latency histograms pooled per point: one line per point whose
+/// counts are the sum of its two runs' JSON+ bins, bucket by bucket, with n in the legend,
+/// on a log latency axis; written alone by `--svg` too, and built by Chromium.
+#[test]
+fn pooled_histograms_sum_the_repeats_bins() {
+    let dir = scratch("report_pooled_hist");
+    let mut cmd = iobench();
+    cmd.args(["sweep", "--repeat", "2", "--axis", "bs=4k,64k", "-o"])
+        .arg(dir.join("sweep"))
+        .args([
+            "--",
+            "--name=s",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--size=4m",
+        ])
+        .arg(format!("--filename={}", dir.join("data").display()));
+    run_ok(cmd);
+    let html_path = dir.join("h.html");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg("-o")
+        .arg(&html_path)
+        .arg("--svg")
+        .arg(dir.join("svg"));
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let c = chart(&html, "set-hist-read-clat");
+    assert!(c.contains("data-kind=\"histogram\""), "{c}");
+    assert!(
+        c.contains("class=\"axis x\" data-scale=\"log\""),
+        "a log latency axis: {c}"
+    );
+    assert!(c.contains("clat latency (log scale)"), "{c}");
+    // Each point's line: the sum of its runs' bins, bucket by bucket.
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep/index.json")).unwrap())
+            .unwrap();
+    let series = attrs(c, "pt", "data-series");
+    let xs = attrs(c, "pt", "data-x");
+    let ys = attrs(c, "pt", "data-y");
+    for (bs, label) in [("4k", "bs=4 KiB"), ("64k", "bs=64 KiB")] {
+        let pt = index["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["params"]["bs"] == bs)
+            .unwrap();
+        let mut want: std::collections::BTreeMap<u64, u64> = Default::default();
+        let runs = pt["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2);
+        for r in runs {
+            let f = dir.join("sweep").join(r["file"].as_str().unwrap());
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            for (v, n) in doc["jobs"][0]["read"]["clat_ns"]["bins"]
+                .as_object()
+                .unwrap()
+            {
+                *want.entry(v.parse().unwrap()).or_default() += n.as_u64().unwrap();
+            }
+        }
+        let ios: u64 = want.values().sum();
+        let name = series
+            .iter()
+            .find(|s| s.starts_with(&format!("{label} (n=2 runs, ")))
+            .unwrap_or_else(|| panic!("no line for {label}: {series:?}"));
+        let got: std::collections::BTreeMap<u64, u64> = series
+            .iter()
+            .zip(xs.iter().zip(&ys))
+            .filter(|(s, _)| *s == name)
+            .map(|(_, (x, y))| (x.parse().unwrap(), y.parse().unwrap()))
+            .collect();
+        assert_eq!(got, want, "{label}: the two runs' bins summed");
+        assert_eq!(
+            ios,
+            2 * 1024 * 1024 * 4 / if bs == "4k" { 4096 } else { 65536 }
+        );
+    }
+    assert!(
+        std::fs::read_to_string(dir.join("svg/set-hist-read-clat.svg"))
+            .unwrap()
+            .contains("histogram per point, pooled over its runs")
+    );
+    if let Some(dom) = browse(&html_path, Some(&dir.join("h.png"))) {
+        assert_eq!(
+            count(&dom, "data-kind=\"histogram\""),
+            1,
+            "the pooled histogram in the DOM Chromium built"
+        );
+        assert_eq!(count(&dom, "class=\"pt\""), count(&html, "class=\"pt\""));
+    }
+    if std::env::var_os("IOBENCH_KEEP_SHOT").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// `iobench slo -o FILE` reported: the latency–throughput curve against an NBD export of
 /// known capacity (nbdkit's rate filter: 16 Mbit/s over 4 KiB is 512 IOPS), so the search
 /// both meets and misses its target. Each step is a point of the sched_lat and clat lines

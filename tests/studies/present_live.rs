@@ -320,7 +320,7 @@ fn studies_put_their_live_lines_alone_on_stdout() {
         let side = s["side"].as_str().unwrap().to_string();
         let seen = side_of_run[run - 1].get_or_insert_with(|| side.clone());
         assert_eq!(*seen, side, "one side per run: {d}");
-        assert_eq!(s["repeat"], (run as u64 + 1) / 2, "{d}");
+        assert_eq!(s["repeat"], (run as u64).div_ceil(2), "{d}");
     }
     let sides: Vec<String> = side_of_run.into_iter().map(Option::unwrap).collect();
     assert!(sides[0].contains("4k") && sides[2] == sides[0], "{sides:?}");

@@ -289,7 +289,8 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
     let heat = std::fs::read_to_string(svgs.join("set-heat-read.svg")).unwrap();
     assert!(heat.starts_with("<?xml") && heat.contains("xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(heat.trim_end().ends_with("</svg>") && !heat.contains("<figure"));
-    assert_eq!(std::fs::read_dir(&svgs).unwrap().count(), 8);
+    // 8 charts, and the latency histograms pooled per point.
+    assert_eq!(std::fs::read_dir(&svgs).unwrap().count(), 9);
     let pts_in_source = count(&html, "class=\"pt\"");
     let Some(dom) = browse(&html_path, Some(&dir.join("report.png"))) else {
         return;

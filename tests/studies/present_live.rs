@@ -119,6 +119,24 @@ fn live_to_stdout_and_bad_destination() {
     assert!(err.contains("--live=/proc/nonexistent/x.jsonl"), "{err}");
 }
 
+/// True when jq is installed; else says so (`then`: what the test does without it), and
+/// fails under IOBENCH_REQUIRE_FIO=1 (CI installs it).
+fn have_jq(then: &str) -> bool {
+    let found = std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert_ne!(
+            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
+            Ok("1"),
+            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
+        );
+        eprintln!("jq not installed: {then}");
+    }
+    found
+}
+
 /// The README's `--live=- … | jq` line, run as written (in a directory holding a short
 /// `jobfile.fio`): stdout holds the JSON Lines alone, the report goes to stderr.
 #[test]
@@ -171,17 +189,7 @@ fn the_readmes_live_line_runs_as_written() {
         "the report and the job headers on stderr: {err}"
     );
     // The whole line, through jq.
-    let have_jq = std::process::Command::new("jq")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_jq {
-        assert_ne!(
-            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
-            Ok("1"),
-            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
-        );
-        eprintln!("jq not installed: the README's line was checked without it");
+    if !have_jq("the README's line was checked without it") {
         return;
     }
     let o = std::process::Command::new("bash")
@@ -202,16 +210,22 @@ fn the_readmes_live_line_runs_as_written() {
     assert!(!err.contains("parse error"), "jq read every line: {err}");
 }
 
-/// Runs `args` (an iobench study with `--live=-`) through `jq -c` in bash with pipefail:
-/// jq must read every stdout line as JSON. Returns jq's lines, and iobench's stderr.
-fn study_through_jq(dir: &std::path::Path, args: &[String], filter: &str) -> (Vec<Value>, String) {
+/// Runs `args` (an iobench study with `--live=-`) through `jq -c .` in bash with
+/// pipefail: jq must read every stdout line as JSON. Keeps jq's lines in `keep`; returns
+/// them, and iobench's stderr.
+fn study_through_jq(
+    dir: &std::path::Path,
+    args: &[String],
+    keep: &std::path::Path,
+) -> (Vec<Value>, String) {
     let bin = env!("CARGO_BIN_EXE_iobench");
     let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
     let err_file = dir.join("stderr.txt");
     let line = format!(
-        "{bin} {} 2>'{}' | jq -c '{filter}'",
+        "{bin} {} 2>'{}' | jq -c . | tee '{}'",
         quoted.join(" "),
-        err_file.display()
+        err_file.display(),
+        keep.display()
     );
     let o = std::process::Command::new("bash")
         .args(["-o", "pipefail", "-c", &line])
@@ -238,17 +252,7 @@ fn study_through_jq(dir: &std::path::Path, args: &[String], filter: &str) -> (Ve
 /// the published live-line schema.
 #[test]
 fn studies_put_their_live_lines_alone_on_stdout() {
-    let have_jq = std::process::Command::new("jq")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_jq {
-        assert_ne!(
-            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
-            Ok("1"),
-            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
-        );
-        eprintln!("jq not installed: skipped");
+    if !have_jq("skipped") {
         return;
     }
     let dir = scratch("live_studies");
@@ -274,7 +278,8 @@ fn studies_put_their_live_lines_alone_on_stdout() {
         .map(|s| s.to_string())
         .collect();
     args.extend(job(&[]));
-    let (docs, err) = study_through_jq(&dir, &args, ".");
+    let jsonl = dir.join("sweep.jsonl");
+    let (docs, err) = study_through_jq(&dir, &args, &jsonl);
     assert!(docs.len() >= 4, "two points, 2+ lines each: {docs:?}");
     for d in &docs {
         let s = &d["iobench_study"];
@@ -292,14 +297,6 @@ fn studies_put_their_live_lines_alone_on_stdout() {
         err.contains("sweep: point 1/2") && err.contains("IOPS"),
         "the progress and the table on stderr: {err}"
     );
-    let jsonl = dir.join("sweep.jsonl");
-    std::fs::write(
-        &jsonl,
-        docs.iter()
-            .map(|d| d.to_string() + "\n")
-            .collect::<String>(),
-    )
-    .unwrap();
     // A comparison of two sides, two runs each (run in turn: A B A B).
     let mut args: Vec<String> = ["compare", "--repeat", "2", "--"]
         .iter()
@@ -308,7 +305,8 @@ fn studies_put_their_live_lines_alone_on_stdout() {
     args.extend(job(&["--bs=4k"]));
     args.push("--".into());
     args.extend(job(&["--bs=16k"]));
-    let (docs, err) = study_through_jq(&dir, &args, ".");
+    let jsonl2 = dir.join("compare.jsonl");
+    let (docs, err) = study_through_jq(&dir, &args, &jsonl2);
     assert!(docs.len() >= 8, "four runs, 2+ lines each: {docs:?}");
     let mut side_of_run: Vec<Option<String>> = vec![None; 4];
     for d in &docs {
@@ -330,14 +328,6 @@ fn studies_put_their_live_lines_alone_on_stdout() {
     );
     assert_eq!(docs.iter().filter(|d| d["final"] == true).count(), 4);
     assert!(err.contains("IOPS"), "the tables on stderr: {err}");
-    let jsonl2 = dir.join("compare.jsonl");
-    std::fs::write(
-        &jsonl2,
-        docs.iter()
-            .map(|d| d.to_string() + "\n")
-            .collect::<String>(),
-    )
-    .unwrap();
     let (status, verr) =
         crate::output_contract::validate(&[("live-line", vec![jsonl.clone(), jsonl2.clone()])]);
     if crate::output_contract::have_validator(&verr) {

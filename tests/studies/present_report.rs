@@ -536,30 +536,35 @@ fn bad_inputs_are_named() {
     );
 }
 
-/// A sweep with repeats, reported: each point's repeats (the index's `runs[]`) pool into
-/// one point with error bars of n = 2, not one run per point.
-#[test]
-fn a_repeated_sweep_reports_error_bars_from_its_runs() {
-    let dir = scratch("report_sweep_repeat");
+/// A sweep of bs=4k,64k run twice a point (4 MiB random reads, `job` giving the engine
+/// and file) in `dir`/sweep, reported with `--svg dir/svg`: the HTML's path and text.
+fn repeated_sweep_report(dir: &Path, job: &[&str]) -> (PathBuf, String) {
     let mut cmd = iobench();
     cmd.args(["sweep", "--repeat", "2", "--axis", "bs=4k,64k", "-o"])
         .arg(dir.join("sweep"))
-        .args([
-            "--",
-            "--name=s",
-            "--ioengine=null",
-            "--rw=randread",
-            "--size=4m",
-        ]);
+        .args(["--", "--name=s", "--rw=randread", "--size=4m"])
+        .args(job);
     run_ok(cmd);
     let html_path = dir.join("r.html");
     let mut cmd = iobench();
     cmd.arg("report")
         .arg(dir.join("sweep"))
         .arg("-o")
-        .arg(&html_path);
+        .arg(&html_path)
+        .arg("--svg")
+        .arg(dir.join("svg"));
     run_ok(cmd);
     let html = std::fs::read_to_string(&html_path).unwrap();
+    (html_path, html)
+}
+
+/// A sweep with repeats, reported: each point's repeats (the index's `runs[]`) pool into
+/// one point with error bars of n = 2, not one run per point.
+#[test]
+fn a_repeated_sweep_reports_error_bars_from_its_runs() {
+    let dir = scratch("report_sweep_repeat");
+    let (html_path, html) = repeated_sweep_report(&dir, &["--ioengine=null"]);
+    assert!(html_path.exists());
     assert!(
         html.contains("4 run(s), 2 point(s)"),
         "runs pooled by point"
@@ -574,28 +579,8 @@ fn a_repeated_sweep_reports_error_bars_from_its_runs() {
 #[test]
 fn pooled_histograms_sum_the_repeats_bins() {
     let dir = scratch("report_pooled_hist");
-    let mut cmd = iobench();
-    cmd.args(["sweep", "--repeat", "2", "--axis", "bs=4k,64k", "-o"])
-        .arg(dir.join("sweep"))
-        .args([
-            "--",
-            "--name=s",
-            "--ioengine=psync",
-            "--rw=randread",
-            "--size=4m",
-        ])
-        .arg(format!("--filename={}", dir.join("data").display()));
-    run_ok(cmd);
-    let html_path = dir.join("h.html");
-    let mut cmd = iobench();
-    cmd.arg("report")
-        .arg(dir.join("sweep"))
-        .arg("-o")
-        .arg(&html_path)
-        .arg("--svg")
-        .arg(dir.join("svg"));
-    run_ok(cmd);
-    let html = std::fs::read_to_string(&html_path).unwrap();
+    let file = format!("--filename={}", dir.join("data").display());
+    let (html_path, html) = repeated_sweep_report(&dir, &["--ioengine=psync", &file]);
     let c = chart(&html, "set-hist-read-clat");
     assert!(c.contains("data-kind=\"histogram\""), "{c}");
     assert!(
@@ -673,16 +658,7 @@ fn pooled_histograms_sum_the_repeats_bins() {
 #[test]
 fn slo_result_is_a_latency_throughput_chart() {
     let dir = scratch("report_slo");
-    let server = common::nbdkit::Nbdkit::start(
-        &dir,
-        &[
-            "--filter=rate",
-            "memory",
-            "64M",
-            "rate=16M",
-            "burstiness=0.02",
-        ],
-    );
+    let server = crate::study_slo::rate_limited(&dir, "16M");
     let slo_json = dir.join("slo.json");
     let mut cmd = iobench();
     cmd.args([

@@ -21,6 +21,21 @@ fn job(server: &Nbdkit) -> Vec<String> {
     ]
 }
 
+/// A 64 MiB RAM export behind nbdkit's rate filter at `rate` bits/s (M: 2^20), its
+/// bucket's burst cut to 20 ms: its capacity is `rate` / the block size.
+pub(crate) fn rate_limited(dir: &std::path::Path, rate: &str) -> Nbdkit {
+    Nbdkit::start(
+        dir,
+        &[
+            "--filter=rate",
+            "memory",
+            "64M",
+            &format!("rate={rate}"),
+            "burstiness=0.02",
+        ],
+    )
+}
+
 /// slo finds the capacity of three exports capped at known bandwidths, within 20%: the
 /// rate filter's bucket lets short bursts through (burstiness is cut to 20 ms here) and
 /// the machine running the test is shared, so the bound is loose; a search that did not
@@ -33,16 +48,7 @@ fn slo_finds_known_capacities() {
     // IOPS, a CI machine busy with other tests once could not keep the schedule: slo
     // found 1280.)
     for (rate, capacity) in [("8M", 256.0), ("16M", 512.0), ("32M", 1024.0)] {
-        let server = Nbdkit::start(
-            &dir,
-            &[
-                "--filter=rate",
-                "memory",
-                "64M",
-                &format!("rate={rate}"),
-                "burstiness=0.02",
-            ],
-        );
+        let server = rate_limited(&dir, rate);
         let out_json = dir.join(format!("slo-{rate}.json"));
         let mut cmd = common::iobench();
         cmd.args(["slo", "--p90", "30ms", "--precision", "10%"])
@@ -252,16 +258,7 @@ fn sched_lat_only_with_arrival() {
 #[test]
 fn slo_repeats_a_noisy_step() {
     let dir = common::scratch("study_slo_noisy");
-    let server = Nbdkit::start(
-        &dir,
-        &[
-            "--filter=rate",
-            "memory",
-            "64M",
-            "rate=16M",
-            "burstiness=0.02",
-        ],
-    );
+    let server = rate_limited(&dir, "16M");
     let out_json = dir.join("slo.json");
     let mut cmd = common::iobench();
     cmd.args([

@@ -1463,7 +1463,7 @@ fn slo_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         header.push(format!("sched_lat {stat}"));
         header.push(format!("clat {stat}"));
     }
-    header.extend(["missed starts".into(), "met".into()]);
+    header.extend(["missed starts".into(), "runs".into(), "met".into()]);
     let rows: Vec<Vec<String>> = steps
         .iter()
         .map(|s| {
@@ -1482,6 +1482,15 @@ fn slo_section(h: &mut String, k: usize, p: &Path, v: &Value) {
                 }
             }
             r.push(s["missed_starts"].to_string());
+            // A noisy step's repeats (slo's --repeat-noisy), and the run it went by.
+            r.push(match (s["used_run"].as_u64(), s["noisy"].as_str()) {
+                (Some(u), Some(why)) => format!(
+                    "{} (run {u} used, the median; noisy: {why})",
+                    s["runs"].as_u64().unwrap_or(1)
+                ),
+                (None, Some(why)) => format!("1 (noisy: {why})"),
+                _ => "1".into(),
+            });
             r.push(
                 if s["met"].as_bool() == Some(true) {
                     "yes"

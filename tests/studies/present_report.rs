@@ -670,7 +670,9 @@ fn slo_result_is_a_latency_throughput_chart() {
         "--start",
         "256",
     ])
-    .args(["--min-time", "300ms", "-o"])
+    // 300 ms steps: the first (256 IOPS, ~77 I/Os) has too few for its p90, and is
+    // repeated as noisy.
+    .args(["--min-time", "300ms", "--max-time", "300ms", "-o"])
     .arg(&slo_json)
     .args(["--", "--name=n", "--ioengine=nbd", &server.uri()])
     .args(["--rw=randread", "--bs=4k", "--iodepth=8"]);
@@ -725,6 +727,17 @@ fn slo_result_is_a_latency_throughput_chart() {
         over,
         "each step over the target"
     );
+    // A step repeated as noisy (slo's --repeat-noisy) says so in the table.
+    assert!(html.contains("<th>runs</th>"));
+    let repeated: Vec<&Value> = steps.iter().filter(|s| s["used_run"].is_u64()).collect();
+    assert!(!repeated.is_empty(), "the first step was repeated: {doc}");
+    for s in repeated {
+        let want = format!(
+            "<td>{} (run {} used, the median; noisy: ",
+            s["runs"], s["used_run"]
+        );
+        assert!(html.contains(&want), "{want}");
+    }
     let Some(dom) = browse(&html_path, Some(&dir.join("slo.png"))) else {
         return;
     };

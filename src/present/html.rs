@@ -1054,6 +1054,11 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             ));
         }
     }
+    for d in &dirs {
+        for kind in &kinds {
+            pooled_histograms(h, &set, d, kind);
+        }
+    }
     // The table of every point: mean ± σ (min–max, n), failures with their reason.
     let mut header: Vec<String> = set.axes.iter().map(|a| a.name.clone()).collect();
     header.push("runs".into());
@@ -1120,6 +1125,96 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
     let _ = write!(h, "<details><summary>the {} run(s)</summary>", runs.len());
     table(h, &["source", "outcome"], &runs);
     h.push_str("</details>");
+}
+
+/// The most points one pooled histogram chart overlays (more get a chart of their own).
+const HIST_SERIES: usize = 6;
+
+/// Each point's latency histogram (of latency `kind`, direction `dir`) pooled over its
+/// runs: the JSON+ bins summed bucket by bucket, so the repeats' I/Os count as one larger
+/// sample (a mean of histograms would weigh a short run like a long one). The legend says
+/// n, the runs pooled, and the I/Os; a run without bins (plain JSON) or with another
+/// latency kind is left out and said so. Drawn only when some point has bins.
+fn pooled_histograms(h: &mut String, set: &ResultSet, dir: &str, kind: &str) {
+    let mut series: Vec<Series> = Vec::new();
+    for p in &set.points {
+        let mut sum: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+        let (mut n, mut without) = (0usize, 0usize);
+        for &i in &p.runs {
+            let Ok(dirs) = &set.runs[i].outcome else {
+                continue;
+            };
+            match dirs.iter().find(|x| x.dir == dir && x.pct_of == kind) {
+                Some(x) if !x.bins.is_empty() => {
+                    n += 1;
+                    for &(v, c) in &x.bins {
+                        *sum.entry(v).or_default() += c;
+                    }
+                }
+                Some(_) => without += 1,
+                None => {}
+            }
+        }
+        if n == 0 {
+            continue;
+        }
+        let ios: u64 = sum.values().sum();
+        let label: Vec<String> = set
+            .axes
+            .iter()
+            .zip(&p.at)
+            .map(|(a, &i)| format!("{}={}", a.name, value_label(a, i)))
+            .collect();
+        let mut name = format!(
+            "{} (n={n} run{}, {} I/Os)",
+            label.join(" "),
+            if n == 1 { "" } else { "s" },
+            Quantity::Count.text(ios as f64)
+        );
+        if without > 0 {
+            let _ = write!(name, ", {without} without bins left out");
+        }
+        series.push(Series {
+            name,
+            points: sum.into_iter().map(|(v, c)| (v as f64, c as f64)).collect(),
+        });
+    }
+    let chunks = series.len().div_ceil(HIST_SERIES);
+    let lat = format!("{kind} latency");
+    for (c, part) in series.chunks(HIST_SERIES).enumerate() {
+        let id = if chunks > 1 {
+            format!("set-hist-{dir}-{kind}-{}", c + 1)
+        } else {
+            format!("set-hist-{dir}-{kind}")
+        };
+        h.push_str(&svg::xy_chart_marked(
+            &id,
+            &format!(
+                "{dir} {} histogram per point, pooled over its runs{}",
+                latency_name(kind),
+                if chunks > 1 {
+                    format!(" ({} of {chunks})", c + 1)
+                } else {
+                    String::new()
+                }
+            ),
+            Axis {
+                label: &lat,
+                q: Quantity::Time,
+                allow_log: true,
+            },
+            Axis {
+                label: "I/Os in bucket (sum over the runs)",
+                q: Quantity::Count,
+                allow_log: true,
+            },
+            part,
+            &svg::Marks {
+                kind: "histogram",
+                ..Default::default()
+            },
+        ));
+    }
 }
 
 /// A compare metric's name (naming which latency) and quantity; compare keeps IOPS,
@@ -1368,7 +1463,7 @@ fn slo_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         header.push(format!("sched_lat {stat}"));
         header.push(format!("clat {stat}"));
     }
-    header.extend(["missed starts".into(), "met".into()]);
+    header.extend(["missed starts".into(), "runs".into(), "met".into()]);
     let rows: Vec<Vec<String>> = steps
         .iter()
         .map(|s| {
@@ -1387,6 +1482,15 @@ fn slo_section(h: &mut String, k: usize, p: &Path, v: &Value) {
                 }
             }
             r.push(s["missed_starts"].to_string());
+            // A noisy step's repeats (slo's --repeat-noisy), and the run it went by.
+            r.push(match (s["used_run"].as_u64(), s["noisy"].as_str()) {
+                (Some(u), Some(why)) => format!(
+                    "{} (run {u} used, the median; noisy: {why})",
+                    s["runs"].as_u64().unwrap_or(1)
+                ),
+                (None, Some(why)) => format!("1 (noisy: {why})"),
+                _ => "1".into(),
+            });
             r.push(
                 if s["met"].as_bool() == Some(true) {
                     "yes"

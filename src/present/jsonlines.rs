@@ -4,12 +4,15 @@
 //! direction) and the totals so far; a last line (`"final": true`) carries what the
 //! final report adds after the last interval, so the intervals add up to the final
 //! report's totals. Each line is one valid JSON document, flushed as it is written.
+//! Inside a study (sweep, compare) each line also says which run it belongs to
+//! (`"iobench_study"`), and the study's runs share one destination ([`tag_next`]).
 
 use super::window::{self, Windows};
 use crate::stats::RunOutcome;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// The version of a `--live` line's layout (docs/schema/live-line.schema.json): raised
@@ -25,9 +28,25 @@ pub fn take_failure() -> bool {
     FAILED.swap(false, Ordering::Relaxed)
 }
 
+/// What the next run's live lines belong to, set by a study before each of its runs:
+/// the `iobench_study` object, and whether the destination already holds an earlier
+/// run's lines (a file is then appended to, not truncated).
+static NEXT_TAG: Mutex<Option<(Value, bool)>> = Mutex::new(None);
+
+/// The next run opened by [`LiveLog::open`] is a study's: each of its lines carries
+/// `study` as `"iobench_study"` (an iobench-only key, so a plain run's lines stay as
+/// they were), and with `append` a file destination keeps the lines written before.
+pub fn tag_next(study: Value, append: bool) {
+    if let Ok(mut t) = NEXT_TAG.lock() {
+        *t = Some((study, append));
+    }
+}
+
 /// The writer of one run's live lines.
 pub struct LiveLog {
     out: Box<dyn Write + Send>,
+    /// The study run these lines belong to (see [`tag_next`]).
+    study: Option<Value>,
     dest: String,
     prev: RunOutcome,
     started: Instant,
@@ -37,8 +56,20 @@ pub struct LiveLog {
 impl LiveLog {
     /// Opens `dest` (`-` is stdout; a file is created or truncated).
     pub fn open(dest: &str) -> Result<LiveLog, String> {
+        let (study, append) = match NEXT_TAG.lock().ok().and_then(|mut t| t.take()) {
+            Some((v, a)) => (Some(v), a),
+            None => (None, false),
+        };
         let out: Box<dyn Write + Send> = if dest == "-" {
             Box::new(std::io::stdout())
+        } else if append {
+            Box::new(
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .open(dest)
+                    .map_err(|e| format!("--live={dest}: cannot open it: {e}"))?,
+            )
         } else {
             Box::new(
                 crate::report::create_output(dest)
@@ -48,6 +79,7 @@ impl LiveLog {
         let now = Instant::now();
         Ok(LiveLog {
             out,
+            study,
             dest: dest.to_string(),
             prev: RunOutcome::default(),
             started: now,
@@ -72,7 +104,7 @@ impl LiveLog {
             }
             Value::Object(o)
         };
-        let line = json!({
+        let mut line = json!({
             "schema_version": SCHEMA_VERSION,
             "time_ms": t.duration_since(self.started).as_millis() as u64,
             "interval_ms": (secs * 1000.0).round() as u64,
@@ -80,6 +112,9 @@ impl LiveLog {
             "jobs": jobs.iter().map(|w| entry(w, "jobname")).collect::<Vec<_>>(),
             "groups": groups.iter().map(|w| entry(w, "name")).collect::<Vec<_>>(),
         });
+        if let (Some(study), Value::Object(o)) = (&self.study, &mut line) {
+            o.insert("iobench_study".into(), study.clone());
+        }
         let mut text = line.to_string();
         text.push('\n');
         if let Err(e) = self

@@ -506,6 +506,10 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
     }
     let running = jobs.iter().any(Option::is_some);
+    // With `--live=-` on a side, stdout is the JSON Lines' alone: the tables go to stderr.
+    let live_on_stdout = jobs
+        .iter()
+        .any(|j| matches!(j, Some(Runner::Iobench(p)) if p.config.live_on_stdout()));
     let (dir, temporary) = match &a.dir {
         Some(d) => (d.clone(), false),
         None => (
@@ -527,6 +531,9 @@ fn compare(args: &[String]) -> Result<u8, String> {
         let steps = rounds * per_round.len();
         let mut progress = Progress::new("compare", "step", steps);
         let mut step = 0usize;
+        // The `--live` destinations written so far: a side's later runs (and a side
+        // sharing its file) add their lines after the earlier ones.
+        let mut live_written: Vec<Option<String>> = Vec::new();
         'rounds: for round in 0..rounds {
             for (k, j) in jobs.iter().enumerate() {
                 let Some(runner) = j else { continue };
@@ -571,6 +578,20 @@ fn compare(args: &[String]) -> Result<u8, String> {
                 ));
                 let status = match runner {
                     Runner::Iobench(prepared) => {
+                        if prepared.config.live.is_some() {
+                            crate::present::jsonlines::tag_next(
+                                serde_json::json!({
+                                    "kind": "compare",
+                                    "side": label,
+                                    "warmup": warm,
+                                    "repeat": if warm { round + 1 } else { round - a.warmup + 1 },
+                                    "run": step,
+                                    "runs": steps,
+                                }),
+                                live_written.contains(&prepared.config.live),
+                            );
+                            live_written.push(prepared.config.live.clone());
+                        }
                         let run = prepared
                             .reporting_to(&file.to_string_lossy(), vec![OutputFormat::JsonPlus]);
                         crate::session::run_reported(&run)?.code as i32
@@ -602,7 +623,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
         progress.finish();
     }
-    let slower = judge(&sides, &a, &ran, tool.as_ref())?;
+    let slower = judge(&sides, &a, &ran, tool.as_ref(), live_on_stdout)?;
     if running && temporary {
         let _ = std::fs::remove_dir_all(&dir);
     } else if running {
@@ -622,7 +643,9 @@ fn judge(
     a: &Args,
     ran: &[crate::job::Job],
     tool: Option<&Tool>,
+    to_stderr: bool,
 ) -> Result<bool, String> {
+    let say = |text: &str| super::table::emit(to_stderr, text);
     let report = Report::build(sides, &a.metrics);
     if !report.missing.is_empty() {
         // A gate must not pass because a side measured nothing to judge.
@@ -638,14 +661,14 @@ fn judge(
     }
     let tables = report.tables(&a.metrics);
     for t in &tables {
-        print!("{}", if a.markdown { t.markdown() } else { t.text() });
-        println!();
+        say(&if a.markdown { t.markdown() } else { t.text() });
+        say("\n");
     }
-    print!("{}", report.relative_text(&a.metrics));
+    say(&report.relative_text(&a.metrics));
     if tool.is_some() {
         let t = report.verdicts();
-        println!();
-        print!("{}", if a.markdown { t.markdown() } else { t.text() });
+        say("\n");
+        say(&if a.markdown { t.markdown() } else { t.text() });
     }
     if a.fail_if_slower.is_some() {
         if let Some(few) = report.too_few_runs(a.metrics[0]) {
@@ -657,7 +680,7 @@ fn judge(
         .map(|p| report.regressions(a.metrics[0], p))
         .unwrap_or_default();
     for line in &slower {
-        println!("{line}");
+        say(&format!("{line}\n"));
     }
     if let Some(p) = &a.export_json {
         // The context: the machine, and the jobs of every side that ran.
@@ -722,7 +745,11 @@ pub fn judge_results(
             runs,
         })
         .collect();
-    Ok(if judge(&sides, &a, &[], None)? { 2 } else { 0 })
+    Ok(if judge(&sides, &a, &[], None, false)? {
+        2
+    } else {
+        0
+    })
 }
 
 fn write(p: &Path, text: String) -> Result<(), String> {

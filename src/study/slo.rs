@@ -8,6 +8,9 @@
 //! than `--min-time`. The search doubles the rate while every target is met (halving first
 //! when the starting rate already fails), then bisects between the last rate that met the
 //! targets and the first that did not, until they are within `--precision` of each other.
+//! A noisy step (met on fewer I/Os than its percentile needs, or a value within `--noise`
+//! of its bound) is run again, up to `--repeat-noisy` more times until two runs agree;
+//! the search then goes by the median run, so one lucky or unlucky run does not move it.
 
 use crate::cli::{self, OutputFormat};
 use crate::defs::value::parse_time_us;
@@ -101,6 +104,18 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
             help: "the longest step (default 60s; a bare number is in seconds)",
         },
         Flag {
+            names: &["--repeat-noisy"],
+            takes: Takes::Value,
+            form: "N",
+            help: "run a noisy step up to N more times and go by the median run (default 2; 0: never)",
+        },
+        Flag {
+            names: &["--noise"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "a step is noisy when a value is within P% of its target; its runs agree when within P% of the target of each other (default 10%)",
+        },
+        Flag {
             names: &["--arrival"],
             takes: Takes::Value,
             form: "fixed|poisson",
@@ -168,6 +183,11 @@ pub struct Args {
     pub arrival: Option<String>,
     pub output: Option<String>,
     pub job_args: Vec<String>,
+    /// `--repeat-noisy`: the most extra runs of a noisy step.
+    pub repeat_noisy: usize,
+    /// `--noise` (0.10 for 10%): how near its bound a value is noisy, and how far apart
+    /// (as a share of the bound) two runs' values may be and still agree.
+    pub noise: f64,
 }
 
 /// Reads the flags; `None` for `--help`.
@@ -191,6 +211,8 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         arrival: None,
         output: None,
         job_args: m.rest.clone().unwrap_or_default(),
+        repeat_noisy: 2,
+        noise: 0.10,
     };
     let rate = |flag: &str, v: &str| -> Result<f64, String> {
         match v.parse::<f64>() {
@@ -231,7 +253,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                     max_ns: us.saturating_mul(1000),
                 });
             }
-            "--precision" => {
+            "--precision" | "--noise" => {
                 let p = v
                     .strip_suffix('%')
                     .and_then(|n| n.trim().parse::<f64>().ok())
@@ -239,7 +261,24 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                     .ok_or_else(|| {
                         crate::flags::bad_value(name, v, "a percentage above 0, such as 5%")
                     })?;
-                a.precision = p / 100.0;
+                if *name == "--noise" {
+                    a.noise = p / 100.0;
+                } else {
+                    a.precision = p / 100.0;
+                }
+            }
+            "--repeat-noisy" => {
+                a.repeat_noisy = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n <= MAX_REPEATS)
+                    .ok_or_else(|| {
+                        crate::flags::bad_value(
+                            name,
+                            v,
+                            &format!("a count from 0 to {MAX_REPEATS}"),
+                        )
+                    })?;
             }
             "--start" => a.start = rate(name, v)?,
             "--max" => a.max = rate(name, v)?,
@@ -267,8 +306,12 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
-/// One step of the search: the job run at one offered rate.
-#[derive(Debug, Clone)]
+/// The most `--repeat-noisy` allows: a step is then run at most 11 times.
+const MAX_REPEATS: usize = 10;
+
+/// One step of the search: the job run at one offered rate (when it was noisy, the
+/// median of its runs, with every run in `repeats`).
+#[derive(Debug, Clone, Default)]
 pub struct Step {
     pub offered_iops: f64,
     pub achieved_iops: f64,
@@ -283,6 +326,12 @@ pub struct Step {
     pub backlog_max: u64,
     pub exit_code: u8,
     pub pass: bool,
+    /// Why the first run was not taken alone (None: it was).
+    pub noisy: Option<String>,
+    /// Every run at this rate, in order, when the step was repeated (else empty).
+    pub repeats: Vec<Step>,
+    /// Which of `repeats` the step's numbers are (0-based).
+    pub used: usize,
 }
 
 /// The whole search.
@@ -375,12 +424,7 @@ fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session:
 /// How long a step at `rate` runs: enough I/Os for the strictest target, between
 /// `--min-time` and `--max-time`.
 fn step_time_us(a: &Args, rate: f64) -> u64 {
-    let need = a
-        .targets
-        .iter()
-        .map(|t| t.stat.samples_needed())
-        .max()
-        .unwrap_or(100);
+    let need = samples_needed(a);
     let us = (need as f64 / rate * 1e6).ceil() as u64;
     us.clamp(a.min_time_us, a.max_time_us.max(a.min_time_us))
 }
@@ -459,6 +503,125 @@ fn run_step(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<Step, String> 
         backlog_max: backlog,
         exit_code: f.code,
         pass: met && f.code == 0 && sched.samples > 0,
+        ..Default::default()
+    })
+}
+
+/// The I/Os a step needs for its strictest target.
+fn samples_needed(a: &Args) -> u64 {
+    a.targets
+        .iter()
+        .map(|t| t.stat.samples_needed())
+        .max()
+        .unwrap_or(100)
+}
+
+/// Why one run of a step cannot decide alone: its verdict rests on fewer I/Os than the
+/// strictest percentile needs (less `--noise`: a step of exactly the planned length may
+/// lose a few at its start), unless it missed because the storage fell behind the offered
+/// rate (more I/Os would not change that); or a value lies within `--noise` of its bound,
+/// where the verdict turns on the noise. None when the run is clear.
+fn noise_of(a: &Args, s: &Step) -> Option<String> {
+    let need = samples_needed(a);
+    let overloaded = s.achieved_iops < (1.0 - a.noise) * s.offered_iops;
+    if (s.ios as f64) < (1.0 - a.noise) * need as f64 && (s.pass || !overloaded) {
+        return Some(format!(
+            "{} on {} I/Os, fewer than the {need} its strictest target needs",
+            if s.pass { "met" } else { "missed" },
+            s.ios
+        ));
+    }
+    a.targets.iter().zip(&s.values_ns).find_map(|(t, v)| {
+        let bound = t.max_ns as f64;
+        ((v / bound - 1.0).abs() <= a.noise).then(|| {
+            format!(
+                "{} {} ms within {}% of its target {} ms",
+                t.stat.name(),
+                ms(*v),
+                a.noise * 100.0,
+                ms(bound)
+            )
+        })
+    })
+}
+
+/// How the runs of one step disagree: different verdicts, or a target's values further
+/// apart than `--noise` of its bound (what matters is whether the verdict could turn: 4
+/// and 6 ms agree under a 30 ms target). None when they agree.
+fn disagreement(a: &Args, runs: &[Step]) -> Option<String> {
+    let met = runs.iter().filter(|r| r.pass).count();
+    if met != 0 && met != runs.len() {
+        return Some(format!("met in {met} of {} runs", runs.len()));
+    }
+    a.targets.iter().enumerate().find_map(|(i, t)| {
+        let vals = runs.iter().map(|r| r.values_ns[i]);
+        let lo = vals.clone().fold(f64::MAX, f64::min);
+        let hi = vals.fold(0.0, f64::max);
+        ((hi - lo) / t.max_ns as f64 > a.noise).then(|| {
+            format!(
+                "{} from {} to {} ms across the runs",
+                t.stat.name(),
+                ms(lo),
+                ms(hi)
+            )
+        })
+    })
+}
+
+/// How far over its targets a run is: its largest value / bound.
+fn worst_ratio(a: &Args, s: &Step) -> f64 {
+    a.targets
+        .iter()
+        .zip(&s.values_ns)
+        .map(|(t, v)| v / t.max_ns as f64)
+        .fold(0.0, f64::max)
+}
+
+/// One step at `rate`: a run, and when it is noisy ([`noise_of`]) more runs, up to
+/// `--repeat-noisy`, until the runs agree. A repeated step is its median run by the
+/// worst target's ratio to its bound (with an even count, the worse of the middle two:
+/// a capacity claimed must hold).
+fn measure(
+    a: &Args,
+    rate: f64,
+    step: &mut impl FnMut(f64) -> Result<Step, String>,
+) -> Result<Step, String> {
+    let first = step(rate)?;
+    let Some(why) = noise_of(a, &first) else {
+        return Ok(first);
+    };
+    if a.repeat_noisy == 0 {
+        return Ok(Step {
+            noisy: Some(format!("{why}; not repeated (--repeat-noisy 0)")),
+            ..first
+        });
+    }
+    let mut runs = vec![first];
+    let mut disagree = None;
+    while runs.len() <= a.repeat_noisy {
+        eprintln!(
+            "iobench slo: {rate:.0} IOPS is noisy ({why}): run {} of at most {}",
+            runs.len() + 1,
+            a.repeat_noisy + 1
+        );
+        runs.push(step(rate)?);
+        disagree = disagreement(a, &runs);
+        if disagree.is_none() {
+            break;
+        }
+    }
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by(|&x, &y| worst_ratio(a, &runs[x]).total_cmp(&worst_ratio(a, &runs[y])));
+    let used = order[runs.len() / 2];
+    let noisy = match disagree {
+        None => format!("{why}; the {} runs agree", runs.len()),
+        Some(d) => format!("{why}; the {} runs still disagree ({d})", runs.len()),
+    };
+    Ok(Step {
+        noisy: Some(noisy),
+        used,
+        repeats: runs.clone(),
+        ..runs[used].clone()
     })
 }
 
@@ -470,12 +633,17 @@ pub fn search(
 ) -> Result<Outcome, String> {
     let mut steps = Vec::new();
     let mut run = |rate: f64, steps: &mut Vec<Step>| -> Result<bool, String> {
-        let s = step(rate)?;
+        let s = measure(a, rate, &mut step)?;
         eprintln!(
-            "iobench slo: {:.0} IOPS offered, {:.0} achieved: {}",
+            "iobench slo: {:.0} IOPS offered, {:.0} achieved: {}{}",
             s.offered_iops,
             s.achieved_iops,
-            if s.pass { "met" } else { "missed" }
+            if s.pass { "met" } else { "missed" },
+            if s.repeats.is_empty() {
+                String::new()
+            } else {
+                format!(" (run {} of {}, the median)", s.used + 1, s.repeats.len())
+            }
         );
         let pass = s.pass;
         steps.push(s);
@@ -589,7 +757,12 @@ pub fn table(a: &Args, o: &Outcome) -> String {
             head.push(format!("clat {}", t.stat.name()));
         }
     }
-    head.extend(["missed".into(), "backlog".into(), "met".into()]);
+    head.extend([
+        "missed".into(),
+        "backlog".into(),
+        "runs".into(),
+        "met".into(),
+    ]);
     let mut cells = vec![head];
     for s in &rows {
         let mut r = vec![
@@ -605,6 +778,11 @@ pub fn table(a: &Args, o: &Outcome) -> String {
         }
         r.push(s.missed_starts.to_string());
         r.push(s.backlog_max.to_string());
+        r.push(if s.repeats.is_empty() {
+            "1".to_string()
+        } else {
+            format!("{} (#{})", s.repeats.len(), s.used + 1)
+        });
         r.push(if s.pass { "yes" } else { "no" }.into());
         cells.push(r);
     }
@@ -618,6 +796,26 @@ pub fn table(a: &Args, o: &Outcome) -> String {
             .map(|(c, w)| format!("{c:>w$}"))
             .collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    // The noisy steps: why, and which run the search went by.
+    for s in rows.iter().filter(|s| s.noisy.is_some()) {
+        let why = s.noisy.as_deref().unwrap_or_default();
+        if s.repeats.is_empty() {
+            let _ = writeln!(out, "noisy: {:.0} IOPS: {why}", s.offered_iops);
+            continue;
+        }
+        let verdicts: Vec<&str> = s
+            .repeats
+            .iter()
+            .map(|r| if r.pass { "met" } else { "missed" })
+            .collect();
+        let _ = writeln!(
+            out,
+            "noisy: {:.0} IOPS: {why}: runs {}; used run {} (the median)",
+            s.offered_iops,
+            verdicts.join(", "),
+            s.used + 1
+        );
     }
     out
 }
@@ -634,6 +832,23 @@ pub fn document(a: &Args, o: &Outcome) -> serde_json::Value {
             .map(|(t, x)| (t.stat.name(), json!(x)))
             .collect::<serde_json::Map<_, _>>()
     };
+    // One run's numbers (a step's, or one of its repeats').
+    let run = |r: &Step| {
+        let v = json!({
+            "offered_iops": r.offered_iops,
+            "achieved_iops": r.achieved_iops,
+            "ios": r.ios,
+            "sched_lat_mean_ns": r.mean_ns,
+            "sched_lat_ns": by_target(&r.values_ns),
+            "clat_ns": by_target(&r.clat_ns),
+            "missed_starts": r.missed_starts,
+            "met": r.pass,
+        });
+        match v {
+            serde_json::Value::Object(m) => m,
+            _ => serde_json::Map::new(),
+        }
+    };
     json!({
         "capacity_iops": o.capacity_iops,
         "missed_at_iops": o.failed_at,
@@ -644,19 +859,23 @@ pub fn document(a: &Args, o: &Outcome) -> serde_json::Value {
             "max_ns": t.max_ns,
             "samples_per_step": t.stat.samples_needed(),
         })).collect::<Vec<_>>(),
-        "steps": rows.iter().map(|s| json!({
-            "offered_iops": s.offered_iops,
-            "achieved_iops": s.achieved_iops,
-            "runtime_s": s.runtime_s,
-            "ios": s.ios,
-            "sched_lat_mean_ns": s.mean_ns,
-            "sched_lat_ns": by_target(&s.values_ns),
-            "clat_ns": by_target(&s.clat_ns),
-            "missed_starts": s.missed_starts,
-            "backlog_max": s.backlog_max,
-            "exit_code": s.exit_code,
-            "met": s.pass,
-        })).collect::<Vec<_>>(),
+        "steps": rows.iter().map(|s| {
+            let mut v = run(s);
+            v.insert("runtime_s".into(), json!(s.runtime_s));
+            v.insert("backlog_max".into(), json!(s.backlog_max));
+            v.insert("exit_code".into(), json!(s.exit_code));
+            v.insert("runs".into(), json!(s.repeats.len().max(1)));
+            v.insert("noisy".into(), json!(s.noisy));
+            v.insert(
+                "used_run".into(),
+                json!((!s.repeats.is_empty()).then_some(s.used + 1)),
+            );
+            v.insert(
+                "repeats".into(),
+                s.repeats.iter().map(|r| serde_json::Value::Object(run(r))).collect(),
+            );
+            serde_json::Value::Object(v)
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -724,7 +943,109 @@ mod tests {
             backlog_max: 0,
             exit_code: 0,
             pass: rate <= capacity,
+            ..Default::default()
         }
+    }
+
+    /// A step whose first run at `fluke` is a miss just over its 2 ms bound (a noisy
+    /// host), every other run clear: the repeats outvote it, the search goes on past it,
+    /// and the step keeps its three runs; without repeats the fluke decides.
+    #[test]
+    fn a_noisy_step_is_repeated_and_the_median_run_decides() {
+        let a = args(&["--p99", "2ms", "--precision", "1%", "--", "--name=x"])
+            .unwrap()
+            .unwrap();
+        assert_eq!((a.repeat_noisy, a.noise), (2, 0.10));
+        let search_with = |a: &Args| {
+            let mut seen = std::collections::HashMap::new();
+            search(a, |r| {
+                let n = seen.entry(r.to_bits()).or_insert(0);
+                *n += 1;
+                let mut s = fake(r, 1000.0);
+                s.ios = 5000;
+                if r == 400.0 && *n == 1 {
+                    // 2.1 ms: missed, within 10% of the bound.
+                    s.values_ns = vec![2.1e6];
+                    s.pass = false;
+                } else if r <= 1000.0 {
+                    s.values_ns = vec![1e6 + r + f64::from(*n) * 1000.0];
+                }
+                Ok(s)
+            })
+            .unwrap()
+        };
+        let o = search_with(&a);
+        let step = o.steps.iter().find(|s| s.offered_iops == 400.0).unwrap();
+        assert!(step.pass, "{step:?}");
+        assert_eq!(
+            step.repeats.len(),
+            3,
+            "the two repeats disagreed with the fluke"
+        );
+        assert!(!step.repeats[0].pass && step.repeats[1].pass && step.repeats[2].pass);
+        assert_eq!(step.used, 2, "the median of 2.1, 1.0024 and 1.0034 ms");
+        assert_eq!(step.values_ns, [1.0034e6]);
+        assert!(step
+            .noisy
+            .as_deref()
+            .unwrap()
+            .contains("p99 2.100 ms within 10%"));
+        assert!(
+            o.capacity_iops > 900.0 && o.capacity_iops <= 1000.0,
+            "{o:?}"
+        );
+        let text = table(&a, &o);
+        assert!(
+            text.contains("noisy: 400 IOPS: p99 2.100 ms within 10% of its target 2.000 ms")
+                && text.contains("runs missed, met, met; used run 3 (the median)"),
+            "{text}"
+        );
+        let doc = document(&a, &o);
+        let js = doc["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["offered_iops"] == 400.0)
+            .unwrap();
+        assert_eq!(js["runs"], 3);
+        assert_eq!(js["used_run"], 3);
+        assert_eq!(js["repeats"][0]["met"], false);
+        // Without repeats the fluke stops the ramp at 400 IOPS.
+        let once = Args {
+            repeat_noisy: 0,
+            ..a.clone()
+        };
+        let o = search_with(&once);
+        assert!(o.capacity_iops < 400.0, "{o:?}");
+        let step = o.steps.iter().find(|s| s.offered_iops == 400.0).unwrap();
+        assert!(step.repeats.is_empty() && step.noisy.is_some());
+    }
+
+    #[test]
+    fn too_few_ios_for_the_percentile_is_noisy() {
+        let a = args(&["--p99.9", "2ms", "--", "--name=x"])
+            .unwrap()
+            .unwrap();
+        let mut s = fake(100.0, 1000.0);
+        s.ios = 500;
+        assert!(noise_of(&a, &s)
+            .unwrap()
+            .contains("met on 500 I/Os, fewer than the 10000"));
+        // A miss on too few I/Os is noisy too, unless the storage fell behind the rate.
+        s.pass = false;
+        s.values_ns = vec![1e9];
+        assert!(noise_of(&a, &s).unwrap().contains("missed on 500 I/Os"));
+        s.achieved_iops = 50.0;
+        assert_eq!(noise_of(&a, &s), None);
+        // 9,000 of 10,000 is near enough.
+        s.pass = true;
+        s.values_ns = vec![1e6];
+        s.ios = 9_000;
+        assert_eq!(noise_of(&a, &s), None);
+        let e = args(&["--p99", "2ms", "--repeat-noisy", "x", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--repeat-noisy") && e.contains("0 to 10"), "{e}");
+        let e = args(&["--p99", "2ms", "--noise", "0%", "--", "--name=x"]).unwrap_err();
+        assert!(e.contains("--noise"), "{e}");
     }
 
     #[test]

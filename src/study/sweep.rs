@@ -506,6 +506,8 @@ fn sweep(args: &[String]) -> Result<u8, String> {
     let order = run_order(points.len(), a.repeat);
     let mut progress = Progress::new("sweep", "point", order.len());
     let mut code = 0u8;
+    // True once a run's live lines went to `--live`'s destination (a file then keeps them).
+    let mut live_written = false;
     for (i, &(k, repeat)) in order.iter().enumerate() {
         let (p, _, prepared) = &planned[k];
         let stem = run_stem(p, repeat, a.repeat);
@@ -537,6 +539,24 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         progress.step(i + 1, &what, left);
         let t0 = Instant::now();
         crate::history::Study::label_next(&stem);
+        if prepared.config.live.is_some() {
+            let point: serde_json::Map<String, Value> = p
+                .iter()
+                .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+                .collect();
+            crate::present::jsonlines::tag_next(
+                json!({
+                    "kind": "sweep",
+                    "point": point,
+                    "file": file,
+                    "repeat": repeat,
+                    "run": i + 1,
+                    "runs": order.len(),
+                }),
+                live_written,
+            );
+            live_written = true;
+        }
         let (exit_code, r) = run_point(prepared, &dir, &stem);
         let elapsed = t0.elapsed().as_secs_f64();
         progress.done();
@@ -581,7 +601,11 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         }
     }
     let t = result_table(&a.axes, &done, a.repeat);
-    print!("{}", if a.markdown { t.markdown() } else { t.text() });
+    // With `--live=-` stdout is the JSON Lines' alone, and the table goes to stderr.
+    super::table::emit(
+        inv.config.live_on_stdout(),
+        &if a.markdown { t.markdown() } else { t.text() },
+    );
     eprintln!(
         "sweep: {} points{} in {}, results in {}",
         done.len(),

@@ -1,6 +1,19 @@
 //! Tables of results as text (aligned columns, numbers right-aligned) or markdown, the
 //! one renderer the studies print with.
 
+/// Prints a study's text (its tables, its verdicts) on stdout, or on stderr when
+/// `to_stderr`: `--live=-` has stdout for its JSON Lines alone.
+pub fn emit(to_stderr: bool, text: &str) {
+    use std::io::Write;
+    if to_stderr {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+    }
+}
+
 /// A table: a header row and data rows of already formatted cells.
 #[derive(Debug, Clone, Default)]
 pub struct Table {

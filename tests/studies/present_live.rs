@@ -119,6 +119,24 @@ fn live_to_stdout_and_bad_destination() {
     assert!(err.contains("--live=/proc/nonexistent/x.jsonl"), "{err}");
 }
 
+/// True when jq is installed; else says so (`then`: what the test does without it), and
+/// fails under IOBENCH_REQUIRE_FIO=1 (CI installs it).
+fn have_jq(then: &str) -> bool {
+    let found = std::process::Command::new("jq")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        assert_ne!(
+            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
+            Ok("1"),
+            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
+        );
+        eprintln!("jq not installed: {then}");
+    }
+    found
+}
+
 /// The README's `--live=- … | jq` line, run as written (in a directory holding a short
 /// `jobfile.fio`): stdout holds the JSON Lines alone, the report goes to stderr.
 #[test]
@@ -171,17 +189,7 @@ fn the_readmes_live_line_runs_as_written() {
         "the report and the job headers on stderr: {err}"
     );
     // The whole line, through jq.
-    let have_jq = std::process::Command::new("jq")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_jq {
-        assert_ne!(
-            std::env::var("IOBENCH_REQUIRE_FIO").as_deref(),
-            Ok("1"),
-            "jq is not installed but IOBENCH_REQUIRE_FIO=1: install it (apt-get install -y jq)"
-        );
-        eprintln!("jq not installed: the README's line was checked without it");
+    if !have_jq("the README's line was checked without it") {
         return;
     }
     let o = std::process::Command::new("bash")
@@ -200,4 +208,130 @@ fn the_readmes_live_line_runs_as_written() {
         "the first second's IOPS: {out}"
     );
     assert!(!err.contains("parse error"), "jq read every line: {err}");
+}
+
+/// Runs `args` (an iobench study with `--live=-`) through `jq -c .` in bash with
+/// pipefail: jq must read every stdout line as JSON. Keeps jq's lines in `keep`; returns
+/// them, and iobench's stderr.
+fn study_through_jq(
+    dir: &std::path::Path,
+    args: &[String],
+    keep: &std::path::Path,
+) -> (Vec<Value>, String) {
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let err_file = dir.join("stderr.txt");
+    let line = format!(
+        "{bin} {} 2>'{}' | jq -c . | tee '{}'",
+        quoted.join(" "),
+        err_file.display(),
+        keep.display()
+    );
+    let o = std::process::Command::new("bash")
+        .args(["-o", "pipefail", "-c", &line])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let err = std::fs::read_to_string(&err_file).unwrap_or_default();
+    assert!(
+        o.status.success(),
+        "{line}\n{err}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    let docs = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("jq printed {l}: {e}")))
+        .collect();
+    (docs, err)
+}
+
+/// `sweep … --live=-` and `compare … --live=-`: stdout holds the JSON Lines alone (jq
+/// reads every line), each saying which point (sweep) or side and run (compare) it is
+/// from; the tables and the progress are on stderr; and the lines still validate against
+/// the published live-line schema.
+#[test]
+fn studies_put_their_live_lines_alone_on_stdout() {
+    if !have_jq("skipped") {
+        return;
+    }
+    let dir = scratch("live_studies");
+    let job = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "--name=s",
+            "--ioengine=null",
+            "--rw=randread",
+            "--size=1g",
+            "--runtime=1200ms",
+            "--time_based",
+            "--live=-",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    // A sweep of two points.
+    let mut args: Vec<String> = ["sweep", "--axis", "bs=4k,64k", "-o", "sw"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(job(&[]));
+    let jsonl = dir.join("sweep.jsonl");
+    let (docs, err) = study_through_jq(&dir, &args, &jsonl);
+    assert!(docs.len() >= 4, "two points, 2+ lines each: {docs:?}");
+    for d in &docs {
+        let s = &d["iobench_study"];
+        assert_eq!(s["kind"], "sweep", "{d}");
+        assert!(s["point"]["bs"] == "4k" || s["point"]["bs"] == "64k", "{d}");
+        assert_eq!(s["runs"], 2, "{d}");
+    }
+    let finals: Vec<&Value> = docs.iter().filter(|d| d["final"] == true).collect();
+    assert_eq!(finals.len(), 2, "one final line per point");
+    assert_ne!(
+        finals[0]["iobench_study"]["point"],
+        finals[1]["iobench_study"]["point"]
+    );
+    assert!(
+        err.contains("sweep: point 1/2") && err.contains("IOPS"),
+        "the progress and the table on stderr: {err}"
+    );
+    // A comparison of two sides, two runs each (run in turn: A B A B).
+    let mut args: Vec<String> = ["compare", "--repeat", "2", "--"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    args.extend(job(&["--bs=4k"]));
+    args.push("--".into());
+    args.extend(job(&["--bs=16k"]));
+    let jsonl2 = dir.join("compare.jsonl");
+    let (docs, err) = study_through_jq(&dir, &args, &jsonl2);
+    assert!(docs.len() >= 8, "four runs, 2+ lines each: {docs:?}");
+    let mut side_of_run: Vec<Option<String>> = vec![None; 4];
+    for d in &docs {
+        let s = &d["iobench_study"];
+        assert_eq!(s["kind"], "compare", "{d}");
+        assert_eq!(s["warmup"], false, "{d}");
+        assert_eq!(s["runs"], 4, "{d}");
+        let run = s["run"].as_u64().unwrap() as usize;
+        let side = s["side"].as_str().unwrap().to_string();
+        let seen = side_of_run[run - 1].get_or_insert_with(|| side.clone());
+        assert_eq!(*seen, side, "one side per run: {d}");
+        assert_eq!(s["repeat"], (run as u64).div_ceil(2), "{d}");
+    }
+    let sides: Vec<String> = side_of_run.into_iter().map(Option::unwrap).collect();
+    assert!(sides[0].contains("4k") && sides[2] == sides[0], "{sides:?}");
+    assert!(
+        sides[1].contains("16k") && sides[3] == sides[1],
+        "{sides:?}"
+    );
+    assert_eq!(docs.iter().filter(|d| d["final"] == true).count(), 4);
+    assert!(err.contains("IOPS"), "the tables on stderr: {err}");
+    let (status, verr) =
+        crate::output_contract::validate(&[("live-line", vec![jsonl.clone(), jsonl2.clone()])]);
+    if crate::output_contract::have_validator(&verr) {
+        assert_eq!(status, 0, "{verr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -289,7 +289,8 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
     let heat = std::fs::read_to_string(svgs.join("set-heat-read.svg")).unwrap();
     assert!(heat.starts_with("<?xml") && heat.contains("xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(heat.trim_end().ends_with("</svg>") && !heat.contains("<figure"));
-    assert_eq!(std::fs::read_dir(&svgs).unwrap().count(), 8);
+    // 8 charts, and the latency histograms pooled per point.
+    assert_eq!(std::fs::read_dir(&svgs).unwrap().count(), 9);
     let pts_in_source = count(&html, "class=\"pt\"");
     let Some(dom) = browse(&html_path, Some(&dir.join("report.png"))) else {
         return;
@@ -535,36 +536,118 @@ fn bad_inputs_are_named() {
     );
 }
 
-/// A sweep with repeats, reported: each point's repeats (the index's `runs[]`) pool into
-/// one point with error bars of n = 2, not one run per point.
-#[test]
-fn a_repeated_sweep_reports_error_bars_from_its_runs() {
-    let dir = scratch("report_sweep_repeat");
+/// A sweep of bs=4k,64k run twice a point (4 MiB random reads, `job` giving the engine
+/// and file) in `dir`/sweep, reported with `--svg dir/svg`: the HTML's path and text.
+fn repeated_sweep_report(dir: &Path, job: &[&str]) -> (PathBuf, String) {
     let mut cmd = iobench();
     cmd.args(["sweep", "--repeat", "2", "--axis", "bs=4k,64k", "-o"])
         .arg(dir.join("sweep"))
-        .args([
-            "--",
-            "--name=s",
-            "--ioengine=null",
-            "--rw=randread",
-            "--size=4m",
-        ]);
+        .args(["--", "--name=s", "--rw=randread", "--size=4m"])
+        .args(job);
     run_ok(cmd);
     let html_path = dir.join("r.html");
     let mut cmd = iobench();
     cmd.arg("report")
         .arg(dir.join("sweep"))
         .arg("-o")
-        .arg(&html_path);
+        .arg(&html_path)
+        .arg("--svg")
+        .arg(dir.join("svg"));
     run_ok(cmd);
     let html = std::fs::read_to_string(&html_path).unwrap();
+    (html_path, html)
+}
+
+/// A sweep with repeats, reported: each point's repeats (the index's `runs[]`) pool into
+/// one point with error bars of n = 2, not one run per point.
+#[test]
+fn a_repeated_sweep_reports_error_bars_from_its_runs() {
+    let dir = scratch("report_sweep_repeat");
+    let (html_path, html) = repeated_sweep_report(&dir, &["--ioengine=null"]);
+    assert!(html_path.exists());
     assert!(
         html.contains("4 run(s), 2 point(s)"),
         "runs pooled by point"
     );
     let c = chart(&html, "set-0-read-IOPS");
     assert_eq!(count(c, "class=\"errbar\" data-n=\"2\""), 2, "{c}");
+}
+
+/// A repeated sweep's latency histograms pooled per point: one line per point whose
+/// counts are the sum of its two runs' JSON+ bins, bucket by bucket, with n in the legend,
+/// on a log latency axis; written alone by `--svg` too, and built by Chromium.
+#[test]
+fn pooled_histograms_sum_the_repeats_bins() {
+    let dir = scratch("report_pooled_hist");
+    let file = format!("--filename={}", dir.join("data").display());
+    let (html_path, html) = repeated_sweep_report(&dir, &["--ioengine=psync", &file]);
+    let c = chart(&html, "set-hist-read-clat");
+    assert!(c.contains("data-kind=\"histogram\""), "{c}");
+    assert!(
+        c.contains("class=\"axis x\" data-scale=\"log\""),
+        "a log latency axis: {c}"
+    );
+    assert!(c.contains("clat latency (log scale)"), "{c}");
+    // Each point's line: the sum of its runs' bins, bucket by bucket.
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sweep/index.json")).unwrap())
+            .unwrap();
+    let series = attrs(c, "pt", "data-series");
+    let xs = attrs(c, "pt", "data-x");
+    let ys = attrs(c, "pt", "data-y");
+    for (bs, label) in [("4k", "bs=4 KiB"), ("64k", "bs=64 KiB")] {
+        let pt = index["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["params"]["bs"] == bs)
+            .unwrap();
+        let mut want: std::collections::BTreeMap<u64, u64> = Default::default();
+        let runs = pt["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2);
+        for r in runs {
+            let f = dir.join("sweep").join(r["file"].as_str().unwrap());
+            let doc: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+            for (v, n) in doc["jobs"][0]["read"]["clat_ns"]["bins"]
+                .as_object()
+                .unwrap()
+            {
+                *want.entry(v.parse().unwrap()).or_default() += n.as_u64().unwrap();
+            }
+        }
+        let ios: u64 = want.values().sum();
+        let name = series
+            .iter()
+            .find(|s| s.starts_with(&format!("{label} (n=2 runs, ")))
+            .unwrap_or_else(|| panic!("no line for {label}: {series:?}"));
+        let got: std::collections::BTreeMap<u64, u64> = series
+            .iter()
+            .zip(xs.iter().zip(&ys))
+            .filter(|(s, _)| *s == name)
+            .map(|(_, (x, y))| (x.parse().unwrap(), y.parse().unwrap()))
+            .collect();
+        assert_eq!(got, want, "{label}: the two runs' bins summed");
+        assert_eq!(
+            ios,
+            2 * 1024 * 1024 * 4 / if bs == "4k" { 4096 } else { 65536 }
+        );
+    }
+    assert!(
+        std::fs::read_to_string(dir.join("svg/set-hist-read-clat.svg"))
+            .unwrap()
+            .contains("histogram per point, pooled over its runs")
+    );
+    if let Some(dom) = browse(&html_path, Some(&dir.join("h.png"))) {
+        assert_eq!(
+            count(&dom, "data-kind=\"histogram\""),
+            1,
+            "the pooled histogram in the DOM Chromium built"
+        );
+        assert_eq!(count(&dom, "class=\"pt\""), count(&html, "class=\"pt\""));
+    }
+    if std::env::var_os("IOBENCH_KEEP_SHOT").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
 
 /// `iobench slo -o FILE` reported: the latency–throughput curve against an NBD export of
@@ -575,16 +658,7 @@ fn a_repeated_sweep_reports_error_bars_from_its_runs() {
 #[test]
 fn slo_result_is_a_latency_throughput_chart() {
     let dir = scratch("report_slo");
-    let server = common::nbdkit::Nbdkit::start(
-        &dir,
-        &[
-            "--filter=rate",
-            "memory",
-            "64M",
-            "rate=16M",
-            "burstiness=0.02",
-        ],
-    );
+    let server = crate::study_slo::rate_limited(&dir, "16M");
     let slo_json = dir.join("slo.json");
     let mut cmd = iobench();
     cmd.args([
@@ -596,7 +670,9 @@ fn slo_result_is_a_latency_throughput_chart() {
         "--start",
         "256",
     ])
-    .args(["--min-time", "300ms", "-o"])
+    // 300 ms steps: the first (256 IOPS, ~77 I/Os) has too few for its p90, and is
+    // repeated as noisy.
+    .args(["--min-time", "300ms", "--max-time", "300ms", "-o"])
     .arg(&slo_json)
     .args(["--", "--name=n", "--ioengine=nbd", &server.uri()])
     .args(["--rw=randread", "--bs=4k", "--iodepth=8"]);
@@ -651,6 +727,17 @@ fn slo_result_is_a_latency_throughput_chart() {
         over,
         "each step over the target"
     );
+    // A step repeated as noisy (slo's --repeat-noisy) says so in the table.
+    assert!(html.contains("<th>runs</th>"));
+    let repeated: Vec<&Value> = steps.iter().filter(|s| s["used_run"].is_u64()).collect();
+    assert!(!repeated.is_empty(), "the first step was repeated: {doc}");
+    for s in repeated {
+        let want = format!(
+            "<td>{} (run {} used, the median; noisy: ",
+            s["runs"], s["used_run"]
+        );
+        assert!(html.contains(&want), "{want}");
+    }
     let Some(dom) = browse(&html_path, Some(&dir.join("slo.png"))) else {
         return;
     };

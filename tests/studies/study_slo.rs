@@ -21,6 +21,21 @@ fn job(server: &Nbdkit) -> Vec<String> {
     ]
 }
 
+/// A 64 MiB RAM export behind nbdkit's rate filter at `rate` bits/s (M: 2^20), its
+/// bucket's burst cut to 20 ms: its capacity is `rate` / the block size.
+pub(crate) fn rate_limited(dir: &std::path::Path, rate: &str) -> Nbdkit {
+    Nbdkit::start(
+        dir,
+        &[
+            "--filter=rate",
+            "memory",
+            "64M",
+            &format!("rate={rate}"),
+            "burstiness=0.02",
+        ],
+    )
+}
+
 /// slo finds the capacity of three exports capped at known bandwidths, within 20%: the
 /// rate filter's bucket lets short bursts through (burstiness is cut to 20 ms here) and
 /// the machine running the test is shared, so the bound is loose; a search that did not
@@ -33,16 +48,7 @@ fn slo_finds_known_capacities() {
     // IOPS, a CI machine busy with other tests once could not keep the schedule: slo
     // found 1280.)
     for (rate, capacity) in [("8M", 256.0), ("16M", 512.0), ("32M", 1024.0)] {
-        let server = Nbdkit::start(
-            &dir,
-            &[
-                "--filter=rate",
-                "memory",
-                "64M",
-                &format!("rate={rate}"),
-                "burstiness=0.02",
-            ],
-        );
+        let server = rate_limited(&dir, rate);
         let out_json = dir.join(format!("slo-{rate}.json"));
         let mut cmd = common::iobench();
         cmd.args(["slo", "--p90", "30ms", "--precision", "10%"])
@@ -243,4 +249,76 @@ fn sched_lat_only_with_arrival() {
         err.contains("arrival") && err.contains("rate_iops"),
         "{err}"
     );
+}
+
+/// Steps too short for their percentile (300 ms at 128 IOPS is ~38 I/Os; p90 needs 100)
+/// are noisy: slo runs each of them again (here up to 2 more times) until two runs agree,
+/// reports every run and which one it went by, and the capacity (nbdkit's rate filter:
+/// 16 Mbit/s over 4 KiB, 512 IOPS) is still found.
+#[test]
+fn slo_repeats_a_noisy_step() {
+    let dir = common::scratch("study_slo_noisy");
+    let server = rate_limited(&dir, "16M");
+    let out_json = dir.join("slo.json");
+    let mut cmd = common::iobench();
+    cmd.args([
+        "slo",
+        "--p90",
+        "30ms",
+        "--precision",
+        "10%",
+        "--start",
+        "128",
+    ])
+    .args(["--min-time", "300ms", "--max-time", "300ms"])
+    .args(["--repeat-noisy", "2", "-o"])
+    .arg(&out_json)
+    .arg("--")
+    .args(job(&server));
+    let out = common::run_ok(cmd);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_json).expect("slo json")).expect("json");
+    let steps = doc["steps"].as_array().expect("steps");
+    let first = steps
+        .iter()
+        .find(|s| s["offered_iops"] == 128.0)
+        .expect("the step at 128 IOPS");
+    let runs = first["runs"].as_u64().unwrap();
+    assert!((2..=3).contains(&runs), "{first}");
+    assert!(
+        first["noisy"]
+            .as_str()
+            .unwrap()
+            .contains("fewer than the 100 its strictest target needs"),
+        "{first}"
+    );
+    let reps = first["repeats"].as_array().unwrap();
+    assert_eq!(reps.len() as u64, runs);
+    // The step's numbers are those of the run it names.
+    let used = &reps[first["used_run"].as_u64().unwrap() as usize - 1];
+    assert_eq!(used["sched_lat_ns"], first["sched_lat_ns"], "{first}");
+    assert_eq!(used["met"], first["met"]);
+    assert!(
+        err.contains("iobench slo: 128 IOPS is noisy (met on ")
+            && err.contains("run 2 of at most 3"),
+        "{err}"
+    );
+    assert!(text.contains("noisy: 128 IOPS: met on "), "{text}");
+    // A step that ran once says so.
+    for s in steps.iter().filter(|s| s["runs"] == 1) {
+        assert!(
+            s["repeats"].as_array().unwrap().is_empty() && s["used_run"].is_null(),
+            "{s}"
+        );
+    }
+    let found = doc["capacity_iops"].as_f64().unwrap();
+    eprintln!("rate=16M (512 IOPS), 300 ms steps with repeats: slo found {found:.0}\n{text}");
+    assert!(
+        (found / 512.0 - 1.0).abs() <= 0.25,
+        "found {found} IOPS, expected 512 ± 25%\n{text}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
 }

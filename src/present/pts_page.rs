@@ -6,7 +6,9 @@
 //! It reads only the directory's `summary.json` (the pts study writes it; this module
 //! does not depend on the study), and draws with `svg`'s charts.
 
-use super::svg::{self, Axis, Quantity, Series};
+use super::svg::{
+    self, Axis, Quantity, Series, Stat, StatSeries, StudyChart, StudyX, Style, YSpec,
+};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::Path;
@@ -135,6 +137,9 @@ pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
         window(h, &id, sec, d, unit);
         determination(h, d, unit);
         results(h, &id, test, sec);
+        if sec["hir"].is_object() {
+            host_idle(h, &id, &sec["hir"]);
+        }
     }
     h.push_str("</section>");
 }
@@ -497,6 +502,9 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
                 &series,
             ));
         }
+        // Host idle recovery's one workload: its steady state is the determination's
+        // average, and its bursts are drawn by `host_idle`.
+        "hir" => {}
         "throughput" => {
             let rows: Vec<Vec<String>> = rs
                 .iter()
@@ -616,4 +624,126 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
         &["round", "time s", "IOPS", "written", "× capacity"],
         &rows,
     );
+}
+
+/// One bar per category: `values` (category, value) as a bar chart of quantity `q`.
+fn bars(id: &str, title: &str, xlabel: &str, y: YSpec, values: &[(String, f64)]) -> String {
+    let x = StudyX::Categories(values.iter().map(|v| v.0.clone()).collect());
+    let series = [StatSeries {
+        name: y.label.clone(),
+        points: values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, Stat::of(&[v.1], &[])))
+            .collect(),
+        flat: None,
+    }];
+    svg::study_chart(&StudyChart {
+        id,
+        title,
+        xlabel,
+        x: &x,
+        y,
+        style: Style::Bars,
+        series: &series,
+        second: None,
+        notes: &[],
+    })
+}
+
+/// Host idle recovery: IOPS of every burst against time, a line per segment (a wait
+/// state, or the return to the baseline after it), and each segment's mean as bars.
+fn host_idle(h: &mut String, id: &str, hir: &Value) {
+    let segs = hir["segments"].as_array().cloned().unwrap_or_default();
+    let label = |seg: &Value| {
+        if seg["kind"] == "wait" {
+            format!(
+                "wait state {} ({} s idle)",
+                text(&seg["wait_state"]),
+                svg::num3(num(&seg["wait_s"]))
+            )
+        } else {
+            format!(
+                "return to baseline after wait state {}",
+                text(&seg["wait_state"])
+            )
+        }
+    };
+    let series: Vec<Series> = segs
+        .iter()
+        .filter(|seg| seg["bursts"].as_array().is_some_and(|b| !b.is_empty()))
+        .map(|seg| Series {
+            name: label(seg),
+            points: seg["bursts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| (num(&b["time_s"]), num(&b["iops"])))
+                .collect(),
+        })
+        .collect();
+    let _ = write!(
+        h,
+        "<div class=\"hir\"><p>Host idle recovery: {} bursts of {} s of 4 KiB random writes \
+         per segment; steady state before them: {}.</p>",
+        text(&hir["bursts_per_segment"]),
+        svg::num3(num(&hir["burst_s"])),
+        hir["steady_state_iops"]
+            .as_f64()
+            .map_or("not determined".to_string(), |v| Quantity::Iops.text(v))
+    );
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-hir-time"),
+        "Host idle recovery: IOPS of each burst against time",
+        Axis {
+            label: "time since the first burst",
+            q: Quantity::Seconds,
+            allow_log: false,
+        },
+        Axis {
+            label: "IOPS",
+            q: Quantity::Iops,
+            allow_log: false,
+        },
+        &series,
+    ));
+    let means: Vec<(String, f64)> = segs
+        .iter()
+        .filter_map(|seg| {
+            Some((
+                seg["name"].as_str()?.to_string(),
+                seg["mean_iops"].as_f64()?,
+            ))
+        })
+        .collect();
+    h.push_str(&bars(
+        &format!("{id}-hir-segments"),
+        "Host idle recovery: mean IOPS per segment (wsN: N × the burst of idle after each burst)",
+        "segment",
+        YSpec {
+            label: "mean IOPS".into(),
+            q: Quantity::Iops,
+            allow_log: false,
+        },
+        &means,
+    ));
+    let rows: Vec<Vec<String>> = segs
+        .iter()
+        .map(|seg| {
+            vec![
+                label(seg),
+                seg["bursts"].as_array().map_or(0, Vec::len).to_string(),
+                seg["mean_iops"].as_f64().map_or("-".into(), svg::num3),
+                seg["vs_steady_state"]
+                    .as_f64()
+                    .map_or("-".into(), |r| format!("{r:.2}")),
+            ]
+        })
+        .collect();
+    super::html::table(
+        h,
+        &["segment", "bursts", "mean IOPS", "× steady state"],
+        &rows,
+    );
+    h.push_str("</div>");
 }

@@ -493,3 +493,185 @@ fn bad_input_is_refused_before_any_io() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// The figure `id` of a report page: its SVG up to `</figure>`.
+fn figure<'a>(html: &'a str, id: &str) -> &'a str {
+    let at = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no figure {id}"));
+    &html[at..at + html[at..].find("</figure>").unwrap()]
+}
+
+#[test]
+fn host_idle_recovery_alternates_idle_and_baseline_and_resumes() {
+    let dir = scratch("pts_hir");
+    let args = [
+        "hir",
+        "--capacity=4m",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--qd=4",
+        "--hir-burst=50ms",
+        "--hir-bursts=3",
+    ];
+    // Ctrl-C once the bursts have begun: the bursts run so far are kept.
+    let state = dir.join("out/state.json");
+    let mut child = pts(&dir, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bursts = |state: &Path| {
+        std::fs::read_to_string(state)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |v| {
+                v["sections"][0]["bursts"].as_array().map_or(0, |a| a.len())
+            })
+    };
+    while bursts(&state) < 4 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before its bursts"
+        );
+        assert!(Instant::now() < deadline, "no bursts in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let first = std::fs::read(dir.join("out/runs/hir/ws1-b001.json")).unwrap();
+    let out = run_ok(pts(&dir, &args));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("resuming the run") && !err.contains("round 1:"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("out/runs/hir/ws1-b001.json")).unwrap(),
+        first
+    );
+    let s = summary(&dir);
+    let sec = &s["sections"][0];
+    assert!(sec["preconditioning"].is_null(), "no sequential fill");
+    rounds_as_determined(sec, 5);
+    let hir = &sec["hir"];
+    assert_eq!(hir["done"], true);
+    let segs = hir["segments"].as_array().unwrap();
+    let names: Vec<&str> = segs.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "ws1",
+            "ws1-baseline",
+            "ws2",
+            "ws2-baseline",
+            "ws3",
+            "ws3-baseline",
+            "ws5",
+            "ws5-baseline",
+            "ws10",
+            "ws10-baseline"
+        ]
+    );
+    // Idle of 1, 2, 3, 5, 10 bursts after each burst of a wait state, none at baseline.
+    let waits: Vec<f64> = segs.iter().map(|x| x["wait_s"].as_f64().unwrap()).collect();
+    assert_eq!(waits, [0.05, 0.0, 0.1, 0.0, 0.15, 0.0, 0.25, 0.0, 0.5, 0.0]);
+    let steady = hir["steady_state_iops"].as_f64().unwrap();
+    assert_eq!(steady, sec["determination"]["average"].as_f64().unwrap());
+    let mut times = vec![];
+    for seg in segs {
+        let b = seg["bursts"].as_array().unwrap();
+        assert_eq!(b.len(), 3, "{seg}");
+        let mean = b.iter().map(|x| x["iops"].as_f64().unwrap()).sum::<f64>() / 3.0;
+        assert!((seg["mean_iops"].as_f64().unwrap() - mean).abs() < 1e-6);
+        assert!((seg["vs_steady_state"].as_f64().unwrap() - mean / steady).abs() < 1e-9);
+        assert!(b.iter().all(|x| x["written_bytes"].as_u64().unwrap() > 0));
+        times.extend(b.iter().map(|x| x["time_s"].as_f64().unwrap()));
+    }
+    // A burst starts a burst and its segment's idle after the one before it (ws2: 0.15 s).
+    assert!((times[7] - times[6] - 0.15).abs() < 1e-9, "{times:?}");
+    assert!((times[4] - times[3] - 0.05).abs() < 1e-9, "{times:?}");
+    // The idle really was taken: each run's JSON is stamped when it ends, and in a wait
+    // state a burst ends at least its idle and its own 50 ms after the one before.
+    let ended = |name: &str| {
+        let v: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("out/runs/hir/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        v["timestamp_ms"].as_u64().unwrap()
+    };
+    for (seg, idle_ms) in [("ws2", 100), ("ws5", 250), ("ws10", 500)] {
+        for b in 2..=3 {
+            let gap = ended(&format!("{seg}-b{b:03}")) - ended(&format!("{seg}-b{:03}", b - 1));
+            assert!(
+                gap >= idle_ms + 50,
+                "{seg} burst {b}: {gap} ms after the last"
+            );
+        }
+    }
+    // Every burst is a plain run of 50 ms of 4 KiB random writes.
+    let b: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/hir/ws10-b003.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(b["jobs"][0]["job options"]["runtime"], "50ms");
+    assert_eq!(b["jobs"][0]["job options"]["rw"], "randwrite");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("--hir-burst 50 ms") && report.contains("ws10-baseline"));
+    let html = page(&dir);
+    assert_eq!(
+        figure(&html, "pts0-0-hir-time")
+            .matches("class=\"pt\"")
+            .count(),
+        30
+    );
+    let bars = figure(&html, "pts0-0-hir-segments");
+    assert!(bars.contains("data-kind=\"bars\""), "segments as bars");
+    assert!(bars.contains("ws10-baseline"));
+    assert_eq!(
+        bars.matches("class=\"pt\"").count(),
+        10,
+        "a bar per segment"
+    );
+    schema_valid(&[dir.join("out/summary.json")]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn host_idle_recovery_on_a_loop_device() {
+    let Some(lo) = common::loopdev::Loop::new("pts_hir_loop", "8M") else {
+        return;
+    };
+    let dir = scratch("pts_hir_loop_out");
+    run_ok({
+        let mut c = iobench();
+        c.args([
+            "pts",
+            "hir",
+            "--capacity=4m",
+            "--round-time=20ms",
+            "--max-rounds=5",
+            "--hir-burst=20ms",
+            "--hir-bursts=2",
+            "-o",
+        ])
+        .arg(dir.join("out"))
+        .arg(&lo.dev);
+        c
+    });
+    let s = summary(&dir);
+    assert_eq!(s["target"]["kind"], "block_device");
+    assert!(s["sections"][0]["purge"]
+        .as_str()
+        .unwrap()
+        .starts_with("BLK"));
+    let segs = s["sections"][0]["hir"]["segments"].as_array().unwrap();
+    assert_eq!(segs.len(), 10);
+    assert!(segs
+        .iter()
+        .all(|x| x["bursts"].as_array().unwrap().len() == 2
+            && x["mean_iops"].as_f64().unwrap() > 0.0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -19,6 +19,10 @@ pub enum Test {
     Latency,
     /// Write saturation: 4 KiB random writes from the purged state.
     Wsat,
+    /// Host idle recovery: 4 KiB random writes to steady state, then bursts of them
+    /// separated by host idle periods of growing length, each followed by a return to
+    /// the baseline (bursts without idle).
+    Hir,
 }
 
 impl Test {
@@ -29,6 +33,7 @@ impl Test {
             "throughput" | "tp" => Test::Throughput,
             "latency" | "lat" => Test::Latency,
             "wsat" | "write-saturation" => Test::Wsat,
+            "hir" | "host-idle-recovery" => Test::Hir,
             _ => return None,
         })
     }
@@ -40,6 +45,7 @@ impl Test {
             Test::Throughput => "throughput",
             Test::Latency => "latency",
             Test::Wsat => "wsat",
+            Test::Hir => "hir",
         }
     }
 }
@@ -98,6 +104,26 @@ pub struct Settings {
     pub wsat_limit_s: u64,
     /// False with `--no-purge`.
     pub purge: bool,
+    /// Host idle recovery: the length of one write burst, in milliseconds (5000 conforms).
+    #[serde(default = "default_hir_burst_ms")]
+    pub hir_burst_ms: u64,
+    /// Host idle recovery: bursts in each wait-state segment and each return to the
+    /// baseline (360 conforms).
+    #[serde(default = "default_hir_bursts")]
+    pub hir_bursts: usize,
+}
+
+/// The specification's burst length for host idle recovery: 5 s.
+pub const HIR_BURST_MS: u64 = 5_000;
+/// The specification's bursts per host idle recovery segment: 360 (30 minutes of writes).
+pub const HIR_BURSTS: usize = 360;
+
+fn default_hir_burst_ms() -> u64 {
+    HIR_BURST_MS
+}
+
+fn default_hir_bursts() -> usize {
+    HIR_BURSTS
 }
 
 impl Settings {
@@ -193,6 +219,54 @@ pub const LAT_SIZES: [u64; 3] = [8 * K, 4 * K, 512];
 /// Throughput's block sizes.
 pub const TP_SIZES: [u64; 2] = [1024 * K, 128 * K];
 
+/// Host idle recovery's wait states, as multiples of the burst: with the specification's
+/// 5 s bursts, 5, 10, 15, 25 and 50 s of host idle after each burst.
+pub const HIR_WAIT_STATES: [u64; 5] = [1, 2, 3, 5, 10];
+
+/// One segment of host idle recovery's bursts: a wait state (bursts each followed by
+/// `wait_ms` of host idle) or the return to the baseline after it (`wait_ms` 0: the
+/// bursts follow one another, continuous writes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HirSegment {
+    /// `ws1`, `ws1-baseline`, `ws2`, …: the run files' prefix.
+    pub name: String,
+    /// The wait state's number (its idle as a multiple of the burst).
+    pub wait_state: u64,
+    pub wait_ms: u64,
+}
+
+/// Host idle recovery's segments, in order: each wait state, then its return to the
+/// baseline.
+pub fn hir_segments(s: &Settings) -> Vec<HirSegment> {
+    HIR_WAIT_STATES
+        .iter()
+        .flat_map(|&w| {
+            [
+                HirSegment {
+                    name: format!("ws{w}"),
+                    wait_state: w,
+                    wait_ms: w * s.hir_burst_ms,
+                },
+                HirSegment {
+                    name: format!("ws{w}-baseline"),
+                    wait_state: w,
+                    wait_ms: 0,
+                },
+            ]
+        })
+        .collect()
+}
+
+/// The job of one host idle recovery burst: the section's 4 KiB random writes for the
+/// burst's length.
+pub fn burst_job(s: &Settings, w: &Workload, target: &str, output: &str) -> Vec<String> {
+    let burst = Settings {
+        round_ms: s.hir_burst_ms,
+        ..s.clone()
+    };
+    round_job(&burst, w, target, output)
+}
+
 /// The sections of a test, in order.
 pub fn sections(s: &Settings) -> Vec<Section> {
     let (t, q) = (s.threads, s.qd);
@@ -244,6 +318,17 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             tracking: "rw0-bs4k".into(),
             measure: Measure::Iops,
             judged: false,
+        }],
+        // Preconditioned as write saturation is run (4 KiB random writes from the purged
+        // state, no sequential fill), but in rounds judged for steady state; the bursts
+        // follow (`hir_segments`).
+        Test::Hir => vec![Section {
+            name: "hir".into(),
+            precondition: false,
+            workloads: vec![workload(0, 4 * K, true, t, q)],
+            tracking: "rw0-bs4k".into(),
+            measure: Measure::Iops,
+            judged: true,
         }],
     }
 }
@@ -321,7 +406,23 @@ mod tests {
             max_rounds: 25,
             wsat_limit_s: 86_400,
             purge: true,
+            hir_burst_ms: HIR_BURST_MS,
+            hir_bursts: HIR_BURSTS,
         }
+    }
+
+    #[test]
+    fn host_idle_recovery_alternates_wait_states_and_baselines() {
+        let st = settings(Test::Hir);
+        let segs = hir_segments(&st);
+        let waits: Vec<u64> = segs.iter().map(|s| s.wait_ms / 1000).collect();
+        assert_eq!(waits, [5, 0, 10, 0, 15, 0, 25, 0, 50, 0]);
+        assert_eq!(segs[3].name, "ws2-baseline");
+        let sec = &sections(&st)[0];
+        assert!(sec.judged && !sec.precondition);
+        let a = burst_job(&st, &sec.workloads[0], "/dev/x", "o");
+        assert!(a.contains(&"--runtime=5000ms".to_string()), "{a:?}");
+        assert!(a.contains(&"--rw=randwrite".to_string()));
     }
 
     #[test]

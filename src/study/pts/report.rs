@@ -22,6 +22,11 @@ pub fn precondition_file(section: &str) -> String {
     format!("runs/{section}/wipc.json")
 }
 
+/// The path of one host idle recovery burst: `runs/hir/ws2-b007.json`.
+pub fn burst_file(section: &str, segment: &str, number: usize) -> String {
+    format!("runs/{section}/{segment}-b{number:03}.json")
+}
+
 /// Why a run does not conform to the specification (empty: it does).
 pub fn not_conforming(st: &State) -> Vec<String> {
     let s = &st.settings;
@@ -43,6 +48,19 @@ pub fn not_conforming(st: &State) -> Vec<String> {
             "scaled: --max-rounds {} (the specification's is {})",
             s.max_rounds,
             steady::MAX_ROUNDS
+        ));
+    }
+    if s.test == Test::Hir && s.hir_burst_ms != plan::HIR_BURST_MS {
+        why.push(format!(
+            "scaled: --hir-burst {} ms (the specification's is 5 s)",
+            s.hir_burst_ms
+        ));
+    }
+    if s.test == Test::Hir && s.hir_bursts != plan::HIR_BURSTS {
+        why.push(format!(
+            "scaled: --hir-bursts {} (the specification's is {})",
+            s.hir_bursts,
+            plan::HIR_BURSTS
         ));
     }
     if !s.purge {
@@ -162,6 +180,9 @@ fn section_value(
         v["limit"] = json!({"capacity_multiple": 4, "time_s": s.wsat_limit_s});
         return Ok(v);
     }
+    if s.test == Test::Hir {
+        v["hir"] = hir_value(s, sec);
+    }
     let Some(d) = steady::judge(&tracking(sec)) else {
         v["determination"] = json!({"verdict": format!("{} rounds: fewer than the window's {}", sec.rounds.len(), steady::WINDOW)});
         return Ok(v);
@@ -185,6 +206,55 @@ fn section_value(
     }
     v["results"] = json!(results);
     Ok(v)
+}
+
+/// Host idle recovery's bursts, segment by segment: IOPS against time (from the first
+/// burst's start, bursts and idle at their nominal lengths), each segment's mean, and
+/// that mean against the steady state's average.
+fn hir_value(s: &Settings, sec: &SectionState) -> Value {
+    let steady = steady::judge(&tracking(sec)).map(|d| d.average);
+    let burst_s = s.hir_burst_ms as f64 / 1000.0;
+    let mut t = 0.0;
+    let segments: Vec<Value> = plan::hir_segments(s)
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| {
+            let wait_s = seg.wait_ms as f64 / 1000.0;
+            let bursts: Vec<Value> = sec
+                .bursts
+                .iter()
+                .filter(|b| b.segment == i)
+                .map(|b| {
+                    let v = json!({"burst": b.number, "time_s": t, "iops": b.iops, "written_bytes": b.written});
+                    t += burst_s + wait_s;
+                    v
+                })
+                .collect();
+            let n = bursts.len();
+            let mean = (n > 0).then(|| {
+                bursts.iter().map(|b| num(&b["iops"])).sum::<f64>() / n as f64
+            });
+            json!({
+                "name": seg.name,
+                "kind": if seg.wait_ms > 0 { "wait" } else { "baseline" },
+                "wait_state": seg.wait_state,
+                "wait_s": wait_s,
+                "bursts": bursts,
+                "mean_iops": mean,
+                "vs_steady_state": match (mean, steady) {
+                    (Some(m), Some(a)) if a > 0.0 => json!(m / a),
+                    _ => Value::Null,
+                },
+            })
+        })
+        .collect();
+    json!({
+        "burst_s": burst_s,
+        "bursts_per_segment": s.hir_bursts,
+        "steady_state_iops": steady,
+        "done": sec.bursts.len() >= s.hir_bursts * plan::HIR_WAIT_STATES.len() * 2,
+        "segments": segments,
+    })
 }
 
 /// The summary of the run in `dir`.
@@ -357,8 +427,44 @@ pub fn text(sum: &Value) -> String {
             d["formula"].as_str().unwrap_or("")
         ));
         o.push_str(&results_text(sum["test"].as_str().unwrap_or(""), sec));
+        if sec["hir"].is_object() {
+            o.push_str(&hir_text(&sec["hir"]));
+        }
     }
     o
+}
+
+/// Host idle recovery's segments: idle, bursts, mean IOPS, and against steady state.
+fn hir_text(h: &Value) -> String {
+    let mut t = Table {
+        header: [
+            "segment",
+            "idle after each burst s",
+            "bursts",
+            "mean IOPS",
+            "× steady state",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![],
+    };
+    for seg in h["segments"].as_array().into_iter().flatten() {
+        t.rows.push(vec![
+            seg["name"].as_str().unwrap_or("").to_string(),
+            fmt3(num(&seg["wait_s"])),
+            seg["bursts"].as_array().map_or(0, Vec::len).to_string(),
+            seg["mean_iops"].as_f64().map_or("-".into(), fmt3),
+            seg["vs_steady_state"]
+                .as_f64()
+                .map_or("-".into(), |r| format!("{r:.2}")),
+        ]);
+    }
+    format!(
+        "host idle recovery: {} bursts of {} s of 4 KiB random writes per segment:\n{}",
+        h["bursts_per_segment"],
+        fmt3(num(&h["burst_s"])),
+        t.text()
+    )
 }
 
 /// A section's results over its window, as the test lays them out.
@@ -401,6 +507,13 @@ fn results_text(test: &str, sec: &Value) -> String {
             }
             format!("throughput over the measurement window:\n{}", t.text())
         }
+        Some(Test::Hir) => get("rw0-bs4k").map_or(String::new(), |r| {
+            format!(
+                "steady state before the bursts: {} IOPS of 4 KiB random writes, {} ms average response time\n",
+                fmt3(num(&r["iops"])),
+                fmt3(num(&r["lat_mean_ms"]))
+            )
+        }),
         _ => {
             t.header = [
                 "block size",

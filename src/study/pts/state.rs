@@ -26,6 +26,17 @@ pub struct Round {
     pub written: u64,
 }
 
+/// One finished burst of host idle recovery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Burst {
+    /// The segment (an index into `plan::hir_segments`) and the burst in it, from 1.
+    pub segment: usize,
+    pub number: usize,
+    pub iops: f64,
+    pub runtime_s: f64,
+    pub written: u64,
+}
+
 /// Where one section stands.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SectionState {
@@ -37,6 +48,9 @@ pub struct SectionState {
     /// No more rounds: steady (or not achieved after the last), or write saturation's
     /// limit reached.
     pub finished: bool,
+    /// Host idle recovery's bursts after the rounds, in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<Burst>,
 }
 
 /// The whole run's state.
@@ -124,6 +138,8 @@ mod tests {
             max_rounds: 25,
             wsat_limit_s: 10,
             purge: true,
+            hir_burst_ms: 50,
+            hir_bursts: 2,
         };
         let target = Target {
             path: "/x".into(),

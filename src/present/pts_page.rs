@@ -140,6 +140,9 @@ pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
         if sec["hir"].is_object() {
             host_idle(h, &id, &sec["hir"]);
         }
+        if sec["dirth"].is_object() {
+            demand(h, &id, &sec["dirth"]);
+        }
     }
     h.push_str("</section>");
 }
@@ -503,8 +506,9 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
             ));
         }
         // Host idle recovery's one workload: its steady state is the determination's
-        // average, and its bursts are drawn by `host_idle`.
-        "hir" => {}
+        // average, and its bursts are drawn by `host_idle`; demand intensity's matrix is
+        // drawn by `demand`.
+        "hir" | "dirth" => {}
         "throughput" => {
             let rows: Vec<Vec<String>> = rs
                 .iter()
@@ -745,5 +749,160 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
         &["segment", "bursts", "mean IOPS", "× steady state"],
         &rows,
     );
+    h.push_str("</div>");
+}
+
+/// Demand intensity / response-time histogram: IOPS against average response time and
+/// against outstanding I/O (a line per thread count), response times against outstanding
+/// I/O, the points' table, and the response-time histograms of the maximum-, middle- and
+/// minimum-IOPS points as bars.
+fn demand(h: &mut String, id: &str, d: &Value) {
+    let points: Vec<&Value> = d["points"].as_array().into_iter().flatten().collect();
+    let mut threads: Vec<u64> = points
+        .iter()
+        .filter_map(|p| p["threads"].as_u64())
+        .collect();
+    threads.sort_unstable();
+    threads.dedup();
+    // A thread count's points, from the shallowest depth.
+    let row = |t: u64| {
+        let mut r: Vec<&&Value> = points.iter().filter(|p| p["threads"] == t).collect();
+        r.sort_by_key(|p| p["qd"].as_u64());
+        r
+    };
+    let ms_ns = |v: &Value| num(v) * 1e6;
+    h.push_str("<div class=\"dirth\">");
+    let per_thread = |f: &dyn Fn(&Value) -> (f64, f64)| -> Vec<Series> {
+        threads
+            .iter()
+            .map(|&t| Series {
+                name: format!("T{t}"),
+                points: row(t).into_iter().map(|p| f(p)).collect(),
+            })
+            .collect()
+    };
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-intensity"),
+        "Demand intensity: average response time against IOPS, a line per thread count \
+         (depth rising along it)",
+        Axis {
+            label: "IOPS",
+            q: Quantity::Iops,
+            allow_log: true,
+        },
+        Axis {
+            label: "average response time",
+            q: Quantity::Time,
+            allow_log: true,
+        },
+        &per_thread(&|p| (num(&p["iops"]), ms_ns(&p["lat_mean_ms"]))),
+    ));
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-oio"),
+        "IOPS against total outstanding I/O (threads × depth), a line per thread count",
+        Axis {
+            label: "total outstanding I/O",
+            q: Quantity::Plain,
+            allow_log: true,
+        },
+        Axis {
+            label: "IOPS",
+            q: Quantity::Iops,
+            allow_log: true,
+        },
+        &per_thread(&|p| (num(&p["oio"]), num(&p["iops"]))),
+    ));
+    let mut by_oio = points.clone();
+    by_oio.sort_by_key(|p| (p["oio"].as_u64(), p["threads"].as_u64()));
+    let rt = |k: &str, name: &str| Series {
+        name: name.into(),
+        points: by_oio
+            .iter()
+            .map(|p| (num(&p["oio"]), ms_ns(&p[k])))
+            .collect(),
+    };
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-rt"),
+        "Response time against total outstanding I/O (every thread count × depth)",
+        Axis {
+            label: "total outstanding I/O",
+            q: Quantity::Plain,
+            allow_log: true,
+        },
+        Axis {
+            label: "response time",
+            q: Quantity::Time,
+            allow_log: true,
+        },
+        &[
+            rt("lat_mean_ms", "average"),
+            rt("lat_p99999_ms", "99.999 %"),
+            rt("lat_max_ms", "maximum"),
+        ],
+    ));
+    let rows: Vec<Vec<String>> = by_oio
+        .iter()
+        .map(|p| {
+            vec![
+                text(&p["threads"]),
+                text(&p["qd"]),
+                text(&p["oio"]),
+                svg::num3(num(&p["iops"])),
+                Quantity::Time.text(ms_ns(&p["lat_mean_ms"])),
+                Quantity::Time.text(ms_ns(&p["lat_p99999_ms"])),
+                Quantity::Time.text(ms_ns(&p["lat_max_ms"])),
+            ]
+        })
+        .collect();
+    super::html::table(
+        h,
+        &[
+            "threads",
+            "depth",
+            "outstanding I/O",
+            "IOPS",
+            "average",
+            "99.999 %",
+            "maximum",
+        ],
+        &rows,
+    );
+    for hist in d["histograms"].as_array().into_iter().flatten() {
+        let which = match hist["point"].as_str().unwrap_or("") {
+            "max_iops" => "maximum-IOPS point",
+            "mid_iops" => "middle-IOPS point",
+            _ => "minimum-IOPS point",
+        };
+        let buckets: Vec<(String, f64)> = hist["buckets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                (
+                    format!("≤ {}", Quantity::Time.text(num(&b["upper_ms"]) * 1e6)),
+                    num(&b["ios"]),
+                )
+            })
+            .collect();
+        h.push_str(&bars(
+            &format!("{id}-dirth-hist-{}", hist["point"].as_str().unwrap_or("")),
+            &format!(
+                "Response-time histogram at the {which}: T{} QD{} ({}), {} I/Os",
+                text(&hist["threads"]),
+                text(&hist["qd"]),
+                Quantity::Iops.text(num(&hist["iops"])),
+                text(&hist["ios"])
+            ),
+            "response time (bucket's upper edge)",
+            YSpec {
+                label: "I/Os".into(),
+                q: Quantity::Count,
+                // Bars stay on a linear axis (svg draws no log bars); the buckets' edges
+                // are what run on a log scale.
+                allow_log: false,
+            },
+            &buckets,
+        ));
+    }
     h.push_str("</div>");
 }

@@ -675,3 +675,169 @@ fn host_idle_recovery_on_a_loop_device() {
             && x["mean_iops"].as_f64().unwrap() > 0.0));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// I/Os of one run's JSON+ file, read and write together, over its jobs.
+fn run_ios(path: &Path) -> u64 {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|j| ["read", "write"].map(|d| j[d]["total_ios"].as_u64().unwrap_or(0)))
+        .sum()
+}
+
+#[test]
+fn demand_intensity_measures_every_thread_count_and_depth() {
+    let dir = scratch("pts_dirth");
+    let out = run_ok(pts(
+        &dir,
+        &[
+            "dirth",
+            "--capacity=4m",
+            "--round-time=20ms",
+            "--max-rounds=5",
+            "--threads=2",
+            "--qd=4",
+        ],
+    ));
+    let s = summary(&dir);
+    let sec = &s["sections"][0];
+    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    // The most demanding point is the tracking variable.
+    assert_eq!(sec["tracking"]["workload"], "rw65-bs8k-t2-qd4");
+    let n = rounds_as_determined(sec, 5);
+    let d = &sec["dirth"];
+    let points = d["points"].as_array().unwrap();
+    let tq: Vec<(u64, u64, u64)> = points
+        .iter()
+        .map(|p| {
+            let (t, q) = (p["threads"].as_u64().unwrap(), p["qd"].as_u64().unwrap());
+            assert_eq!(p["oio"].as_u64().unwrap(), t * q);
+            (t, q, p["oio"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        tq,
+        [
+            (2, 4, 8),
+            (2, 2, 4),
+            (2, 1, 2),
+            (1, 4, 4),
+            (1, 2, 2),
+            (1, 1, 1)
+        ]
+    );
+    let iops = |p: &Value| p["iops"].as_f64().unwrap();
+    let best = points.iter().map(iops).fold(0.0, f64::max);
+    assert_eq!(iops(&d["max_iops"]), best);
+    assert_eq!(
+        (
+            d["min_iops"]["threads"].as_u64(),
+            d["min_iops"]["qd"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let middle = (best + iops(&d["min_iops"])) / 2.0;
+    let mid = &d["mid_iops"];
+    assert_ne!(mid["workload"], d["max_iops"]["workload"]);
+    assert_ne!(mid["workload"], d["min_iops"]["workload"]);
+    for p in points {
+        if p["workload"] != d["max_iops"]["workload"] && p["workload"] != d["min_iops"]["workload"]
+        {
+            assert!((iops(mid) - middle).abs() <= (iops(p) - middle).abs() + 1e-9);
+        }
+    }
+    // Each histogram holds every I/O of its point's window rounds.
+    let hists = d["histograms"].as_array().unwrap();
+    assert_eq!(hists.len(), 3);
+    for h in hists {
+        let name = h["workload"].as_str().unwrap();
+        let ios: u64 = (n - 4..=n)
+            .map(|r| run_ios(&dir.join(format!("out/runs/dirth/r{r:02}-{name}.json"))))
+            .sum();
+        let buckets = h["buckets"].as_array().unwrap();
+        let counted: u64 = buckets.iter().map(|b| b["ios"].as_u64().unwrap()).sum();
+        assert_eq!((h["ios"].as_u64().unwrap(), counted), (ios, ios), "{name}");
+        let edges: Vec<f64> = buckets
+            .iter()
+            .map(|b| b["upper_ms"].as_f64().unwrap())
+            .collect();
+        assert!(edges.windows(2).all(|w| w[1] > w[0]), "{edges:?}");
+    }
+    // Every point is a plain run at its thread count and depth.
+    let one: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/dirth/r01-rw65-bs8k-t2-qd1.json")).unwrap(),
+    )
+    .unwrap();
+    let o = &one["jobs"][0]["job options"];
+    assert_eq!(
+        (&o["numjobs"], &o["iodepth"], &o["rwmixread"], &o["bs"]),
+        (&"2".into(), &"1".into(), &"65".into(), &"8192".into())
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("demand intensity over the measurement window"),
+        "{report}"
+    );
+    assert!(report.contains("min_iops: T1 QD1"), "{report}");
+    let html = page(&dir);
+    for (id, pts) in [
+        ("pts0-0-dirth-intensity", 6),
+        ("pts0-0-dirth-oio", 6),
+        ("pts0-0-dirth-rt", 18),
+    ] {
+        assert_eq!(
+            figure(&html, id).matches("class=\"pt\"").count(),
+            pts,
+            "{id}"
+        );
+    }
+    for h in hists {
+        let f = figure(
+            &html,
+            &format!("pts0-0-dirth-hist-{}", h["point"].as_str().unwrap()),
+        );
+        assert!(f.contains("data-kind=\"bars\""));
+        assert_eq!(
+            f.matches("class=\"pt\"").count(),
+            h["buckets"].as_array().unwrap().len()
+        );
+    }
+    schema_valid(&[dir.join("out/summary.json")]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn demand_intensity_on_a_loop_device() {
+    let Some(lo) = common::loopdev::Loop::new("pts_dirth_loop", "8M") else {
+        return;
+    };
+    let dir = scratch("pts_dirth_loop_out");
+    run_ok({
+        let mut c = iobench();
+        c.args([
+            "pts",
+            "dirth",
+            "--capacity=4m",
+            "--round-time=20ms",
+            "--max-rounds=5",
+            "--threads=2",
+            "--qd=2",
+            "-o",
+        ])
+        .arg(dir.join("out"))
+        .arg(&lo.dev);
+        c
+    });
+    let s = summary(&dir);
+    assert_eq!(s["target"]["kind"], "block_device");
+    let d = &s["sections"][0]["dirth"];
+    assert_eq!(d["points"].as_array().unwrap().len(), 4);
+    assert!(d["histograms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["ios"].as_u64().unwrap() > 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}

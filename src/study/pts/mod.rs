@@ -36,7 +36,8 @@ Run the same command again to resume an interrupted run.
 
 TEST: iops (7 mixes x 8 block sizes), throughput (128 KiB and 1 MiB sequential),
       latency (0.5/4/8 KiB x 100/0, 65/35, 0/100 at QD1 T1), wsat (write saturation),
-      hir (host idle recovery: 5 s write bursts with 5-50 s of host idle between).
+      hir (host idle recovery: 5 s write bursts with 5-50 s of host idle between),
+      dirth (demand intensity: 8 KiB random 65/35 at T 1..--threads x QD 1..--qd).
 THE TARGET'S DATA IS DESTROYED.",
     flags: &[
         Flag {
@@ -57,13 +58,15 @@ THE TARGET'S DATA IS DESTROYED.",
             names: &["--threads"],
             takes: Takes::Value,
             form: "N",
-            help: "threads (jobs) per workload (default 1; latency runs T1)",
+            help: "threads (jobs) per workload (default 1; latency runs T1);\n\
+                   dirth: the largest thread count (default 32)",
         },
         Flag {
             names: &["--qd"],
             takes: Takes::Value,
             form: "N",
-            help: "queue depth per thread (default 32; latency runs QD1)",
+            help: "queue depth per thread (default 32; latency runs QD1);\n\
+                   dirth: the largest depth",
         },
         Flag {
             names: &["--engine"],
@@ -152,7 +155,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         )
     })?;
     let test = Test::parse(&test).ok_or_else(|| {
-        format!("unknown test '{test}': expected iops, throughput, latency, wsat or hir")
+        format!("unknown test '{test}': expected iops, throughput, latency, wsat, hir or dirth")
     })?;
     let mut s = Settings {
         test,
@@ -168,6 +171,10 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         hir_burst_ms: plan::HIR_BURST_MS,
         hir_bursts: plan::HIR_BURSTS,
     };
+    if test == Test::Dirth {
+        // The specification's matrix: thread counts up to 32 (as depths).
+        s.threads = 32;
+    }
     let mut dir = None;
     let mut capacity = None;
     for (flag, v) in m.flags {

@@ -23,6 +23,9 @@ pub enum Test {
     /// separated by host idle periods of growing length, each followed by a return to
     /// the baseline (bursts without idle).
     Hir,
+    /// Demand intensity / response-time histogram: 8 KiB random 65/35 at every thread
+    /// count × queue depth, IOPS and response time against outstanding I/O.
+    Dirth,
 }
 
 impl Test {
@@ -34,6 +37,7 @@ impl Test {
             "latency" | "lat" => Test::Latency,
             "wsat" | "write-saturation" => Test::Wsat,
             "hir" | "host-idle-recovery" => Test::Hir,
+            "dirth" | "demand-intensity" => Test::Dirth,
             _ => return None,
         })
     }
@@ -46,6 +50,7 @@ impl Test {
             Test::Latency => "latency",
             Test::Wsat => "wsat",
             Test::Hir => "hir",
+            Test::Dirth => "dirth",
         }
     }
 }
@@ -267,6 +272,21 @@ pub fn burst_job(s: &Settings, w: &Workload, target: &str, output: &str) -> Vec<
     round_job(&burst, w, target, output)
 }
 
+/// Demand intensity's access pattern: random, 65 % read, 8 KiB.
+pub const DIRTH_READ_PCT: u32 = 65;
+pub const DIRTH_BS: u64 = 8 * K;
+
+/// 1, 2, 4, … up to `max` (and `max` itself when it is not a power of two), largest
+/// first: demand intensity's thread counts and queue depths.
+pub fn doublings(max: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = std::iter::successors(Some(1u32), |&n| n.checked_mul(2))
+        .take_while(|&n| n < max)
+        .collect();
+    v.push(max);
+    v.reverse();
+    v
+}
+
 /// The sections of a test, in order.
 pub fn sections(s: &Settings) -> Vec<Section> {
     let (t, q) = (s.threads, s.qd);
@@ -330,6 +350,29 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             measure: Measure::Iops,
             judged: true,
         }],
+        // Every thread count × queue depth from the most outstanding I/O down, as the
+        // specification orders them; the tracking variable is the most demanding point,
+        // where the drive reaches its maximum IOPS.
+        Test::Dirth => {
+            let workloads: Vec<Workload> = doublings(t)
+                .into_iter()
+                .flat_map(|tc| {
+                    doublings(q).into_iter().map(move |qd| {
+                        let mut w = workload(DIRTH_READ_PCT, DIRTH_BS, true, tc, qd);
+                        w.name = format!("{}-t{tc}-qd{qd}", w.name);
+                        w
+                    })
+                })
+                .collect();
+            vec![Section {
+                name: "dirth".into(),
+                precondition: true,
+                tracking: workloads[0].name.clone(),
+                workloads,
+                measure: Measure::Iops,
+                judged: true,
+            }]
+        }
     }
 }
 
@@ -409,6 +452,32 @@ mod tests {
             hir_burst_ms: HIR_BURST_MS,
             hir_bursts: HIR_BURSTS,
         }
+    }
+
+    #[test]
+    fn demand_intensity_runs_the_thread_by_depth_matrix_from_the_top() {
+        assert_eq!(doublings(32), [32, 16, 8, 4, 2, 1]);
+        assert_eq!(doublings(6), [6, 4, 2, 1]);
+        assert_eq!(doublings(1), [1]);
+        let mut st = settings(Test::Dirth);
+        st.threads = 4;
+        st.qd = 2;
+        let sec = &sections(&st)[0];
+        let names: Vec<&str> = sec.workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "rw65-bs8k-t4-qd2",
+                "rw65-bs8k-t4-qd1",
+                "rw65-bs8k-t2-qd2",
+                "rw65-bs8k-t2-qd1",
+                "rw65-bs8k-t1-qd2",
+                "rw65-bs8k-t1-qd1"
+            ]
+        );
+        assert_eq!(sec.tracking, "rw65-bs8k-t4-qd2");
+        let a = round_job(&st, &sec.workloads[1], "/dev/x", "o");
+        assert!(a.contains(&"--numjobs=4".to_string()) && a.contains(&"--iodepth=1".to_string()));
     }
 
     #[test]

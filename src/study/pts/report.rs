@@ -204,8 +204,74 @@ fn section_value(
             "lat_p99999_ms": m.lat_p99999_ns / 1e6,
         }));
     }
+    if s.test == Test::Dirth {
+        v["dirth"] = dirth_value(dir, def, &results, d.first_round, d.last_round)?;
+    }
     v["results"] = json!(results);
     Ok(v)
+}
+
+/// Demand intensity over the window: every thread count × depth with its total
+/// outstanding I/O, the maximum-, middle- and minimum-IOPS points, and the response-time
+/// histogram of each of the three (the window's rounds' JSON+ bins, summed).
+fn dirth_value(
+    dir: &Path,
+    def: &Section,
+    results: &[Value],
+    first: usize,
+    last: usize,
+) -> Result<Value, String> {
+    let points: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let (t, q) = (r["threads"].as_u64().unwrap_or(1), r["qd"].as_u64().unwrap_or(1));
+            json!({"workload": r["workload"], "threads": t, "qd": q, "oio": t * q,
+                   "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"], "lat_max_ms": r["lat_max_ms"],
+                   "lat_p99999_ms": r["lat_p99999_ms"]})
+        })
+        .collect();
+    let iops = |p: &Value| num(&p["iops"]);
+    let Some(max) = points.iter().max_by(|a, b| iops(a).total_cmp(&iops(b))) else {
+        return Ok(Value::Null);
+    };
+    // The least demand (T1 QD1: the last point), and the point whose IOPS are nearest
+    // the middle of the two.
+    let min = points.last().unwrap_or(max);
+    let middle = (iops(max) + iops(min)) / 2.0;
+    let mid = points
+        .iter()
+        .filter(|p| p["workload"] != max["workload"] && p["workload"] != min["workload"])
+        .min_by(|a, b| {
+            (iops(a) - middle)
+                .abs()
+                .total_cmp(&(iops(b) - middle).abs())
+        })
+        .unwrap_or(max);
+    let mut histograms = vec![];
+    for (label, p) in [("max_iops", max), ("mid_iops", mid), ("min_iops", min)] {
+        let name = p["workload"].as_str().unwrap_or("");
+        let mut bins = vec![];
+        for r in first..=last {
+            bins.extend(measure::bins(&dir.join(round_file(&def.name, r, name)))?);
+        }
+        let buckets: Vec<Value> = measure::log_buckets(&bins)
+            .iter()
+            .map(|&(edge, n)| json!({"upper_ms": edge as f64 / 1e6, "ios": n}))
+            .collect();
+        histograms.push(
+            json!({"point": label, "workload": name, "threads": p["threads"],
+            "qd": p["qd"], "oio": p["oio"], "iops": p["iops"],
+            "ios": bins.iter().map(|b| b.1).sum::<u64>(), "buckets": buckets}),
+        );
+    }
+    Ok(json!({
+        "access_pattern": {"read_pct": plan::DIRTH_READ_PCT, "bs": plan::DIRTH_BS, "random": true},
+        "points": points,
+        "max_iops": max,
+        "mid_iops": mid,
+        "min_iops": min,
+        "histograms": histograms,
+    }))
 }
 
 /// Host idle recovery's bursts, segment by segment: IOPS against time (from the first
@@ -434,6 +500,54 @@ pub fn text(sum: &Value) -> String {
     o
 }
 
+/// Demand intensity: the matrix's points by outstanding I/O, and the three chosen points.
+fn dirth_text(sec: &Value) -> String {
+    let d = &sec["dirth"];
+    let mut t = Table {
+        header: [
+            "threads",
+            "depth",
+            "outstanding",
+            "IOPS",
+            "average ms",
+            "99.999 % ms",
+            "maximum ms",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![],
+    };
+    let mut points: Vec<&Value> = d["points"].as_array().into_iter().flatten().collect();
+    points.sort_by_key(|p| (p["oio"].as_u64(), p["threads"].as_u64()));
+    for p in points {
+        t.rows.push(vec![
+            p["threads"].to_string(),
+            p["qd"].to_string(),
+            p["oio"].to_string(),
+            fmt3(num(&p["iops"])),
+            fmt3(num(&p["lat_mean_ms"])),
+            fmt3(num(&p["lat_p99999_ms"])),
+            fmt3(num(&p["lat_max_ms"])),
+        ]);
+    }
+    let pick = |k: &str| {
+        format!(
+            "{}: T{} QD{} ({} IOPS)",
+            k,
+            d[k]["threads"],
+            d[k]["qd"],
+            fmt3(num(&d[k]["iops"]))
+        )
+    };
+    format!(
+        "demand intensity over the measurement window (8 KiB random, 65/35):\n{}{}; {}; {}\n",
+        t.text(),
+        pick("max_iops"),
+        pick("mid_iops"),
+        pick("min_iops")
+    )
+}
+
 /// Host idle recovery's segments: idle, bursts, mean IOPS, and against steady state.
 fn hir_text(h: &Value) -> String {
     let mut t = Table {
@@ -507,6 +621,7 @@ fn results_text(test: &str, sec: &Value) -> String {
             }
             format!("throughput over the measurement window:\n{}", t.text())
         }
+        Some(Test::Dirth) => dirth_text(sec),
         Some(Test::Hir) => get("rw0-bs4k").map_or(String::new(), |r| {
             format!(
                 "steady state before the bursts: {} IOPS of 4 KiB random writes, {} ms average response time\n",

@@ -285,9 +285,28 @@ fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
         "{} ({unit})",
         sec["tracking"]["workload"].as_str().unwrap_or("tracking")
     );
+    let mut series = vec![Series { name, points: pts }];
+    // The further tracking variables (PTS 2.0's IOPS test), on the same axis: a log one
+    // when they lie decades apart (1024 KiB reads against 4 KiB writes).
+    for also in sec["tracking"]["also"].as_array().into_iter().flatten() {
+        let Some(w) = also.as_str() else { continue };
+        series.push(Series {
+            name: format!("{w} ({unit})"),
+            points: sec["rounds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| (num(&r["round"]), num(&r["also"][w])))
+                .collect(),
+        });
+    }
     h.push_str(&svg::xy_chart(
         &format!("{id}-convergence"),
-        "Steady-state convergence: tracking variable per round",
+        if series.len() > 1 {
+            "Steady-state convergence: tracking variables per round"
+        } else {
+            "Steady-state convergence: tracking variable per round"
+        },
         Axis {
             label: "round",
             q: Quantity::Plain,
@@ -296,9 +315,9 @@ fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
         Axis {
             label: unit,
             q: quantity(unit),
-            allow_log: false,
+            allow_log: series.len() > 1,
         },
-        &[Series { name, points: pts }],
+        &series,
     ));
 }
 
@@ -430,6 +449,46 @@ fn determination(h: &mut String, d: &Value, unit: &str) {
         &["steady-state determination", "measured", "allowed", ""],
         &rows,
     );
+    // The further tracking variables, judged over the same window.
+    let also: Vec<Vec<String>> = d["also"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            vec![
+                text(&a["workload"]),
+                svg::num3(num(&a["average"])),
+                format!(
+                    "{} (allowed {})",
+                    svg::num3(num(&a["range"])),
+                    svg::num3(num(&a["allowed_range"]))
+                ),
+                pass(&a["range_ok"]).into(),
+                format!(
+                    "{} (allowed {})",
+                    svg::num3(num(&a["excursion"])),
+                    svg::num3(num(&a["allowed_excursion"]))
+                ),
+                pass(&a["excursion_ok"]).into(),
+                text(&a["formula"]),
+            ]
+        })
+        .collect();
+    if !also.is_empty() {
+        super::html::table(
+            h,
+            &[
+                "also tracked",
+                &format!("average ({unit})"),
+                "range",
+                "",
+                "slope excursion",
+                "",
+                "least-squares line",
+            ],
+            &also,
+        );
+    }
     h.push_str("</div>");
 }
 

@@ -124,6 +124,41 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     .unwrap();
     let iops = r1["jobs"][0]["write"]["iops"].as_f64().unwrap();
     assert!((sec["rounds"][0]["tracking"].as_f64().unwrap() - iops).abs() < 1e-6);
+    // PTS 2.0's further tracking variables: 64 KiB 65/35 and 1024 KiB read IOPS, each
+    // recorded every round and judged over the same window.
+    assert_eq!(
+        sec["tracking"]["also"],
+        serde_json::json!(["rw65-bs64k", "rw100-bs1m"])
+    );
+    let r1: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/r01-rw100-bs1m.json")).unwrap(),
+    )
+    .unwrap();
+    let iops = r1["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    assert!((sec["rounds"][0]["also"]["rw100-bs1m"].as_f64().unwrap() - iops).abs() < 1e-6);
+    let d = &sec["determination"];
+    let also = d["also"].as_array().unwrap();
+    assert_eq!(also.len(), 2);
+    for a in also {
+        let w = a["workload"].as_str().unwrap();
+        let window: Vec<f64> = (n - 5..n)
+            .map(|i| sec["rounds"][i]["also"][w].as_f64().unwrap())
+            .collect();
+        assert_eq!(a["values"], serde_json::json!(window), "{w}");
+        let avg = window.iter().sum::<f64>() / 5.0;
+        let range = window.iter().copied().fold(f64::MIN, f64::max)
+            - window.iter().copied().fold(f64::MAX, f64::min);
+        assert_eq!(a["range_ok"].as_bool().unwrap(), range <= 0.2 * avg, "{a}");
+    }
+    let all = d["steady"] == true && also.iter().all(|a| a["steady"] == true);
+    assert_eq!(d["all_steady"], all);
+    assert_eq!(
+        d["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("steady state achieved"),
+        all
+    );
     for needle in [
         "IOPS over the measurement window",
         "100/0",
@@ -131,6 +166,8 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "1024 KiB",
         "0.5 KiB",
         "least-squares line: y = ",
+        "also tracked: rw65-bs64k",
+        "also tracked: rw100-bs1m",
     ] {
         assert!(report.contains(needle), "{needle}: {report}");
     }
@@ -147,7 +184,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "<th class=\"l\">active range</th><td>100 %",
         "Not conforming to the specification",
         "--round-time 10 ms",
-        "Steady-state convergence: tracking variable per round",
+        "Steady-state convergence: tracking variables per round",
         "average + 10 %",
         "average − 10 %",
         "least-squares line: y = ",
@@ -155,6 +192,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "range (max − min)",
         "slope excursion",
         "IOPS matrix: block size × read/write mix",
+        "also tracked",
     ] {
         assert!(html.contains(needle), "{needle}");
     }
@@ -185,9 +223,10 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         let at = html.find(&format!("id=\"{id}\"")).unwrap();
         &html[at..at + html[at..].find("</figure>").unwrap()]
     };
+    // A line per tracking variable: 4 KiB write and PTS 2.0's two more.
     assert_eq!(
         figure("pts0-0-convergence").matches("class=\"pt\"").count(),
-        n
+        3 * n
     );
     assert_eq!(figure("pts0-0-matrix").matches("class=\"pt\"").count(), 56);
     // 5 window rounds, 2 ends each of the average, the band and the line.

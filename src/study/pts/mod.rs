@@ -378,6 +378,7 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
         let mut round = Round {
             number,
             tracking: 0.0,
+            also: vec![0.0; def.also_tracked.len()],
             runtime_s: 0.0,
             written: 0,
         };
@@ -389,6 +390,9 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
             };
             if w.name == def.tracking {
                 round.tracking = m.value(def.measure);
+            }
+            if let Some(i) = def.also_tracked.iter().position(|t| *t == w.name) {
+                round.also[i] = m.value(def.measure);
             }
             round.runtime_s += m.runtime_ms as f64 / 1000.0;
             round.written += m.written;
@@ -407,11 +411,7 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
         let sec = &mut st.sections[k];
         sec.rounds.push(round);
         sec.finished = if def.judged {
-            let values: Vec<f64> = sec.rounds.iter().map(|r| r.tracking).collect();
-            !matches!(
-                steady::progress(&values, s.max_rounds),
-                steady::Progress::Continue
-            )
+            steady::settled(&report::tracked_series(def, sec), s.max_rounds)
         } else {
             let written: u64 = sec.rounds.iter().map(|r| r.written).sum();
             let time: f64 = sec.rounds.iter().map(|r| r.runtime_s).sum();

@@ -185,6 +185,9 @@ pub struct Section {
     pub workloads: Vec<Workload>,
     /// The workload whose measure is the tracking variable.
     pub tracking: String,
+    /// Further tracking variables (PTS 2.0's IOPS test): workloads whose measure must be
+    /// steady over the same window too before the rounds stop.
+    pub also_tracked: Vec<String>,
     pub measure: Measure,
     /// Rounds judged for steady state (write saturation runs to its data or time limit).
     pub judged: bool,
@@ -218,6 +221,9 @@ fn workload(read_pct: u32, bs: u64, random: bool, threads: u32, qd: u32) -> Work
 pub const IOPS_MIXES: [u32; 7] = [100, 95, 65, 50, 35, 5, 0];
 /// IOPS's block sizes, in the specification's order (largest first).
 pub const IOPS_SIZES: [u64; 8] = [1024 * K, 128 * K, 64 * K, 32 * K, 16 * K, 8 * K, 4 * K, 512];
+/// The IOPS test's further tracking variables (PTS 2.0): 64 KiB random 65/35 and
+/// 1024 KiB random read IOPS, judged over the same window as 4 KiB random write.
+pub const IOPS_ALSO_TRACKED: [&str; 2] = ["rw65-bs64k", "rw100-bs1m"];
 /// Latency's read shares and block sizes.
 pub const LAT_MIXES: [u32; 3] = [100, 65, 0];
 pub const LAT_SIZES: [u64; 3] = [8 * K, 4 * K, 512];
@@ -303,6 +309,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                 })
                 .collect(),
             tracking: "rw0-bs4k".into(),
+            also_tracked: IOPS_ALSO_TRACKED.map(String::from).to_vec(),
             measure: Measure::Iops,
             judged: true,
         }],
@@ -315,6 +322,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                     precondition: true,
                     tracking: w.name.clone(),
                     workloads: vec![w, workload(100, bs, false, t, q)],
+                    also_tracked: vec![],
                     measure: Measure::Bandwidth,
                     judged: true,
                 }
@@ -328,6 +336,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                 .flat_map(|&m| LAT_SIZES.iter().map(move |&bs| workload(m, bs, true, 1, 1)))
                 .collect(),
             tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
             measure: Measure::MeanLatency,
             judged: true,
         }],
@@ -336,6 +345,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             precondition: false,
             workloads: vec![workload(0, 4 * K, true, t, q)],
             tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
             measure: Measure::Iops,
             judged: false,
         }],
@@ -347,6 +357,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             precondition: false,
             workloads: vec![workload(0, 4 * K, true, t, q)],
             tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
             measure: Measure::Iops,
             judged: true,
         }],
@@ -369,6 +380,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                 precondition: true,
                 tracking: workloads[0].name.clone(),
                 workloads,
+                also_tracked: vec![],
                 measure: Measure::Iops,
                 judged: true,
             }]
@@ -504,6 +516,10 @@ mod tests {
         assert_eq!(w[7].name, "rw100-bs512");
         assert_eq!(w[55].name, "rw0-bs512");
         assert!(w.iter().any(|w| w.name == s[0].tracking));
+        assert!(s[0]
+            .also_tracked
+            .iter()
+            .all(|t| w.iter().any(|w| &w.name == t)));
     }
 
     #[test]

@@ -86,6 +86,21 @@ fn tracking(sec: &SectionState) -> Vec<f64> {
     sec.rounds.iter().map(|r| r.tracking).collect()
 }
 
+/// Every tracking variable's values round by round: the section's own first, then its
+/// further ones (`also_tracked`) in order.
+pub fn tracked_series(def: &Section, sec: &SectionState) -> Vec<Vec<f64>> {
+    let mut all = vec![tracking(sec)];
+    for i in 0..def.also_tracked.len() {
+        all.push(
+            sec.rounds
+                .iter()
+                .map(|r| r.also.get(i).copied().unwrap_or(0.0))
+                .collect(),
+        );
+    }
+    all
+}
+
 /// A workload's numbers over the rounds `first..=last`: means, and the largest maximum.
 fn over_window(
     dir: &Path,
@@ -110,9 +125,10 @@ fn over_window(
     })
 }
 
-/// The determination's verdict in words.
-fn verdict(d: &Determination, sec: &SectionState, max_rounds: usize) -> String {
-    if d.steady {
+/// The determination's verdict in words; `all_steady`: every tracking variable is steady
+/// over the window, not only the first (`d`'s).
+fn verdict(d: &Determination, all_steady: bool, sec: &SectionState, max_rounds: usize) -> String {
+    if all_steady {
         format!(
             "steady state achieved in round {} (measurement window: rounds {}-{})",
             d.last_round, d.first_round, d.last_round
@@ -139,7 +155,13 @@ fn section_value(
     let rounds: Vec<Value> = sec
         .rounds
         .iter()
-        .map(|r| json!({"round": r.number, "tracking": r.tracking, "runtime_s": r.runtime_s, "written_bytes": r.written}))
+        .map(|r| {
+            let mut v = json!({"round": r.number, "tracking": r.tracking, "runtime_s": r.runtime_s, "written_bytes": r.written});
+            if !def.also_tracked.is_empty() {
+                v["also"] = def.also_tracked.iter().zip(&r.also).map(|(k, x)| (k.clone(), json!(x))).collect();
+            }
+            v
+        })
         .collect();
     let mut v = json!({
         "name": def.name,
@@ -158,6 +180,7 @@ fn section_value(
             "workload": def.tracking,
             "measure": def.measure,
             "unit": def.measure.unit(),
+            "also": def.also_tracked,
         },
         "rounds": rounds,
         "finished": sec.finished,
@@ -187,9 +210,28 @@ fn section_value(
         v["determination"] = json!({"verdict": format!("{} rounds: fewer than the window's {}", sec.rounds.len(), steady::WINDOW)});
         return Ok(v);
     };
+    // The further tracking variables, each judged over the same window.
+    let mut also = vec![];
+    for (name, values) in def
+        .also_tracked
+        .iter()
+        .zip(tracked_series(def, sec).iter().skip(1))
+    {
+        if let Some(a) = steady::judge(values) {
+            let mut av = serde_json::to_value(&a).map_err(|e| e.to_string())?;
+            av["workload"] = json!(name);
+            av["formula"] = json!(a.formula());
+            also.push(av);
+        }
+    }
+    let all_steady = d.steady && also.iter().all(|a| a["steady"] == true);
     let mut dv = serde_json::to_value(&d).map_err(|e| e.to_string())?;
     dv["formula"] = json!(d.formula());
-    dv["verdict"] = json!(verdict(&d, sec, s.max_rounds));
+    dv["all_steady"] = json!(all_steady);
+    if !def.also_tracked.is_empty() {
+        dv["also"] = json!(also);
+    }
+    dv["verdict"] = json!(verdict(&d, all_steady, sec, s.max_rounds));
     dv["range_limit"] = json!(steady::RANGE_LIMIT);
     dv["excursion_limit"] = json!(steady::EXCURSION_LIMIT);
     v["determination"] = dv;
@@ -492,6 +534,19 @@ pub fn text(sum: &Value) -> String {
             },
             d["formula"].as_str().unwrap_or("")
         ));
+        for a in d["also"].as_array().into_iter().flatten() {
+            o.push_str(&format!(
+                "  also tracked: {}: window average {}; range {} (allowed {}): {}; slope excursion {} (allowed {}): {}\n",
+                a["workload"].as_str().unwrap_or(""),
+                fmt3(num(&a["average"])),
+                fmt3(num(&a["range"])),
+                fmt3(num(&a["allowed_range"])),
+                if a["range_ok"] == true { "pass" } else { "FAIL" },
+                fmt3(num(&a["excursion"])),
+                fmt3(num(&a["allowed_excursion"])),
+                if a["excursion_ok"] == true { "pass" } else { "FAIL" },
+            ));
+        }
         o.push_str(&results_text(sum["test"].as_str().unwrap_or(""), sec));
         if sec["hir"].is_object() {
             o.push_str(&hir_text(&sec["hir"]));

@@ -20,6 +20,9 @@ pub struct Round {
     pub number: usize,
     /// The tracking variable this round, in the section's measure.
     pub tracking: f64,
+    /// The further tracking variables this round, in the section's `also_tracked` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<f64>,
     /// The round's time under I/O, summed over its workloads (the runs' own runtimes).
     pub runtime_s: f64,
     /// Bytes the round wrote.
@@ -152,6 +155,7 @@ mod tests {
         s.sections[0].rounds.push(Round {
             number: 1,
             tracking: 0.25,
+            also: vec![],
             runtime_s: 0.9,
             written: 4096,
         });

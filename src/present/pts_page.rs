@@ -86,6 +86,15 @@ fn quantity(unit: &str) -> Quantity {
     }
 }
 
+/// The IOPS axis of a chart, log-scaled where its values span decades when `allow_log`.
+fn iops_axis(allow_log: bool) -> Axis<'static> {
+    Axis {
+        label: "IOPS",
+        q: Quantity::Iops,
+        allow_log,
+    }
+}
+
 /// A block size as the specification's tables name it: `0.5 KiB`, `4 KiB`.
 fn bs_label(bs: u64) -> String {
     if bs < 1024 {
@@ -556,11 +565,7 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
                     q: Quantity::Plain,
                     allow_log: true,
                 },
-                Axis {
-                    label: "IOPS",
-                    q: Quantity::Iops,
-                    allow_log: true,
-                },
+                iops_axis(true),
                 &series,
             ));
         }
@@ -633,11 +638,7 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
             .map(|r| (num(&r[x]), num(&r["iops"])))
             .collect()
     };
-    let iops = Axis {
-        label: "IOPS",
-        q: Quantity::Iops,
-        allow_log: false,
-    };
+    let iops = iops_axis(false);
     h.push_str(&svg::xy_chart(
         &format!("{id}-wsat-time"),
         "Write saturation: IOPS against time",
@@ -660,11 +661,7 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
             q: Quantity::Plain,
             allow_log: false,
         },
-        Axis {
-            label: "IOPS",
-            q: Quantity::Iops,
-            allow_log: false,
-        },
+        iops_axis(false),
         &[Series {
             name: "4 KiB random write".into(),
             points: pts("capacity_written"),
@@ -763,11 +760,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
             q: Quantity::Seconds,
             allow_log: false,
         },
-        Axis {
-            label: "IOPS",
-            q: Quantity::Iops,
-            allow_log: false,
-        },
+        iops_axis(false),
         &series,
     ));
     let means: Vec<(String, f64)> = segs
@@ -844,11 +837,7 @@ fn demand(h: &mut String, id: &str, d: &Value) {
         &format!("{id}-dirth-intensity"),
         "Demand intensity: average response time against IOPS, a line per thread count \
          (depth rising along it)",
-        Axis {
-            label: "IOPS",
-            q: Quantity::Iops,
-            allow_log: true,
-        },
+        iops_axis(true),
         Axis {
             label: "average response time",
             q: Quantity::Time,
@@ -864,11 +853,7 @@ fn demand(h: &mut String, id: &str, d: &Value) {
             q: Quantity::Plain,
             allow_log: true,
         },
-        Axis {
-            label: "IOPS",
-            q: Quantity::Iops,
-            allow_log: true,
-        },
+        iops_axis(true),
         &per_thread(&|p| (num(&p["oio"]), num(&p["iops"]))),
     ));
     let mut by_oio = points.clone();

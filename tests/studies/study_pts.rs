@@ -503,6 +503,14 @@ fn bad_input_is_refused_before_any_io() {
             "at least 2MiB",
         ),
         (
+            &["pts", "hir", "-o", "d", "--hir-burst=1ms", "f"],
+            "bad value '1ms' for --hir-burst: expected a time of at least 10ms",
+        ),
+        (
+            &["pts", "hir", "-o", "d", "--hir-bursts=0", "f"],
+            "--hir-bursts",
+        ),
+        (
             &["pts", "iops", "-o", "d", "--profile=home", "f"],
             "enterprise or client",
         ),
@@ -678,41 +686,46 @@ fn host_idle_recovery_alternates_idle_and_baseline_and_resumes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn host_idle_recovery_on_a_loop_device() {
-    let Some(lo) = common::loopdev::Loop::new("pts_hir_loop", "8M") else {
-        return;
-    };
-    let dir = scratch("pts_hir_loop_out");
-    run_ok({
-        let mut c = iobench();
-        c.args([
-            "pts",
-            "hir",
-            "--capacity=4m",
-            "--round-time=20ms",
-            "--max-rounds=5",
-            "--hir-burst=20ms",
-            "--hir-bursts=2",
-            "-o",
-        ])
+/// `iobench pts ARGS` on an 8 MiB loop device (root only: `None` without one), 4 MiB of
+/// it tested: the run's summary.
+fn on_loop(tag: &str, args: &[&str]) -> Option<Value> {
+    let lo = common::loopdev::Loop::new(tag, "8M")?;
+    let dir = scratch(&format!("{tag}_out"));
+    let mut c = iobench();
+    c.arg("pts")
+        .args(args)
+        .args(["--capacity=4m", "-o"])
         .arg(dir.join("out"))
         .arg(&lo.dev);
-        c
-    });
+    run_ok(c);
     let s = summary(&dir);
     assert_eq!(s["target"]["kind"], "block_device");
     assert!(s["sections"][0]["purge"]
         .as_str()
         .unwrap()
         .starts_with("BLK"));
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(s)
+}
+
+#[test]
+fn host_idle_recovery_on_a_loop_device() {
+    let args = [
+        "hir",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--hir-burst=20ms",
+        "--hir-bursts=2",
+    ];
+    let Some(s) = on_loop("pts_hir_loop", &args) else {
+        return;
+    };
     let segs = s["sections"][0]["hir"]["segments"].as_array().unwrap();
     assert_eq!(segs.len(), 10);
     assert!(segs
         .iter()
         .all(|x| x["bursts"].as_array().unwrap().len() == 2
             && x["mean_iops"].as_f64().unwrap() > 0.0));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// I/Os of one run's JSON+ file, read and write together, over its jobs.
@@ -849,28 +862,16 @@ fn demand_intensity_measures_every_thread_count_and_depth() {
 
 #[test]
 fn demand_intensity_on_a_loop_device() {
-    let Some(lo) = common::loopdev::Loop::new("pts_dirth_loop", "8M") else {
+    let args = [
+        "dirth",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--threads=2",
+        "--qd=2",
+    ];
+    let Some(s) = on_loop("pts_dirth_loop", &args) else {
         return;
     };
-    let dir = scratch("pts_dirth_loop_out");
-    run_ok({
-        let mut c = iobench();
-        c.args([
-            "pts",
-            "dirth",
-            "--capacity=4m",
-            "--round-time=20ms",
-            "--max-rounds=5",
-            "--threads=2",
-            "--qd=2",
-            "-o",
-        ])
-        .arg(dir.join("out"))
-        .arg(&lo.dev);
-        c
-    });
-    let s = summary(&dir);
-    assert_eq!(s["target"]["kind"], "block_device");
     let d = &s["sections"][0]["dirth"];
     assert_eq!(d["points"].as_array().unwrap().len(), 4);
     assert!(d["histograms"]
@@ -878,5 +879,4 @@ fn demand_intensity_on_a_loop_device() {
         .unwrap()
         .iter()
         .all(|h| h["ios"].as_u64().unwrap() > 0));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -140,6 +140,15 @@ fn positive(flag: &str, v: &str) -> Result<u32, String> {
     }
 }
 
+/// A time option in milliseconds (seconds without a unit), at least `min_ms`; `least`
+/// names the least and an example for the error.
+fn time_ms(flag: &str, v: &str, min_ms: u64, least: &str) -> Result<u64, String> {
+    match parse_time_us(v, TimeUnit::Sec) {
+        Ok(us) if us >= min_ms * 1000 => Ok(us / 1000),
+        _ => Err(bad_value(flag, v, &format!("a time of at least {least}"))),
+    }
+}
+
 /// Reads the arguments (the target's size is filled in later): `None` for `--help`.
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let m = SPEC.parse(args)?;
@@ -199,40 +208,15 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                     ))
                 }
             },
-            "--round-time" => match parse_time_us(&v, TimeUnit::Sec) {
-                Ok(us) if us >= 10_000 => s.round_ms = us / 1000,
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a time of at least 10ms, such as 60s or 500ms",
-                    ))
-                }
-            },
+            "--round-time" => s.round_ms = time_ms(flag, &v, 10, "10ms, such as 60s or 500ms")?,
             "--max-rounds" => match number::<usize>(flag, &v, "5 to 25") {
                 Ok(n) if (steady::WINDOW..=steady::MAX_ROUNDS).contains(&n) => s.max_rounds = n,
                 _ => return Err(bad_value(flag, &v, "a whole number from 5 to 25")),
             },
-            "--wsat-time" => match parse_time_us(&v, TimeUnit::Sec) {
-                Ok(us) if us >= 1_000_000 => s.wsat_limit_s = us / 1_000_000,
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a time of at least 1s, such as 24h or 30m",
-                    ))
-                }
-            },
-            "--hir-burst" => match parse_time_us(&v, TimeUnit::Sec) {
-                Ok(us) if us >= 10_000 => s.hir_burst_ms = us / 1000,
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a time of at least 10ms, such as 5s or 200ms",
-                    ))
-                }
-            },
+            "--wsat-time" => {
+                s.wsat_limit_s = time_ms(flag, &v, 1000, "1s, such as 24h or 30m")? / 1000
+            }
+            "--hir-burst" => s.hir_burst_ms = time_ms(flag, &v, 10, "10ms, such as 5s or 200ms")?,
             "--hir-bursts" => s.hir_bursts = positive(flag, &v)? as usize,
             _ => s.purge = false,
         }

@@ -752,7 +752,16 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
             .as_f64()
             .map_or("not determined".to_string(), |v| Quantity::Iops.text(v))
     );
-    h.push_str(&svg::xy_chart(
+    // The steady state before the bursts, as a level the bursts are read against.
+    let marks = svg::Marks {
+        levels: hir["steady_state_iops"]
+            .as_f64()
+            .map(|v| (v, "steady state".to_string()))
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    h.push_str(&svg::xy_chart_marked(
         &format!("{id}-hir-time"),
         "Host idle recovery: IOPS of each burst against time",
         Axis {
@@ -762,6 +771,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
         },
         iops_axis(false),
         &series,
+        &marks,
     ));
     let means: Vec<(String, f64)> = segs
         .iter()

@@ -6,7 +6,9 @@
 //! It reads only the directory's `summary.json` (the pts study writes it; this module
 //! does not depend on the study), and draws with `svg`'s charts.
 
-use super::svg::{self, Axis, Quantity, Series};
+use super::svg::{
+    self, Axis, Quantity, Series, Stat, StatSeries, StudyChart, StudyX, Style, YSpec,
+};
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::Path;
@@ -84,6 +86,15 @@ fn quantity(unit: &str) -> Quantity {
     }
 }
 
+/// The IOPS axis of a chart, log-scaled where its values span decades when `allow_log`.
+fn iops_axis(allow_log: bool) -> Axis<'static> {
+    Axis {
+        label: "IOPS",
+        q: Quantity::Iops,
+        allow_log,
+    }
+}
+
 /// A block size as the specification's tables name it: `0.5 KiB`, `4 KiB`.
 fn bs_label(bs: u64) -> String {
     if bs < 1024 {
@@ -135,6 +146,12 @@ pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
         window(h, &id, sec, d, unit);
         determination(h, d, unit);
         results(h, &id, test, sec);
+        if sec["hir"].is_object() {
+            host_idle(h, &id, &sec["hir"]);
+        }
+        if sec["dirth"].is_object() {
+            demand(h, &id, &sec["dirth"]);
+        }
     }
     h.push_str("</section>");
 }
@@ -277,9 +294,28 @@ fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
         "{} ({unit})",
         sec["tracking"]["workload"].as_str().unwrap_or("tracking")
     );
+    let mut series = vec![Series { name, points: pts }];
+    // The further tracking variables (PTS 2.0's IOPS test), on the same axis: a log one
+    // when they lie decades apart (1024 KiB reads against 4 KiB writes).
+    for also in sec["tracking"]["also"].as_array().into_iter().flatten() {
+        let Some(w) = also.as_str() else { continue };
+        series.push(Series {
+            name: format!("{w} ({unit})"),
+            points: sec["rounds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|r| (num(&r["round"]), num(&r["also"][w])))
+                .collect(),
+        });
+    }
     h.push_str(&svg::xy_chart(
         &format!("{id}-convergence"),
-        "Steady-state convergence: tracking variable per round",
+        if series.len() > 1 {
+            "Steady-state convergence: tracking variables per round"
+        } else {
+            "Steady-state convergence: tracking variable per round"
+        },
         Axis {
             label: "round",
             q: Quantity::Plain,
@@ -288,9 +324,9 @@ fn convergence(h: &mut String, id: &str, sec: &Value, unit: &str) {
         Axis {
             label: unit,
             q: quantity(unit),
-            allow_log: false,
+            allow_log: series.len() > 1,
         },
-        &[Series { name, points: pts }],
+        &series,
     ));
 }
 
@@ -422,6 +458,46 @@ fn determination(h: &mut String, d: &Value, unit: &str) {
         &["steady-state determination", "measured", "allowed", ""],
         &rows,
     );
+    // The further tracking variables, judged over the same window.
+    let also: Vec<Vec<String>> = d["also"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|a| {
+            vec![
+                text(&a["workload"]),
+                svg::num3(num(&a["average"])),
+                format!(
+                    "{} (allowed {})",
+                    svg::num3(num(&a["range"])),
+                    svg::num3(num(&a["allowed_range"]))
+                ),
+                pass(&a["range_ok"]).into(),
+                format!(
+                    "{} (allowed {})",
+                    svg::num3(num(&a["excursion"])),
+                    svg::num3(num(&a["allowed_excursion"]))
+                ),
+                pass(&a["excursion_ok"]).into(),
+                text(&a["formula"]),
+            ]
+        })
+        .collect();
+    if !also.is_empty() {
+        super::html::table(
+            h,
+            &[
+                "also tracked",
+                &format!("average ({unit})"),
+                "range",
+                "",
+                "slope excursion",
+                "",
+                "least-squares line",
+            ],
+            &also,
+        );
+    }
     h.push_str("</div>");
 }
 
@@ -489,14 +565,14 @@ fn results(h: &mut String, id: &str, test: &str, sec: &Value) {
                     q: Quantity::Plain,
                     allow_log: true,
                 },
-                Axis {
-                    label: "IOPS",
-                    q: Quantity::Iops,
-                    allow_log: true,
-                },
+                iops_axis(true),
                 &series,
             ));
         }
+        // Host idle recovery's one workload: its steady state is the determination's
+        // average, and its bursts are drawn by `host_idle`; demand intensity's matrix is
+        // drawn by `demand`.
+        "hir" | "dirth" => {}
         "throughput" => {
             let rows: Vec<Vec<String>> = rs
                 .iter()
@@ -562,11 +638,7 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
             .map(|r| (num(&r[x]), num(&r["iops"])))
             .collect()
     };
-    let iops = Axis {
-        label: "IOPS",
-        q: Quantity::Iops,
-        allow_log: false,
-    };
+    let iops = iops_axis(false);
     h.push_str(&svg::xy_chart(
         &format!("{id}-wsat-time"),
         "Write saturation: IOPS against time",
@@ -589,11 +661,7 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
             q: Quantity::Plain,
             allow_log: false,
         },
-        Axis {
-            label: "IOPS",
-            q: Quantity::Iops,
-            allow_log: false,
-        },
+        iops_axis(false),
         &[Series {
             name: "4 KiB random write".into(),
             points: pts("capacity_written"),
@@ -616,4 +684,279 @@ fn saturation(h: &mut String, id: &str, sec: &Value) {
         &["round", "time s", "IOPS", "written", "× capacity"],
         &rows,
     );
+}
+
+/// One bar per category: `values` (category, value) as a bar chart of quantity `q`.
+fn bars(id: &str, title: &str, xlabel: &str, y: YSpec, values: &[(String, f64)]) -> String {
+    let x = StudyX::Categories(values.iter().map(|v| v.0.clone()).collect());
+    let series = [StatSeries {
+        name: y.label.clone(),
+        points: values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, Stat::of(&[v.1], &[])))
+            .collect(),
+        flat: None,
+    }];
+    svg::study_chart(&StudyChart {
+        id,
+        title,
+        xlabel,
+        x: &x,
+        y,
+        style: Style::Bars,
+        series: &series,
+        second: None,
+        notes: &[],
+    })
+}
+
+/// Host idle recovery: IOPS of every burst against time, a line per segment (a wait
+/// state, or the return to the baseline after it), and each segment's mean as bars.
+fn host_idle(h: &mut String, id: &str, hir: &Value) {
+    let segs = hir["segments"].as_array().cloned().unwrap_or_default();
+    let label = |seg: &Value| {
+        if seg["kind"] == "wait" {
+            format!(
+                "wait state {} ({} s idle)",
+                text(&seg["wait_state"]),
+                svg::num3(num(&seg["wait_s"]))
+            )
+        } else {
+            format!(
+                "return to baseline after wait state {}",
+                text(&seg["wait_state"])
+            )
+        }
+    };
+    let series: Vec<Series> = segs
+        .iter()
+        .filter(|seg| seg["bursts"].as_array().is_some_and(|b| !b.is_empty()))
+        .map(|seg| Series {
+            name: label(seg),
+            points: seg["bursts"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|b| (num(&b["time_s"]), num(&b["iops"])))
+                .collect(),
+        })
+        .collect();
+    let _ = write!(
+        h,
+        "<div class=\"hir\"><p>Host idle recovery: {} bursts of {} s of 4 KiB random writes \
+         per segment; steady state before them: {}.</p>",
+        text(&hir["bursts_per_segment"]),
+        svg::num3(num(&hir["burst_s"])),
+        hir["steady_state_iops"]
+            .as_f64()
+            .map_or("not determined".to_string(), |v| Quantity::Iops.text(v))
+    );
+    // The steady state before the bursts, as a level the bursts are read against.
+    let marks = svg::Marks {
+        levels: hir["steady_state_iops"]
+            .as_f64()
+            .map(|v| (v, "steady state".to_string()))
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    };
+    h.push_str(&svg::xy_chart_marked(
+        &format!("{id}-hir-time"),
+        "Host idle recovery: IOPS of each burst against time",
+        Axis {
+            label: "time since the first burst",
+            q: Quantity::Seconds,
+            allow_log: false,
+        },
+        iops_axis(false),
+        &series,
+        &marks,
+    ));
+    let means: Vec<(String, f64)> = segs
+        .iter()
+        .filter_map(|seg| {
+            Some((
+                seg["name"].as_str()?.to_string(),
+                seg["mean_iops"].as_f64()?,
+            ))
+        })
+        .collect();
+    h.push_str(&bars(
+        &format!("{id}-hir-segments"),
+        "Host idle recovery: mean IOPS per segment (wsN: N × the burst of idle after each burst)",
+        "segment",
+        YSpec {
+            label: "mean IOPS".into(),
+            q: Quantity::Iops,
+            allow_log: false,
+        },
+        &means,
+    ));
+    let rows: Vec<Vec<String>> = segs
+        .iter()
+        .map(|seg| {
+            vec![
+                label(seg),
+                seg["bursts"].as_array().map_or(0, Vec::len).to_string(),
+                seg["mean_iops"].as_f64().map_or("-".into(), svg::num3),
+                seg["vs_steady_state"]
+                    .as_f64()
+                    .map_or("-".into(), |r| format!("{r:.2}")),
+            ]
+        })
+        .collect();
+    super::html::table(
+        h,
+        &["segment", "bursts", "mean IOPS", "× steady state"],
+        &rows,
+    );
+    h.push_str("</div>");
+}
+
+/// Demand intensity / response-time histogram: IOPS against average response time and
+/// against outstanding I/O (a line per thread count), response times against outstanding
+/// I/O, the points' table, and the response-time histograms of the maximum-, middle- and
+/// minimum-IOPS points as bars.
+fn demand(h: &mut String, id: &str, d: &Value) {
+    let points: Vec<&Value> = d["points"].as_array().into_iter().flatten().collect();
+    let mut threads: Vec<u64> = points
+        .iter()
+        .filter_map(|p| p["threads"].as_u64())
+        .collect();
+    threads.sort_unstable();
+    threads.dedup();
+    // A thread count's points, from the shallowest depth.
+    let row = |t: u64| {
+        let mut r: Vec<&&Value> = points.iter().filter(|p| p["threads"] == t).collect();
+        r.sort_by_key(|p| p["qd"].as_u64());
+        r
+    };
+    let ms_ns = |v: &Value| num(v) * 1e6;
+    h.push_str("<div class=\"dirth\">");
+    let per_thread = |f: &dyn Fn(&Value) -> (f64, f64)| -> Vec<Series> {
+        threads
+            .iter()
+            .map(|&t| Series {
+                name: format!("T{t}"),
+                points: row(t).into_iter().map(|p| f(p)).collect(),
+            })
+            .collect()
+    };
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-intensity"),
+        "Demand intensity: average response time against IOPS, a line per thread count \
+         (depth rising along it)",
+        iops_axis(true),
+        Axis {
+            label: "average response time",
+            q: Quantity::Time,
+            allow_log: true,
+        },
+        &per_thread(&|p| (num(&p["iops"]), ms_ns(&p["lat_mean_ms"]))),
+    ));
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-oio"),
+        "IOPS against total outstanding I/O (threads × depth), a line per thread count",
+        Axis {
+            label: "total outstanding I/O",
+            q: Quantity::Plain,
+            allow_log: true,
+        },
+        iops_axis(true),
+        &per_thread(&|p| (num(&p["oio"]), num(&p["iops"]))),
+    ));
+    let mut by_oio = points.clone();
+    by_oio.sort_by_key(|p| (p["oio"].as_u64(), p["threads"].as_u64()));
+    let rt = |k: &str, name: &str| Series {
+        name: name.into(),
+        points: by_oio
+            .iter()
+            .map(|p| (num(&p["oio"]), ms_ns(&p[k])))
+            .collect(),
+    };
+    h.push_str(&svg::xy_chart(
+        &format!("{id}-dirth-rt"),
+        "Response time against total outstanding I/O (every thread count × depth)",
+        Axis {
+            label: "total outstanding I/O",
+            q: Quantity::Plain,
+            allow_log: true,
+        },
+        Axis {
+            label: "response time",
+            q: Quantity::Time,
+            allow_log: true,
+        },
+        &[
+            rt("lat_mean_ms", "average"),
+            rt("lat_p99999_ms", "99.999 %"),
+            rt("lat_max_ms", "maximum"),
+        ],
+    ));
+    let rows: Vec<Vec<String>> = by_oio
+        .iter()
+        .map(|p| {
+            vec![
+                text(&p["threads"]),
+                text(&p["qd"]),
+                text(&p["oio"]),
+                svg::num3(num(&p["iops"])),
+                Quantity::Time.text(ms_ns(&p["lat_mean_ms"])),
+                Quantity::Time.text(ms_ns(&p["lat_p99999_ms"])),
+                Quantity::Time.text(ms_ns(&p["lat_max_ms"])),
+            ]
+        })
+        .collect();
+    super::html::table(
+        h,
+        &[
+            "threads",
+            "depth",
+            "outstanding I/O",
+            "IOPS",
+            "average",
+            "99.999 %",
+            "maximum",
+        ],
+        &rows,
+    );
+    for hist in d["histograms"].as_array().into_iter().flatten() {
+        let which = match hist["point"].as_str().unwrap_or("") {
+            "max_iops" => "maximum-IOPS point",
+            "mid_iops" => "middle-IOPS point",
+            _ => "minimum-IOPS point",
+        };
+        let buckets: Vec<(String, f64)> = hist["buckets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                (
+                    format!("≤ {}", Quantity::Time.text(num(&b["upper_ms"]) * 1e6)),
+                    num(&b["ios"]),
+                )
+            })
+            .collect();
+        h.push_str(&bars(
+            &format!("{id}-dirth-hist-{}", hist["point"].as_str().unwrap_or("")),
+            &format!(
+                "Response-time histogram at the {which}: T{} QD{} ({}), {} I/Os",
+                text(&hist["threads"]),
+                text(&hist["qd"]),
+                Quantity::Iops.text(num(&hist["iops"])),
+                text(&hist["ios"])
+            ),
+            "response time (bucket's upper edge)",
+            YSpec {
+                label: "I/Os".into(),
+                q: Quantity::Count,
+                // Bars stay on a linear axis (svg draws no log bars); the buckets' edges
+                // are what run on a log scale.
+                allow_log: false,
+            },
+            &buckets,
+        ));
+    }
+    h.push_str("</div>");
 }

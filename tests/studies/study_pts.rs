@@ -124,6 +124,41 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     .unwrap();
     let iops = r1["jobs"][0]["write"]["iops"].as_f64().unwrap();
     assert!((sec["rounds"][0]["tracking"].as_f64().unwrap() - iops).abs() < 1e-6);
+    // PTS 2.0's further tracking variables: 64 KiB 65/35 and 1024 KiB read IOPS, each
+    // recorded every round and judged over the same window.
+    assert_eq!(
+        sec["tracking"]["also"],
+        serde_json::json!(["rw65-bs64k", "rw100-bs1m"])
+    );
+    let r1: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/iops/r01-rw100-bs1m.json")).unwrap(),
+    )
+    .unwrap();
+    let iops = r1["jobs"][0]["read"]["iops"].as_f64().unwrap();
+    assert!((sec["rounds"][0]["also"]["rw100-bs1m"].as_f64().unwrap() - iops).abs() < 1e-6);
+    let d = &sec["determination"];
+    let also = d["also"].as_array().unwrap();
+    assert_eq!(also.len(), 2);
+    for a in also {
+        let w = a["workload"].as_str().unwrap();
+        let window: Vec<f64> = (n - 5..n)
+            .map(|i| sec["rounds"][i]["also"][w].as_f64().unwrap())
+            .collect();
+        assert_eq!(a["values"], serde_json::json!(window), "{w}");
+        let avg = window.iter().sum::<f64>() / 5.0;
+        let range = window.iter().copied().fold(f64::MIN, f64::max)
+            - window.iter().copied().fold(f64::MAX, f64::min);
+        assert_eq!(a["range_ok"].as_bool().unwrap(), range <= 0.2 * avg, "{a}");
+    }
+    let all = d["steady"] == true && also.iter().all(|a| a["steady"] == true);
+    assert_eq!(d["all_steady"], all);
+    assert_eq!(
+        d["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("steady state achieved"),
+        all
+    );
     for needle in [
         "IOPS over the measurement window",
         "100/0",
@@ -131,6 +166,8 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "1024 KiB",
         "0.5 KiB",
         "least-squares line: y = ",
+        "also tracked: rw65-bs64k",
+        "also tracked: rw100-bs1m",
     ] {
         assert!(report.contains(needle), "{needle}: {report}");
     }
@@ -147,7 +184,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "<th class=\"l\">active range</th><td>100 %",
         "Not conforming to the specification",
         "--round-time 10 ms",
-        "Steady-state convergence: tracking variable per round",
+        "Steady-state convergence: tracking variables per round",
         "average + 10 %",
         "average − 10 %",
         "least-squares line: y = ",
@@ -155,6 +192,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "range (max − min)",
         "slope excursion",
         "IOPS matrix: block size × read/write mix",
+        "also tracked",
     ] {
         assert!(html.contains(needle), "{needle}");
     }
@@ -185,9 +223,10 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         let at = html.find(&format!("id=\"{id}\"")).unwrap();
         &html[at..at + html[at..].find("</figure>").unwrap()]
     };
+    // A line per tracking variable: 4 KiB write and PTS 2.0's two more.
     assert_eq!(
         figure("pts0-0-convergence").matches("class=\"pt\"").count(),
-        n
+        3 * n
     );
     assert_eq!(figure("pts0-0-matrix").matches("class=\"pt\"").count(), 56);
     // 5 window rounds, 2 ends each of the average, the band and the line.
@@ -464,6 +503,14 @@ fn bad_input_is_refused_before_any_io() {
             "at least 2MiB",
         ),
         (
+            &["pts", "hir", "-o", "d", "--hir-burst=1ms", "f"],
+            "bad value '1ms' for --hir-burst: expected a time of at least 10ms",
+        ),
+        (
+            &["pts", "hir", "-o", "d", "--hir-bursts=0", "f"],
+            "--hir-bursts",
+        ),
+        (
             &["pts", "iops", "-o", "d", "--profile=home", "f"],
             "enterprise or client",
         ),
@@ -492,4 +539,344 @@ fn bad_input_is_refused_before_any_io() {
     for d in [&dir, &other] {
         let _ = std::fs::remove_dir_all(d);
     }
+}
+
+/// The figure `id` of a report page: its SVG up to `</figure>`.
+fn figure<'a>(html: &'a str, id: &str) -> &'a str {
+    let at = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no figure {id}"));
+    &html[at..at + html[at..].find("</figure>").unwrap()]
+}
+
+#[test]
+fn host_idle_recovery_alternates_idle_and_baseline_and_resumes() {
+    let dir = scratch("pts_hir");
+    let args = [
+        "hir",
+        "--capacity=4m",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--qd=4",
+        "--hir-burst=50ms",
+        "--hir-bursts=3",
+    ];
+    // Ctrl-C once the bursts have begun: the bursts run so far are kept.
+    let state = dir.join("out/state.json");
+    let mut child = pts(&dir, &args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let bursts = |state: &Path| {
+        std::fs::read_to_string(state)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .map_or(0, |v| {
+                v["sections"][0]["bursts"].as_array().map_or(0, |a| a.len())
+            })
+    };
+    while bursts(&state) < 4 {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before its bursts"
+        );
+        assert!(Instant::now() < deadline, "no bursts in 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill has no memory preconditions; the pid is our own child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let first = std::fs::read(dir.join("out/runs/hir/ws1-b001.json")).unwrap();
+    let out = run_ok(pts(&dir, &args));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("resuming the run") && !err.contains("round 1:"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(dir.join("out/runs/hir/ws1-b001.json")).unwrap(),
+        first
+    );
+    let s = summary(&dir);
+    let sec = &s["sections"][0];
+    assert!(sec["preconditioning"].is_null(), "no sequential fill");
+    rounds_as_determined(sec, 5);
+    let hir = &sec["hir"];
+    assert_eq!(hir["done"], true);
+    let segs = hir["segments"].as_array().unwrap();
+    let names: Vec<&str> = segs.iter().map(|x| x["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "ws1",
+            "ws1-baseline",
+            "ws2",
+            "ws2-baseline",
+            "ws3",
+            "ws3-baseline",
+            "ws5",
+            "ws5-baseline",
+            "ws10",
+            "ws10-baseline"
+        ]
+    );
+    // Idle of 1, 2, 3, 5, 10 bursts after each burst of a wait state, none at baseline.
+    let waits: Vec<f64> = segs.iter().map(|x| x["wait_s"].as_f64().unwrap()).collect();
+    assert_eq!(waits, [0.05, 0.0, 0.1, 0.0, 0.15, 0.0, 0.25, 0.0, 0.5, 0.0]);
+    let steady = hir["steady_state_iops"].as_f64().unwrap();
+    assert_eq!(steady, sec["determination"]["average"].as_f64().unwrap());
+    let mut times = vec![];
+    for seg in segs {
+        let b = seg["bursts"].as_array().unwrap();
+        assert_eq!(b.len(), 3, "{seg}");
+        let mean = b.iter().map(|x| x["iops"].as_f64().unwrap()).sum::<f64>() / 3.0;
+        assert!((seg["mean_iops"].as_f64().unwrap() - mean).abs() < 1e-6);
+        assert!((seg["vs_steady_state"].as_f64().unwrap() - mean / steady).abs() < 1e-9);
+        assert!(b.iter().all(|x| x["written_bytes"].as_u64().unwrap() > 0));
+        times.extend(b.iter().map(|x| x["time_s"].as_f64().unwrap()));
+    }
+    // A burst starts a burst and its segment's idle after the one before it (ws2: 0.15 s).
+    assert!((times[7] - times[6] - 0.15).abs() < 1e-9, "{times:?}");
+    assert!((times[4] - times[3] - 0.05).abs() < 1e-9, "{times:?}");
+    // The idle really was taken: each run's JSON is stamped when it ends, and in a wait
+    // state a burst ends at least its idle and its own 50 ms after the one before.
+    let ended = |name: &str| {
+        let v: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("out/runs/hir/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        v["timestamp_ms"].as_u64().unwrap()
+    };
+    for (seg, idle_ms) in [("ws2", 100), ("ws5", 250), ("ws10", 500)] {
+        for b in 2..=3 {
+            let gap = ended(&format!("{seg}-b{b:03}")) - ended(&format!("{seg}-b{:03}", b - 1));
+            assert!(
+                gap >= idle_ms + 50,
+                "{seg} burst {b}: {gap} ms after the last"
+            );
+        }
+    }
+    // Every burst is a plain run of 50 ms of 4 KiB random writes.
+    let b: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/hir/ws10-b003.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(b["jobs"][0]["job options"]["runtime"], "50ms");
+    assert_eq!(b["jobs"][0]["job options"]["rw"], "randwrite");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("--hir-burst 50 ms") && report.contains("ws10-baseline"));
+    let html = page(&dir);
+    assert_eq!(
+        figure(&html, "pts0-0-hir-time")
+            .matches("class=\"pt\"")
+            .count(),
+        30
+    );
+    let bars = figure(&html, "pts0-0-hir-segments");
+    assert!(bars.contains("data-kind=\"bars\""), "segments as bars");
+    assert!(bars.contains("ws10-baseline"));
+    assert_eq!(
+        bars.matches("class=\"pt\"").count(),
+        10,
+        "a bar per segment"
+    );
+    schema_valid(&[dir.join("out/summary.json")]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `iobench pts ARGS` on an 8 MiB loop device (root only: `None` without one), 4 MiB of
+/// it tested: the run's summary.
+fn on_loop(tag: &str, args: &[&str]) -> Option<Value> {
+    let lo = common::loopdev::Loop::new(tag, "8M")?;
+    let dir = scratch(&format!("{tag}_out"));
+    let mut c = iobench();
+    c.arg("pts")
+        .args(args)
+        .args(["--capacity=4m", "-o"])
+        .arg(dir.join("out"))
+        .arg(&lo.dev);
+    run_ok(c);
+    let s = summary(&dir);
+    assert_eq!(s["target"]["kind"], "block_device");
+    assert!(s["sections"][0]["purge"]
+        .as_str()
+        .unwrap()
+        .starts_with("BLK"));
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(s)
+}
+
+#[test]
+fn host_idle_recovery_on_a_loop_device() {
+    let args = [
+        "hir",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--hir-burst=20ms",
+        "--hir-bursts=2",
+    ];
+    let Some(s) = on_loop("pts_hir_loop", &args) else {
+        return;
+    };
+    let segs = s["sections"][0]["hir"]["segments"].as_array().unwrap();
+    assert_eq!(segs.len(), 10);
+    assert!(segs
+        .iter()
+        .all(|x| x["bursts"].as_array().unwrap().len() == 2
+            && x["mean_iops"].as_f64().unwrap() > 0.0));
+}
+
+/// I/Os of one run's JSON+ file, read and write together, over its jobs.
+fn run_ios(path: &Path) -> u64 {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|j| ["read", "write"].map(|d| j[d]["total_ios"].as_u64().unwrap_or(0)))
+        .sum()
+}
+
+#[test]
+fn demand_intensity_measures_every_thread_count_and_depth() {
+    let dir = scratch("pts_dirth");
+    let out = run_ok(pts(
+        &dir,
+        &[
+            "dirth",
+            "--capacity=4m",
+            "--round-time=20ms",
+            "--max-rounds=5",
+            "--threads=2",
+            "--qd=4",
+        ],
+    ));
+    let s = summary(&dir);
+    let sec = &s["sections"][0];
+    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    // The most demanding point is the tracking variable.
+    assert_eq!(sec["tracking"]["workload"], "rw65-bs8k-t2-qd4");
+    let n = rounds_as_determined(sec, 5);
+    let d = &sec["dirth"];
+    let points = d["points"].as_array().unwrap();
+    let tq: Vec<(u64, u64, u64)> = points
+        .iter()
+        .map(|p| {
+            let (t, q) = (p["threads"].as_u64().unwrap(), p["qd"].as_u64().unwrap());
+            assert_eq!(p["oio"].as_u64().unwrap(), t * q);
+            (t, q, p["oio"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        tq,
+        [
+            (2, 4, 8),
+            (2, 2, 4),
+            (2, 1, 2),
+            (1, 4, 4),
+            (1, 2, 2),
+            (1, 1, 1)
+        ]
+    );
+    let iops = |p: &Value| p["iops"].as_f64().unwrap();
+    let best = points.iter().map(iops).fold(0.0, f64::max);
+    assert_eq!(iops(&d["max_iops"]), best);
+    assert_eq!(
+        (
+            d["min_iops"]["threads"].as_u64(),
+            d["min_iops"]["qd"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let middle = (best + iops(&d["min_iops"])) / 2.0;
+    let mid = &d["mid_iops"];
+    assert_ne!(mid["workload"], d["max_iops"]["workload"]);
+    assert_ne!(mid["workload"], d["min_iops"]["workload"]);
+    for p in points {
+        if p["workload"] != d["max_iops"]["workload"] && p["workload"] != d["min_iops"]["workload"]
+        {
+            assert!((iops(mid) - middle).abs() <= (iops(p) - middle).abs() + 1e-9);
+        }
+    }
+    // Each histogram holds every I/O of its point's window rounds.
+    let hists = d["histograms"].as_array().unwrap();
+    assert_eq!(hists.len(), 3);
+    for h in hists {
+        let name = h["workload"].as_str().unwrap();
+        let ios: u64 = (n - 4..=n)
+            .map(|r| run_ios(&dir.join(format!("out/runs/dirth/r{r:02}-{name}.json"))))
+            .sum();
+        let buckets = h["buckets"].as_array().unwrap();
+        let counted: u64 = buckets.iter().map(|b| b["ios"].as_u64().unwrap()).sum();
+        assert_eq!((h["ios"].as_u64().unwrap(), counted), (ios, ios), "{name}");
+        let edges: Vec<f64> = buckets
+            .iter()
+            .map(|b| b["upper_ms"].as_f64().unwrap())
+            .collect();
+        assert!(edges.windows(2).all(|w| w[1] > w[0]), "{edges:?}");
+    }
+    // Every point is a plain run at its thread count and depth.
+    let one: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("out/runs/dirth/r01-rw65-bs8k-t2-qd1.json")).unwrap(),
+    )
+    .unwrap();
+    let o = &one["jobs"][0]["job options"];
+    assert_eq!(
+        (&o["numjobs"], &o["iodepth"], &o["rwmixread"], &o["bs"]),
+        (&"2".into(), &"1".into(), &"65".into(), &"8192".into())
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("demand intensity over the measurement window"),
+        "{report}"
+    );
+    assert!(report.contains("min_iops: T1 QD1"), "{report}");
+    let html = page(&dir);
+    for (id, pts) in [
+        ("pts0-0-dirth-intensity", 6),
+        ("pts0-0-dirth-oio", 6),
+        ("pts0-0-dirth-rt", 18),
+    ] {
+        assert_eq!(
+            figure(&html, id).matches("class=\"pt\"").count(),
+            pts,
+            "{id}"
+        );
+    }
+    for h in hists {
+        let f = figure(
+            &html,
+            &format!("pts0-0-dirth-hist-{}", h["point"].as_str().unwrap()),
+        );
+        assert!(f.contains("data-kind=\"bars\""));
+        assert_eq!(
+            f.matches("class=\"pt\"").count(),
+            h["buckets"].as_array().unwrap().len()
+        );
+    }
+    schema_valid(&[dir.join("out/summary.json")]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn demand_intensity_on_a_loop_device() {
+    let args = [
+        "dirth",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "--threads=2",
+        "--qd=2",
+    ];
+    let Some(s) = on_loop("pts_dirth_loop", &args) else {
+        return;
+    };
+    let d = &s["sections"][0]["dirth"];
+    assert_eq!(d["points"].as_array().unwrap().len(), 4);
+    assert!(d["histograms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|h| h["ios"].as_u64().unwrap() > 0));
 }

@@ -41,13 +41,7 @@ pub fn read(path: &Path) -> Result<Metrics, String> {
     }
     let dirs = results::totals(&file);
     let ios: u64 = dirs.iter().map(|d| d.total_ios).sum();
-    let mut bins: std::collections::BTreeMap<u64, u64> = Default::default();
-    for d in &dirs {
-        for &(v, c) in &d.bins {
-            *bins.entry(v).or_default() += c;
-        }
-    }
-    let bins: Vec<(u64, u64)> = bins.into_iter().collect();
+    let bins = merged_bins(&dirs);
     Ok(Metrics {
         iops: dirs.iter().map(|d| d.iops).sum(),
         bw: dirs.iter().map(|d| d.bw_bytes).sum(),
@@ -65,4 +59,56 @@ pub fn read(path: &Path) -> Result<Metrics, String> {
             .sum(),
         runtime_ms: dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
     })
+}
+
+/// The response-time bins (nanoseconds → I/Os) of read and write together.
+fn merged_bins(dirs: &[results::DirResult]) -> Vec<(u64, u64)> {
+    let mut bins: std::collections::BTreeMap<u64, u64> = Default::default();
+    for d in dirs {
+        for &(v, c) in &d.bins {
+            *bins.entry(v).or_default() += c;
+        }
+    }
+    bins.into_iter().collect()
+}
+
+/// One run's response-time histogram: its JSON+ latency bins, read and write merged.
+pub fn bins(path: &Path) -> Result<Vec<(u64, u64)>, String> {
+    Ok(merged_bins(&results::totals(&results::read(path)?)))
+}
+
+/// Response-time bins summed into buckets whose upper edges run 1, 2, 5, 10, 20, 50 … µs
+/// (a histogram that reads on a log axis); empty buckets at either end are left out.
+/// Each bucket is (upper edge in nanoseconds, I/Os).
+pub fn log_buckets(bins: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut edges = vec![];
+    let mut decade = 1_000u64;
+    while decade <= 1_000_000_000_000 {
+        edges.extend([decade, 2 * decade, 5 * decade]);
+        decade *= 10;
+    }
+    let mut out: Vec<(u64, u64)> = edges.iter().map(|&e| (e, 0)).collect();
+    for &(v, c) in bins {
+        let i = edges.partition_point(|&e| e < v).min(edges.len() - 1);
+        out[i].1 += c;
+    }
+    let first = out.iter().position(|b| b.1 > 0).unwrap_or(0);
+    let last = out.iter().rposition(|b| b.1 > 0).map_or(0, |i| i + 1);
+    out[first..last.max(first)].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_buckets_sum_bins_up_to_each_edge() {
+        // 900 ns and 1 µs fall in "≤ 1 µs"; 1.5 µs in "≤ 2 µs"; 3 ms in "≤ 5 ms".
+        let b = log_buckets(&[(900, 2), (1_000, 1), (1_500, 4), (3_000_000, 7)]);
+        assert_eq!(b.first(), Some(&(1_000, 3)));
+        assert_eq!(b[1], (2_000, 4));
+        assert_eq!(b.last(), Some(&(5_000_000, 7)));
+        assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), 14);
+        assert!(log_buckets(&[]).is_empty());
+    }
 }

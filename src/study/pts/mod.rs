@@ -35,7 +35,9 @@ the average; at most 25 rounds). Every workload is a plain job; its JSON+ goes t
 Run the same command again to resume an interrupted run.
 
 TEST: iops (7 mixes x 8 block sizes), throughput (128 KiB and 1 MiB sequential),
-      latency (0.5/4/8 KiB x 100/0, 65/35, 0/100 at QD1 T1), wsat (write saturation).
+      latency (0.5/4/8 KiB x 100/0, 65/35, 0/100 at QD1 T1), wsat (write saturation),
+      hir (host idle recovery: 5 s write bursts with 5-50 s of host idle between),
+      dirth (demand intensity: 8 KiB random 65/35 at T 1..--threads x QD 1..--qd).
 THE TARGET'S DATA IS DESTROYED.",
     flags: &[
         Flag {
@@ -56,13 +58,15 @@ THE TARGET'S DATA IS DESTROYED.",
             names: &["--threads"],
             takes: Takes::Value,
             form: "N",
-            help: "threads (jobs) per workload (default 1; latency runs T1)",
+            help: "threads (jobs) per workload (default 1; latency runs T1);\n\
+                   dirth: the largest thread count (default 32)",
         },
         Flag {
             names: &["--qd"],
             takes: Takes::Value,
             form: "N",
-            help: "queue depth per thread (default 32; latency runs QD1)",
+            help: "queue depth per thread (default 32; latency runs QD1);\n\
+                   dirth: the largest depth",
         },
         Flag {
             names: &["--engine"],
@@ -96,6 +100,20 @@ THE TARGET'S DATA IS DESTROYED.",
             help: "write saturation's time limit (default 24h; it also stops at 4x capacity)",
         },
         Flag {
+            names: &["--hir-burst"],
+            takes: Takes::Value,
+            form: "TIME",
+            help: "hir: one write burst's length (default 5s; the wait states are\n\
+                   1, 2, 3, 5 and 10 times it; shorter: not conforming)",
+        },
+        Flag {
+            names: &["--hir-bursts"],
+            takes: Takes::Value,
+            form: "N",
+            help: "hir: bursts per wait state and per return to the baseline\n\
+                   (default 360; fewer: not conforming)",
+        },
+        Flag {
             names: &["--no-purge"],
             takes: Takes::Nothing,
             form: "",
@@ -122,6 +140,15 @@ fn positive(flag: &str, v: &str) -> Result<u32, String> {
     }
 }
 
+/// A time option in milliseconds (seconds without a unit), at least `min_ms`; `least`
+/// names the least and an example for the error.
+fn time_ms(flag: &str, v: &str, min_ms: u64, least: &str) -> Result<u64, String> {
+    match parse_time_us(v, TimeUnit::Sec) {
+        Ok(us) if us >= min_ms * 1000 => Ok(us / 1000),
+        _ => Err(bad_value(flag, v, &format!("a time of at least {least}"))),
+    }
+}
+
 /// Reads the arguments (the target's size is filled in later): `None` for `--help`.
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let m = SPEC.parse(args)?;
@@ -137,7 +164,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         )
     })?;
     let test = Test::parse(&test).ok_or_else(|| {
-        format!("unknown test '{test}': expected iops, throughput, latency or wsat")
+        format!("unknown test '{test}': expected iops, throughput, latency, wsat, hir or dirth")
     })?;
     let mut s = Settings {
         test,
@@ -150,7 +177,13 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         max_rounds: steady::MAX_ROUNDS,
         wsat_limit_s: 24 * 3600,
         purge: true,
+        hir_burst_ms: plan::HIR_BURST_MS,
+        hir_bursts: plan::HIR_BURSTS,
     };
+    if test == Test::Dirth {
+        // The specification's matrix: thread counts up to 32 (as depths).
+        s.threads = 32;
+    }
     let mut dir = None;
     let mut capacity = None;
     for (flag, v) in m.flags {
@@ -175,30 +208,16 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                     ))
                 }
             },
-            "--round-time" => match parse_time_us(&v, TimeUnit::Sec) {
-                Ok(us) if us >= 10_000 => s.round_ms = us / 1000,
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a time of at least 10ms, such as 60s or 500ms",
-                    ))
-                }
-            },
+            "--round-time" => s.round_ms = time_ms(flag, &v, 10, "10ms, such as 60s or 500ms")?,
             "--max-rounds" => match number::<usize>(flag, &v, "5 to 25") {
                 Ok(n) if (steady::WINDOW..=steady::MAX_ROUNDS).contains(&n) => s.max_rounds = n,
                 _ => return Err(bad_value(flag, &v, "a whole number from 5 to 25")),
             },
-            "--wsat-time" => match parse_time_us(&v, TimeUnit::Sec) {
-                Ok(us) if us >= 1_000_000 => s.wsat_limit_s = us / 1_000_000,
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a time of at least 1s, such as 24h or 30m",
-                    ))
-                }
-            },
+            "--wsat-time" => {
+                s.wsat_limit_s = time_ms(flag, &v, 1000, "1s, such as 24h or 30m")? / 1000
+            }
+            "--hir-burst" => s.hir_burst_ms = time_ms(flag, &v, 10, "10ms, such as 5s or 200ms")?,
+            "--hir-bursts" => s.hir_bursts = positive(flag, &v)? as usize,
             _ => s.purge = false,
         }
     }
@@ -343,6 +362,7 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
         let mut round = Round {
             number,
             tracking: 0.0,
+            also: vec![0.0; def.also_tracked.len()],
             runtime_s: 0.0,
             written: 0,
         };
@@ -354,6 +374,9 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
             };
             if w.name == def.tracking {
                 round.tracking = m.value(def.measure);
+            }
+            if let Some(i) = def.also_tracked.iter().position(|t| *t == w.name) {
+                round.also[i] = m.value(def.measure);
             }
             round.runtime_s += m.runtime_ms as f64 / 1000.0;
             round.written += m.written;
@@ -372,11 +395,7 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
         let sec = &mut st.sections[k];
         sec.rounds.push(round);
         sec.finished = if def.judged {
-            let values: Vec<f64> = sec.rounds.iter().map(|r| r.tracking).collect();
-            !matches!(
-                steady::progress(&values, s.max_rounds),
-                steady::Progress::Continue
-            )
+            steady::settled(&report::tracked_series(def, sec), s.max_rounds)
         } else {
             let written: u64 = sec.rounds.iter().map(|r| r.written).sum();
             let time: f64 = sec.rounds.iter().map(|r| r.runtime_s).sum();
@@ -384,5 +403,61 @@ fn run_section(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<St
         };
         st.save(dir)?;
     }
+    if s.test == Test::Hir {
+        return run_bursts(dir, st, k, def);
+    }
     Ok(Step::Done(()))
+}
+
+/// Sleeps `ms` of host idle, in short steps so that a signal stops the run at once.
+fn idle(ms: u64) -> Step<()> {
+    let end = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+    while let Some(left) = end.checked_duration_since(std::time::Instant::now()) {
+        if let Some(sig) = crate::run::signals::signalled() {
+            return Step::Interrupted(sig);
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+    Step::Done(())
+}
+
+/// Host idle recovery after its rounds: every segment's bursts, each burst a plain run.
+/// The idle after a wait state's burst is taken before the next burst, so a resumed run
+/// idles again in full before it carries on.
+fn run_bursts(dir: &Path, st: &mut State, k: usize, def: &Section) -> Result<Step<()>, String> {
+    let s = st.settings.clone();
+    let target = st.target.clone();
+    let segs = plan::hir_segments(&s);
+    let w = &def.workloads[0];
+    loop {
+        let done = st.sections[k].bursts.len();
+        if done >= segs.len() * s.hir_bursts {
+            return Ok(Step::Done(()));
+        }
+        let (seg, number) = (done / s.hir_bursts, done % s.hir_bursts + 1);
+        if let Some(prev) = st.sections[k].bursts.last() {
+            if let Step::Interrupted(sig) = idle(segs[prev.segment].wait_ms) {
+                return Ok(Step::Interrupted(sig));
+            }
+        }
+        let rel = report::burst_file(&def.name, &segs[seg].name, number);
+        let m = match run_job(dir, &rel, |out| plan::burst_job(&s, w, &target.path, out))? {
+            Step::Done(m) => m,
+            Step::Interrupted(sig) => return Ok(Step::Interrupted(sig)),
+        };
+        if number == 1 {
+            eprintln!(
+                "pts: {}: {}: {} bursts of {} ms, {} ms idle after each",
+                def.name, segs[seg].name, s.hir_bursts, s.hir_burst_ms, segs[seg].wait_ms
+            );
+        }
+        st.sections[k].bursts.push(state::Burst {
+            segment: seg,
+            number,
+            iops: m.iops,
+            runtime_s: m.runtime_ms as f64 / 1000.0,
+            written: m.written,
+        });
+        st.save(dir)?;
+    }
 }

@@ -19,6 +19,13 @@ pub enum Test {
     Latency,
     /// Write saturation: 4 KiB random writes from the purged state.
     Wsat,
+    /// Host idle recovery: 4 KiB random writes to steady state, then bursts of them
+    /// separated by host idle periods of growing length, each followed by a return to
+    /// the baseline (bursts without idle).
+    Hir,
+    /// Demand intensity / response-time histogram: 8 KiB random 65/35 at every thread
+    /// count × queue depth, IOPS and response time against outstanding I/O.
+    Dirth,
 }
 
 impl Test {
@@ -29,6 +36,8 @@ impl Test {
             "throughput" | "tp" => Test::Throughput,
             "latency" | "lat" => Test::Latency,
             "wsat" | "write-saturation" => Test::Wsat,
+            "hir" | "host-idle-recovery" => Test::Hir,
+            "dirth" | "demand-intensity" => Test::Dirth,
             _ => return None,
         })
     }
@@ -40,6 +49,8 @@ impl Test {
             Test::Throughput => "throughput",
             Test::Latency => "latency",
             Test::Wsat => "wsat",
+            Test::Hir => "hir",
+            Test::Dirth => "dirth",
         }
     }
 }
@@ -98,6 +109,26 @@ pub struct Settings {
     pub wsat_limit_s: u64,
     /// False with `--no-purge`.
     pub purge: bool,
+    /// Host idle recovery: the length of one write burst, in milliseconds (5000 conforms).
+    #[serde(default = "default_hir_burst_ms")]
+    pub hir_burst_ms: u64,
+    /// Host idle recovery: bursts in each wait-state segment and each return to the
+    /// baseline (360 conforms).
+    #[serde(default = "default_hir_bursts")]
+    pub hir_bursts: usize,
+}
+
+/// The specification's burst length for host idle recovery: 5 s.
+pub const HIR_BURST_MS: u64 = 5_000;
+/// The specification's bursts per host idle recovery segment: 360 (30 minutes of writes).
+pub const HIR_BURSTS: usize = 360;
+
+fn default_hir_burst_ms() -> u64 {
+    HIR_BURST_MS
+}
+
+fn default_hir_bursts() -> usize {
+    HIR_BURSTS
 }
 
 impl Settings {
@@ -154,6 +185,9 @@ pub struct Section {
     pub workloads: Vec<Workload>,
     /// The workload whose measure is the tracking variable.
     pub tracking: String,
+    /// Further tracking variables (PTS 2.0's IOPS test): workloads whose measure must be
+    /// steady over the same window too before the rounds stop.
+    pub also_tracked: Vec<String>,
     pub measure: Measure,
     /// Rounds judged for steady state (write saturation runs to its data or time limit).
     pub judged: bool,
@@ -187,11 +221,77 @@ fn workload(read_pct: u32, bs: u64, random: bool, threads: u32, qd: u32) -> Work
 pub const IOPS_MIXES: [u32; 7] = [100, 95, 65, 50, 35, 5, 0];
 /// IOPS's block sizes, in the specification's order (largest first).
 pub const IOPS_SIZES: [u64; 8] = [1024 * K, 128 * K, 64 * K, 32 * K, 16 * K, 8 * K, 4 * K, 512];
+/// The IOPS test's further tracking variables (PTS 2.0): 64 KiB random 65/35 and
+/// 1024 KiB random read IOPS, judged over the same window as 4 KiB random write.
+pub const IOPS_ALSO_TRACKED: [&str; 2] = ["rw65-bs64k", "rw100-bs1m"];
 /// Latency's read shares and block sizes.
 pub const LAT_MIXES: [u32; 3] = [100, 65, 0];
 pub const LAT_SIZES: [u64; 3] = [8 * K, 4 * K, 512];
 /// Throughput's block sizes.
 pub const TP_SIZES: [u64; 2] = [1024 * K, 128 * K];
+
+/// Host idle recovery's wait states, as multiples of the burst: with the specification's
+/// 5 s bursts, 5, 10, 15, 25 and 50 s of host idle after each burst.
+pub const HIR_WAIT_STATES: [u64; 5] = [1, 2, 3, 5, 10];
+
+/// One segment of host idle recovery's bursts: a wait state (bursts each followed by
+/// `wait_ms` of host idle) or the return to the baseline after it (`wait_ms` 0: the
+/// bursts follow one another, continuous writes).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HirSegment {
+    /// `ws1`, `ws1-baseline`, `ws2`, …: the run files' prefix.
+    pub name: String,
+    /// The wait state's number (its idle as a multiple of the burst).
+    pub wait_state: u64,
+    pub wait_ms: u64,
+}
+
+/// Host idle recovery's segments, in order: each wait state, then its return to the
+/// baseline.
+pub fn hir_segments(s: &Settings) -> Vec<HirSegment> {
+    HIR_WAIT_STATES
+        .iter()
+        .flat_map(|&w| {
+            [
+                HirSegment {
+                    name: format!("ws{w}"),
+                    wait_state: w,
+                    wait_ms: w * s.hir_burst_ms,
+                },
+                HirSegment {
+                    name: format!("ws{w}-baseline"),
+                    wait_state: w,
+                    wait_ms: 0,
+                },
+            ]
+        })
+        .collect()
+}
+
+/// The job of one host idle recovery burst: the section's 4 KiB random writes for the
+/// burst's length.
+pub fn burst_job(s: &Settings, w: &Workload, target: &str, output: &str) -> Vec<String> {
+    let burst = Settings {
+        round_ms: s.hir_burst_ms,
+        ..s.clone()
+    };
+    round_job(&burst, w, target, output)
+}
+
+/// Demand intensity's access pattern: random, 65 % read, 8 KiB.
+pub const DIRTH_READ_PCT: u32 = 65;
+pub const DIRTH_BS: u64 = 8 * K;
+
+/// 1, 2, 4, … up to `max` (and `max` itself when it is not a power of two), largest
+/// first: demand intensity's thread counts and queue depths.
+pub fn doublings(max: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = std::iter::successors(Some(1u32), |&n| n.checked_mul(2))
+        .take_while(|&n| n < max)
+        .collect();
+    v.push(max);
+    v.reverse();
+    v
+}
 
 /// The sections of a test, in order.
 pub fn sections(s: &Settings) -> Vec<Section> {
@@ -209,6 +309,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                 })
                 .collect(),
             tracking: "rw0-bs4k".into(),
+            also_tracked: IOPS_ALSO_TRACKED.map(String::from).to_vec(),
             measure: Measure::Iops,
             judged: true,
         }],
@@ -221,6 +322,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                     precondition: true,
                     tracking: w.name.clone(),
                     workloads: vec![w, workload(100, bs, false, t, q)],
+                    also_tracked: vec![],
                     measure: Measure::Bandwidth,
                     judged: true,
                 }
@@ -234,6 +336,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                 .flat_map(|&m| LAT_SIZES.iter().map(move |&bs| workload(m, bs, true, 1, 1)))
                 .collect(),
             tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
             measure: Measure::MeanLatency,
             judged: true,
         }],
@@ -242,9 +345,46 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             precondition: false,
             workloads: vec![workload(0, 4 * K, true, t, q)],
             tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
             measure: Measure::Iops,
             judged: false,
         }],
+        // Preconditioned as write saturation is run (4 KiB random writes from the purged
+        // state, no sequential fill), but in rounds judged for steady state; the bursts
+        // follow (`hir_segments`).
+        Test::Hir => vec![Section {
+            name: "hir".into(),
+            precondition: false,
+            workloads: vec![workload(0, 4 * K, true, t, q)],
+            tracking: "rw0-bs4k".into(),
+            also_tracked: vec![],
+            measure: Measure::Iops,
+            judged: true,
+        }],
+        // Every thread count × queue depth from the most outstanding I/O down, as the
+        // specification orders them; the tracking variable is the most demanding point,
+        // where the drive reaches its maximum IOPS.
+        Test::Dirth => {
+            let workloads: Vec<Workload> = doublings(t)
+                .into_iter()
+                .flat_map(|tc| {
+                    doublings(q).into_iter().map(move |qd| {
+                        let mut w = workload(DIRTH_READ_PCT, DIRTH_BS, true, tc, qd);
+                        w.name = format!("{}-t{tc}-qd{qd}", w.name);
+                        w
+                    })
+                })
+                .collect();
+            vec![Section {
+                name: "dirth".into(),
+                precondition: true,
+                tracking: workloads[0].name.clone(),
+                workloads,
+                also_tracked: vec![],
+                measure: Measure::Iops,
+                judged: true,
+            }]
+        }
     }
 }
 
@@ -321,7 +461,49 @@ mod tests {
             max_rounds: 25,
             wsat_limit_s: 86_400,
             purge: true,
+            hir_burst_ms: HIR_BURST_MS,
+            hir_bursts: HIR_BURSTS,
         }
+    }
+
+    #[test]
+    fn demand_intensity_runs_the_thread_by_depth_matrix_from_the_top() {
+        assert_eq!(doublings(32), [32, 16, 8, 4, 2, 1]);
+        assert_eq!(doublings(6), [6, 4, 2, 1]);
+        assert_eq!(doublings(1), [1]);
+        let mut st = settings(Test::Dirth);
+        st.threads = 4;
+        st.qd = 2;
+        let sec = &sections(&st)[0];
+        let names: Vec<&str> = sec.workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "rw65-bs8k-t4-qd2",
+                "rw65-bs8k-t4-qd1",
+                "rw65-bs8k-t2-qd2",
+                "rw65-bs8k-t2-qd1",
+                "rw65-bs8k-t1-qd2",
+                "rw65-bs8k-t1-qd1"
+            ]
+        );
+        assert_eq!(sec.tracking, "rw65-bs8k-t4-qd2");
+        let a = round_job(&st, &sec.workloads[1], "/dev/x", "o");
+        assert!(a.contains(&"--numjobs=4".to_string()) && a.contains(&"--iodepth=1".to_string()));
+    }
+
+    #[test]
+    fn host_idle_recovery_alternates_wait_states_and_baselines() {
+        let st = settings(Test::Hir);
+        let segs = hir_segments(&st);
+        let waits: Vec<u64> = segs.iter().map(|s| s.wait_ms / 1000).collect();
+        assert_eq!(waits, [5, 0, 10, 0, 15, 0, 25, 0, 50, 0]);
+        assert_eq!(segs[3].name, "ws2-baseline");
+        let sec = &sections(&st)[0];
+        assert!(sec.judged && !sec.precondition);
+        let a = burst_job(&st, &sec.workloads[0], "/dev/x", "o");
+        assert!(a.contains(&"--runtime=5000ms".to_string()), "{a:?}");
+        assert!(a.contains(&"--rw=randwrite".to_string()));
     }
 
     #[test]
@@ -334,6 +516,10 @@ mod tests {
         assert_eq!(w[7].name, "rw100-bs512");
         assert_eq!(w[55].name, "rw0-bs512");
         assert!(w.iter().any(|w| w.name == s[0].tracking));
+        assert!(s[0]
+            .also_tracked
+            .iter()
+            .all(|t| w.iter().any(|w| &w.name == t)));
     }
 
     #[test]

@@ -22,6 +22,11 @@ pub fn precondition_file(section: &str) -> String {
     format!("runs/{section}/wipc.json")
 }
 
+/// The path of one host idle recovery burst: `runs/hir/ws2-b007.json`.
+pub fn burst_file(section: &str, segment: &str, number: usize) -> String {
+    format!("runs/{section}/{segment}-b{number:03}.json")
+}
+
 /// Why a run does not conform to the specification (empty: it does).
 pub fn not_conforming(st: &State) -> Vec<String> {
     let s = &st.settings;
@@ -45,6 +50,19 @@ pub fn not_conforming(st: &State) -> Vec<String> {
             steady::MAX_ROUNDS
         ));
     }
+    if s.test == Test::Hir && s.hir_burst_ms != plan::HIR_BURST_MS {
+        why.push(format!(
+            "scaled: --hir-burst {} ms (the specification's is 5 s)",
+            s.hir_burst_ms
+        ));
+    }
+    if s.test == Test::Hir && s.hir_bursts != plan::HIR_BURSTS {
+        why.push(format!(
+            "scaled: --hir-bursts {} (the specification's is {})",
+            s.hir_bursts,
+            plan::HIR_BURSTS
+        ));
+    }
     if !s.purge {
         why.push("not purged (--no-purge)".into());
     }
@@ -66,6 +84,21 @@ pub fn not_conforming(st: &State) -> Vec<String> {
 /// The values of the tracking variable, round by round.
 fn tracking(sec: &SectionState) -> Vec<f64> {
     sec.rounds.iter().map(|r| r.tracking).collect()
+}
+
+/// Every tracking variable's values round by round: the section's own first, then its
+/// further ones (`also_tracked`) in order.
+pub fn tracked_series(def: &Section, sec: &SectionState) -> Vec<Vec<f64>> {
+    let mut all = vec![tracking(sec)];
+    for i in 0..def.also_tracked.len() {
+        all.push(
+            sec.rounds
+                .iter()
+                .map(|r| r.also.get(i).copied().unwrap_or(0.0))
+                .collect(),
+        );
+    }
+    all
 }
 
 /// A workload's numbers over the rounds `first..=last`: means, and the largest maximum.
@@ -92,9 +125,10 @@ fn over_window(
     })
 }
 
-/// The determination's verdict in words.
-fn verdict(d: &Determination, sec: &SectionState, max_rounds: usize) -> String {
-    if d.steady {
+/// The determination's verdict in words; `all_steady`: every tracking variable is steady
+/// over the window, not only the first (`d`'s).
+fn verdict(d: &Determination, all_steady: bool, sec: &SectionState, max_rounds: usize) -> String {
+    if all_steady {
         format!(
             "steady state achieved in round {} (measurement window: rounds {}-{})",
             d.last_round, d.first_round, d.last_round
@@ -121,7 +155,13 @@ fn section_value(
     let rounds: Vec<Value> = sec
         .rounds
         .iter()
-        .map(|r| json!({"round": r.number, "tracking": r.tracking, "runtime_s": r.runtime_s, "written_bytes": r.written}))
+        .map(|r| {
+            let mut v = json!({"round": r.number, "tracking": r.tracking, "runtime_s": r.runtime_s, "written_bytes": r.written});
+            if !def.also_tracked.is_empty() {
+                v["also"] = def.also_tracked.iter().zip(&r.also).map(|(k, x)| (k.clone(), json!(x))).collect();
+            }
+            v
+        })
         .collect();
     let mut v = json!({
         "name": def.name,
@@ -140,6 +180,7 @@ fn section_value(
             "workload": def.tracking,
             "measure": def.measure,
             "unit": def.measure.unit(),
+            "also": def.also_tracked,
         },
         "rounds": rounds,
         "finished": sec.finished,
@@ -162,13 +203,35 @@ fn section_value(
         v["limit"] = json!({"capacity_multiple": 4, "time_s": s.wsat_limit_s});
         return Ok(v);
     }
+    if s.test == Test::Hir {
+        v["hir"] = hir_value(s, sec);
+    }
     let Some(d) = steady::judge(&tracking(sec)) else {
         v["determination"] = json!({"verdict": format!("{} rounds: fewer than the window's {}", sec.rounds.len(), steady::WINDOW)});
         return Ok(v);
     };
+    // The further tracking variables, each judged over the same window.
+    let mut also = vec![];
+    for (name, values) in def
+        .also_tracked
+        .iter()
+        .zip(tracked_series(def, sec).iter().skip(1))
+    {
+        if let Some(a) = steady::judge(values) {
+            let mut av = serde_json::to_value(&a).map_err(|e| e.to_string())?;
+            av["workload"] = json!(name);
+            av["formula"] = json!(a.formula());
+            also.push(av);
+        }
+    }
+    let all_steady = d.steady && also.iter().all(|a| a["steady"] == true);
     let mut dv = serde_json::to_value(&d).map_err(|e| e.to_string())?;
     dv["formula"] = json!(d.formula());
-    dv["verdict"] = json!(verdict(&d, sec, s.max_rounds));
+    dv["all_steady"] = json!(all_steady);
+    if !def.also_tracked.is_empty() {
+        dv["also"] = json!(also);
+    }
+    dv["verdict"] = json!(verdict(&d, all_steady, sec, s.max_rounds));
     dv["range_limit"] = json!(steady::RANGE_LIMIT);
     dv["excursion_limit"] = json!(steady::EXCURSION_LIMIT);
     v["determination"] = dv;
@@ -183,8 +246,123 @@ fn section_value(
             "lat_p99999_ms": m.lat_p99999_ns / 1e6,
         }));
     }
+    if s.test == Test::Dirth {
+        v["dirth"] = dirth_value(dir, def, &results, d.first_round, d.last_round)?;
+    }
     v["results"] = json!(results);
     Ok(v)
+}
+
+/// Demand intensity over the window: every thread count × depth with its total
+/// outstanding I/O, the maximum-, middle- and minimum-IOPS points, and the response-time
+/// histogram of each of the three (the window's rounds' JSON+ bins, summed).
+fn dirth_value(
+    dir: &Path,
+    def: &Section,
+    results: &[Value],
+    first: usize,
+    last: usize,
+) -> Result<Value, String> {
+    let points: Vec<Value> = results
+        .iter()
+        .map(|r| {
+            let (t, q) = (r["threads"].as_u64().unwrap_or(1), r["qd"].as_u64().unwrap_or(1));
+            json!({"workload": r["workload"], "threads": t, "qd": q, "oio": t * q,
+                   "iops": r["iops"], "lat_mean_ms": r["lat_mean_ms"], "lat_max_ms": r["lat_max_ms"],
+                   "lat_p99999_ms": r["lat_p99999_ms"]})
+        })
+        .collect();
+    let iops = |p: &Value| num(&p["iops"]);
+    let Some(max) = points.iter().max_by(|a, b| iops(a).total_cmp(&iops(b))) else {
+        return Ok(Value::Null);
+    };
+    // The least demand (T1 QD1: the last point), and the point whose IOPS are nearest
+    // the middle of the two.
+    let min = points.last().unwrap_or(max);
+    let middle = (iops(max) + iops(min)) / 2.0;
+    let mid = points
+        .iter()
+        .filter(|p| p["workload"] != max["workload"] && p["workload"] != min["workload"])
+        .min_by(|a, b| {
+            (iops(a) - middle)
+                .abs()
+                .total_cmp(&(iops(b) - middle).abs())
+        })
+        .unwrap_or(max);
+    let mut histograms = vec![];
+    for (label, p) in [("max_iops", max), ("mid_iops", mid), ("min_iops", min)] {
+        let name = p["workload"].as_str().unwrap_or("");
+        let mut bins = vec![];
+        for r in first..=last {
+            bins.extend(measure::bins(&dir.join(round_file(&def.name, r, name)))?);
+        }
+        let buckets: Vec<Value> = measure::log_buckets(&bins)
+            .iter()
+            .map(|&(edge, n)| json!({"upper_ms": edge as f64 / 1e6, "ios": n}))
+            .collect();
+        histograms.push(
+            json!({"point": label, "workload": name, "threads": p["threads"],
+            "qd": p["qd"], "oio": p["oio"], "iops": p["iops"],
+            "ios": bins.iter().map(|b| b.1).sum::<u64>(), "buckets": buckets}),
+        );
+    }
+    Ok(json!({
+        "access_pattern": {"read_pct": plan::DIRTH_READ_PCT, "bs": plan::DIRTH_BS, "random": true},
+        "points": points,
+        "max_iops": max,
+        "mid_iops": mid,
+        "min_iops": min,
+        "histograms": histograms,
+    }))
+}
+
+/// Host idle recovery's bursts, segment by segment: IOPS against time (from the first
+/// burst's start, bursts and idle at their nominal lengths), each segment's mean, and
+/// that mean against the steady state's average.
+fn hir_value(s: &Settings, sec: &SectionState) -> Value {
+    let steady = steady::judge(&tracking(sec)).map(|d| d.average);
+    let burst_s = s.hir_burst_ms as f64 / 1000.0;
+    let mut t = 0.0;
+    let segments: Vec<Value> = plan::hir_segments(s)
+        .iter()
+        .enumerate()
+        .map(|(i, seg)| {
+            let wait_s = seg.wait_ms as f64 / 1000.0;
+            let bursts: Vec<Value> = sec
+                .bursts
+                .iter()
+                .filter(|b| b.segment == i)
+                .map(|b| {
+                    let v = json!({"burst": b.number, "time_s": t, "iops": b.iops, "written_bytes": b.written});
+                    t += burst_s + wait_s;
+                    v
+                })
+                .collect();
+            let n = bursts.len();
+            let mean = (n > 0).then(|| {
+                bursts.iter().map(|b| num(&b["iops"])).sum::<f64>() / n as f64
+            });
+            json!({
+                "name": seg.name,
+                "kind": if seg.wait_ms > 0 { "wait" } else { "baseline" },
+                "wait_state": seg.wait_state,
+                "wait_s": wait_s,
+                "bursts": bursts,
+                "mean_iops": mean,
+                "vs_steady_state": match (mean, steady) {
+                    (Some(m), Some(a)) if a > 0.0 => json!(m / a),
+                    _ => Value::Null,
+                },
+            })
+        })
+        .collect();
+    json!({
+        "burst_s": burst_s,
+        "bursts_per_segment": s.hir_bursts,
+        "steady_state_iops": steady,
+        "done": sec.bursts.len() >= s.hir_bursts * plan::HIR_WAIT_STATES.len() * 2,
+        "segments": segments,
+    })
 }
 
 /// The summary of the run in `dir`.
@@ -356,9 +534,106 @@ pub fn text(sum: &Value) -> String {
             },
             d["formula"].as_str().unwrap_or("")
         ));
+        for a in d["also"].as_array().into_iter().flatten() {
+            o.push_str(&format!(
+                "  also tracked: {}: window average {}; range {} (allowed {}): {}; slope excursion {} (allowed {}): {}\n",
+                a["workload"].as_str().unwrap_or(""),
+                fmt3(num(&a["average"])),
+                fmt3(num(&a["range"])),
+                fmt3(num(&a["allowed_range"])),
+                if a["range_ok"] == true { "pass" } else { "FAIL" },
+                fmt3(num(&a["excursion"])),
+                fmt3(num(&a["allowed_excursion"])),
+                if a["excursion_ok"] == true { "pass" } else { "FAIL" },
+            ));
+        }
         o.push_str(&results_text(sum["test"].as_str().unwrap_or(""), sec));
+        if sec["hir"].is_object() {
+            o.push_str(&hir_text(&sec["hir"]));
+        }
     }
     o
+}
+
+/// Demand intensity: the matrix's points by outstanding I/O, and the three chosen points.
+fn dirth_text(sec: &Value) -> String {
+    let d = &sec["dirth"];
+    let mut t = Table {
+        header: [
+            "threads",
+            "depth",
+            "outstanding",
+            "IOPS",
+            "average ms",
+            "99.999 % ms",
+            "maximum ms",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![],
+    };
+    let mut points: Vec<&Value> = d["points"].as_array().into_iter().flatten().collect();
+    points.sort_by_key(|p| (p["oio"].as_u64(), p["threads"].as_u64()));
+    for p in points {
+        t.rows.push(vec![
+            p["threads"].to_string(),
+            p["qd"].to_string(),
+            p["oio"].to_string(),
+            fmt3(num(&p["iops"])),
+            fmt3(num(&p["lat_mean_ms"])),
+            fmt3(num(&p["lat_p99999_ms"])),
+            fmt3(num(&p["lat_max_ms"])),
+        ]);
+    }
+    let pick = |k: &str| {
+        format!(
+            "{}: T{} QD{} ({} IOPS)",
+            k,
+            d[k]["threads"],
+            d[k]["qd"],
+            fmt3(num(&d[k]["iops"]))
+        )
+    };
+    format!(
+        "demand intensity over the measurement window (8 KiB random, 65/35):\n{}{}; {}; {}\n",
+        t.text(),
+        pick("max_iops"),
+        pick("mid_iops"),
+        pick("min_iops")
+    )
+}
+
+/// Host idle recovery's segments: idle, bursts, mean IOPS, and against steady state.
+fn hir_text(h: &Value) -> String {
+    let mut t = Table {
+        header: [
+            "segment",
+            "idle after each burst s",
+            "bursts",
+            "mean IOPS",
+            "× steady state",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: vec![],
+    };
+    for seg in h["segments"].as_array().into_iter().flatten() {
+        t.rows.push(vec![
+            seg["name"].as_str().unwrap_or("").to_string(),
+            fmt3(num(&seg["wait_s"])),
+            seg["bursts"].as_array().map_or(0, Vec::len).to_string(),
+            seg["mean_iops"].as_f64().map_or("-".into(), fmt3),
+            seg["vs_steady_state"]
+                .as_f64()
+                .map_or("-".into(), |r| format!("{r:.2}")),
+        ]);
+    }
+    format!(
+        "host idle recovery: {} bursts of {} s of 4 KiB random writes per segment:\n{}",
+        h["bursts_per_segment"],
+        fmt3(num(&h["burst_s"])),
+        t.text()
+    )
 }
 
 /// A section's results over its window, as the test lays them out.
@@ -401,6 +676,14 @@ fn results_text(test: &str, sec: &Value) -> String {
             }
             format!("throughput over the measurement window:\n{}", t.text())
         }
+        Some(Test::Dirth) => dirth_text(sec),
+        Some(Test::Hir) => get("rw0-bs4k").map_or(String::new(), |r| {
+            format!(
+                "steady state before the bursts: {} IOPS of 4 KiB random writes, {} ms average response time\n",
+                fmt3(num(&r["iops"])),
+                fmt3(num(&r["lat_mean_ms"]))
+            )
+        }),
         _ => {
             t.header = [
                 "block size",

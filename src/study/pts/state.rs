@@ -20,9 +20,23 @@ pub struct Round {
     pub number: usize,
     /// The tracking variable this round, in the section's measure.
     pub tracking: f64,
+    /// The further tracking variables this round, in the section's `also_tracked` order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<f64>,
     /// The round's time under I/O, summed over its workloads (the runs' own runtimes).
     pub runtime_s: f64,
     /// Bytes the round wrote.
+    pub written: u64,
+}
+
+/// One finished burst of host idle recovery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Burst {
+    /// The segment (an index into `plan::hir_segments`) and the burst in it, from 1.
+    pub segment: usize,
+    pub number: usize,
+    pub iops: f64,
+    pub runtime_s: f64,
     pub written: u64,
 }
 
@@ -37,6 +51,9 @@ pub struct SectionState {
     /// No more rounds: steady (or not achieved after the last), or write saturation's
     /// limit reached.
     pub finished: bool,
+    /// Host idle recovery's bursts after the rounds, in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bursts: Vec<Burst>,
 }
 
 /// The whole run's state.
@@ -124,6 +141,8 @@ mod tests {
             max_rounds: 25,
             wsat_limit_s: 10,
             purge: true,
+            hir_burst_ms: 50,
+            hir_bursts: 2,
         };
         let target = Target {
             path: "/x".into(),
@@ -136,6 +155,7 @@ mod tests {
         s.sections[0].rounds.push(Round {
             number: 1,
             tracking: 0.25,
+            also: vec![],
             runtime_s: 0.9,
             written: 4096,
         });

@@ -97,24 +97,11 @@ pub fn judge(rounds: &[f64]) -> Option<Determination> {
     })
 }
 
-/// Where a test stands after its rounds so far.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress {
-    /// Run another round.
-    Continue,
-    /// Settled: the window is the measurement window.
-    Steady(Determination),
-    /// [`MAX_ROUNDS`] ran without settling; the last window is reported as not steady.
-    NotAchieved(Determination),
-}
-
-/// What to do after `rounds` (`max_rounds` is [`MAX_ROUNDS`] unless a scaled run cut it).
-pub fn progress(rounds: &[f64], max_rounds: usize) -> Progress {
-    match judge(rounds) {
-        Some(d) if d.steady => Progress::Steady(d),
-        Some(d) if rounds.len() >= max_rounds => Progress::NotAchieved(d),
-        _ => Progress::Continue,
-    }
+/// Whether rounds stop after `series` (each tracking variable's values, round by round):
+/// when every one is steady over the same window, or at `max_rounds`.
+pub fn settled(series: &[Vec<f64>], max_rounds: usize) -> bool {
+    let all_steady = series.iter().all(|v| judge(v).is_some_and(|d| d.steady));
+    all_steady || series.first().map_or(0, Vec::len) >= max_rounds
 }
 
 #[cfg(test)]
@@ -184,24 +171,32 @@ mod tests {
     }
 
     #[test]
+    fn every_tracking_variable_must_be_steady() {
+        let flat = vec![100.0; 6];
+        // Range 40 % of the average: not steady, so the rounds go on.
+        let swinging = vec![100.0, 100.0, 120.0, 80.0, 100.0, 100.0];
+        assert!(settled(std::slice::from_ref(&flat), MAX_ROUNDS));
+        assert!(!settled(&[flat.clone(), swinging.clone()], MAX_ROUNDS));
+        assert!(!settled(&[swinging.clone(), flat.clone()], MAX_ROUNDS));
+        // Until the limit.
+        assert!(settled(&[flat, swinging], 6));
+        assert!(!settled(&[vec![1.0; 4]], MAX_ROUNDS));
+    }
+
+    #[test]
     fn rounds_go_on_until_steady_or_the_limit() {
-        assert_eq!(
-            progress(&[1.0, 2.0, 3.0, 4.0], MAX_ROUNDS),
-            Progress::Continue
-        );
+        assert!(!settled(&[vec![1.0, 2.0, 3.0, 4.0]], MAX_ROUNDS));
         let rising: Vec<f64> = (1..=24).map(|r| 100.0 * r as f64).collect();
-        assert_eq!(progress(&rising, MAX_ROUNDS), Progress::Continue);
+        assert!(!settled(&[rising], MAX_ROUNDS));
         let rising: Vec<f64> = (1..=25).map(|r| 100.0 * r as f64).collect();
-        match progress(&rising, MAX_ROUNDS) {
-            Progress::NotAchieved(d) => assert_eq!((d.first_round, d.last_round), (21, 25)),
-            other => panic!("{other:?}"),
-        }
+        assert!(settled(std::slice::from_ref(&rising), MAX_ROUNDS));
+        let last = judge(&rising).unwrap();
+        assert!(!last.steady && (last.first_round, last.last_round) == (21, 25));
         // Settles in round 7: the window is rounds 3-7.
-        let settling = [10.0, 50.0, 99.0, 101.0, 100.0, 99.0, 101.0];
-        assert_eq!(progress(&settling[..6], MAX_ROUNDS), Progress::Continue);
-        match progress(&settling, MAX_ROUNDS) {
-            Progress::Steady(d) => assert_eq!((d.first_round, d.last_round), (3, 7)),
-            other => panic!("{other:?}"),
-        }
+        let settling = vec![10.0, 50.0, 99.0, 101.0, 100.0, 99.0, 101.0];
+        assert!(!settled(&[settling[..6].to_vec()], MAX_ROUNDS));
+        assert!(settled(std::slice::from_ref(&settling), MAX_ROUNDS));
+        let d = judge(&settling).unwrap();
+        assert_eq!((d.first_round, d.last_round), (3, 7));
     }
 }

@@ -18,7 +18,7 @@
 
 use super::http_sigv4::{self as sigv4, Signer};
 use super::spec::{Flags, JobFacts, Spec};
-use super::{Engine, IoUnit, Op, Queued, Setup};
+use super::{Engine, IoUnit, ObjFailure, ObjLayout, ObjSample, Op, Queued, Setup};
 use crate::defs::reader::Reader;
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
@@ -26,6 +26,7 @@ use crate::error::JobError;
 use base64::Engine as _;
 use std::io::{self, Read};
 use std::sync::Arc;
+use std::time::Instant;
 
 const HTTPS_CHOICES: &[(&str, &str)] = &[
     ("off", "No HTTPS"),
@@ -42,6 +43,15 @@ const MODE_CHOICES: &[(&str, &str)] = &[
 const OBJECT_MODE_CHOICES: &[(&str, &str)] = &[
     ("block", "One object per block"),
     ("range", "One object per file, range reads per block"),
+];
+
+const ERRORS_CHOICES: &[(&str, &str)] = &[
+    ("stop", "The first failed request fails the job (fio's behaviour)"),
+    ("count", "Count failed requests by HTTP status; the first fails the job"),
+    (
+        "keep_going",
+        "Count failed requests by HTTP status and keep going",
+    ),
 ];
 
 const ENGINES: &[&str] = &["http"];
@@ -121,6 +131,24 @@ pub const HTTP_VERBOSE: OptDef = opt(
 .def("0")
 .cat(C::Engine)
 .engines(ENGINES);
+pub const HTTP_ERRORS: OptDef = opt(
+    "http_errors",
+    K::Choice(ERRORS_CHOICES),
+    "Count failed requests by HTTP status (503, 429, 5xx, 4xx, timeouts, resets)",
+)
+.def("stop")
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
+pub const HTTP_TTFB: OptDef = opt(
+    "http_ttfb",
+    K::Bool,
+    "Report each request's time to first byte beside its latency",
+)
+.def("0")
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
 pub const HTTP_OBJECT_MODE: OptDef = opt(
     "http_object_mode",
     K::Choice(OBJECT_MODE_CHOICES),
@@ -175,9 +203,14 @@ pub struct HttpOpts {
     swift_token: String,
     verbose: i64,
     range: bool,
-    /// With `io_timeout`: how long connecting, sending and reading may each take (a
-    /// hung server then fails the I/O, instead of holding the worker past the watchdog).
+    /// With `io_timeout`: how long one request may take, from connecting to its last
+    /// byte (a hung server then fails the I/O, instead of holding the worker past the
+    /// watchdog).
     timeout: Option<std::time::Duration>,
+    /// `http_errors`.
+    errors: Errors,
+    /// `http_ttfb`.
+    ttfb: bool,
 }
 
 /// One job's connection and what each request reuses.
@@ -190,6 +223,64 @@ pub struct Http {
     /// The Authorization header for HTTP authentication, once the server asked for it
     /// (as curl does with CURLAUTH_ANY: the first request goes without, a 401 picks).
     basic: Option<String>,
+    /// The engine times its requests itself (an iobench-only option asked for it).
+    measure: bool,
+    /// The requests timed since the worker last took them (see `drain_obj_samples`).
+    samples: Vec<ObjSample>,
+    /// A failure was said already (`http_errors=keep_going` says only the first).
+    said: bool,
+}
+
+/// What one request does, in the order of the reports' operations (`ObjSample::op`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Req {
+    Get,
+    Put,
+    Head,
+    List,
+    Delete,
+}
+
+impl Req {
+    fn method(self) -> &'static str {
+        match self {
+            Req::Get | Req::List => "GET",
+            Req::Put => "PUT",
+            Req::Head => "HEAD",
+            Req::Delete => "DELETE",
+        }
+    }
+
+    /// The direction the job's statistics count it in: what it moves (a HEAD or a LIST
+    /// reads, zero bytes of the I/O's).
+    fn ddir(self) -> Ddir {
+        match self {
+            Req::Get | Req::Head | Req::List => Ddir::Read,
+            Req::Put => Ddir::Write,
+            Req::Delete => Ddir::Trim,
+        }
+    }
+}
+
+/// How the engine answers a failed request (`http_errors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Errors {
+    /// fio's: the I/O fails with EIO (and the job with it, unless `continue_on_error`).
+    Stop,
+    /// As `Stop`, with the failures counted by status.
+    Count,
+    /// Counted, and the job goes on (the job's error policy passes EIO over, see
+    /// `job::errors`); the first failure is said, the rest only counted.
+    KeepGoing,
+}
+
+/// What a request came to, beside the I/O's result: the failure, the bytes the
+/// response body held (a LIST's), and when its first byte came.
+#[derive(Debug, Clone, Copy, Default)]
+struct Outcome {
+    fail: Option<ObjFailure>,
+    bytes: u64,
+    ttfb_ns: u64,
 }
 
 impl Http {
@@ -207,6 +298,7 @@ impl Http {
         &mut self,
         method: &str,
         path: &str,
+        query: &str,
         body: &[u8],
         range: Option<String>,
     ) -> Vec<(&'static str, String)> {
@@ -226,6 +318,7 @@ impl Http {
                     signer,
                     method,
                     path,
+                    query,
                     body,
                     &sigv4::amz_date(now),
                 ));
@@ -248,17 +341,23 @@ impl Http {
 
     /// Sends one request and returns the response, its body not read yet, or why there
     /// was no HTTP answer (refused, reset, TLS); with a login, answers a 401 that asks
-    /// for Basic authentication once, and sends it from then on.
+    /// for Basic authentication once, and sends it from then on. `query` is already
+    /// in canonical form (sorted, encoded).
     fn send(
         &mut self,
         method: &str,
         path: &str,
+        query: &str,
         body: &[u8],
         range: Option<String>,
-    ) -> Result<ureq::Response, String> {
+    ) -> Result<ureq::Response, ureq::Transport> {
         loop {
-            let headers = self.headers(method, path, body, range.clone());
-            let url = format!("{}://{}{path}", self.scheme(), self.opts.host);
+            let headers = self.headers(method, path, query, body, range.clone());
+            let url = if query.is_empty() {
+                format!("{}://{}{path}", self.scheme(), self.opts.host)
+            } else {
+                format!("{}://{}{path}?{query}", self.scheme(), self.opts.host)
+            };
             let agent = self.agent.as_ref().expect("set up before the first I/O");
             let mut req = agent.request(method, &url).set("Host", &self.opts.host);
             for (n, v) in &headers {
@@ -282,7 +381,7 @@ impl Http {
             let resp = match res {
                 Ok(r) => r,
                 Err(ureq::Error::Status(_, r)) => r,
-                Err(ureq::Error::Transport(t)) => return Err(format!("{method} {url}: {t}")),
+                Err(ureq::Error::Transport(t)) => return Err(t),
             };
             let status = resp.status();
             if self.opts.verbose > 0 {
@@ -323,6 +422,195 @@ impl Http {
         };
         (sigv4::encode_path(&object), size)
     }
+
+    /// True when a failure is to be said: always, but once under `http_errors=keep_going`
+    /// (where the counts say the rest).
+    fn says(&mut self) -> bool {
+        if self.opts.errors != Errors::KeepGoing {
+            return true;
+        }
+        !std::mem::replace(&mut self.said, true)
+    }
+
+    /// A request answered with a status it does not accept: counted in `out`, said
+    /// (status and the start of the server's answer), and an EIO for the I/O.
+    fn bad_status(&mut self, what: &str, path: &str, resp: ureq::Response, out: &mut Outcome) -> i64 {
+        let status = resp.status();
+        out.fail = Some(ObjFailure::Status(status));
+        let body = drain(resp);
+        if self.says() {
+            let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+            eprintln!(
+                "iobench: http: {what} {path} failed with HTTP status code {status}{}{}",
+                if text.is_empty() { "" } else { ": " },
+                text.trim()
+            );
+        }
+        -(libc::EIO as i64)
+    }
+
+    /// A request that got no HTTP answer (or whose body broke off): counted in `out`,
+    /// said, and an EIO for the I/O.
+    fn no_answer(&mut self, what: &str, path: &str, why: &dyn std::error::Error, kind: ObjFailure, out: &mut Outcome) -> i64 {
+        out.fail = Some(kind);
+        if self.says() {
+            eprintln!("iobench: http: {what} {path}: {why}");
+        }
+        -(libc::EIO as i64)
+    }
+
+    /// Performs request `req` for I/O `io`; returns the I/O's result.
+    ///
+    /// # Safety
+    ///
+    /// As [`Engine::queue`]'s: `io.buf` is valid for `io.len` bytes (readable for a PUT,
+    /// writable for a GET) and untouched by the worker until this returns.
+    unsafe fn request(&mut self, req: Req, io: &IoUnit, t0: Instant, out: &mut Outcome) -> i64 {
+        let (path, size) = self.object(io);
+        let method = req.method();
+        match req {
+            Req::Put => {
+                // SAFETY: this function's contract.
+                let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
+                let r = self.send(method, &path, "", body, None);
+                out.ttfb_ns = elapsed_ns(t0);
+                match r {
+                    Ok(r) if r.status() == 100 || (200..=204).contains(&r.status()) => {
+                        drain(r);
+                        io.len as i64
+                    }
+                    Ok(r) => self.bad_status(method, &path, r, out),
+                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                }
+            }
+            Req::Get => {
+                // fio 3.41's range header: the block, cut at the file's end.
+                let range = (self.opts.range && (size == 0 || io.offset < size)).then(|| {
+                    let mut end = io.offset + io.len as u64 - 1;
+                    if size > 0 {
+                        end = end.min(size - 1);
+                    }
+                    format!("bytes={}-{end}", io.offset)
+                });
+                // SAFETY: this function's contract.
+                let dst = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
+                let r = self.send(method, &path, "", &[], range);
+                out.ttfb_ns = elapsed_ns(t0);
+                match r {
+                    Ok(r) if r.status() == 200 || (r.status() == 206 && self.opts.range) => {
+                        match read_body(r, dst) {
+                            Ok(n) => {
+                                if self.opts.verbose > 1 {
+                                    eprintln!("<= Recv data: {n} bytes");
+                                }
+                                io.len as i64
+                            }
+                            Err(e) => {
+                                let kind = io_kind(&e);
+                                self.no_answer(method, &path, &e, kind, out)
+                            }
+                        }
+                    }
+                    Ok(r) if r.status() == 404 => {
+                        // No such object: it reads as zeros.
+                        drain(r);
+                        dst.fill(0);
+                        io.len as i64
+                    }
+                    Ok(r) => self.bad_status(method, &path, r, out),
+                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                }
+            }
+            Req::Delete => {
+                let r = self.send(method, &path, "", &[], None);
+                out.ttfb_ns = elapsed_ns(t0);
+                match r {
+                    Ok(r) if matches!(r.status(), 200 | 202 | 204 | 404) => {
+                        drain(r);
+                        io.len as i64
+                    }
+                    Ok(r) => self.bad_status(method, &path, r, out),
+                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                }
+            }
+            Req::Head | Req::List => {
+                let (path, query) = if req == Req::Head {
+                    (path, String::new())
+                } else {
+                    list_query(&path)
+                };
+                let r = self.send(method, &path, &query, &[], None);
+                out.ttfb_ns = elapsed_ns(t0);
+                match r {
+                    // A HEAD of an object never written is a 404, as a GET's: it succeeds.
+                    Ok(r) if r.status() == 200 || (req == Req::Head && r.status() == 404) => {
+                        let mut body = r.into_reader();
+                        match io::copy(&mut body, &mut io::sink()) {
+                            Ok(n) => {
+                                out.bytes = n;
+                                0
+                            }
+                            Err(e) => {
+                                let kind = io_kind(&e);
+                                self.no_answer(method, &path, &e, kind, out)
+                            }
+                        }
+                    }
+                    Ok(r) => self.bad_status(method, &path, r, out),
+                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                }
+            }
+        }
+    }
+}
+
+/// A LIST of the objects next to `path`: S3's ListObjectsV2 of the bucket (the path's
+/// first part) with the rest as the key prefix, at most 100 keys; as (bucket path,
+/// canonical query).
+fn list_query(path: &str) -> (String, String) {
+    let rest = path.trim_start_matches('/');
+    let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
+    // The prefix: the object's name up to its last '_' (block mode's offset and length)
+    // or '/', so the LIST sees the job's objects.
+    let cut = key.rfind(['/', '_']).map_or(0, |i| i + 1);
+    // The path is encoded already but for '/', which a query value encodes too.
+    let prefix = key[..cut].replace('/', "%2F");
+    (
+        format!("/{bucket}"),
+        format!("list-type=2&max-keys=100&prefix={prefix}"),
+    )
+}
+
+fn elapsed_ns(t0: Instant) -> u64 {
+    u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// What kind of failure an I/O error on the connection is.
+fn io_kind(e: &io::Error) -> ObjFailure {
+    use io::ErrorKind as E;
+    match e.kind() {
+        E::TimedOut | E::WouldBlock => ObjFailure::Timeout,
+        E::ConnectionReset
+        | E::ConnectionAborted
+        | E::ConnectionRefused
+        | E::BrokenPipe
+        | E::UnexpectedEof
+        | E::NotConnected => ObjFailure::Reset,
+        _ => ObjFailure::Other,
+    }
+}
+
+/// What kind of failure a request without an answer is.
+fn transport_kind(t: &ureq::Transport) -> ObjFailure {
+    use std::error::Error as _;
+    match t.kind() {
+        ureq::ErrorKind::ConnectionFailed => ObjFailure::Reset,
+        ureq::ErrorKind::Io => t
+            .source()
+            .and_then(|s| s.downcast_ref::<io::Error>())
+            .map_or(ObjFailure::Other, io_kind),
+        _ => ObjFailure::Other,
+    }
 }
 
 fn hex_md5(data: &[u8]) -> String {
@@ -340,6 +628,7 @@ fn s3_headers(
     signer: &mut Signer,
     method: &str,
     path: &str,
+    query: &str,
     body: &[u8],
     amz_date: &str,
 ) -> Vec<(&'static str, String)> {
@@ -369,7 +658,7 @@ fn s3_headers(
     // out of order ("x-amz-sec" sorts before "x-amz-ser"), which a server's own sorted
     // canonical request cannot match; sorting signs the same set the way servers check.
     signed.sort_unstable_by_key(|&(n, _)| n);
-    let auth = signer.authorize(method, path, "", &signed, &payload, amz_date);
+    let auth = signer.authorize(method, path, query, &signed, &payload, amz_date);
     let mut h: Vec<(&'static str, String)> = signed[1..]
         .iter()
         .map(|&(n, v)| (n, v.to_string()))
@@ -385,23 +674,9 @@ fn drain(resp: ureq::Response) -> Vec<u8> {
     v
 }
 
-/// Says why a request failed (the status and the start of the server's answer) and
-/// returns the I/O's result.
-fn failed(what: &str, path: &str, resp: ureq::Response) -> i64 {
-    let status = resp.status();
-    let body = drain(resp);
-    let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
-    eprintln!(
-        "iobench: http: {what} {path} failed with HTTP status code {status}{}{}",
-        if text.is_empty() { "" } else { ": " },
-        text.trim()
-    );
-    -(libc::EIO as i64)
-}
-
-/// Reads a GET's body into `dst`: Ok(bytes) or Err(a message). A body longer than the
-/// I/O is an error (as fio's), a shorter one leaves the rest of the buffer as it was.
-fn read_body(resp: ureq::Response, dst: &mut [u8]) -> Result<usize, String> {
+/// Reads a GET's body into `dst`: Ok(bytes) or Err(why). A body longer than the I/O is
+/// an error (as fio's), a shorter one leaves the rest of the buffer as it was.
+fn read_body(resp: ureq::Response, dst: &mut [u8]) -> io::Result<usize> {
     let mut r = resp.into_reader();
     let mut n = 0;
     while n < dst.len() {
@@ -409,17 +684,17 @@ fn read_body(resp: ureq::Response, dst: &mut [u8]) -> Result<usize, String> {
             Ok(0) => return Ok(n),
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e.to_string()),
+            Err(e) => return Err(e),
         }
     }
     let mut more = [0u8; 1];
     match r.read(&mut more) {
         Ok(0) => Ok(n),
-        Ok(_) => Err(format!(
-            "the object is longer than the {} bytes read",
-            dst.len()
+        Ok(_) => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("the object is longer than the {} bytes read", dst.len()),
         )),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e),
     }
 }
 
@@ -481,7 +756,11 @@ fn agent(tls: Tls, timeout: Option<std::time::Duration>) -> io::Result<ureq::Age
         .max_idle_connections_per_host(1)
         .user_agent(concat!("iobench/", env!("CARGO_PKG_VERSION")));
     if let Some(t) = timeout {
-        b = b.timeout_connect(t).timeout_read(t).timeout_write(t);
+        // A deadline for the whole request: ureq 2 clears a kept-alive connection's
+        // read timeout when it goes back to the pool and sets it again only for the
+        // body, so `timeout_read` alone would let a reused connection wait forever for
+        // the response's head.
+        b = b.timeout(t);
     }
     let b = match tls {
         Tls::Insecure => {
@@ -533,75 +812,48 @@ impl Engine for Http {
                 return Ok(Queued::Completed);
             }
         };
-        let (path, size) = self.object(io);
-        io.result = match dir {
-            Ddir::Write => {
-                // SAFETY: queue's contract: a write's buffer is readable for `len` bytes
-                // and untouched by the worker until this call returns.
-                let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
-                match self.send("PUT", &path, body, None) {
-                    Ok(r) if r.status() == 100 || (200..=204).contains(&r.status()) => {
-                        drain(r);
-                        io.len as i64
-                    }
-                    Ok(r) => failed("PUT", &path, r),
-                    Err(m) => transport(&m),
-                }
-            }
-            Ddir::Read => {
-                // fio 3.41's range header: the block, cut at the file's end.
-                let range = (self.opts.range && (size == 0 || io.offset < size)).then(|| {
-                    let mut end = io.offset + io.len as u64 - 1;
-                    if size > 0 {
-                        end = end.min(size - 1);
-                    }
-                    format!("bytes={}-{end}", io.offset)
-                });
-                // SAFETY: queue's contract: a read's buffer is writable for `len` bytes
-                // and untouched by the worker until this call returns.
-                let dst = unsafe { std::slice::from_raw_parts_mut(io.buf, io.len) };
-                match self.send("GET", &path, &[], range) {
-                    Ok(r) if r.status() == 200 || (r.status() == 206 && self.opts.range) => {
-                        match read_body(r, dst) {
-                            Ok(n) => {
-                                if self.opts.verbose > 1 {
-                                    eprintln!("<= Recv data: {n} bytes");
-                                }
-                                io.len as i64
-                            }
-                            Err(m) => {
-                                eprintln!("iobench: http: GET {path}: {m}");
-                                -(libc::EIO as i64)
-                            }
-                        }
-                    }
-                    Ok(r) if r.status() == 404 => {
-                        // No such object: it reads as zeros.
-                        drain(r);
-                        dst.fill(0);
-                        io.len as i64
-                    }
-                    Ok(r) => failed("GET", &path, r),
-                    Err(m) => transport(&m),
-                }
-            }
-            Ddir::Trim => match self.send("DELETE", &path, &[], None) {
-                Ok(r) if matches!(r.status(), 200 | 202 | 204 | 404) => {
-                    drain(r);
-                    io.len as i64
-                }
-                Ok(r) => failed("DELETE", &path, r),
-                Err(m) => transport(&m),
-            },
+        let req = match dir {
+            Ddir::Read => Req::Get,
+            Ddir::Write => Req::Put,
+            Ddir::Trim => Req::Delete,
         };
+        let t0 = Instant::now();
+        let mut out = Outcome::default();
+        // SAFETY: queue's contract is request's.
+        io.result = unsafe { self.request(req, io, t0, &mut out) };
+        if self.measure {
+            let lat_ns = elapsed_ns(t0);
+            self.samples.push(ObjSample {
+                op: req as u8,
+                size: 0,
+                endpoint: 0,
+                fail: out.fail,
+                bytes: if io.result > 0 {
+                    io.result as u64
+                } else {
+                    out.bytes
+                },
+                lat_ns,
+                ttfb_ns: out.ttfb_ns.min(lat_ns),
+            });
+        }
         Ok(Queued::Completed)
     }
-}
 
-/// A request that got no HTTP answer: said, and an EIO for the I/O.
-fn transport(message: &str) -> i64 {
-    eprintln!("iobench: http: {message}");
-    -(libc::EIO as i64)
+    fn obj_layout(&self) -> Option<ObjLayout> {
+        self.measure.then(|| ObjLayout {
+            errors: self.opts.errors != Errors::Stop,
+            ttfb: self.opts.ttfb,
+            ..ObjLayout::default()
+        })
+    }
+
+    fn drain_obj_samples(&mut self, record: &mut dyn FnMut(&ObjSample)) {
+        for s in &self.samples {
+            record(s);
+        }
+        self.samples.clear();
+    }
 }
 
 /// A text option, `None` when unset or empty (fio keeps an empty value as no value).
@@ -636,6 +888,8 @@ impl super::spec::Declared for Http {
         HTTP_MODE,
         HTTP_VERBOSE,
         HTTP_OBJECT_MODE,
+        HTTP_ERRORS,
+        HTTP_TTFB,
     ])
     // fio lists http among ioengine's choices only when built with libcurl, which the
     // reference fio (Debian's 3.33) is not.
@@ -719,6 +973,24 @@ impl super::spec::Declared for Http {
             (Some(u), Some(p)) => Some((u, p)),
             _ => None,
         };
+        let errors = match r.choice("http_errors").as_deref() {
+            None | Some("stop") => Errors::Stop,
+            Some("count") => Errors::Count,
+            Some("keep_going") => Errors::KeepGoing,
+            Some(o) => {
+                return Err(r.invalid(
+                    "http_errors",
+                    format!("'{o}' is not one of stop, count, keep_going"),
+                ))
+            }
+        };
+        let timeout = match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
+            0 => None,
+            // Counting errors, a hung request is one of them: it times out a little
+            // before the watchdog would end the job at io_timeout.
+            us if errors != Errors::Stop => Some(std::time::Duration::from_micros(us * 9 / 10)),
+            us => Some(std::time::Duration::from_micros(us)),
+        };
         Ok(Arc::new(HttpOpts {
             tls,
             host,
@@ -733,10 +1005,9 @@ impl super::spec::Declared for Http {
             swift_token: r.text("http_swift_auth_token").unwrap_or_default(),
             verbose: r.int("http_verbose")?.unwrap_or(0),
             range,
-            timeout: match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
-                0 => None,
-                us => Some(std::time::Duration::from_micros(us)),
-            },
+            timeout,
+            errors,
+            ttfb: r.bool("http_ttfb")?,
         }))
     }
 
@@ -747,6 +1018,9 @@ impl super::spec::Declared for Http {
             files: Vec::new(),
             signer: None,
             basic: None,
+            measure: o.errors != Errors::Stop || o.ttfb,
+            samples: Vec::with_capacity(8),
+            said: false,
         }
     }
 }
@@ -780,6 +1054,8 @@ mod tests {
             verbose: 0,
             range: false,
             timeout: None,
+            errors: Errors::Stop,
+            ttfb: false,
         };
         let signer = Signer::new(
             "AKIDEXAMPLE",
@@ -807,7 +1083,7 @@ mod tests {
         const DATE: &str = "20261127T123456Z";
         let body = b"hello, object store".repeat(10);
         let (o, mut s) = s3_opts("us-east-1", false, None);
-        let put = s3_headers(&o, &mut s, "PUT", "/bkt/obj_0_4096", &body, DATE);
+        let put = s3_headers(&o, &mut s, "PUT", "/bkt/obj_0_4096", "", &body, DATE);
         assert_eq!(
             put[0],
             (
@@ -821,14 +1097,14 @@ mod tests {
              SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,\
              Signature=6251f2b6384fc607c856c9cb8431b288a63fa89c4c38354a58bf78768593243f"
         );
-        let del = s3_headers(&o, &mut s, "DELETE", "/bkt/obj_8192_4096", &[], DATE);
+        let del = s3_headers(&o, &mut s, "DELETE", "/bkt/obj_8192_4096", "", &[], DATE);
         assert!(authorization(&del).ends_with(
             "Signature=2d1d2dd0d7052a87ffc1f416a7a037b2da8dc103f8bcc4fb3209dbf7f5f6a887"
         ));
 
         let (o, mut s) = s3_opts("eu-central-1", true, Some("FQoGZXIvYXdzEXAMPLETOKEN"));
         let path = sigv4::encode_path("/bkt/a b+c=d_4096_4096");
-        let get = s3_headers(&o, &mut s, "GET", &path, &[], DATE);
+        let get = s3_headers(&o, &mut s, "GET", &path, "", &[], DATE);
         assert_eq!(
             authorization(&get),
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261127/eu-central-1/s3/aws4_request,\

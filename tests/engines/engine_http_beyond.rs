@@ -1,0 +1,277 @@
+//! The http engine's iobench-only options (issue 31's "beyond the peers"): errors by HTTP
+//! status with a keep-going mode, time to first byte, operation mixes, object-size
+//! classes, several endpoints. Against a real SeaweedFS (`weed mini`) on loopback, its
+//! request log read back; statuses SeaweedFS cannot be made to answer (503, 429, 500,
+//! resets, hangs, a slow body) come from a small Python http.server on loopback.
+
+use crate::common::netproc::{free_port, Server};
+use crate::common::{self, seaweed, seaweed::Weed};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn iobench(args: &[String], format: &str) -> Output {
+    let mut c = common::iobench();
+    c.args(args).arg(format!("--output-format={format}"));
+    common::run(c)
+}
+
+fn json(args: &[String]) -> (Output, Value) {
+    let out = iobench(args, "json");
+    let v = common::json_report(&out);
+    (out, v)
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| s.to_string()).collect()
+}
+
+fn with(mut base: Vec<String>, more: &[&str]) -> Vec<String> {
+    base.extend(more.iter().map(|s| s.to_string()));
+    base
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// S3 options reaching the server's plain port with `secret`.
+fn s3(w: &Weed, secret: &str) -> Vec<String> {
+    let mut a = args(&["--ioengine=http", "--http_mode=s3"]);
+    a.push(format!("--http_host=127.0.0.1:{}", w.s3));
+    a.push(format!("--http_s3_keyid={}", seaweed::KEY_ID));
+    a.push(format!("--http_s3_key={secret}"));
+    a
+}
+
+/// The server's answer to each object, by its block number (offset / 4096) modulo 8:
+/// 503, 429, 500, a reset (RST, no answer), 201, 403, a 3 s hang, 201. A GET of an
+/// object named `slow…` answers its headers at once and its 4 KiB body 300 ms later.
+/// Each request is logged to `log` as `METHOD PATH`.
+const PLAY_SERVER: &str = r#"
+import http.server, socket, struct, sys, time
+port, log = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def answer(self, status, body=b""):
+        self.send_response(status)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def any(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n:
+            self.rfile.read(n)
+        with open(log, "a") as f:
+            f.write(self.command + " " + self.path + "\n")
+        name = self.path.rsplit("/", 1)[-1]
+        if name.startswith("slow"):
+            self.send_response(200)
+            self.send_header("Content-Length", "4096")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(0.3)
+            self.wfile.write(b"s" * 4096)
+            return
+        block = (int(name.split("_")[-2]) // 4096) % 8
+        if block == 3:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()
+            self.close_connection = True
+            return
+        if block == 6:
+            time.sleep(3)
+        self.answer({0: 503, 1: 429, 2: 500, 4: 201, 5: 403, 6: 201, 7: 201}[block], b"x" * 16)
+    do_GET = do_PUT = do_DELETE = do_HEAD = any
+http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+"#;
+
+fn play_server(dir: &Path) -> Option<(Server, std::path::PathBuf)> {
+    if Command::new("python3").arg("-V").output().is_err() {
+        eprintln!("python3 is not installed: skipping");
+        return None;
+    }
+    let port = free_port();
+    let log = dir.join("play.log");
+    let mut c = Command::new("python3");
+    c.arg("-c")
+        .arg(PLAY_SERVER)
+        .arg(port.to_string())
+        .arg(&log);
+    Some((Server::start(c, port), log))
+}
+
+/// `http_errors`: failed requests counted by status (503, 429, other 5xx, 4xx), resets
+/// and timeouts; `keep_going` runs past them, `count` stops at the first as fio does, and
+/// a plain job's report has no `iobench_http` at all.
+#[test]
+fn http_errors_are_counted_by_status() {
+    let dir = common::scratch("engine_http_errors");
+    let Some((server, log)) = play_server(&dir) else {
+        return;
+    };
+    let base = args(&[
+        "--name=errs",
+        "--ioengine=http",
+        &format!("--http_host=127.0.0.1:{}", server.port),
+        "--filename=/b/o",
+        "--rw=write",
+        "--bs=4k",
+        "--size=32k",
+    ]);
+    let t0 = std::time::Instant::now();
+    let (out, v) = json(&with(
+        base.clone(),
+        &["--http_errors=keep_going", "--io_timeout=1"],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let job = &v["jobs"][0];
+    let e = &job["iobench_http"]["errors"];
+    for (k, n) in [
+        ("503", 1),
+        ("429", 1),
+        ("5xx", 1),
+        ("4xx", 1),
+        ("reset", 1),
+        ("timeout", 1),
+        ("total", 6),
+    ] {
+        assert_eq!(e[k], n, "{k}: {e}\n{}", stderr(&out));
+    }
+    // Every block was tried, the two that succeeded are the only ones with bytes.
+    assert_eq!(job["write"]["total_ios"], 8, "{job}");
+    assert_eq!(job["write"]["io_bytes"], 8192, "{job}");
+    let put = &job["iobench_http"]["ops"]["PUT"];
+    assert_eq!((put["total_ios"].clone(), put["errors"].clone()), (2.into(), 6.into()));
+    // The hang was cut at 0.9 s, not waited out.
+    assert!(t0.elapsed().as_secs_f64() < 10.0);
+    let text = std::fs::read_to_string(&log).unwrap();
+    for off in (0..32).step_by(4) {
+        let line = format!("PUT /b/o_{}_4096", off * 1024);
+        assert!(text.lines().any(|l| l == line), "{line}: {text}");
+    }
+    // Only the first failure is said; the counts say the rest.
+    assert_eq!(
+        stderr(&out).matches("iobench: http:").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+
+    // The normal output carries the counts too.
+    let out = iobench(
+        &with(base.clone(), &["--http_errors=keep_going", "--size=24k"]),
+        "normal",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "http errors   : 503=1, 429=1, 5xx=1, 4xx=1, other_status=0, timeout=0, reset=1, \
+             other=0, total=5"
+        ),
+        "{text}"
+    );
+
+    // count: the first failure ends the job, as in fio.
+    let (out, v) = json(&with(base.clone(), &["--http_errors=count"]));
+    let job = &v["jobs"][0];
+    assert_ne!(job["error"], 0, "{}", stderr(&out));
+    assert_eq!(job["iobench_http"]["errors"]["503"], 1);
+    assert_eq!(job["iobench_http"]["errors"]["total"], 1);
+
+    // A plain job: fio's keys only.
+    let (_, v) = json(&base);
+    assert!(v["jobs"][0].get("iobench_http").is_none(), "{}", v["jobs"][0]);
+    drop(server);
+}
+
+/// 4xx from a real server: SeaweedFS refuses a wrong signature with 403, and
+/// keep_going counts every one of them while the server logs them.
+#[test]
+fn http_errors_count_seaweedfs_refusals() {
+    let dir = common::scratch("engine_http_refusals");
+    let Some(w) = Weed::start(&dir) else { return };
+    let (out, v) = json(&with(
+        s3(&w, "not-the-secret"),
+        &[
+            "--name=refused",
+            "--filename=/bkt/refused",
+            "--rw=write",
+            "--bs=4k",
+            "--size=16k",
+            "--http_errors=keep_going",
+        ],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let e = &v["jobs"][0]["iobench_http"]["errors"];
+    assert_eq!(e["4xx"], 4, "{e}");
+    assert_eq!(e["total"], 4, "{e}");
+    let seen = w.requests_for("/bkt/refused");
+    assert_eq!(
+        seen.iter()
+            .filter(|r| r.method == "PUT" && r.status == 403)
+            .count(),
+        4,
+        "{seen:?}"
+    );
+}
+
+/// `http_ttfb`: time to first byte beside the full latency, for every request, with
+/// percentiles; a server that sends its headers 300 ms before its body shows the
+/// difference, and SeaweedFS's GETs are all counted.
+#[test]
+fn http_ttfb_is_reported_beside_latency() {
+    let dir = common::scratch("engine_http_ttfb");
+    let Some((server, _log)) = play_server(&dir) else {
+        return;
+    };
+    let (out, v) = json(&args(&[
+        "--name=slow",
+        "--ioengine=http",
+        &format!("--http_host=127.0.0.1:{}", server.port),
+        "--filename=/b/slow",
+        "--http_object_mode=range",
+        "--rw=read",
+        "--bs=4k",
+        "--size=8k",
+        "--http_ttfb=1",
+    ]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let get = &v["jobs"][0]["iobench_http"]["ops"]["GET"];
+    assert_eq!(get["total_ios"], 2, "{get}");
+    let ttfb_max = get["ttfb_ns"]["max"].as_u64().unwrap();
+    let lat_min = get["lat_ns"]["min"].as_u64().unwrap();
+    assert!(ttfb_max < 200_000_000, "first byte before the body: {get}");
+    assert!(lat_min >= 300_000_000, "the body came 300 ms later: {get}");
+    assert!(get["ttfb_ns"]["percentile"]["99.000000"].as_u64().unwrap() > 0);
+    drop(server);
+
+    let Some(w) = Weed::start(&dir) else { return };
+    let job = with(
+        s3(&w, seaweed::SECRET),
+        &["--filename=/bkt/ttfb", "--bs=4k", "--size=64k"],
+    );
+    let (out, _) = json(&with(job.clone(), &["--name=w", "--rw=write"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, v) = json(&with(job.clone(), &["--name=r", "--rw=randread", "--http_ttfb=1"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let h = &v["jobs"][0]["iobench_http"];
+    let gets = w
+        .requests_for("/bkt/ttfb")
+        .iter()
+        .filter(|r| r.method == "GET" && r.status == 200)
+        .count();
+    assert_eq!(gets, 16);
+    assert_eq!(h["ops"]["GET"]["ttfb_ns"]["N"], 16, "{h}");
+    assert_eq!(h["all"]["ttfb_ns"]["N"], 16, "{h}");
+    assert!(h["ops"]["GET"]["ttfb_ns"]["mean"].as_f64() <= h["ops"]["GET"]["lat_ns"]["mean"].as_f64());
+    // Without the option: latency per operation, no first byte.
+    let (_, v) = json(&with(job.clone(), &["--name=r", "--rw=read", "--http_errors=count"]));
+    assert!(v["jobs"][0]["iobench_http"]["ops"]["GET"].get("ttfb_ns").is_none());
+    let out = iobench(&with(job, &["--name=r", "--rw=read", "--http_ttfb=1"]), "normal");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("http op GET: ios=16"), "{text}");
+    assert!(text.contains("ttfb (usec): min="), "{text}");
+}

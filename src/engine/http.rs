@@ -149,6 +149,14 @@ pub const HTTP_TTFB: OptDef = opt(
 .cat(C::Engine)
 .engines(ENGINES)
 .iobench_only();
+pub const HTTP_OPMIX: OptDef = opt(
+    "http_opmix",
+    K::Str,
+    "Mix of operations by weight, e.g. get:60,put:20,head:10,list:5,delete:5",
+)
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
 pub const HTTP_OBJECT_MODE: OptDef = opt(
     "http_object_mode",
     K::Choice(OBJECT_MODE_CHOICES),
@@ -211,6 +219,10 @@ pub struct HttpOpts {
     errors: Errors,
     /// `http_ttfb`.
     ttfb: bool,
+    /// `http_opmix`: the cumulative weights of GET, PUT, HEAD, LIST and DELETE.
+    mix: Option<[u32; 5]>,
+    /// The mix's random seed (`randseed`, then the clone's number added).
+    seed: u64,
 }
 
 /// One job's connection and what each request reuses.
@@ -229,6 +241,8 @@ pub struct Http {
     samples: Vec<ObjSample>,
     /// A failure was said already (`http_errors=keep_going` says only the first).
     said: bool,
+    /// The mix's random state (xorshift64*).
+    rng: u64,
 }
 
 /// What one request does, in the order of the reports' operations (`ObjSample::op`).
@@ -423,6 +437,19 @@ impl Http {
         (sigv4::encode_path(&object), size)
     }
 
+    /// The mix's next operation, by weight.
+    fn pick(&mut self, cumulative: &[u32; 5]) -> Req {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        let total = u64::from(cumulative[4]).max(1);
+        let r = (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % total;
+        let i = cumulative.iter().position(|&c| r < u64::from(c)).unwrap_or(0);
+        [Req::Get, Req::Put, Req::Head, Req::List, Req::Delete][i]
+    }
+
     /// True when a failure is to be said: always, but once under `http_errors=keep_going`
     /// (where the counts say the rest).
     fn says(&mut self) -> bool {
@@ -537,7 +564,8 @@ impl Http {
                 let (path, query) = if req == Req::Head {
                     (path, String::new())
                 } else {
-                    list_query(&path)
+                    let file = self.files.get(io.file as usize).map_or("", |f| f.0.as_str());
+                    list_query(&sigv4::encode_path(file))
                 };
                 let r = self.send(method, &path, &query, &[], None);
                 out.ttfb_ns = elapsed_ns(t0);
@@ -564,17 +592,15 @@ impl Http {
     }
 }
 
-/// A LIST of the objects next to `path`: S3's ListObjectsV2 of the bucket (the path's
-/// first part) with the rest as the key prefix, at most 100 keys; as (bucket path,
-/// canonical query).
-fn list_query(path: &str) -> (String, String) {
-    let rest = path.trim_start_matches('/');
+/// A LIST of the job's objects in file `file` (a path, encoded): S3's ListObjectsV2 of
+/// the bucket (the path's first part) with the rest as the key prefix (in block mode
+/// the file's objects are named from it), at most 100 keys; as (bucket path, canonical
+/// query).
+fn list_query(file: &str) -> (String, String) {
+    let rest = file.trim_start_matches('/');
     let (bucket, key) = rest.split_once('/').unwrap_or((rest, ""));
-    // The prefix: the object's name up to its last '_' (block mode's offset and length)
-    // or '/', so the LIST sees the job's objects.
-    let cut = key.rfind(['/', '_']).map_or(0, |i| i + 1);
     // The path is encoded already but for '/', which a query value encodes too.
-    let prefix = key[..cut].replace('/', "%2F");
+    let prefix = key.replace('/', "%2F");
     (
         format!("/{bucket}"),
         format!("list-type=2&max-keys=100&prefix={prefix}"),
@@ -812,15 +838,25 @@ impl Engine for Http {
                 return Ok(Queued::Completed);
             }
         };
-        let req = match dir {
-            Ddir::Read => Req::Get,
-            Ddir::Write => Req::Put,
-            Ddir::Trim => Req::Delete,
+        let req = match (self.opts.mix, dir) {
+            (Some(m), _) => self.pick(&m),
+            (None, Ddir::Read) => Req::Get,
+            (None, Ddir::Write) => Req::Put,
+            (None, Ddir::Trim) => Req::Delete,
         };
         let t0 = Instant::now();
         let mut out = Outcome::default();
-        // SAFETY: queue's contract is request's.
+        // SAFETY: queue's contract is request's (a unit's buffer is the same memory,
+        // readable and writable, whichever direction the mix turns it to).
         io.result = unsafe { self.request(req, io, t0, &mut out) };
+        if self.opts.mix.is_some() {
+            // The job counts the request in the direction of what it did; a HEAD or a
+            // LIST moves none of the I/O's bytes.
+            io.op = Op::Rw(req.ddir());
+            if matches!(req, Req::Head | Req::List) {
+                io.len = 0;
+            }
+        }
         if self.measure {
             let lat_ns = elapsed_ns(t0);
             self.samples.push(ObjSample {
@@ -854,6 +890,43 @@ impl Engine for Http {
         }
         self.samples.clear();
     }
+}
+
+/// Reads `http_opmix`: `op:weight` pairs, comma-separated, for get, put, head, list and
+/// delete (any case, each at most once; a missing one weighs 0), into cumulative weights.
+fn parse_mix(text: &str) -> Result<[u32; 5], String> {
+    const NAMES: [&str; 5] = ["get", "put", "head", "list", "delete"];
+    let mut w = [None::<u32>; 5];
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, weight) = part.split_once(':').ok_or_else(|| {
+            format!("'{part}' is not OP:WEIGHT (OP one of get, put, head, list, delete)")
+        })?;
+        let i = NAMES
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(name.trim()))
+            .ok_or_else(|| format!("'{name}' is not one of get, put, head, list, delete"))?;
+        let n: u32 = weight
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n <= 1_000_000)
+            .ok_or_else(|| format!("'{weight}' in '{part}' is not a weight (0 to 1000000)"))?;
+        if w[i].replace(n).is_some() {
+            return Err(format!("'{name}' is given twice"));
+        }
+    }
+    let mut acc = 0;
+    let mut out = [0; 5];
+    for (o, x) in out.iter_mut().zip(w) {
+        acc += x.unwrap_or(0);
+        *o = acc;
+    }
+    if acc == 0 {
+        return Err(format!(
+            "'{text}' gives no operation a weight (e.g. get:60,put:20,head:10,list:5,delete:5)"
+        ));
+    }
+    Ok(out)
 }
 
 /// A text option, `None` when unset or empty (fio keeps an empty value as no value).
@@ -890,6 +963,7 @@ impl super::spec::Declared for Http {
         HTTP_OBJECT_MODE,
         HTTP_ERRORS,
         HTTP_TTFB,
+        HTTP_OPMIX,
     ])
     // fio lists http among ioengine's choices only when built with libcurl, which the
     // reference fio (Debian's 3.33) is not.
@@ -984,6 +1058,25 @@ impl super::spec::Declared for Http {
                 ))
             }
         };
+        let mix = match r.text("http_opmix") {
+            Some(t) if !t.is_empty() => Some(parse_mix(&t).map_err(|m| r.invalid("http_opmix", m))?),
+            _ => None,
+        };
+        if let Some(m) = mix {
+            if m[3] > m[2] && mode != Mode::S3 {
+                return Err(r.invalid(
+                    "http_opmix",
+                    "list is an S3 request (ListObjectsV2): it needs http_mode=s3",
+                ));
+            }
+            if r.text("verify").is_some_and(|v| !matches!(v.as_str(), "0" | "none" | "")) {
+                return Err(r.invalid(
+                    "http_opmix",
+                    "a mix picks each request's operation itself, so what a read finds is \
+                     not what the job wrote: it cannot run with verify",
+                ));
+            }
+        }
         let timeout = match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
             0 => None,
             // Counting errors, a hung request is one of them: it times out a little
@@ -1008,7 +1101,17 @@ impl super::spec::Declared for Http {
             timeout,
             errors,
             ttfb: r.bool("http_ttfb")?,
+            mix,
+            seed: r
+                .int("randseed")?
+                .map_or(0x9e37_79b9_7f4a_7c15, |v| v as u64),
         }))
+    }
+
+    fn for_clone(o: &mut Arc<HttpOpts>, clone: u32) {
+        if clone > 0 {
+            Arc::make_mut(o).seed = o.seed.wrapping_add(u64::from(clone));
+        }
     }
 
     fn build(o: &Arc<HttpOpts>) -> Self {
@@ -1018,9 +1121,10 @@ impl super::spec::Declared for Http {
             files: Vec::new(),
             signer: None,
             basic: None,
-            measure: o.errors != Errors::Stop || o.ttfb,
+            measure: o.errors != Errors::Stop || o.ttfb || o.mix.is_some(),
             samples: Vec::with_capacity(8),
             said: false,
+            rng: o.seed | 1,
         }
     }
 }
@@ -1056,6 +1160,8 @@ mod tests {
             timeout: None,
             errors: Errors::Stop,
             ttfb: false,
+            mix: None,
+            seed: 1,
         };
         let signer = Signer::new(
             "AKIDEXAMPLE",
@@ -1072,6 +1178,15 @@ mod tests {
             .unwrap()
             .1
             .clone()
+    }
+
+    #[test]
+    fn opmix_is_read_into_cumulative_weights() {
+        assert_eq!(parse_mix("get:60,PUT:20,head:10,list:5,delete:5"), Ok([60, 80, 90, 95, 100]));
+        assert_eq!(parse_mix("put:1, get:3"), Ok([3, 4, 4, 4, 4]));
+        for bad in ["get", "get:x", "post:1", "get:1,get:2", "get:0", "get:-1"] {
+            assert!(parse_mix(bad).is_err(), "{bad}");
+        }
     }
 
     /// The engine's S3 requests signed as botocore's S3SigV4Auth signs the same request:

@@ -275,3 +275,68 @@ fn http_ttfb_is_reported_beside_latency() {
     assert!(text.contains("http op GET: ios=16"), "{text}");
     assert!(text.contains("ttfb (usec): min="), "{text}");
 }
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+/// `http_opmix`: each request's operation drawn by weight, HEAD and LIST among them; the
+/// results per operation add up to the job's, the fio sections count each operation in
+/// its direction, and SeaweedFS's log holds exactly the requests reported.
+#[test]
+fn http_opmix_mixes_operations_by_weight() {
+    let dir = common::scratch("engine_http_mix");
+    let Some(w) = Weed::start(&dir) else { return };
+    let job = with(
+        s3(&w, seaweed::SECRET),
+        &["--filename=/bkt/mix", "--bs=4k", "--size=128k"],
+    );
+    let (out, _) = json(&with(job.clone(), &["--name=fill", "--rw=write"]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let (out, v) = json(&with(
+        job.clone(),
+        &[
+            "--name=mix",
+            "--rw=randread",
+            "--io_size=800k",
+            "--http_opmix=get:50,put:20,head:15,list:10,delete:5",
+        ],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = &v["jobs"][0];
+    let ops = &j["iobench_http"]["ops"];
+    let count = |op: &str| n(&ops[op]["total_ios"]);
+    let (get, put, head, list, del) = (
+        count("GET"),
+        count("PUT"),
+        count("HEAD"),
+        count("LIST"),
+        count("DELETE"),
+    );
+    assert_eq!(get + put + head + list + del, 200, "{ops}");
+    for (got, weight) in [(get, 50), (put, 20), (head, 15), (list, 10), (del, 5)] {
+        // 200 draws: each share within 2/3 and 3/2 of its weight's (all far from 0).
+        let want = 2 * weight;
+        assert!(got * 3 >= want * 2 && got * 2 <= want * 3, "{got} vs {want}: {ops}");
+    }
+    assert_eq!(n(&j["iobench_http"]["all"]["errors"]), 0);
+    // fio's sections: reads are the GETs, HEADs and LISTs (only GETs move the I/O's bytes).
+    assert_eq!(n(&j["read"]["total_ios"]), get + head + list, "{j}");
+    assert_eq!(n(&j["read"]["io_bytes"]), get * 4096);
+    assert_eq!(n(&j["write"]["total_ios"]), put);
+    assert_eq!(n(&j["trim"]["total_ios"]), del);
+    assert!(n(&ops["LIST"]["io_bytes"]) > 0, "a listing has a body");
+    // The server saw exactly these requests (the fill's 32 PUTs before them).
+    let log = w.requests();
+    let of = |m: &str, f: &dyn Fn(&str) -> bool| {
+        log.iter()
+            .filter(|r| r.method == m && f(&r.path))
+            .count() as u64
+    };
+    let obj = |p: &str| p.starts_with("/bkt/mix_");
+    assert_eq!(of("PUT", &obj), 32 + put, "{log:?}");
+    assert_eq!(of("HEAD", &obj), head);
+    assert_eq!(of("DELETE", &obj), del);
+    assert_eq!(of("GET", &obj), get);
+    assert_eq!(of("GET", &|p| p == "/bkt" || p == "/bkt/"), list, "{log:?}");
+}

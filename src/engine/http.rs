@@ -157,6 +157,15 @@ pub const HTTP_OPMIX: OptDef = opt(
 .cat(C::Engine)
 .engines(ENGINES)
 .iobench_only();
+pub const HTTP_SIZE_CLASSES: OptDef = opt(
+    "http_size_classes",
+    K::Bool,
+    "Report latency per object-size class (from bs, bsrange or bssplit)",
+)
+.def("0")
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
 pub const HTTP_OBJECT_MODE: OptDef = opt(
     "http_object_mode",
     K::Choice(OBJECT_MODE_CHOICES),
@@ -223,6 +232,8 @@ pub struct HttpOpts {
     mix: Option<[u32; 5]>,
     /// The mix's random seed (`randseed`, then the clone's number added).
     seed: u64,
+    /// `http_size_classes`: each class's name and largest size, ascending.
+    sizes: Vec<(String, u64)>,
 }
 
 /// One job's connection and what each request reuses.
@@ -844,6 +855,11 @@ impl Engine for Http {
             (None, Ddir::Write) => Req::Put,
             (None, Ddir::Trim) => Req::Delete,
         };
+        let size = self
+            .opts
+            .sizes
+            .partition_point(|&(_, top)| top < io.len as u64)
+            .min(self.opts.sizes.len().saturating_sub(1));
         let t0 = Instant::now();
         let mut out = Outcome::default();
         // SAFETY: queue's contract is request's (a unit's buffer is the same memory,
@@ -861,7 +877,7 @@ impl Engine for Http {
             let lat_ns = elapsed_ns(t0);
             self.samples.push(ObjSample {
                 op: req as u8,
-                size: 0,
+                size: u16::try_from(size).unwrap_or(u16::MAX),
                 endpoint: 0,
                 fail: out.fail,
                 bytes: if io.result > 0 {
@@ -880,6 +896,7 @@ impl Engine for Http {
         self.measure.then(|| ObjLayout {
             errors: self.opts.errors != Errors::Stop,
             ttfb: self.opts.ttfb,
+            sizes: self.opts.sizes.iter().map(|(n, _)| n.clone()).collect(),
             ..ObjLayout::default()
         })
     }
@@ -889,6 +906,56 @@ impl Engine for Http {
             record(s);
         }
         self.samples.clear();
+    }
+}
+
+/// The size classes of `http_size_classes`, from the job's own sizes: with `bssplit`,
+/// one class per size it names; with a `bsrange` whose ends differ, one per power of two
+/// from its low end's to its high end's (`4k-8k` holds 4 KiB to 8 KiB less a byte);
+/// otherwise one per `bs` size. Each as (name, largest size in it), ascending.
+fn size_classes(r: &Reader) -> Result<Vec<(String, u64)>, JobError> {
+    use crate::defs::value::{parse_bssplit, parse_range_list, parse_size_list};
+    let base = r.kb_base();
+    let mut sizes: Vec<u64> = Vec::new();
+    if let Some(t) = r.text("bssplit") {
+        let split = parse_bssplit(&t, base).map_err(|m| r.invalid("bssplit", m))?;
+        sizes.extend(split.iter().flatten().flatten().map(|e| e.0));
+    } else if let Some(t) = r.text("bsrange").filter(|_| r.is_set("bsrange")) {
+        let ranges = parse_range_list(&t, base).map_err(|m| r.invalid("bsrange", m))?;
+        let (lo, hi) = ranges
+            .iter()
+            .flatten()
+            .fold((u64::MAX, 0), |(l, h), &(a, b)| (l.min(a), h.max(b)));
+        if lo < hi {
+            let mut classes = Vec::new();
+            let mut from = 1u64 << (63 - lo.max(1).leading_zeros());
+            while from <= hi {
+                let to = from.saturating_mul(2);
+                classes.push((format!("{}-{}", size_name(from), size_name(to)), to - 1));
+                from = to;
+            }
+            return Ok(classes);
+        }
+        sizes.push(lo);
+    }
+    if sizes.is_empty() {
+        let t = r.text("bs").unwrap_or_else(|| "4k".into());
+        let bs = parse_size_list(&t, base).map_err(|m| r.invalid("bs", m))?;
+        sizes.extend(bs.iter().flatten());
+    }
+    sizes.sort_unstable();
+    sizes.dedup();
+    Ok(sizes.into_iter().map(|s| (size_name(s), s)).collect())
+}
+
+/// A size as the classes name it: `64k`, `1m`, or bytes.
+fn size_name(n: u64) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{}m", n >> 20)
+    } else if n >= 1 << 10 && n % (1 << 10) == 0 {
+        format!("{}k", n >> 10)
+    } else {
+        n.to_string()
     }
 }
 
@@ -964,6 +1031,7 @@ impl super::spec::Declared for Http {
         HTTP_ERRORS,
         HTTP_TTFB,
         HTTP_OPMIX,
+        HTTP_SIZE_CLASSES,
     ])
     // fio lists http among ioengine's choices only when built with libcurl, which the
     // reference fio (Debian's 3.33) is not.
@@ -1102,6 +1170,11 @@ impl super::spec::Declared for Http {
             errors,
             ttfb: r.bool("http_ttfb")?,
             mix,
+            sizes: if r.bool("http_size_classes")? {
+                size_classes(r)?
+            } else {
+                Vec::new()
+            },
             seed: r
                 .int("randseed")?
                 .map_or(0x9e37_79b9_7f4a_7c15, |v| v as u64),
@@ -1121,7 +1194,7 @@ impl super::spec::Declared for Http {
             files: Vec::new(),
             signer: None,
             basic: None,
-            measure: o.errors != Errors::Stop || o.ttfb || o.mix.is_some(),
+            measure: o.errors != Errors::Stop || o.ttfb || o.mix.is_some() || !o.sizes.is_empty(),
             samples: Vec::with_capacity(8),
             said: false,
             rng: o.seed | 1,
@@ -1162,6 +1235,7 @@ mod tests {
             ttfb: false,
             mix: None,
             seed: 1,
+            sizes: Vec::new(),
         };
         let signer = Signer::new(
             "AKIDEXAMPLE",

@@ -340,3 +340,76 @@ fn http_opmix_mixes_operations_by_weight() {
     assert_eq!(of("GET", &obj), get);
     assert_eq!(of("GET", &|p| p == "/bkt" || p == "/bkt/"), list, "{log:?}");
 }
+
+/// `http_size_classes`: latency per object size, the sizes drawn by fio's own `bssplit`
+/// (weights) or `bsrange` (a range, classed by powers of two); each class's count is the
+/// number of objects of that size SeaweedFS was sent.
+#[test]
+fn http_size_classes_report_latency_per_size() {
+    let dir = common::scratch("engine_http_sizes");
+    let Some(w) = Weed::start(&dir) else { return };
+    let (out, v) = json(&with(
+        s3(&w, seaweed::SECRET),
+        &[
+            "--name=split",
+            "--filename=/bkt/split",
+            "--rw=write",
+            "--size=8m",
+            "--bssplit=4k/50:64k/30:1m/20",
+            "--http_size_classes=1",
+        ],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = &v["jobs"][0];
+    let sizes = &j["iobench_http"]["sizes"];
+    let log = w.requests_for("/bkt/split_");
+    let mut total = 0;
+    for (name, bytes) in [("4k", 4096u64), ("64k", 65536), ("1m", 1 << 20)] {
+        let c = &sizes[name];
+        let ios = n(&c["total_ios"]);
+        assert!(ios > 0, "{name}: {sizes}");
+        assert_eq!(n(&c["io_bytes"]), ios * bytes, "{name}: {c}");
+        let sent = log
+            .iter()
+            .filter(|r| r.method == "PUT" && r.path.ends_with(&format!("_{bytes}")))
+            .count() as u64;
+        assert_eq!(sent, ios, "{name}: {log:?}");
+        assert_eq!(n(&c["lat_ns"]["N"]), ios);
+        total += ios;
+    }
+    assert_eq!(total, n(&j["write"]["total_ios"]));
+    // A megabyte takes longer than 4 KiB to hash, send and store.
+    let mean = |k: &str| sizes[k]["lat_ns"]["mean"].as_f64().unwrap();
+    assert!(mean("1m") > mean("4k"), "{sizes}");
+
+    let (out, v) = json(&with(
+        s3(&w, seaweed::SECRET),
+        &[
+            "--name=range",
+            "--filename=/bkt/range",
+            "--rw=write",
+            "--size=1m",
+            "--bsrange=4k-64k",
+            "--http_size_classes=1",
+        ],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = &v["jobs"][0];
+    let sizes = j["iobench_http"]["sizes"].as_object().unwrap();
+    let names: Vec<&str> = sizes.keys().map(|k| k.as_str()).collect();
+    assert_eq!(names, ["4k-8k", "8k-16k", "16k-32k", "32k-64k", "64k-128k"]);
+    let sum: u64 = sizes.values().map(|c| n(&c["total_ios"])).sum();
+    assert_eq!(sum, n(&j["write"]["total_ios"]));
+    // Each PUT's size (the object's name ends with it) is in its class's range.
+    let log = w.requests_for("/bkt/range_");
+    let in_class = |lo: u64, hi: u64| {
+        log.iter()
+            .filter(|r| {
+                let len: u64 = r.path.rsplit('_').next().unwrap().parse().unwrap();
+                (lo..hi).contains(&len)
+            })
+            .count() as u64
+    };
+    assert_eq!(in_class(16384, 32768), n(&sizes["16k-32k"]["total_ios"]));
+    assert_eq!(in_class(32768, 65536), n(&sizes["32k-64k"]["total_ios"]));
+}

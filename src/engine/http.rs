@@ -166,6 +166,14 @@ pub const HTTP_SIZE_CLASSES: OptDef = opt(
 .cat(C::Engine)
 .engines(ENGINES)
 .iobench_only();
+pub const HTTP_ENDPOINTS: OptDef = opt(
+    "http_endpoints",
+    K::Str,
+    "Servers to spread requests over in turn, HOST[:PORT],HOST[:PORT],... (for http_host)",
+)
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
 pub const HTTP_OBJECT_MODE: OptDef = opt(
     "http_object_mode",
     K::Choice(OBJECT_MODE_CHOICES),
@@ -208,7 +216,6 @@ struct SseC {
 #[derive(Debug, Clone)]
 pub struct HttpOpts {
     tls: Tls,
-    host: String,
     /// User and password for HTTP authentication (WebDAV and Swift), both or neither.
     login: Option<(String, String)>,
     mode: Mode,
@@ -234,6 +241,8 @@ pub struct HttpOpts {
     seed: u64,
     /// `http_size_classes`: each class's name and largest size, ascending.
     sizes: Vec<(String, u64)>,
+    /// Every server requests go to, in turn: `http_host`, or `http_endpoints`' list.
+    hosts: Vec<String>,
 }
 
 /// One job's connection and what each request reuses.
@@ -254,6 +263,8 @@ pub struct Http {
     said: bool,
     /// The mix's random state (xorshift64*).
     rng: u64,
+    /// The endpoint of the request being made (an index in `hosts`).
+    ep: usize,
 }
 
 /// What one request does, in the order of the reports' operations (`ObjSample::op`).
@@ -340,6 +351,7 @@ impl Http {
                 let signer = self.signer.as_mut().expect("S3 mode has a signer");
                 h.extend(s3_headers(
                     &o,
+                    &o.hosts[self.ep],
                     signer,
                     method,
                     path,
@@ -379,18 +391,18 @@ impl Http {
         loop {
             let headers = self.headers(method, path, query, body, range.clone());
             let url = if query.is_empty() {
-                format!("{}://{}{path}", self.scheme(), self.opts.host)
+                format!("{}://{}{path}", self.scheme(), self.host())
             } else {
-                format!("{}://{}{path}?{query}", self.scheme(), self.opts.host)
+                format!("{}://{}{path}?{query}", self.scheme(), self.host())
             };
             let agent = self.agent.as_ref().expect("set up before the first I/O");
-            let mut req = agent.request(method, &url).set("Host", &self.opts.host);
+            let mut req = agent.request(method, &url).set("Host", self.host());
             for (n, v) in &headers {
                 req = req.set(n, v);
             }
             if self.opts.verbose > 0 {
                 eprintln!("> {method} {path} HTTP/1.1");
-                eprintln!("> Host: {}", self.opts.host);
+                eprintln!("> Host: {}", self.host());
                 for (n, v) in &headers {
                     eprintln!("> {n}: {v}");
                 }
@@ -446,6 +458,11 @@ impl Http {
             format!("{name}_{}_{}", io.offset, io.len)
         };
         (sigv4::encode_path(&object), size)
+    }
+
+    /// The server of the request being made.
+    fn host(&self) -> &str {
+        &self.opts.hosts[self.ep]
     }
 
     /// The mix's next operation, by weight.
@@ -662,6 +679,7 @@ fn hex_md5(data: &[u8]) -> String {
 /// x-amz-storage-class.
 fn s3_headers(
     o: &HttpOpts,
+    host: &str,
     signer: &mut Signer,
     method: &str,
     path: &str,
@@ -675,7 +693,7 @@ fn s3_headers(
         sigv4::EMPTY_SHA256.to_string()
     };
     let mut signed: Vec<(&'static str, &str)> = vec![
-        ("host", &o.host),
+        ("host", host),
         ("x-amz-content-sha256", &payload),
         ("x-amz-date", amz_date),
     ];
@@ -786,10 +804,14 @@ impl rustls::client::danger::ServerCertVerifier for AnyServer {
     }
 }
 
-/// The job's agent: one kept-alive connection, TLS as `https` says.
-fn agent(tls: Tls, timeout: Option<std::time::Duration>) -> io::Result<ureq::Agent> {
+/// The job's agent: one kept-alive connection per server, TLS as `https` says.
+fn agent(
+    tls: Tls,
+    timeout: Option<std::time::Duration>,
+    hosts: usize,
+) -> io::Result<ureq::Agent> {
     let mut b = ureq::AgentBuilder::new()
-        .max_idle_connections(1)
+        .max_idle_connections(hosts)
         .max_idle_connections_per_host(1)
         .user_agent(concat!("iobench/", env!("CARGO_PKG_VERSION")));
     if let Some(t) = timeout {
@@ -827,7 +849,11 @@ impl Engine for Http {
                 ),
             ));
         }
-        self.agent = Some(agent(self.opts.tls, self.opts.timeout)?);
+        self.agent = Some(agent(
+            self.opts.tls,
+            self.opts.timeout,
+            self.opts.hosts.len(),
+        )?);
         self.files = s
             .names
             .iter()
@@ -865,6 +891,8 @@ impl Engine for Http {
         // SAFETY: queue's contract is request's (a unit's buffer is the same memory,
         // readable and writable, whichever direction the mix turns it to).
         io.result = unsafe { self.request(req, io, t0, &mut out) };
+        let endpoint = self.ep;
+        self.ep = (self.ep + 1) % self.opts.hosts.len();
         if self.opts.mix.is_some() {
             // The job counts the request in the direction of what it did; a HEAD or a
             // LIST moves none of the I/O's bytes.
@@ -878,7 +906,7 @@ impl Engine for Http {
             self.samples.push(ObjSample {
                 op: req as u8,
                 size: u16::try_from(size).unwrap_or(u16::MAX),
-                endpoint: 0,
+                endpoint: u16::try_from(endpoint).unwrap_or(u16::MAX),
                 fail: out.fail,
                 bytes: if io.result > 0 {
                     io.result as u64
@@ -897,6 +925,7 @@ impl Engine for Http {
             errors: self.opts.errors != Errors::Stop,
             ttfb: self.opts.ttfb,
             sizes: self.opts.sizes.iter().map(|(n, _)| n.clone()).collect(),
+            endpoints: self.opts.hosts.clone(),
             ..ObjLayout::default()
         })
     }
@@ -1032,6 +1061,7 @@ impl super::spec::Declared for Http {
         HTTP_TTFB,
         HTTP_OPMIX,
         HTTP_SIZE_CLASSES,
+        HTTP_ENDPOINTS,
     ])
     // fio lists http among ioengine's choices only when built with libcurl, which the
     // reference fio (Debian's 3.33) is not.
@@ -1152,9 +1182,22 @@ impl super::spec::Declared for Http {
             us if errors != Errors::Stop => Some(std::time::Duration::from_micros(us * 9 / 10)),
             us => Some(std::time::Duration::from_micros(us)),
         };
+        let mut hosts = vec![host];
+        if let Some(list) = nonempty(r, "http_endpoints") {
+            hosts = list.split(',').map(|h| h.trim().to_string()).collect();
+            if let Some(bad) = hosts.iter().find(|h| h.is_empty() || h.contains(['/', ' '])) {
+                return Err(r.invalid(
+                    "http_endpoints",
+                    format!(
+                        "'{bad}' is not a host name (HOST or HOST:PORT, no scheme or path; \
+                         endpoints are separated by ',')"
+                    ),
+                ));
+            }
+        }
         Ok(Arc::new(HttpOpts {
             tls,
-            host,
+            hosts,
             login,
             mode,
             s3,
@@ -1194,10 +1237,15 @@ impl super::spec::Declared for Http {
             files: Vec::new(),
             signer: None,
             basic: None,
-            measure: o.errors != Errors::Stop || o.ttfb || o.mix.is_some() || !o.sizes.is_empty(),
+            measure: o.errors != Errors::Stop
+                || o.ttfb
+                || o.mix.is_some()
+                || !o.sizes.is_empty()
+                || o.hosts.len() > 1,
             samples: Vec::with_capacity(8),
             said: false,
             rng: o.seed | 1,
+            ep: 0,
         }
     }
 }
@@ -1216,7 +1264,7 @@ mod tests {
         };
         let o = HttpOpts {
             tls: Tls::Off,
-            host: "127.0.0.1:8333".into(),
+            hosts: vec!["127.0.0.1:8333".into()],
             login: None,
             mode: Mode::S3,
             s3: None,
@@ -1272,7 +1320,7 @@ mod tests {
         const DATE: &str = "20261127T123456Z";
         let body = b"hello, object store".repeat(10);
         let (o, mut s) = s3_opts("us-east-1", false, None);
-        let put = s3_headers(&o, &mut s, "PUT", "/bkt/obj_0_4096", "", &body, DATE);
+        let put = s3_headers(&o, "127.0.0.1:8333", &mut s, "PUT", "/bkt/obj_0_4096", "", &body, DATE);
         assert_eq!(
             put[0],
             (
@@ -1286,14 +1334,14 @@ mod tests {
              SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,\
              Signature=6251f2b6384fc607c856c9cb8431b288a63fa89c4c38354a58bf78768593243f"
         );
-        let del = s3_headers(&o, &mut s, "DELETE", "/bkt/obj_8192_4096", "", &[], DATE);
+        let del = s3_headers(&o, "127.0.0.1:8333", &mut s, "DELETE", "/bkt/obj_8192_4096", "", &[], DATE);
         assert!(authorization(&del).ends_with(
             "Signature=2d1d2dd0d7052a87ffc1f416a7a037b2da8dc103f8bcc4fb3209dbf7f5f6a887"
         ));
 
         let (o, mut s) = s3_opts("eu-central-1", true, Some("FQoGZXIvYXdzEXAMPLETOKEN"));
         let path = sigv4::encode_path("/bkt/a b+c=d_4096_4096");
-        let get = s3_headers(&o, &mut s, "GET", &path, "", &[], DATE);
+        let get = s3_headers(&o, "127.0.0.1:8333", &mut s, "GET", &path, "", &[], DATE);
         assert_eq!(
             authorization(&get),
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261127/eu-central-1/s3/aws4_request,\

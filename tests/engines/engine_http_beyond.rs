@@ -413,3 +413,57 @@ fn http_size_classes_report_latency_per_size() {
     assert_eq!(in_class(16384, 32768), n(&sizes["16k-32k"]["total_ios"]));
     assert_eq!(in_class(32768, 65536), n(&sizes["32k-64k"]["total_ios"]));
 }
+
+/// `http_endpoints`: requests spread over two SeaweedFS servers in turn, over two
+/// buckets (two files); each endpoint's count is what its server logged.
+#[test]
+fn http_endpoints_report_per_endpoint() {
+    let dir = common::scratch("engine_http_endpoints");
+    let (da, db) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    let Some(a) = Weed::start(&da) else { return };
+    let Some(b) = Weed::start(&db) else { return };
+    let (ea, eb) = (format!("127.0.0.1:{}", a.s3), format!("127.0.0.1:{}", b.s3));
+    let (out, v) = json(&with(
+        s3(&a, seaweed::SECRET),
+        &[
+            "--name=eps",
+            &format!("--http_endpoints={ea},{eb}"),
+            "--filename=/bkt1/ep:/bkt2/ep",
+            "--rw=write",
+            "--bs=4k",
+            "--size=96k",
+            "--http_ttfb=1",
+        ],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j = &v["jobs"][0];
+    let eps = &j["iobench_http"]["endpoints"];
+    let puts = |w: &Weed| {
+        w.requests()
+            .into_iter()
+            .filter(|r| r.method == "PUT" && r.path.contains("/ep_"))
+            .collect::<Vec<_>>()
+    };
+    let (pa, pb) = (puts(&a), puts(&b));
+    assert_eq!(n(&eps[&ea]["total_ios"]), pa.len() as u64, "{eps}");
+    assert_eq!(n(&eps[&eb]["total_ios"]), pb.len() as u64, "{eps}");
+    assert_eq!((pa.len(), pb.len()), (12, 12), "in turn");
+    assert_eq!(n(&eps[&ea]["ttfb_ns"]["N"]), 12);
+    // Both buckets were written.
+    let all: Vec<_> = pa.iter().chain(&pb).map(|r| r.path.as_str()).collect();
+    assert!(all.iter().any(|p| p.starts_with("/bkt1/ep_")), "{all:?}");
+    assert!(all.iter().any(|p| p.starts_with("/bkt2/ep_")), "{all:?}");
+    assert_eq!(n(&j["write"]["total_ios"]), 24);
+    // A bad list is refused, naming the option.
+    let out = iobench(
+        &with(
+            s3(&a, seaweed::SECRET),
+            &["--name=bad", "--http_endpoints=http://x/", "--filename=/b/o", "--size=4k"],
+        ),
+        "normal",
+    );
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("http_endpoints"), "{}", stderr(&out));
+}

@@ -24,6 +24,7 @@ use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
 use base64::Engine as _;
+use std::fmt::Write as _;
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::Instant;
@@ -174,6 +175,24 @@ pub const HTTP_ENDPOINTS: OptDef = opt(
 .cat(C::Engine)
 .engines(ENGINES)
 .iobench_only();
+pub const HTTP_MULTIPART: OptDef = opt(
+    "http_multipart",
+    K::Size,
+    "S3: upload a write larger than this as a multipart upload of parts this size",
+)
+.def("0")
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
+pub const HTTP_MULTIPART_JOBS: OptDef = opt(
+    "http_multipart_jobs",
+    K::Int { min: 1, max: 256 },
+    "Parts of one multipart upload in flight at once",
+)
+.def("1")
+.cat(C::Engine)
+.engines(ENGINES)
+.iobench_only();
 pub const HTTP_OBJECT_MODE: OptDef = opt(
     "http_object_mode",
     K::Choice(OBJECT_MODE_CHOICES),
@@ -243,6 +262,8 @@ pub struct HttpOpts {
     sizes: Vec<(String, u64)>,
     /// Every server requests go to, in turn: `http_host`, or `http_endpoints`' list.
     hosts: Vec<String>,
+    /// `http_multipart` (part size; 0: off) and `http_multipart_jobs`.
+    multipart: (u64, usize),
 }
 
 /// One job's connection and what each request reuses.
@@ -410,7 +431,7 @@ impl Http {
                     eprintln!("=> Send data: {} bytes", body.len());
                 }
             }
-            let res = if method == "PUT" {
+            let res = if method == "PUT" || !body.is_empty() {
                 req.send_bytes(body)
             } else {
                 req.call()
@@ -458,6 +479,130 @@ impl Http {
             format!("{name}_{}_{}", io.offset, io.len)
         };
         (sigv4::encode_path(&object), size)
+    }
+
+    /// A PUT of `body` as an S3 multipart upload: initiated, its parts sent
+    /// `http_multipart_jobs` at a time (each part on a thread of its own with the
+    /// job's agent, which keeps a connection per part in flight), then completed; a
+    /// failed part aborts the upload. Each part is a sample of its own; the I/O's
+    /// sample is the whole upload. Returns the I/O's result.
+    fn multipart_put(&mut self, path: &str, body: &[u8], t0: Instant, out: &mut Outcome) -> i64 {
+        let r = self.send("POST", path, "uploads=", &[], None);
+        out.ttfb_ns = elapsed_ns(t0);
+        let id = match r {
+            Ok(r) if r.status() == 200 => {
+                let xml = String::from_utf8_lossy(&drain(r)).into_owned();
+                match xml_value(&xml, "UploadId") {
+                    Some(id) => id.to_string(),
+                    None => {
+                        let e = io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            "the answer to the upload's initiation has no UploadId",
+                        );
+                        return self.no_answer("POST", path, &e, ObjFailure::Other, out);
+                    }
+                }
+            }
+            Ok(r) => return self.bad_status("POST", path, r, out),
+            Err(t) => return self.no_answer("POST", path, &t, transport_kind(&t), out),
+        };
+        let id_q = query_value(&id);
+        let (size, jobs) = (self.opts.multipart.0 as usize, self.opts.multipart.1);
+        let parts = body.len().div_ceil(size);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let opts = Arc::clone(&self.opts);
+        let host = self.host().to_string();
+        let agent = self.agent.clone().expect("set up before the first I/O");
+        let signer = self.signer.clone().expect("S3 mode has a signer");
+        // Each part: (number, its ETag or why it failed), and its sample.
+        type Part = (usize, Result<String, (ObjFailure, String)>, ObjSample);
+        let done: Vec<Part> = std::thread::scope(|sc| {
+            let workers: Vec<_> = (0..jobs.min(parts))
+                .map(|_| {
+                    let (opts, host, agent, mut signer) =
+                        (&opts, &host, &agent, signer.clone());
+                    let (next, id_q) = (&next, &id_q);
+                    sc.spawn(move || {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= parts {
+                                return mine;
+                            }
+                            let chunk = &body[i * size..((i + 1) * size).min(body.len())];
+                            let query = format!("partNumber={}&uploadId={id_q}", i + 1);
+                            let p0 = Instant::now();
+                            let r = send_part(opts, host, agent, &mut signer, path, &query, chunk);
+                            let ttfb_ns = elapsed_ns(p0);
+                            let res = match r {
+                                Ok(r) if r.status() == 200 => {
+                                    let etag = r.header("etag").unwrap_or("").to_string();
+                                    drain(r);
+                                    Ok(etag)
+                                }
+                                Ok(r) => {
+                                    let st = r.status();
+                                    let text = String::from_utf8_lossy(&drain(r)).into_owned();
+                                    Err((ObjFailure::Status(st), format!("status {st}: {text}")))
+                                }
+                                Err(t) => Err((transport_kind(&t), t.to_string())),
+                            };
+                            let lat_ns = elapsed_ns(p0);
+                            let sample = ObjSample {
+                                op: 5,
+                                size: 0,
+                                endpoint: 0,
+                                fail: res.as_ref().err().map(|e| e.0),
+                                bytes: chunk.len() as u64,
+                                lat_ns,
+                                ttfb_ns: ttfb_ns.min(lat_ns),
+                            };
+                            mine.push((i, res, sample));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_default())
+                .collect()
+        });
+        let mut etags = vec![String::new(); parts];
+        let mut failed = None;
+        for (i, res, sample) in done {
+            self.samples.push(sample);
+            match res {
+                Ok(e) => etags[i] = e,
+                Err(f) => failed = failed.or(Some((i, f))),
+            }
+        }
+        let q = format!("uploadId={id_q}");
+        if let Some((i, (kind, why))) = failed {
+            // Abort, so the server drops the parts it holds (best effort).
+            if let Ok(r) = self.send("DELETE", path, &q, &[], None) {
+                drain(r);
+            }
+            let e = io::Error::other(format!("part {} failed: {why}", i + 1));
+            return self.no_answer("PUT", path, &e, kind, out);
+        }
+        let mut xml = String::from("<CompleteMultipartUpload>");
+        for (i, e) in etags.iter().enumerate() {
+            let _ = write!(xml, "<Part><PartNumber>{}</PartNumber><ETag>{e}</ETag></Part>", i + 1);
+        }
+        xml.push_str("</CompleteMultipartUpload>");
+        match self.send("POST", path, &q, xml.as_bytes(), None) {
+            // S3 may answer 200 with an error in the body when completing fails late.
+            Ok(r) if r.status() == 200 => {
+                let text = String::from_utf8_lossy(&drain(r)).into_owned();
+                if text.contains("<Error>") {
+                    let e = io::Error::other(format!("completing the upload failed: {text}"));
+                    return self.no_answer("POST", path, &e, ObjFailure::Status(200), out);
+                }
+                body.len() as i64
+            }
+            Ok(r) => self.bad_status("POST", path, r, out),
+            Err(t) => self.no_answer("POST", path, &t, transport_kind(&t), out),
+        }
     }
 
     /// The server of the request being made.
@@ -524,6 +669,11 @@ impl Http {
         let (path, size) = self.object(io);
         let method = req.method();
         match req {
+            Req::Put if self.opts.multipart.0 > 0 && io.len as u64 > self.opts.multipart.0 => {
+                // SAFETY: this function's contract.
+                let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
+                self.multipart_put(&path, body, t0, out)
+            }
             Req::Put => {
                 // SAFETY: this function's contract.
                 let body = unsafe { std::slice::from_raw_parts(io.buf, io.len) };
@@ -620,6 +770,47 @@ impl Http {
     }
 }
 
+/// One part of a multipart upload, sent from a part's thread: S3's headers signed with
+/// that thread's signer, the body as it is.
+fn send_part(
+    o: &HttpOpts,
+    host: &str,
+    agent: &ureq::Agent,
+    signer: &mut Signer,
+    path: &str,
+    query: &str,
+    body: &[u8],
+) -> Result<ureq::Response, ureq::Transport> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let headers = s3_headers(o, host, signer, "PUT", path, query, body, &sigv4::amz_date(now));
+    let scheme = if o.tls == Tls::Off { "http" } else { "https" };
+    let mut req = agent
+        .request("PUT", &format!("{scheme}://{host}{path}?{query}"))
+        .set("Host", host);
+    for (n, v) in &headers {
+        req = req.set(n, v);
+    }
+    match req.send_bytes(body) {
+        Ok(r) | Err(ureq::Error::Status(_, r)) => Ok(r),
+        Err(ureq::Error::Transport(t)) => Err(t),
+    }
+}
+
+/// The text of the first `<tag>…</tag>` in `xml`.
+fn xml_value<'a>(xml: &'a str, tag: &str) -> Option<&'a str> {
+    let start = xml.find(&format!("<{tag}>"))? + tag.len() + 2;
+    let len = xml[start..].find(&format!("</{tag}>"))?;
+    Some(&xml[start..start + len])
+}
+
+/// A query value as SigV4 signs it (and as it is sent): unreserved bytes stay, every
+/// other byte is `%XX`.
+fn query_value(v: &str) -> String {
+    sigv4::encode_path(v).replace('/', "%2F")
+}
+
 /// A LIST of the job's objects in file `file` (a path, encoded): S3's ListObjectsV2 of
 /// the bucket (the path's first part) with the rest as the key prefix (in block mode
 /// the file's objects are named from it), at most 100 keys; as (bucket path, canonical
@@ -687,7 +878,7 @@ fn s3_headers(
     body: &[u8],
     amz_date: &str,
 ) -> Vec<(&'static str, String)> {
-    let payload = if method == "PUT" {
+    let payload = if method == "PUT" || !body.is_empty() {
         sigv4::sha256_hex(body)
     } else {
         sigv4::EMPTY_SHA256.to_string()
@@ -852,7 +1043,7 @@ impl Engine for Http {
         self.agent = Some(agent(
             self.opts.tls,
             self.opts.timeout,
-            self.opts.hosts.len(),
+            self.opts.hosts.len() * self.opts.multipart.1,
         )?);
         self.files = s
             .names
@@ -903,8 +1094,11 @@ impl Engine for Http {
         }
         if self.measure {
             let lat_ns = elapsed_ns(t0);
+            let whole = req == Req::Put
+                && self.opts.multipart.0 > 0
+                && io.len as u64 > self.opts.multipart.0;
             self.samples.push(ObjSample {
-                op: req as u8,
+                op: if whole { 6 } else { req as u8 },
                 size: u16::try_from(size).unwrap_or(u16::MAX),
                 endpoint: u16::try_from(endpoint).unwrap_or(u16::MAX),
                 fail: out.fail,
@@ -926,7 +1120,7 @@ impl Engine for Http {
             ttfb: self.opts.ttfb,
             sizes: self.opts.sizes.iter().map(|(n, _)| n.clone()).collect(),
             endpoints: self.opts.hosts.clone(),
-            ..ObjLayout::default()
+            multipart: self.opts.multipart.0 > 0,
         })
     }
 
@@ -1062,6 +1256,8 @@ impl super::spec::Declared for Http {
         HTTP_OPMIX,
         HTTP_SIZE_CLASSES,
         HTTP_ENDPOINTS,
+        HTTP_MULTIPART,
+        HTTP_MULTIPART_JOBS,
     ])
     // fio lists http among ioengine's choices only when built with libcurl, which the
     // reference fio (Debian's 3.33) is not.
@@ -1195,8 +1391,23 @@ impl super::spec::Declared for Http {
                 ));
             }
         }
+        let part = r.size("http_multipart")?.unwrap_or(0);
+        if part > 0 && mode != Mode::S3 {
+            return Err(r.invalid(
+                "http_multipart",
+                "multipart uploads are S3's: they need http_mode=s3",
+            ));
+        }
+        if part > 0 && range {
+            return Err(r.invalid(
+                "http_multipart",
+                "range mode writes one object per file in pieces already: use block mode",
+            ));
+        }
+        let part_jobs = r.int("http_multipart_jobs")?.unwrap_or(1).clamp(1, 256) as usize;
         Ok(Arc::new(HttpOpts {
             tls,
+            multipart: (part, part_jobs),
             hosts,
             login,
             mode,
@@ -1241,7 +1452,8 @@ impl super::spec::Declared for Http {
                 || o.ttfb
                 || o.mix.is_some()
                 || !o.sizes.is_empty()
-                || o.hosts.len() > 1,
+                || o.hosts.len() > 1
+                || o.multipart.0 > 0,
             samples: Vec::with_capacity(8),
             said: false,
             rng: o.seed | 1,
@@ -1265,6 +1477,7 @@ mod tests {
         let o = HttpOpts {
             tls: Tls::Off,
             hosts: vec!["127.0.0.1:8333".into()],
+            multipart: (0, 1),
             login: None,
             mode: Mode::S3,
             s3: None,

@@ -1033,12 +1033,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.free.push(slot);
         self.watch.completed(slot);
         if self.obj_stats {
-            let (ramping, obj) = (self.ramping, &mut self.cx.stats.obj);
-            self.engine.drain_obj_samples(&mut |s| {
-                if let (false, Some(o)) = (ramping, obj.as_deref_mut()) {
-                    o.record(s);
-                }
-            });
+            Self::take_obj_samples(&mut self.engine, &mut self.cx.stats.obj, self.ramping);
         }
         self.open.io_done(u.file as usize, &mut self.engine);
         if self.serialize {
@@ -1117,6 +1112,20 @@ impl<'a, E: Engine> Worker<'a, E> {
                 _ => self.hold = Hold::Drain,
             }
         }
+    }
+
+    /// Records the requests the engine timed itself since the last completion (the http
+    /// engine's iobench-only statistics); during the ramp they are dropped.
+    fn take_obj_samples(
+        engine: &mut E,
+        obj: &mut Option<Box<crate::stats::objstats::ObjStats>>,
+        ramping: bool,
+    ) {
+        engine.drain_obj_samples(&mut |s| {
+            if let (false, Some(o)) = (ramping, obj.as_deref_mut()) {
+                o.record(s);
+            }
+        });
     }
 
     /// Records a failed completion (negative result): counts it, and fails the job
@@ -1365,6 +1374,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         res: i64,
         now: u64,
     ) {
+        if self.obj_stats {
+            Self::take_obj_samples(&mut self.engine, &mut self.cx.stats.obj, self.ramping);
+        }
         let u = &mut self.pool[slot as usize];
         u.result = res;
         self.watch.completed(slot);

@@ -146,7 +146,7 @@ pub struct ObjStats {
     pub errors: Option<ErrorCounts>,
     /// Whether time to first byte is measured (`http_ttfb`).
     pub ttfb: bool,
-    /// Every request but the multipart stages' wholes, whatever its class.
+    /// Every request (a multipart upload as one), whatever its class.
     pub all: Class,
     /// Per operation, as `OPS` names them.
     pub ops: Vec<Class>,
@@ -181,9 +181,22 @@ impl ObjStats {
         }
     }
 
-    /// Records one request (or multipart stage) the engine measured.
+    /// Records one request the engine measured. A multipart upload's part (`op` 5)
+    /// counts only as a part; a whole upload (`op` 6) as an upload and as the job's PUT
+    /// (with its size class and endpoint), its failure counted once.
     #[inline]
     pub fn record(&mut self, s: &ObjSample) {
+        let ttfb = self.ttfb.then_some(s.ttfb_ns);
+        let mut op = s.op as usize;
+        if op >= OPS.len() {
+            if let Some(c) = self.multipart.get_mut(op - OPS.len()) {
+                c.add(s, ttfb);
+            }
+            if op == OPS.len() {
+                return;
+            }
+            op = 1;
+        }
         if let (Some(e), Some(f)) = (&mut self.errors, s.fail) {
             match f {
                 ObjFailure::Status(st) => e.status(st),
@@ -192,17 +205,7 @@ impl ObjStats {
                 ObjFailure::Other => e.other += 1,
             }
         }
-        let ttfb = self.ttfb.then_some(s.ttfb_ns);
-        let op = s.op as usize;
-        if op >= OPS.len() {
-            if let Some(c) = self.multipart.get_mut(op - OPS.len()) {
-                c.add(s, ttfb);
-            }
-            if op > OPS.len() {
-                // A whole multipart upload: its parts are counted already.
-                return;
-            }
-        } else if let Some(c) = self.ops.get_mut(op) {
+        if let Some(c) = self.ops.get_mut(op) {
             c.add(s, ttfb);
         }
         self.all.add(s, ttfb);
@@ -307,5 +310,18 @@ mod tests {
         c.record(&req(0, 0, 1, 1, Some(ObjFailure::Timeout)));
         assert_eq!(c.all.ttfb.samples, 0);
         assert!(c.errors.is_none());
+        // A multipart upload: parts apart, the whole as a PUT.
+        let mut m = ObjStats::new(&ObjLayout {
+            errors: true,
+            multipart: true,
+            ..ObjLayout::default()
+        });
+        m.record(&req(5, 0, 10, 5, None));
+        m.record(&req(5, 0, 10, 5, Some(ObjFailure::Reset)));
+        m.record(&req(6, 0, 20, 9, Some(ObjFailure::Reset)));
+        assert_eq!((m.multipart[0].ios, m.multipart[0].errors), (1, 1));
+        assert_eq!(m.multipart[1].errors, 1);
+        assert_eq!(m.ops[1].errors, 1);
+        assert_eq!(m.errors.unwrap().total(), 1, "counted once");
     }
 }

@@ -46,8 +46,9 @@ fn s3(w: &Weed, secret: &str) -> Vec<String> {
 
 /// The server's answer to each object, by its block number (offset / 4096) modulo 8:
 /// 503, 429, 500, a reset (RST, no answer), 201, 403, a 3 s hang, 201. A GET of an
-/// object named `slow…` answers its headers at once and its 4 KiB body 300 ms later.
-/// Each request is logged to `log` as `METHOD PATH`.
+/// object named `slow…` answers its headers at once and its 4 KiB body 300 ms later. S3's
+/// multipart calls are answered as S3 does, each part after 300 ms. Each request is
+/// logged to `log` as `METHOD PATH?QUERY`.
 const PLAY_SERVER: &str = r#"
 import http.server, socket, struct, sys, time
 port, log = int(sys.argv[1]), sys.argv[2]
@@ -66,7 +67,21 @@ class H(http.server.BaseHTTPRequestHandler):
             self.rfile.read(n)
         with open(log, "a") as f:
             f.write(self.command + " " + self.path + "\n")
-        name = self.path.rsplit("/", 1)[-1]
+        path, _, query = self.path.partition("?")
+        name = path.rsplit("/", 1)[-1]
+        if query == "uploads=":
+            self.answer(200, b"<Result><UploadId>up/1+x</UploadId></Result>")
+            return
+        if query.startswith("partNumber="):
+            time.sleep(0.3)
+            self.send_response(200)
+            self.send_header("ETag", '"e' + query.split("&")[0].split("=")[1] + '"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if query.startswith("uploadId="):
+            self.answer(200, b"<CompleteMultipartUploadResult/>")
+            return
         if name.startswith("slow"):
             self.send_response(200)
             self.send_header("Content-Length", "4096")
@@ -84,7 +99,7 @@ class H(http.server.BaseHTTPRequestHandler):
         if block == 6:
             time.sleep(3)
         self.answer({0: 503, 1: 429, 2: 500, 4: 201, 5: 403, 6: 201, 7: 201}[block], b"x" * 16)
-    do_GET = do_PUT = do_DELETE = do_HEAD = any
+    do_GET = do_PUT = do_DELETE = do_HEAD = do_POST = any
 http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
 "#;
 
@@ -466,4 +481,73 @@ fn http_endpoints_report_per_endpoint() {
     );
     assert!(!out.status.success());
     assert!(stderr(&out).contains("http_endpoints"), "{}", stderr(&out));
+}
+
+/// `http_multipart`: a write larger than the part size is an S3 multipart upload
+/// (initiate, parts, complete), `http_multipart_jobs` parts at a time, with part and
+/// whole-object latency. SeaweedFS stores the objects (read back with verify); a Python
+/// server whose parts take 300 ms each shows the parts running side by side.
+#[test]
+fn http_multipart_uploads_parts_and_objects() {
+    let dir = common::scratch("engine_http_multipart");
+    let Some(w) = Weed::start(&dir) else { return };
+    let (out, v) = json(&with(
+        s3(&w, seaweed::SECRET),
+        &[
+            "--name=mp",
+            "--filename=/bkt/mp",
+            "--rw=write",
+            "--bs=12m",
+            "--size=24m",
+            "--verify=crc32c",
+            "--http_multipart=5m",
+            "--http_multipart_jobs=2",
+        ],
+    ));
+    assert!(out.status.success() && v["jobs"][0]["error"] == 0, "{}", stderr(&out));
+    let h = &v["jobs"][0]["iobench_http"];
+    // S3's parts are 5 MiB at least but the last: 5 + 5 + 2 MiB per object.
+    assert_eq!(n(&h["multipart"]["part"]["total_ios"]), 6, "{h}");
+    assert_eq!(n(&h["multipart"]["part"]["io_bytes"]), 24 << 20);
+    assert_eq!(n(&h["multipart"]["object"]["total_ios"]), 2, "{h}");
+    assert_eq!(n(&h["ops"]["PUT"]["total_ios"]), 2);
+    assert_eq!(n(&h["ops"]["GET"]["total_ios"]), 2, "verified whole");
+    let log = w.requests_for("/bkt/mp_");
+    let count = |m: &str| log.iter().filter(|r| r.method == m && r.status == 200).count();
+    assert_eq!((count("POST"), count("PUT"), count("GET")), (4, 6, 2), "{log:?}");
+
+    let Some((server, plog)) = play_server(&dir) else {
+        return;
+    };
+    let run = |jobs: &str| {
+        let (out, v) = json(&args(&[
+            "--name=mp",
+            "--ioengine=http",
+            "--http_mode=s3",
+            &format!("--http_host=127.0.0.1:{}", server.port),
+            "--http_s3_keyid=k",
+            "--http_s3_key=s",
+            "--filename=/b/mp",
+            "--rw=write",
+            "--bs=1m",
+            "--size=1m",
+            "--http_multipart=256k",
+            &format!("--http_multipart_jobs={jobs}"),
+        ]));
+        assert!(out.status.success(), "{}", stderr(&out));
+        let h = v["jobs"][0]["iobench_http"].clone();
+        assert_eq!(n(&h["multipart"]["part"]["total_ios"]), 4, "{h}");
+        assert!(n(&h["multipart"]["part"]["lat_ns"]["min"]) >= 300_000_000, "{h}");
+        n(&h["multipart"]["object"]["lat_ns"]["max"])
+    };
+    // Four 300 ms parts: side by side well under 1.2 s, one at a time at least that.
+    assert!(run("4") < 900_000_000);
+    assert!(run("1") >= 1_200_000_000);
+    let text = std::fs::read_to_string(&plog).unwrap();
+    assert!(text.contains("POST /b/mp_0_1048576?uploads="), "{text}");
+    for i in 1..=4 {
+        let line = format!("PUT /b/mp_0_1048576?partNumber={i}&uploadId=up%2F1%2Bx");
+        assert!(text.contains(&line), "{line}: {text}");
+    }
+    assert!(text.contains("POST /b/mp_0_1048576?uploadId=up%2F1%2Bx"), "{text}");
 }

@@ -47,8 +47,14 @@ const OBJECT_MODE_CHOICES: &[(&str, &str)] = &[
 ];
 
 const ERRORS_CHOICES: &[(&str, &str)] = &[
-    ("stop", "The first failed request fails the job (fio's behaviour)"),
-    ("count", "Count failed requests by HTTP status; the first fails the job"),
+    (
+        "stop",
+        "The first failed request fails the job (fio's behaviour)",
+    ),
+    (
+        "count",
+        "Count failed requests by HTTP status; the first fails the job",
+    ),
     (
         "keep_going",
         "Count failed requests by HTTP status and keep going",
@@ -374,9 +380,7 @@ impl Http {
                     &o,
                     &o.hosts[self.ep],
                     signer,
-                    method,
-                    path,
-                    query,
+                    (method, path, query),
                     body,
                     &sigv4::amz_date(now),
                 ));
@@ -408,7 +412,7 @@ impl Http {
         query: &str,
         body: &[u8],
         range: Option<String>,
-    ) -> Result<ureq::Response, ureq::Transport> {
+    ) -> Result<ureq::Response, NoAnswer> {
         loop {
             let headers = self.headers(method, path, query, body, range.clone());
             let url = if query.is_empty() {
@@ -439,7 +443,7 @@ impl Http {
             let resp = match res {
                 Ok(r) => r,
                 Err(ureq::Error::Status(_, r)) => r,
-                Err(ureq::Error::Transport(t)) => return Err(t),
+                Err(ureq::Error::Transport(t)) => return Err(NoAnswer::from(t)),
             };
             let status = resp.status();
             if self.opts.verbose > 0 {
@@ -504,7 +508,7 @@ impl Http {
                 }
             }
             Ok(r) => return self.bad_status("POST", path, r, out),
-            Err(t) => return self.no_answer("POST", path, &t, transport_kind(&t), out),
+            Err(n) => return self.no_answer("POST", path, &n.text, n.kind, out),
         };
         let id_q = query_value(&id);
         let (size, jobs) = (self.opts.multipart.0 as usize, self.opts.multipart.1);
@@ -519,8 +523,7 @@ impl Http {
         let done: Vec<Part> = std::thread::scope(|sc| {
             let workers: Vec<_> = (0..jobs.min(parts))
                 .map(|_| {
-                    let (opts, host, agent, mut signer) =
-                        (&opts, &host, &agent, signer.clone());
+                    let (opts, host, agent, mut signer) = (&opts, &host, &agent, signer.clone());
                     let (next, id_q) = (&next, &id_q);
                     sc.spawn(move || {
                         let mut mine = Vec::new();
@@ -545,7 +548,7 @@ impl Http {
                                     let text = String::from_utf8_lossy(&drain(r)).into_owned();
                                     Err((ObjFailure::Status(st), format!("status {st}: {text}")))
                                 }
-                                Err(t) => Err((transport_kind(&t), t.to_string())),
+                                Err(n) => Err((n.kind, n.text)),
                             };
                             let lat_ns = elapsed_ns(p0);
                             let sample = ObjSample {
@@ -587,7 +590,11 @@ impl Http {
         }
         let mut xml = String::from("<CompleteMultipartUpload>");
         for (i, e) in etags.iter().enumerate() {
-            let _ = write!(xml, "<Part><PartNumber>{}</PartNumber><ETag>{e}</ETag></Part>", i + 1);
+            let _ = write!(
+                xml,
+                "<Part><PartNumber>{}</PartNumber><ETag>{e}</ETag></Part>",
+                i + 1
+            );
         }
         xml.push_str("</CompleteMultipartUpload>");
         match self.send("POST", path, &q, xml.as_bytes(), None) {
@@ -601,7 +608,7 @@ impl Http {
                 body.len() as i64
             }
             Ok(r) => self.bad_status("POST", path, r, out),
-            Err(t) => self.no_answer("POST", path, &t, transport_kind(&t), out),
+            Err(n) => self.no_answer("POST", path, &n.text, n.kind, out),
         }
     }
 
@@ -619,7 +626,10 @@ impl Http {
         self.rng = x;
         let total = u64::from(cumulative[4]).max(1);
         let r = (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) % total;
-        let i = cumulative.iter().position(|&c| r < u64::from(c)).unwrap_or(0);
+        let i = cumulative
+            .iter()
+            .position(|&c| r < u64::from(c))
+            .unwrap_or(0);
         [Req::Get, Req::Put, Req::Head, Req::List, Req::Delete][i]
     }
 
@@ -634,7 +644,13 @@ impl Http {
 
     /// A request answered with a status it does not accept: counted in `out`, said
     /// (status and the start of the server's answer), and an EIO for the I/O.
-    fn bad_status(&mut self, what: &str, path: &str, resp: ureq::Response, out: &mut Outcome) -> i64 {
+    fn bad_status(
+        &mut self,
+        what: &str,
+        path: &str,
+        resp: ureq::Response,
+        out: &mut Outcome,
+    ) -> i64 {
         let status = resp.status();
         out.fail = Some(ObjFailure::Status(status));
         let body = drain(resp);
@@ -651,7 +667,14 @@ impl Http {
 
     /// A request that got no HTTP answer (or whose body broke off): counted in `out`,
     /// said, and an EIO for the I/O.
-    fn no_answer(&mut self, what: &str, path: &str, why: &dyn std::error::Error, kind: ObjFailure, out: &mut Outcome) -> i64 {
+    fn no_answer(
+        &mut self,
+        what: &str,
+        path: &str,
+        why: &dyn std::fmt::Display,
+        kind: ObjFailure,
+        out: &mut Outcome,
+    ) -> i64 {
         out.fail = Some(kind);
         if self.says() {
             eprintln!("iobench: http: {what} {path}: {why}");
@@ -685,7 +708,7 @@ impl Http {
                         io.len as i64
                     }
                     Ok(r) => self.bad_status(method, &path, r, out),
-                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                    Err(n) => self.no_answer(method, &path, &n.text, n.kind, out),
                 }
             }
             Req::Get => {
@@ -723,7 +746,7 @@ impl Http {
                         io.len as i64
                     }
                     Ok(r) => self.bad_status(method, &path, r, out),
-                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                    Err(n) => self.no_answer(method, &path, &n.text, n.kind, out),
                 }
             }
             Req::Delete => {
@@ -735,14 +758,17 @@ impl Http {
                         io.len as i64
                     }
                     Ok(r) => self.bad_status(method, &path, r, out),
-                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                    Err(n) => self.no_answer(method, &path, &n.text, n.kind, out),
                 }
             }
             Req::Head | Req::List => {
                 let (path, query) = if req == Req::Head {
                     (path, String::new())
                 } else {
-                    let file = self.files.get(io.file as usize).map_or("", |f| f.0.as_str());
+                    let file = self
+                        .files
+                        .get(io.file as usize)
+                        .map_or("", |f| f.0.as_str());
                     list_query(&sigv4::encode_path(file))
                 };
                 let r = self.send(method, &path, &query, &[], None);
@@ -763,7 +789,7 @@ impl Http {
                         }
                     }
                     Ok(r) => self.bad_status(method, &path, r, out),
-                    Err(t) => self.no_answer(method, &path, &t, transport_kind(&t), out),
+                    Err(n) => self.no_answer(method, &path, &n.text, n.kind, out),
                 }
             }
         }
@@ -780,11 +806,18 @@ fn send_part(
     path: &str,
     query: &str,
     body: &[u8],
-) -> Result<ureq::Response, ureq::Transport> {
+) -> Result<ureq::Response, NoAnswer> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let headers = s3_headers(o, host, signer, "PUT", path, query, body, &sigv4::amz_date(now));
+    let headers = s3_headers(
+        o,
+        host,
+        signer,
+        ("PUT", path, query),
+        body,
+        &sigv4::amz_date(now),
+    );
     let scheme = if o.tls == Tls::Off { "http" } else { "https" };
     let mut req = agent
         .request("PUT", &format!("{scheme}://{host}{path}?{query}"))
@@ -794,7 +827,7 @@ fn send_part(
     }
     match req.send_bytes(body) {
         Ok(r) | Err(ureq::Error::Status(_, r)) => Ok(r),
-        Err(ureq::Error::Transport(t)) => Err(t),
+        Err(ureq::Error::Transport(t)) => Err(NoAnswer::from(t)),
     }
 }
 
@@ -845,6 +878,23 @@ fn io_kind(e: &io::Error) -> ObjFailure {
     }
 }
 
+/// A request that got no HTTP answer: what kind of failure it is and ureq's words for
+/// it (made only when a request fails).
+#[derive(Debug)]
+struct NoAnswer {
+    kind: ObjFailure,
+    text: String,
+}
+
+impl From<ureq::Transport> for NoAnswer {
+    fn from(t: ureq::Transport) -> Self {
+        NoAnswer {
+            kind: transport_kind(&t),
+            text: t.to_string(),
+        }
+    }
+}
+
 /// What kind of failure a request without an answer is.
 fn transport_kind(t: &ureq::Transport) -> ObjFailure {
     use std::error::Error as _;
@@ -872,9 +922,7 @@ fn s3_headers(
     o: &HttpOpts,
     host: &str,
     signer: &mut Signer,
-    method: &str,
-    path: &str,
-    query: &str,
+    (method, path, query): (&str, &str, &str),
     body: &[u8],
     amz_date: &str,
 ) -> Vec<(&'static str, String)> {
@@ -996,11 +1044,7 @@ impl rustls::client::danger::ServerCertVerifier for AnyServer {
 }
 
 /// The job's agent: one kept-alive connection per server, TLS as `https` says.
-fn agent(
-    tls: Tls,
-    timeout: Option<std::time::Duration>,
-    hosts: usize,
-) -> io::Result<ureq::Agent> {
+fn agent(tls: Tls, timeout: Option<std::time::Duration>, hosts: usize) -> io::Result<ureq::Agent> {
     let mut b = ureq::AgentBuilder::new()
         .max_idle_connections(hosts)
         .max_idle_connections_per_host(1)
@@ -1353,7 +1397,9 @@ impl super::spec::Declared for Http {
             }
         };
         let mix = match r.text("http_opmix") {
-            Some(t) if !t.is_empty() => Some(parse_mix(&t).map_err(|m| r.invalid("http_opmix", m))?),
+            Some(t) if !t.is_empty() => {
+                Some(parse_mix(&t).map_err(|m| r.invalid("http_opmix", m))?)
+            }
             _ => None,
         };
         if let Some(m) = mix {
@@ -1363,7 +1409,9 @@ impl super::spec::Declared for Http {
                     "list is an S3 request (ListObjectsV2): it needs http_mode=s3",
                 ));
             }
-            if r.text("verify").is_some_and(|v| !matches!(v.as_str(), "0" | "none" | "")) {
+            if r.text("verify")
+                .is_some_and(|v| !matches!(v.as_str(), "0" | "none" | ""))
+            {
                 return Err(r.invalid(
                     "http_opmix",
                     "a mix picks each request's operation itself, so what a read finds is \
@@ -1381,7 +1429,10 @@ impl super::spec::Declared for Http {
         let mut hosts = vec![host];
         if let Some(list) = nonempty(r, "http_endpoints") {
             hosts = list.split(',').map(|h| h.trim().to_string()).collect();
-            if let Some(bad) = hosts.iter().find(|h| h.is_empty() || h.contains(['/', ' '])) {
+            if let Some(bad) = hosts
+                .iter()
+                .find(|h| h.is_empty() || h.contains(['/', ' ']))
+            {
                 return Err(r.invalid(
                     "http_endpoints",
                     format!(
@@ -1517,7 +1568,10 @@ mod tests {
 
     #[test]
     fn opmix_is_read_into_cumulative_weights() {
-        assert_eq!(parse_mix("get:60,PUT:20,head:10,list:5,delete:5"), Ok([60, 80, 90, 95, 100]));
+        assert_eq!(
+            parse_mix("get:60,PUT:20,head:10,list:5,delete:5"),
+            Ok([60, 80, 90, 95, 100])
+        );
         assert_eq!(parse_mix("put:1, get:3"), Ok([3, 4, 4, 4, 4]));
         for bad in ["get", "get:x", "post:1", "get:1,get:2", "get:0", "get:-1"] {
             assert!(parse_mix(bad).is_err(), "{bad}");
@@ -1533,7 +1587,14 @@ mod tests {
         const DATE: &str = "20261127T123456Z";
         let body = b"hello, object store".repeat(10);
         let (o, mut s) = s3_opts("us-east-1", false, None);
-        let put = s3_headers(&o, "127.0.0.1:8333", &mut s, "PUT", "/bkt/obj_0_4096", "", &body, DATE);
+        let put = s3_headers(
+            &o,
+            "127.0.0.1:8333",
+            &mut s,
+            ("PUT", "/bkt/obj_0_4096", ""),
+            &body,
+            DATE,
+        );
         assert_eq!(
             put[0],
             (
@@ -1547,14 +1608,21 @@ mod tests {
              SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,\
              Signature=6251f2b6384fc607c856c9cb8431b288a63fa89c4c38354a58bf78768593243f"
         );
-        let del = s3_headers(&o, "127.0.0.1:8333", &mut s, "DELETE", "/bkt/obj_8192_4096", "", &[], DATE);
+        let del = s3_headers(
+            &o,
+            "127.0.0.1:8333",
+            &mut s,
+            ("DELETE", "/bkt/obj_8192_4096", ""),
+            &[],
+            DATE,
+        );
         assert!(authorization(&del).ends_with(
             "Signature=2d1d2dd0d7052a87ffc1f416a7a037b2da8dc103f8bcc4fb3209dbf7f5f6a887"
         ));
 
         let (o, mut s) = s3_opts("eu-central-1", true, Some("FQoGZXIvYXdzEXAMPLETOKEN"));
         let path = sigv4::encode_path("/bkt/a b+c=d_4096_4096");
-        let get = s3_headers(&o, "127.0.0.1:8333", &mut s, "GET", &path, "", &[], DATE);
+        let get = s3_headers(&o, "127.0.0.1:8333", &mut s, ("GET", &path, ""), &[], DATE);
         assert_eq!(
             authorization(&get),
             "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261127/eu-central-1/s3/aws4_request,\

@@ -102,7 +102,10 @@ impl Weed {
             .arg(format!("-s3.cert.file={}", cert.display()))
             .arg(format!("-s3.key.file={}", key.display()))
             .arg(format!("-webdav.port={webdav}"))
-            .arg(format!("-filer.localSocket={}", tmp.join("f.sock").display()))
+            .arg(format!(
+                "-filer.localSocket={}",
+                tmp.join("f.sock").display()
+            ))
             .arg(format!("-s3.localSocket={}", tmp.join("s.sock").display()));
         // Every other port it opens (HTTP and gRPC), picked free too.
         let mut sockets = Vec::new();
@@ -120,7 +123,9 @@ impl Weed {
             let port = free_port();
             cmd.arg(format!("-{name}={port}"));
             if let Some(server) = name.strip_suffix(".port.grpc") {
-                sockets.push(PathBuf::from(format!("/tmp/seaweedfs-{server}-grpc-{port}.sock")));
+                sockets.push(PathBuf::from(format!(
+                    "/tmp/seaweedfs-{server}-grpc-{port}.sock"
+                )));
             }
         }
         let child = cmd

@@ -111,10 +111,7 @@ fn play_server(dir: &Path) -> Option<(Server, std::path::PathBuf)> {
     let port = free_port();
     let log = dir.join("play.log");
     let mut c = Command::new("python3");
-    c.arg("-c")
-        .arg(PLAY_SERVER)
-        .arg(port.to_string())
-        .arg(&log);
+    c.arg("-c").arg(PLAY_SERVER).arg(port.to_string()).arg(&log);
     Some((Server::start(c, port), log))
 }
 
@@ -159,7 +156,10 @@ fn http_errors_are_counted_by_status() {
     assert_eq!(job["write"]["total_ios"], 8, "{job}");
     assert_eq!(job["write"]["io_bytes"], 8192, "{job}");
     let put = &job["iobench_http"]["ops"]["PUT"];
-    assert_eq!((put["total_ios"].clone(), put["errors"].clone()), (2.into(), 6.into()));
+    assert_eq!(
+        (put["total_ios"].clone(), put["errors"].clone()),
+        (2.into(), 6.into())
+    );
     // The hang was cut at 0.9 s, not waited out.
     assert!(t0.elapsed().as_secs_f64() < 10.0);
     let text = std::fs::read_to_string(&log).unwrap();
@@ -198,7 +198,11 @@ fn http_errors_are_counted_by_status() {
 
     // A plain job: fio's keys only.
     let (_, v) = json(&base);
-    assert!(v["jobs"][0].get("iobench_http").is_none(), "{}", v["jobs"][0]);
+    assert!(
+        v["jobs"][0].get("iobench_http").is_none(),
+        "{}",
+        v["jobs"][0]
+    );
     drop(server);
 }
 
@@ -270,7 +274,10 @@ fn http_ttfb_is_reported_beside_latency() {
     );
     let (out, _) = json(&with(job.clone(), &["--name=w", "--rw=write"]));
     assert!(out.status.success(), "{}", stderr(&out));
-    let (out, v) = json(&with(job.clone(), &["--name=r", "--rw=randread", "--http_ttfb=1"]));
+    let (out, v) = json(&with(
+        job.clone(),
+        &["--name=r", "--rw=randread", "--http_ttfb=1"],
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     let h = &v["jobs"][0]["iobench_http"];
     let gets = w
@@ -281,11 +288,21 @@ fn http_ttfb_is_reported_beside_latency() {
     assert_eq!(gets, 16);
     assert_eq!(h["ops"]["GET"]["ttfb_ns"]["N"], 16, "{h}");
     assert_eq!(h["all"]["ttfb_ns"]["N"], 16, "{h}");
-    assert!(h["ops"]["GET"]["ttfb_ns"]["mean"].as_f64() <= h["ops"]["GET"]["lat_ns"]["mean"].as_f64());
+    assert!(
+        h["ops"]["GET"]["ttfb_ns"]["mean"].as_f64() <= h["ops"]["GET"]["lat_ns"]["mean"].as_f64()
+    );
     // Without the option: latency per operation, no first byte.
-    let (_, v) = json(&with(job.clone(), &["--name=r", "--rw=read", "--http_errors=count"]));
-    assert!(v["jobs"][0]["iobench_http"]["ops"]["GET"].get("ttfb_ns").is_none());
-    let out = iobench(&with(job, &["--name=r", "--rw=read", "--http_ttfb=1"]), "normal");
+    let (_, v) = json(&with(
+        job.clone(),
+        &["--name=r", "--rw=read", "--http_errors=count"],
+    ));
+    assert!(v["jobs"][0]["iobench_http"]["ops"]["GET"]
+        .get("ttfb_ns")
+        .is_none());
+    let out = iobench(
+        &with(job, &["--name=r", "--rw=read", "--http_ttfb=1"]),
+        "normal",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("http op GET: ios=16"), "{text}");
     assert!(text.contains("ttfb (usec): min="), "{text}");
@@ -332,7 +349,10 @@ fn http_opmix_mixes_operations_by_weight() {
     for (got, weight) in [(get, 50), (put, 20), (head, 15), (list, 10), (del, 5)] {
         // 200 draws: each share within 2/3 and 3/2 of its weight's (all far from 0).
         let want = 2 * weight;
-        assert!(got * 3 >= want * 2 && got * 2 <= want * 3, "{got} vs {want}: {ops}");
+        assert!(
+            got * 3 >= want * 2 && got * 2 <= want * 3,
+            "{got} vs {want}: {ops}"
+        );
     }
     assert_eq!(n(&j["iobench_http"]["all"]["errors"]), 0);
     // fio's sections: reads are the GETs, HEADs and LISTs (only GETs move the I/O's bytes).
@@ -344,9 +364,7 @@ fn http_opmix_mixes_operations_by_weight() {
     // The server saw exactly these requests (the fill's 32 PUTs before them).
     let log = w.requests();
     let of = |m: &str, f: &dyn Fn(&str) -> bool| {
-        log.iter()
-            .filter(|r| r.method == m && f(&r.path))
-            .count() as u64
+        log.iter().filter(|r| r.method == m && f(&r.path)).count() as u64
     };
     let obj = |p: &str| p.starts_with("/bkt/mix_");
     assert_eq!(of("PUT", &obj), 32 + put, "{log:?}");
@@ -475,7 +493,12 @@ fn http_endpoints_report_per_endpoint() {
     let out = iobench(
         &with(
             s3(&a, seaweed::SECRET),
-            &["--name=bad", "--http_endpoints=http://x/", "--filename=/b/o", "--size=4k"],
+            &[
+                "--name=bad",
+                "--http_endpoints=http://x/",
+                "--filename=/b/o",
+                "--size=4k",
+            ],
         ),
         "normal",
     );
@@ -504,7 +527,11 @@ fn http_multipart_uploads_parts_and_objects() {
             "--http_multipart_jobs=2",
         ],
     ));
-    assert!(out.status.success() && v["jobs"][0]["error"] == 0, "{}", stderr(&out));
+    assert!(
+        out.status.success() && v["jobs"][0]["error"] == 0,
+        "{}",
+        stderr(&out)
+    );
     let h = &v["jobs"][0]["iobench_http"];
     // S3's parts are 5 MiB at least but the last: 5 + 5 + 2 MiB per object.
     assert_eq!(n(&h["multipart"]["part"]["total_ios"]), 6, "{h}");
@@ -513,8 +540,16 @@ fn http_multipart_uploads_parts_and_objects() {
     assert_eq!(n(&h["ops"]["PUT"]["total_ios"]), 2);
     assert_eq!(n(&h["ops"]["GET"]["total_ios"]), 2, "verified whole");
     let log = w.requests_for("/bkt/mp_");
-    let count = |m: &str| log.iter().filter(|r| r.method == m && r.status == 200).count();
-    assert_eq!((count("POST"), count("PUT"), count("GET")), (4, 6, 2), "{log:?}");
+    let count = |m: &str| {
+        log.iter()
+            .filter(|r| r.method == m && r.status == 200)
+            .count()
+    };
+    assert_eq!(
+        (count("POST"), count("PUT"), count("GET")),
+        (4, 6, 2),
+        "{log:?}"
+    );
 
     let Some((server, plog)) = play_server(&dir) else {
         return;
@@ -537,7 +572,10 @@ fn http_multipart_uploads_parts_and_objects() {
         assert!(out.status.success(), "{}", stderr(&out));
         let h = v["jobs"][0]["iobench_http"].clone();
         assert_eq!(n(&h["multipart"]["part"]["total_ios"]), 4, "{h}");
-        assert!(n(&h["multipart"]["part"]["lat_ns"]["min"]) >= 300_000_000, "{h}");
+        assert!(
+            n(&h["multipart"]["part"]["lat_ns"]["min"]) >= 300_000_000,
+            "{h}"
+        );
         n(&h["multipart"]["object"]["lat_ns"]["max"])
     };
     // Four 300 ms parts: side by side well under 1.2 s, one at a time at least that.
@@ -549,5 +587,8 @@ fn http_multipart_uploads_parts_and_objects() {
         let line = format!("PUT /b/mp_0_1048576?partNumber={i}&uploadId=up%2F1%2Bx");
         assert!(text.contains(&line), "{line}: {text}");
     }
-    assert!(text.contains("POST /b/mp_0_1048576?uploadId=up%2F1%2Bx"), "{text}");
+    assert!(
+        text.contains("POST /b/mp_0_1048576?uploadId=up%2F1%2Bx"),
+        "{text}"
+    );
 }

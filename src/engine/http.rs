@@ -15,6 +15,13 @@
 //! the worker's thread writes the request and reads the answer itself (ureq, blocking;
 //! no runtime thread between the worker and the socket), straight from and into the
 //! I/O's buffer.
+//!
+//! Beyond fio, options of iobench's own (named by the user, so a plain job reports
+//! fio's keys only): `http_errors` (failed requests counted by status, `keep_going`),
+//! `http_ttfb` (time to first byte), `http_opmix` (GET/PUT/HEAD/LIST/DELETE by weight),
+//! `http_size_classes`, `http_endpoints` and `http_multipart`. With any of them the
+//! engine times each request itself and hands the samples to the worker after each
+//! completion (`Engine::drain_obj_samples`), into `stats::objstats`.
 
 use super::http_sigv4::{self as sigv4, Signer};
 use super::spec::{Flags, JobFacts, Spec};

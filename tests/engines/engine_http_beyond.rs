@@ -592,3 +592,66 @@ fn http_multipart_uploads_parts_and_objects() {
         "{text}"
     );
 }
+
+/// Bad values of the iobench-only options are refused before any request, naming the
+/// option and what it takes.
+#[test]
+fn http_beyond_options_are_checked() {
+    let run = |extra: &[&str]| {
+        let mut a = args(&[
+            "--name=x",
+            "--ioengine=http",
+            "--filename=/b/o",
+            "--size=4k",
+            "--parse-only",
+        ]);
+        a.extend(args(extra));
+        let mut c = common::iobench();
+        c.args(&a);
+        common::run(c)
+    };
+    let s3 = ["--http_mode=s3", "--http_s3_keyid=k", "--http_s3_key=s"];
+    for (extra, want) in [
+        (vec!["--http_errors=maybe"], "http_errors"),
+        (
+            vec!["--http_opmix=get:1,post:1"],
+            "'post' is not one of get",
+        ),
+        (vec!["--http_opmix=get:x"], "http_opmix"),
+        (vec!["--http_opmix=get:1,list:1"], "needs http_mode=s3"),
+        (
+            [&s3[..], &["--http_opmix=get:1", "--verify=crc32c"]].concat(),
+            "cannot run with verify",
+        ),
+        (vec!["--http_multipart=5m"], "need http_mode=s3"),
+        (
+            [
+                &s3[..],
+                &["--http_multipart=5m", "--http_object_mode=range"],
+            ]
+            .concat(),
+            "use block mode",
+        ),
+        (vec!["--http_multipart_jobs=0"], "http_multipart_jobs"),
+        (vec!["--http_endpoints=a:1,,b:2"], "http_endpoints"),
+    ] {
+        let out = run(&extra);
+        let e = stderr(&out);
+        assert!(!out.status.success() && e.contains(want), "{extra:?}: {e}");
+    }
+    let good = [
+        &s3[..],
+        &[
+            "--http_errors=keep_going",
+            "--http_ttfb=1",
+            "--http_opmix=GET:3,head:1,list:1",
+            "--http_size_classes=1",
+            "--http_endpoints=a:1,b:2",
+            "--http_multipart=5m",
+            "--http_multipart_jobs=4",
+        ],
+    ]
+    .concat();
+    let out = run(&good);
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -597,19 +597,7 @@ fn http_multipart_uploads_parts_and_objects() {
 /// option and what it takes.
 #[test]
 fn http_beyond_options_are_checked() {
-    let run = |extra: &[&str]| {
-        let mut a = args(&[
-            "--name=x",
-            "--ioengine=http",
-            "--filename=/b/o",
-            "--size=4k",
-            "--parse-only",
-        ]);
-        a.extend(args(extra));
-        let mut c = common::iobench();
-        c.args(&a);
-        common::run(c)
-    };
+    let run = crate::engine_http::parse_only;
     let s3 = ["--http_mode=s3", "--http_s3_keyid=k", "--http_s3_key=s"];
     for (extra, want) in [
         (vec!["--http_errors=maybe"], "http_errors"),

@@ -140,6 +140,51 @@ pub struct Completion {
     pub result: i64,
 }
 
+/// Why a request an engine measured failed (the http engine's `http_errors`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjFailure {
+    /// The server answered with a status the request does not accept.
+    Status(u16),
+    /// No answer in time.
+    Timeout,
+    /// The connection was reset, refused or closed before an answer.
+    Reset,
+    /// Anything else (TLS, a malformed answer, a body cut short).
+    Other,
+}
+
+/// One request an engine timed itself: the classes it belongs to (indices into the
+/// operations, the [`ObjLayout`]'s size classes and endpoints), its outcome and times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ObjSample {
+    /// GET, PUT, HEAD, LIST, DELETE (0-4), or a multipart stage: 5 a part, 6 a whole
+    /// multipart upload.
+    pub op: u8,
+    pub size: u16,
+    pub endpoint: u16,
+    pub fail: Option<ObjFailure>,
+    pub bytes: u64,
+    /// From the request's start to its last response byte.
+    pub lat_ns: u64,
+    /// From the request's start to the response's first byte.
+    pub ttfb_ns: u64,
+}
+
+/// What an engine's own measurements are split by, with the names the reports give.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ObjLayout {
+    /// Failed requests are counted by status.
+    pub errors: bool,
+    /// Time to first byte is reported.
+    pub ttfb: bool,
+    /// Object-size classes (empty: none).
+    pub sizes: Vec<String>,
+    /// Endpoints (one: reported as a whole).
+    pub endpoints: Vec<String>,
+    /// Multipart uploads' parts and whole objects are reported.
+    pub multipart: bool,
+}
+
 /// One open file as the engine sees it (for registration or mapping).
 #[derive(Debug, Clone, Copy)]
 pub struct EngineFile {
@@ -234,6 +279,14 @@ pub trait Engine: Send {
     fn take_dropped(&mut self) -> u64 {
         0
     }
+    /// The classes of the engine's own measurements (the http engine's, under its
+    /// iobench-only options), asked once after setup; `None` when it measures nothing.
+    fn obj_layout(&self) -> Option<ObjLayout> {
+        None
+    }
+    /// Hands the requests measured since the last call to `record`, oldest first, and
+    /// forgets them; called after every completion when `obj_layout` said something.
+    fn drain_obj_samples(&mut self, _record: &mut dyn FnMut(&ObjSample)) {}
     /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
     /// `queue` says busy.
     #[inline]

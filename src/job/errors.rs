@@ -90,6 +90,11 @@ impl ErrorPolicy {
                 ))
             }
         };
+        // The http engine's `http_errors=keep_going`: its failed requests (EIO) are
+        // passed over as `continue_on_error=io` passes them, and counted by the engine.
+        if r.choice("http_errors").as_deref() == Some("keep_going") {
+            continue_mask |= KIND_READ | KIND_WRITE;
+        }
         let mut ignore: [Vec<i32>; 3] = Default::default();
         if let Some(text) = r.text("ignore_error") {
             let parts: Vec<&str> = text.trim().split(',').collect();

@@ -478,6 +478,54 @@ pub fn thread_obj(
     if let Some(ss) = &t.steady {
         o.obj("steadystate", steady_obj(ss));
     }
+    if let Some(h) = &t.obj {
+        o.obj("iobench_http", obj_stats_obj(t, h, plus));
+    }
+    o
+}
+
+/// `iobench_http`: the http engine's own statistics (its iobench-only options): failed
+/// requests by status, then each class of requests (per operation, size class, endpoint,
+/// multipart stage) with its rate over the job's run time, latency and time to first
+/// byte, percentiles as clat's.
+fn obj_stats_obj(t: &JobStats, h: &crate::stats::objstats::ObjStats, plus: bool) -> Obj {
+    let ms = t.dir.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+    let class = |c: &crate::stats::objstats::Class| {
+        let mut o = Obj::new();
+        let bw = (c.bytes * 1000).checked_div(ms).unwrap_or(0);
+        let iops = if ms > 0 {
+            1000.0 * c.ios as f64 / ms as f64
+        } else {
+            0.0
+        };
+        o.int("total_ios", c.ios)
+            .int("io_bytes", c.bytes)
+            .int("bw_bytes", bw)
+            .float("iops", iops)
+            .int("errors", c.errors)
+            .obj("lat_ns", lat_obj(t, true, &c.lat, &c.lat_hist, plus));
+        if h.ttfb {
+            o.obj("ttfb_ns", lat_obj(t, true, &c.ttfb, &c.ttfb_hist, plus));
+        }
+        o
+    };
+    let mut o = Obj::new();
+    if let Some(e) = &h.errors {
+        let mut eo = Obj::new();
+        for (name, n) in e.named() {
+            eo.int(name, n);
+        }
+        eo.int("total", e.total());
+        o.obj("errors", eo);
+    }
+    o.obj("all", class(&h.all));
+    for (name, classes) in h.groups() {
+        let mut g = Obj::new();
+        for c in classes {
+            g.obj(&c.name, class(c));
+        }
+        o.obj(name, g);
+    }
     o
 }
 

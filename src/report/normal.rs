@@ -494,7 +494,60 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
     if let Some(ss) = &t.steady {
         show_steady(&mut out, t, ss);
     }
+    if let Some(h) = &t.obj {
+        show_obj_stats(&mut out, h);
+    }
     out
+}
+
+/// The http engine's own statistics (`iobench_http` in JSON): failed requests by status,
+/// then per class its count, bytes, latency and time to first byte in microseconds with
+/// a few percentiles.
+fn show_obj_stats(out: &mut String, h: &crate::stats::objstats::ObjStats) {
+    if let Some(e) = &h.errors {
+        let _ = write!(out, "  http errors   :");
+        for (i, (name, n)) in e.named().iter().enumerate() {
+            let _ = write!(out, "{} {name}={n}", if i > 0 { "," } else { "" });
+        }
+        let _ = writeln!(out, ", total={}", e.total());
+    }
+    let pcts = [50.0, 90.0, 99.0, 99.9];
+    let line = |out: &mut String, what: &str, s: &crate::stats::iostat::IoStat, hist| {
+        let Some(m) = s.summary() else { return };
+        let p = crate::stats::hist::Hist::percentiles(hist, &pcts, s.samples);
+        let _ = write!(
+            out,
+            "      {what:>4} (usec): min={}, max={}, avg={:.2}, stdev={:.2}",
+            m.min / 1000,
+            m.max / 1000,
+            m.mean / 1000.0,
+            m.dev / 1000.0
+        );
+        for (pc, v) in pcts.iter().zip(p) {
+            let _ = write!(out, ", p{pc}={}", v / 1000);
+        }
+        out.push('\n');
+    };
+    let mut classes = vec![("", &h.all)];
+    for (group, v) in h.groups() {
+        classes.extend(v.into_iter().map(|c| (group, c)));
+    }
+    for (group, c) in classes {
+        let name = if group.is_empty() {
+            "all requests".to_string()
+        } else {
+            format!("{} {}", group.trim_end_matches('s'), c.name)
+        };
+        let _ = writeln!(
+            out,
+            "  http {name}: ios={}, bytes={}, errors={}",
+            c.ios, c.bytes, c.errors
+        );
+        line(out, "lat", &c.lat, &c.lat_hist);
+        if h.ttfb {
+            line(out, "ttfb", &c.ttfb, &c.ttfb_hist);
+        }
+    }
 }
 
 /// `block_error_percentiles`' two lines as fio lays them out: the percentiles of trims

@@ -211,6 +211,9 @@ struct Worker<'a, E: Engine> {
     lock: crate::job::files::LockMode,
     stamps_commit: bool,
     prio_stats: bool,
+    /// The engine times its own requests (the http engine's iobench-only options): its
+    /// samples are taken after every completion into the stats' `obj`.
+    obj_stats: bool,
     periodic_sync: bool,
     /// File engines (filecreate, ...): an I/O counts as bytes only; the file call's
     /// latency is the one sample, in `op_dir` (the job's read direction unless it only
@@ -247,6 +250,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         let prio_stats = !prios.is_empty();
         if prio_stats {
             cx.stats.seed_prios(&prios);
+        }
+        let layout = engine.obj_layout();
+        let obj_stats = layout.is_some();
+        if let Some(l) = layout {
+            cx.stats.obj = Some(Box::new(crate::stats::objstats::ObjStats::new(&l)));
         }
         // Pacing, syncing and the iolog: see `pacing`, `syncing` and `crate::iolog`.
         let pace = super::pacing::Pacer::new(job, cx.gen.thread_number(), depth as u32);
@@ -307,6 +315,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             serialize,
             lock: job.files.lock,
             prio_stats,
+            obj_stats,
             op_dir: if pattern.writes() && !pattern.reads() {
                 Ddir::Write
             } else {
@@ -1023,6 +1032,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.free.push(slot);
         self.watch.completed(slot);
+        if self.obj_stats {
+            Self::take_obj_samples(&mut self.engine, &mut self.cx.stats.obj, self.ramping);
+        }
         self.open.io_done(u.file as usize, &mut self.engine);
         if self.serialize {
             self.busy[slot as usize] = false;
@@ -1100,6 +1112,20 @@ impl<'a, E: Engine> Worker<'a, E> {
                 _ => self.hold = Hold::Drain,
             }
         }
+    }
+
+    /// Records the requests the engine timed itself since the last completion (the http
+    /// engine's iobench-only statistics); during the ramp they are dropped.
+    fn take_obj_samples(
+        engine: &mut E,
+        obj: &mut Option<Box<crate::stats::objstats::ObjStats>>,
+        ramping: bool,
+    ) {
+        engine.drain_obj_samples(&mut |s| {
+            if let (false, Some(o)) = (ramping, obj.as_deref_mut()) {
+                o.record(s);
+            }
+        });
     }
 
     /// Records a failed completion (negative result): counts it, and fails the job
@@ -1348,6 +1374,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         res: i64,
         now: u64,
     ) {
+        if self.obj_stats {
+            Self::take_obj_samples(&mut self.engine, &mut self.cx.stats.obj, self.ramping);
+        }
         let u = &mut self.pool[slot as usize];
         u.result = res;
         self.watch.completed(slot);

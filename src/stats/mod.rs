@@ -16,6 +16,7 @@ pub mod iostat;
 pub mod logline;
 pub mod logs;
 pub mod logzip;
+pub mod objstats;
 pub mod snapshot;
 pub mod status;
 pub mod steady;
@@ -226,6 +227,10 @@ pub struct JobStats {
     /// `--profile=act`: latencies past ACT's limits, per hour.
     #[serde(default)]
     pub act: Option<Box<act::ActSlices>>,
+    /// The http engine's own statistics (errors by status, per-operation, per-size and
+    /// per-endpoint latencies), under its iobench-only options; `None` otherwise.
+    #[serde(default)]
+    pub obj: Option<Box<objstats::ObjStats>>,
 }
 
 /// The block table of a `block_error_percentiles` job: its one file's I/O region (the
@@ -747,6 +752,12 @@ impl JobStats {
         }
         self.total_submit += src.total_submit;
         self.total_complete += src.total_complete;
+        if let Some(o) = &src.obj {
+            match &mut self.obj {
+                Some(mine) => mine.merge(o),
+                None => self.obj = Some(o.clone()),
+            }
+        }
     }
 
     /// All read/write/trim I/Os completed.

@@ -21,6 +21,11 @@ pub struct Weed {
     pub s3_tls: u16,
     pub webdav: u16,
     log: PathBuf,
+    /// weed's temporary directory, removed on drop when it is not under the test's dir.
+    tmp: Option<PathBuf>,
+    /// The gRPC unix sockets weed makes at fixed paths in /tmp, whatever TMPDIR says
+    /// (`/tmp/seaweedfs-<server>-grpc-<port>.sock`), removed on drop.
+    sockets: Vec<PathBuf>,
 }
 
 /// One line of the server's request log.
@@ -69,8 +74,20 @@ impl Weed {
         std::fs::create_dir_all(&data).unwrap();
         let (s3, s3_tls, webdav) = (free_port(), free_port(), free_port());
         let log = dir.join("weed.log");
+        // weed puts its glog files (`weed.*`) and a volume directory in Go's
+        // os.TempDir(), $TMPDIR: here under the test's own directory, with the filer's and
+        // S3's unix sockets. A socket's path must fit in 108 bytes, so a deep test
+        // directory gets a short one of its own in the system's, removed when it stops.
+        let mut tmp = dir.join("t");
+        let own = tmp.as_os_str().len() + "/f.sock".len() >= 100;
+        if own {
+            tmp = std::env::temp_dir().join(format!("iobench-weed-{}-{s3}", std::process::id()));
+        }
+        std::fs::create_dir_all(&tmp).unwrap();
         let mut cmd = Command::new("weed");
-        cmd.arg("-v=2")
+        cmd.env("TMPDIR", &tmp)
+            .arg("-v=2")
+            .arg(format!("-logdir={}", tmp.display()))
             .arg("mini")
             .arg(format!("-dir={}", data.display()))
             .args(["-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-admin.ui=false"])
@@ -84,8 +101,14 @@ impl Weed {
             .arg(format!("-s3.port.https={s3_tls}"))
             .arg(format!("-s3.cert.file={}", cert.display()))
             .arg(format!("-s3.key.file={}", key.display()))
-            .arg(format!("-webdav.port={webdav}"));
+            .arg(format!("-webdav.port={webdav}"))
+            .arg(format!(
+                "-filer.localSocket={}",
+                tmp.join("f.sock").display()
+            ))
+            .arg(format!("-s3.localSocket={}", tmp.join("s.sock").display()));
         // Every other port it opens (HTTP and gRPC), picked free too.
+        let mut sockets = Vec::new();
         for name in [
             "master.port",
             "master.port.grpc",
@@ -97,7 +120,13 @@ impl Weed {
             "admin.port",
             "admin.port.grpc",
         ] {
-            cmd.arg(format!("-{name}={}", free_port()));
+            let port = free_port();
+            cmd.arg(format!("-{name}={port}"));
+            if let Some(server) = name.strip_suffix(".port.grpc") {
+                sockets.push(PathBuf::from(format!(
+                    "/tmp/seaweedfs-{server}-grpc-{port}.sock"
+                )));
+            }
         }
         let child = cmd
             .current_dir(dir)
@@ -113,6 +142,8 @@ impl Weed {
             s3_tls,
             webdav,
             log,
+            tmp: own.then_some(tmp),
+            sockets,
         };
         let t0 = Instant::now();
         for port in [s3, s3_tls, webdav] {
@@ -177,5 +208,11 @@ impl Drop for Weed {
         // SAFETY: signals the process group this helper started (its own group).
         unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
         let _ = self.child.wait();
+        for s in &self.sockets {
+            let _ = std::fs::remove_file(s);
+        }
+        if let Some(t) = &self.tmp {
+            let _ = std::fs::remove_dir_all(t);
+        }
     }
 }

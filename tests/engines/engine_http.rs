@@ -554,22 +554,25 @@ fn http_user_and_pass_answer_a_basic_challenge() {
     );
 }
 
+/// `--parse-only` of a 4 KiB http job on `/b/o` with `extra` options.
+pub fn parse_only(extra: &[&str]) -> Output {
+    let mut a = args(&[
+        "--name=x",
+        "--ioengine=http",
+        "--filename=/b/o",
+        "--size=4k",
+        "--parse-only",
+    ]);
+    a.extend(args(extra));
+    let mut c = common::iobench();
+    c.args(&a);
+    common::run(c)
+}
+
 /// Bad values are refused before any request, naming the option.
 #[test]
 fn http_options_are_checked() {
-    let run = |extra: &[&str]| {
-        let mut a = args(&[
-            "--name=x",
-            "--ioengine=http",
-            "--filename=/b/o",
-            "--size=4k",
-            "--parse-only",
-        ]);
-        a.extend(args(extra));
-        let mut c = common::iobench();
-        c.args(&a);
-        common::run(c)
-    };
+    let run = parse_only;
     for (extra, want) in [
         (&["--http_mode=s3"][..], "http_s3_keyid"),
         (&["--http_mode=s3", "--http_s3_keyid=k"][..], "http_s3_key"),

@@ -19,6 +19,7 @@ mod engine_fileresize;
 mod engine_fio_diff;
 mod engine_hipri;
 mod engine_http;
+mod engine_http_beyond;
 mod engine_mmap_thp;
 mod engine_nbd;
 mod engine_net;

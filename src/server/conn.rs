@@ -689,19 +689,24 @@ impl Conn {
             .stderr(Stdio::piped());
         use std::os::unix::process::CommandExt;
         // SAFETY: between fork and exec the closure calls only async-signal-safe system
-        // calls (setpgid, prctl) and touches no memory of the parent.
+        // calls (setpgid, signal, prctl) and touches no memory of the parent.
         unsafe {
             cmd.pre_exec(|| {
                 // Its own process group, so that the connection's end stops every process
-                // of the run; and it ends if this thread (the connection's) goes.
+                // of the run; and it ends if this thread (the connection's) goes, told by
+                // a hang-up, not the SIGTERM of a stop, so that it knows its results have
+                // no reader and removes its directory. The hang-up is ignored until the
+                // child can handle it (an ignored signal stays ignored through exec).
                 if libc::setpgid(0, 0) != 0
-                    || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0
+                    || libc::signal(libc::SIGHUP, libc::SIG_IGN) == libc::SIG_ERR
+                    || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP as libc::c_ulong) != 0
                 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             });
         }
+        cmd.env(job::SERVER_PID_ENV, std::process::id().to_string());
         if let Some(a) = &self.local {
             cmd.env(job::ADDR_ENV, a);
         }

@@ -24,6 +24,21 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// Makes `cmd`'s process die when the test's thread that starts it ends, even when the
+/// test binary itself is killed and no `Drop` runs (a killed suite once left a
+/// `fio --server` running).
+pub fn dies_with_the_test(cmd: &mut Command) {
+    // SAFETY: between fork and exec the closure calls only prctl, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A started server; dropping it kills its whole process group.
 pub struct Server {
     pub child: Child,
@@ -34,6 +49,7 @@ impl Server {
     /// Starts `cmd` (a server command line) in a new process group and waits until it
     /// accepts connections on `port`.
     pub fn start(mut cmd: Command, port: u16) -> Server {
+        dies_with_the_test(&mut cmd);
         cmd.process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -75,6 +75,7 @@ fn on_both_servers<T>(dir: &Path, run: impl Fn(u16) -> T) -> (T, T) {
 /// Starts a server command in its own process group and waits until `ready` says it
 /// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
 fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
+    common::netproc::dies_with_the_test(&mut c);
     c.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

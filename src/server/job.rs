@@ -405,8 +405,8 @@ impl Drop for RemoveIfOrphaned<'_> {
         let ours = dir
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(super::conn::PRIVATE_PREFIX));
-        let gone = crate::run::signals::hung_up()
-            || std::os::unix::process::parent_id() != self.parent;
+        let gone =
+            crate::run::signals::hung_up() || std::os::unix::process::parent_id() != self.parent;
         if ours && gone {
             let _ = std::fs::remove_dir_all(dir);
         }

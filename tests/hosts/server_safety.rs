@@ -369,7 +369,10 @@ fn a_run_told_its_server_hung_up_removes_its_directory_itself() {
     let t0 = Instant::now();
     let writing = || std::fs::metadata(work.join("b")).is_ok_and(|m| m.len() > 0);
     while run_dirs(&tmp).is_empty() || children_of(spid).is_empty() || !writing() {
-        assert!(t0.elapsed() < Duration::from_secs(10), "the run never started");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the run never started"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let children = children_of(spid);
@@ -404,12 +407,18 @@ fn a_run_child_whose_server_is_already_gone_runs_nothing_and_cleans_up() {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        (dir.exists(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            dir.exists(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     // Started by this test (its parent, the "server"): it runs, and fails on no jobs; the
     // directory is its server's to remove.
     let (kept, why) = child(std::process::id());
-    assert!(kept, "a child whose server lives leaves the directory to it: {why}");
+    assert!(
+        kept,
+        "a child whose server lives leaves the directory to it: {why}"
+    );
     // Started for a server that is not its parent (gone, the child reparented).
     let (kept, why) = child(1);
     assert!(!kept, "an orphaned child removes its directory: {why}");

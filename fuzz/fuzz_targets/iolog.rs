@@ -6,11 +6,22 @@
 use iobench::api::job::workload::Replay;
 use libfuzzer_sys::fuzz_target;
 
+/// The iteration's log file, removed when the iteration ends (each process writes its own:
+/// a run leaves none behind in $TMPDIR).
+struct Gone<'a>(&'a std::path::Path);
+
+impl Drop for Gone<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(self.0);
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, rest)) = data.split_first() else {
         return;
     };
     let path = std::env::temp_dir().join(format!("iobench-fuzz-iolog-{}", std::process::id()));
+    let _gone = Gone(&path);
     if std::fs::write(&path, rest).is_err() {
         return;
     }

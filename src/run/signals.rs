@@ -11,6 +11,8 @@ static COUNT: AtomicU32 = AtomicU32::new(0);
 static IS_WORKER: AtomicBool = AtomicBool::new(false);
 /// Set by SIGUSR1, taken by the collector's loop.
 static USR1: AtomicBool = AtomicBool::new(false);
+/// Set by SIGHUP once [`stop_on_hangup`] made it a stop signal.
+static HUNG_UP: AtomicBool = AtomicBool::new(false);
 /// Where the "terminating" line goes: stdout with the normal report (as fio prints it),
 /// stderr when stdout carries JSON or terse, so machine output stays parseable.
 static NOTICE_FD: AtomicI32 = AtomicI32::new(1);
@@ -45,6 +47,9 @@ pub fn repeats_are_one() {
 
 extern "C" fn on_signal(sig: libc::c_int) {
     super::request_stop();
+    if sig == libc::SIGHUP {
+        HUNG_UP.store(true, Ordering::Relaxed);
+    }
     if IS_WORKER.load(Ordering::Relaxed) {
         return;
     }
@@ -119,6 +124,13 @@ pub fn install_main() {
 /// removed when its terminal goes away). Plain runs keep SIGHUP's default, as fio does.
 pub fn stop_on_hangup() {
     install_stop(&[libc::SIGHUP]);
+}
+
+/// True once a SIGHUP stopped the run (after [`stop_on_hangup`]): a server's run child
+/// gets it when its server goes (its parent-death signal), so it knows its results have
+/// no reader.
+pub fn hung_up() -> bool {
+    HUNG_UP.load(Ordering::Relaxed)
 }
 
 /// True once per SIGUSR1 received since the last call.

@@ -190,6 +190,10 @@ struct Worker<'a, E: Engine> {
     stat_start: u64,
     ramping: bool,
     ramp_end: u64,
+    /// Per direction, the I/Os taken before the ramp ended and completed after it: fio
+    /// counts their bytes (at completion) but not their issue (its issued count starts
+    /// again at the ramp's end), so they come off the I/O count when the job ends.
+    ramp_carry: [u64; 3],
     /// When a timed job's runtime is over.
     end: Option<u64>,
     /// Nothing more will be generated.
@@ -301,6 +305,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             stat_start: 0,
             ramping: false,
             ramp_end: 0,
+            ramp_carry: [0; 3],
             end: None,
             gen_done: false,
             error: None,
@@ -406,10 +411,17 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.stat_start = now;
         self.pace.start(now);
         self.cx.stats.reset_io_maps();
-        // The I/Os in flight now complete after the ramp and are counted then.
-        if self.inflight > 0 {
-            let n = self.inflight as u32;
-            self.cx.stats.record_depth(n, n);
+        // The I/Os in flight now complete after the ramp: their bytes and latencies are
+        // counted then, but, as in fio, not their issue (nor the depth they were
+        // committed at). Those staged and not yet committed are issued after the ramp.
+        let mut taken = vec![true; self.pool.len()];
+        for &f in self.free.iter().chain(&self.staged) {
+            taken[f as usize] = false;
+        }
+        for (u, _) in self.pool.iter().zip(&taken).filter(|(_, t)| **t) {
+            if let Op::Rw(d) = u.op {
+                self.ramp_carry[d as usize] += 1;
+            }
         }
     }
 
@@ -1446,6 +1458,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.complete(c.slot, c.result, t);
             }
             self.inflight -= n;
+        }
+        for d in Ddir::ALL {
+            let ios = &mut self.cx.stats.dir[d as usize].ios;
+            *ios = ios.saturating_sub(self.ramp_carry[d as usize]);
         }
         // fio ends do_io with the end fsync, and verifies after it.
         if !timed_out {

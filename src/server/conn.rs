@@ -689,19 +689,24 @@ impl Conn {
             .stderr(Stdio::piped());
         use std::os::unix::process::CommandExt;
         // SAFETY: between fork and exec the closure calls only async-signal-safe system
-        // calls (setpgid, prctl) and touches no memory of the parent.
+        // calls (setpgid, signal, prctl) and touches no memory of the parent.
         unsafe {
             cmd.pre_exec(|| {
                 // Its own process group, so that the connection's end stops every process
-                // of the run; and it ends if this thread (the connection's) goes.
+                // of the run; and it ends if this thread (the connection's) goes, told by
+                // a hang-up, not the SIGTERM of a stop, so that it knows its results have
+                // no reader and removes its directory. The hang-up is ignored until the
+                // child can handle it (an ignored signal stays ignored through exec).
                 if libc::setpgid(0, 0) != 0
-                    || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM as libc::c_ulong) != 0
+                    || libc::signal(libc::SIGHUP, libc::SIG_IGN) == libc::SIG_ERR
+                    || libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGHUP as libc::c_ulong) != 0
                 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             });
         }
+        cmd.env(job::SERVER_PID_ENV, std::process::id().to_string());
         if let Some(a) = &self.local {
             cmd.env(job::ADDR_ENV, a);
         }
@@ -759,11 +764,19 @@ impl Conn {
             }
             let status = child.wait();
             done.store(true, Ordering::Relaxed);
-            answer_triggers(&w, &dir, &trigger, allow);
+            // Everything the run left is read, and its directory goes, before anything
+            // else happens (not with the connection): a trigger command may take the
+            // server down (`kill -9 $PPID`), and a server killed later leaves no
+            // directory behind.
+            let asked = {
+                let mut slot = trigger.lock().unwrap_or_else(|e| e.into_inner());
+                slot.over = true;
+                std::mem::take(&mut slot.asked)
+            };
+            let states = std::fs::read(dir.join(vtrigger::STATES_FILE)).ok();
             let results = std::fs::read(dir.join(RESULTS));
-            // Nothing more is read from the run's directory: it goes now, not with the
-            // connection, so a server killed later leaves no directory behind.
             let _ = std::fs::remove_dir_all(&dir);
+            answer_triggers(&w, asked, states, allow);
             if let Ok(bytes) = results {
                 if let Ok(mut s) = w.lock() {
                     use std::io::Write;
@@ -830,24 +843,11 @@ impl Conn {
 
 /// A run is over: the triggers that came during it get the states it left, in the order
 /// fio's server keeps (the states, then the command), before the run's results.
-fn answer_triggers(
-    w: &Writer,
-    dir: &std::path::Path,
-    trigger: &Mutex<TriggerSlot>,
-    policy: &Policy,
-) {
-    let asked = {
-        let mut slot = trigger.lock().unwrap_or_else(|e| e.into_inner());
-        slot.over = true;
-        std::mem::take(&mut slot.asked)
-    };
+fn answer_triggers(w: &Writer, asked: Vec<String>, states: Option<Vec<u8>>, policy: &Policy) {
     if asked.is_empty() {
         return;
     }
-    let states = dir.join(vtrigger::STATES_FILE);
-    let list = std::fs::read(&states).unwrap_or_else(|_| 0u64.to_le_bytes().to_vec());
-    let _ = std::fs::remove_file(states);
-    let _ = std::fs::remove_file(dir.join(vtrigger::TRIGGER_FILE));
+    let list = states.unwrap_or_else(|| 0u64.to_le_bytes().to_vec());
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
         trigger_command(w, policy, &command);

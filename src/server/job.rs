@@ -360,16 +360,30 @@ impl Hooks for ServerRun<'_> {
     }
 }
 
+/// The server's pid, in its run child's environment: a child whose parent is already
+/// another process when it starts was orphaned before it could hear of it.
+pub const SERVER_PID_ENV: &str = "IOBENCH_SERVER_PID";
+
 /// The child's entry: `args` are the results directory, then the command line.
 pub fn child_main(args: &[String]) -> ExitCode {
-    let parent = std::os::unix::process::parent_id();
-    // The server's death signals this child once per server thread it passes to: one
-    // request to stop, so the run still ends in order and its directory goes.
+    // The server's death signals this child (SIGHUP, its parent-death signal, ignored
+    // from fork until here) once per server thread it passes to: one request to stop, so
+    // the run still ends in order and its directory goes.
     crate::run::signals::repeats_are_one();
+    crate::run::signals::stop_on_hangup();
+    let parent = std::env::var(SERVER_PID_ENV)
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(std::os::unix::process::parent_id);
     let _orphaned = RemoveIfOrphaned {
         dir: args.first().map(Path::new),
         parent,
     };
+    if std::os::unix::process::parent_id() != parent {
+        // The server died while the hang-up was still ignored: no signal will come.
+        eprintln!("iobench: {CHILD_ARG}: the server is gone: not running");
+        return ExitCode::FAILURE;
+    }
     child_run(args)
 }
 
@@ -377,7 +391,9 @@ pub fn child_main(args: &[String]) -> ExitCode {
 /// and the server that made its directory is gone (killed: its death ended this run
 /// through PR_SET_PDEATHSIG), no one will read the results, so the run's private
 /// directory goes with this process. Only a directory named as the server names them
-/// (`conn::PRIVATE_PREFIX`) is ever removed.
+/// (`conn::PRIVATE_PREFIX`) is ever removed. The hang-up itself says so: a server being
+/// killed is still this process's parent until its last thread has gone, and a run it
+/// stopped can end before that.
 struct RemoveIfOrphaned<'a> {
     dir: Option<&'a Path>,
     parent: u32,
@@ -389,7 +405,9 @@ impl Drop for RemoveIfOrphaned<'_> {
         let ours = dir
             .file_name()
             .is_some_and(|n| n.to_string_lossy().starts_with(super::conn::PRIVATE_PREFIX));
-        if ours && std::os::unix::process::parent_id() != self.parent {
+        let gone =
+            crate::run::signals::hung_up() || std::os::unix::process::parent_id() != self.parent;
+        if ours && gone {
             let _ = std::fs::remove_dir_all(dir);
         }
     }

@@ -54,6 +54,17 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A file or directory tree removed when this drops, so a test that fails midway leaves
+/// nothing behind either.
+pub struct Gone(pub PathBuf);
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// One long case script at a time in a test binary: seed 000 alone lays out 19 files of
 /// 256 MiB, and two of them side by side filled a CI disk.
 static BIG_CASE: std::sync::Mutex<()> = std::sync::Mutex::new(());

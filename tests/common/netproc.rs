@@ -24,6 +24,21 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// Makes `cmd`'s process die when the test's thread that starts it ends, even when the
+/// test binary itself is killed and no `Drop` runs (a killed suite once left a
+/// `fio --server` running).
+pub fn dies_with_the_test(cmd: &mut Command) {
+    // SAFETY: between fork and exec the closure calls only prctl, async-signal-safe.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 /// A started server; dropping it kills its whole process group.
 pub struct Server {
     pub child: Child,
@@ -34,6 +49,14 @@ impl Server {
     /// Starts `cmd` (a server command line) in a new process group and waits until it
     /// accepts connections on `port`.
     pub fn start(mut cmd: Command, port: u16) -> Server {
+        dies_with_the_test(&mut cmd);
+        // Its temporary files (an iobench server's run directories) in a directory of its
+        // own, removed with it: a server killed with SIGKILL cannot remove them itself.
+        if !cmd.get_envs().any(|(k, _)| k == "TMPDIR") {
+            let tmp = server_tmp(port);
+            let _ = std::fs::create_dir_all(&tmp);
+            cmd.env("TMPDIR", tmp);
+        }
         cmd.process_group(0)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -68,7 +91,14 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.kill();
+        let _ = std::fs::remove_dir_all(server_tmp(self.port));
     }
+}
+
+/// The `$TMPDIR` of the server [`Server::start`] starts on `port` (ports are never given
+/// twice in a test binary: see [`free_port`]).
+fn server_tmp(port: u16) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("server-tmp-{port}"))
 }
 
 /// Replaces every number (with its decimals and unit letters) by `N` and squeezes spaces:

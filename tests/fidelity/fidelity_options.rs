@@ -466,6 +466,7 @@ fn profile_act_expands_as_fio() {
     // fio 3.33 keeps a job name in 32 bytes and aborts on a longer one
     // ("act-prep-zeroes-" and the path): a short path.
     let dev = std::path::PathBuf::from(format!("/tmp/ioba{}.img", std::process::id() % 100));
+    let _gone = common::Gone(dev.clone());
     std::fs::File::create(&dev)
         .unwrap()
         .set_len(16 << 20)
@@ -512,7 +513,6 @@ fn profile_act_expands_as_fio() {
     let near = |a: u64, b: u64| a.abs_diff(b) * 100 <= a.max(b) * 15;
     assert!(near(f.0[0].2, i.0[0].2), "reads: {f:?} vs {i:?}");
     assert!(near(f.0[0].3, i.0[0].3), "writes: {f:?} vs {i:?}");
-    let _ = std::fs::remove_file(&dev);
     assert_eq!(prep[0], prep[1], "act --prep: fio vs iobench");
 }
 

@@ -23,4 +23,5 @@ mod iolog_replay_more;
 mod report_diff;
 mod report_disk_targets;
 mod report_eta_live;
+mod report_ramp_counts;
 mod report_units;

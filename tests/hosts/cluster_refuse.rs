@@ -8,6 +8,7 @@ fn a_build_without_mpi_refuses_to_run_under_mpirun() {
     use std::process::Command;
     let d = std::env::temp_dir().join(format!("iobench-refuse-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
+    let _gone = crate::common::Gone(d.clone());
     let bin = env!("CARGO_BIN_EXE_iobench");
     let args = ["--name=x", "--ioengine=null", "--size=1m"];
     for (k, v) in [("OMPI_COMM_WORLD_SIZE", "4"), ("PMI_SIZE", "2")] {
@@ -39,5 +40,4 @@ fn a_build_without_mpi_refuses_to_run_under_mpirun() {
         .unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--rotate-ranks"));
-    let _ = std::fs::remove_dir_all(&d);
 }

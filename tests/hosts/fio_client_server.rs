@@ -75,6 +75,7 @@ fn on_both_servers<T>(dir: &Path, run: impl Fn(u16) -> T) -> (T, T) {
 /// Starts a server command in its own process group and waits until `ready` says it
 /// answers (a Unix socket or an IPv6 port, which `Server::start` does not probe).
 fn start_server_until(mut c: Command, port: u16, ready: impl Fn() -> bool) -> Server {
+    common::netproc::dies_with_the_test(&mut c);
     c.process_group(0)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -1510,7 +1511,17 @@ fn a_server_the_trigger_takes_down_does_not_fail_the_run() {
             scratch(&format!("cs_trig_down_s_{kind:?}")),
         );
         let job = trigger_jobs(&cdir, &sdir);
-        let s = server_allowing(kind, &sdir, &["--allow-exec"]);
+        // The server's $TMPDIR, where an iobench server keeps each run's directory.
+        let tmp = scratch(&format!("cs_trig_down_t_{kind:?}"));
+        let port = free_port();
+        let mut c = kind.cmd();
+        c.arg(format!("--server=,{port}"))
+            .current_dir(&sdir)
+            .env("TMPDIR", &tmp);
+        if kind == Iobench {
+            c.arg("--allow-exec");
+        }
+        let s = Server::start(c, port);
         let args = to(
             s.port,
             &["--trigger-timeout=1", "--trigger-remote=kill -9 $PPID"],
@@ -1527,6 +1538,14 @@ fn a_server_the_trigger_takes_down_does_not_fail_the_run() {
             cdir.join("127.0.0.1-vs-0-verify.state").exists(),
             "{kind:?}: {out}"
         );
+        // The run's directory went before the command took the server down.
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n.to_string_lossy().starts_with("iobench-server-"))
+            .collect();
+        assert!(left.is_empty(), "{kind:?}: left in $TMPDIR: {left:?}");
     }
 }
 

@@ -264,6 +264,39 @@ fn children_of(pid: u32) -> Vec<i32> {
         .collect()
 }
 
+/// An iobench server working in `work` with `tmp` as its `$TMPDIR`.
+fn server_in(tmp: &Path, work: &Path) -> Server {
+    let port = free_port();
+    let mut c = iobench();
+    c.arg(format!("--server=,{port}"))
+        .env("TMPDIR", tmp)
+        .current_dir(work);
+    Server::start(c, port)
+}
+
+/// Sends `s` a 30 s write of `work/b` and waits until it goes: its directory made in
+/// `tmp`, its child started and writing (a child killed before it set up its signal
+/// handling dies at once, and cannot clean up).
+fn start_long(s: &Server, tmp: &Path, work: &Path) -> Raw {
+    let mut r = Raw::to(s.port);
+    r.probe();
+    r.job(&format!(
+        "[long]\nrw=write\nsize=1m\ntime_based=1\nruntime=30\nfilename={}\n",
+        work.join("b").display()
+    ));
+    r.send(op::RUN, &[]);
+    let t0 = Instant::now();
+    let writing = || std::fs::metadata(work.join("b")).is_ok_and(|m| m.len() > 0);
+    while run_dirs(tmp).is_empty() || children_of(s.child.id()).is_empty() || !writing() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the run never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    r
+}
+
 #[test]
 fn run_directories_go_once_their_results_are_read() {
     // Issue 26: a SIGKILLed server left empty 0700 run directories under $TMPDIR: each
@@ -271,19 +304,11 @@ fn run_directories_go_once_their_results_are_read() {
     // are read: a kill -9 of the run leaves none either.
     let tmp = scratch("safety_rundirs_tmp");
     let work = scratch("safety_rundirs");
-    let port = free_port();
-    let mut c = iobench();
-    c.arg(format!("--server=,{port}"))
-        .env("TMPDIR", &tmp)
-        .current_dir(&work);
-    let s = Server::start(c, port);
+    let s = server_in(&tmp, &work);
+    let port = s.port;
     let short = format!(
         "[short]\nrw=write\nsize=64k\nfilename={}\n",
         work.join("a").display()
-    );
-    let long = format!(
-        "[long]\nrw=write\nsize=1m\ntime_based=1\nruntime=30\nfilename={}\n",
-        work.join("b").display()
     );
     // A run that ends: its directory is gone when the client hears the end, with the
     // connection still open.
@@ -297,25 +322,7 @@ fn run_directories_go_once_their_results_are_read() {
     drop(r);
     // The run child killed with SIGKILL: no results, and still no directory.
     let spid = s.child.id();
-    let start_long = || {
-        let mut r = Raw::to(port);
-        r.probe();
-        r.job(&long);
-        r.send(op::RUN, &[]);
-        let t0 = Instant::now();
-        // Going: its directory made, its child started and writing (a child killed
-        // before it set up its signal handling dies at once, and cannot clean up).
-        let writing = || std::fs::metadata(work.join("b")).is_ok_and(|m| m.len() > 0);
-        while run_dirs(&tmp).is_empty() || children_of(spid).is_empty() || !writing() {
-            assert!(
-                t0.elapsed() < Duration::from_secs(10),
-                "the run never started"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        r
-    };
-    let mut r = start_long();
+    let mut r = start_long(&s, &tmp, &work);
     for child in children_of(spid) {
         // SAFETY: signals a process this test's server started.
         unsafe { libc::kill(child, libc::SIGKILL) };
@@ -332,7 +339,7 @@ fn run_directories_go_once_their_results_are_read() {
     // sends that signal once per exiting server thread the child passes to; those
     // repeats are one request (`run::signals::repeats_are_one`), not the second
     // signal that ends a run at once, without the cleanup.
-    let _r = start_long();
+    let _r = start_long(&s, &tmp, &work);
     // SAFETY: signals the server this test started.
     unsafe { libc::kill(spid as i32, libc::SIGKILL) };
     assert_eq!(
@@ -341,6 +348,69 @@ fn run_directories_go_once_their_results_are_read() {
         "left after kill -9 of the server"
     );
     drop(s);
+}
+
+#[test]
+fn a_run_told_its_server_hung_up_removes_its_directory_itself() {
+    // A run child stopped by its server's death ran to its end before the last server
+    // thread had gone, saw the dying server still as its parent, and left its directory
+    // (results and eta in it) under $TMPDIR. The hang-up (its parent-death signal) now
+    // says the server is gone, whatever its parent is yet. Here the server is frozen
+    // (SIGSTOP) so that only the child can have removed the directory.
+    let tmp = scratch("safety_hangup_tmp");
+    let work = scratch("safety_hangup");
+    let mut s = server_in(&tmp, &work);
+    let spid = s.child.id();
+    let r = start_long(&s, &tmp, &work);
+    let children = children_of(spid);
+    // SAFETY: signals the server this test started and its run child.
+    unsafe {
+        libc::kill(spid as i32, libc::SIGSTOP);
+        for &child in &children {
+            libc::kill(child, libc::SIGHUP);
+        }
+    }
+    let left = run_dirs_gone(&tmp, 10);
+    // SAFETY: as above.
+    unsafe { libc::kill(spid as i32, libc::SIGCONT) };
+    assert_eq!(left, Vec::<PathBuf>::new(), "left by a hung-up run");
+    drop(r);
+    s.kill();
+}
+
+#[test]
+fn a_run_child_whose_server_is_already_gone_runs_nothing_and_cleans_up() {
+    // The hang-up is ignored from fork until the child handles it: a server that died in
+    // that window sends none the child hears, so the child checks its parent itself.
+    let tmp = scratch("safety_born_orphan");
+    let child = |server_pid: u32| {
+        let dir = tmp.join(format!("iobench-server-{server_pid}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = iobench()
+            .arg("__fio-server-job")
+            .arg(&dir)
+            .args(["--name=x", "--ioengine=null", "--size=1m"])
+            .env("IOBENCH_SERVER_PID", server_pid.to_string())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            dir.exists(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // Started by this test (its parent, the "server"): it runs, and fails on no jobs; the
+    // directory is its server's to remove.
+    let (kept, why) = child(std::process::id());
+    assert!(
+        kept,
+        "a child whose server lives leaves the directory to it: {why}"
+    );
+    // Started for a server that is not its parent (gone, the child reparented).
+    let (kept, why) = child(1);
+    assert!(!kept, "an orphaned child removes its directory: {why}");
+    assert!(why.contains("server is gone"), "{why}");
+    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 #[test]

@@ -52,6 +52,7 @@ fn bench_fio_and_fio_plot_run_on_iobench() {
         return;
     }
     let dir = tmp("benchfio");
+    let _gone = common::Gone(dir.clone());
     let path = fake_fio_path(&dir);
     let target = dir.join("target.dat");
     std::fs::write(&target, vec![0u8; 16 << 20]).unwrap();
@@ -119,7 +120,6 @@ fn bench_fio_and_fio_plot_run_on_iobench() {
     };
     chart(&["-l", "-d", "1", "2", "-n", "1"], "2d.png");
     chart(&["-H", "-d", "1", "-n", "1"], "hist.png");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// KDiskMark's fio command lines: a create_only preparation, then SEQ1M Q8T1, SEQ128K
@@ -129,6 +129,7 @@ fn bench_fio_and_fio_plot_run_on_iobench() {
 #[test]
 fn kdiskmark_command_lines_run_on_iobench() {
     let dir = tmp("kdiskmark");
+    let _gone = common::Gone(dir.clone());
     let file = dir.join("kdiskmark-test.tmp");
     let f = format!("--filename={}", file.display());
     let mut prep = common::iobench();
@@ -179,5 +180,4 @@ fn kdiskmark_command_lines_run_on_iobench() {
             assert!(j["clat_ns"]["mean"].as_f64().unwrap() > 0.0);
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

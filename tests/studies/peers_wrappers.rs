@@ -54,7 +54,11 @@ fn bench_fio_and_fio_plot_run_on_iobench() {
     let dir = tmp("benchfio");
     let _gone = common::Gone(dir.clone());
     let path = fake_fio_path(&dir);
-    let target = dir.join("target.dat");
+    // bench-fio writes its job file to /tmp/<target's name>-tmpjobfile.fio whatever
+    // TMPDIR says: a name of this process's own, removed with the test.
+    let name = format!("target-{}.dat", std::process::id());
+    let _jobfile = common::Gone(format!("/tmp/{name}-tmpjobfile.fio").into());
+    let target = dir.join(&name);
     std::fs::write(&target, vec![0u8; 16 << 20]).unwrap();
     let out = dir.join("out");
     let mut c = Command::new("bench-fio");
@@ -83,7 +87,7 @@ fn bench_fio_and_fio_plot_run_on_iobench() {
     let log = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "bench-fio failed: {log}");
     assert!(!log.contains("Could not detect Fio version"), "{log}");
-    let results = out.join("target.dat/4k");
+    let results = out.join(&name).join("4k");
     for depth in [1, 2] {
         let json = results.join(format!("randread-{depth}-1.json"));
         let text =

@@ -100,15 +100,16 @@ seconds since the epoch.",
             names: &["--last"],
             takes: Takes::Value,
             form: "N",
-            help: "baseline set: the newest N runs list's filters take; compare\n\
-                   --baseline: the newest N runs like the baseline saved since\n\
-                   (default: as many as the baseline holds)",
+            help: "baseline set: the newest N runs list's filters take;\n\
+                   compare --baseline: the newest N runs like the baseline saved\n\
+                   since it was set (default: as many as the baseline holds)",
         },
         Flag {
             names: &["--name"],
             takes: Takes::Value,
             form: "NAME",
-            help: "baseline, compare --baseline, trend (marked in its JSON): the baseline's name (default: default)",
+            help: "baseline, compare --baseline, trend (marked in its JSON): the\n\
+                   baseline's name (default: default)",
         },
         Flag {
             names: &["--baseline"],

@@ -65,6 +65,14 @@ impl Drop for Gone {
     }
 }
 
+/// fio's gfapi engine opens its log, /tmp/fio_gfapi.log, whenever a test makes fio load
+/// that engine (its `--enghelp`, a job naming it): removed when this drops, unless it was
+/// there before the test.
+pub fn fio_gfapi_log() -> Option<Gone> {
+    let log = PathBuf::from("/tmp/fio_gfapi.log");
+    (!log.exists()).then_some(Gone(log))
+}
+
 /// One long case script at a time in a test binary: seed 000 alone lays out 19 files of
 /// 256 MiB, and two of them side by side filled a CI disk.
 static BIG_CASE: std::sync::Mutex<()> = std::sync::Mutex::new(());

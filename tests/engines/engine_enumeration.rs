@@ -8,6 +8,7 @@ use std::process::Command;
 
 #[test]
 fn every_fio_engine_runs_or_says_why_not() {
+    let _log = common::fio_gfapi_log();
     let list = match common::fio() {
         Some(mut fio) => {
             let out = fio.arg("--enghelp").output().expect("fio runs");

@@ -191,6 +191,7 @@ fn unsupported_engine(dir: &Path, engine: &str) -> Option<String> {
 
 #[test]
 fn every_engine_option_is_listed_and_parses_alike() {
+    let _log = common::fio_gfapi_log();
     if common::fio().is_none() {
         return;
     }

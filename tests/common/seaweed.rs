@@ -168,9 +168,21 @@ impl Weed {
         lines[lines.len().saturating_sub(30)..].join("\n")
     }
 
-    /// The server's log, whole (for lines other than requests).
+    /// The server's log, whole (for lines other than requests), once it has stopped
+    /// growing: the gateway logs a request after answering it, so a client that has just
+    /// finished can be a line ahead of the log (CI once read 11 of 12 PUTs).
     pub fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
+        let read = || std::fs::read_to_string(&self.log).unwrap_or_default();
+        let mut text = read();
+        for _ in 0..20 {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+            let again = read();
+            if again.len() == text.len() {
+                break;
+            }
+            text = again;
+        }
+        text
     }
 
     /// Every request the S3 gateway logged so far, in order (its `stats.go` lines:

@@ -1304,7 +1304,14 @@ fn verify_state_travels_from_the_client() {
     std::fs::remove_file(&state).unwrap();
     for (who, port) in [(Fio, pf), (Iobench, pf), (Fio, pi), (Iobench, pi)] {
         let o = run(who, port);
-        assert!(!o.status.success(), "{who:?} to {port}: {}", text(&o));
+        // fio's client talking to fio's server has once exited 0 after printing the
+        // failure below (CI, 2026-11-27): fio's own exit there is a race of its two sides,
+        // so it is the reference for the message only.
+        assert!(
+            !o.status.success() || (who, port) == (Fio, pf),
+            "{who:?} to {port}: {}",
+            text(&o)
+        );
         if port == pi {
             assert!(
                 text(&o).contains(
@@ -1472,9 +1479,13 @@ fn a_trigger_brings_every_threads_verify_state_back() {
                 |s: &iobench::api::fioproto::vstate::ThreadState| (s.name(), s.index(), s.depth());
             assert_eq!(fields(s), fields(want), "{who}: {name}");
             // fio's thread says 0 files when the trigger lands before it has added its
-            // file (seen once under load); otherwise the counts agree.
+            // file (seen under load, in the reference and behind a fio server alike: the
+            // state is then fio's own); otherwise the counts agree.
+            let fio_raced = |n: u32| n == 0;
             assert!(
-                s.nofiles() == want.nofiles() || want.nofiles() == 0,
+                s.nofiles() == want.nofiles()
+                    || fio_raced(want.nofiles())
+                    || (who.ends_with("Fio server") && fio_raced(s.nofiles())),
                 "{who}: {name}: {} files, fio's reference {}",
                 s.nofiles(),
                 want.nofiles()

@@ -632,6 +632,8 @@ fn run_section(h: &mut String, k: usize, p: &Path, r: &ResultFile) {
             }
         }
     }
+    // The http engine's own statistics, per operation, size class and endpoint.
+    super::http_page::section(h, k, &r.doc);
 }
 
 /// The (latency ns, percentile) points a plain JSON result lists for a job's direction.

@@ -1,0 +1,125 @@
+//! `iobench report` on a run of the http engine with its iobench-only options, against a
+//! real SeaweedFS on loopback: the page's HTTP section shows the run's own numbers (each
+//! operation's count and latency percentiles, time to first byte beside them, failed
+//! requests by status) as the JSON has them, and renders in headless Chromium.
+
+use super::present_report::{attrs, browse, chart};
+use crate::common::{iobench, run_ok, scratch, seaweed, seaweed::Weed};
+use serde_json::Value;
+
+/// The S3 options reaching `w`, an object per 4 KiB block of `/bkt/mix`.
+fn s3(w: &Weed) -> Vec<String> {
+    [
+        "--ioengine=http",
+        "--http_mode=s3",
+        &format!("--http_host=127.0.0.1:{}", w.s3),
+        &format!("--http_s3_keyid={}", seaweed::KEY_ID),
+        &format!("--http_s3_key={}", seaweed::SECRET),
+        "--filename=/bkt/mix",
+        "--bs=4k",
+        "--size=128k",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
+    let dir = scratch("present_http");
+    let Some(w) = Weed::start(&dir) else { return };
+    let mut c = iobench();
+    c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
+    run_ok(c);
+    let res = dir.join("mix.json");
+    let mut c = iobench();
+    c.args(s3(&w))
+        .args([
+            "--name=mix",
+            "--rw=randread",
+            "--io_size=400k",
+            "--http_opmix=get:50,put:20,head:15,list:10,delete:5",
+            "--http_ttfb=1",
+            "--http_errors=count",
+            "--output-format=json",
+        ])
+        .arg(format!("--output={}", res.display()));
+    run_ok(c);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&res).unwrap()).unwrap();
+    let http = &v["jobs"][0]["iobench_http"];
+    let html_path = dir.join("report.html");
+    let mut c = iobench();
+    c.arg("report").arg(&res).arg("--output").arg(&html_path);
+    run_ok(c);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(
+        html.contains("<h3>HTTP requests: mix</h3>"),
+        "no http section"
+    );
+
+    // The per-operation chart: a bar per operation and percentile, latency and TTFB,
+    // each the JSON's value.
+    let ops = chart(&html, "http0-0-ops");
+    assert!(ops.contains("data-kind=\"bars\""), "categories are bars");
+    let xs = attrs(ops, "pt", "data-x");
+    let series = attrs(ops, "pt", "data-series");
+    let ys = attrs(ops, "pt", "data-y");
+    let mut checked = 0;
+    for op in ["GET", "PUT", "HEAD", "LIST", "DELETE"] {
+        let class = &http["ops"][op];
+        assert!(class["total_ios"].as_u64().unwrap() > 0, "{op}: {http}");
+        // The table row: the count as the JSON has it.
+        let row = format!(
+            "<td class=\"l\">ops {op}</td><td>{}</td>",
+            class["total_ios"]
+        );
+        assert!(html.contains(&row), "{row}");
+        for (kind, label) in [("lat_ns", "latency"), ("ttfb_ns", "TTFB")] {
+            for (key, p) in [("50.000000", "p50"), ("99.000000", "p99")] {
+                let want = class[kind]["percentile"][key].as_f64().unwrap();
+                let name = format!("{label} {p}");
+                let i = (0..xs.len())
+                    .find(|&i| xs[i] == op && series[i] == name)
+                    .unwrap_or_else(|| panic!("no bar {op} {name}"));
+                assert_eq!(ys[i].parse::<f64>().unwrap(), want, "{op} {name}");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 20);
+    // Latencies of a GET and a LIST differ by more than a decade only sometimes: the axis
+    // says which scale it chose, with a time unit.
+    assert!(ops.contains("class=\"axis y\""));
+    assert!(
+        ["ns", "µs", "ms", "s"]
+            .iter()
+            .any(|u| ops.contains(&format!("data-unit=\"{u}\""))),
+        "a time unit"
+    );
+    // Errors by status: the table from the JSON (all zero on a healthy server).
+    let total = http["errors"]["total"].as_u64().unwrap();
+    assert!(html.contains(&format!("<td class=\"l\">total</td><td>{total}</td>")));
+
+    // A plain run's report has no http section.
+    let plain = dir.join("plain.json");
+    let mut c = iobench();
+    c.args(s3(&w))
+        .args(["--name=plain", "--rw=read", "--output-format=json"])
+        .arg(format!("--output={}", plain.display()));
+    run_ok(c);
+    let plain_html = dir.join("plain.html");
+    let mut c = iobench();
+    c.arg("report").arg(&plain).arg("--output").arg(&plain_html);
+    run_ok(c);
+    let text = std::fs::read_to_string(&plain_html).unwrap();
+    assert!(!text.contains("HTTP requests"));
+
+    // Chromium builds the page with every bar.
+    let shot = std::env::var_os("IOBENCH_HTTP_SHOT").map(std::path::PathBuf::from);
+    if let Some(dom) = browse(&html_path, shot.as_deref()) {
+        let bars = chart(&dom, "http0-0-ops");
+        assert_eq!(attrs(bars, "pt", "data-y").len(), ys.len());
+    }
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+}

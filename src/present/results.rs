@@ -26,6 +26,10 @@ pub struct JobResult {
     pub name: String,
     /// The directions that did I/O, in fio's order.
     pub dirs: Vec<DirResult>,
+    /// The http engine's classes of requests (`iobench_http`: `all`, then each operation,
+    /// size class, endpoint and multipart stage, by its name), read as directions are;
+    /// with time to first byte, each class again as `NAME ttfb` with that for its latency.
+    pub http: Vec<DirResult>,
 }
 
 /// What one job did in one direction.
@@ -260,7 +264,91 @@ fn job_of(at: &str, j: &Value) -> Result<JobResult, String> {
             }
         }
     }
-    Ok(JobResult { name, dirs })
+    let http = j
+        .get("iobench_http")
+        .map(|h| http_classes(&at, h, &dirs))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(JobResult { name, dirs, http })
+}
+
+/// The classes of a job's `iobench_http`, each a [`DirResult`] named by its class (over
+/// the job's run time, the longest of its directions').
+fn http_classes(at: &str, h: &Value, dirs: &[DirResult]) -> Result<Vec<DirResult>, String> {
+    let runtime = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+    let mut named: Vec<(String, &Value)> = vec![("all".into(), &h["all"])];
+    for group in ["ops", "sizes", "endpoints", "multipart"] {
+        if let Some(m) = h.get(group).and_then(Value::as_object) {
+            named.extend(m.iter().map(|(k, v)| (k.clone(), v)));
+        }
+    }
+    let mut out = Vec::new();
+    for (name, c) in named {
+        if !c.is_object() {
+            continue;
+        }
+        let mut c = c.clone();
+        c["runtime"] = Value::from(runtime);
+        let at = format!("{at}.iobench_http.{name}");
+        out.push(dir_of(&at, &name, &c)?);
+        if let Some(t) = c.get("ttfb_ns").cloned() {
+            c["lat_ns"] = t;
+            out.push(dir_of(
+                &format!("{at}.ttfb_ns"),
+                &format!("{name} ttfb"),
+                &c,
+            )?);
+        }
+    }
+    Ok(out)
+}
+
+/// A `--metric` naming a class of the http engine's requests: `http.CLASS.STAT`, CLASS
+/// an operation (`get`, any case), a size class, an endpoint, a multipart stage or
+/// `all`; STAT a [`Metric`], or `ttfb`, `ttfb_p50`, `ttfb_p99`, `ttfb_p99.9` for time to
+/// first byte. Gives the class's name as [`JobResult::http`] has it (with ` ttfb` for
+/// the TTFB ones) and the metric; `None` when `s` does not start with `http.`.
+pub fn http_metric(s: &str) -> Option<Result<(String, Metric), String>> {
+    let rest = s.strip_prefix("http.")?;
+    // The class may hold dots (an endpoint's address), the statistic too (p99.9).
+    let split = ["p99.9", "ttfb_p99.9"]
+        .iter()
+        .find_map(|st| {
+            rest.strip_suffix(st)
+                .and_then(|c| c.strip_suffix('.'))
+                .map(|c| (c, *st))
+        })
+        .or_else(|| rest.rsplit_once('.'));
+    let bad = || {
+        Err(format!(
+            "{s}: expected http.CLASS.STAT (CLASS: get, put, head, list, delete, all, a size \
+             class or an endpoint; STAT: iops, bw, lat, p50, p99, p99.9, ttfb, ttfb_p50, \
+             ttfb_p99 or ttfb_p99.9)"
+        ))
+    };
+    let Some((class, stat)) = split.filter(|(c, _)| !c.is_empty()) else {
+        return Some(bad());
+    };
+    let (stat, ttfb) = match stat.strip_prefix("ttfb") {
+        Some("") => ("lat", true),
+        Some(st) => match st.strip_prefix('_') {
+            Some(st) => (st, true),
+            None => return Some(bad()),
+        },
+        None => (stat, false),
+    };
+    let Some(m) = Metric::parse(stat) else {
+        return Some(bad());
+    };
+    if ttfb && matches!(m, Metric::Iops | Metric::Bw) {
+        return Some(bad());
+    }
+    let class = if ttfb {
+        format!("{class} ttfb")
+    } else {
+        class.to_string()
+    };
+    Some(Ok((class, m)))
 }
 
 fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
@@ -675,6 +763,7 @@ fn sum_dirs<'a>(dirs: impl Iterator<Item = &'a DirResult>) -> Vec<DirResult> {
     let job = JobResult {
         name: String::new(),
         dirs: dirs.cloned().collect(),
+        http: Vec::new(),
     };
     sum_jobs(std::iter::once(&job))
 }

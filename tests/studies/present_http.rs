@@ -4,7 +4,7 @@
 //! requests by status) as the JSON has them, and renders in headless Chromium.
 
 use super::present_report::{attrs, browse, chart};
-use crate::common::{iobench, run_ok, scratch, seaweed, seaweed::Weed};
+use crate::common::{self, iobench, run_ok, scratch, seaweed, seaweed::Weed};
 use serde_json::Value;
 
 /// The S3 options reaching `w`, an object per 4 KiB block of `/bkt/mix`.
@@ -120,6 +120,109 @@ fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
         let bars = chart(&dom, "http0-0-ops");
         assert_eq!(attrs(bars, "pt", "data-y").len(), ys.len());
     }
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `compare --metric http.CLASS.STAT`: two SeaweedFS runs compared on a class of their
+/// requests (GET's p99, PUT's IOPS, GET's time to first byte), each sample the run's own
+/// JSON value, the job's directions left out; a class no run has is a clear error.
+#[test]
+fn compare_takes_http_class_metrics() {
+    let dir = scratch("compare_http");
+    let Some(w) = Weed::start(&dir) else { return };
+    let mut c = iobench();
+    c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
+    run_ok(c);
+    let mut files = Vec::new();
+    let mut docs = Vec::new();
+    for (i, mix) in ["get:80,put:20", "get:50,put:50"].iter().enumerate() {
+        let res = dir.join(format!("run{i}.json"));
+        let mut c = iobench();
+        c.args(s3(&w))
+            .args([
+                "--name=mix",
+                "--rw=randread",
+                "--io_size=200k",
+                &format!("--http_opmix={mix}"),
+                "--http_ttfb=1",
+                "--output-format=json",
+            ])
+            .arg(format!("--output={}", res.display()));
+        run_ok(c);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&res).unwrap()).unwrap();
+        docs.push(v);
+        files.push(res);
+    }
+    let export = dir.join("cmp.json");
+    let mut c = iobench();
+    c.arg("compare")
+        .args(&files)
+        .args(["--metric", "http.get.p99,http.PUT.iops,http.get.ttfb_p50"])
+        .arg("--export-json")
+        .arg(&export);
+    let out = run_ok(c);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("http GET"), "{text}");
+    let e: Value = serde_json::from_str(&std::fs::read_to_string(&export).unwrap()).unwrap();
+    let results = e["results"].as_array().unwrap();
+    let sample = |side: usize, dir: &str, metric: &str| -> f64 {
+        let label = e["sides"][side]["label"].as_str().unwrap();
+        let r = results
+            .iter()
+            .find(|r| r["side"] == label && r["dir"] == dir && r["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {dir} {metric} for side {side}: {e}"));
+        r["samples"][0].as_f64().unwrap()
+    };
+    for (side, v) in docs.iter().enumerate() {
+        let ops = &v["jobs"][0]["iobench_http"]["ops"];
+        assert_eq!(
+            sample(side, "http GET", "p99"),
+            ops["GET"]["lat_ns"]["percentile"]["99.000000"]
+                .as_f64()
+                .unwrap()
+        );
+        assert_eq!(
+            sample(side, "http PUT", "iops"),
+            ops["PUT"]["iops"].as_f64().unwrap()
+        );
+        assert_eq!(
+            sample(side, "http GET ttfb", "p50"),
+            ops["GET"]["ttfb_ns"]["percentile"]["50.000000"]
+                .as_f64()
+                .unwrap()
+        );
+    }
+    // Only http rows: every metric named was an http one.
+    assert!(results
+        .iter()
+        .all(|r| r["dir"].as_str().unwrap().starts_with("http ")));
+    // PUT's share grew from 20% to 50%: its IOPS with it.
+    assert!(sample(1, "http PUT", "iops") > sample(0, "http PUT", "iops"));
+
+    // A class no run has, and a malformed metric, are named.
+    let mut c = iobench();
+    c.arg("compare")
+        .args(&files)
+        .args(["--metric", "http.64k.p99"]);
+    let out = common::run(c);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("no run has the http class '64k'") && err.contains("GET"),
+        "{err}"
+    );
+    let mut c = iobench();
+    c.arg("compare")
+        .args(&files)
+        .args(["--metric", "http.get.p42"]);
+    let out = common::run(c);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("http.get.p42") && err.contains("http.CLASS.STAT"),
+        "{err}"
+    );
     drop(w);
     let _ = std::fs::remove_dir_all(&dir);
 }

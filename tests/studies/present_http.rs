@@ -226,3 +226,145 @@ fn compare_takes_http_class_metrics() {
     drop(w);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--live`, `--status-interval` and `--metrics` during a mixed run against SeaweedFS:
+/// each interim JSON report has the classes (cumulative); each live line has the
+/// interval's requests per operation (with latency percentiles), the intervals add up to
+/// the final report's counts, the lines validate against the live-line schema; the
+/// Prometheus endpoint's per-operation counters and latency histograms end at the final
+/// report's counts. A plain http run's lines have none of it.
+#[test]
+fn live_lines_and_metrics_carry_http_operations() {
+    use super::present_metrics::{free_port, http_get, value};
+    let dir = scratch("live_http");
+    let Some(w) = Weed::start(&dir) else { return };
+    let mut c = iobench();
+    c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
+    run_ok(c);
+    let (live, res) = (dir.join("live.jsonl"), dir.join("res.json"));
+    let port = free_port();
+    let mut c = iobench();
+    c.args(s3(&w))
+        .args([
+            "--name=mix",
+            "--rw=randread",
+            "--time_based",
+            "--runtime=2500ms",
+            "--http_opmix=get:60,put:20,head:20",
+            "--http_ttfb=1",
+            "--status-interval=1",
+            "--metrics-linger=20s",
+            "--output-format=json",
+        ])
+        .arg(format!("--metrics=127.0.0.1:{port}"))
+        .arg(format!("--live={}", live.display()))
+        .arg(format!("--output={}", res.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    // Scrape until the run has ended (iobench_up 0): that scrape has the final values.
+    let t0 = std::time::Instant::now();
+    let text = loop {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if let Some(t) = http_get(port, "/metrics") {
+            if value(&t, "iobench_up ") == Some(0.0) {
+                break t;
+            }
+        }
+        assert!(t0.elapsed().as_secs() < 60, "the run never ended");
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // --status-interval: each interim report (JSON, cumulative) has the classes too, the
+    // last one the final report.
+    let docs: Vec<Value> =
+        serde_json::Deserializer::from_str(&std::fs::read_to_string(&res).unwrap())
+            .into_iter::<Value>()
+            .map(Result::unwrap)
+            .collect();
+    assert!(docs.len() >= 2, "interim reports and the final one");
+    let v = docs.last().unwrap();
+    let ops = &v["jobs"][0]["iobench_http"]["ops"];
+    let mut before = 0;
+    for d in &docs {
+        let n = d["jobs"][0]["iobench_http"]["ops"]["GET"]["total_ios"]
+            .as_u64()
+            .unwrap();
+        assert!(n >= before, "cumulative: {n} after {before}");
+        before = n;
+    }
+    let lines: Vec<Value> = std::fs::read_to_string(&live)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines.len() >= 3,
+        "intervals and a final line: {}",
+        lines.len()
+    );
+    for op in ["GET", "PUT", "HEAD"] {
+        let want = ops[op]["total_ios"].as_u64().unwrap();
+        assert!(want > 0, "{op}: {ops}");
+        let sum: u64 = lines
+            .iter()
+            .map(|l| {
+                l["jobs"][0]["iobench_http"]["ops"][op]["ios"]
+                    .as_u64()
+                    .unwrap_or(0)
+            })
+            .sum();
+        assert_eq!(sum, want, "{op}: the intervals add up to the final report");
+        let last = &lines.last().unwrap()["jobs"][0]["iobench_http"]["ops"][op];
+        assert_eq!(last["total_ios"].as_u64(), Some(want), "{op}: {last}");
+        // An interval with requests has their latency percentiles.
+        let busy = lines
+            .iter()
+            .map(|l| &l["jobs"][0]["iobench_http"]["ops"][op])
+            .find(|o| o["ios"].as_u64().unwrap_or(0) > 0)
+            .unwrap();
+        assert!(busy["lat_ns"]["p99"].as_f64().unwrap() > 0.0, "{busy}");
+        // Prometheus: the counter and the histogram's count are the final report's.
+        let labels = format!("{{job=\"mix\",group=\"0\",op=\"{op}\"}}");
+        assert_eq!(
+            value(&text, &format!("iobench_http_requests_total{labels}")),
+            Some(want as f64),
+            "{text}"
+        );
+        assert_eq!(
+            value(
+                &text,
+                &format!("iobench_http_latency_seconds_count{labels}")
+            ),
+            Some(want as f64)
+        );
+        assert_eq!(
+            value(&text, &format!("iobench_http_ttfb_seconds_count{labels}")),
+            Some(want as f64)
+        );
+    }
+    assert!(text.contains("# TYPE iobench_http_latency_seconds histogram"));
+    let (code, err) = super::output_contract::validate(&[("live-line", vec![live.clone()])]);
+    if super::output_contract::have_validator(&err) {
+        assert_eq!(code, 0, "{err}");
+    }
+
+    // A plain http run: its live lines are as before.
+    let plain = dir.join("plain.jsonl");
+    let mut c = iobench();
+    c.args(s3(&w))
+        .args(["--name=plain", "--rw=read"])
+        .arg(format!("--live={}", plain.display()));
+    run_ok(c);
+    let text = std::fs::read_to_string(&plain).unwrap();
+    assert!(
+        text.contains("\"read\"") && !text.contains("iobench_http"),
+        "{text}"
+    );
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -261,7 +261,7 @@ fn live_lines_and_metrics_carry_http_operations() {
         .arg(format!("--output={}", res.display()))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
-    let mut child = c.spawn().unwrap();
+    let child = c.spawn().unwrap();
     // Scrape until the run has ended (iobench_up 0): that scrape has the final values.
     let t0 = std::time::Instant::now();
     let text = loop {

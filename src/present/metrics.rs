@@ -542,28 +542,26 @@ fn http(out: &mut String, jobs: &[JobStats]) {
     let header = |out: &mut String, name: &str, kind: &str, help: &str| {
         out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
     };
-    header(
-        out,
-        "iobench_http_requests_total",
-        "counter",
-        "http engine: requests that succeeded, per operation.",
-    );
-    for (j, o) in &with {
-        for c in &o.ops {
-            let l = labels(j, &c.name);
-            out.push_str(&format!("iobench_http_requests_total{{{l}}} {}\n", c.ios));
-        }
-    }
-    header(
-        out,
-        "iobench_http_errors_total",
-        "counter",
-        "http engine: requests that failed, per operation.",
-    );
-    for (j, o) in &with {
-        for c in &o.ops {
-            let l = labels(j, &c.name);
-            out.push_str(&format!("iobench_http_errors_total{{{l}}} {}\n", c.errors));
+    type Count = fn(&crate::stats::objstats::Class) -> u64;
+    let counters: [(&str, &str, Count); 2] = [
+        (
+            "iobench_http_requests_total",
+            "http engine: requests that succeeded, per operation.",
+            |c| c.ios,
+        ),
+        (
+            "iobench_http_errors_total",
+            "http engine: requests that failed, per operation.",
+            |c| c.errors,
+        ),
+    ];
+    for (name, help, count) in counters {
+        header(out, name, "counter", help);
+        for (j, o) in &with {
+            for c in &o.ops {
+                let l = labels(j, &c.name);
+                out.push_str(&format!("{name}{{{l}}} {}\n", count(c)));
+            }
         }
     }
     header(

@@ -24,13 +24,19 @@ fn s3(w: &Weed) -> Vec<String> {
     .collect()
 }
 
-#[test]
-fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
-    let dir = scratch("present_http");
-    let Some(w) = Weed::start(&dir) else { return };
+/// SeaweedFS started in `dir`, its objects written once; `None` without `weed`.
+fn filled(dir: &std::path::Path) -> Option<Weed> {
+    let w = Weed::start(dir)?;
     let mut c = iobench();
     c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
     run_ok(c);
+    Some(w)
+}
+
+#[test]
+fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
+    let dir = scratch("present_http");
+    let Some(w) = filled(&dir) else { return };
     let res = dir.join("mix.json");
     let mut c = iobench();
     c.args(s3(&w))
@@ -130,10 +136,7 @@ fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
 #[test]
 fn compare_takes_http_class_metrics() {
     let dir = scratch("compare_http");
-    let Some(w) = Weed::start(&dir) else { return };
-    let mut c = iobench();
-    c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
-    run_ok(c);
+    let Some(w) = filled(&dir) else { return };
     let mut files = Vec::new();
     let mut docs = Vec::new();
     for (i, mix) in ["get:80,put:20", "get:50,put:50"].iter().enumerate() {
@@ -237,10 +240,7 @@ fn compare_takes_http_class_metrics() {
 fn live_lines_and_metrics_carry_http_operations() {
     use super::present_metrics::{free_port, http_get, value};
     let dir = scratch("live_http");
-    let Some(w) = Weed::start(&dir) else { return };
-    let mut c = iobench();
-    c.args(s3(&w)).args(["--name=fill", "--rw=write"]);
-    run_ok(c);
+    let Some(w) = filled(&dir) else { return };
     let (live, res) = (dir.join("live.jsonl"), dir.join("res.json"));
     let port = free_port();
     let mut c = iobench();

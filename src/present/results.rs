@@ -300,6 +300,8 @@ fn http_classes(at: &str, h: &Value, dirs: &[DirResult]) -> Result<Vec<DirResult
             )?);
         }
     }
+    // A class that did nothing is left out, as a direction is.
+    out.retain(|d| d.total_ios > 0 || d.io_bytes > 0);
     Ok(out)
 }
 
@@ -439,6 +441,27 @@ pub fn percentile_of_bins(bins: &[(u64, u64)], p: f64) -> f64 {
 /// bins when every job has them (exact), else from the job with the most I/Os.
 pub fn totals(file: &ResultFile) -> Vec<DirResult> {
     sum_jobs(file.jobs.iter())
+}
+
+/// The http engine's classes of `file`'s jobs (`iobench_http`) as rows beside the
+/// directions: `http NAME` (`http GET`, `http 4k`, `http GET ttfb`), or `http JOB NAME`
+/// when several jobs have them (a class's latency cannot be summed across jobs).
+pub fn http_totals(file: &ResultFile) -> Vec<DirResult> {
+    let with: Vec<&JobResult> = file.jobs.iter().filter(|j| !j.http.is_empty()).collect();
+    let several = with.len() > 1;
+    with.iter()
+        .flat_map(|j| {
+            j.http.iter().map(move |c| {
+                let mut c = c.clone();
+                c.dir = if several {
+                    format!("http {} {}", j.name, c.dir)
+                } else {
+                    format!("http {}", c.dir)
+                };
+                c
+            })
+        })
+        .collect()
 }
 
 /// [`totals`] of some jobs: what they did together, per direction.

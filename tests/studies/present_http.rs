@@ -368,3 +368,76 @@ fn live_lines_and_metrics_carry_http_operations() {
     drop(w);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `sweep` of a mixed run over two block sizes against SeaweedFS: each point of the index
+/// has the http engine's classes (`iobench_http`: GET, PUT, TTFB) with the numbers of the
+/// point's own result, the table has their columns, and the index validates.
+#[test]
+fn sweep_index_and_table_have_http_classes() {
+    let dir = scratch("sweep_http");
+    let Some(w) = filled(&dir) else { return };
+    let mut c = iobench();
+    c.args(["sweep", "--axis", "bs=4k,16k", "-o"])
+        .arg(dir.join("sw"))
+        .arg("--")
+        .args(s3(&w))
+        .args([
+            "--name=mix",
+            "--rw=randread",
+            "--io_size=160k",
+            "--http_opmix=get:70,put:30,delete:0",
+            "--http_ttfb=1",
+        ]);
+    let out = run_ok(c);
+    let table = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(table.contains("http GET IOPS"), "{table}");
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("sw/index.json")).unwrap()).unwrap();
+    let points = index["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        let file = dir.join("sw").join(p["file"].as_str().unwrap());
+        let text = std::fs::read_to_string(&file).unwrap();
+        let v: Value = serde_json::Deserializer::from_str(&text)
+            .into_iter::<Value>()
+            .last()
+            .unwrap()
+            .unwrap();
+        let ops = &v["jobs"][0]["iobench_http"]["ops"];
+        let http = &p["iobench_http"];
+        for op in ["GET", "PUT"] {
+            assert_eq!(http[op]["total_ios"], ops[op]["total_ios"], "{op}: {http}");
+            assert_eq!(
+                http[op]["p99_ns"].as_f64().unwrap(),
+                ops[op]["lat_ns"]["percentile"]["99.000000"]
+                    .as_f64()
+                    .unwrap()
+            );
+            assert_eq!(
+                http[&format!("{op} ttfb")]["p50_ns"].as_f64().unwrap(),
+                ops[op]["ttfb_ns"]["percentile"]["50.000000"]
+                    .as_f64()
+                    .unwrap()
+            );
+        }
+        assert!(
+            http.get("DELETE").is_none(),
+            "a class that did nothing is left out"
+        );
+        assert_eq!(
+            p["runs"][0]["iobench_http"]["GET"]["total_ios"],
+            ops["GET"]["total_ios"]
+        );
+    }
+    let (code, err) =
+        super::output_contract::validate(&[("sweep-index", vec![dir.join("sw/index.json")])]);
+    if super::output_contract::have_validator(&err) {
+        assert_eq!(code, 0, "{err}");
+    }
+    drop(w);
+    let _ = std::fs::remove_dir_all(&dir);
+}

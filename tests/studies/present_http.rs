@@ -106,6 +106,45 @@ fn report_shows_http_operations_ttfb_and_errors_as_the_json_has_them() {
     let total = http["errors"]["total"].as_u64().unwrap();
     assert!(html.contains(&format!("<td class=\"l\">total</td><td>{total}</td>")));
 
+    // Refused requests (a wrong secret: SeaweedFS answers 403) counted by status: the
+    // report's error bars are the JSON's counts.
+    let refused = dir.join("refused.json");
+    let mut c = iobench();
+    c.args(s3(&w))
+        .args([
+            "--http_s3_key=not-the-secret",
+            "--name=refused",
+            "--filename=/bkt/refused",
+            "--rw=write",
+            "--size=16k",
+            "--http_errors=keep_going",
+            "--output-format=json",
+        ])
+        .arg(format!("--output={}", refused.display()));
+    run_ok(c);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&refused).unwrap()).unwrap();
+    let errors = &v["jobs"][0]["iobench_http"]["errors"];
+    assert_eq!(errors["4xx"], 4, "{errors}");
+    let refused_html = dir.join("refused.html");
+    let mut c = iobench();
+    c.arg("report")
+        .arg(&refused)
+        .arg("--output")
+        .arg(&refused_html);
+    run_ok(c);
+    let text = std::fs::read_to_string(&refused_html).unwrap();
+    let err_bars = chart(&text, "http0-0-errors");
+    let exs = attrs(err_bars, "pt", "data-x");
+    let eys = attrs(err_bars, "pt", "data-y");
+    for (x, y) in exs.iter().zip(&eys) {
+        assert_eq!(
+            y.parse::<f64>().unwrap(),
+            errors[x.as_str()].as_f64().unwrap(),
+            "{x}"
+        );
+    }
+    assert!(exs.iter().any(|x| x == "4xx") && exs.len() == 8, "{exs:?}");
+
     // A plain run's report has no http section.
     let plain = dir.join("plain.json");
     let mut c = iobench();

@@ -1042,6 +1042,37 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
 mod tests {
     use super::*;
 
+    #[test]
+    fn http_metrics_name_a_class_and_a_statistic() {
+        let m = |s: &str| http_metric(s).map(|r| r.map(|(c, m)| (c, m.name())));
+        assert_eq!(m("http.get.p99"), Some(Ok(("get".into(), "p99"))));
+        assert_eq!(m("http.PUT.iops"), Some(Ok(("PUT".into(), "iops"))));
+        assert_eq!(
+            m("http.16k-32k.p99.9"),
+            Some(Ok(("16k-32k".into(), "p99.9")))
+        );
+        assert_eq!(
+            m("http.127.0.0.1:8333.lat"),
+            Some(Ok(("127.0.0.1:8333".into(), "lat")))
+        );
+        assert_eq!(m("http.get.ttfb"), Some(Ok(("get ttfb".into(), "lat"))));
+        assert_eq!(
+            m("http.all.ttfb_p99.9"),
+            Some(Ok(("all ttfb".into(), "p99.9")))
+        );
+        assert_eq!(m("p99"), None, "not an http metric");
+        for bad in [
+            "http.get",
+            "http.get.p42",
+            "http.get.ttfb_iops",
+            "http..p99",
+            "http.get.ttfbx",
+        ] {
+            let e = m(bad).unwrap().unwrap_err();
+            assert!(e.contains(bad) && e.contains("http.CLASS.STAT"), "{e}");
+        }
+    }
+
     const DOC: &str = r#"note: both iodepth >= 1 and synchronous I/O engine are selected
 {
   "fio version" : "fio-3.33",

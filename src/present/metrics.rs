@@ -564,39 +564,29 @@ fn http(out: &mut String, jobs: &[JobStats]) {
             }
         }
     }
-    header(
-        out,
-        "iobench_http_latency_seconds",
-        "histogram",
-        "http engine: each request's latency to its last byte, per operation.",
-    );
-    for (j, o) in &with {
-        for c in o.ops.iter().filter(|c| !c.lat_hist.is_empty()) {
-            histogram(
-                out,
-                "iobench_http_latency_seconds",
-                &labels(j, &c.name),
-                &c.lat_hist,
-                &c.lat,
-            );
-        }
-    }
-    if with.iter().any(|(_, o)| o.ttfb) {
-        header(
-            out,
+    type Of = fn(&crate::stats::objstats::Class) -> (&hist::Hist, &IoStat);
+    let histograms: [(&str, &str, bool, Of); 2] = [
+        (
+            "iobench_http_latency_seconds",
+            "http engine: each request's latency to its last byte, per operation.",
+            true,
+            |c| (&c.lat_hist, &c.lat),
+        ),
+        (
             "iobench_http_ttfb_seconds",
-            "histogram",
             "http engine: each request's time to first byte, per operation.",
-        );
-        for (j, o) in with.iter().filter(|(_, o)| o.ttfb) {
-            for c in o.ops.iter().filter(|c| !c.ttfb_hist.is_empty()) {
-                histogram(
-                    out,
-                    "iobench_http_ttfb_seconds",
-                    &labels(j, &c.name),
-                    &c.ttfb_hist,
-                    &c.ttfb,
-                );
+            with.iter().any(|(_, o)| o.ttfb),
+            |c| (&c.ttfb_hist, &c.ttfb),
+        ),
+    ];
+    for (name, help, _, of) in histograms.into_iter().filter(|h| h.2) {
+        header(out, name, "histogram", help);
+        for (j, o) in &with {
+            for c in &o.ops {
+                let (h, stat) = of(c);
+                if !h.is_empty() {
+                    histogram(out, name, &labels(j, &c.name), h, stat);
+                }
             }
         }
     }

@@ -250,8 +250,16 @@ fn read_input(p: &Path) -> Result<Input, String> {
             }
         }
         let runs = results::read_runs(p)?;
-        // The file as one result (for its latency detail); a failed job has none.
-        let r = results::parse(&text).unwrap_or_default();
+        // The file as one result (for its latency detail); a failed job has none, but
+        // its document may still hold the http engine's failed requests.
+        let r = results::parse(&text).unwrap_or_else(|_| ResultFile {
+            doc: serde_json::Deserializer::from_str(trimmed)
+                .into_iter::<Value>()
+                .map_while(Result::ok)
+                .last()
+                .unwrap_or_default(),
+            ..Default::default()
+        });
         return Ok(Input::Result(p.to_path_buf(), r, runs));
     }
     let (kind, lines) = parse_log(p, &text)?;
@@ -374,8 +382,12 @@ fn render(title: &str, inputs: &[Input]) -> String {
     }
     // One result file: its own section (numbers per job, latency histogram and CDF).
     if result_inputs == 1 {
-        if let Some((p, r)) = single.filter(|(_, r)| !r.jobs.is_empty()) {
-            run_section(&mut h, 0, p, r);
+        match single {
+            Some((p, r)) if !r.jobs.is_empty() => run_section(&mut h, 0, p, r),
+            // A run that measured nothing (every request refused) still has the http
+            // engine's failed requests by status to show.
+            Some((_, r)) => super::http_page::section(&mut h, 0, &r.doc),
+            None => {}
         }
     }
     if runs.len() > 1
@@ -632,6 +644,8 @@ fn run_section(h: &mut String, k: usize, p: &Path, r: &ResultFile) {
             }
         }
     }
+    // The http engine's own statistics, per operation, size class and endpoint.
+    super::http_page::section(h, k, &r.doc);
 }
 
 /// The (latency ns, percentile) points a plain JSON result lists for a job's direction.

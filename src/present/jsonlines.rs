@@ -1,7 +1,8 @@
 //! `--live=FILE|-`: JSON Lines while the run goes, one object per snapshot interval
 //! (`--status-interval`, or once a second), each with that interval's own numbers per
 //! job and per group (IOPS, bandwidth, latency min/mean/max and p50/p90/p99/p99.9 per
-//! direction) and the totals so far; a last line (`"final": true`) carries what the
+//! direction, and per operation of the http engine under its iobench-only options) and
+//! the totals so far; a last line (`"final": true`) carries what the
 //! final report adds after the last interval, so the intervals add up to the final
 //! report's totals. Each line is one valid JSON document, flushed as it is written.
 //! Inside a study (sweep, compare) each line also says which run it belongs to
@@ -101,6 +102,15 @@ impl LiveLog {
                 if w.dirs[d].total_ios > 0 {
                     o.insert((*name).into(), w.dirs[d].value(secs, w.lat_key));
                 }
+            }
+            // The http engine's operations, under its iobench-only options only.
+            if !w.http.is_empty() {
+                let ops: serde_json::Map<String, Value> = w
+                    .http
+                    .iter()
+                    .map(|(n, hw)| (n.clone(), hw.value(secs, "lat_ns")))
+                    .collect();
+                o.insert("iobench_http".into(), json!({ "ops": ops }));
             }
             Value::Object(o)
         };

@@ -1,7 +1,9 @@
 //! `--metrics=ADDR:PORT`: a Prometheus (text exposition format 0.0.4) endpoint served
 //! while the run goes, from the snapshots the collector takes (the workers do nothing
 //! extra): I/O and byte counters, I/Os in flight, and completion-latency histograms
-//! whose buckets are read off fio's histogram, per job and direction. The listener is
+//! whose buckets are read off fio's histogram, per job and direction; for the http
+//! engine under its iobench-only options, its requests, failures, latency and time to
+//! first byte per operation (`iobench_http_*`). The listener is
 //! bound before any job starts, so a bad address fails the run at once; with port 0 the
 //! port the kernel picked is printed once on stderr.
 //!
@@ -19,6 +21,7 @@
 //! environment variable `IOBENCH_METRICS_LINGER=SECS`, the older way, still sets that default.
 
 use crate::stats::hist;
+use crate::stats::iostat::IoStat;
 use crate::stats::{JobStats, RunOutcome};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -387,6 +390,9 @@ fn per_job(o: &RunOutcome) -> Vec<JobStats> {
                     j.dir[d].hist[2].merge(&s.dir[d].hist[2]);
                 }
                 j.inflight += s.inflight;
+                if let (Some(a), Some(b)) = (j.obj.as_deref_mut(), s.obj.as_deref()) {
+                    a.merge(b);
+                }
             }
             None => jobs.push(s.clone()),
         }
@@ -489,22 +495,101 @@ fn render(s: &State) -> String {
                 j.groupid,
                 dirs[d]
             );
-            let buckets = dir.hist[k].buckets();
-            for b in bounds_ns() {
-                let cum: u64 = buckets[..hist::idx_of(b)].iter().sum();
-                let le = b as f64 / 1e9;
-                out.push_str(&format!("{family}_bucket{{{labels},le=\"{le}\"}} {cum}\n"));
-            }
-            let total = dir.hist[k].total();
-            out.push_str(&format!(
-                "{family}_bucket{{{labels},le=\"+Inf\"}} {total}\n"
-            ));
-            let sum = stat.mean * stat.samples as f64 / 1e9;
-            out.push_str(&format!("{family}_sum{{{labels}}} {sum}\n"));
-            out.push_str(&format!("{family}_count{{{labels}}} {total}\n"));
+            histogram(&mut out, family, &labels, &dir.hist[k], stat);
         }
     }
+    http(&mut out, &jobs);
     out
+}
+
+/// One histogram series of `family` with `labels`: cumulative buckets in seconds, sum and
+/// count.
+fn histogram(out: &mut String, family: &str, labels: &str, h: &hist::Hist, stat: &IoStat) {
+    let buckets = h.buckets();
+    for b in bounds_ns() {
+        let cum: u64 = buckets[..hist::idx_of(b)].iter().sum();
+        let le = b as f64 / 1e9;
+        out.push_str(&format!("{family}_bucket{{{labels},le=\"{le}\"}} {cum}\n"));
+    }
+    let total = h.total();
+    out.push_str(&format!(
+        "{family}_bucket{{{labels},le=\"+Inf\"}} {total}\n"
+    ));
+    let sum = stat.mean * stat.samples as f64 / 1e9;
+    out.push_str(&format!("{family}_sum{{{labels}}} {sum}\n"));
+    out.push_str(&format!("{family}_count{{{labels}}} {total}\n"));
+}
+
+/// The http engine's operations (`iobench_http`, under its iobench-only options): per
+/// job and operation, requests and failed requests as counters, latency (and time to
+/// first byte with `http_ttfb`) as histograms. Nothing for any other job.
+fn http(out: &mut String, jobs: &[JobStats]) {
+    let with: Vec<(&JobStats, &crate::stats::objstats::ObjStats)> = jobs
+        .iter()
+        .filter_map(|j| j.obj.as_deref().map(|o| (j, o)))
+        .collect();
+    if with.is_empty() {
+        return;
+    }
+    let labels = |j: &JobStats, op: &str| {
+        format!(
+            "job=\"{}\",group=\"{}\",op=\"{}\"",
+            esc(&j.name),
+            j.groupid,
+            esc(op)
+        )
+    };
+    let header = |out: &mut String, name: &str, kind: &str, help: &str| {
+        out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
+    };
+    type Count = fn(&crate::stats::objstats::Class) -> u64;
+    let counters: [(&str, &str, Count); 2] = [
+        (
+            "iobench_http_requests_total",
+            "http engine: requests that succeeded, per operation.",
+            |c| c.ios,
+        ),
+        (
+            "iobench_http_errors_total",
+            "http engine: requests that failed, per operation.",
+            |c| c.errors,
+        ),
+    ];
+    for (name, help, count) in counters {
+        header(out, name, "counter", help);
+        for (j, o) in &with {
+            for c in &o.ops {
+                let l = labels(j, &c.name);
+                out.push_str(&format!("{name}{{{l}}} {}\n", count(c)));
+            }
+        }
+    }
+    type Of = fn(&crate::stats::objstats::Class) -> (&hist::Hist, &IoStat);
+    let histograms: [(&str, &str, bool, Of); 2] = [
+        (
+            "iobench_http_latency_seconds",
+            "http engine: each request's latency to its last byte, per operation.",
+            true,
+            |c| (&c.lat_hist, &c.lat),
+        ),
+        (
+            "iobench_http_ttfb_seconds",
+            "http engine: each request's time to first byte, per operation.",
+            with.iter().any(|(_, o)| o.ttfb),
+            |c| (&c.ttfb_hist, &c.ttfb),
+        ),
+    ];
+    for (name, help, _, of) in histograms.into_iter().filter(|h| h.2) {
+        header(out, name, "histogram", help);
+        for (j, o) in &with {
+            for c in &o.ops {
+                let (h, stat) = of(c);
+                if !h.is_empty() {
+                    histogram(out, name, &labels(j, &c.name), h, stat);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! Seeing a run: readers of the results and of the collector's snapshots, never writers
 //! into the hot path. `html` draws `iobench report`'s HTML page (SVG charts from `svg`)
 //! from result files, sweeps, comparisons and logs, read by `results` (the studies write
-//! them); `pts_page` draws an `iobench pts` directory's report pages. `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
+//! them); `pts_page` draws an `iobench pts` directory's report pages, `http_page` a run's http
+//! engine statistics (`iobench_http`). `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
 pub mod html;
+pub mod http_page;
 pub mod jsonlines;
 pub mod metrics;
 pub mod outputs;

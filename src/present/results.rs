@@ -26,6 +26,10 @@ pub struct JobResult {
     pub name: String,
     /// The directions that did I/O, in fio's order.
     pub dirs: Vec<DirResult>,
+    /// The http engine's classes of requests (`iobench_http`: `all`, then each operation,
+    /// size class, endpoint and multipart stage, by its name), read as directions are;
+    /// with time to first byte, each class again as `NAME ttfb` with that for its latency.
+    pub http: Vec<DirResult>,
 }
 
 /// What one job did in one direction.
@@ -260,7 +264,93 @@ fn job_of(at: &str, j: &Value) -> Result<JobResult, String> {
             }
         }
     }
-    Ok(JobResult { name, dirs })
+    let http = j
+        .get("iobench_http")
+        .map(|h| http_classes(&at, h, &dirs))
+        .transpose()?
+        .unwrap_or_default();
+    Ok(JobResult { name, dirs, http })
+}
+
+/// The classes of a job's `iobench_http`, each a [`DirResult`] named by its class (over
+/// the job's run time, the longest of its directions').
+fn http_classes(at: &str, h: &Value, dirs: &[DirResult]) -> Result<Vec<DirResult>, String> {
+    let runtime = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
+    let mut named: Vec<(String, &Value)> = vec![("all".into(), &h["all"])];
+    for group in ["ops", "sizes", "endpoints", "multipart"] {
+        if let Some(m) = h.get(group).and_then(Value::as_object) {
+            named.extend(m.iter().map(|(k, v)| (k.clone(), v)));
+        }
+    }
+    let mut out = Vec::new();
+    for (name, c) in named {
+        if !c.is_object() {
+            continue;
+        }
+        let mut c = c.clone();
+        c["runtime"] = Value::from(runtime);
+        let at = format!("{at}.iobench_http.{name}");
+        out.push(dir_of(&at, &name, &c)?);
+        if let Some(t) = c.get("ttfb_ns").cloned() {
+            c["lat_ns"] = t;
+            out.push(dir_of(
+                &format!("{at}.ttfb_ns"),
+                &format!("{name} ttfb"),
+                &c,
+            )?);
+        }
+    }
+    // A class that did nothing is left out, as a direction is.
+    out.retain(|d| d.total_ios > 0 || d.io_bytes > 0);
+    Ok(out)
+}
+
+/// A `--metric` naming a class of the http engine's requests: `http.CLASS.STAT`, CLASS
+/// an operation (`get`, any case), a size class, an endpoint, a multipart stage or
+/// `all`; STAT a [`Metric`], or `ttfb`, `ttfb_p50`, `ttfb_p99`, `ttfb_p99.9` for time to
+/// first byte. Gives the class's name as [`JobResult::http`] has it (with ` ttfb` for
+/// the TTFB ones) and the metric; `None` when `s` does not start with `http.`.
+pub fn http_metric(s: &str) -> Option<Result<(String, Metric), String>> {
+    let rest = s.strip_prefix("http.")?;
+    // The class may hold dots (an endpoint's address), the statistic too (p99.9).
+    let split = ["p99.9", "ttfb_p99.9"]
+        .iter()
+        .find_map(|st| {
+            rest.strip_suffix(st)
+                .and_then(|c| c.strip_suffix('.'))
+                .map(|c| (c, *st))
+        })
+        .or_else(|| rest.rsplit_once('.'));
+    let bad = || {
+        Err(format!(
+            "{s}: expected http.CLASS.STAT (CLASS: get, put, head, list, delete, all, a size \
+             class or an endpoint; STAT: iops, bw, lat, p50, p99, p99.9, ttfb, ttfb_p50, \
+             ttfb_p99 or ttfb_p99.9)"
+        ))
+    };
+    let Some((class, stat)) = split.filter(|(c, _)| !c.is_empty()) else {
+        return Some(bad());
+    };
+    let (stat, ttfb) = match stat.strip_prefix("ttfb") {
+        Some("") => ("lat", true),
+        Some(st) => match st.strip_prefix('_') {
+            Some(st) => (st, true),
+            None => return Some(bad()),
+        },
+        None => (stat, false),
+    };
+    let Some(m) = Metric::parse(stat) else {
+        return Some(bad());
+    };
+    if ttfb && matches!(m, Metric::Iops | Metric::Bw) {
+        return Some(bad());
+    }
+    let class = if ttfb {
+        format!("{class} ttfb")
+    } else {
+        class.to_string()
+    };
+    Some(Ok((class, m)))
 }
 
 fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
@@ -351,6 +441,27 @@ pub fn percentile_of_bins(bins: &[(u64, u64)], p: f64) -> f64 {
 /// bins when every job has them (exact), else from the job with the most I/Os.
 pub fn totals(file: &ResultFile) -> Vec<DirResult> {
     sum_jobs(file.jobs.iter())
+}
+
+/// The http engine's classes of `file`'s jobs (`iobench_http`) as rows beside the
+/// directions: `http NAME` (`http GET`, `http 4k`, `http GET ttfb`), or `http JOB NAME`
+/// when several jobs have them (a class's latency cannot be summed across jobs).
+pub fn http_totals(file: &ResultFile) -> Vec<DirResult> {
+    let with: Vec<&JobResult> = file.jobs.iter().filter(|j| !j.http.is_empty()).collect();
+    let several = with.len() > 1;
+    with.iter()
+        .flat_map(|j| {
+            j.http.iter().map(move |c| {
+                let mut c = c.clone();
+                c.dir = if several {
+                    format!("http {} {}", j.name, c.dir)
+                } else {
+                    format!("http {}", c.dir)
+                };
+                c
+            })
+        })
+        .collect()
 }
 
 /// [`totals`] of some jobs: what they did together, per direction.
@@ -675,6 +786,7 @@ fn sum_dirs<'a>(dirs: impl Iterator<Item = &'a DirResult>) -> Vec<DirResult> {
     let job = JobResult {
         name: String::new(),
         dirs: dirs.cloned().collect(),
+        http: Vec::new(),
     };
     sum_jobs(std::iter::once(&job))
 }
@@ -929,6 +1041,37 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn http_metrics_name_a_class_and_a_statistic() {
+        let m = |s: &str| http_metric(s).map(|r| r.map(|(c, m)| (c, m.name())));
+        assert_eq!(m("http.get.p99"), Some(Ok(("get".into(), "p99"))));
+        assert_eq!(m("http.PUT.iops"), Some(Ok(("PUT".into(), "iops"))));
+        assert_eq!(
+            m("http.16k-32k.p99.9"),
+            Some(Ok(("16k-32k".into(), "p99.9")))
+        );
+        assert_eq!(
+            m("http.127.0.0.1:8333.lat"),
+            Some(Ok(("127.0.0.1:8333".into(), "lat")))
+        );
+        assert_eq!(m("http.get.ttfb"), Some(Ok(("get ttfb".into(), "lat"))));
+        assert_eq!(
+            m("http.all.ttfb_p99.9"),
+            Some(Ok(("all ttfb".into(), "p99.9")))
+        );
+        assert_eq!(m("p99"), None, "not an http metric");
+        for bad in [
+            "http.get",
+            "http.get.p42",
+            "http.get.ttfb_iops",
+            "http..p99",
+            "http.get.ttfbx",
+        ] {
+            let e = m(bad).unwrap().unwrap_err();
+            assert!(e.contains(bad) && e.contains("http.CLASS.STAT"), "{e}");
+        }
+    }
 
     const DOC: &str = r#"note: both iodepth >= 1 and synchronous I/O engine are selected
 {

@@ -88,22 +88,65 @@ fn lat_of(s: &JobStats, d: usize) -> (&IoStat, &Hist, &'static str) {
 /// `d`. A count that went down (the ramp ended and the clone started counting again)
 /// counts from zero.
 pub fn clone_window(prev: Option<&JobStats>, now: &JobStats, d: usize) -> DirWindow {
-    let n = &now.dir[d];
-    let reset = prev.is_some_and(|p| p.dir[d].ios > n.ios);
-    let p = prev.filter(|_| !reset);
-    let (lat_now, hist_now, _) = lat_of(now, d);
+    fn side(s: &JobStats, d: usize) -> Counts<'_> {
+        let (lat, hist, _) = lat_of(s, d);
+        Counts {
+            ios: s.dir[d].ios,
+            bytes: s.dir[d].bytes,
+            lat,
+            hist,
+        }
+    }
+    window_of(prev.map(|p| side(p, d)), side(now, d))
+}
+
+/// What one class of the http engine's requests (`iobench_http`) did since `prev`, by
+/// the class's name: its operations (GET, PUT, …) that did any, as directions are.
+pub fn http_windows(prev: Option<&JobStats>, now: &JobStats) -> Vec<(String, DirWindow)> {
+    let Some(obj) = now.obj.as_deref() else {
+        return Vec::new();
+    };
+    obj.ops
+        .iter()
+        .filter(|c| c.ios > 0)
+        .map(|c| {
+            let before = prev
+                .and_then(|p| p.obj.as_deref())
+                .and_then(|o| o.ops.iter().find(|x| x.name == c.name));
+            fn counts(c: &crate::stats::objstats::Class) -> Counts<'_> {
+                Counts {
+                    ios: c.ios,
+                    bytes: c.bytes,
+                    lat: &c.lat,
+                    hist: &c.lat_hist,
+                }
+            }
+            (c.name.clone(), window_of(before.map(counts), counts(c)))
+        })
+        .collect()
+}
+
+/// The cumulative counts an interval is the difference of.
+struct Counts<'a> {
+    ios: u64,
+    bytes: u64,
+    lat: &'a IoStat,
+    hist: &'a Hist,
+}
+
+/// The interval from `prev` to `now`; a count that went down counts from zero.
+fn window_of(prev: Option<Counts>, now: Counts) -> DirWindow {
+    let p = prev.filter(|p| p.ios <= now.ios);
+    let (lat_now, hist_now) = (now.lat, now.hist);
     let mut w = DirWindow {
-        ios: n.ios - p.map_or(0, |p| p.dir[d].ios),
-        bytes: n.bytes.saturating_sub(p.map_or(0, |p| p.dir[d].bytes)),
-        total_ios: n.ios,
-        total_bytes: n.bytes,
+        ios: now.ios - p.as_ref().map_or(0, |p| p.ios),
+        bytes: now.bytes.saturating_sub(p.as_ref().map_or(0, |p| p.bytes)),
+        total_ios: now.ios,
+        total_bytes: now.bytes,
         ..Default::default()
     };
-    let (lat_prev, hist_prev) = match p {
-        Some(p) => {
-            let (l, h, _) = lat_of(p, d);
-            (Some(l), Some(h))
-        }
+    let (lat_prev, hist_prev) = match &p {
+        Some(p) => (Some(p.lat), Some(p.hist)),
         None => (None, None),
     };
     w.lat_n = lat_now.samples - lat_prev.map_or(0, |l| l.samples.min(lat_now.samples));
@@ -159,6 +202,19 @@ pub struct Windows {
     pub clones: u32,
     pub dirs: [DirWindow; 3],
     pub lat_key: &'static str,
+    /// The http engine's operations (`iobench_http`), by name, in the order first seen;
+    /// empty for any other job.
+    pub http: Vec<(String, DirWindow)>,
+}
+
+impl Windows {
+    /// Adds `w` to the http operation `name`.
+    fn add_http(&mut self, name: &str, w: &DirWindow) {
+        match self.http.iter_mut().find(|(n, _)| n == name) {
+            Some((_, have)) => have.add(w),
+            None => self.http.push((name.to_string(), w.clone())),
+        }
+    }
 }
 
 /// The interval between `prev` and `now`, per job (in job order) and per group.
@@ -188,6 +244,9 @@ pub fn windows(prev: &RunOutcome, now: &RunOutcome) -> (Vec<Windows>, Vec<Window
         for d in 0..3 {
             w.dirs[d].add(&clone_window(p, s, d));
         }
+        for (name, hw) in http_windows(p, s) {
+            w.add_http(&name, &hw);
+        }
     }
     jobs.sort_by_key(|(ji, _)| *ji);
     let jobs: Vec<Windows> = jobs.into_iter().map(|(_, w)| w).collect();
@@ -208,6 +267,9 @@ pub fn windows(prev: &RunOutcome, now: &RunOutcome) -> (Vec<Windows>, Vec<Window
         g.clones += j.clones;
         for d in 0..3 {
             g.dirs[d].add(&j.dirs[d]);
+        }
+        for (name, hw) in &j.http {
+            g.add_http(name, hw);
         }
     }
     (jobs, groups)

@@ -51,7 +51,9 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             takes: Takes::Value,
             form: "M[,M...]",
             help: "iops, bw, lat, p50, p99, p99.9 (default iops,bw,lat); the\n\
-                   first is the one --fail-if-slower judges",
+                   first is the one --fail-if-slower judges; http.CLASS.STAT\n\
+                   compares a class of the http engine's requests (http.get.p99,\n\
+                   http.4k.lat, http.all.ttfb_p99: see docs/guide/compare.md)",
         },
         Flag {
             names: &["--fail-if-slower"],
@@ -132,6 +134,11 @@ struct Args {
     tool: Option<String>,
     /// True when `--metric` was given (`--tool` otherwise picks its own default).
     metrics_given: bool,
+    /// The http engine's classes `--metric http.CLASS.STAT` named (their names as
+    /// `JobResult::http` has them), compared as rows beside the job's directions.
+    http: Vec<String>,
+    /// False when every `--metric` was an http one: the directions' rows are left out.
+    dir_rows: bool,
     /// `--save`, `--history`: every run of a job side goes to the results history.
     save: bool,
     history: Option<String>,
@@ -236,14 +243,33 @@ fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Resu
             "--warmup" => a.warmup = count(flag, &v)?,
             "--name" => a.names.push(v),
             "--metric" => {
-                a.metrics = v
-                    .split(',')
-                    .map(|m| {
-                        Metric::parse(m.trim()).ok_or_else(|| {
-                            flags::bad_value(flag, m, "iops, bw, lat, p50, p99 or p99.9")
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
+                a.metrics.clear();
+                a.http.clear();
+                a.dir_rows = false;
+                for m in v.split(',').map(str::trim) {
+                    let metric = match results::http_metric(m) {
+                        Some(r) => {
+                            let (class, metric) = r.map_err(|e| format!("{flag}: {e}"))?;
+                            if !a.http.contains(&class) {
+                                a.http.push(class);
+                            }
+                            metric
+                        }
+                        None => {
+                            a.dir_rows = true;
+                            Metric::parse(m).ok_or_else(|| {
+                                flags::bad_value(
+                                    flag,
+                                    m,
+                                    "iops, bw, lat, p50, p99, p99.9 or http.CLASS.STAT",
+                                )
+                            })?
+                        }
+                    };
+                    if !a.metrics.contains(&metric) {
+                        a.metrics.push(metric);
+                    }
+                }
                 a.metrics_given = true;
             }
             "--tool" => {
@@ -646,6 +672,13 @@ fn judge(
     to_stderr: bool,
 ) -> Result<bool, String> {
     let say = |text: &str| super::table::emit(to_stderr, text);
+    let http_view;
+    let sides = if a.http.is_empty() {
+        sides
+    } else {
+        http_view = with_http_rows(sides, a)?;
+        &http_view[..]
+    };
     let report = Report::build(sides, &a.metrics);
     if !report.missing.is_empty() {
         // A gate must not pass because a side measured nothing to judge.
@@ -851,6 +884,70 @@ fn keys(side: &Side) -> Vec<(String, String)> {
         }
     }
     k
+}
+
+/// `sides` with the http classes `--metric http.…` named as rows of each job (`http
+/// GET`, `http 4k ttfb`), beside its directions unless every metric was an http one. An
+/// error when no run of any side has a class named so (its case aside).
+fn with_http_rows(sides: &[Side], a: &Args) -> Result<Vec<Side>, String> {
+    let mut seen = vec![false; a.http.len()];
+    let view = sides
+        .iter()
+        .map(|s| Side {
+            label: s.label.clone(),
+            source: s.source.clone(),
+            runs: s
+                .runs
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    for j in &mut r.jobs {
+                        let mut dirs = if a.dir_rows {
+                            std::mem::take(&mut j.dirs)
+                        } else {
+                            Vec::new()
+                        };
+                        for (i, want) in a.http.iter().enumerate() {
+                            if let Some(c) =
+                                j.http.iter().find(|c| c.dir.eq_ignore_ascii_case(want))
+                            {
+                                seen[i] = true;
+                                let mut c = c.clone();
+                                c.dir = format!("http {}", c.dir);
+                                dirs.push(c);
+                            }
+                        }
+                        j.dirs = dirs;
+                    }
+                    r
+                })
+                .collect(),
+        })
+        .collect();
+    if let Some(i) = seen.iter().position(|s| !s) {
+        let have: Vec<String> = sides
+            .iter()
+            .flat_map(|s| &s.runs)
+            .flat_map(|r| &r.jobs)
+            .flat_map(|j| j.http.iter().map(|c| c.dir.clone()))
+            .fold(Vec::new(), |mut v, c| {
+                if !v.contains(&c) {
+                    v.push(c);
+                }
+                v
+            });
+        return Err(format!(
+            "--metric: no run has the http class '{}' (classes found: {}; a job reports \
+             them with the http engine's iobench-only options, see docs/engines.md)",
+            a.http[i],
+            if have.is_empty() {
+                "none".to_string()
+            } else {
+                have.join(", ")
+            }
+        ));
+    }
+    Ok(view)
 }
 
 /// The samples of `metric` for the `pos`-th job named `job` in each run of `side`.

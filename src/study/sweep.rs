@@ -277,6 +277,18 @@ impl PointResult {
         }
     }
 
+    /// The rows the point's runs have: fio's directions, then the http engine's classes
+    /// (`http GET`, …) in the order first seen.
+    fn row_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = results::DIRECTIONS.iter().map(|d| d.to_string()).collect();
+        for d in self.runs.iter().flat_map(|r| &r.dirs) {
+            if !names.contains(&d.dir) {
+                names.push(d.dir.clone());
+            }
+        }
+        names
+    }
+
     /// Per direction, the repeats' means and spread; nothing for a failed point (no value
     /// of it is counted).
     fn summary(&self) -> Vec<DirSummary> {
@@ -284,7 +296,8 @@ impl PointResult {
             return vec![];
         }
         let mut out = Vec::new();
-        for dir in results::DIRECTIONS {
+        for dir in self.row_names() {
+            let dir = dir.as_str();
             let parts: Vec<&DirResult> = self
                 .runs
                 .iter()
@@ -823,7 +836,12 @@ fn run_point(
     // The first job that failed says why (fio's `error` and its text).
     let failed_job = ran.outcome.results.iter().find(|r| r.error != 0);
     if ran.code == 0 && failed_job.is_none() {
-        let totals = results::read(&partial).map(|f| results::totals(&f));
+        // The directions, then the http engine's classes (under its iobench-only options).
+        let totals = results::read(&partial).map(|f| {
+            let mut t = results::totals(&f);
+            t.extend(results::http_totals(&f));
+            t
+        });
         if let Err(f) = keep(format!("{stem}.json")) {
             return (Some(ran.code), Err(f));
         }
@@ -993,6 +1011,15 @@ fn set_failure(v: &mut Value, f: Option<&Failure>) {
     }
 }
 
+/// Puts a row's values in a point or run object: a direction under its name, an http
+/// class (`http GET`) under `iobench_http` by its own name (`GET`).
+fn put_row(v: &mut Value, row: &str, value: Value) {
+    match row.strip_prefix("http ") {
+        Some(class) => v["iobench_http"][class] = value,
+        None => v[row] = value,
+    }
+}
+
 /// The version of index.json's layout (docs/schema/sweep-index.schema.json).
 pub const INDEX_SCHEMA_VERSION: u32 = 1;
 
@@ -1016,7 +1043,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
                     });
                     set_failure(&mut v, run.failure.as_ref());
                     for d in &run.dirs {
-                        v[d.dir.as_str()] = dir_value(d);
+                        put_row(&mut v, &d.dir, dir_value(d));
                     }
                     v
                 })
@@ -1034,7 +1061,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
             });
             set_failure(&mut v, r.failure());
             for d in r.summary() {
-                v[d.mean.dir.as_str()] = summary_value(&d);
+                put_row(&mut v, &d.mean.dir, summary_value(&d));
             }
             let noise = r.noise();
             if !noise.is_empty() {
@@ -1171,10 +1198,19 @@ fn result_table(axes: &[Axis], done: &[PointResult], repeats: usize) -> Table {
         header.extend(a.zipped.iter().map(|z| z.0.clone()));
     }
     let summaries: Vec<Vec<DirSummary>> = done.iter().map(PointResult::summary).collect();
-    let dirs: Vec<&str> = results::DIRECTIONS
-        .into_iter()
-        .filter(|d| summaries.iter().any(|s| s.iter().any(|x| x.mean.dir == *d)))
-        .collect();
+    // fio's directions, then the http engine's classes, as the points have them.
+    let mut dirs: Vec<&str> = Vec::new();
+    for d in results::DIRECTIONS.into_iter().chain(
+        summaries
+            .iter()
+            .flatten()
+            .map(|x| x.mean.dir.as_str())
+            .filter(|d| d.starts_with("http ")),
+    ) {
+        if !dirs.contains(&d) && summaries.iter().any(|s| s.iter().any(|x| x.mean.dir == d)) {
+            dirs.push(d);
+        }
+    }
     // The percentiles are of clat unless the jobs asked for lat_percentiles.
     let pct_of = |d: &str| {
         summaries

@@ -8,6 +8,7 @@ mod history;
 mod output_contract;
 mod peak;
 mod peers_wrappers;
+mod present_http;
 mod present_live;
 mod present_metrics;
 mod present_report;

@@ -9,7 +9,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -17,7 +17,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn http_get(port: u16, path: &str) -> Option<String> {
+pub(crate) fn http_get(port: u16, path: &str) -> Option<String> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     write!(
@@ -34,7 +34,7 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     )
 }
 
-fn value(text: &str, series: &str) -> Option<f64> {
+pub(crate) fn value(text: &str, series: &str) -> Option<f64> {
     text.lines()
         .find(|l| l.starts_with(series))
         .and_then(|l| l.rsplit(' ').next())

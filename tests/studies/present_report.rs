@@ -46,7 +46,7 @@ fn count(text: &str, needle: &str) -> usize {
 }
 
 /// The chart whose figure has `id`, from its opening tag to `</figure>`.
-fn chart<'a>(html: &'a str, id: &str) -> &'a str {
+pub(crate) fn chart<'a>(html: &'a str, id: &str) -> &'a str {
     let start = html
         .find(&format!("<figure class=\"chart\" id=\"{id}\""))
         .unwrap_or_else(|| panic!("no chart {id}"));
@@ -54,7 +54,7 @@ fn chart<'a>(html: &'a str, id: &str) -> &'a str {
 }
 
 /// The attribute `name` of each element of `chart` that has `class="CLASS"`.
-fn attrs(chart: &str, class: &str, name: &str) -> Vec<String> {
+pub(crate) fn attrs(chart: &str, class: &str, name: &str) -> Vec<String> {
     chart
         .split(&format!("class=\"{class}\""))
         .skip(1)

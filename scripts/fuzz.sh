@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target in fuzz/ for a bounded time (FUZZ_SECONDS, default 10 s
+# Runs every cargo-fuzz target in fuzz/ for a bounded time (FUZZ_SECONDS, default 5 s
 # each); a crash, panic or timeout fails the script. Builds the targets the way cargo-fuzz
 # does (SanitizerCoverage instrumentation, libFuzzer linked by libfuzzer-sys, cfg fuzzing)
 # with plain cargo, so no cargo-fuzz install and no nightly toolchain are needed.
 # Corpora and crash artifacts go under the target dir (never committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SECS="${FUZZ_SECONDS:-10}"
+SECS="${FUZZ_SECONDS:-5}"
 TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target/fuzz}"
 TARGETS=(jobfile value cmdline fioproto iolog nbd_reply server_msg metrics_request)
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \

@@ -1,7 +1,7 @@
 //! The acceptance workloads of tests/cases (copies of ../shared/cases) run with iobench:
-//! seed 004's job files every time (a few seconds); the longer scripts of seeds 000, 001
-//! and 002 (20-30 s each) when `IOBENCH_CASES=1`; seed 003 (root, a loop device) is in
-//! runner_targets.
+//! seed 004's job files every time (a few seconds); the longer scripts of seeds 000 and
+//! 002 (20-30 s each) when `IOBENCH_CASES=1`; seed 001's runs in cases_json (JSON, with
+//! its SIGINT); seed 003 (root, a loop device) is in runner_targets.
 
 use crate::common;
 
@@ -125,19 +125,6 @@ fn seed000_five_libaio_jobs_run() {
         "{text}"
     );
     assert_eq!(text.matches("Starting 8 processes").count(), 2, "{text}");
-}
-
-#[test]
-fn seed001_runs_and_stops_on_sigint_with_results() {
-    let Some(text) = script("seed001-aws.sh") else {
-        return;
-    };
-    assert_eq!(
-        text.matches("Run status group 0 (all jobs):").count(),
-        4,
-        "{text}"
-    );
-    assert!(text.contains("terminating on signal 2"), "{text}");
 }
 
 #[test]

@@ -164,6 +164,13 @@ fn total_latency_when_only_that_histogram_is_kept() {
     assert!(!text.contains("iobench_clat_seconds_bucket"), "{text}");
     let series = "iobench_lat_seconds_count{job=\"t\",group=\"0\",dir=\"read\"}";
     assert!(value(&text, series).unwrap() > 0.0, "{text}");
+    // Scraped during the run, so the run waits at its end for one scrape of the final
+    // values (up to 15 s): give it that scrape, as Prometheus would.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !http_get(port, "/metrics").is_some_and(|t| value(&t, "iobench_up") == Some(0.0)) {
+        assert!(Instant::now() < deadline, "the run never ended");
+        std::thread::sleep(Duration::from_millis(200));
+    }
     assert!(child.0.wait().unwrap().success());
 }
 

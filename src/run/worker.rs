@@ -956,12 +956,16 @@ impl<'a, E: Engine> Worker<'a, E> {
         Ok(())
     }
 
-    /// fio's td_io_commit: commits what is staged and starts the batch count again
-    /// (nothing when nothing was queued since the last).
+    /// fio's td_io_commit: marks the depth (by every I/O busy now, for the I/Os queued
+    /// since the last full commit: fio marks it here only, not at the commit before a
+    /// reap), commits what is staged and starts the batch count again (nothing when
+    /// nothing was queued since the last).
     fn full_commit(&mut self) -> io::Result<()> {
         if self.since_commit == 0 {
             return Ok(());
         }
+        let busy = (self.inflight + self.staged.len()) as u32;
+        self.cx.stats.record_depth(busy, self.since_commit as u32);
         if !self.staged.is_empty() {
             self.submit()?;
         }
@@ -972,12 +976,9 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// Commits the staged I/Os to the engine (as fio does before it reaps, too, which
     /// leaves the batch count alone).
     fn submit(&mut self) -> io::Result<()> {
-        // fio marks the depth at commit, by every I/O busy at that moment.
-        let busy = (self.inflight + self.staged.len()) as u32;
         let n = self.engine.commit()?;
         if n > 0 {
             self.cx.stats.record_submit(n as u32);
-            self.cx.stats.record_depth(busy, n as u32);
         }
         let t = now_ns();
         self.turn_ns = t;

@@ -206,6 +206,11 @@ struct Worker<'a, E: Engine> {
     depth: usize,
     slot_len: usize,
     batch: usize,
+    /// I/Os queued since the last full commit (fio's `io_u_queued`): reaching `batch`
+    /// commits everything staged and starts the count again. The commit made before a
+    /// reap leaves the count alone, as fio's does, so the next batch is cut short: with
+    /// iodepth_batch_submit=8, reaping 6 at a time, fio submits 6, 2, 4, 4, 2, 6, …
+    since_commit: usize,
     cmin: usize,
     cmax: usize,
     /// fio's polling mode (see `ExecOpts::completion_polling`): one I/O at a time.
@@ -313,6 +318,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             depth,
             slot_len,
             batch: (ex.iodepth_batch_submit as usize).clamp(1, depth),
+            since_commit: 0,
             cmin: (ex.iodepth_batch_complete_min as usize).min(depth),
             cmax: (ex.iodepth_batch_complete_max as usize).clamp(1, depth),
             polling: ex.completion_polling,
@@ -378,6 +384,10 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.pace.depth_limit(self.depth)
         };
         self.fill(limit)?;
+        if self.hold != Hold::None {
+            // fio quiesces before a sync, a think time or a rate wait: a full commit.
+            self.full_commit()?;
+        }
         if !self.staged.is_empty() {
             self.submit()?;
         }
@@ -571,9 +581,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             Queued::Queued => {
                 self.syncer.sync_queued();
                 self.staged.push(slot);
-                if self.staged.len() >= self.batch {
-                    self.submit()?;
-                }
+                self.count_queued()?;
                 self.sync_queued = true;
             }
             Queued::Completed => {
@@ -592,6 +600,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.open.io_done(file, &mut self.engine);
                 self.pending_sync = Some((kind, file));
                 self.must_reap = self.inflight > 0;
+                self.full_commit()?;
             }
         }
         Ok(())
@@ -613,7 +622,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             // write, decides how many syncs a sync point gets).
             if self.iolog.is_none() && !self.periodic_sync && self.engine.busy() {
                 self.must_reap = self.inflight > 0;
-                return Ok(());
+                return self.full_commit();
             }
             let Some(next) = self.next_io()? else {
                 if std::mem::take(&mut self.sync_queued) {
@@ -902,9 +911,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             Queued::Queued => {
                 self.staged.push(slot);
-                if self.staged.len() >= self.batch {
-                    self.submit()?;
-                }
+                self.count_queued()?;
                 Ok(true)
             }
             Queued::Busy => {
@@ -919,6 +926,8 @@ impl<'a, E: Engine> Worker<'a, E> {
                 self.open.io_done(next.file, &mut self.engine);
                 self.pending = Some(next);
                 self.must_reap = self.inflight > 0;
+                // fio commits what is queued when the engine is busy.
+                self.full_commit()?;
                 Ok(false)
             }
         }
@@ -937,14 +946,39 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.free.pop().expect("free slot")
     }
 
-    /// Commits the staged I/Os to the engine.
-    fn submit(&mut self) -> io::Result<()> {
-        // fio marks the depth at commit, by every I/O busy at that moment.
+    /// One more I/O was queued: a full commit once `batch` have been since the last.
+    #[inline]
+    fn count_queued(&mut self) -> io::Result<()> {
+        self.since_commit += 1;
+        if self.since_commit >= self.batch {
+            self.full_commit()?;
+        }
+        Ok(())
+    }
+
+    /// fio's td_io_commit: marks the depth (by every I/O busy now, for the I/Os queued
+    /// since the last full commit: fio marks it here only, not at the commit before a
+    /// reap), commits what is staged and starts the batch count again (nothing when
+    /// nothing was queued since the last).
+    fn full_commit(&mut self) -> io::Result<()> {
+        if self.since_commit == 0 {
+            return Ok(());
+        }
         let busy = (self.inflight + self.staged.len()) as u32;
+        self.cx.stats.record_depth(busy, self.since_commit as u32);
+        if !self.staged.is_empty() {
+            self.submit()?;
+        }
+        self.since_commit = 0;
+        Ok(())
+    }
+
+    /// Commits the staged I/Os to the engine (as fio does before it reaps, too, which
+    /// leaves the batch count alone).
+    fn submit(&mut self) -> io::Result<()> {
         let n = self.engine.commit()?;
         if n > 0 {
             self.cx.stats.record_submit(n as u32);
-            self.cx.stats.record_depth(busy, n as u32);
         }
         let t = now_ns();
         self.turn_ns = t;
@@ -1360,9 +1394,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     // Committed in the job's submit batches, as the job's own I/O: one
                     // commit of the whole depth lets the block layer merge adjacent
                     // reads that fio (iodepth_batch_submit=1) sends one by one.
-                    if self.staged.len() >= self.batch {
-                        self.submit()?;
-                    }
+                    self.count_queued()?;
                 }
                 Queued::Busy => {
                     if fresh {

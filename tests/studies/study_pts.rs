@@ -73,10 +73,10 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         &dir,
         &[
             "iops",
-            "--capacity=4m",
+            "--capacity=2m",
             "--round-time=10ms",
             "--max-rounds=5",
-            "--qd=4",
+            "--qd=2",
         ],
     ));
     let report = String::from_utf8_lossy(&out.stdout);
@@ -90,7 +90,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     );
     let sec = &s["sections"][0];
     assert_eq!(sec["purge"], "file removed and re-created");
-    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    assert_eq!(sec["preconditioning"]["bytes"], 4 << 20);
     assert_eq!(sec["tracking"]["workload"], "rw0-bs4k");
     let n = rounds_as_determined(sec, 5);
     // 7 mixes × 8 block sizes, each a plain run's JSON+ in every round.
@@ -115,7 +115,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         &std::fs::read_to_string(dir.join("out/runs/iops/wipc.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 8 << 20);
+    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 4 << 20);
     assert_eq!(wipc["jobs"][0]["job options"]["bs"], "131072");
     // The tracking value is the round's 4 KiB random write IOPS.
     let r1: Value = serde_json::from_str(
@@ -180,7 +180,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     for needle in [
         "<section class=\"pts\" data-test=\"iops\"",
         "<th class=\"l\">purge method</th><td>file removed and re-created</td>",
-        "<th class=\"l\">threads and queue depth</th><td>T1 QD4",
+        "<th class=\"l\">threads and queue depth</th><td>threads: 1  queue depth: 2 (",
         "<th class=\"l\">active range</th><td>100 %",
         "Not conforming to the specification",
         "--round-time 10 ms",
@@ -755,7 +755,7 @@ fn demand_intensity_measures_every_thread_count_and_depth() {
     ));
     let s = summary(&dir);
     let sec = &s["sections"][0];
-    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    assert_eq!(sec["preconditioning"]["bytes"], 4 << 20);
     // The most demanding point is the tracking variable.
     assert_eq!(sec["tracking"]["workload"], "rw65-bs8k-t2-qd4");
     let n = rounds_as_determined(sec, 5);

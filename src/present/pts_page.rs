@@ -147,7 +147,7 @@ pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
         determination(h, d, unit);
         results(h, &id, test, sec);
         if sec["hir"].is_object() {
-            host_idle(h, &id, &sec["hir"]);
+            host_idle(h, &id, &sec["hir"], d["steady"] == true);
         }
         if sec["dirth"].is_object() {
             demand(h, &id, &sec["dirth"]);
@@ -370,8 +370,9 @@ fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
             points: flat(avg * (1.0 - band)),
         },
         Series {
+            // The formula is over the round numbers, as the determination states it.
             name: format!(
-                "least-squares line: {}",
+                "least-squares line (x = round): {}",
                 d["formula"].as_str().unwrap_or("")
             ),
             points: vec![(first, at(first)), (last, at(last))],
@@ -706,7 +707,14 @@ fn bars(id: &str, title: &str, xlabel: &str, y: YSpec, values: &[(String, f64)])
 
 /// Host idle recovery: IOPS of every burst against time, a line per segment (a wait
 /// state, or the return to the baseline after it), and each segment's mean as bars.
-fn host_idle(h: &mut String, id: &str, hir: &Value) {
+fn host_idle(h: &mut String, id: &str, hir: &Value, steady: bool) {
+    // The level the bursts are read against: the steady state, or where the rounds did not
+    // settle, their last window's average, named as such.
+    let level = if steady {
+        "steady state"
+    } else {
+        "last window's average (steady state not achieved)"
+    };
     let segs = hir["segments"].as_array().cloned().unwrap_or_default();
     let label = |seg: &Value| {
         if seg["kind"] == "wait" {
@@ -738,7 +746,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
     let _ = write!(
         h,
         "<div class=\"hir\"><p>Host idle recovery: {} bursts of {} s of 4 KiB random writes \
-         per segment; steady state before them: {}.</p>",
+         per segment; {level} before them: {}.</p>",
         text(&hir["bursts_per_segment"]),
         svg::num3(num(&hir["burst_s"])),
         hir["steady_state_iops"]
@@ -749,7 +757,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
     let marks = svg::Marks {
         levels: hir["steady_state_iops"]
             .as_f64()
-            .map(|v| (v, "steady state".to_string()))
+            .map(|v| (v, level.to_string()))
             .into_iter()
             .collect(),
         ..Default::default()

@@ -187,7 +187,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         "Steady-state convergence: tracking variables per round",
         "average + 10 %",
         "average − 10 %",
-        "least-squares line: y = ",
+        "least-squares line (x = round): y = ",
         "steady-state determination",
         "range (max − min)",
         "slope excursion",
@@ -243,11 +243,13 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         let matrix = &dom[at..at + dom[at..].find("</figure>").unwrap()];
         assert_eq!(matrix.matches("class=\"pt\"").count(), 56);
     }
-    // summary.json keeps its published schema, and so does the committed example.
-    schema_valid(&[
-        dir.join("out/summary.json"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/pts-example/summary.json"),
-    ]);
+    // summary.json keeps its published schema, and so do the committed example's.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/pts");
+    let mut files = vec![dir.join("out/summary.json")];
+    for t in ["iops", "throughput", "latency", "wsat", "hir", "dirth"] {
+        files.push(example.join(t).join("summary.json"));
+    }
+    schema_valid(&files);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -674,6 +676,9 @@ fn host_idle_recovery_alternates_idle_and_baseline_and_resumes() {
             .count(),
         30
     );
+    // The level the bursts are read against says whether the rounds settled.
+    let unsettled = figure(&html, "pts0-0-hir-time").contains("(steady state not achieved)");
+    assert_eq!(unsettled, sec["determination"]["steady"] == false);
     let bars = figure(&html, "pts0-0-hir-segments");
     assert!(bars.contains("data-kind=\"bars\""), "segments as bars");
     assert!(bars.contains("ws10-baseline"));

@@ -760,7 +760,7 @@ fn demand_intensity_measures_every_thread_count_and_depth() {
     ));
     let s = summary(&dir);
     let sec = &s["sections"][0];
-    assert_eq!(sec["preconditioning"]["bytes"], 4 << 20);
+    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
     // The most demanding point is the tracking variable.
     assert_eq!(sec["tracking"]["workload"], "rw65-bs8k-t2-qd4");
     let n = rounds_as_determined(sec, 5);

@@ -147,7 +147,7 @@ pub fn section(h: &mut String, k: usize, dir: &Path, sum: &Value) {
         determination(h, d, unit);
         results(h, &id, test, sec);
         if sec["hir"].is_object() {
-            host_idle(h, &id, &sec["hir"]);
+            host_idle(h, &id, &sec["hir"], d["steady"] == true);
         }
         if sec["dirth"].is_object() {
             demand(h, &id, &sec["dirth"]);
@@ -225,9 +225,8 @@ fn header(h: &mut String, sum: &Value) {
         (
             "threads and queue depth",
             format!(
-                "T{} QD{} ({} engine, direct I/O)",
-                text(&st["threads"]),
-                text(&st["qd"]),
+                "{} ({} engine, direct I/O)",
+                crate::study::pts::report::load_text(sum),
                 text(&st["engine"])
             ),
         ),
@@ -371,8 +370,9 @@ fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
             points: flat(avg * (1.0 - band)),
         },
         Series {
+            // The formula is over the round numbers, as the determination states it.
             name: format!(
-                "least-squares line: {}",
+                "least-squares line (x = round): {}",
                 d["formula"].as_str().unwrap_or("")
             ),
             points: vec![(first, at(first)), (last, at(last))],
@@ -399,58 +399,61 @@ fn window(h: &mut String, id: &str, sec: &Value, d: &Value, unit: &str) {
     ));
 }
 
+/// `pass` or `FAIL`, as a determination's `…_ok` says.
+fn pass(ok: &Value) -> &'static str {
+    if *ok == true {
+        "pass"
+    } else {
+        "FAIL"
+    }
+}
+
+/// One criterion (`range` or `excursion`) of determination `d`: its measured value, what is
+/// allowed, and whether it passed, from the keys `KEY`, `allowed_KEY` and `KEY_ok`.
+fn criterion(d: &Value, key: &str) -> (String, String, &'static str) {
+    (
+        svg::num3(num(&d[key])),
+        svg::num3(num(&d[format!("allowed_{key}").as_str()])),
+        pass(&d[format!("{key}_ok").as_str()]),
+    )
+}
+
 /// The steady-state determination: every number it was made from.
 fn determination(h: &mut String, d: &Value, unit: &str) {
-    let pass = |ok: &Value| if *ok == true { "pass" } else { "FAIL" };
-    let pct = |k: &str| svg::num3(num(&d[k]) * 100.0);
     let _ = write!(
         h,
         "<p class=\"verdict\"><b>Steady state:</b> {}</p>",
         svg::esc(d["verdict"].as_str().unwrap_or(""))
     );
-    let rows = vec![
+    // A row: what, the measured value, and for a criterion what is allowed (with its
+    // limit as a share of the average) and pass/FAIL.
+    let row = |what: String, measured: String| vec![what, measured, String::new(), String::new()];
+    let judged = |what: &str, key: &str| {
+        let (measured, allowed, verdict) = criterion(d, key);
+        let pct = svg::num3(num(&d[format!("{key}_limit").as_str()]) * 100.0);
         vec![
+            what.to_string(),
+            measured,
+            format!("{allowed} ({pct} % of the average)"),
+            verdict.into(),
+        ]
+    };
+    let rows = vec![
+        row(
             "measurement window".into(),
             format!(
                 "rounds {}–{}",
                 text(&d["first_round"]),
                 text(&d["last_round"])
             ),
-            String::new(),
-            String::new(),
-        ],
-        vec![
-            format!("average ({unit})"),
-            svg::num3(num(&d["average"])),
-            String::new(),
-            String::new(),
-        ],
-        vec![
-            "range (max − min)".into(),
-            svg::num3(num(&d["range"])),
-            format!(
-                "{} ({} % of the average)",
-                svg::num3(num(&d["allowed_range"])),
-                pct("range_limit")
-            ),
-            pass(&d["range_ok"]).into(),
-        ],
-        vec![
-            "slope excursion (over the window)".into(),
-            svg::num3(num(&d["excursion"])),
-            format!(
-                "{} ({} % of the average)",
-                svg::num3(num(&d["allowed_excursion"])),
-                pct("excursion_limit")
-            ),
-            pass(&d["excursion_ok"]).into(),
-        ],
-        vec![
+        ),
+        row(format!("average ({unit})"), svg::num3(num(&d["average"]))),
+        judged("range (max − min)", "range"),
+        judged("slope excursion (over the window)", "excursion"),
+        row(
             "least-squares line".into(),
             d["formula"].as_str().unwrap_or("").into(),
-            String::new(),
-            String::new(),
-        ],
+        ),
     ];
     h.push_str("<div class=\"determination\">");
     super::html::table(
@@ -464,23 +467,14 @@ fn determination(h: &mut String, d: &Value, unit: &str) {
         .into_iter()
         .flatten()
         .map(|a| {
-            vec![
-                text(&a["workload"]),
-                svg::num3(num(&a["average"])),
-                format!(
-                    "{} (allowed {})",
-                    svg::num3(num(&a["range"])),
-                    svg::num3(num(&a["allowed_range"]))
-                ),
-                pass(&a["range_ok"]).into(),
-                format!(
-                    "{} (allowed {})",
-                    svg::num3(num(&a["excursion"])),
-                    svg::num3(num(&a["allowed_excursion"]))
-                ),
-                pass(&a["excursion_ok"]).into(),
-                text(&a["formula"]),
-            ]
+            let mut r = vec![text(&a["workload"]), svg::num3(num(&a["average"]))];
+            for key in ["range", "excursion"] {
+                let (measured, allowed, verdict) = criterion(a, key);
+                r.push(format!("{measured} (allowed {allowed})"));
+                r.push(verdict.into());
+            }
+            r.push(text(&a["formula"]));
+            r
         })
         .collect();
     if !also.is_empty() {
@@ -713,7 +707,14 @@ fn bars(id: &str, title: &str, xlabel: &str, y: YSpec, values: &[(String, f64)])
 
 /// Host idle recovery: IOPS of every burst against time, a line per segment (a wait
 /// state, or the return to the baseline after it), and each segment's mean as bars.
-fn host_idle(h: &mut String, id: &str, hir: &Value) {
+fn host_idle(h: &mut String, id: &str, hir: &Value, steady: bool) {
+    // The level the bursts are read against: the steady state, or where the rounds did not
+    // settle, their last window's average, named as such.
+    let level = if steady {
+        "steady state"
+    } else {
+        "last window's average (steady state not achieved)"
+    };
     let segs = hir["segments"].as_array().cloned().unwrap_or_default();
     let label = |seg: &Value| {
         if seg["kind"] == "wait" {
@@ -745,7 +746,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
     let _ = write!(
         h,
         "<div class=\"hir\"><p>Host idle recovery: {} bursts of {} s of 4 KiB random writes \
-         per segment; steady state before them: {}.</p>",
+         per segment; {level} before them: {}.</p>",
         text(&hir["bursts_per_segment"]),
         svg::num3(num(&hir["burst_s"])),
         hir["steady_state_iops"]
@@ -756,7 +757,7 @@ fn host_idle(h: &mut String, id: &str, hir: &Value) {
     let marks = svg::Marks {
         levels: hir["steady_state_iops"]
             .as_f64()
-            .map(|v| (v, "steady state".to_string()))
+            .map(|v| (v, level.to_string()))
             .into_iter()
             .collect(),
         ..Default::default()

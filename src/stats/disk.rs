@@ -122,7 +122,28 @@ fn read_dev_entry(p: &Path) -> Option<(u64, u64)> {
 }
 
 /// Finds the sysfs directory of device `maj:min` under /sys/block (disks and partitions).
+/// The kernel links `/sys/dev/block/MAJ:MIN` to the device's own directory, which answers
+/// at once; where that link is missing, every disk and partition is looked through (a
+/// study's runs each ask, and the walk was most of a short run's own CPU time).
 fn find_block_dir(maj: u64, min: u64) -> Option<PathBuf> {
+    linked_block_dir(Path::new("/sys"), maj, min).or_else(|| walk_block_dir(maj, min))
+}
+
+/// `/sys/block/<disk>` for `maj:min` through `SYS/dev/block/MAJ:MIN`: the device's directory,
+/// or its disk's where the device is a partition (it has a `partition` file).
+fn linked_block_dir(sys: &Path, maj: u64, min: u64) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(sys.join(format!("dev/block/{maj}:{min}"))).ok()?;
+    let disk = if real.join("partition").exists() {
+        real.parent()?
+    } else {
+        &real
+    };
+    let dir = sys.join("block").join(disk.file_name()?);
+    dir.join("stat").exists().then_some(dir)
+}
+
+/// [`find_block_dir`] by looking through every disk under /sys/block and its partitions.
+fn walk_block_dir(maj: u64, min: u64) -> Option<PathBuf> {
     for e in std::fs::read_dir("/sys/block").ok()?.flatten() {
         let disk = e.path();
         if read_dev_entry(&disk.join("dev")) == Some((maj, min)) {
@@ -266,6 +287,54 @@ fn add_dev(devs: &mut Vec<Dev>, dir: PathBuf) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_device_link_finds_the_disk_the_walk_finds() {
+        // Every disk and partition of this machine: the /sys/dev/block link gives the
+        // directory the walk through /sys/block gives.
+        let mut seen = 0;
+        for e in std::fs::read_dir("/sys/block")
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let disk = e.path();
+            let subs = std::fs::read_dir(&disk).into_iter().flatten().flatten();
+            let parts = subs
+                .map(|p| p.path())
+                .filter(|p| p.join("partition").exists());
+            for dev in std::iter::once(disk.clone()).chain(parts) {
+                let Some((maj, min)) = read_dev_entry(&dev.join("dev")) else {
+                    continue;
+                };
+                let linked = linked_block_dir(Path::new("/sys"), maj, min);
+                assert_eq!(linked, walk_block_dir(maj, min), "{}", dev.display());
+                assert_eq!(linked.as_deref(), Some(disk.as_path()), "{}", dev.display());
+                seen += 1;
+            }
+        }
+        // A fake sysfs where sda1 is a partition of sda, as the kernel lays them out.
+        let root = std::env::temp_dir().join(format!("iobench-devlink-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let sda = root.join("devices/pci0/sda");
+        std::fs::create_dir_all(sda.join("sda1")).unwrap();
+        std::fs::create_dir_all(root.join("dev/block")).unwrap();
+        std::fs::create_dir_all(root.join("block")).unwrap();
+        std::fs::write(sda.join("stat"), "0").unwrap();
+        std::fs::write(sda.join("sda1/partition"), "1").unwrap();
+        std::os::unix::fs::symlink(&sda, root.join("block/sda")).unwrap();
+        std::os::unix::fs::symlink(&sda, root.join("dev/block/8:0")).unwrap();
+        std::os::unix::fs::symlink(sda.join("sda1"), root.join("dev/block/8:1")).unwrap();
+        for min in [0, 1] {
+            assert_eq!(
+                linked_block_dir(&root, 8, min),
+                Some(root.join("block/sda"))
+            );
+        }
+        assert_eq!(linked_block_dir(&root, 8, 2), None);
+        let _ = std::fs::remove_dir_all(&root);
+        assert!(seen > 0 || !Path::new("/sys/block").exists());
+    }
 
     #[test]
     fn parses_a_stat_line() {

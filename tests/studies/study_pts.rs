@@ -73,10 +73,10 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         &dir,
         &[
             "iops",
-            "--capacity=4m",
+            "--capacity=2m",
             "--round-time=10ms",
             "--max-rounds=5",
-            "--qd=4",
+            "--qd=2",
         ],
     ));
     let report = String::from_utf8_lossy(&out.stdout);
@@ -90,7 +90,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     );
     let sec = &s["sections"][0];
     assert_eq!(sec["purge"], "file removed and re-created");
-    assert_eq!(sec["preconditioning"]["bytes"], 8 << 20);
+    assert_eq!(sec["preconditioning"]["bytes"], 4 << 20);
     assert_eq!(sec["tracking"]["workload"], "rw0-bs4k");
     let n = rounds_as_determined(sec, 5);
     // 7 mixes × 8 block sizes, each a plain run's JSON+ in every round.
@@ -115,7 +115,7 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         &std::fs::read_to_string(dir.join("out/runs/iops/wipc.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 8 << 20);
+    assert_eq!(wipc["jobs"][0]["write"]["io_bytes"], 4 << 20);
     assert_eq!(wipc["jobs"][0]["job options"]["bs"], "131072");
     // The tracking value is the round's 4 KiB random write IOPS.
     let r1: Value = serde_json::from_str(
@@ -180,14 +180,14 @@ fn iops_runs_the_whole_matrix_to_its_window() {
     for needle in [
         "<section class=\"pts\" data-test=\"iops\"",
         "<th class=\"l\">purge method</th><td>file removed and re-created</td>",
-        "<th class=\"l\">threads and queue depth</th><td>T1 QD4",
+        "<th class=\"l\">threads and queue depth</th><td>threads: 1  queue depth: 2 (",
         "<th class=\"l\">active range</th><td>100 %",
         "Not conforming to the specification",
         "--round-time 10 ms",
         "Steady-state convergence: tracking variables per round",
         "average + 10 %",
         "average − 10 %",
-        "least-squares line: y = ",
+        "least-squares line (x = round): y = ",
         "steady-state determination",
         "range (max − min)",
         "slope excursion",
@@ -243,11 +243,13 @@ fn iops_runs_the_whole_matrix_to_its_window() {
         let matrix = &dom[at..at + dom[at..].find("</figure>").unwrap()];
         assert_eq!(matrix.matches("class=\"pt\"").count(), 56);
     }
-    // summary.json keeps its published schema, and so does the committed example.
-    schema_valid(&[
-        dir.join("out/summary.json"),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/pts-example/summary.json"),
-    ]);
+    // summary.json keeps its published schema, and so do the committed example's.
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/examples/pts");
+    let mut files = vec![dir.join("out/summary.json")];
+    for t in ["iops", "throughput", "latency", "wsat", "hir", "dirth"] {
+        files.push(example.join(t).join("summary.json"));
+    }
+    schema_valid(&files);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -674,6 +676,9 @@ fn host_idle_recovery_alternates_idle_and_baseline_and_resumes() {
             .count(),
         30
     );
+    // The level the bursts are read against says whether the rounds settled.
+    let unsettled = figure(&html, "pts0-0-hir-time").contains("(steady state not achieved)");
+    assert_eq!(unsettled, sec["determination"]["steady"] == false);
     let bars = figure(&html, "pts0-0-hir-segments");
     assert!(bars.contains("data-kind=\"bars\""), "segments as bars");
     assert!(bars.contains("ws10-baseline"));

@@ -313,6 +313,8 @@ pub fn sections(s: &Settings) -> Vec<Section> {
             measure: Measure::Iops,
             judged: true,
         }],
+        // Each round reads, then writes (the R/W mixes 100/0 and 0/100, in the order the
+        // IOPS test runs its mixes); the writes are tracked.
         Test::Throughput => TP_SIZES
             .iter()
             .map(|&bs| {
@@ -321,7 +323,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
                     name: format!("tp-{}", bs_name(bs)),
                     precondition: true,
                     tracking: w.name.clone(),
-                    workloads: vec![w, workload(100, bs, false, t, q)],
+                    workloads: vec![workload(100, bs, false, t, q), w],
                     also_tracked: vec![],
                     measure: Measure::Bandwidth,
                     judged: true,
@@ -531,6 +533,12 @@ mod tests {
         let names: Vec<&str> = s.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(names, ["tp-1m", "tp-128k"]);
         assert_eq!(s[1].tracking, "seq-rw0-bs128k");
+        let order: Vec<&str> = s[0].workloads.iter().map(|w| w.name.as_str()).collect();
+        assert_eq!(
+            order,
+            ["seq-rw100-bs1m", "seq-rw0-bs1m"],
+            "read, then write"
+        );
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod http_page;
 pub mod jsonlines;
 pub mod metrics;
 pub mod outputs;
+pub mod png;
 pub mod pts_page;
 pub mod results;
 pub mod svg;

@@ -6,7 +6,8 @@
 //! (`results::pool`), whose axes are the job options that differ between them, so a set
 //! of fio result files of a block-size study is one chart per metric, with error bars
 //! where a point was run more than once. Charts come from `svg`; every chart's numbers are
-//! also in a table, which names the latency it shows as the chart does.
+//! also in a table, which names the latency it shows as the chart does. `--svg DIR` and
+//! `--png DIR` write each chart alone (the PNG rendered by `png`).
 
 use super::png;
 use super::svg::{

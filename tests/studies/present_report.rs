@@ -846,12 +846,14 @@ fn report_png_writes_each_chart_as_an_image_with_its_text() {
         .map(|i| format!("{}, {}, 0, 4096, 0\n", i * 250, 40_000 + (i % 7) * 9_000))
         .collect();
     std::fs::write(&log, text).unwrap();
-    let mut cmd = iobench();
-    cmd.arg("report")
-        .arg(&log)
-        .arg("-o")
-        .arg(dir.join("r.html"))
-        .arg("--svg")
+    // `iobench report LOG -o DIR/HTML`, for the flags to add.
+    let report = |html: &str| {
+        let mut c = iobench();
+        c.arg("report").arg(&log).arg("-o").arg(dir.join(html));
+        c
+    };
+    let mut cmd = report("r.html");
+    cmd.arg("--svg")
         .arg(dir.join("svg"))
         .args(["--png-scale", "1.5", "--png"])
         .arg(dir.join("png"));
@@ -921,13 +923,8 @@ fn report_png_writes_each_chart_as_an_image_with_its_text() {
     }
     // A --png path under a file: refused, naming the flag and the path, nothing written.
     let _ = std::fs::remove_file(dir.join("r2.html"));
-    let mut cmd = iobench();
-    cmd.arg("report")
-        .arg(&log)
-        .arg("-o")
-        .arg(dir.join("r2.html"))
-        .arg("--png")
-        .arg(log.join("charts"));
+    let mut cmd = report("r2.html");
+    cmd.arg("--png").arg(log.join("charts"));
     let o = run(cmd);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
@@ -950,12 +947,8 @@ fn report_png_writes_each_chart_as_an_image_with_its_text() {
             "--png-scale sizes the --png images: give --png DIR too",
         ),
     ] {
-        let mut cmd = iobench();
-        cmd.arg("report")
-            .arg(&log)
-            .arg("-o")
-            .arg(dir.join("r3.html"))
-            .args(args);
+        let mut cmd = report("r3.html");
+        cmd.args(args);
         let o = run(cmd);
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");

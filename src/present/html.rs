@@ -6,8 +6,10 @@
 //! (`results::pool`), whose axes are the job options that differ between them, so a set
 //! of fio result files of a block-size study is one chart per metric, with error bars
 //! where a point was run more than once. Charts come from `svg`; every chart's numbers are
-//! also in a table, which names the latency it shows as the chart does.
+//! also in a table, which names the latency it shows as the chart does. `--svg DIR` and
+//! `--png DIR` write each chart alone (the PNG rendered by `png`).
 
+use super::png;
 use super::svg::{
     self, Axis, Quantity, Series, Stat, StatSeries, StudyChart, StudyX, Style, YSpec,
 };
@@ -23,6 +25,7 @@ pub const SPEC: Spec = Spec {
     command: "report",
     usage: "\
 usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
+                      [--png DIR [--png-scale N]]
 
 INPUT is a result file (iobench's or fio's JSON or JSON+), a sweep directory (iobench
 sweep -o DIR), a PTS directory (iobench pts -o DIR: the specification's report pages), a
@@ -50,6 +53,20 @@ repeats of one point (mean ± σ, min–max).",
             takes: Takes::Value,
             form: "DIR",
             help: "also write each chart alone as DIR/ID.svg (DIR is made if missing)",
+        },
+        Flag {
+            names: &["--png"],
+            takes: Takes::Value,
+            form: "DIR",
+            help: "also write each chart alone as DIR/ID.png, on white, its text in the \
+                   system's sans-serif font (DIR is made if missing)",
+        },
+        Flag {
+            names: &["--png-scale"],
+            takes: Takes::Value,
+            form: "N",
+            help: "pixels per SVG unit of the --png images, above 0 and at most 8 \
+                   (default: 2, a chart 2720 px wide)",
         },
     ],
     pass_unknown: false,
@@ -115,13 +132,27 @@ fn report(args: &[String]) -> Result<(), String> {
     let mut out = PathBuf::from("report.html");
     let mut title = "iobench report".to_string();
     let mut svg_dir: Option<PathBuf> = None;
+    let mut png_dir: Option<PathBuf> = None;
+    let mut png_scale: Option<f32> = None;
     for (flag, v) in m.flags {
         let v = v.unwrap_or_default();
         match flag {
             "--output" => out = v.into(),
             "--svg" => svg_dir = Some(v.into()),
+            "--png" => png_dir = Some(v.into()),
+            "--png-scale" => {
+                let expected = "a number above 0 and at most 8 (pixels per SVG unit)";
+                let n: f32 = crate::flags::number(flag, &v, expected)?;
+                if !(n > 0.0 && n <= png::MAX_SCALE) {
+                    return Err(crate::flags::bad_value(flag, &v, expected));
+                }
+                png_scale = Some(n);
+            }
             _ => title = v,
         }
+    }
+    if png_scale.is_some() && png_dir.is_none() {
+        return Err("--png-scale sizes the --png images: give --png DIR too".into());
     }
     let inputs = m
         .positional
@@ -151,20 +182,53 @@ fn report(args: &[String]) -> Result<(), String> {
         &out,
         read_from.iter().map(PathBuf::as_path),
     )?;
+    // The chart directories and the fonts before anything is written: a bad path or a
+    // host without fonts fails alone.
+    for (flag, dir) in [("--svg", &svg_dir), ("--png", &png_dir)] {
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("{flag} {}: cannot make the directory: {e}", dir.display()))?;
+        }
+    }
+    let renderer = match png_dir {
+        Some(_) => Some(png::Renderer::new(png_scale.unwrap_or(png::DEFAULT_SCALE))?),
+        None => None,
+    };
     let html = render(&title, &inputs);
     std::fs::write(&out, &html).map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
+    let charts = charts(&html);
     if let Some(dir) = svg_dir {
-        let n = write_svgs(&html, &dir)?;
-        eprintln!("report: {n} chart(s) → {}/*.svg", dir.display());
+        for (id, svg) in &charts {
+            let path = dir.join(format!("{id}.svg"));
+            std::fs::write(&path, svg).map_err(|e| format!("--svg {}: {e}", path.display()))?;
+        }
+        eprintln!(
+            "report: {} chart(s) → {}/*.svg",
+            charts.len(),
+            dir.display()
+        );
+    }
+    if let (Some(dir), Some(r)) = (png_dir, renderer) {
+        for (id, svg) in &charts {
+            let path = dir.join(format!("{id}.png"));
+            let png = r
+                .render(svg)
+                .map_err(|e| format!("--png: chart {id}: {e}"))?;
+            std::fs::write(&path, png).map_err(|e| format!("--png {}: {e}", path.display()))?;
+        }
+        eprintln!(
+            "report: {} chart(s) → {}/*.png",
+            charts.len(),
+            dir.display()
+        );
     }
     Ok(())
 }
 
-/// Writes each chart of the report alone, as `DIR/ID.svg`; returns how many.
-fn write_svgs(html: &str, dir: &Path) -> Result<usize, String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("--svg {}: {e}", dir.display()))?;
-    let mut n = 0;
+/// Each chart of the report alone: its id and a standalone SVG document.
+fn charts(html: &str) -> Vec<(&str, String)> {
+    let mut charts = Vec::new();
     let mut rest = html;
     let open = "<figure class=\"chart\" id=\"";
     while let Some(at) = rest.find(open) {
@@ -173,16 +237,14 @@ fn write_svgs(html: &str, dir: &Path) -> Result<usize, String> {
         let (Some(a), Some(b)) = (tail.find("<svg"), tail.find("</svg>")) else {
             break;
         };
-        let path = dir.join(format!("{id}.svg"));
         let text = format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
             &tail[a..b + 6]
         );
-        std::fs::write(&path, text).map_err(|e| format!("--svg {}: {e}", path.display()))?;
-        n += 1;
+        charts.push((id, text));
         rest = &tail[b..];
     }
-    Ok(n)
+    charts
 }
 
 /// A sweep's runs and its axes' names, in order.

@@ -2,7 +2,7 @@
 //! into the hot path. `html` draws `iobench report`'s HTML page (SVG charts from `svg`)
 //! from result files, sweeps, comparisons and logs, read by `results` (the studies write
 //! them); `pts_page` draws an `iobench pts` directory's report pages, `http_page` a run's http
-//! engine statistics (`iobench_http`). `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
+//! engine statistics (`iobench_http`), `png` a chart's SVG as a PNG (`report --png`). `jsonlines` writes each interval's own numbers as JSON Lines (`--live`),
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
@@ -11,6 +11,7 @@ pub mod http_page;
 pub mod jsonlines;
 pub mod metrics;
 pub mod outputs;
+pub mod png;
 pub mod pts_page;
 pub mod results;
 pub mod svg;

@@ -832,3 +832,126 @@ fn history_trend_is_a_chart_over_time_with_its_baseline() {
     assert_eq!(count(d, "class=\"pt\""), 3, "the points in the DOM");
     assert_eq!(count(d, "class=\"marker\""), 1);
 }
+
+/// `--png DIR`: each chart as `DIR/ID.png`, named like its SVG, the SVG's size times
+/// `--png-scale`, opaque white where nothing is drawn, with lines and dark text (the
+/// title) drawn; a directory that cannot be made is an error naming --png, before any
+/// output is written.
+#[test]
+fn report_png_writes_each_chart_as_an_image_with_its_text() {
+    use resvg::tiny_skia::Pixmap;
+    let dir = scratch("report_png");
+    let log = dir.join("job_bw.1.log");
+    let text: String = (1..=40u64)
+        .map(|i| format!("{}, {}, 0, 4096, 0\n", i * 250, 40_000 + (i % 7) * 9_000))
+        .collect();
+    std::fs::write(&log, text).unwrap();
+    // `iobench report LOG -o DIR/HTML`, for the flags to add.
+    let report = |html: &str| {
+        let mut c = iobench();
+        c.arg("report").arg(&log).arg("-o").arg(dir.join(html));
+        c
+    };
+    let mut cmd = report("r.html");
+    cmd.arg("--svg")
+        .arg(dir.join("svg"))
+        .args(["--png-scale", "1.5", "--png"])
+        .arg(dir.join("png"));
+    let o = run_ok(cmd);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("chart(s) →"));
+    let mut svgs: Vec<PathBuf> = std::fs::read_dir(dir.join("svg"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    svgs.sort();
+    assert!(!svgs.is_empty());
+    assert_eq!(
+        std::fs::read_dir(dir.join("png")).unwrap().count(),
+        svgs.len(),
+        "a PNG per chart"
+    );
+    let attr = |svg: &str, name: &str| -> f32 {
+        let at = svg.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+    };
+    for svg_path in &svgs {
+        let svg = std::fs::read_to_string(svg_path).unwrap();
+        let stem = svg_path.file_stem().unwrap().to_str().unwrap();
+        let png = std::fs::read(dir.join("png").join(format!("{stem}.png"))).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{stem}: a PNG");
+        let img = Pixmap::decode_png(&png).unwrap_or_else(|e| panic!("{stem}: {e}"));
+        let (w, h) = (attr(&svg, "width"), attr(&svg, "height"));
+        assert_eq!(
+            (img.width(), img.height()),
+            ((w * 1.5).ceil() as u32, (h * 1.5).ceil() as u32),
+            "{stem}: the SVG's size × 1.5"
+        );
+        let px = img.pixels();
+        let at = |x: u32, y: u32| px[(y * img.width() + x) as usize];
+        assert!(px.iter().all(|p| p.alpha() == 255), "{stem}: opaque");
+        let corner = at(img.width() - 1, img.height() - 1);
+        assert_eq!(
+            (corner.red(), corner.green(), corner.blue()),
+            (255, 255, 255)
+        );
+        let drawn = px
+            .iter()
+            .filter(|p| p.red() < 250 || p.blue() < 250)
+            .count();
+        assert!(drawn > px.len() / 200, "{stem}: not blank ({drawn} pixels)");
+        // The title: centred text in the top 30 units, dark (black on white).
+        let band = (30.0 * 1.5) as u32;
+        let dark = (0..band)
+            .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let p = at(x, y);
+                p.red() < 90 && p.green() < 90 && p.blue() < 90
+            })
+            .collect::<Vec<_>>();
+        assert!(
+            dark.len() > 300,
+            "{stem}: a title drawn ({} dark pixels)",
+            dark.len()
+        );
+        let (lo, hi) = dark
+            .iter()
+            .fold((u32::MAX, 0), |(lo, hi), &(x, _)| (lo.min(x), hi.max(x)));
+        assert!(
+            lo < img.width() / 2 && hi > img.width() / 2,
+            "{stem}: centred"
+        );
+    }
+    // A --png path under a file: refused, naming the flag and the path, nothing written.
+    let _ = std::fs::remove_file(dir.join("r2.html"));
+    let mut cmd = report("r2.html");
+    cmd.arg("--png").arg(log.join("charts"));
+    let o = run(cmd);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--png {}: cannot make the directory",
+            log.join("charts").display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.join("r2.html").exists(), "no report written");
+    // --png-scale out of range, and without --png.
+    for (args, want) in [
+        (
+            &["--png", "x", "--png-scale", "0"][..],
+            "bad value '0' for --png-scale: expected a number above 0",
+        ),
+        (
+            &["--png-scale", "2"][..],
+            "--png-scale sizes the --png images: give --png DIR too",
+        ),
+    ] {
+        let mut cmd = report("r3.html");
+        cmd.args(args);
+        let o = run(cmd);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -291,6 +291,8 @@ fn live_lines_and_metrics_carry_http_operations() {
             "--runtime=2500ms",
             "--http_opmix=get:60,put:20,head:20",
             "--http_ttfb=1",
+            "--http_size_classes=1",
+            &format!("--http_endpoints=127.0.0.1:{0},localhost:{0}", w.s3),
             "--status-interval=1",
             "--metrics-linger=20s",
             "--output-format=json",
@@ -386,6 +388,44 @@ fn live_lines_and_metrics_carry_http_operations() {
             Some(want as f64)
         );
     }
+    // The size class and the two endpoints: their intervals add up to the final report's
+    // counts as the operations' do, each with its time to first byte.
+    let http = &v["jobs"][0]["iobench_http"];
+    let eps = [format!("127.0.0.1:{}", w.s3), format!("localhost:{}", w.s3)];
+    for (group, class) in [
+        ("sizes", "4k"),
+        ("endpoints", &eps[0]),
+        ("endpoints", &eps[1]),
+    ] {
+        let want = http[group][class]["total_ios"].as_u64().unwrap();
+        assert!(want > 0, "{group} {class}: {http}");
+        let of = |l: &Value| l["jobs"][0]["iobench_http"][group][class].clone();
+        let sum: u64 = lines
+            .iter()
+            .map(|l| of(l)["ios"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(sum, want, "{group} {class}: the intervals add up");
+        let busy = lines
+            .iter()
+            .map(of)
+            .find(|o| o["ios"].as_u64().unwrap_or(0) > 0)
+            .unwrap();
+        assert!(busy["lat_ns"]["p99"].as_f64().unwrap() > 0.0, "{busy}");
+        assert!(busy["ttfb_ns"]["p50"].as_f64().unwrap() > 0.0, "{busy}");
+        assert!(busy["ttfb_ns"]["mean"].as_f64() <= busy["lat_ns"]["mean"].as_f64());
+    }
+    // The groups' counts agree: every request has one size class and one endpoint.
+    let last = &lines.last().unwrap()["jobs"][0]["iobench_http"];
+    let total = |g: &str| -> u64 {
+        last[g]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|c| c["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(total("sizes"), total("ops"));
+    assert_eq!(total("endpoints"), total("ops"));
     assert!(text.contains("# TYPE iobench_http_latency_seconds histogram"));
     let (code, err) = super::output_contract::validate(&[("live-line", vec![live.clone()])]);
     if super::output_contract::have_validator(&err) {

@@ -317,10 +317,7 @@ impl Monitor {
                 Some(Watched {
                     slot: crate::stats::board::slot(s.thread_number)?,
                     warn_ns: w.stall_warn_us.saturating_mul(1000),
-                    timeout_ns: w
-                        .timeout_us
-                        .saturating_add(w.grace_us)
-                        .saturating_mul(1000),
+                    timeout_ns: w.timeout_us.saturating_add(w.grace_us).saturating_mul(1000),
                     grace_ns: w.grace_us.saturating_mul(1000),
                     job: s.job.name.clone(),
                     files: s.targets.iter().map(|t| t.path.clone()).collect(),

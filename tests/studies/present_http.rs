@@ -242,6 +242,56 @@ fn compare_takes_http_class_metrics() {
     // PUT's share grew from 20% to 50%: its IOPS with it.
     assert!(sample(1, "http PUT", "iops") > sample(0, "http PUT", "iops"));
 
+    // `report` of the two runs: the classes charted against the option that differs
+    // (http_opmix, categorical: grouped bars, a bar per operation and mix), each bar the
+    // run's own JSON value; latency and time to first byte per operation beside them.
+    let html_path = dir.join("set.html");
+    let mut c = iobench();
+    c.arg("report").args(&files).arg("--output").arg(&html_path);
+    run_ok(c);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.contains("HTTP requests by class"), "no http charts");
+    let mixes = ["get:80,put:20", "get:50,put:50"];
+    let check = |id: &str, kind: &str, value: &dyn Fn(&Value) -> f64| {
+        let ch = chart(&html, id);
+        assert!(ch.contains(&format!("data-kind=\"{kind}\"")), "{id}: {ch}");
+        assert!(ch.contains("against http_opmix"), "{id}");
+        let (xs, series, ys) = (
+            attrs(ch, "pt", "data-x"),
+            attrs(ch, "pt", "data-series"),
+            attrs(ch, "pt", "data-y"),
+        );
+        assert_eq!(xs.len(), 4, "two operations by two mixes: {id}");
+        for (side, v) in docs.iter().enumerate() {
+            for op in ["GET", "PUT"] {
+                let i = (0..xs.len())
+                    .find(|&i| xs[i] == mixes[side] && series[i] == op)
+                    .unwrap_or_else(|| panic!("{id}: no {op} at {}", mixes[side]));
+                let want = value(&v["jobs"][0]["iobench_http"]["ops"][op]);
+                assert_eq!(ys[i].parse::<f64>().unwrap(), want, "{id} {op} {side}");
+            }
+        }
+        ch.to_string()
+    };
+    check("set-0-http-ops-iops", "bars", &|c| {
+        c["iops"].as_f64().unwrap()
+    });
+    check("set-0-http-ops-bw", "bars", &|c| {
+        c["bw_bytes"].as_f64().unwrap()
+    });
+    let pct = |k: &'static str| move |c: &Value| c[k]["percentile"]["99.000000"].as_f64().unwrap();
+    check("set-0-http-ops-p99", "dots", &pct("lat_ns"));
+    let ttfb = check("set-0-http-ops-ttfb-p99", "dots", &pct("ttfb_ns"));
+    assert!(ttfb.contains("time to first byte"));
+    // Neither run has size classes or endpoints: no chart of them.
+    assert!(!html.contains("set-0-http-sizes") && !html.contains("set-0-http-endpoints"));
+    // Chromium builds the page with every bar (IOBENCH_HTTP_SET_SHOT: a screenshot).
+    let shot = std::env::var_os("IOBENCH_HTTP_SET_SHOT").map(std::path::PathBuf::from);
+    if let Some(dom) = browse(&html_path, shot.as_deref()) {
+        let bars = chart(&dom, "set-0-http-ops-iops");
+        assert_eq!(attrs(bars, "pt", "data-y").len(), 4);
+    }
+
     // A class no run has, and a malformed metric, are named.
     let mut c = iobench();
     c.arg("compare")
@@ -511,6 +561,40 @@ fn sweep_index_and_table_have_http_classes() {
             p["runs"][0]["iobench_http"]["GET"]["total_ios"],
             ops["GET"]["total_ios"]
         );
+    }
+    // `report` of the sweep: each operation's p99 (and TTFB's) against bs, a numeric
+    // axis: lines, each point the index's value.
+    let html_path = dir.join("sw.html");
+    let mut c = iobench();
+    c.arg("report")
+        .arg(dir.join("sw"))
+        .arg("--output")
+        .arg(&html_path);
+    run_ok(c);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    for (id, key) in [
+        ("set-0-http-ops-p99", ""),
+        ("set-0-http-ops-ttfb-p99", " ttfb"),
+    ] {
+        let ch = chart(&html, id);
+        assert!(ch.contains("data-kind=\"lines\""), "{id}");
+        let (xs, series, ys) = (
+            attrs(ch, "pt", "data-x"),
+            attrs(ch, "pt", "data-series"),
+            attrs(ch, "pt", "data-y"),
+        );
+        assert_eq!(xs.len(), 4, "{id}: GET and PUT at two sizes");
+        for (p, x) in points.iter().zip(["4 KiB", "16 KiB"]) {
+            for op in ["GET", "PUT"] {
+                let i = (0..xs.len())
+                    .find(|&i| xs[i] == x && series[i] == op)
+                    .unwrap_or_else(|| panic!("{id}: no {op} at {x}"));
+                let want = p["iobench_http"][format!("{op}{key}")]["p99_ns"]
+                    .as_f64()
+                    .unwrap();
+                assert_eq!(ys[i].parse::<f64>().unwrap(), want, "{id} {op} {x}");
+            }
+        }
     }
     let (code, err) =
         super::output_contract::validate(&[("sweep-index", vec![dir.join("sw/index.json")])]);

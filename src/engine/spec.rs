@@ -57,14 +57,14 @@ pub struct Flags {
     pub file_ops: bool,
     /// Gives each request `io_timeout` as its own deadline and fails the one that misses
     /// it as the engine's own error (the http engine: a timeout, counted by
-    /// `http_errors`). The watchdog then stays a backstop, [`DEADLINE_GRACE`] later, so
+    /// `http_errors`). The watchdog then stays a backstop, [`DEADLINE_GRACE_US`] later, so
     /// the engine's deadline always acts first.
     pub own_deadline: bool,
 }
 
 /// How much later than `io_timeout` the watchdog acts for an engine with
-/// [`Flags::own_deadline`].
-pub const DEADLINE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+/// [`Flags::own_deadline`], in microseconds (a second).
+pub const DEADLINE_GRACE_US: u64 = 1_000_000;
 
 impl Flags {
     /// True when the job's I/O reaches no local block device (no disk statistics are

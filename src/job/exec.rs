@@ -214,7 +214,7 @@ impl Watchdog {
         };
         let timeout_us = r.time_us("io_timeout", TimeUnit::Sec)?;
         let grace_us = if flags.own_deadline && timeout_us > 0 {
-            crate::engine::spec::DEADLINE_GRACE.as_micros() as u64
+            crate::engine::spec::DEADLINE_GRACE_US
         } else {
             0
         };

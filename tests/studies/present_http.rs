@@ -24,6 +24,31 @@ fn s3(w: &Weed) -> Vec<String> {
     .collect()
 }
 
+/// `iobench report` of `inputs` into `out`: the page.
+fn report_of(inputs: &[std::path::PathBuf], out: &std::path::Path) -> String {
+    let mut c = iobench();
+    c.arg("report").args(inputs).arg("--output").arg(out);
+    run_ok(c);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// Chart `id` of `html`: it is drawn as `kind` and has `n` points; the value of the one
+/// of series `series` at `x`.
+fn point_of(html: &str, id: &str, kind: &str, n: usize, x: &str, series: &str) -> f64 {
+    let ch = chart(html, id);
+    assert!(ch.contains(&format!("data-kind=\"{kind}\"")), "{id}: {ch}");
+    let (xs, names, ys) = (
+        attrs(ch, "pt", "data-x"),
+        attrs(ch, "pt", "data-series"),
+        attrs(ch, "pt", "data-y"),
+    );
+    assert_eq!(ys.len(), n, "{id}: {xs:?} {names:?}");
+    let i = (0..xs.len())
+        .find(|&i| xs[i] == x && names[i] == series)
+        .unwrap_or_else(|| panic!("{id}: no {series} at {x}"));
+    ys[i].parse().unwrap()
+}
+
 /// SeaweedFS started in `dir`, its objects written once; `None` without `weed`.
 fn filled(dir: &std::path::Path) -> Option<Weed> {
     let w = Weed::start(dir)?;
@@ -246,43 +271,29 @@ fn compare_takes_http_class_metrics() {
     // (http_opmix, categorical: grouped bars, a bar per operation and mix), each bar the
     // run's own JSON value; latency and time to first byte per operation beside them.
     let html_path = dir.join("set.html");
-    let mut c = iobench();
-    c.arg("report").args(&files).arg("--output").arg(&html_path);
-    run_ok(c);
-    let html = std::fs::read_to_string(&html_path).unwrap();
+    let html = report_of(&files, &html_path);
     assert!(html.contains("HTTP requests by class"), "no http charts");
     let mixes = ["get:80,put:20", "get:50,put:50"];
-    let check = |id: &str, kind: &str, value: &dyn Fn(&Value) -> f64| {
-        let ch = chart(&html, id);
-        assert!(ch.contains(&format!("data-kind=\"{kind}\"")), "{id}: {ch}");
-        assert!(ch.contains("against http_opmix"), "{id}");
-        let (xs, series, ys) = (
-            attrs(ch, "pt", "data-x"),
-            attrs(ch, "pt", "data-series"),
-            attrs(ch, "pt", "data-y"),
-        );
-        assert_eq!(xs.len(), 4, "two operations by two mixes: {id}");
+    let pct = |k: &'static str| move |c: &Value| c[k]["percentile"]["99.000000"].as_f64();
+    type Of<'a> = &'a dyn Fn(&Value) -> Option<f64>;
+    let charts: [(&str, &str, Of); 4] = [
+        ("set-0-http-ops-iops", "bars", &|c| c["iops"].as_f64()),
+        ("set-0-http-ops-bw", "bars", &|c| c["bw_bytes"].as_f64()),
+        ("set-0-http-ops-p99", "dots", &pct("lat_ns")),
+        ("set-0-http-ops-ttfb-p99", "dots", &pct("ttfb_ns")),
+    ];
+    for (id, kind, value) in charts {
+        assert!(chart(&html, id).contains("against http_opmix"), "{id}");
         for (side, v) in docs.iter().enumerate() {
             for op in ["GET", "PUT"] {
-                let i = (0..xs.len())
-                    .find(|&i| xs[i] == mixes[side] && series[i] == op)
-                    .unwrap_or_else(|| panic!("{id}: no {op} at {}", mixes[side]));
-                let want = value(&v["jobs"][0]["iobench_http"]["ops"][op]);
-                assert_eq!(ys[i].parse::<f64>().unwrap(), want, "{id} {op} {side}");
+                // Two operations by two mixes.
+                let got = point_of(&html, id, kind, 4, mixes[side], op);
+                let want = value(&v["jobs"][0]["iobench_http"]["ops"][op]).unwrap();
+                assert_eq!(got, want, "{id} {op} {side}");
             }
         }
-        ch.to_string()
-    };
-    check("set-0-http-ops-iops", "bars", &|c| {
-        c["iops"].as_f64().unwrap()
-    });
-    check("set-0-http-ops-bw", "bars", &|c| {
-        c["bw_bytes"].as_f64().unwrap()
-    });
-    let pct = |k: &'static str| move |c: &Value| c[k]["percentile"]["99.000000"].as_f64().unwrap();
-    check("set-0-http-ops-p99", "dots", &pct("lat_ns"));
-    let ttfb = check("set-0-http-ops-ttfb-p99", "dots", &pct("ttfb_ns"));
-    assert!(ttfb.contains("time to first byte"));
+    }
+    assert!(chart(&html, "set-0-http-ops-ttfb-p99").contains("time to first byte"));
     // Neither run has size classes or endpoints: no chart of them.
     assert!(!html.contains("set-0-http-sizes") && !html.contains("set-0-http-endpoints"));
     // Chromium builds the page with every bar (IOBENCH_HTTP_SET_SHOT: a screenshot).
@@ -564,35 +575,17 @@ fn sweep_index_and_table_have_http_classes() {
     }
     // `report` of the sweep: each operation's p99 (and TTFB's) against bs, a numeric
     // axis: lines, each point the index's value.
-    let html_path = dir.join("sw.html");
-    let mut c = iobench();
-    c.arg("report")
-        .arg(dir.join("sw"))
-        .arg("--output")
-        .arg(&html_path);
-    run_ok(c);
-    let html = std::fs::read_to_string(&html_path).unwrap();
+    let html = report_of(&[dir.join("sw")], &dir.join("sw.html"));
     for (id, key) in [
         ("set-0-http-ops-p99", ""),
         ("set-0-http-ops-ttfb-p99", " ttfb"),
     ] {
-        let ch = chart(&html, id);
-        assert!(ch.contains("data-kind=\"lines\""), "{id}");
-        let (xs, series, ys) = (
-            attrs(ch, "pt", "data-x"),
-            attrs(ch, "pt", "data-series"),
-            attrs(ch, "pt", "data-y"),
-        );
-        assert_eq!(xs.len(), 4, "{id}: GET and PUT at two sizes");
         for (p, x) in points.iter().zip(["4 KiB", "16 KiB"]) {
             for op in ["GET", "PUT"] {
-                let i = (0..xs.len())
-                    .find(|&i| xs[i] == x && series[i] == op)
-                    .unwrap_or_else(|| panic!("{id}: no {op} at {x}"));
-                let want = p["iobench_http"][format!("{op}{key}")]["p99_ns"]
-                    .as_f64()
-                    .unwrap();
-                assert_eq!(ys[i].parse::<f64>().unwrap(), want, "{id} {op} {x}");
+                // GET and PUT at two sizes.
+                let got = point_of(&html, id, "lines", 4, x, op);
+                let want = p["iobench_http"][format!("{op}{key}")]["p99_ns"].as_f64();
+                assert_eq!(Some(got), want, "{id} {op} {x}");
             }
         }
     }

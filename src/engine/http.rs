@@ -1283,6 +1283,7 @@ impl super::spec::Declared for Http {
         Flags {
             diskless: true,
             opens_own_files: true,
+            own_deadline: true,
             ..Flags::SYNC
         },
     )
@@ -1426,11 +1427,11 @@ impl super::spec::Declared for Http {
                 ));
             }
         }
+        // Each request's deadline (the engine's `own_deadline`: the watchdog waits a
+        // grace longer). A request that misses it fails as a timeout, counted under
+        // http_errors.
         let timeout = match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
             0 => None,
-            // Counting errors, a hung request is one of them: it times out a little
-            // before the watchdog would end the job at io_timeout.
-            us if errors != Errors::Stop => Some(std::time::Duration::from_micros(us * 9 / 10)),
             us => Some(std::time::Duration::from_micros(us)),
         };
         let mut hosts = vec![host];

@@ -55,7 +55,16 @@ pub struct Flags {
     /// Its "I/O" is a call on a file name (create, stat, unlink): an I/O counts as bytes
     /// only and the call's latency is its one sample (filecreate, filestat, filedelete).
     pub file_ops: bool,
+    /// Gives each request `io_timeout` as its own deadline and fails the one that misses
+    /// it as the engine's own error (the http engine: a timeout, counted by
+    /// `http_errors`). The watchdog then stays a backstop, [`DEADLINE_GRACE_US`] later, so
+    /// the engine's deadline always acts first.
+    pub own_deadline: bool,
 }
+
+/// How much later than `io_timeout` the watchdog acts for an engine with
+/// [`Flags::own_deadline`], in microseconds (a second).
+pub const DEADLINE_GRACE_US: u64 = 1_000_000;
 
 impl Flags {
     /// True when the job's I/O reaches no local block device (no disk statistics are
@@ -86,6 +95,7 @@ impl Flags {
         opens_rdwr: false,
         bit_based: false,
         file_ops: false,
+        own_deadline: false,
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {

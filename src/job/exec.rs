@@ -195,20 +195,33 @@ pub struct Watchdog {
     /// `io_timeout` (default off): end the job with ETIMEDOUT when one is outstanding
     /// this long.
     pub timeout_us: u64,
+    /// How much later than `timeout_us` the watchdog acts: a grace for an engine that
+    /// bounds each request by `io_timeout` itself (`own_deadline`), else 0.
+    pub grace_us: u64,
 }
 
 impl Watchdog {
     /// The default warning threshold.
     pub const DEFAULT_WARN_US: u64 = 30_000_000;
 
-    fn resolve(r: &Reader) -> Result<Self, JobError> {
+    /// The thresholds of a job whose engine has `flags`: one that bounds each request by
+    /// `io_timeout` itself (`own_deadline`) is timed out by the watchdog only a grace
+    /// later, as a backstop.
+    fn resolve(r: &Reader, flags: &crate::engine::spec::Flags) -> Result<Self, JobError> {
         let stall_warn_us = match r.text("io_stall_warn") {
             None => Self::DEFAULT_WARN_US,
             Some(_) => r.time_us("io_stall_warn", TimeUnit::Sec)?,
         };
+        let timeout_us = r.time_us("io_timeout", TimeUnit::Sec)?;
+        let grace_us = if flags.own_deadline && timeout_us > 0 {
+            crate::engine::spec::DEADLINE_GRACE_US
+        } else {
+            0
+        };
         Ok(Watchdog {
             stall_warn_us,
-            timeout_us: r.time_us("io_timeout", TimeUnit::Sec)?,
+            timeout_us,
+            grace_us,
         })
     }
 
@@ -500,7 +513,7 @@ impl ExecOpts {
                 None
             },
             errors: super::errors::ErrorPolicy::resolve(r)?,
-            watchdog: Watchdog::resolve(r)?,
+            watchdog: Watchdog::resolve(r, &spec.flags)?,
             access_hint: AccessHint::resolve(r),
             exec_prerun: r.text("exec_prerun"),
             exec_postrun: r.text("exec_postrun"),

@@ -1130,6 +1130,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             ));
         }
     }
+    http_set_charts(h, &set);
     for d in &dirs {
         for kind in &kinds {
             pooled_histograms(h, &set, d, kind);
@@ -1201,6 +1202,121 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
     let _ = write!(h, "<details><summary>the {} run(s)</summary>", runs.len());
     table(h, &["source", "outcome"], &runs);
     h.push_str("</details>");
+}
+
+/// The words for a group of the http engine's classes, as the charts' titles name it.
+fn http_group_name(group: &str) -> &'static str {
+    match group {
+        "ops" => "operations",
+        "sizes" => "size classes",
+        "endpoints" => "endpoints",
+        _ => "multipart stages",
+    }
+}
+
+/// The http engine's classes of the runs (`iobench_http`), charted against each axis as
+/// the directions are: for each group (operations, size classes, endpoints, multipart
+/// stages), each class's IOPS and bandwidth (bars against categories, lines against
+/// numbers), its p99 latency and, with `http_ttfb`, its p99 time to first byte; error
+/// bars from repeats, failed runs marked. Nothing when no run has classes.
+fn http_set_charts(h: &mut String, set: &ResultSet) {
+    if set.runs.iter().all(|r| r.http.is_empty()) {
+        return;
+    }
+    // The set seen through its classes: each run's numbers are its classes, by name.
+    let mut view = set.clone();
+    for r in &mut view.runs {
+        if let Ok(dirs) = &mut r.outcome {
+            *dirs = r.http.iter().map(|(_, c)| c.clone()).collect();
+        }
+    }
+    let _ = write!(
+        h,
+        "<h3>HTTP requests by class</h3><p>The http engine's classes of requests \
+         (<code>iobench_http</code>) against the options that differ: a series per class \
+         (and per value of the other options).</p>"
+    );
+    for (ai, axis) in set.axes.iter().enumerate() {
+        let x = study_x(axis);
+        let numeric = axis.numbers.is_some();
+        for group in results::HTTP_GROUPS {
+            // The group's classes in the order first seen, and the latency their
+            // percentiles are of.
+            let mut names: Vec<&str> = Vec::new();
+            let mut kind = "";
+            let mut ttfb = false;
+            for (g, c) in set.runs.iter().flat_map(|r| &r.http) {
+                if *g != group {
+                    continue;
+                }
+                match c.dir.strip_suffix(" ttfb") {
+                    Some(_) => ttfb = true,
+                    None if !names.contains(&c.dir.as_str()) => {
+                        names.push(&c.dir);
+                        kind = c.pct_of;
+                    }
+                    None => {}
+                }
+            }
+            let charts: [(&str, &str, &Metric, bool); 4] = [
+                ("iops", "IOPS", &IOPS, false),
+                ("bw", "bandwidth", &BW, false),
+                ("p99", "p99 latency", &P99, false),
+                ("ttfb-p99", "p99 time to first byte", &P99, true),
+            ];
+            for (id, what, m, of_ttfb) in charts {
+                if of_ttfb && !ttfb {
+                    continue;
+                }
+                let series: Vec<StatSeries> = names
+                    .iter()
+                    .flat_map(|n| {
+                        let dir = if of_ttfb {
+                            format!("{n} ttfb")
+                        } else {
+                            n.to_string()
+                        };
+                        let mut ss = series_against(&view, ai, &dir, m, kind);
+                        for s in &mut ss {
+                            s.name = if s.name == dir {
+                                n.to_string()
+                            } else {
+                                format!("{n} {}", s.name)
+                            };
+                        }
+                        ss
+                    })
+                    .collect();
+                if series.is_empty() {
+                    continue;
+                }
+                let latency = m.latency;
+                h.push_str(&svg::study_chart(&StudyChart {
+                    id: &format!("set-{ai}-http-{group}-{id}"),
+                    title: &format!(
+                        "http {} {what} against {}",
+                        http_group_name(group),
+                        axis.name
+                    ),
+                    xlabel: &axis.name,
+                    x: &x,
+                    y: YSpec {
+                        label: format!("http {what}"),
+                        q: m.q,
+                        allow_log: latency,
+                    },
+                    style: match (numeric, latency) {
+                        (true, _) => Style::Lines,
+                        (false, false) => Style::Bars,
+                        (false, true) => Style::Dots,
+                    },
+                    series: &series,
+                    second: None,
+                    notes: &[],
+                }));
+            }
+        }
+    }
 }
 
 /// The most points one pooled histogram chart overlays (more get a chart of their own).

@@ -103,14 +103,23 @@ impl LiveLog {
                     o.insert((*name).into(), w.dirs[d].value(secs, w.lat_key));
                 }
             }
-            // The http engine's operations, under its iobench-only options only.
+            // The http engine's classes, under its iobench-only options only: by group
+            // (ops, sizes, endpoints, multipart), each with its time to first byte when
+            // measured.
             if !w.http.is_empty() {
-                let ops: serde_json::Map<String, Value> = w
-                    .http
-                    .iter()
-                    .map(|(n, hw)| (n.clone(), hw.value(secs, "lat_ns")))
-                    .collect();
-                o.insert("iobench_http".into(), json!({ "ops": ops }));
+                let mut groups = serde_json::Map::new();
+                for hw in &w.http {
+                    let mut v = hw.lat.value(secs, "lat_ns");
+                    if let Some(t) = &hw.ttfb {
+                        let mut tv = t.value(secs, "lat_ns");
+                        v["ttfb_ns"] = tv["lat_ns"].take();
+                    }
+                    let g = groups
+                        .entry(hw.group.to_string())
+                        .or_insert_with(|| Value::Object(Default::default()));
+                    g[hw.name.as_str()] = v;
+                }
+                o.insert("iobench_http".into(), Value::Object(groups));
             }
             Value::Object(o)
         };

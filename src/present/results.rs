@@ -30,6 +30,16 @@ pub struct JobResult {
     /// size class, endpoint and multipart stage, by its name), read as directions are;
     /// with time to first byte, each class again as `NAME ttfb` with that for its latency.
     pub http: Vec<DirResult>,
+    /// The group in `iobench_http` of each of `http`, in its order: `all`, `ops`, `sizes`,
+    /// `endpoints` or `multipart`.
+    pub http_groups: Vec<&'static str>,
+}
+
+impl JobResult {
+    /// The http engine's classes with their groups.
+    pub fn grouped_http(&self) -> impl Iterator<Item = (&'static str, &DirResult)> {
+        self.http_groups.iter().copied().zip(&self.http)
+    }
 }
 
 /// What one job did in one direction.
@@ -264,44 +274,57 @@ fn job_of(at: &str, j: &Value) -> Result<JobResult, String> {
             }
         }
     }
-    let http = j
+    let (http_groups, http) = j
         .get("iobench_http")
         .map(|h| http_classes(&at, h, &dirs))
         .transpose()?
-        .unwrap_or_default();
-    Ok(JobResult { name, dirs, http })
+        .unwrap_or_default()
+        .into_iter()
+        .unzip();
+    Ok(JobResult {
+        name,
+        dirs,
+        http,
+        http_groups,
+    })
 }
 
+/// The groups of `iobench_http` that hold classes, in report order.
+pub const HTTP_GROUPS: [&str; 4] = ["ops", "sizes", "endpoints", "multipart"];
+
 /// The classes of a job's `iobench_http`, each a [`DirResult`] named by its class (over
-/// the job's run time, the longest of its directions').
-fn http_classes(at: &str, h: &Value, dirs: &[DirResult]) -> Result<Vec<DirResult>, String> {
+/// the job's run time, the longest of its directions'), with its group (`all` for all).
+fn http_classes(
+    at: &str,
+    h: &Value,
+    dirs: &[DirResult],
+) -> Result<Vec<(&'static str, DirResult)>, String> {
     let runtime = dirs.iter().map(|d| d.runtime_ms).max().unwrap_or(0);
-    let mut named: Vec<(String, &Value)> = vec![("all".into(), &h["all"])];
-    for group in ["ops", "sizes", "endpoints", "multipart"] {
+    let mut named: Vec<(&'static str, String, &Value)> = vec![("all", "all".into(), &h["all"])];
+    for group in HTTP_GROUPS {
         if let Some(m) = h.get(group).and_then(Value::as_object) {
-            named.extend(m.iter().map(|(k, v)| (k.clone(), v)));
+            named.extend(m.iter().map(|(k, v)| (group, k.clone(), v)));
         }
     }
     let mut out = Vec::new();
-    for (name, c) in named {
+    for (group, name, c) in named {
         if !c.is_object() {
             continue;
         }
         let mut c = c.clone();
         c["runtime"] = Value::from(runtime);
         let at = format!("{at}.iobench_http.{name}");
-        out.push(dir_of(&at, &name, &c)?);
+        out.push((group, dir_of(&at, &name, &c)?));
         if let Some(t) = c.get("ttfb_ns").cloned() {
             c["lat_ns"] = t;
-            out.push(dir_of(
-                &format!("{at}.ttfb_ns"),
-                &format!("{name} ttfb"),
-                &c,
-            )?);
+            out.push((
+                group,
+                dir_of(&format!("{at}.ttfb_ns"), &format!("{name} ttfb"), &c)?,
+            ));
         }
     }
     // A class that did nothing is left out, as a direction is.
-    out.retain(|d| d.total_ios > 0 || d.io_bytes > 0);
+    out.retain(|(_, d)| d.total_ios > 0 || d.io_bytes > 0);
     Ok(out)
 }
 
@@ -473,57 +496,80 @@ pub fn sum_jobs<'a>(jobs: impl Iterator<Item = &'a JobResult> + Clone) -> Vec<Di
             .flat_map(|j| j.dirs.iter())
             .filter(|d| d.dir == dir)
             .collect();
-        if parts.is_empty() {
-            continue;
+        if !parts.is_empty() {
+            out.push(sum_parts(dir, &parts));
         }
-        if parts.len() == 1 {
-            out.push(parts[0].clone());
-            continue;
-        }
-        let ios: u64 = parts.iter().map(|d| d.total_ios).sum();
-        let mut t = DirResult {
-            dir: dir.to_string(),
-            iops: parts.iter().map(|d| d.iops).sum(),
-            bw_bytes: parts.iter().map(|d| d.bw_bytes).sum(),
-            io_bytes: parts.iter().map(|d| d.io_bytes).sum(),
-            total_ios: ios,
-            runtime_ms: parts.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
-            lat_mean_ns: parts
-                .iter()
-                .map(|d| d.lat_mean_ns * d.total_ios as f64)
-                .sum::<f64>()
-                / ios.max(1) as f64,
-            lat_min_ns: parts.iter().map(|d| d.lat_min_ns).fold(f64::MAX, f64::min),
-            lat_max_ns: parts.iter().map(|d| d.lat_max_ns).fold(0.0, f64::max),
-            pct_of: parts[0].pct_of,
-            pct_mean_ns: parts
-                .iter()
-                .map(|d| d.pct_mean_ns.map(|m| m * d.total_ios as f64))
-                .sum::<Option<f64>>()
-                .map(|s| s / ios.max(1) as f64),
-            ..Default::default()
-        };
-        if parts.iter().all(|d| !d.bins.is_empty()) {
-            let mut merged: std::collections::BTreeMap<u64, u64> = Default::default();
-            for d in &parts {
-                for &(v, c) in &d.bins {
-                    *merged.entry(v).or_default() += c;
-                }
-            }
-            t.bins = merged.into_iter().collect();
-            t.p50_ns = percentile_of_bins(&t.bins, 50.0);
-            t.p90_ns = percentile_of_bins(&t.bins, 90.0);
-            t.p99_ns = percentile_of_bins(&t.bins, 99.0);
-            t.p99_9_ns = percentile_of_bins(&t.bins, 99.9);
-        } else if let Some(big) = parts.iter().max_by_key(|d| d.total_ios) {
-            t.p50_ns = big.p50_ns;
-            t.p90_ns = big.p90_ns;
-            t.p99_ns = big.p99_ns;
-            t.p99_9_ns = big.p99_9_ns;
-        }
-        out.push(t);
     }
     out
+}
+
+/// The http engine's classes of several jobs (clones, or the jobs of one point's file),
+/// each with its group: one per group and name, in the order first seen, summed as
+/// [`sum_jobs`] sums directions.
+pub fn sum_http<'a>(
+    classes: impl Iterator<Item = (&'static str, &'a DirResult)>,
+) -> Vec<(&'static str, DirResult)> {
+    let mut by: Vec<(&'static str, &str, Vec<&DirResult>)> = Vec::new();
+    for (g, c) in classes {
+        match by.iter_mut().find(|(bg, n, _)| *bg == g && *n == c.dir) {
+            Some(b) => b.2.push(c),
+            None => by.push((g, &c.dir, vec![c])),
+        }
+    }
+    by.into_iter()
+        .map(|(g, n, parts)| (g, sum_parts(n, &parts)))
+        .collect()
+}
+
+/// One direction (or http class) `name` of several jobs: IOPS, bandwidth and bytes add
+/// up; the mean latency is weighted by I/O count; percentiles come from the merged
+/// JSON+ bins when every part has them (exact), else from the part with the most I/Os.
+fn sum_parts(name: &str, parts: &[&DirResult]) -> DirResult {
+    if parts.len() == 1 {
+        return parts[0].clone();
+    }
+    let ios: u64 = parts.iter().map(|d| d.total_ios).sum();
+    let mut t = DirResult {
+        dir: name.to_string(),
+        iops: parts.iter().map(|d| d.iops).sum(),
+        bw_bytes: parts.iter().map(|d| d.bw_bytes).sum(),
+        io_bytes: parts.iter().map(|d| d.io_bytes).sum(),
+        total_ios: ios,
+        runtime_ms: parts.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
+        lat_mean_ns: parts
+            .iter()
+            .map(|d| d.lat_mean_ns * d.total_ios as f64)
+            .sum::<f64>()
+            / ios.max(1) as f64,
+        lat_min_ns: parts.iter().map(|d| d.lat_min_ns).fold(f64::MAX, f64::min),
+        lat_max_ns: parts.iter().map(|d| d.lat_max_ns).fold(0.0, f64::max),
+        pct_of: parts[0].pct_of,
+        pct_mean_ns: parts
+            .iter()
+            .map(|d| d.pct_mean_ns.map(|m| m * d.total_ios as f64))
+            .sum::<Option<f64>>()
+            .map(|s| s / ios.max(1) as f64),
+        ..Default::default()
+    };
+    if parts.iter().all(|d| !d.bins.is_empty()) {
+        let mut merged: std::collections::BTreeMap<u64, u64> = Default::default();
+        for d in parts {
+            for &(v, c) in &d.bins {
+                *merged.entry(v).or_default() += c;
+            }
+        }
+        t.bins = merged.into_iter().collect();
+        t.p50_ns = percentile_of_bins(&t.bins, 50.0);
+        t.p90_ns = percentile_of_bins(&t.bins, 90.0);
+        t.p99_ns = percentile_of_bins(&t.bins, 99.0);
+        t.p99_9_ns = percentile_of_bins(&t.bins, 99.9);
+    } else if let Some(big) = parts.iter().max_by_key(|d| d.total_ios) {
+        t.p50_ns = big.p50_ns;
+        t.p90_ns = big.p90_ns;
+        t.p99_ns = big.p99_ns;
+        t.p99_9_ns = big.p99_9_ns;
+    }
+    t
 }
 
 // ---- Result sets: runs from many inputs pooled, and the options that differ found.
@@ -566,6 +612,9 @@ pub struct Run {
     /// What it did per direction, or why it has no numbers (a failed run is never read
     /// as a slow one).
     pub outcome: Result<Vec<DirResult>, Failure>,
+    /// The http engine's classes (`iobench_http`) with their groups, as
+    /// [`JobResult::http`] names them; empty for any other run and a failed one.
+    pub http: Vec<(&'static str, DirResult)>,
 }
 
 /// The string form of an option's value as fio's JSON writes it.
@@ -645,6 +694,7 @@ pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
                 source.to_string()
             },
             options,
+            http: sum_http(jobs.iter().flat_map(JobResult::grouped_http)),
             outcome: match failure {
                 Some(f) => Err(f),
                 None => Ok(sum_jobs(jobs.iter())),
@@ -759,6 +809,13 @@ fn sweep_entry_run(
         .unwrap_or_default();
     options.extend(params.clone());
     let failure = entry_failure(e).or_else(|| entry_failure(pt));
+    let http = match (&failure, &from_file) {
+        (None, Some(runs)) => sum_http(
+            runs.iter()
+                .flat_map(|r| r.http.iter().map(|(g, c)| (*g, c))),
+        ),
+        _ => Vec::new(),
+    };
     let outcome = match (failure, from_file) {
         (Some(f), _) => Err(f),
         (None, Some(runs)) => match runs.iter().find_map(|r| r.outcome.clone().err()) {
@@ -778,6 +835,7 @@ fn sweep_entry_run(
         source,
         options,
         outcome,
+        http,
     }
 }
 
@@ -787,6 +845,7 @@ fn sum_dirs<'a>(dirs: impl Iterator<Item = &'a DirResult>) -> Vec<DirResult> {
         name: String::new(),
         dirs: dirs.cloned().collect(),
         http: Vec::new(),
+        http_groups: Vec::new(),
     };
     sum_jobs(std::iter::once(&job))
 }
@@ -1191,6 +1250,7 @@ fio: some trailing normal output
     fn run(opts: &[(&str, &str)], iops: Option<f64>) -> Run {
         Run {
             source: "t".into(),
+            http: Vec::new(),
             options: opts
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -100,30 +100,57 @@ pub fn clone_window(prev: Option<&JobStats>, now: &JobStats, d: usize) -> DirWin
     window_of(prev.map(|p| side(p, d)), side(now, d))
 }
 
-/// What one class of the http engine's requests (`iobench_http`) did since `prev`, by
-/// the class's name: its operations (GET, PUT, …) that did any, as directions are.
-pub fn http_windows(prev: Option<&JobStats>, now: &JobStats) -> Vec<(String, DirWindow)> {
+/// One class of the http engine's requests over an interval: its group in
+/// `iobench_http` (`ops`, `sizes`, `endpoints`, `multipart`), its name, its requests
+/// (latency to the last byte) and, with `http_ttfb`, their time to first byte.
+#[derive(Debug, Clone)]
+pub struct HttpWindow {
+    pub group: &'static str,
+    pub name: String,
+    pub lat: DirWindow,
+    pub ttfb: Option<DirWindow>,
+}
+
+/// What each class of the http engine's requests (`iobench_http`) did since `prev`:
+/// its operations, size classes, endpoints and multipart stages that did any, as
+/// directions are. Reads the snapshot's counters only.
+pub fn http_windows(prev: Option<&JobStats>, now: &JobStats) -> Vec<HttpWindow> {
+    use crate::stats::objstats::Class;
     let Some(obj) = now.obj.as_deref() else {
         return Vec::new();
     };
-    obj.ops
-        .iter()
-        .filter(|c| c.ios > 0)
-        .map(|c| {
-            let before = prev
-                .and_then(|p| p.obj.as_deref())
-                .and_then(|o| o.ops.iter().find(|x| x.name == c.name));
-            fn counts(c: &crate::stats::objstats::Class) -> Counts<'_> {
-                Counts {
-                    ios: c.ios,
-                    bytes: c.bytes,
-                    lat: &c.lat,
-                    hist: &c.lat_hist,
-                }
-            }
-            (c.name.clone(), window_of(before.map(counts), counts(c)))
-        })
-        .collect()
+    fn lat(c: &Class) -> Counts<'_> {
+        Counts {
+            ios: c.ios,
+            bytes: c.bytes,
+            lat: &c.lat,
+            hist: &c.lat_hist,
+        }
+    }
+    fn ttfb(c: &Class) -> Counts<'_> {
+        Counts {
+            ios: c.ios,
+            bytes: c.bytes,
+            lat: &c.ttfb,
+            hist: &c.ttfb_hist,
+        }
+    }
+    let before = prev.and_then(|p| p.obj.as_deref());
+    let mut out = Vec::new();
+    for (group, classes) in obj.groups() {
+        for c in classes.into_iter().filter(|c| c.ios > 0) {
+            let was = before
+                .and_then(|o| o.groups().into_iter().find(|(g, _)| *g == group))
+                .and_then(|(_, cs)| cs.into_iter().find(|x| x.name == c.name));
+            out.push(HttpWindow {
+                group,
+                name: c.name.clone(),
+                lat: window_of(was.map(lat), lat(c)),
+                ttfb: obj.ttfb.then(|| window_of(was.map(ttfb), ttfb(c))),
+            });
+        }
+    }
+    out
 }
 
 /// The cumulative counts an interval is the difference of.
@@ -202,17 +229,28 @@ pub struct Windows {
     pub clones: u32,
     pub dirs: [DirWindow; 3],
     pub lat_key: &'static str,
-    /// The http engine's operations (`iobench_http`), by name, in the order first seen;
-    /// empty for any other job.
-    pub http: Vec<(String, DirWindow)>,
+    /// The http engine's classes (`iobench_http`), by group and name, in the order first
+    /// seen; empty for any other job.
+    pub http: Vec<HttpWindow>,
 }
 
 impl Windows {
-    /// Adds `w` to the http operation `name`.
-    fn add_http(&mut self, name: &str, w: &DirWindow) {
-        match self.http.iter_mut().find(|(n, _)| n == name) {
-            Some((_, have)) => have.add(w),
-            None => self.http.push((name.to_string(), w.clone())),
+    /// Adds `w` to its http class.
+    fn add_http(&mut self, w: &HttpWindow) {
+        match self
+            .http
+            .iter_mut()
+            .find(|h| h.group == w.group && h.name == w.name)
+        {
+            Some(have) => {
+                have.lat.add(&w.lat);
+                match (&mut have.ttfb, &w.ttfb) {
+                    (Some(a), Some(b)) => a.add(b),
+                    (None, Some(b)) => have.ttfb = Some(b.clone()),
+                    _ => {}
+                }
+            }
+            None => self.http.push(w.clone()),
         }
     }
 }
@@ -244,8 +282,8 @@ pub fn windows(prev: &RunOutcome, now: &RunOutcome) -> (Vec<Windows>, Vec<Window
         for d in 0..3 {
             w.dirs[d].add(&clone_window(p, s, d));
         }
-        for (name, hw) in http_windows(p, s) {
-            w.add_http(&name, &hw);
+        for hw in http_windows(p, s) {
+            w.add_http(&hw);
         }
     }
     jobs.sort_by_key(|(ji, _)| *ji);
@@ -268,8 +306,8 @@ pub fn windows(prev: &RunOutcome, now: &RunOutcome) -> (Vec<Windows>, Vec<Window
         for d in 0..3 {
             g.dirs[d].add(&j.dirs[d]);
         }
-        for (name, hw) in &j.http {
-            g.add_http(name, hw);
+        for hw in &j.http {
+            g.add_http(hw);
         }
     }
     (jobs, groups)

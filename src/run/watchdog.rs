@@ -282,7 +282,11 @@ fn dir_of(u: &IoUnit) -> u32 {
 struct Watched {
     slot: &'static Slot,
     warn_ns: u64,
+    /// When it acts: `io_timeout` and its grace.
     timeout_ns: u64,
+    /// The grace (an engine that bounds its requests itself), left out of the messages,
+    /// which name `io_timeout` as the job gave it.
+    grace_ns: u64,
     job: String,
     files: Vec<String>,
     /// Warned about a stall already (once per clone).
@@ -313,7 +317,8 @@ impl Monitor {
                 Some(Watched {
                     slot: crate::stats::board::slot(s.thread_number)?,
                     warn_ns: w.stall_warn_us.saturating_mul(1000),
-                    timeout_ns: w.timeout_us.saturating_mul(1000),
+                    timeout_ns: w.timeout_us.saturating_add(w.grace_us).saturating_mul(1000),
+                    grace_ns: w.grace_us.saturating_mul(1000),
                     job: s.job.name.clone(),
                     files: s.targets.iter().map(|t| t.path.clone()).collect(),
                     warned: false,
@@ -367,7 +372,7 @@ impl Monitor {
                 eprintln!(
                     "iobench: job '{}': I/O timed out (io_timeout={}): {}; ending the job",
                     c.job,
-                    secs(c.timeout_ns),
+                    secs(c.timeout_ns - c.grace_ns),
                     describe(&o, &c.files, age)
                 );
                 c.slot.set_timed_out();
@@ -394,7 +399,7 @@ fn check_stopped(c: &mut Watched, pid: i32, now: u64) {
                 "iobench: job '{}': worker process {pid} did not end {} after it was told \
                  to; killing it",
                 c.job,
-                secs(c.timeout_ns)
+                secs(c.timeout_ns - c.grace_ns)
             );
             // SAFETY: signals our own child, alive or a zombie until the collector reaps it.
             unsafe { libc::kill(pid, libc::SIGKILL) };
@@ -414,7 +419,7 @@ fn check_stopped(c: &mut Watched, pid: i32, now: u64) {
          (io_timeout={}); ending the job",
         c.job,
         secs(now - since),
-        secs(c.timeout_ns)
+        secs(c.timeout_ns - c.grace_ns)
     );
     c.fired = true;
     c.slot.set_stalled(0);

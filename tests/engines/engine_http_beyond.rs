@@ -31,8 +31,28 @@ fn with(mut base: Vec<String>, more: &[&str]) -> Vec<String> {
     base
 }
 
+/// Runs `args` with JSON output, asserting the run succeeded: its report.
+fn json_ok(args: &[String]) -> Value {
+    let (out, v) = json(args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    v
+}
+
+/// A job against SeaweedFS `w` with its S3 identity's secret, then `more`.
+fn on(w: &Weed, more: &[&str]) -> Vec<String> {
+    with(s3(w, seaweed::SECRET), more)
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// A job of the http engine against a server on loopback's `port`, then `more`.
+fn at(port: u16, more: &[&str]) -> Vec<String> {
+    with(
+        args(&["--ioengine=http", &format!("--http_host=127.0.0.1:{port}")]),
+        more,
+    )
 }
 
 /// S3 options reaching the server's plain port with `secret`.
@@ -124,15 +144,16 @@ fn http_errors_are_counted_by_status() {
     let Some((server, log)) = play_server(&dir) else {
         return;
     };
-    let base = args(&[
-        "--name=errs",
-        "--ioengine=http",
-        &format!("--http_host=127.0.0.1:{}", server.port),
-        "--filename=/b/o",
-        "--rw=write",
-        "--bs=4k",
-        "--size=32k",
-    ]);
+    let base = at(
+        server.port,
+        &[
+            "--name=errs",
+            "--filename=/b/o",
+            "--rw=write",
+            "--bs=4k",
+            "--size=32k",
+        ],
+    );
     let t0 = std::time::Instant::now();
     let (out, v) = json(&with(
         base.clone(),
@@ -206,13 +227,69 @@ fn http_errors_are_counted_by_status() {
     drop(server);
 }
 
+/// `keep_going` with `io_timeout`: a listener on loopback accepts every connection and
+/// never answers. Each request waits its whole deadline (the job's `io_timeout`, the
+/// engine's own, not a share of it), fails as a `timeout` and the job goes on to its end:
+/// the watchdog, a grace later, never ends it.
+#[test]
+fn http_keep_going_counts_requests_past_their_deadline() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let stopped = std::sync::Arc::clone(&stop);
+    // Holds what it accepts (so no connection is closed), answering nothing.
+    let mute = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        while !stopped.load(Ordering::Relaxed) {
+            match listener.accept() {
+                Ok((c, _)) => held.push(c),
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(5)),
+            }
+        }
+        held.len()
+    });
+    let (out, v) = json(&at(
+        port,
+        &[
+            "--name=hung",
+            "--filename=/b/o",
+            "--rw=write",
+            "--bs=4k",
+            "--size=8k",
+            "--http_errors=keep_going",
+            "--io_timeout=1s",
+        ],
+    ));
+    stop.store(true, Ordering::Relaxed);
+    let conns = mute.join().unwrap();
+    let job = &v["jobs"][0];
+    // keep_going passes the failed requests over (fio's total_err has them): the run
+    // succeeds, and the watchdog never ended the job (no ETIMEDOUT).
+    assert!(out.status.success(), "{}\n{job}", stderr(&out));
+    assert_eq!(n(&job["total_err"]), 2, "{job}");
+    assert_ne!(job["error"], 110, "{job}");
+    assert!(!stderr(&out).contains("I/O timed out"), "{}", stderr(&out));
+    let e = &job["iobench_http"]["errors"];
+    assert_eq!((n(&e["timeout"]), n(&e["total"])), (2, 2), "{e}");
+    assert_eq!(n(&job["iobench_http"]["ops"]["PUT"]["errors"]), 2);
+    assert_eq!(n(&job["write"]["total_ios"]), 2, "{job}");
+    assert_eq!(n(&job["write"]["io_bytes"]), 0, "{job}");
+    // Two requests, each cut at 1 s: the deadline is io_timeout itself, not less.
+    let ms = n(&job["write"]["runtime"]);
+    assert!((2000..4000).contains(&ms), "{ms} ms: {job}");
+    // A timed-out connection is not reused: each request made its own.
+    assert_eq!(conns, 2);
+}
+
 /// 4xx from a real server: SeaweedFS refuses a wrong signature with 403, and
 /// keep_going counts every one of them while the server logs them.
 #[test]
 fn http_errors_count_seaweedfs_refusals() {
     let dir = common::scratch("engine_http_refusals");
     let Some(w) = Weed::start(&dir) else { return };
-    let (out, v) = json(&with(
+    let v = json_ok(&with(
         s3(&w, "not-the-secret"),
         &[
             "--name=refused",
@@ -223,7 +300,6 @@ fn http_errors_count_seaweedfs_refusals() {
             "--http_errors=keep_going",
         ],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let e = &v["jobs"][0]["iobench_http"]["errors"];
     assert_eq!(e["4xx"], 4, "{e}");
     assert_eq!(e["total"], 4, "{e}");
@@ -246,18 +322,18 @@ fn http_ttfb_is_reported_beside_latency() {
     let Some((server, _log)) = play_server(&dir) else {
         return;
     };
-    let (out, v) = json(&args(&[
-        "--name=slow",
-        "--ioengine=http",
-        &format!("--http_host=127.0.0.1:{}", server.port),
-        "--filename=/b/slow",
-        "--http_object_mode=range",
-        "--rw=read",
-        "--bs=4k",
-        "--size=8k",
-        "--http_ttfb=1",
-    ]));
-    assert!(out.status.success(), "{}", stderr(&out));
+    let v = json_ok(&at(
+        server.port,
+        &[
+            "--name=slow",
+            "--filename=/b/slow",
+            "--http_object_mode=range",
+            "--rw=read",
+            "--bs=4k",
+            "--size=8k",
+            "--http_ttfb=1",
+        ],
+    ));
     let get = &v["jobs"][0]["iobench_http"]["ops"]["GET"];
     assert_eq!(get["total_ios"], 2, "{get}");
     let ttfb_max = get["ttfb_ns"]["max"].as_u64().unwrap();
@@ -268,17 +344,12 @@ fn http_ttfb_is_reported_beside_latency() {
     drop(server);
 
     let Some(w) = Weed::start(&dir) else { return };
-    let job = with(
-        s3(&w, seaweed::SECRET),
-        &["--filename=/bkt/ttfb", "--bs=4k", "--size=64k"],
-    );
-    let (out, _) = json(&with(job.clone(), &["--name=w", "--rw=write"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let (out, v) = json(&with(
+    let job = on(&w, &["--filename=/bkt/ttfb", "--bs=4k", "--size=64k"]);
+    let _ = json_ok(&with(job.clone(), &["--name=w", "--rw=write"]));
+    let v = json_ok(&with(
         job.clone(),
         &["--name=r", "--rw=randread", "--http_ttfb=1"],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let h = &v["jobs"][0]["iobench_http"];
     let gets = w
         .requests_for("/bkt/ttfb")
@@ -319,13 +390,9 @@ fn n(v: &Value) -> u64 {
 fn http_opmix_mixes_operations_by_weight() {
     let dir = common::scratch("engine_http_mix");
     let Some(w) = Weed::start(&dir) else { return };
-    let job = with(
-        s3(&w, seaweed::SECRET),
-        &["--filename=/bkt/mix", "--bs=4k", "--size=128k"],
-    );
-    let (out, _) = json(&with(job.clone(), &["--name=fill", "--rw=write"]));
-    assert!(out.status.success(), "{}", stderr(&out));
-    let (out, v) = json(&with(
+    let job = on(&w, &["--filename=/bkt/mix", "--bs=4k", "--size=128k"]);
+    let _ = json_ok(&with(job.clone(), &["--name=fill", "--rw=write"]));
+    let v = json_ok(&with(
         job.clone(),
         &[
             "--name=mix",
@@ -334,7 +401,6 @@ fn http_opmix_mixes_operations_by_weight() {
             "--http_opmix=get:50,put:20,head:15,list:10,delete:5",
         ],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let j = &v["jobs"][0];
     let ops = &j["iobench_http"]["ops"];
     let count = |op: &str| n(&ops[op]["total_ios"]);
@@ -381,8 +447,8 @@ fn http_opmix_mixes_operations_by_weight() {
 fn http_size_classes_report_latency_per_size() {
     let dir = common::scratch("engine_http_sizes");
     let Some(w) = Weed::start(&dir) else { return };
-    let (out, v) = json(&with(
-        s3(&w, seaweed::SECRET),
+    let v = json_ok(&on(
+        &w,
         &[
             "--name=split",
             "--filename=/bkt/split",
@@ -392,7 +458,6 @@ fn http_size_classes_report_latency_per_size() {
             "--http_size_classes=1",
         ],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let j = &v["jobs"][0];
     let sizes = &j["iobench_http"]["sizes"];
     let log = w.requests_for("/bkt/split_");
@@ -415,8 +480,8 @@ fn http_size_classes_report_latency_per_size() {
     let mean = |k: &str| sizes[k]["lat_ns"]["mean"].as_f64().unwrap();
     assert!(mean("1m") > mean("4k"), "{sizes}");
 
-    let (out, v) = json(&with(
-        s3(&w, seaweed::SECRET),
+    let v = json_ok(&on(
+        &w,
         &[
             "--name=range",
             "--filename=/bkt/range",
@@ -426,7 +491,6 @@ fn http_size_classes_report_latency_per_size() {
             "--http_size_classes=1",
         ],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let j = &v["jobs"][0];
     let sizes = j["iobench_http"]["sizes"].as_object().unwrap();
     let names: Vec<&str> = sizes.keys().map(|k| k.as_str()).collect();
@@ -458,8 +522,8 @@ fn http_endpoints_report_per_endpoint() {
     let Some(a) = Weed::start(&da) else { return };
     let Some(b) = Weed::start(&db) else { return };
     let (ea, eb) = (format!("127.0.0.1:{}", a.s3), format!("127.0.0.1:{}", b.s3));
-    let (out, v) = json(&with(
-        s3(&a, seaweed::SECRET),
+    let v = json_ok(&on(
+        &a,
         &[
             "--name=eps",
             &format!("--http_endpoints={ea},{eb}"),
@@ -470,7 +534,6 @@ fn http_endpoints_report_per_endpoint() {
             "--http_ttfb=1",
         ],
     ));
-    assert!(out.status.success(), "{}", stderr(&out));
     let j = &v["jobs"][0];
     let eps = &j["iobench_http"]["endpoints"];
     let puts = |w: &Weed| {
@@ -491,8 +554,8 @@ fn http_endpoints_report_per_endpoint() {
     assert_eq!(n(&j["write"]["total_ios"]), 24);
     // A bad list is refused, naming the option.
     let out = iobench(
-        &with(
-            s3(&a, seaweed::SECRET),
+        &on(
+            &a,
             &[
                 "--name=bad",
                 "--http_endpoints=http://x/",
@@ -514,8 +577,8 @@ fn http_endpoints_report_per_endpoint() {
 fn http_multipart_uploads_parts_and_objects() {
     let dir = common::scratch("engine_http_multipart");
     let Some(w) = Weed::start(&dir) else { return };
-    let (out, v) = json(&with(
-        s3(&w, seaweed::SECRET),
+    let (out, v) = json(&on(
+        &w,
         &[
             "--name=mp",
             "--filename=/bkt/mp",
@@ -555,21 +618,21 @@ fn http_multipart_uploads_parts_and_objects() {
         return;
     };
     let run = |jobs: &str| {
-        let (out, v) = json(&args(&[
-            "--name=mp",
-            "--ioengine=http",
-            "--http_mode=s3",
-            &format!("--http_host=127.0.0.1:{}", server.port),
-            "--http_s3_keyid=k",
-            "--http_s3_key=s",
-            "--filename=/b/mp",
-            "--rw=write",
-            "--bs=1m",
-            "--size=1m",
-            "--http_multipart=256k",
-            &format!("--http_multipart_jobs={jobs}"),
-        ]));
-        assert!(out.status.success(), "{}", stderr(&out));
+        let v = json_ok(&at(
+            server.port,
+            &[
+                "--name=mp",
+                "--http_mode=s3",
+                "--http_s3_keyid=k",
+                "--http_s3_key=s",
+                "--filename=/b/mp",
+                "--rw=write",
+                "--bs=1m",
+                "--size=1m",
+                "--http_multipart=256k",
+                &format!("--http_multipart_jobs={jobs}"),
+            ],
+        ));
         let h = v["jobs"][0]["iobench_http"].clone();
         assert_eq!(n(&h["multipart"]["part"]["total_ios"]), 4, "{h}");
         assert!(

@@ -24,6 +24,31 @@ fn s3(w: &Weed) -> Vec<String> {
     .collect()
 }
 
+/// `iobench report` of `inputs` into `out`: the page.
+fn report_of(inputs: &[std::path::PathBuf], out: &std::path::Path) -> String {
+    let mut c = iobench();
+    c.arg("report").args(inputs).arg("--output").arg(out);
+    run_ok(c);
+    std::fs::read_to_string(out).unwrap()
+}
+
+/// Chart `id` of `html`: it is drawn as `kind` and has `n` points; the value of the one
+/// of series `series` at `x`.
+fn point_of(html: &str, id: &str, kind: &str, n: usize, x: &str, series: &str) -> f64 {
+    let ch = chart(html, id);
+    assert!(ch.contains(&format!("data-kind=\"{kind}\"")), "{id}: {ch}");
+    let (xs, names, ys) = (
+        attrs(ch, "pt", "data-x"),
+        attrs(ch, "pt", "data-series"),
+        attrs(ch, "pt", "data-y"),
+    );
+    assert_eq!(ys.len(), n, "{id}: {xs:?} {names:?}");
+    let i = (0..xs.len())
+        .find(|&i| xs[i] == x && names[i] == series)
+        .unwrap_or_else(|| panic!("{id}: no {series} at {x}"));
+    ys[i].parse().unwrap()
+}
+
 /// SeaweedFS started in `dir`, its objects written once; `None` without `weed`.
 fn filled(dir: &std::path::Path) -> Option<Weed> {
     let w = Weed::start(dir)?;
@@ -242,6 +267,42 @@ fn compare_takes_http_class_metrics() {
     // PUT's share grew from 20% to 50%: its IOPS with it.
     assert!(sample(1, "http PUT", "iops") > sample(0, "http PUT", "iops"));
 
+    // `report` of the two runs: the classes charted against the option that differs
+    // (http_opmix, categorical: grouped bars, a bar per operation and mix), each bar the
+    // run's own JSON value; latency and time to first byte per operation beside them.
+    let html_path = dir.join("set.html");
+    let html = report_of(&files, &html_path);
+    assert!(html.contains("HTTP requests by class"), "no http charts");
+    let mixes = ["get:80,put:20", "get:50,put:50"];
+    let pct = |k: &'static str| move |c: &Value| c[k]["percentile"]["99.000000"].as_f64();
+    type Of<'a> = &'a dyn Fn(&Value) -> Option<f64>;
+    let charts: [(&str, &str, Of); 4] = [
+        ("set-0-http-ops-iops", "bars", &|c| c["iops"].as_f64()),
+        ("set-0-http-ops-bw", "bars", &|c| c["bw_bytes"].as_f64()),
+        ("set-0-http-ops-p99", "dots", &pct("lat_ns")),
+        ("set-0-http-ops-ttfb-p99", "dots", &pct("ttfb_ns")),
+    ];
+    for (id, kind, value) in charts {
+        assert!(chart(&html, id).contains("against http_opmix"), "{id}");
+        for (side, v) in docs.iter().enumerate() {
+            for op in ["GET", "PUT"] {
+                // Two operations by two mixes.
+                let got = point_of(&html, id, kind, 4, mixes[side], op);
+                let want = value(&v["jobs"][0]["iobench_http"]["ops"][op]).unwrap();
+                assert_eq!(got, want, "{id} {op} {side}");
+            }
+        }
+    }
+    assert!(chart(&html, "set-0-http-ops-ttfb-p99").contains("time to first byte"));
+    // Neither run has size classes or endpoints: no chart of them.
+    assert!(!html.contains("set-0-http-sizes") && !html.contains("set-0-http-endpoints"));
+    // Chromium builds the page with every bar (IOBENCH_HTTP_SET_SHOT: a screenshot).
+    let shot = std::env::var_os("IOBENCH_HTTP_SET_SHOT").map(std::path::PathBuf::from);
+    if let Some(dom) = browse(&html_path, shot.as_deref()) {
+        let bars = chart(&dom, "set-0-http-ops-iops");
+        assert_eq!(attrs(bars, "pt", "data-y").len(), 4);
+    }
+
     // A class no run has, and a malformed metric, are named.
     let mut c = iobench();
     c.arg("compare")
@@ -291,6 +352,8 @@ fn live_lines_and_metrics_carry_http_operations() {
             "--runtime=2500ms",
             "--http_opmix=get:60,put:20,head:20",
             "--http_ttfb=1",
+            "--http_size_classes=1",
+            &format!("--http_endpoints=127.0.0.1:{0},localhost:{0}", w.s3),
             "--status-interval=1",
             "--metrics-linger=20s",
             "--output-format=json",
@@ -386,6 +449,44 @@ fn live_lines_and_metrics_carry_http_operations() {
             Some(want as f64)
         );
     }
+    // The size class and the two endpoints: their intervals add up to the final report's
+    // counts as the operations' do, each with its time to first byte.
+    let http = &v["jobs"][0]["iobench_http"];
+    let eps = [format!("127.0.0.1:{}", w.s3), format!("localhost:{}", w.s3)];
+    for (group, class) in [
+        ("sizes", "4k"),
+        ("endpoints", &eps[0]),
+        ("endpoints", &eps[1]),
+    ] {
+        let want = http[group][class]["total_ios"].as_u64().unwrap();
+        assert!(want > 0, "{group} {class}: {http}");
+        let of = |l: &Value| l["jobs"][0]["iobench_http"][group][class].clone();
+        let sum: u64 = lines
+            .iter()
+            .map(|l| of(l)["ios"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(sum, want, "{group} {class}: the intervals add up");
+        let busy = lines
+            .iter()
+            .map(of)
+            .find(|o| o["ios"].as_u64().unwrap_or(0) > 0)
+            .unwrap();
+        assert!(busy["lat_ns"]["p99"].as_f64().unwrap() > 0.0, "{busy}");
+        assert!(busy["ttfb_ns"]["p50"].as_f64().unwrap() > 0.0, "{busy}");
+        assert!(busy["ttfb_ns"]["mean"].as_f64() <= busy["lat_ns"]["mean"].as_f64());
+    }
+    // The groups' counts agree: every request has one size class and one endpoint.
+    let last = &lines.last().unwrap()["jobs"][0]["iobench_http"];
+    let total = |g: &str| -> u64 {
+        last[g]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|c| c["total_ios"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(total("sizes"), total("ops"));
+    assert_eq!(total("endpoints"), total("ops"));
     assert!(text.contains("# TYPE iobench_http_latency_seconds histogram"));
     let (code, err) = super::output_contract::validate(&[("live-line", vec![live.clone()])]);
     if super::output_contract::have_validator(&err) {
@@ -471,6 +572,22 @@ fn sweep_index_and_table_have_http_classes() {
             p["runs"][0]["iobench_http"]["GET"]["total_ios"],
             ops["GET"]["total_ios"]
         );
+    }
+    // `report` of the sweep: each operation's p99 (and TTFB's) against bs, a numeric
+    // axis: lines, each point the index's value.
+    let html = report_of(&[dir.join("sw")], &dir.join("sw.html"));
+    for (id, key) in [
+        ("set-0-http-ops-p99", ""),
+        ("set-0-http-ops-ttfb-p99", " ttfb"),
+    ] {
+        for (p, x) in points.iter().zip(["4 KiB", "16 KiB"]) {
+            for op in ["GET", "PUT"] {
+                // GET and PUT at two sizes.
+                let got = point_of(&html, id, "lines", 4, x, op);
+                let want = p["iobench_http"][format!("{op}{key}")]["p99_ns"].as_f64();
+                assert_eq!(Some(got), want, "{id} {op} {x}");
+            }
+        }
     }
     let (code, err) =
         super::output_contract::validate(&[("sweep-index", vec![dir.join("sw/index.json")])]);

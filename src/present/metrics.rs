@@ -3,9 +3,9 @@
 //! extra): I/O and byte counters, I/Os in flight, and completion-latency histograms
 //! whose buckets are read off fio's histogram, per job and direction; for the http
 //! engine under its iobench-only options, its requests, failures, latency and time to
-//! first byte per operation (`iobench_http_*`). The listener is
-//! bound before any job starts, so a bad address fails the run at once; with port 0 the
-//! port the kernel picked is printed once on stderr.
+//! first byte per operation, size class, endpoint and multipart stage (`iobench_http_*`).
+//! The listener is bound before any job starts, so a bad address fails the run at once;
+//! with port 0 the port the kernel picked is printed once on stderr.
 //!
 //! A small HTTP/1.x server of its own (no crate: one path, two methods, a request head of a
 //! few hundred bytes): a thread per connection, at most [`MAX_CONNS`] at once (one more is
@@ -520,72 +520,94 @@ fn histogram(out: &mut String, family: &str, labels: &str, h: &hist::Hist, stat:
     out.push_str(&format!("{family}_count{{{labels}}} {total}\n"));
 }
 
-/// The http engine's operations (`iobench_http`, under its iobench-only options): per
-/// job and operation, requests and failed requests as counters, latency (and time to
-/// first byte with `http_ttfb`) as histograms. Nothing for any other job.
+/// The http engine's classes (`iobench_http`, under its iobench-only options): per job
+/// and class, requests and failed requests as counters, latency (and time to first byte
+/// with `http_ttfb`) as histograms. Operations keep the plain family names
+/// (`iobench_http_requests_total{op=...}`); size classes, endpoints and multipart stages
+/// have a family each (`iobench_http_size_requests_total{size=...}`, `..._endpoint_...`,
+/// `..._multipart_...`), so a sum over one family never counts a request twice. Nothing
+/// for any other job, nor for a group no job has.
 fn http(out: &mut String, jobs: &[JobStats]) {
-    let with: Vec<(&JobStats, &crate::stats::objstats::ObjStats)> = jobs
+    use crate::stats::objstats::{Class, ObjStats};
+    let with: Vec<(&JobStats, &ObjStats)> = jobs
         .iter()
         .filter_map(|j| j.obj.as_deref().map(|o| (j, o)))
         .collect();
     if with.is_empty() {
         return;
     }
-    let labels = |j: &JobStats, op: &str| {
-        format!(
-            "job=\"{}\",group=\"{}\",op=\"{}\"",
-            esc(&j.name),
-            j.groupid,
-            esc(op)
-        )
-    };
     let header = |out: &mut String, name: &str, kind: &str, help: &str| {
         out.push_str(&format!("# HELP {name} {help}\n# TYPE {name} {kind}\n"));
     };
-    type Count = fn(&crate::stats::objstats::Class) -> u64;
-    let counters: [(&str, &str, Count); 2] = [
-        (
-            "iobench_http_requests_total",
-            "http engine: requests that succeeded, per operation.",
-            |c| c.ios,
-        ),
-        (
-            "iobench_http_errors_total",
-            "http engine: requests that failed, per operation.",
-            |c| c.errors,
-        ),
+    type Group = fn(&ObjStats) -> &[Class];
+    // (family infix, label, what the label names, the classes)
+    let groups: [(&str, &str, &str, Group); 4] = [
+        ("", "op", "operation", |o| &o.ops),
+        ("size_", "size", "object-size class", |o| &o.sizes),
+        ("endpoint_", "endpoint", "endpoint", |o| &o.endpoints),
+        ("multipart_", "stage", "multipart stage", |o| &o.multipart),
     ];
-    for (name, help, count) in counters {
-        header(out, name, "counter", help);
-        for (j, o) in &with {
-            for c in &o.ops {
-                let l = labels(j, &c.name);
-                out.push_str(&format!("{name}{{{l}}} {}\n", count(c)));
+    let ttfb = with.iter().any(|(_, o)| o.ttfb);
+    for (infix, label, what, classes) in groups {
+        if with.iter().all(|(_, o)| classes(o).is_empty()) {
+            continue;
+        }
+        let labels = |j: &JobStats, c: &Class| {
+            format!(
+                "job=\"{}\",group=\"{}\",{label}=\"{}\"",
+                esc(&j.name),
+                j.groupid,
+                esc(&c.name)
+            )
+        };
+        type Count = fn(&Class) -> u64;
+        let counters: [(&str, &str, Count); 2] = [
+            ("requests_total", "requests that succeeded", |c| c.ios),
+            ("errors_total", "requests that failed", |c| c.errors),
+        ];
+        for (suffix, help, count) in counters {
+            let name = format!("iobench_http_{infix}{suffix}");
+            header(
+                out,
+                &name,
+                "counter",
+                &format!("http engine: {help}, per {what}."),
+            );
+            for (j, o) in &with {
+                for c in classes(o) {
+                    out.push_str(&format!("{name}{{{}}} {}\n", labels(j, c), count(c)));
+                }
             }
         }
-    }
-    type Of = fn(&crate::stats::objstats::Class) -> (&hist::Hist, &IoStat);
-    let histograms: [(&str, &str, bool, Of); 2] = [
-        (
-            "iobench_http_latency_seconds",
-            "http engine: each request's latency to its last byte, per operation.",
-            true,
-            |c| (&c.lat_hist, &c.lat),
-        ),
-        (
-            "iobench_http_ttfb_seconds",
-            "http engine: each request's time to first byte, per operation.",
-            with.iter().any(|(_, o)| o.ttfb),
-            |c| (&c.ttfb_hist, &c.ttfb),
-        ),
-    ];
-    for (name, help, _, of) in histograms.into_iter().filter(|h| h.2) {
-        header(out, name, "histogram", help);
-        for (j, o) in &with {
-            for c in &o.ops {
-                let (h, stat) = of(c);
-                if !h.is_empty() {
-                    histogram(out, name, &labels(j, &c.name), h, stat);
+        type Of = fn(&Class) -> (&hist::Hist, &IoStat);
+        let histograms: [(&str, &str, bool, Of); 2] = [
+            (
+                "latency_seconds",
+                "each request's latency to its last byte",
+                true,
+                |c| (&c.lat_hist, &c.lat),
+            ),
+            (
+                "ttfb_seconds",
+                "each request's time to first byte",
+                ttfb,
+                |c| (&c.ttfb_hist, &c.ttfb),
+            ),
+        ];
+        for (suffix, help, _, of) in histograms.into_iter().filter(|h| h.2) {
+            let name = format!("iobench_http_{infix}{suffix}");
+            header(
+                out,
+                &name,
+                "histogram",
+                &format!("http engine: {help}, per {what}."),
+            );
+            for (j, o) in &with {
+                for c in classes(o) {
+                    let (h, stat) = of(c);
+                    if !h.is_empty() {
+                        histogram(out, &name, &labels(j, c), h, stat);
+                    }
                 }
             }
         }

@@ -334,8 +334,8 @@ fn compare_takes_http_class_metrics() {
 /// each interim JSON report has the classes (cumulative); each live line has the
 /// interval's requests per operation (with latency percentiles), the intervals add up to
 /// the final report's counts, the lines validate against the live-line schema; the
-/// Prometheus endpoint's per-operation counters and latency histograms end at the final
-/// report's counts. A plain http run's lines have none of it.
+/// Prometheus endpoint's counters and latency histograms per operation, size class and
+/// endpoint end at the final report's counts. A plain http run's lines have none of it.
 #[test]
 fn live_lines_and_metrics_carry_http_operations() {
     use super::present_metrics::{free_port, http_get, value};
@@ -474,6 +474,23 @@ fn live_lines_and_metrics_carry_http_operations() {
         assert!(busy["lat_ns"]["p99"].as_f64().unwrap() > 0.0, "{busy}");
         assert!(busy["ttfb_ns"]["p50"].as_f64().unwrap() > 0.0, "{busy}");
         assert!(busy["ttfb_ns"]["mean"].as_f64() <= busy["lat_ns"]["mean"].as_f64());
+        // Prometheus: a family per group, its counter and histograms the final report's.
+        let (family, label) = match group {
+            "sizes" => ("size_", "size"),
+            _ => ("endpoint_", "endpoint"),
+        };
+        let labels = format!("{{job=\"mix\",group=\"0\",{label}=\"{class}\"}}");
+        for series in [
+            "requests_total",
+            "latency_seconds_count",
+            "ttfb_seconds_count",
+        ] {
+            assert_eq!(
+                value(&text, &format!("iobench_http_{family}{series}{labels}")),
+                Some(want as f64),
+                "{series}: {text}"
+            );
+        }
     }
     // The groups' counts agree: every request has one size class and one endpoint.
     let last = &lines.last().unwrap()["jobs"][0]["iobench_http"];

@@ -226,7 +226,7 @@ fn header(h: &mut String, sum: &Value) {
             "threads and queue depth",
             format!(
                 "{} ({} engine, direct I/O)",
-                crate::study::pts::report::load_text(sum),
+                load_text(sum),
                 text(&st["engine"])
             ),
         ),
@@ -960,4 +960,19 @@ fn demand(h: &mut String, id: &str, d: &Value) {
         ));
     }
     h.push_str("</div>");
+}
+
+/// The threads and queue depth a summary's test ran at, as the report and the report page
+/// say them: the latency test runs one thread at depth one whatever was asked, and demand
+/// intensity every thread count and depth up to the ones asked.
+pub fn load_text(sum: &Value) -> String {
+    let st = &sum["settings"];
+    match sum["test"].as_str() {
+        Some("latency") => "threads: 1  queue depth: 1 (the latency test's)".into(),
+        Some("dirth") => format!(
+            "threads: 1 to {}  queue depth: 1 to {} (every thread count × depth)",
+            st["threads"], st["qd"]
+        ),
+        _ => format!("threads: {}  queue depth: {}", st["threads"], st["qd"]),
+    }
 }

@@ -417,20 +417,6 @@ fn fmt3(x: f64) -> String {
     }
 }
 
-/// The threads and queue depth a summary's test ran at, as the report and the report page
-/// say them: the latency test runs one thread at depth one whatever was asked, and demand
-/// intensity every thread count and depth up to the ones asked.
-pub fn load_text(sum: &Value) -> String {
-    let st = &sum["settings"];
-    match sum["test"].as_str() {
-        Some("latency") => "threads: 1  queue depth: 1 (the latency test's)".into(),
-        Some("dirth") => format!(
-            "threads: 1 to {}  queue depth: 1 to {} (every thread count × depth)",
-            st["threads"], st["qd"]
-        ),
-        _ => format!("threads: {}  queue depth: {}", st["threads"], st["qd"]),
-    }
-}
 /// The text report, from the summary.
 pub fn text(sum: &Value) -> String {
     let mut o = String::new();
@@ -452,7 +438,7 @@ pub fn text(sum: &Value) -> String {
     o.push_str(&format!(
         "engine: {}, direct I/O  {}  round: {} ms per workload  rounds at most: {}\n",
         st["engine"].as_str().unwrap_or(""),
-        load_text(sum),
+        crate::present::pts_page::load_text(sum),
         st["round_ms"],
         st["max_rounds"]
     ));

@@ -167,6 +167,8 @@ impl Engine for Libaio {
         self.iocbs = vec![Iocb::default(); self.depth];
         self.staged = Vec::with_capacity(self.depth);
         self.events = vec![IoEvent::default(); self.depth];
+        // A new ring: fio's starts at its first entry.
+        self.ring_pos = 0;
         // SAFETY: io_setup writes the new context id into `self.ctx`.
         let r = unsafe {
             libc::syscall(

@@ -8,9 +8,11 @@ pub mod optdef;
 pub mod percentiles;
 pub mod raw;
 pub mod reader;
+pub mod release;
 pub mod steady;
 pub mod value;
 pub mod verify_method;
 
 pub use ddir::{Ddir, Pattern};
 pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit};
+pub use release::FioRelease;

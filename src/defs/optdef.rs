@@ -131,6 +131,9 @@ pub struct OptDef {
     /// An iobench extension fio 3.33 does not have (`io_stall_warn`, `io_timeout`): left
     /// out of `--cmdhelp`'s overview, which stays fio's, and marked in the docs.
     pub iobench_only: bool,
+    /// The fio release that added the option (3.33 for everything 3.33 has): a job in an
+    /// older dialect (`--fio-compat`) refuses it by name with this release.
+    pub since: super::FioRelease,
 }
 
 /// Starts an option definition; the builder methods below fill in the rest.
@@ -149,6 +152,7 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         range: None,
         only: None,
         iobench_only: false,
+        since: super::FioRelease::OLDEST,
     }
 }
 
@@ -187,6 +191,11 @@ impl OptDef {
     }
     pub const fn iobench_only(mut self) -> Self {
         self.iobench_only = true;
+        self
+    }
+    /// Marks an option added after fio 3.33, by the release that added it.
+    pub const fn since(mut self, release: super::FioRelease) -> Self {
+        self.since = release;
         self
     }
     pub const fn only(mut self, words: &'static [&'static str]) -> Self {

@@ -1,0 +1,101 @@
+//! The fio releases iobench can speak as (its dialects): 3.33 to 3.42. A release is one
+//! small value, consulted wherever fio changed behaviour between releases (seeds, JSON keys,
+//! the server protocol, option names, the version line), so that "which fio am I" is never
+//! a string compared in many places.
+
+use std::fmt;
+
+/// A fio release of the 3.x line, from 3.33 (Debian 12's) to 3.42 (the newest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FioRelease {
+    minor: u8,
+}
+
+impl FioRelease {
+    /// fio 3.33, of November 2022 (Debian 12).
+    pub const V3_33: FioRelease = FioRelease { minor: 33 };
+    /// fio 3.34.
+    pub const V3_34: FioRelease = FioRelease { minor: 34 };
+    /// fio 3.35: new default seeds; `randseed` overrides `randrepeat`.
+    pub const V3_35: FioRelease = FioRelease { minor: 35 };
+    /// fio 3.36: `job_start` in the JSON output.
+    pub const V3_36: FioRelease = FioRelease { minor: 36 };
+    /// fio 3.37.
+    pub const V3_37: FioRelease = FioRelease { minor: 37 };
+    /// fio 3.38: `atomic=1` as RWF_ATOMIC.
+    pub const V3_38: FioRelease = FioRelease { minor: 38 };
+    /// fio 3.39 (Debian 13).
+    pub const V3_39: FioRelease = FioRelease { minor: 39 };
+    /// fio 3.40: `uncached=1` as RWF_DONTCACHE.
+    pub const V3_40: FioRelease = FioRelease { minor: 40 };
+    /// fio 3.41.
+    pub const V3_41: FioRelease = FioRelease { minor: 41 };
+    /// fio 3.42, the newest release and iobench's default dialect.
+    pub const V3_42: FioRelease = FioRelease { minor: 42 };
+
+    /// The oldest release iobench speaks.
+    pub const OLDEST: FioRelease = FioRelease::V3_33;
+    /// The release iobench speaks unless told otherwise.
+    pub const DEFAULT: FioRelease = FioRelease::V3_42;
+
+    /// Every release iobench speaks, oldest first.
+    pub fn all() -> impl Iterator<Item = FioRelease> {
+        (Self::OLDEST.minor..=Self::DEFAULT.minor).map(|minor| FioRelease { minor })
+    }
+
+    /// The minor number (`39` for 3.39).
+    pub const fn minor(self) -> u8 {
+        self.minor
+    }
+
+    /// Reads `3.39`, `fio-3.39` or `3.39.0`; anything outside 3.33..=3.42 is an error
+    /// that names the releases iobench speaks.
+    pub fn parse(text: &str) -> Result<FioRelease, String> {
+        let t = text.trim();
+        let t = t.strip_prefix("fio-").unwrap_or(t);
+        let bad = || {
+            format!(
+                "'{text}' is not a fio release iobench speaks (expected 3.{}..3.{}, e.g. 3.39)",
+                Self::OLDEST.minor,
+                Self::DEFAULT.minor
+            )
+        };
+        let mut parts = t.split('.');
+        let (Some("3"), Some(minor)) = (parts.next(), parts.next()) else {
+            return Err(bad());
+        };
+        if parts.any(|p| p.parse::<u32>().is_err()) {
+            return Err(bad());
+        }
+        let minor: u8 = minor.parse().map_err(|_| bad())?;
+        if !(Self::OLDEST.minor..=Self::DEFAULT.minor).contains(&minor) {
+            return Err(bad());
+        }
+        Ok(FioRelease { minor })
+    }
+}
+
+impl fmt::Display for FioRelease {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "3.{}", self.minor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FioRelease;
+
+    #[test]
+    fn releases_parse_in_fios_spellings_and_nothing_else() {
+        assert_eq!(FioRelease::parse("3.39"), Ok(FioRelease::V3_39));
+        assert_eq!(FioRelease::parse("fio-3.33"), Ok(FioRelease::V3_33));
+        assert_eq!(FioRelease::parse("3.42.0"), Ok(FioRelease::V3_42));
+        for bad in ["3.32", "3.43", "2.39", "3", "3.x", "", "fio-3.39-rc1"] {
+            let e = FioRelease::parse(bad).unwrap_err();
+            assert!(e.contains("3.33..3.42"), "{bad}: {e}");
+        }
+        assert_eq!(FioRelease::all().count(), 10);
+        assert!(FioRelease::V3_35 > FioRelease::V3_33);
+        assert_eq!(FioRelease::DEFAULT.to_string(), "3.42");
+    }
+}

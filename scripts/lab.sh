@@ -153,10 +153,20 @@ EOF
         return 1
     fi
     rc=$(cat "$run/rc")
-    grep -E '^(ok|FAIL|note) ' "$run/guest.log" | sed "s/^/  $case: /" || true
+    # The guest's checks, then the host's over what the guest left (check.py).
+    local line jrc=0
+    : >"$run/judge.log"
+    if [ -f "$run/judge.list" ]; then
+        while IFS= read -r line; do
+            eval "set -- $line"
+            (cd "$run" && python3 "$lab/check.py" "$@") >>"$run/judge.log" 2>&1 || jrc=1
+        done <"$run/judge.list"
+    fi
+    grep -E '^(ok|FAIL|note) ' "$run/guest.log" "$run/judge.log" | sed "s/^[^:]*:/  $case: /" || true
+    if [ "$jrc" -ne 0 ] && [ "$rc" = 0 ]; then rc=judged; fi
     if [ "$rc" != 0 ]; then
-        echo "lab: $case: failed (guest rc=$rc, ${took}s); last lines of $run/guest.log:"
-        tail -25 "$run/guest.log"
+        echo "lab: $case: failed (guest rc=$rc, ${took}s); the last other lines of $run/guest.log:"
+        grep -vE '^(ok|FAIL|note) ' "$run/guest.log" | tail -15
         return 1
     fi
     echo "lab: $case: passed in ${took}s"

@@ -75,7 +75,7 @@ build_initramfs() {
     root=$(mktemp -d "$cache/initramfs.XXXXXX")
     mkdir -p "$root"/{bin,dev,proc,sys,lib/modules}
     cp "$(command -v busybox)" "$root/bin/busybox"
-    file -L "$root/bin/busybox" 2>/dev/null | grep -q 'statically linked' || {
+    ! ldd "$root/bin/busybox" >/dev/null 2>&1 || {
         echo "lab: busybox is not static (install busybox-static)" >&2
         rm -rf "$root"
         return 1

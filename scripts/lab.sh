@@ -12,13 +12,15 @@
 # target/suite/iobench), FIO (default /usr/bin/fio), IOBENCH_LAB_CACHE (kernel and
 # initramfs; default /var/cache/iobench-lab), IOBENCH_LAB_KERNEL (a linux-image package
 # name instead of the one linux-image-amd64 depends on), IOBENCH_LAB_TIMEOUT (seconds a
-# guest may run; default 600), IOBENCH_LAB_MEM (MiB; default 1536).
+# guest may run; default 600), IOBENCH_LAB_BOOT_TIMEOUT (seconds for the guest's init to
+# come up before it is booted once more; default 120), IOBENCH_LAB_MEM (MiB; default 1536).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 lab=$repo/scripts/lab
 cache=${IOBENCH_LAB_CACHE:-/var/cache/iobench-lab}
 runs=$repo/target/lab
 timeout_s=${IOBENCH_LAB_TIMEOUT:-600}
+boot_s=${IOBENCH_LAB_BOOT_TIMEOUT:-120}
 mem=${IOBENCH_LAB_MEM:-1536}
 fio=${FIO:-/usr/bin/fio}
 if [ -n "${IOBENCH:-}" ]; then
@@ -131,16 +133,34 @@ cd "\$RUN"
 . "\$LAB/cases/\$CASE.sh"
 guest
 EOF
-    local start rc
+    local start rc attempt
     start=$(date +%s)
-    rc=0
-    timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -M q35 -accel tcg -cpu max -smp 2 -m "$mem" \
-        -nodefaults -display none -no-reboot -serial "file:$run/console.log" \
-        -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
-        -append "console=ttyS0 quiet panic=-1 lab.scratch=$run" \
-        -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on \
-        -virtfs "local,path=$run,mount_tag=scratch,security_model=none" \
-        "${qemu_args[@]}" >"$run/qemu.log" 2>&1 || rc=$?
+    # A TCG guest on a busy host can stall in early boot (RCU stalls, a lost timer): one
+    # whose init has not come up within boot_s is killed and booted once more.
+    for attempt in 1 2; do
+        rm -f "$run/console.log"
+        timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -M q35 -accel tcg -cpu max -smp 2 -m "$mem" \
+            -nodefaults -display none -no-reboot -serial "file:$run/console.log" \
+            -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
+            -append "console=ttyS0 quiet panic=-1 lab.scratch=$run" \
+            -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on \
+            -virtfs "local,path=$run,mount_tag=scratch,security_model=none" \
+            "${qemu_args[@]}" >"$run/qemu.log" 2>&1 &
+        local qpid=$! waited=0 up=0
+        while kill -0 "$qpid" 2>/dev/null; do
+            if [ "$up" = 0 ] && grep -q '^lab init: up' "$run/console.log" 2>/dev/null; then up=1; fi
+            if [ "$up" = 0 ] && [ "$waited" -ge "$boot_s" ]; then
+                echo "lab: $case: the guest's init did not come up in ${boot_s}s (attempt $attempt)"
+                kill "$qpid" 2>/dev/null || true
+                break
+            fi
+            sleep 1
+            waited=$((waited + 1))
+        done
+        rc=0
+        wait "$qpid" || rc=$?
+        [ "$up" = 0 ] && ! grep -q '^lab init: up' "$run/console.log" 2>/dev/null || break
+    done
     local took=$(($(date +%s) - start))
     if [ "$rc" -ne 0 ]; then
         echo "lab: $case: qemu exited $rc after ${took}s (124: timed out)"
@@ -185,7 +205,7 @@ main() {
             return
             ;;
         -h | --help)
-            sed -n '2,16p' "$0"
+            sed -n '2,18p' "$0"
             return 0
             ;;
     esac

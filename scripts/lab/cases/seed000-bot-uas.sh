@@ -16,22 +16,29 @@ driver_of() {
     cat "/sys/class/scsi_host/$host/proc_name"
 }
 guest() {
+    echo "seed000: loading xhci_pci" >/dev/console
     modprobe xhci_pci
+    echo "seed000: loading uas, sd_mod" >/dev/console
     modprobe uas
     modprobe sd_mod
+    echo "seed000: waiting for disks" >/dev/console
+    exec 9>/dev/console
+    BASH_XTRACEFD=9
+    set -x
     local bot= uas= d i
-    for i in $(seq 100); do
+    for i in $(seq 60); do
         for d in /sys/block/sd*; do
             [ -e "$d" ] || continue
             d=$(basename "$d")
             case "$(driver_of "$d")" in usb-storage) bot=$d ;; uas) uas=$d ;; esac
         done
         [ -n "$bot" ] && [ -n "$uas" ] && break
-        sleep 0.2
+        sleep 0.5
     done
+    set +x
     [ -n "$bot" ] && ok "BOT disk: /dev/$bot (usb-storage)" || fail "no usb-storage disk"
     [ -n "$uas" ] && ok "UAS disk: /dev/$uas (uas)" || fail "no uas disk"
-    [ -n "$bot" ] && [ -n "$uas" ] || finish
+    [ -n "$bot" ] && [ -n "$uas" ] || { note "usb: $(cat /sys/bus/usb/devices/*/product 2>/dev/null | tr '\n' ' '); block: $(ls /sys/block | tr '\n' ' ')"; finish; }
     # The seed's read_iops (a directory on the disk there; the raw disk here), 16 MiB of
     # 4 KiB random reads instead of 60 s, so that both tools do the same work.
     local job=(--name=read_iops --size=16m --ioengine=libaio --direct=1 --verify=0 --bs=4K

@@ -9,11 +9,13 @@ host_setup() {
         -device usb-uas,id=uas,bus=xhci.0
         -device scsi-hd,bus=uas.0,scsi-id=0,lun=0,drive=uasd,serial=labuas)
 }
-# The scsi host's driver (usb-storage or uas) behind a disk.
+# The USB interface's driver (usb-storage or uas) behind a disk: the scsi host's parent.
 driver_of() {
-    local host
-    host=$(readlink -f "/sys/block/$1/device" | grep -o 'host[0-9]*' | head -1)
-    cat "/sys/class/scsi_host/$host/proc_name"
+    local p
+    p=$(readlink -f "/sys/block/$1/device")
+    p=${p%%/host*}
+    p=$(readlink "$p/driver")
+    echo "${p##*/}"
 }
 guest() {
     echo "seed000: loading xhci_pci" >/dev/console
@@ -22,9 +24,6 @@ guest() {
     modprobe uas
     modprobe sd_mod
     echo "seed000: waiting for disks" >/dev/console
-    exec 9>/dev/console
-    BASH_XTRACEFD=9
-    set -x
     local bot= uas= d i
     for i in $(seq 60); do
         for d in /sys/block/sd*; do
@@ -35,13 +34,12 @@ guest() {
         [ -n "$bot" ] && [ -n "$uas" ] && break
         sleep 0.5
     done
-    set +x
     [ -n "$bot" ] && ok "BOT disk: /dev/$bot (usb-storage)" || fail "no usb-storage disk"
     [ -n "$uas" ] && ok "UAS disk: /dev/$uas (uas)" || fail "no uas disk"
     [ -n "$bot" ] && [ -n "$uas" ] || { note "usb: $(cat /sys/bus/usb/devices/*/product 2>/dev/null | tr '\n' ' '); block: $(ls /sys/block | tr '\n' ' ')"; finish; }
-    # The seed's read_iops (a directory on the disk there; the raw disk here), 16 MiB of
+    # The seed's read_iops (a directory on the disk there; the raw disk here), 4 MiB of
     # 4 KiB random reads instead of 60 s, so that both tools do the same work.
-    local job=(--name=read_iops --size=16m --ioengine=libaio --direct=1 --verify=0 --bs=4K
+    local job=(--name=read_iops --size=4m --ioengine=libaio --direct=1 --verify=0 --bs=4K
         --iodepth=256 --rw=randread --group_reporting=1 --iodepth_batch_submit=256
         --iodepth_batch_complete_max=256)
     for d in "$bot" "$uas"; do

@@ -49,7 +49,7 @@ guest() {
         cp "$RUN/sweep-out/directory=%2Fmnt%2Fmd$n.json" "$RUN/iob-md$n/out.json" ||
             { fail "sweep: no point for /mnt/md$n ($(ls "$RUN/sweep-out" | tr '\n' ' '))"; continue; }
         cp "$RUN/sweep/before.json" "$RUN/sweep/after.json" "$RUN/iob-md$n/"
-        judge "md$n" --tol 0.05 --fio "fio1-md$n" "fio2-md$n" --iob "iob-md$n"
+        judge "md$n" --tol 0.05 --meta 16 --fio "fio1-md$n" "fio2-md$n" --iob "iob-md$n"
     done
     for n in 2 4 8; do umount "/mnt/md$n"; mdadm --stop "/dev/md$n" >/dev/null 2>&1; done
     finish

@@ -35,7 +35,7 @@ guest() {
             if [ $tool = fio ]; then run_tool "$name-fio" nvme0n1 "$FIO" "$f" || continue
             else run_tool "$name-iob" nvme0n1 "$IOBENCH" "$f" || continue; fi
         done
-        judge "$name" --tol 0.05 --fio "$name-fio" --iob "$name-iob"
+        judge "$name" --tol 0.05 --meta 16 --fio "$name-fio" --iob "$name-iob"
     done
     umount /mnt/q
     finish

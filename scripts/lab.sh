@@ -40,8 +40,8 @@ cases() { for f in "$lab"/cases/*.sh; do basename "$f" .sh; done; }
 # The guest kernel in $cache (unpacked, with modules.dep), reused when already there; the
 # initramfs rebuilt when scripts/lab/init is newer than it.
 setup() {
-    [ -f "$cache/ready" ] || setup_kernel
-    [ "$cache/initramfs.gz" -nt "$lab/init" ] || build_initramfs
+    [ -f "$cache/ready" ] || setup_kernel || return 1
+    [ "$cache/initramfs.gz" -nt "$lab/init" ] || build_initramfs || return 1
 }
 
 setup_kernel() {
@@ -56,15 +56,22 @@ setup_kernel() {
     tmp=$(mktemp -d "$cache/setup.XXXXXX")
     # apt-get download writes where it runs; as root it warns that _apt cannot write here.
     (cd "$tmp" && apt-get download -qq "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-    ls "$tmp"/"$pkg"_*.deb >/dev/null
-    dpkg-deb -x "$tmp"/"$pkg"_*.deb "$tmp/k"
-    rm -f "$tmp"/"$pkg"_*.deb
-    kver=$(ls "$tmp/k/lib/modules")
-    depmod -b "$tmp/k" "$kver"
-    cp "$tmp/k/boot/vmlinuz-$kver" "$tmp/vmlinuz"
+    # (setup runs under `if`, where set -e does not stop it: each step says so itself)
+    if ! ls "$tmp"/"$pkg"_*.deb >/dev/null 2>&1; then
+        echo "lab: apt-get download $pkg got nothing" >&2
+        rm -rf "$tmp"
+        return 1
+    fi
+    dpkg-deb -x "$tmp"/"$pkg"_*.deb "$tmp/k" && rm -f "$tmp"/"$pkg"_*.deb &&
+        kver=$(ls "$tmp/k/lib/modules") && [ -n "$kver" ] && depmod -b "$tmp/k" "$kver" &&
+        cp "$tmp/k/boot/vmlinuz-$kver" "$tmp/vmlinuz" || {
+        echo "lab: unpacking $pkg failed" >&2
+        rm -rf "$tmp"
+        return 1
+    }
     echo "$kver" >"$tmp/kver"
     rm -rf "$cache/k" "$cache/vmlinuz" "$cache/initramfs.gz" "$cache/kver"
-    mv "$tmp/k" "$tmp/vmlinuz" "$tmp/kver" "$cache/"
+    mv "$tmp/k" "$tmp/vmlinuz" "$tmp/kver" "$cache/" || return 1
     rmdir "$tmp"
     echo "$pkg" >"$cache/ready"
     echo "lab: guest kernel $kver ($pkg) in $cache"

@@ -290,6 +290,10 @@ def main():
                     "(e.g. what else the host was doing)")
     ap.add_argument("-o", "--output", help="write the Markdown table here too")
     args = ap.parse_args()
+    # The jobs run in the scratch directory: a relative path names a file from here.
+    args.iobench = os.path.abspath(args.iobench)
+    if os.sep in args.fio:
+        args.fio = os.path.abspath(args.fio)
 
     if not os.access(args.iobench, os.X_OK):
         sys.exit(f"{args.iobench}: not found; run `cargo build --release` first")

@@ -262,7 +262,7 @@ def run_tool(cmd, env, cwd):
 def fmt(metric, v):
     if metric == "iops":
         return f"{v / 1000:.1f}k" if v >= 10000 else f"{v:.0f}"
-    return f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+    return f"{v:.0f}" if v >= 100 else f"{v:.1f}" if v >= 1 else f"{v:.3f}"
 
 
 def tool_version(cmd):

@@ -286,7 +286,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             open: super::open_files::OpenFiles::new(job, cx.targets, cx.fds, cx.lazy),
             data,
             pool,
-            free: (0..depth as u32).rev().collect(),
+            // fio's free list is a stack filled with io_u 0 first, so its first I/O takes
+            // the last unit's buffer (and its first faults are there): the same here.
+            free: (0..depth as u32).collect(),
             staged: Vec::with_capacity(depth),
             inflight: 0,
             watch,

@@ -286,7 +286,8 @@ fn pts(args: &[String]) -> Result<u8, String> {
     }
     let defs = plan::sections(&a.settings);
     check_jobs(&a.settings, &defs, &target.path, &a.dir)?;
-    std::fs::create_dir_all(&a.dir).map_err(|e| format!("{}: {e}", a.dir.display()))?;
+    // Made, or checked: no other user may plant links or swap run files in it.
+    crate::safefs::output_dir("-o", &a.dir)?;
     let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
     let mut st = State::open(&a.dir, &a.settings, &target, &names)?;
     // A run that already purged the target resumes on pts's own data.

@@ -286,8 +286,10 @@ fn pts(args: &[String]) -> Result<u8, String> {
     }
     let defs = plan::sections(&a.settings);
     check_jobs(&a.settings, &defs, &target.path, &a.dir)?;
-    // Made, or checked: no other user may plant links or swap run files in it.
-    crate::safefs::output_dir("-o", &a.dir)?;
+    // An -o DIR already there is checked before its state is read.
+    if std::fs::symlink_metadata(&a.dir).is_ok() {
+        crate::safefs::check_dir(&a.dir).map_err(|e| format!("-o {}: {e}", a.dir.display()))?;
+    }
     let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
     let mut st = State::open(&a.dir, &a.settings, &target, &names)?;
     // A run that already purged the target resumes on pts's own data.
@@ -297,6 +299,8 @@ fn pts(args: &[String]) -> Result<u8, String> {
             return Err(why);
         }
     }
+    // Made, or checked: no other user may plant links or swap run files in it.
+    crate::safefs::output_dir("-o", &a.dir)?;
     if st.resumed > 0 {
         eprintln!("pts: resuming the run in {}", a.dir.display());
     }

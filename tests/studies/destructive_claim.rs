@@ -130,25 +130,32 @@ fn a_mounted_partition_is_refused_before_anything_is_written() {
     let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(mnt.join("keep"), &data).unwrap();
     ok(&mut Command::new("sync"));
-    // The whole disk, with and without --force, and the partition itself.
-    refused(&pts(&dir, &lo.dev, &[]), "mounted on");
-    refused(&pts(&dir, &lo.dev, &["--force"]), "mounted on");
-    refused(
-        &pts(&dir, &lo.dev, &["--force", "--no-purge"]),
-        "mounted on",
-    );
-    refused(&pts(&dir, &part, &["--force"]), "mounted on");
-    let q = run({
-        let mut c = iobench();
-        c.args(["quick", "--force", "--loops=1", "--duration=1"])
-            .arg(&lo.dev);
-        c
-    });
-    refused(&q, "mounted on");
-    assert!(!dir.join("out").exists(), "no run was started");
+    // The whole disk, with and without --force, and the partition itself; the file
+    // system is checked before the messages, so a run that destroyed it says so first.
+    let outs = [
+        pts(&dir, &lo.dev, &[]),
+        pts(&dir, &lo.dev, &["--force"]),
+        pts(&dir, &lo.dev, &["--force", "--no-purge"]),
+        pts(&dir, &part, &["--force"]),
+        run({
+            let mut c = iobench();
+            c.args(["quick", "--force", "--loops=1", "--duration=1"])
+                .arg(&lo.dev);
+            c
+        }),
+    ];
     umount(&mnt);
     lo.mnt = None;
     intact(&part, &mnt, &data);
+    for o in &outs {
+        refused(o, "mounted on");
+    }
+    assert!(!dir.join("out").exists(), "no run was started");
+}
+
+/// Whether the ext4 superblock's magic is still at its place on `dev`.
+fn ext4_magic(dev: &str) -> bool {
+    contents(dev).get(1080..1082) == Some(&[0x53, 0xef][..])
 }
 
 /// A process in a mount namespace of its own with `part` mounted there: this process's
@@ -189,7 +196,19 @@ fn a_device_mounted_in_another_namespace_is_refused() {
     assert_eq!(line.trim(), "up", "the other namespace mounted it");
     let mine = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
     assert!(!mine.contains(mnt.to_str().unwrap()), "not visible here");
-    refused(&pts(&dir, &lo.dev, &["--force"]), "in use");
+    // --no-purge too: its preconditioning would write over the file system.
+    let outs = [
+        pts(&dir, &lo.dev, &[]),
+        pts(&dir, &lo.dev, &["--no-purge"]),
+        pts(&dir, &lo.dev, &["--force"]),
+    ];
+    assert!(
+        ext4_magic(&lo.dev),
+        "the mounted file system was overwritten"
+    );
+    for o in &outs {
+        refused(o, "in use");
+    }
     // A plain write job: refused as mounted, as fio refuses a mount it sees.
     let w = run({
         let mut c = iobench();
@@ -275,13 +294,16 @@ fn a_held_device_is_refused() {
     // Another program's exclusive claim: only the kernel's EBUSY tells.
     {
         let _h = hold(&lo.dev);
-        refused(
-            &pts(&dir, &lo.dev, &["--force"]),
-            "another program holds it",
-        );
-        refused(&quick(), "another program holds it");
+        let outs = [
+            pts(&dir, &lo.dev, &[]),
+            pts(&dir, &lo.dev, &["--force"]),
+            quick(),
+        ];
+        assert!(contents(&lo.dev) == before, "the device was written to");
+        for o in &outs {
+            refused(o, "another program holds it");
+        }
     }
-    assert!(contents(&lo.dev) == before, "the device was written to");
     // A holder in sysfs: a device-mapper device on it (where the kernel has dm).
     let dm = Command::new("dmsetup")
         .arg("version")
@@ -311,15 +333,13 @@ fn data_on_a_target_needs_force() {
     // An unmounted ext4 device.
     ok(Command::new("mkfs.ext4").args(["-q", "-F", &lo.dev]));
     let before = contents(&lo.dev);
-    refused(
-        &pts(&dir, &lo.dev, &[]),
-        "holds an ext2/ext3/ext4 file system",
-    );
-    refused(&pts(&dir, &lo.dev, &["--no-purge"]), "give --force");
+    let outs = [pts(&dir, &lo.dev, &[]), pts(&dir, &lo.dev, &["--no-purge"])];
     assert!(
         contents(&lo.dev) == before,
         "the file system was written to"
     );
+    refused(&outs[0], "holds an ext2/ext3/ext4 file system");
+    refused(&outs[1], "give --force");
     // A partition table.
     ok(Command::new("wipefs").args(["-q", "-a", &lo.dev]));
     {
@@ -330,15 +350,22 @@ fn data_on_a_target_needs_force() {
             .unwrap();
         f.write_all_at(&[0x55, 0xaa], 510).unwrap();
     }
-    refused(&pts(&dir, &lo.dev, &[]), "partition table");
-    // A regular file with data, and one pts may create.
+    let before = contents(&lo.dev);
+    let out = pts(&dir, &lo.dev, &[]);
+    assert!(
+        contents(&lo.dev) == before,
+        "the partition table was purged"
+    );
+    refused(&out, "partition table");
+    // A regular file with data.
     let file = dir.join("data");
     std::fs::write(&file, vec![9u8; 1 << 20]).unwrap();
-    refused(
-        &pts(&dir, file.to_str().unwrap(), &[]),
-        "existing file with data",
+    let out = pts(&dir, file.to_str().unwrap(), &[]);
+    assert!(
+        std::fs::read(&file).unwrap() == vec![9u8; 1 << 20],
+        "the file was purged"
     );
-    assert_eq!(std::fs::read(&file).unwrap(), vec![9u8; 1 << 20]);
+    refused(&out, "existing file with data");
     assert!(!dir.join("out").exists(), "no run was started");
 }
 
@@ -350,16 +377,21 @@ fn a_bad_argument_is_refused_before_the_purge() {
     fill(&lo.dev);
     let before = contents(&lo.dev);
     let dir = scratch("claim_engine_out");
-    refused(&pts(&dir, &lo.dev, &["--engine=bogus"]), "bogus");
-    refused(&pts(&dir, &lo.dev, &["--engine=bogus", "--force"]), "bogus");
+    let out = pts(&dir, &lo.dev, &["--engine=bogus"]);
     assert!(contents(&lo.dev) == before, "the device was purged");
+    refused(&out, "bogus");
+    let out = pts(&dir, &lo.dev, &["--engine=bogus", "--force"]);
+    assert!(contents(&lo.dev) == before, "the device was purged");
+    refused(&out, "bogus");
+    // An empty file (no --force needed) is not re-created either.
     let file = dir.join("data");
-    std::fs::write(&file, vec![5u8; 12 << 20]).unwrap();
-    refused(
-        &pts(&dir, file.to_str().unwrap(), &["--engine=bogus", "--force"]),
-        "bogus",
-    );
-    assert!(std::fs::read(&file).unwrap() == vec![5u8; 12 << 20]);
+    std::fs::write(&file, b"").unwrap();
+    let ino = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+    let before = ino(&file);
+    let out = pts(&dir, file.to_str().unwrap(), &["--engine=bogus"]);
+    assert_eq!(ino(&file), before, "the file was purged (re-created)");
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 0);
+    refused(&out, "bogus");
 }
 
 #[test]

@@ -145,7 +145,7 @@ fn pts_refuses_an_output_directory_another_user_made() {
     };
     s.attacker(
         "mkdir(\"$S/pts\") or die; chmod(0755, \"$S/pts\"); \
-         for my $n (qw(state.json state.json.tmp summary.json report.txt)) \
+         for my $n (qw(state.json.tmp summary.json report.txt)) \
          { symlink($V, \"$S/pts/$n\") or die }",
     );
     let target = s.base.join("root/target");
@@ -154,10 +154,10 @@ fn pts_refuses_an_output_directory_another_user_made() {
         .arg(s.sticky.join("pts"))
         .arg(&target);
     let o = run(c);
+    s.untouched();
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     assert!(stderr(&o).contains("owned by uid 65534"), "{}", stderr(&o));
     assert!(!target.exists(), "refused before the target was made");
-    s.untouched();
     // -o in the sticky directory itself: others may plant names there.
     let mut c = iobench();
     c.args(["pts", "wsat", "--capacity=2m", "--round-time=20ms", "-o"])
@@ -257,9 +257,9 @@ fn report_charts_and_page_do_not_follow_planted_links() {
             .arg(flag)
             .arg(&dir);
         let o = run(c);
+        s.untouched();
         assert!(!o.status.success(), "{flag} {}", dir.display());
         assert!(stderr(&o).contains(needle), "{}", stderr(&o));
-        s.untouched();
     }
     let mut c = iobench();
     c.arg("report")
@@ -267,7 +267,7 @@ fn report_charts_and_page_do_not_follow_planted_links() {
         .arg("-o")
         .arg(s.sticky.join("page.html"));
     let o = run(c);
+    s.untouched();
     assert!(!o.status.success());
     assert!(stderr(&o).contains("owned by uid 65534"), "{}", stderr(&o));
-    s.untouched();
 }

@@ -127,7 +127,7 @@ pub fn write_output(path: &Path, data: &[u8]) -> io::Result<()> {
         let target = std::fs::canonicalize(path)?;
         return match std::fs::metadata(&target)? {
             m if m.is_file() => replace(&target, data),
-            m if m.is_dir() => Err(io::Error::new(io::ErrorKind::Other, "a directory")),
+            m if m.is_dir() => Err(io::Error::other("a directory")),
             _ => std::fs::OpenOptions::new()
                 .write(true)
                 .open(&target)?
@@ -138,7 +138,7 @@ pub fn write_output(path: &Path, data: &[u8]) -> io::Result<()> {
         return replace(path, data);
     }
     if ft.is_dir() {
-        return Err(io::Error::new(io::ErrorKind::Other, "a directory"));
+        return Err(io::Error::other("a directory"));
     }
     std::fs::OpenOptions::new()
         .write(true)

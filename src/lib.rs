@@ -35,6 +35,7 @@ pub(crate) mod peak;
 pub(crate) mod present;
 pub(crate) mod report;
 pub(crate) mod run;
+pub(crate) mod safefs;
 pub(crate) mod server;
 pub(crate) mod session;
 pub(crate) mod shm;

@@ -208,6 +208,12 @@ pub fn files_under(dir: &str) -> std::io::Result<Vec<String>> {
     Ok(out)
 }
 
+/// One file name as a `filename` value: its ':' escaped as '\:' so that the list rule
+/// ([`split_names`]) keeps it one name, never two files.
+pub fn escape_name(name: &str) -> String {
+    name.replace(':', "\\:")
+}
+
 /// Splits a `filename` value at ':' (a '\:' stays a colon in the name, as in fio).
 pub fn split_names(list: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -292,5 +298,12 @@ mod tests {
         assert_eq!(o.paths("j", 3), vec!["/d/j.3.0", "/d/j.3.1"]);
         o.filename = Some("a:/abs/b:c\\:d".into());
         assert_eq!(o.paths("j", 0), vec!["/d/a", "/abs/b", "/d/c:d"]);
+    }
+
+    #[test]
+    fn an_escaped_name_is_one_file() {
+        for name in ["/t/a:b", "/t/a\\:b", "x::y:", "plain"] {
+            assert_eq!(split_names(&escape_name(name)), vec![name.to_string()]);
+        }
     }
 }

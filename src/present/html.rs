@@ -186,8 +186,8 @@ fn report(args: &[String]) -> Result<(), String> {
     // host without fonts fails alone.
     for (flag, dir) in [("--svg", &svg_dir), ("--png", &png_dir)] {
         if let Some(dir) = dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("{flag} {}: cannot make the directory: {e}", dir.display()))?;
+            // Made, or checked: a chart directory no other user can plant links in.
+            crate::safefs::output_dir(flag, dir)?;
         }
     }
     let renderer = match png_dir {
@@ -195,13 +195,15 @@ fn report(args: &[String]) -> Result<(), String> {
         None => None,
     };
     let html = render(&title, &inputs);
-    std::fs::write(&out, &html).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::safefs::write_output(&out, html.as_bytes())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
     let charts = charts(&html);
     if let Some(dir) = svg_dir {
         for (id, svg) in &charts {
             let path = dir.join(format!("{id}.svg"));
-            std::fs::write(&path, svg).map_err(|e| format!("--svg {}: {e}", path.display()))?;
+            crate::safefs::replace(&path, svg.as_bytes())
+                .map_err(|e| format!("--svg {}: {e}", path.display()))?;
         }
         eprintln!(
             "report: {} chart(s) → {}/*.svg",
@@ -215,7 +217,8 @@ fn report(args: &[String]) -> Result<(), String> {
             let png = r
                 .render(svg)
                 .map_err(|e| format!("--png: chart {id}: {e}"))?;
-            std::fs::write(&path, png).map_err(|e| format!("--png {}: {e}", path.display()))?;
+            crate::safefs::replace(&path, &png)
+                .map_err(|e| format!("--png {}: {e}", path.display()))?;
         }
         eprintln!(
             "report: {} chart(s) → {}/*.png",

@@ -536,16 +536,22 @@ fn compare(args: &[String]) -> Result<u8, String> {
     let live_on_stdout = jobs
         .iter()
         .any(|j| matches!(j, Some(Runner::Iobench(p)) if p.config.live_on_stdout()));
+    // Without -o the runs go in a private directory (mkdtemp, 0700) removed at the end;
+    // -o DIR is made or checked: no other user may plant or swap run files in it.
+    let mut private = None;
     let (dir, temporary) = match &a.dir {
         Some(d) => (d.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("iobench-compare-{}", std::process::id())),
-            true,
-        ),
+        None if running => {
+            let p = crate::safefs::private_dir("iobench-compare-").map_err(|e| e.to_string())?;
+            let path = p.path().to_path_buf();
+            private = Some(p);
+            (path, true)
+        }
+        None => (PathBuf::new(), true),
     };
     let mut code = 0u8;
     if running {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        crate::safefs::output_dir("-o", &dir)?;
         let rounds = a.warmup + a.repeat;
         // Each side's run length when its jobs are bound by time (the ETA adds them up).
         let per_round: Vec<Option<f64>> = jobs
@@ -651,7 +657,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
     }
     let slower = judge(&sides, &a, &ran, tool.as_ref(), live_on_stdout)?;
     if running && temporary {
-        let _ = std::fs::remove_dir_all(&dir);
+        drop(private);
     } else if running {
         eprintln!("compare: every run's JSON+ is in {}", dir.display());
     }
@@ -786,7 +792,7 @@ pub fn judge_results(
 }
 
 fn write(p: &Path, text: String) -> Result<(), String> {
-    std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
+    crate::safefs::write_output(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// Where run `n` of a side (a warm-up run when `warm`) keeps its JSON+.

@@ -889,7 +889,8 @@ fn default_dir() -> PathBuf {
 /// Makes the result directory, or checks that the one there holds this same sweep.
 /// `own_names` are the files the sweep writes there besides `sweep.json`.
 fn prepare_dir(dir: &Path, plan: &Value, fresh: bool, own_names: &[String]) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    // Made, or checked: no other user may plant links or swap run files in it.
+    crate::safefs::output_dir("-o", dir)?;
     let plan_path = dir.join("sweep.json");
     if let Ok(text) = std::fs::read_to_string(&plan_path) {
         let old: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
@@ -916,7 +917,8 @@ fn prepare_dir(dir: &Path, plan: &Value, fresh: bool, own_names: &[String]) -> R
         }
     }
     let text = serde_json::to_string_pretty(plan).unwrap_or_default();
-    std::fs::write(&plan_path, text + "\n").map_err(|e| format!("{}: {e}", plan_path.display()))
+    crate::safefs::replace(&plan_path, (text + "\n").as_bytes())
+        .map_err(|e| format!("{}: {e}", plan_path.display()))
 }
 
 /// Removes the point files an earlier sweep's index lists (nothing else in the directory).
@@ -1080,9 +1082,7 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
     });
     let write = |name: &str, text: String| {
         let path = dir.join(name);
-        let tmp = dir.join(format!("{name}.tmp"));
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
+        crate::safefs::replace(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))
     };
     write(

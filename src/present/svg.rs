@@ -505,8 +505,9 @@ impl Stat {
         }
     }
 
-    /// The stat as a table cell shows it, in `q`'s units: `12.3k IOPS ± 0.4k (11.9k–12.8k,
-    /// n=3)`, or `failed: …`.
+    /// The stat as a table cell shows it, every number with its unit and prefix:
+    /// `46.4k IOPS ± 2k IOPS (44.2k–48.1k IOPS, n=3)`, or `failed: …`. σ takes the unit
+    /// that suits it; the range, the mean's.
     pub fn text(&self, q: Quantity) -> String {
         if self.n == 0 {
             return format!("failed: {}", self.reason);
@@ -515,12 +516,17 @@ impl Stat {
         let v = |x: f64| num3(x / div);
         let mut s = join_unit(&v(self.mean), unit);
         if self.n > 1 {
+            // "k IOPS" is a prefix and a unit: the range says "44.2k–48.1k IOPS".
+            let (prefix, base) = match unit.split_once(' ') {
+                Some((p, b)) if p == "k" || p == "M" => (p, b),
+                _ => ("", unit),
+            };
+            let range = format!("{}{prefix}–{}{prefix}", v(self.min), v(self.max));
             let _ = write!(
                 s,
-                " ± {} ({}–{}, n={})",
-                v(self.sd),
-                v(self.min),
-                v(self.max),
+                " ± {} ({}, n={})",
+                q.text(self.sd),
+                join_unit(&range, base),
                 self.n
             );
         }
@@ -1294,6 +1300,27 @@ mod tests {
 
     fn stat(vals: &[f64]) -> Stat {
         Stat::of(vals, &[])
+    }
+
+    #[test]
+    fn spread_and_range_keep_their_prefix() {
+        // Issue 39: σ = 2.0k printed as "± 2", the range as "44.2–48.1".
+        let s = stat(&[46_900.0, 44_200.0, 48_100.0]);
+        assert_eq!(
+            s.text(Quantity::Iops),
+            format!(
+                "46.4k IOPS ± {} (44.2k–48.1k IOPS, n=3)",
+                Quantity::Iops.text(s.sd)
+            )
+        );
+        assert!(Quantity::Iops.text(s.sd).ends_with("k IOPS"));
+        let s = stat(&[3.0e6, 3.2e6]);
+        assert_eq!(s.text(Quantity::Time), "3.1 ms ± 141 µs (3–3.2 ms, n=2)");
+        let s = stat(&[512.0 * 1048576.0, 520.0 * 1048576.0]);
+        assert_eq!(
+            s.text(Quantity::Rate),
+            "516 MiB/s ± 5.66 MiB/s (512–520 MiB/s, n=2)"
+        );
     }
 
     #[test]

@@ -1153,7 +1153,8 @@ fn index_csv(done: &[PointResult]) -> String {
             None => ("false", String::new(), String::new()),
         };
         for s in rows {
-            let nums = s.map_or(",,,,,,,,".to_string(), |s| {
+            // dir and its 7 numbers: 8 fields, 7 commas (a failed point has none).
+            let nums = s.map_or(",,,,,,,".to_string(), |s| {
                 let d = &s.mean;
                 format!(
                     "{},{:.3},{:.0},{:.1},{:.0},{:.0},{:.0},{:.0}",
@@ -1481,6 +1482,59 @@ mod tests {
             note(3)
         );
         assert!(note(3).contains("run about"), "{}", note(3));
+    }
+
+    /// The fields of each line of `csv`, read as RFC 4180 says (quotes, doubled quotes).
+    fn csv_fields(csv: &str) -> Vec<Vec<String>> {
+        let mut rows = vec![];
+        for line in csv.lines() {
+            let (mut row, mut cur, mut quoted) = (vec![], String::new(), false);
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' if quoted && chars.peek() == Some(&'"') => {
+                        cur.push('"');
+                        chars.next();
+                    }
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => row.push(std::mem::take(&mut cur)),
+                    c => cur.push(c),
+                }
+            }
+            row.push(cur);
+            rows.push(row);
+        }
+        rows
+    }
+
+    #[test]
+    fn index_csv_rows_have_the_headers_field_count() {
+        let ok = PointResult {
+            point: vec![("bs".into(), "4k".into())],
+            runs: vec![run_of(1, 500.0, 100.0), run_of(2, 510.0, 100.0)],
+        };
+        let mut failed = PointResult {
+            point: vec![("bs".into(), "8k,x".into())],
+            runs: vec![run_of(1, 0.0, 0.0)],
+        };
+        failed.runs[0].failure = Some(Failure {
+            error: Some(5),
+            reason: "I/O error, \"bad\"".into(),
+        });
+        failed.runs[0].dirs.clear();
+        let rows = csv_fields(&index_csv(&[ok, failed]));
+        assert_eq!(rows.len(), 3);
+        let head = &rows[0];
+        for r in &rows[1..] {
+            assert_eq!(r.len(), head.len(), "{r:?}");
+        }
+        let col =
+            |r: &Vec<String>, name: &str| r[head.iter().position(|h| h == name).unwrap()].clone();
+        assert_eq!(col(&rows[2], "status"), "failed");
+        assert_eq!(col(&rows[2], "file"), "r1.json");
+        assert_eq!(col(&rows[2], "bs"), "8k,x");
+        assert_eq!(col(&rows[2], "reason"), "I/O error, \"bad\"");
+        assert_eq!(col(&rows[1], "status"), "ok");
     }
 
     #[test]

@@ -160,8 +160,8 @@ fn the_block_size_and_depth_study_runs_as_written() {
     );
     let html = std::fs::read_to_string(dir.join("bsqd.html")).unwrap();
     assert!(
-        html.contains("9 run(s), 9 point(s)"),
-        "every point reported"
+        html.contains("27 run(s), 9 point(s)"),
+        "every point and repeat reported"
     );
     assert!(
         html.contains("data-kind=\"heatmap\""),

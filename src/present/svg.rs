@@ -96,7 +96,7 @@ fn legend_layout(legend: &[(String, Swatch)]) -> (Vec<(f64, f64)>, usize) {
         } else {
             30.0
         };
-        let w = lead + 8.0 + 6.6 * name.chars().count().min(90) as f64;
+        let w = lead + 10.0 + 7.0 * name.chars().count().min(90) as f64;
         if x + w > W - RIGHT && x > LEFT {
             x = LEFT;
             row += 1;
@@ -893,8 +893,16 @@ pub fn study_chart(c: &StudyChart) -> String {
             continue;
         }
         let mut line: Vec<String> = Vec::new();
+        // On a numeric axis the series share each x: their marks and whiskers are spread
+        // a few pixels apart (40 px in all at most) so that they do not hide each other.
+        let dodge = if xnum.is_some() && n_series > 1 {
+            let step = (40.0 / (n_series - 1) as f64).min(4.0);
+            (si as f64 - (n_series - 1) as f64 / 2.0) * step
+        } else {
+            0.0
+        };
         for (xi, st) in &s.points {
-            let cx = xpos(*xi, si);
+            let cx = xpos(*xi, si) + dodge;
             let xl = labels.get(*xi).cloned().unwrap_or_default();
             if st.n == 0 {
                 // Several series failing at one x (a failed run's every metric) get one mark.

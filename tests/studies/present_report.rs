@@ -634,11 +634,12 @@ fn pooled_histograms_sum_the_repeats_bins() {
             2 * 1024 * 1024 * 4 / if bs == "4k" { 4096 } else { 65536 }
         );
     }
-    assert!(
-        std::fs::read_to_string(named(&dir.join("svg"), "read-clat-"))
-            .unwrap()
-            .contains("histogram per point, pooled over its runs")
-    );
+    assert!(std::fs::read_to_string(named(
+        &dir.join("svg"),
+        "read-clat-completion-latency-histogram"
+    ))
+    .unwrap()
+    .contains("histogram per point, pooled over its runs"));
     if let Some(dom) = browse(&html_path, Some(&dir.join("h.png"))) {
         assert_eq!(
             count(&dom, "data-kind=\"histogram\""),

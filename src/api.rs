@@ -100,10 +100,10 @@ pub mod options {
         pub use crate::defs::value::*;
         pub use crate::options::check::validate;
     }
-    /// The one option table.
+    /// The one option table, and its general rows as named constants (`table::BS`).
     pub mod table {
         pub use crate::defs::{opt, Kind, OptDef, Support, TimeUnit};
-        pub use crate::options::table::{engine, lookup, OPTIONS};
+        pub use crate::options::table::*;
     }
 }
 

@@ -8,6 +8,7 @@ use crate::error::Origin;
 use crate::error::ParseError;
 use crate::options;
 use crate::options::jobfile::{self, FileOptions};
+use crate::options::table::{RW, WAIT_FOR};
 
 /// The output formats of `--output-format` (comma-combined).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -907,7 +908,7 @@ fn add_profile_jobs(
 /// `--readonly`: refuses, before any I/O, every job whose `rw` writes or trims.
 fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
     for job in jobs {
-        let rw = job.get("rw");
+        let rw = job.get(&RW);
         let word = rw.map_or("read", |o| {
             crate::defs::value::choice_word(o.value.as_deref().unwrap_or("read"))
         });
@@ -928,7 +929,7 @@ fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
 /// checks before it starts.
 fn check_wait_for(jobs: &[RawJob]) -> Result<(), ParseError> {
     for (idx, job) in jobs.iter().enumerate() {
-        let Some(opt) = job.get("wait_for") else {
+        let Some(opt) = job.get(&WAIT_FOR) else {
             continue;
         };
         let target = opt.value.as_deref().unwrap_or("").trim();

@@ -34,14 +34,14 @@ pub struct RawJob {
 }
 
 impl RawJob {
-    /// The last setting of option `name`, which is the one that wins. `name` may be the
-    /// option's canonical name or any of its aliases.
-    pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        self.opts.iter().rev().find(|o| o.def.answers_to(name))
+    /// The last setting of option `def` (under its name or any alias), which is the one
+    /// that wins.
+    pub fn get(&self, def: &OptDef) -> Option<&RawOpt> {
+        self.opts.iter().rev().find(|o| o.def.answers_to(def.name))
     }
 
-    /// The value text of option `name`, with bare flags read as "1".
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
+    /// The value text of option `def` as set (no default), with bare flags read as "1".
+    pub fn value(&self, def: &OptDef) -> Option<&str> {
+        self.get(def).map(|o| o.value.as_deref().unwrap_or("1"))
     }
 }

@@ -419,6 +419,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.ramping = false;
         crate::debug::enter(crate::debug::RunState::Running);
         self.stat_start = now;
+        // The runtime counts from the ramp's end as it happens, not as it was due: fio
+        // starts its epoch again there, so a ramp that ends late (a first I/O slower than
+        // the ramp, a stalled thread) still leaves the whole runtime measured.
+        let runtime_ns = self.cx.job.exec.runtime_us * 1000;
+        self.end = self.end.map(|_| now + runtime_ns);
         self.pace.start(now);
         self.cx.stats.reset_io_maps();
         // The I/Os in flight now complete after the ramp: their bytes and latencies are
@@ -903,7 +908,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 self.complete(slot, res, t);
                 self.completed_at = Some(t);
+                // A synchronous engine never leaves this fill on its own (nothing is in
+                // flight, so the queue never fills): the turn ends here whenever `step`
+                // has something to do, the ramp's end included, or the ramp would only
+                // end with the run and take every count with it.
                 let stop = self.error.is_some()
+                    || (self.ramping && t >= self.ramp_end)
                     || self.end.is_some_and(|e| t >= e)
                     || super::terminating()
                     || self.cx.stats.live.is_some_and(|s| s.wanted());

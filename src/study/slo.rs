@@ -423,7 +423,7 @@ fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session:
         ("runtime".to_string(), format!("{secs}us")),
     ];
     let job_arrival = |j: &crate::defs::raw::RawJob| {
-        j.get("arrival")
+        j.get(&crate::options::table::ARRIVAL)
             .and_then(|o| o.value.clone())
             .filter(|v| v != "closed")
     };

@@ -66,7 +66,7 @@ pub fn iobench_ios(args: &[&str], clone: u32) -> Vec<Io> {
     let j = job(&all);
     let nr: usize = j
         .raw
-        .value("nrfiles")
+        .value(&iobench::api::options::table::NRFILES)
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let sizes = plan::layout_size(&j, clone, &vec![0; nr]);

@@ -139,6 +139,8 @@ pub struct Workload {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// The dialect's seeding rules (fio 3.35 changed them; see `gen::rand::seed_table`).
+    pub release: crate::defs::release::FioRelease,
     pub norandommap: bool,
     pub softrandommap: bool,
     pub random_generator: RandomGenerator,
@@ -358,6 +360,19 @@ impl Workload {
                 Ok(default)
             }
         };
+        // From fio 3.35 on `allrandrepeat` is another name of `randrepeat`: whichever of
+        // the two is set last wins, and nothing seeds apart from it any more.
+        let (randrepeat, allrandrepeat) = if r.raw.release.randseed_overrides_randrepeat() {
+            let last = |n: &str| r.raw.opts.iter().rposition(|o| o.def.name == n);
+            let v = match (last("randrepeat"), last("allrandrepeat")) {
+                (Some(a), Some(b)) if b > a => r.bool("allrandrepeat")?,
+                (None, Some(_)) => r.bool("allrandrepeat")?,
+                _ => bool_or("randrepeat", true)?,
+            };
+            (v, false)
+        } else {
+            (bool_or("randrepeat", true)?, r.bool("allrandrepeat")?)
+        };
         let replay = Replay {
             read_iolog: merged_blktrace(r)?,
             write_iolog: r.text("write_iolog"),
@@ -400,9 +415,10 @@ impl Workload {
             zone_skip: zk,
             zbd,
             file_service,
-            randrepeat: bool_or("randrepeat", true)?,
+            randrepeat,
             randseed,
-            allrandrepeat: r.bool("allrandrepeat")?,
+            allrandrepeat,
+            release: r.raw.release,
             norandommap: r.bool("norandommap")?,
             softrandommap: r.bool("softrandommap")?,
             random_generator,

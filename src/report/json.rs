@@ -3,7 +3,7 @@
 //! buckets (`bins`).
 
 use super::normal::{agg_percent, cpu_percent, dist, LAT_LABELS};
-use super::{ctime, VERSION};
+use super::{ctime, version_line};
 use crate::job::reportopts::Unified;
 use crate::job::Job;
 use crate::stats::group::{GroupStats, RunSummary};
@@ -628,7 +628,7 @@ pub fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
     let mut root = Obj::new();
-    root.str("fio version", VERSION)
+    root.str("fio version", &version_line(sum.release))
         .int("timestamp", since.as_secs())
         .int("timestamp_ms", since.as_millis() as u64)
         .str("time", ctime(now).trim_end_matches('\n'));

@@ -81,6 +81,8 @@ pub struct RunSummary {
     pub disks: Vec<DiskUtil>,
     /// Time since the run began, in ms (JSON's `elapsed` and `eta`).
     pub elapsed_ms: u64,
+    /// The dialect the reports speak (the jobs' `--fio-compat`).
+    pub release: crate::defs::release::FioRelease,
 }
 
 /// Merges the clones of `outcome` into reported jobs and computes the group totals. A new
@@ -175,5 +177,6 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
         groups,
         disks: Vec::new(),
         elapsed_ms: 0,
+        release: jobs.first().map(|j| j.raw.release).unwrap_or_default(),
     }
 }

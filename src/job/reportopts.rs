@@ -19,6 +19,9 @@ pub struct ReportOpts {
     pub logs: LogConfig,
     /// `block_error_percentiles`: track trims per block and report their percentiles.
     pub block_error_percentiles: bool,
+    /// `job_start_clock_id` (fio 3.36): the clock_gettime clock of JSON's `job_start`
+    /// (0, CLOCK_REALTIME, unless set).
+    pub job_start_clock: i32,
 }
 
 /// A boolean option with fio's default when unset (the table may not list it yet).
@@ -168,6 +171,11 @@ impl ReportOpts {
             description: r.raw.value("description").map(str::to_string),
             logs,
             block_error_percentiles: flag(r, "block_error_percentiles", false)?,
+            job_start_clock: r
+                .raw
+                .value("job_start_clock_id")
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0),
         })
     }
 }

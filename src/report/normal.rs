@@ -753,6 +753,7 @@ mod tests {
             ticks: [0, 476592],
             in_queue: 370025,
             max_util: 82.66,
+            ..Aggregate::default()
         };
         let text = render_disks(&[
             disk("md0", 1697041, 0, 0, 0, 0.0, Some(aggr)),

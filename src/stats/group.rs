@@ -107,6 +107,7 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
             t.job_index = r.job_index;
             t.description = r.description.clone();
             t.pid = r.pid;
+            t.job_start = r.job_start;
             threads.push(t);
         }
         let t = threads.last_mut().expect("pushed above");

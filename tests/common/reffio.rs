@@ -1,6 +1,7 @@
 //! The reference fios a differential test runs against: Debian 12's fio 3.33 at
 //! /usr/bin/fio, and fio 3.39 (Debian 13) and 3.41 (sid) in the debootstrapped roots .ci/run
-//! makes under `$IOBENCH_REF_ROOTS` (default /var/cache/iobench-ref), run with `chroot`. Each
+//! makes under `$IOBENCH_REF_ROOTS` (default /var/cache/iobench-ref), run with `chroot`
+//! (in a private mount namespace with /sys and /proc, made by `unshare`). Each
 //! comes with the iobench that speaks its dialect (`IOBENCH_FIO_COMPAT=<its version>`), so a
 //! test compares like with like. Under `IOBENCH_REQUIRE_FIO=1` (CI) a missing reference is a
 //! failure, never a silent skip.
@@ -34,9 +35,16 @@ impl RefFio {
                 c.current_dir(super::scratch_cwd());
                 c
             }
+            // In a mount namespace of its own, with the host's /sys and a /proc in the
+            // root (fio reads its disk statistics there); the mounts go when fio exits.
             Some(root) => {
-                let mut c = Command::new("chroot");
-                c.arg(root).arg("fio");
+                let mut c = Command::new("unshare");
+                c.args(["--mount", "--propagation", "private", "sh", "-c"])
+                    .arg(
+                        "mount --rbind /sys \"$0/sys\" && mount -t proc proc \"$0/proc\" \
+                         && exec chroot \"$0\" fio \"$@\"",
+                    )
+                    .arg(root);
                 c
             }
         }

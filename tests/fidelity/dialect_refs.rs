@@ -165,3 +165,124 @@ fn the_old_and_new_seeds_differ_as_fio_3_33_and_3_39_do() {
         "--fio-compat as the variable"
     );
 }
+
+/// Every key path of a JSON document (`jobs[].read.clat_ns.mean`); JSON+'s bin keys,
+/// which are latencies, become `#`.
+fn key_paths(v: &serde_json::Value, at: &str, out: &mut std::collections::BTreeSet<String>) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                let k = if at.ends_with("bins") && k.parse::<u64>().is_ok() {
+                    "#"
+                } else {
+                    k.as_str()
+                };
+                let p = format!("{at}.{k}");
+                out.insert(p.clone());
+                key_paths(x, &p, out);
+            }
+        }
+        serde_json::Value::Array(a) => {
+            for x in a {
+                key_paths(x, &format!("{at}[]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The jobs whose JSON keys are compared: a plain one, one with a latency target (its
+/// `latency_*` keys), and one on a file (disk_util, when the file is on a block device).
+const KEY_JOBS: &[&[&str]] = &[
+    &["--ioengine=null", "--rw=randread", "--size=1m"],
+    &[
+        "--ioengine=null",
+        "--rw=randrw",
+        "--size=4m",
+        "--latency_target=10ms",
+        "--latency_window=100ms",
+        "--latency_percentile=99",
+        "--iodepth=4",
+    ],
+    &["--ioengine=psync", "--rw=write", "--size=1m", "--bs=64k"],
+];
+
+/// The key paths `tool` prints for each of [`KEY_JOBS`] in `format` (json or json+).
+fn job_keys(
+    mk: &dyn Fn() -> std::process::Command,
+    dirs: &(std::path::PathBuf, std::path::PathBuf),
+    format: &str,
+) -> Vec<std::collections::BTreeSet<String>> {
+    KEY_JOBS
+        .iter()
+        .map(|args| {
+            let mut c = mk();
+            c.args(["--name=k", &format!("--output-format={format}")])
+                .arg(format!("--directory={}", dirs.1.display()))
+                .args(*args);
+            let j = common::json_report(&common::run_ok(c));
+            let mut keys = std::collections::BTreeSet::new();
+            key_paths(&j, "", &mut keys);
+            keys
+        })
+        .collect()
+}
+
+#[test]
+fn json_key_sets_equal_each_reference_fios_in_its_dialect() {
+    for r in reffio::reference_fios() {
+        let tag = r.version.replace('.', "_");
+        let theirs = r.scratch(&format!("dialect-keys-{tag}-fio"));
+        let _g1 = common::Gone(theirs.0.clone());
+        let mine = common::scratch(&format!("dialect-keys-{tag}-iobench"));
+        let _g2 = common::Gone(mine.clone());
+        let mine = (mine.clone(), mine);
+        for format in ["json", "json+"] {
+            let want = job_keys(&|| r.command(), &theirs, format);
+            let got = job_keys(&|| r.iobench(), &mine, format);
+            for ((w, g), args) in want.iter().zip(&got).zip(KEY_JOBS) {
+                let missing: Vec<_> = w.difference(g).collect();
+                let extra: Vec<_> = g.difference(w).collect();
+                assert!(
+                    missing.is_empty() && extra.is_empty(),
+                    "{} {format} {args:?}: iobench lacks {missing:?} and adds {extra:?}",
+                    r.label()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_default_dialect_adds_only_fio_3_42s_keys_to_fio_3_41s() {
+    let Some(r) = reffio::reference_fio("3.41") else {
+        return;
+    };
+    let theirs = r.scratch("dialect-keys-default-fio");
+    let _g1 = common::Gone(theirs.0.clone());
+    let mine = common::scratch("dialect-keys-default-iobench");
+    let _g2 = common::Gone(mine.clone());
+    let mine = (mine.clone(), mine);
+    let want = job_keys(&|| r.command(), &theirs, "json");
+    let got = job_keys(&common::iobench_default, &mine, "json");
+    let added: Vec<Vec<&String>> = want
+        .iter()
+        .zip(&got)
+        .map(|(w, g)| g.difference(w).collect())
+        .collect();
+    let missing: Vec<Vec<&String>> = want
+        .iter()
+        .zip(&got)
+        .map(|(w, g)| w.difference(g).collect())
+        .collect();
+    assert!(missing.iter().all(Vec::is_empty), "{missing:?}");
+    // fio prints the latency_* keys for every job (its latency depth is the job's
+    // iodepth); 3.42 adds the two with units after them.
+    for (a, args) in added.iter().zip(KEY_JOBS) {
+        assert_eq!(
+            a,
+            &[".jobs[].latency_target_ns", ".jobs[].latency_window_us"],
+            "{args:?}: 3.42's keys and no other"
+        );
+    }
+}

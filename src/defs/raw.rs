@@ -31,6 +31,9 @@ pub struct RawJob {
     pub file_stonewall: bool,
     /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
     pub act_slices: Option<u64>,
+    /// The fio release the command line speaks as (`--fio-compat`, `IOBENCH_FIO_COMPAT`):
+    /// set on every job when the command line is parsed, read where fio's releases differ.
+    pub release: crate::defs::release::FioRelease,
 }
 
 impl RawJob {

@@ -151,6 +151,8 @@ pub struct Workload {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// The dialect's seeding rules (fio 3.35 changed them; see `gen::rand::seed_table`).
+    pub release: crate::defs::release::FioRelease,
     pub norandommap: bool,
     pub softrandommap: bool,
     pub random_generator: RandomGenerator,
@@ -358,6 +360,19 @@ impl Workload {
         } else {
             None
         };
+        // From fio 3.35 on `allrandrepeat` is another name of `randrepeat`: whichever of
+        // the two is set last wins, and nothing seeds apart from it any more.
+        let (randrepeat, allrandrepeat) = if r.raw.release.randseed_overrides_randrepeat() {
+            let last = |d: &OptDef| r.raw.opts.iter().rposition(|o| o.def.name == d.name);
+            let v = match (last(&RANDREPEAT), last(&ALLRANDREPEAT)) {
+                (Some(a), Some(b)) if b > a => r.bool(&ALLRANDREPEAT)?,
+                (None, Some(_)) => r.bool(&ALLRANDREPEAT)?,
+                _ => r.bool(&RANDREPEAT)?,
+            };
+            (v, false)
+        } else {
+            (r.bool(&RANDREPEAT)?, r.bool(&ALLRANDREPEAT)?)
+        };
         let replay = Replay {
             read_iolog: merged_blktrace(r)?,
             write_iolog: r.text(&WRITE_IOLOG),
@@ -400,9 +415,10 @@ impl Workload {
             zone_skip: zk,
             zbd,
             file_service,
-            randrepeat: r.bool(&RANDREPEAT)?,
+            randrepeat,
             randseed,
-            allrandrepeat: r.bool(&ALLRANDREPEAT)?,
+            allrandrepeat,
+            release: r.raw.release,
             norandommap: r.bool(&NORANDOMMAP)?,
             softrandommap: r.bool(&SOFTRANDOMMAP)?,
             random_generator,

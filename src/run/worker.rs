@@ -111,6 +111,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
+    cx.stats.job_start = clock_ms(cx.job.report.job_start_clock);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
         crate::stats::cpu::Who::Thread,
@@ -1637,3 +1638,17 @@ fn ex_backlog_batch(job: &Job) -> usize {
 #[cfg(test)]
 #[path = "worker_verify_tests.rs"]
 mod verify_tests;
+
+/// The time of clock `id` in ms (0 when the clock cannot be read), as fio stamps a job's
+/// start for JSON's `job_start`.
+fn clock_ms(id: i32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we own; a bad id only fails.
+    if unsafe { libc::clock_gettime(id, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}

@@ -8,6 +8,7 @@ mod enum_util;
 #[path = "../gen_util/mod.rs"]
 mod gen_util;
 
+mod dialect_refs;
 mod enumerate_engine_options;
 mod enumerate_examples;
 mod enumerate_fio;

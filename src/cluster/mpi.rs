@@ -416,7 +416,9 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
     };
     let own_args = hash_of(&args);
     let mut args = launch.args;
-    let mut temps = Vec::new();
+    // Job files received from rank 0 go in a private directory (mkdtemp, 0700), removed
+    // once the jobs are parsed: no name another user could plant first.
+    let mut temps: Option<crate::safefs::PrivateDir> = None;
     // A job file this rank has too but with other text than rank 0's.
     let mut other_file: Option<String> = None;
     if rank != 0 {
@@ -428,17 +430,21 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
                 Ok(_) => other_file = Some(args[*i].clone()),
                 Err(_) => {}
             }
-            let path = std::env::temp_dir().join(format!(
-                "iobench-mpi-{}-{i}-{}",
-                std::process::id(),
+            if temps.is_none() {
+                temps = crate::safefs::private_dir("iobench-mpi-").ok();
+            }
+            let Some(dir) = &temps else { continue };
+            let path = dir.path().join(format!(
+                "{i}-{}",
                 std::path::Path::new(&args[*i])
                     .file_name()
                     .map(|f| f.to_string_lossy().into_owned())
                     .unwrap_or_default()
             ));
-            if std::fs::write(&path, text).is_ok() {
+            let wrote = crate::safefs::create_new(&path, 0o600)
+                .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+            if wrote.is_ok() {
                 args[*i] = path.to_string_lossy().into_owned();
-                temps.push(path);
             }
         }
     }
@@ -492,9 +498,7 @@ pub fn run(args: Vec<String>, help: fn() -> String) -> u8 {
         })?;
         Ok((cl, act, prepared))
     });
-    for t in temps {
-        let _ = std::fs::remove_file(t);
-    }
+    drop(temps);
     // The same job fails the same way on every rank: rank 0 alone says so, unless only
     // another rank failed (a file of its own, its host's limits).
     let mut bad0 = (rank == 0 && parsed.is_err()) as u32;

@@ -186,8 +186,8 @@ fn report(args: &[String]) -> Result<(), String> {
     // host without fonts fails alone.
     for (flag, dir) in [("--svg", &svg_dir), ("--png", &png_dir)] {
         if let Some(dir) = dir {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| format!("{flag} {}: cannot make the directory: {e}", dir.display()))?;
+            // Made, or checked: a chart directory no other user can plant links in.
+            crate::safefs::output_dir(flag, dir)?;
         }
     }
     let renderer = match png_dir {
@@ -195,13 +195,16 @@ fn report(args: &[String]) -> Result<(), String> {
         None => None,
     };
     let html = render(&title, &inputs);
-    std::fs::write(&out, &html).map_err(|e| format!("{}: {e}", out.display()))?;
+    crate::safefs::write_output(&out, html.as_bytes())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
     let charts = charts(&html);
+    let names = file_names(&charts);
     if let Some(dir) = svg_dir {
-        for (id, svg) in &charts {
+        for ((_, svg), id) in charts.iter().zip(&names) {
             let path = dir.join(format!("{id}.svg"));
-            std::fs::write(&path, svg).map_err(|e| format!("--svg {}: {e}", path.display()))?;
+            crate::safefs::replace(&path, svg.as_bytes())
+                .map_err(|e| format!("--svg {}: {e}", path.display()))?;
         }
         eprintln!(
             "report: {} chart(s) → {}/*.svg",
@@ -210,12 +213,13 @@ fn report(args: &[String]) -> Result<(), String> {
         );
     }
     if let (Some(dir), Some(r)) = (png_dir, renderer) {
-        for (id, svg) in &charts {
+        for ((_, svg), id) in charts.iter().zip(&names) {
             let path = dir.join(format!("{id}.png"));
             let png = r
                 .render(svg)
                 .map_err(|e| format!("--png: chart {id}: {e}"))?;
-            std::fs::write(&path, png).map_err(|e| format!("--png {}: {e}", path.display()))?;
+            crate::safefs::replace(&path, &png)
+                .map_err(|e| format!("--png {}: {e}", path.display()))?;
         }
         eprintln!(
             "report: {} chart(s) → {}/*.png",
@@ -224,6 +228,49 @@ fn report(args: &[String]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The file name (without extension) of each chart for `--svg` and `--png`: its title
+/// by axis, `read-IOPS-against-bs`, made safe (letters, digits, `.`, `=`, `-`, `_`), a
+/// `-2`, `-3`… on a title seen before.
+fn file_names(charts: &[(&str, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (id, svg) in charts {
+        let title = svg
+            .split("aria-label=\"")
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .unwrap_or(id);
+        let title = title
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"");
+        let mut slug = String::new();
+        for c in title.chars() {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '_') {
+                slug.push(c);
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+        }
+        let mut slug = slug
+            .trim_end_matches('-')
+            .chars()
+            .take(100)
+            .collect::<String>();
+        if slug.is_empty() {
+            slug = id.to_string();
+        }
+        let mut name = slug.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{slug}-{k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
 }
 
 /// Each chart of the report alone: its id and a standalone SVG document.

@@ -61,6 +61,10 @@ impl LiveLog {
             Some((v, a)) => (Some(v), a),
             None => (None, false),
         };
+        if dest != "-" {
+            crate::safefs::no_foreign_link(std::path::Path::new(dest))
+                .map_err(|e| format!("--live={dest}: {e}"))?;
+        }
         let out: Box<dyn Write + Send> = if dest == "-" {
             Box::new(std::io::stdout())
         } else if append {

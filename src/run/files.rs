@@ -9,7 +9,7 @@ use crate::job::Job;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
 /// What kind of thing a target is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -114,53 +114,14 @@ pub fn preflight(readonly: bool, jobs: &[Job]) -> Result<(), String> {
             continue;
         }
         for path in job.files.paths(&job.name, 0) {
-            if let Some(mnt) = mounted_at(&path) {
+            if let Some(why) = crate::run::claim::mounted_for_write(&path) {
                 return Err(format!(
-                    "{path} appears mounted (on {mnt}), and 'allow_mounted_write' isn't set. Aborting."
+                    "{path} appears mounted ({why}), and 'allow_mounted_write' isn't set. Aborting."
                 ));
             }
         }
     }
     Ok(())
-}
-
-/// Where block device `path` (or a partition of it) is mounted, if it is.
-fn mounted_at(path: &str) -> Option<String> {
-    let md = std::fs::metadata(path).ok()?;
-    if !md.file_type().is_block_device() {
-        return None;
-    }
-    let want = md.rdev();
-    let mounts = std::fs::read_to_string("/proc/self/mounts").ok()?;
-    for line in mounts.lines() {
-        let mut it = line.split_whitespace();
-        let (Some(src), Some(dir)) = (it.next(), it.next()) else {
-            continue;
-        };
-        if !src.starts_with('/') {
-            continue;
-        }
-        let Ok(m) = std::fs::metadata(src) else {
-            continue;
-        };
-        if !m.file_type().is_block_device() {
-            continue;
-        }
-        if m.rdev() == want || parent_dev(m.rdev()) == Some(want) {
-            return Some(dir.to_string());
-        }
-    }
-    None
-}
-
-/// The whole-disk device of partition `rdev`, from sysfs.
-fn parent_dev(rdev: u64) -> Option<u64> {
-    let (maj, min) = (libc::major(rdev), libc::minor(rdev));
-    let sys = format!("/sys/dev/block/{maj}:{min}");
-    std::fs::metadata(format!("{sys}/partition")).ok()?;
-    let text = std::fs::read_to_string(format!("{sys}/../dev")).ok()?;
-    let (a, b) = text.trim().split_once(':')?;
-    Some(libc::makedev(a.parse().ok()?, b.parse().ok()?))
 }
 
 /// Prepares the targets of clone `clone`: finds each one's kind and size and lays out

@@ -3,6 +3,7 @@
 //! collects each clone's stats. `worker` is the per-clone I/O loop.
 
 pub mod cgroup;
+pub mod claim;
 pub mod filelock;
 pub mod files;
 pub mod flow;

@@ -189,6 +189,20 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
             }
         }
     }
+    // The file is made here, before the fork, where an error can still be told: a new
+    // file (O_EXCL), never through a link another user planted (O_NOFOLLOW). A stale
+    // pid file (a regular file naming no live process) is replaced, as fio does.
+    let path = std::path::Path::new(pidfile);
+    if let Ok(md) = std::fs::symlink_metadata(path) {
+        if !md.is_file() {
+            return Err(format!(
+                "pidfile {pidfile}: not a regular file (a link or another kind): not replaced"
+            ));
+        }
+        std::fs::remove_file(path).map_err(|e| format!("pidfile {pidfile}: {e}"))?;
+    }
+    let mut file =
+        crate::safefs::create_new(path, 0o644).map_err(|e| format!("pidfile {pidfile}: {e}"))?;
     // SAFETY: called before any thread is started, so the child is a complete copy.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
@@ -210,7 +224,8 @@ fn daemonize(pidfile: &str) -> Result<(), String> {
             unsafe { libc::dup2(null.as_raw_fd(), fd) };
         }
     }
-    std::fs::write(pidfile, format!("{}\n", std::process::id()))
+    use std::io::Write;
+    file.write_all(format!("{}\n", std::process::id()).as_bytes())
         .map_err(|e| format!("pidfile {pidfile}: {e}"))
 }
 

@@ -64,6 +64,15 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    2 or more runs a side (one run has no noise to judge by)",
         },
         Flag {
+            names: &["--margin"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "the equivalence margin (default 5%): two sides whose means are\n\
+                   shown (two one-sided Welch tests) to be within P% of the first's\n\
+                   are \"equivalent within ±P %\"; too noisy to tell either way is\n\
+                   \"cannot tell\", with the runs a side that would tell",
+        },
+        Flag {
             names: &["--dir", "-o"],
             takes: Takes::Value,
             form: "DIR",
@@ -125,6 +134,8 @@ struct Args {
     warmup: usize,
     metrics: Vec<Metric>,
     fail_if_slower: Option<f64>,
+    /// `--margin`: the equivalence margin in percent (None: the default 5 %).
+    margin: Option<f64>,
     dir: Option<PathBuf>,
     export_json: Option<PathBuf>,
     export_csv: Option<PathBuf>,
@@ -291,6 +302,7 @@ fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Resu
                     .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
                 a.fail_if_slower = Some(p);
             }
+            "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
             "--dir" => a.dir = Some(v.into()),
             "--export-json" => a.export_json = Some(v.into()),
             "--export-csv" => a.export_csv = Some(v.into()),
@@ -536,16 +548,22 @@ fn compare(args: &[String]) -> Result<u8, String> {
     let live_on_stdout = jobs
         .iter()
         .any(|j| matches!(j, Some(Runner::Iobench(p)) if p.config.live_on_stdout()));
+    // Without -o the runs go in a private directory (mkdtemp, 0700) removed at the end;
+    // -o DIR is made or checked: no other user may plant or swap run files in it.
+    let mut private = None;
     let (dir, temporary) = match &a.dir {
         Some(d) => (d.clone(), false),
-        None => (
-            std::env::temp_dir().join(format!("iobench-compare-{}", std::process::id())),
-            true,
-        ),
+        None if running => {
+            let p = crate::safefs::private_dir("iobench-compare-").map_err(|e| e.to_string())?;
+            let path = p.path().to_path_buf();
+            private = Some(p);
+            (path, true)
+        }
+        None => (PathBuf::new(), true),
     };
     let mut code = 0u8;
     if running {
-        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        crate::safefs::output_dir("-o", &dir)?;
         let rounds = a.warmup + a.repeat;
         // Each side's run length when its jobs are bound by time (the ETA adds them up).
         let per_round: Vec<Option<f64>> = jobs
@@ -651,7 +669,7 @@ fn compare(args: &[String]) -> Result<u8, String> {
     }
     let slower = judge(&sides, &a, &ran, tool.as_ref(), live_on_stdout)?;
     if running && temporary {
-        let _ = std::fs::remove_dir_all(&dir);
+        drop(private);
     } else if running {
         eprintln!("compare: every run's JSON+ is in {}", dir.display());
     }
@@ -679,7 +697,11 @@ fn judge(
         http_view = with_http_rows(sides, a)?;
         &http_view[..]
     };
-    let report = Report::build(sides, &a.metrics);
+    let report = Report::build(
+        sides,
+        &a.metrics,
+        a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
+    );
     if !report.missing.is_empty() {
         // A gate must not pass because a side measured nothing to judge.
         if a.fail_if_slower.is_some() {
@@ -786,7 +808,7 @@ pub fn judge_results(
 }
 
 fn write(p: &Path, text: String) -> Result<(), String> {
-    std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))
+    crate::safefs::write_output(p, text.as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// Where run `n` of a side (a warm-up run when `warm`) keeps its JSON+.
@@ -834,13 +856,12 @@ struct Relative {
     /// The two series compared: the first side's and this side's.
     base: Summary,
     this: Summary,
+    /// Different, equivalent within the margin, or cannot tell.
+    verdict: stats::Verdict,
 }
 
 /// The version of `--export-json`'s layout (docs/schema/compare-export.schema.json).
 pub const EXPORT_SCHEMA_VERSION: u32 = 1;
-
-/// The significance level of the verdicts: a p-value below it says the means differ.
-const ALPHA: f64 = 0.05;
 
 impl Relative {
     /// How far this side's mean is from the first's, in percent of the first's.
@@ -848,17 +869,10 @@ impl Relative {
         (self.ratio - 1.0) * 100.0
     }
 
-    /// Whether the two means differ beyond the noise: Welch's t-test at [`ALPHA`]. With
-    /// no spread on either side the means themselves decide; with one run a side there is
-    /// no verdict.
-    fn verdict(&self) -> &'static str {
-        match self.p {
-            Some(p) if p < ALPHA => "differs",
-            Some(_) => "equal within noise",
-            None if self.base.n < 2 || self.this.n < 2 => "no verdict: needs 2+ runs a side",
-            None if self.base.mean == self.this.mean => "equal within noise",
-            None => "differs",
-        }
+    /// Different (Welch's t-test), equivalent within the margin (two one-sided tests) or
+    /// cannot tell, in words: never "equal" for a difference the noise hides.
+    fn verdict(&self) -> String {
+        self.verdict.text()
     }
 }
 
@@ -965,7 +979,7 @@ fn samples(side: &Side, job_pos: Option<usize>, job: &str, dir: &str, metric: Me
 }
 
 impl Report {
-    fn build(sides: &[Side], metrics: &[Metric]) -> Report {
+    fn build(sides: &[Side], metrics: &[Metric], margin: f64) -> Report {
         let mut series = Vec::new();
         for (si, s) in sides.iter().enumerate() {
             for (job, dir) in keys(s) {
@@ -1054,6 +1068,7 @@ impl Report {
                         ratio,
                         ratio_sd,
                         p: stats::welch_p(&sa, &sb),
+                        verdict: stats::judge(&sa, &sb, margin),
                         base: sa,
                         this: sb,
                     });
@@ -1169,14 +1184,15 @@ impl Report {
                     format!(" ± {:.3}", r.ratio_sd)
                 };
                 out.push_str(&format!(
-                    "{} {} {}: {} is {:.3}{sd} × {}'s {} ({p})\n",
+                    "{} {} {}: {} is {:.3}{sd} × {}'s {} ({p}): {}\n",
                     r.job,
                     r.dir,
                     Self::unit(m),
                     self.labels[r.side],
                     r.ratio,
                     self.labels[0],
-                    Self::unit(m)
+                    Self::unit(m),
+                    r.verdict()
                 ));
             }
         }
@@ -1233,7 +1249,7 @@ impl Report {
                     "-".into()
                 });
                 row.push(r.p.map_or("-".into(), |p| format!("{p:.3}")));
-                row.push(r.verdict().into());
+                row.push(r.verdict());
                 row
             })
             .collect();
@@ -1290,6 +1306,7 @@ impl Report {
             "iobench_env": env,
             "repeat": a.repeat,
             "warmup": a.warmup,
+            "margin_pct": a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
             "sides": sides.iter().map(|s| json!({
                 "label": s.label,
                 "job": match &s.source { Source::Job(v) => json!(v), _ => Value::Null },
@@ -1320,7 +1337,8 @@ impl Report {
                 "ratio_sd": r.ratio_sd,
                 "p_value": r.p,
                 "diff_pct": r.diff_pct(),
-                "verdict": r.verdict(),
+                "verdict": r.verdict.word(),
+                "verdict_text": r.verdict(),
             })).collect::<Vec<_>>(),
         })
     }

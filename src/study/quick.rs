@@ -459,7 +459,7 @@ pub fn prepare_args(o: &QuickOptions, file: &str) -> Vec<String> {
     vec![
         "--output-format=json".into(),
         "--create_only=1".into(),
-        format!("--filename={file}"),
+        format!("--filename={}", crate::job::files::escape_name(file)),
         format!("--size={}", size_arg(o.size)),
         format!("--zero_buffers={}", o.zero_buffers as u8),
         "--name=prepare".into(),
@@ -477,7 +477,7 @@ pub fn test_args(o: &QuickOptions, t: &Test, dir: Dir, file: &str, size: u64) ->
         "--end_fsync=1".into(),
         "--direct=1".into(),
         format!("--rwmixread={}", o.mix.unwrap_or(70)),
-        format!("--filename={file}"),
+        format!("--filename={}", crate::job::files::escape_name(file)),
         format!("--name={rw}"),
         format!("--size={}", size_arg(size)),
         format!("--zero_buffers={}", o.zero_buffers as u8),
@@ -613,6 +613,8 @@ pub struct TestFile {
     pub is_device: bool,
     /// The device's size, for a device target.
     pub device_size: Option<u64>,
+    /// A block device target claimed (`O_EXCL`) for the run: nothing mounts it meanwhile.
+    pub claim: Option<crate::run::claim::Claim>,
 }
 
 impl Drop for TestFile {
@@ -620,6 +622,8 @@ impl Drop for TestFile {
         if self.created {
             let _ = std::fs::remove_file(&self.path);
         }
+        // The device is released once quick is done with it.
+        drop(self.claim.take());
     }
 }
 
@@ -657,6 +661,7 @@ pub fn resolve_target(o: &QuickOptions, create: bool) -> Result<TestFile, String
             created: create,
             is_device: false,
             device_size: None,
+            claim: None,
         })
     };
     match md {
@@ -683,12 +688,23 @@ pub fn resolve_target(o: &QuickOptions, create: bool) -> Result<TestFile, String
                     target.display()
                 ));
             }
-            let size = device_size(target);
+            // A block device is claimed before anything is written (a dry run writes
+            // nothing and only looks): mounted, held or swap is refused even with --force.
+            let claim = if create && m.file_type().is_block_device() {
+                Some(crate::run::claim::claim_unused(&o.target, "quick")?)
+            } else {
+                None
+            };
+            let size = claim
+                .as_ref()
+                .map(|c| c.size)
+                .or_else(|| device_size(target));
             Ok(TestFile {
                 path: target.to_path_buf(),
                 created: false,
                 is_device: true,
                 device_size: size,
+                claim,
             })
         }
         Ok(m) if m.is_file() => {
@@ -705,6 +721,7 @@ pub fn resolve_target(o: &QuickOptions, create: bool) -> Result<TestFile, String
                 created: false,
                 is_device: false,
                 device_size: None,
+                claim: None,
             })
         }
         Ok(_) => Err(format!(

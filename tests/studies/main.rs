@@ -4,10 +4,12 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod destructive_claim;
 mod history;
 mod output_contract;
 mod peak;
 mod peers_wrappers;
+mod planted_paths;
 mod present_http;
 mod present_live;
 mod present_metrics;

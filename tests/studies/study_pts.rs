@@ -328,12 +328,24 @@ fn throughput_and_write_saturation_end_to_end() {
     assert!(html.contains("Write saturation: IOPS against time"));
     assert!(html.contains("Write saturation: IOPS against data written"));
     schema_valid(&[tp_summary, dir.join("out/summary.json")]);
-    // --no-purge: the target keeps its data, and the report says so.
+    // --no-purge: the target keeps its data, and the report says so (a file with data
+    // is taken with --force only: the preconditioning overwrites it).
     let kept = scratch("pts_nopurge");
     std::fs::write(kept.join("target"), vec![0xa5u8; 2 << 20]).unwrap();
-    let out = run_ok(pts(
+    let no_force = run(pts(
         &kept,
         &["wsat", "--round-time=20ms", "--wsat-time=1s", "--no-purge"],
+    ));
+    assert!(String::from_utf8_lossy(&no_force.stderr).contains("give --force"));
+    let out = run_ok(pts(
+        &kept,
+        &[
+            "wsat",
+            "--round-time=20ms",
+            "--wsat-time=1s",
+            "--no-purge",
+            "--force",
+        ],
     ));
     let s = summary(&kept);
     assert!(s["sections"][0]["purge"]

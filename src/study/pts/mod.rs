@@ -114,6 +114,13 @@ THE TARGET'S DATA IS DESTROYED.",
                    (default 360; fewer: not conforming)",
         },
         Flag {
+            names: &["--force"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "use a target that holds data: a device with partitions, a file system\n\
+                   or partition-table signature, or a file with data in it",
+        },
+        Flag {
             names: &["--no-purge"],
             takes: Takes::Nothing,
             form: "",
@@ -131,6 +138,7 @@ struct Args {
     target: String,
     dir: PathBuf,
     capacity: Option<u64>,
+    force: bool,
 }
 
 fn positive(flag: &str, v: &str) -> Result<u32, String> {
@@ -186,6 +194,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     }
     let mut dir = None;
     let mut capacity = None;
+    let mut force = false;
     for (flag, v) in m.flags {
         let v = v.unwrap_or_default();
         match flag {
@@ -218,6 +227,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--hir-burst" => s.hir_burst_ms = time_ms(flag, &v, 10, "10ms, such as 5s or 200ms")?,
             "--hir-bursts" => s.hir_bursts = positive(flag, &v)? as usize,
+            "--force" => force = true,
             _ => s.purge = false,
         }
     }
@@ -227,6 +237,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         target,
         dir,
         capacity,
+        force,
     }))
 }
 
@@ -253,7 +264,10 @@ fn pts(args: &[String]) -> Result<u8, String> {
         print!("{}", SPEC.help());
         return Ok(0);
     };
-    let target = purge::inspect(&a.target, a.capacity)?;
+    // Nothing below writes to the target until every check has passed: the device is
+    // claimed (O_EXCL, held to the end) and looked at, and every job of the plan is
+    // parsed and checked as its run will be.
+    let (target, claim) = purge::inspect(&a.target, a.capacity)?;
     a.settings.capacity = match a.capacity {
         Some(c) if c > target.size => {
             return Err(format!(
@@ -270,10 +284,23 @@ fn pts(args: &[String]) -> Result<u8, String> {
             target.path, a.settings.capacity
         ));
     }
-    std::fs::create_dir_all(&a.dir).map_err(|e| format!("{}: {e}", a.dir.display()))?;
     let defs = plan::sections(&a.settings);
+    check_jobs(&a.settings, &defs, &target.path, &a.dir)?;
+    // An -o DIR already there is checked before its state is read.
+    if std::fs::symlink_metadata(&a.dir).is_ok() {
+        crate::safefs::check_dir(&a.dir).map_err(|e| format!("-o {}: {e}", a.dir.display()))?;
+    }
     let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
     let mut st = State::open(&a.dir, &a.settings, &target, &names)?;
+    // A run that already purged the target resumes on pts's own data.
+    let purged = st.sections.iter().any(|x| x.purge.is_some());
+    if !a.force && !purged {
+        if let Some(why) = purge::data_note(&target, claim.as_ref())? {
+            return Err(why);
+        }
+    }
+    // Made, or checked: no other user may plant links or swap run files in it.
+    crate::safefs::output_dir("-o", &a.dir)?;
     if st.resumed > 0 {
         eprintln!("pts: resuming the run in {}", a.dir.display());
     }
@@ -294,6 +321,26 @@ fn pts(args: &[String]) -> Result<u8, String> {
     let text = report::write(&a.dir, &st)?;
     print!("{text}");
     Ok(0)
+}
+
+/// Parses and checks every job the plan will run (the preconditioning, each round's
+/// workloads, host idle recovery's bursts) as its run will, before anything is written:
+/// a bad `--engine` or a size no job takes is refused while the target is untouched.
+fn check_jobs(s: &Settings, defs: &[Section], target: &str, dir: &Path) -> Result<(), String> {
+    let out = dir.join("check.json").to_string_lossy().into_owned();
+    for def in defs {
+        let mut jobs = vec![plan::precondition_job(s, target, &out)];
+        for w in &def.workloads {
+            jobs.push(plan::round_job(s, w, target, &out));
+            if s.test == Test::Hir {
+                jobs.push(plan::burst_job(s, w, target, &out));
+            }
+        }
+        for args in jobs {
+            crate::session::prepare_args(&args).map_err(|e| format!("{}: {e}", def.name))?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs one plain job (`job` names its output file `rel` + `.partial` under `dir`), and

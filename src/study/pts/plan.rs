@@ -394,7 +394,7 @@ pub fn sections(s: &Settings) -> Vec<Section> {
 fn common(s: &Settings, target: &str, name: &str, output: &str) -> Vec<String> {
     vec![
         format!("--name={name}"),
-        format!("--filename={target}"),
+        format!("--filename={}", crate::job::files::escape_name(target)),
         format!("--ioengine={}", s.engine),
         "--direct=1".into(),
         "--output-format=json+".into(),

@@ -6,8 +6,8 @@
 //! by discard, and the report names the method used.
 
 use serde::{Deserialize, Serialize};
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::FileTypeExt;
+use std::fs::OpenOptions;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::os::unix::io::AsRawFd;
 use std::path::Path;
 
@@ -56,19 +56,50 @@ impl Method {
 }
 
 /// Looks at `path`: a block device or a regular file (or none yet, when `capacity` says
-/// how big to make it).
-pub fn inspect(path: &str, capacity: Option<u64>) -> Result<Target, String> {
+/// how big to make it). A block device is claimed (`O_EXCL`, see `run::claim`): it is
+/// refused when mounted, held or swap, and the claim, kept until the run ends, stops
+/// anything from mounting it meanwhile. Nothing is written.
+pub fn inspect(
+    path: &str,
+    capacity: Option<u64>,
+) -> Result<(Target, Option<crate::run::claim::Claim>), String> {
     match std::fs::metadata(path) {
         Ok(m) if m.file_type().is_block_device() => {
-            let f = File::open(path).map_err(|e| format!("{path}: {e}"))?;
-            let size =
-                crate::run::files::block_size(&f).map_err(|e| format!("{path}: size: {e}"))?;
-            Ok(Target {
+            let claim = crate::run::claim::claim_unused(path, "pts")?;
+            let t = Target {
                 path: path.to_string(),
                 kind: TargetKind::BlockDevice,
-                size,
-            })
+                size: claim.size,
+            };
+            Ok((t, Some(claim)))
         }
+        _ => inspect_file(path, capacity).map(|t| (t, None)),
+    }
+}
+
+/// Why the target must not be purged without `--force`: a device with partitions or a
+/// file system or partition-table signature, a regular file with data in it (allocated
+/// blocks: a sparse file pts made at the capacity has none). `None`: nothing to lose.
+pub fn data_note(
+    t: &Target,
+    claim: Option<&crate::run::claim::Claim>,
+) -> Result<Option<String>, String> {
+    if let Some(c) = claim {
+        return c.data("pts");
+    }
+    match std::fs::symlink_metadata(&t.path) {
+        Ok(m) if m.is_file() && m.len() > 0 && m.blocks() > 0 => Ok(Some(format!(
+            "{} is an existing file with data ({} bytes): pts would destroy it; give --force \
+             to use it anyway",
+            t.path,
+            m.len()
+        ))),
+        _ => Ok(None),
+    }
+}
+
+fn inspect_file(path: &str, capacity: Option<u64>) -> Result<Target, String> {
+    match std::fs::metadata(path) {
         Ok(m) if m.is_file() => Ok(Target {
             path: path.to_string(),
             kind: TargetKind::File,
@@ -185,7 +216,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("t").to_string_lossy().to_string();
         std::fs::write(&path, vec![7u8; 8192]).unwrap();
-        let t = inspect(&path, None).unwrap();
+        let (t, _) = inspect(&path, None).unwrap();
+        assert!(data_note(&t, None).unwrap().unwrap().contains("--force"));
         assert_eq!((t.kind, t.size), (TargetKind::File, 8192));
         assert_eq!(purge(&t, 65536).unwrap(), Method::Recreate);
         let data = std::fs::read(&path).unwrap();

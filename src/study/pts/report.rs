@@ -727,9 +727,12 @@ pub fn write(dir: &Path, st: &State) -> Result<String, String> {
     let sum = summary(dir, st)?;
     let text = text(&sum);
     let json = serde_json::to_string_pretty(&sum).map_err(|e| e.to_string())? + "\n";
-    std::fs::write(dir.join("summary.json"), json)
-        .map_err(|e| format!("{}: {e}", dir.join("summary.json").display()))?;
-    std::fs::write(dir.join("report.txt"), &text)
-        .map_err(|e| format!("{}: {e}", dir.join("report.txt").display()))?;
+    for (name, data) in [
+        ("summary.json", json.as_bytes()),
+        ("report.txt", text.as_bytes()),
+    ] {
+        crate::safefs::replace(&dir.join(name), data)
+            .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
+    }
     Ok(text)
 }

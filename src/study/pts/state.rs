@@ -113,10 +113,10 @@ impl State {
 
     /// Writes the state to `dir`, replacing the last one whole.
     pub fn save(&self, dir: &Path) -> Result<(), String> {
-        let tmp: PathBuf = dir.join(format!("{FILE}.tmp"));
-        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        std::fs::write(&tmp, text + "\n").map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, dir.join(FILE)).map_err(|e| format!("{}: {e}", dir.display()))
+        let path: PathBuf = dir.join(FILE);
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())? + "\n";
+        crate::safefs::replace(&path, text.as_bytes())
+            .map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 

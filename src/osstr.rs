@@ -84,6 +84,15 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// [`printable`] for a text of lines: each line escaped, the newlines kept.
+pub fn printable_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\n') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let lines: Vec<_> = s.split('\n').map(printable).collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,6 +104,7 @@ mod tests {
             printable("a\x1b]0;pwned\x07b\u{9b}31mc\nd"),
             "a\\x1b]0;pwned\\x07b\\x9b31mc\\x0ad"
         );
+        assert_eq!(printable_lines("a\x1b[2J\nb\n"), "a\\x1b[2J\nb\n");
     }
     use std::os::unix::ffi::OsStrExt;
 

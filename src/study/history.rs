@@ -439,7 +439,7 @@ fn list(db: &Store, a: &Args) -> Result<u8, String> {
             })
             .collect(),
     };
-    print!("{}", t.text());
+    print!("{}", crate::osstr::printable_lines(&t.text()));
     Ok(0)
 }
 
@@ -469,13 +469,13 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
         let head = db.study(s)?;
         println!(
             "study #{s}: {}, point {}",
-            head.map(|h| h.command_line).unwrap_or_default(),
-            opt(&r.point)
+            crate::osstr::printable(&head.map(|h| h.command_line).unwrap_or_default()),
+            crate::osstr::printable(&opt(&r.point))
         );
     }
     println!("exit status {}", r.exit_code);
     println!("options hash {}", opt(&r.ident.job_hash));
-    println!(
+    let line = format!(
         "host {}, kernel {}, target {} ({}, {})",
         opt(&r.ident.host),
         opt(&r.ident.kernel),
@@ -483,8 +483,9 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
         opt(&r.ident.device_model),
         opt(&r.ident.filesystem)
     );
+    println!("{}", crate::osstr::printable(&line));
     if !r.tags.is_empty() {
-        println!("tags {}", r.tags.join(", "));
+        println!("tags {}", crate::osstr::printable(&r.tags.join(", ")));
     }
     let t = Table {
         header: ["dir", "IOPS", "bw (MiB/s)", "lat mean (us)", "p99 (us)"]
@@ -503,7 +504,7 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
             })
             .collect(),
     };
-    print!("{}", t.text());
+    print!("{}", crate::osstr::printable_lines(&t.text()));
     Ok(0)
 }
 
@@ -572,11 +573,11 @@ fn baseline(db: &mut Store, a: &Args) -> Result<u8, String> {
             {
                 println!(
                     "{}: {} {} (set {}, from {})",
-                    b.name,
+                    crate::osstr::printable(&b.name),
                     if b.runs.len() == 1 { "run" } else { "runs" },
                     sides::ranges(&b.runs),
                     store::time_text(b.set_at),
-                    b.source
+                    crate::osstr::printable(&b.source)
                 );
             }
         }
@@ -602,7 +603,8 @@ fn note_differences(x: (&str, &Identity), y: (&str, &Identity)) {
             x.0, y.0
         );
     } else {
-        println!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
+        let line = format!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
+        println!("{}", crate::osstr::printable(&line));
     }
     println!();
 }
@@ -777,7 +779,7 @@ fn trend(db: &Store, a: &Args) -> Result<u8, String> {
                     })
                     .collect(),
             };
-            print!("{}", t.text());
+            print!("{}", crate::osstr::printable_lines(&t.text()));
         }
         Some(f) => return Err(flags::bad_value("--format", f, "table or json")),
     }

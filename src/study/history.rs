@@ -377,7 +377,18 @@ fn history(args: &[String]) -> Result<u8, String> {
         "baseline" => baseline(&mut db, &a),
         "compare" => compare(&db, &a),
         "trend" => trend(&db, &a),
-        "export" => export(&db, &a),
+        "export" => {
+            if let Some(out) = &a.output {
+                if same_file(out, &path) {
+                    return Err(format!(
+                        "--output {}: that is the history itself (export writes a new file \
+                         beside it)",
+                        out.display()
+                    ));
+                }
+            }
+            export(&db, &a)
+        }
         "import" => import(&mut db, &a),
         _ => gc(&mut db, &a),
     }
@@ -793,6 +804,20 @@ fn csv(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// True when `a` names the file `b` is, or one of its `-wal`/`-shm` companions (by
+/// device and inode, so another spelling or a link is caught too).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(x) = std::fs::metadata(a) else {
+        return false;
+    };
+    ["", "-wal", "-shm"].iter().any(|side| {
+        let mut p = b.as_os_str().to_owned();
+        p.push(side);
+        std::fs::metadata(&p).is_ok_and(|y| x.dev() == y.dev() && x.ino() == y.ino())
+    })
 }
 
 fn export(db: &Store, a: &Args) -> Result<u8, String> {

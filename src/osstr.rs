@@ -63,9 +63,49 @@ pub fn to_path(s: &str) -> PathBuf {
     PathBuf::from(OsString::from_vec(to_bytes(s)))
 }
 
+/// Text from outside (a server's answer, a name read from a history file) made safe for
+/// a terminal: every control character (C0, DEL, C1 such as U+009B, the one-character
+/// CSI) is written as `\xNN` or `\u{NNNN}`, so no escape sequence reaches the terminal
+/// and a line stays one line; the text is otherwise unchanged.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !c.is_control() {
+            out.push(c);
+        } else if (c as u32) < 0x100 {
+            out.push_str(&format!("\\x{:02x}", c as u32));
+        } else {
+            out.push_str(&format!("\\u{{{:04x}}}", c as u32));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`printable`] for a text of lines: each line escaped, the newlines kept.
+pub fn printable_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(|c| c.is_control() && c != '\n') {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let lines: Vec<_> = s.split('\n').map(printable).collect();
+    std::borrow::Cow::Owned(lines.join("\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn printable_escapes_control_characters() {
+        assert_eq!(printable("plain text"), "plain text");
+        assert_eq!(
+            printable("a\x1b]0;pwned\x07b\u{9b}31mc\nd"),
+            "a\\x1b]0;pwned\\x07b\\x9b31mc\\x0ad"
+        );
+        assert_eq!(printable_lines("a\x1b[2J\nb\n"), "a\\x1b[2J\nb\n");
+    }
     use std::os::unix::ffi::OsStrExt;
 
     #[test]

@@ -715,7 +715,11 @@ fn send_file(host: &str, dir: &std::path::Path, path: &str) -> pdu::SendFileRepl
     }
 }
 
-fn add_job_opt(c: &mut Client, o: JobOpt, printer: &mut Printer) {
+fn add_job_opt(c: &mut Client, mut o: JobOpt, printer: &mut Printer) {
+    // A credential the server sends back stays out of the client's reports.
+    if crate::options::redact::is_secret(&o.name) {
+        o.value = crate::defs::REDACTED.to_string();
+    }
     if o.global {
         printer.global_option(&o.name, &o.value);
     } else {

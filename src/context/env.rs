@@ -24,7 +24,10 @@ pub fn collect(command_line: &[String], jobs: &[Job]) -> Value {
     o.insert("iobench_version".into(), json!(env!("CARGO_PKG_VERSION")));
     o.insert(
         "command_line".into(),
-        json!(command_line.iter().map(|a| clean(a)).collect::<Vec<_>>()),
+        json!(crate::options::redact::argv(command_line)
+            .iter()
+            .map(|a| clean(a))
+            .collect::<Vec<_>>()),
     );
     o.insert("jobs".into(), jobs_value(jobs));
     o.insert("options_sha256".into(), json!(options_sha256(jobs)));
@@ -162,7 +165,7 @@ fn job_options(job: &Job) -> Map<String, Value> {
         m.shift_remove(opt.def.name);
         m.insert(
             opt.def.name.to_string(),
-            json!(clean(opt.value.as_deref().unwrap_or(""))),
+            json!(clean(opt.def.shown(opt.value.as_deref().unwrap_or("")))),
         );
     }
     m

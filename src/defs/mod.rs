@@ -15,5 +15,5 @@ pub mod value;
 pub mod verify_method;
 
 pub use ddir::{Ddir, Pattern};
-pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit};
+pub use optdef::{opt, Category, Kind, OptDef, Support, TimeUnit, REDACTED};
 pub use release::FioRelease;

@@ -134,7 +134,15 @@ pub struct OptDef {
     /// The fio release that added the option (3.33 for everything 3.33 has): a job in an
     /// older dialect (`--fio-compat`) refuses it by name with this release.
     pub since: super::FioRelease,
+    /// A credential (a password, a secret key, a token): its value is replaced by
+    /// [`REDACTED`] in everything iobench writes or prints (reports, exports, the
+    /// history, `--showcmd`, logs), so that one shows it was given but not what it is.
+    pub secret: bool,
 }
+
+/// What a secret option's value is shown as (the same mark everywhere, so a reader of a
+/// report can tell that a credential was given).
+pub const REDACTED: &str = "<redacted>";
 
 /// Starts an option definition; the builder methods below fill in the rest.
 pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
@@ -153,6 +161,7 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         only: None,
         iobench_only: false,
         since: super::FioRelease::OLDEST,
+        secret: false,
     }
 }
 
@@ -201,6 +210,19 @@ impl OptDef {
     pub const fn only(mut self, words: &'static [&'static str]) -> Self {
         self.only = Some(words);
         self
+    }
+    /// Marks a credential (see [`OptDef::secret`]).
+    pub const fn secret(mut self) -> Self {
+        self.secret = true;
+        self
+    }
+    /// The value as it may be written out: [`REDACTED`] for a secret option.
+    pub fn shown<'a>(&self, value: &'a str) -> &'a str {
+        if self.secret {
+            REDACTED
+        } else {
+            value
+        }
     }
     /// True when `name` is this option's name or one of its aliases.
     pub fn answers_to(&self, name: &str) -> bool {

@@ -31,6 +31,7 @@ use crate::defs::rows::{BS, BSRANGE, BSSPLIT, IO_TIMEOUT, RANDSEED, VERIFY};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
+use crate::osstr::printable;
 use base64::Engine as _;
 use std::fmt::Write as _;
 use std::io::{self, Read};
@@ -83,9 +84,11 @@ pub const HTTP_USER: OptDef = opt("http_user", K::Str, "HTTP user name")
     .cat(C::Engine)
     .engines(ENGINES);
 pub const HTTP_PASS: OptDef = opt("http_pass", K::Str, "HTTP password")
+    .secret()
     .cat(C::Engine)
     .engines(ENGINES);
 pub const HTTP_S3_KEY: OptDef = opt("http_s3_key", K::Str, "S3 secret key")
+    .secret()
     .def("")
     .cat(C::Engine)
     .engines(ENGINES);
@@ -95,6 +98,7 @@ pub const HTTP_S3_KEYID: OptDef = opt("http_s3_keyid", K::Str, "S3 key id")
     .engines(ENGINES);
 pub const HTTP_S3_SECURITY_TOKEN: OptDef =
     opt("http_s3_security_token", K::Str, "S3 security token")
+        .secret()
         .def("")
         .cat(C::Engine)
         .engines(ENGINES);
@@ -103,6 +107,7 @@ pub const HTTP_SWIFT_AUTH_TOKEN: OptDef = opt(
     K::Str,
     "OpenStack Swift auth token",
 )
+.secret()
 .def("")
 .cat(C::Engine)
 .engines(ENGINES);
@@ -112,6 +117,7 @@ pub const HTTP_S3_REGION: OptDef = opt("http_s3_region", K::Str, "S3 region")
     .engines(ENGINES);
 pub const HTTP_S3_SSE_CUSTOMER_KEY: OptDef =
     opt("http_s3_sse_customer_key", K::Str, "S3 SSE Customer Key")
+        .secret()
         .def("")
         .cat(C::Engine)
         .engines(ENGINES);
@@ -413,6 +419,12 @@ impl Http {
     /// was no HTTP answer (refused, reset, TLS); with a login, answers a 401 that asks
     /// for Basic authentication once, and sends it from then on. `query` is already
     /// in canonical form (sorted, encoded).
+    ///
+    /// Redirects are followed here, not by ureq (which would carry S3's token, the SSE-C
+    /// key and Swift's token to any host): at most [`MAX_REDIRECTS`], to `http:` or
+    /// `https:` only (any other scheme is refused, as fio's curl is limited to those),
+    /// and one to another scheme, host or port goes without any credential (curl drops
+    /// only Authorization and cookies).
     fn send(
         &mut self,
         method: &str,
@@ -421,23 +433,40 @@ impl Http {
         body: &[u8],
         range: Option<String>,
     ) -> Result<ureq::Response, NoAnswer> {
+        let home = Origin {
+            scheme: self.scheme().to_string(),
+            host: self.host().to_string(),
+        };
+        let mut at = (home.clone(), path.to_string(), query.to_string());
+        let mut method = method.to_string();
+        let mut body = body;
+        let mut hops = 0;
         loop {
-            let headers = self.headers(method, path, query, body, range.clone());
-            let url = if query.is_empty() {
-                format!("{}://{}{path}", self.scheme(), self.host())
+            let (origin, path, query) = (&at.0, at.1.as_str(), at.2.as_str());
+            let foreign = !origin.same(&home);
+            let headers = if foreign {
+                range
+                    .clone()
+                    .map(|r| vec![("Range", r)])
+                    .unwrap_or_default()
             } else {
-                format!("{}://{}{path}?{query}", self.scheme(), self.host())
+                self.headers(&method, path, query, body, range.clone())
+            };
+            let url = if query.is_empty() {
+                format!("{}://{}{path}", origin.scheme, origin.host)
+            } else {
+                format!("{}://{}{path}?{query}", origin.scheme, origin.host)
             };
             let agent = self.agent.as_ref().expect("set up before the first I/O");
-            let mut req = agent.request(method, &url).set("Host", self.host());
+            let mut req = agent.request(&method, &url).set("Host", &origin.host);
             for (n, v) in &headers {
                 req = req.set(n, v);
             }
             if self.opts.verbose > 0 {
-                eprintln!("> {method} {path} HTTP/1.1");
-                eprintln!("> Host: {}", self.host());
+                eprintln!("> {method} {} HTTP/1.1", printable(path));
+                eprintln!("> Host: {}", printable(&origin.host));
                 for (n, v) in &headers {
-                    eprintln!("> {n}: {v}");
+                    eprintln!("> {n}: {}", shown_header(n, v));
                 }
                 if self.opts.verbose > 1 && !body.is_empty() {
                     eprintln!("=> Send data: {} bytes", body.len());
@@ -455,12 +484,41 @@ impl Http {
             };
             let status = resp.status();
             if self.opts.verbose > 0 {
-                eprintln!("< {} {status} {}", resp.http_version(), resp.status_text());
+                eprintln!(
+                    "< {} {status} {}",
+                    printable(resp.http_version()),
+                    printable(resp.status_text())
+                );
                 for n in resp.headers_names() {
-                    eprintln!("< {n}: {}", resp.header(&n).unwrap_or(""));
+                    let v = resp.header(&n).unwrap_or("");
+                    eprintln!("< {}: {}", printable(&n), printable(shown_header(&n, v)));
                 }
             }
-            if status == 401 && self.basic.is_none() && self.opts.mode != Mode::S3 {
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                if let Some(loc) = resp.header("location").map(str::to_string) {
+                    if hops >= MAX_REDIRECTS {
+                        drain(resp);
+                        return Err(NoAnswer {
+                            kind: ObjFailure::Other,
+                            text: format!("more than {MAX_REDIRECTS} redirects"),
+                        });
+                    }
+                    let next = redirect(&at, &loc)?;
+                    drain(resp);
+                    hops += 1;
+                    // As curl: a 303 turns anything but a HEAD into a GET, a 301 or
+                    // 302 turns a POST into a GET; 307 and 308 keep method and body.
+                    let to_get = (status == 303 && method != "HEAD")
+                        || (matches!(status, 301 | 302) && method == "POST");
+                    if to_get {
+                        method = "GET".into();
+                        body = &[];
+                    }
+                    at = next;
+                    continue;
+                }
+            }
+            if status == 401 && !foreign && self.basic.is_none() && self.opts.mode != Mode::S3 {
                 if let Some((u, p)) = &self.opts.login {
                     let wants_basic = resp
                         .all("www-authenticate")
@@ -667,7 +725,7 @@ impl Http {
             eprintln!(
                 "iobench: http: {what} {path} failed with HTTP status code {status}{}{}",
                 if text.is_empty() { "" } else { ": " },
-                text.trim()
+                printable(text.trim())
             );
         }
         -(libc::EIO as i64)
@@ -685,7 +743,10 @@ impl Http {
     ) -> i64 {
         out.fail = Some(kind);
         if self.says() {
-            eprintln!("iobench: http: {what} {path}: {why}");
+            eprintln!(
+                "iobench: http: {what} {path}: {}",
+                printable(&why.to_string())
+            );
         }
         -(libc::EIO as i64)
     }
@@ -802,6 +863,108 @@ impl Http {
             }
         }
     }
+}
+
+/// A header's value as `http_verbose` prints it: the credentials a request carries
+/// (Authorization, S3's session token and customer key, Swift's token, cookies) are
+/// shown as `<redacted>`, the rest as sent.
+fn shown_header<'a>(name: &str, value: &'a str) -> &'a str {
+    const SECRET: &[&str] = &[
+        "authorization",
+        "proxy-authorization",
+        "x-amz-security-token",
+        "x-amz-server-side-encryption-customer-key",
+        "x-auth-token",
+        "x-storage-token",
+        "x-subject-token",
+        "cookie",
+        "set-cookie",
+    ];
+    if SECRET.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+        crate::defs::REDACTED
+    } else {
+        value
+    }
+}
+
+/// How many redirects one request follows (curl's default is 30; fio sets none).
+const MAX_REDIRECTS: u32 = 5;
+
+/// Where a request goes: scheme and `HOST[:PORT]`.
+#[derive(Debug, Clone)]
+struct Origin {
+    scheme: String,
+    host: String,
+}
+
+impl Origin {
+    /// The same scheme, host (any case) and port (a missing port is the scheme's).
+    fn same(&self, o: &Origin) -> bool {
+        fn split(o: &Origin) -> (String, String, u16) {
+            let default = if o.scheme == "https" { 443 } else { 80 };
+            let h = o.host.to_ascii_lowercase();
+            match h.rsplit_once(':') {
+                Some((name, port)) if !name.ends_with(']') || h.starts_with('[') => {
+                    match port.parse() {
+                        Ok(p) => (o.scheme.clone(), name.to_string(), p),
+                        Err(_) => (o.scheme.clone(), h.clone(), default),
+                    }
+                }
+                _ => (o.scheme.clone(), h, default),
+            }
+        }
+        split(self) == split(o)
+    }
+}
+
+/// Where a redirect's `Location` leads from the request at `from` (origin, path,
+/// query): only to `http:` or `https:` URLs, anything else (`file:`, `ftp:`, a URL that
+/// does not parse) an error.
+fn redirect(
+    from: &(Origin, String, String),
+    location: &str,
+) -> Result<(Origin, String, String), NoAnswer> {
+    let refuse = |why: String| NoAnswer {
+        kind: ObjFailure::Other,
+        text: why,
+    };
+    let base = format!("{}://{}{}", from.0.scheme, from.0.host, from.1);
+    let base = url::Url::parse(&base).map_err(|e| {
+        refuse(format!(
+            "cannot follow a redirect from {}: {e}",
+            printable(&base)
+        ))
+    })?;
+    let to = base.join(location).map_err(|e| {
+        refuse(format!(
+            "redirect to '{}' refused: not a URL ({e})",
+            printable(location)
+        ))
+    })?;
+    if !matches!(to.scheme(), "http" | "https") {
+        return Err(refuse(format!(
+            "redirect to '{}' refused: only http: and https: are followed",
+            printable(location)
+        )));
+    }
+    let Some(host) = to.host_str() else {
+        return Err(refuse(format!(
+            "redirect to '{}' refused: no host",
+            printable(location)
+        )));
+    };
+    let host = match to.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    Ok((
+        Origin {
+            scheme: to.scheme().to_string(),
+            host,
+        },
+        to.path().to_string(),
+        to.query().unwrap_or("").to_string(),
+    ))
 }
 
 /// One part of a multipart upload, sent from a part's thread: S3's headers signed with
@@ -1054,6 +1217,8 @@ impl rustls::client::danger::ServerCertVerifier for AnyServer {
 /// The job's agent: one kept-alive connection per server, TLS as `https` says.
 fn agent(tls: Tls, timeout: Option<std::time::Duration>, hosts: usize) -> io::Result<ureq::Agent> {
     let mut b = ureq::AgentBuilder::new()
+        // Redirects are the engine's own (`Http::send`), so credentials never follow one.
+        .redirects(0)
         .max_idle_connections(hosts)
         .max_idle_connections_per_host(1)
         .user_agent(concat!("iobench/", env!("CARGO_PKG_VERSION")));

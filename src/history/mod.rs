@@ -83,7 +83,7 @@ impl Study {
             head: StudyHead {
                 kind: kind.to_string(),
                 created: now(),
-                command_line: argv.join(" "),
+                command_line: crate::options::redact::argv(&argv).join(" "),
             },
             dest: None,
             points: Vec::new(),

@@ -71,6 +71,9 @@ fn one_id(word: &str, whole: &str) -> Result<i64, String> {
         })
 }
 
+/// The most run IDs one command names (ranges included).
+pub const MAX_IDS: usize = 1_000_000;
+
 /// Run IDs as given: each word an ID, a range `A-B` or a comma list of either.
 pub fn parse_ids(words: &[String]) -> Result<Vec<i64>, String> {
     let mut ids = Vec::new();
@@ -81,6 +84,13 @@ pub fn parse_ids(words: &[String]) -> Result<Vec<i64>, String> {
                     let (a, b) = (one_id(a, w)?, one_id(b, w)?);
                     if b < a {
                         return Err(format!("'{w}': a range runs from the lower ID up (A-B)"));
+                    }
+                    // Checked before anything is allocated: a range sizes the work.
+                    if b - a >= MAX_IDS as i64 || ids.len() + (b - a) as usize >= MAX_IDS {
+                        return Err(format!(
+                            "'{w}': at most {MAX_IDS} run IDs at once (a range A-B, B - A \
+                             below {MAX_IDS})"
+                        ));
                     }
                     ids.extend(a..=b);
                 }
@@ -207,6 +217,16 @@ pub fn alike(side: &Runs, what: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_ranges_are_refused_before_any_work() {
+        let w = |s: &str| vec![s.to_string()];
+        let e = parse_ids(&w("1-9000000000000000000")).unwrap_err();
+        assert!(e.contains("at most 1000000"), "{e}");
+        assert!(parse_ids(&w("1-999999")).is_ok());
+        assert!(parse_ids(&w("1-600000,1-600000")).is_err());
+        assert!(parse_ids(&w("9223372036854775806-9223372036854775807")).is_ok());
+    }
 
     #[test]
     fn ids_ranges_and_lists() {

@@ -292,12 +292,52 @@ pub fn time_text(t: i64) -> String {
         .unwrap_or_else(|_| t.to_string())
 }
 
+/// Makes sure the history file at `path` is readable by its owner only: a new one is
+/// created 0600 before SQLite opens it (SQLite gives its `-wal` and `-shm` files the
+/// database's mode), an existing one of ours that others may read is narrowed to 0600
+/// (files of older versions were created 0644).
+fn private_file(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+    let shown = |e: std::io::Error| format!("{}: {e}", path.display());
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let md = std::fs::metadata(path).map_err(shown)?;
+            // SAFETY: geteuid has no preconditions.
+            let me = unsafe { libc::geteuid() };
+            if md.is_file() && md.uid() == me && md.mode() & 0o077 != 0 {
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                    .map_err(shown)?;
+                for side in ["-wal", "-shm"] {
+                    let mut p = path.as_os_str().to_owned();
+                    p.push(side);
+                    let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600));
+                }
+            }
+            Ok(())
+        }
+        Err(e) => Err(shown(e)),
+    }
+}
+
 impl Store {
     /// Opens (creating it and its folder when missing) the history at `path`.
     pub fn open(path: &Path) -> Result<Store, String> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            use std::os::unix::fs::DirBuilderExt;
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
         }
+        private_file(path)?;
         let mut conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_millis(BUSY_MS))
             .map_err(sql)?;
@@ -328,7 +368,11 @@ impl Store {
             Some(s) => {
                 tx.execute(
                     "INSERT INTO studies (kind, created, command_line) VALUES (?1, ?2, ?3)",
-                    params![s.kind, s.created, s.command_line],
+                    params![
+                        s.kind,
+                        s.created,
+                        crate::options::redact::text(&s.command_line)
+                    ],
                 )
                 .map_err(sql)?;
                 Some(tx.last_insert_rowid())
@@ -338,6 +382,10 @@ impl Store {
         let mut ids = Vec::new();
         for r in runs {
             let id = Identity::of(&r.doc);
+            // Whatever the document's origin (an imported fio report), no credential is
+            // kept.
+            let mut doc = r.doc.clone();
+            crate::options::redact::json(&mut doc);
             tx.execute(
                 "INSERT INTO runs (study_id, point, kind, started, exit_code, job_hash, host,
                     kernel, target, device_model, filesystem, result)
@@ -354,7 +402,7 @@ impl Store {
                     id.target,
                     id.device_model,
                     id.filesystem,
-                    r.doc.to_string(),
+                    doc.to_string(),
                 ],
             )
             .map_err(sql)?;
@@ -656,6 +704,52 @@ mod tests {
             exit_code: 0,
             doc,
         }
+    }
+
+    /// The history is its owner's alone (it holds command lines and reports), and no
+    /// credential reaches it, whatever document is saved (an imported fio report holds
+    /// its secrets in the clear).
+    #[test]
+    fn the_history_is_private_and_keeps_no_credential() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("private");
+        let path = dir.join("h.sqlite");
+        let mut s = Store::open(&path).unwrap();
+        let head = StudyHead {
+            kind: "sweep".into(),
+            created: 1,
+            command_line: "iobench sweep --http_s3_key=SEKRIT1 j.fio".into(),
+        };
+        let doc = serde_json::json!({"jobs": [{"job options": {"http_s3_key": "SEKRIT2"}}],
+            "global options": {"http_swift_auth_token": "SEKRIT3"}});
+        s.save(Some(&head), &[rec(1, doc)]).unwrap();
+        drop(s);
+        for f in ["h.sqlite", "h.sqlite-wal", "h.sqlite-shm"] {
+            let p = dir.join(f);
+            if let Ok(md) = std::fs::metadata(&p) {
+                assert_eq!(md.permissions().mode() & 0o777, 0o600, "{f}");
+            }
+        }
+        assert_eq!(
+            std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        let s = Store::open(&path).unwrap();
+        let (_, doc) = s.get(1).unwrap();
+        let text = doc.to_string() + &s.study(1).unwrap().unwrap().command_line;
+        for secret in ["SEKRIT1", "SEKRIT2", "SEKRIT3"] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert!(text.contains("<redacted>"), "{text}");
+        drop(s);
+        // An older, world-readable file is narrowed on its next open.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(Store::open(&path).unwrap());
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub mod help;
 pub mod jobfile;
 pub mod keywords;
 pub mod profile;
+pub mod redact;
 pub mod showcmd;
 pub mod table;
 mod trace;

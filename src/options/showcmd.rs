@@ -15,6 +15,8 @@ pub struct Shown {
     pub value: Option<String>,
     prio: i8,
     engine: bool,
+    /// A credential: printed as `<redacted>`.
+    secret: bool,
 }
 
 /// The options of one section, in the order they were written.
@@ -28,6 +30,7 @@ impl Shown {
             value,
             prio: def.prio,
             engine: def.is_engine_option(),
+            secret: def.secret,
         }
     }
 
@@ -52,6 +55,7 @@ pub fn render(out: &mut String, list: &[Shown]) {
         match &s.value {
             None => out.push(' '),
             Some(v) => {
+                let v = if s.secret { crate::defs::REDACTED } else { v };
                 let quote = if s.name == "description" { "\"" } else { "" };
                 out.push('=');
                 out.push_str(quote);

@@ -25,7 +25,7 @@ pub fn parse_option(def: &OptDef, value: Option<&str>) {
     if !on(Cat::Parse) {
         return;
     }
-    let v = value.unwrap_or("");
+    let v = def.shown(value.unwrap_or(""));
     print(
         Cat::Parse,
         format_args!("handle_option={}, ptr={v}", def.name),

@@ -316,8 +316,9 @@ fn read_input(p: &Path) -> Result<Input, String> {
         if idx.exists() {
             let text =
                 std::fs::read_to_string(&idx).map_err(|e| format!("{}: {e}", idx.display()))?;
-            let v: Value =
+            let mut v: Value =
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
+            crate::options::redact::json(&mut v);
             return Ok(sweep_input(p, &v));
         }
         // Not a sweep: a directory of result files (bench-fio's layout).
@@ -344,7 +345,8 @@ fn read_input(p: &Path) -> Result<Input, String> {
     let text = String::from_utf8_lossy(&text);
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || text.contains("\n{") {
-        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
+            crate::options::redact::json(&mut v);
             if v.get("relative").is_some() && v.get("sides").is_some() {
                 return Ok(Input::Compare(p.to_path_buf(), v));
             }
@@ -535,7 +537,10 @@ fn context(h: &mut String, env: Option<&Value>) {
             "command".into(),
             e["command_line"]
                 .as_array()
-                .map(|a| a.iter().map(s).collect::<Vec<_>>().join(" "))
+                .map(|a| {
+                    let words: Vec<String> = a.iter().map(s).collect();
+                    crate::options::redact::argv(&words).join(" ")
+                })
                 .unwrap_or_default(),
         ),
         ("iobench".into(), s(&e["iobench_version"])),

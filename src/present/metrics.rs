@@ -111,8 +111,13 @@ pub fn start(addr: &str, linger_ms: Option<u64>) -> Result<Arc<Mutex<State>>, St
 }
 
 /// Accepts connections, each served by its own thread, at most [`MAX_CONNS`] at once.
+/// A connection that finds them full (or its peer holding half of them) ends the oldest
+/// one still waiting for its request head (its peer's own first): a peer that connects
+/// and says nothing holds a slot only until someone else needs it.
 fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
     let active = Arc::new(AtomicUsize::new(0));
+    let waiting: Arc<Mutex<Vec<Waiting>>> = Arc::new(Mutex::new(Vec::new()));
+    let mut next_id = 0u64;
     for conn in listener.incoming() {
         let Ok(conn) = conn else {
             // Out of descriptors or the like: let it pass, then go on.
@@ -120,28 +125,79 @@ fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
             continue;
         };
         let _ = conn.set_write_timeout(Some(Duration::from_secs(HEAD_SECS)));
-        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNS {
-            active.fetch_sub(1, Ordering::SeqCst);
-            let mut conn = conn;
-            let _ = respond(
-                &mut conn,
-                &Response::error(503, "too many connections"),
-                false,
-            );
-            continue;
+        let peer = conn.peer_addr().map(|a| a.ip()).ok();
+        let id = next_id;
+        next_id += 1;
+        {
+            let mut w = waiting.lock().unwrap_or_else(|e| e.into_inner());
+            let mine = w.iter().filter(|x| x.peer == peer).count();
+            if active.load(Ordering::SeqCst) >= MAX_CONNS || mine >= MAX_CONNS / 2 {
+                let pick = w
+                    .iter()
+                    .position(|x| x.peer == peer && mine >= MAX_CONNS / 2)
+                    .or_else(|| (!w.is_empty()).then_some(0));
+                if let Some(i) = pick {
+                    let gone = w.remove(i);
+                    let _ = gone.conn.shutdown(std::net::Shutdown::Both);
+                }
+            }
+            if let Ok(second) = conn.try_clone() {
+                w.push(Waiting {
+                    id,
+                    peer,
+                    conn: second,
+                });
+            }
         }
-        let (state, mine) = (state.clone(), active.clone());
+        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNS {
+            // The connection ended above has not given its slot back yet: wait for it
+            // a moment, as it ends at once.
+            let t0 = Instant::now();
+            while active.load(Ordering::SeqCst) > MAX_CONNS
+                && t0.elapsed() < Duration::from_millis(200)
+            {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            if active.load(Ordering::SeqCst) > MAX_CONNS {
+                active.fetch_sub(1, Ordering::SeqCst);
+                forget(&waiting, id);
+                let mut conn = conn;
+                let _ = respond(
+                    &mut conn,
+                    &Response::error(503, "too many connections"),
+                    false,
+                );
+                continue;
+            }
+        }
+        let (state, mine, waiting2) = (state.clone(), active.clone(), waiting.clone());
         let spawned = std::thread::Builder::new()
             .name("iobench-metrics-conn".into())
             .spawn(move || {
-                let _ = serve(conn, &state);
+                let _ = serve(conn, &state, &|| forget(&waiting2, id));
+                forget(&waiting2, id);
                 mine.fetch_sub(1, Ordering::SeqCst);
             });
         if spawned.is_err() {
             // The closure (and its count) never ran.
             active.fetch_sub(1, Ordering::SeqCst);
+            forget(&waiting, id);
         }
     }
+}
+
+/// A connection still waiting for its request head, which a new one may end.
+struct Waiting {
+    id: u64,
+    peer: Option<std::net::IpAddr>,
+    conn: TcpStream,
+}
+
+fn forget(waiting: &Mutex<Vec<Waiting>>, id: u64) {
+    waiting
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|w| w.id != id);
 }
 
 /// At exit: wait for one scrape of the final values, at most the linger time: with
@@ -149,13 +205,18 @@ fn accept_loop(listener: TcpListener, state: Arc<Mutex<State>>) {
 extern "C" fn linger_at_exit() {
     let Some(e) = ENDPOINT.get() else { return };
     let given = LINGER_MS.lock().ok().and_then(|l| *l);
-    let wait = given.map(Duration::from_millis).unwrap_or_else(|| {
-        let secs = std::env::var("IOBENCH_METRICS_LINGER")
-            .ok()
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .unwrap_or(LINGER_SECS);
-        Duration::from_secs(secs)
-    });
+    // Only a linger asked for waits: a scraper (anyone who can reach the port) never
+    // holds the process's exit by itself.
+    let env = std::env::var("IOBENCH_METRICS_LINGER")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|s| s.min(LINGER_SECS * 40));
+    let Some(wait) = given
+        .map(Duration::from_millis)
+        .or(env.map(Duration::from_secs))
+    else {
+        return;
+    };
     let until = Instant::now() + wait;
     let Ok(mut s) = e.state.lock() else { return };
     if !s.done || (given.is_none() && s.scraped == 0) {
@@ -309,8 +370,10 @@ fn respond(conn: &mut TcpStream, r: &Response, head_only: bool) -> std::io::Resu
 
 /// Answers one HTTP request: `GET` or `HEAD` of `/metrics` (or `/`) with the exposition
 /// text; one request per connection.
-fn serve(mut conn: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+fn serve(mut conn: TcpStream, state: &Mutex<State>, headed: &dyn Fn()) -> std::io::Result<()> {
     let req = read_head(&mut conn).and_then(|h| parse_request(&h));
+    // Its head is in: no new connection ends this one now.
+    headed();
     let (resp, head_only, after) = match req {
         Ok(req) => {
             let (body, after) = match state.lock() {

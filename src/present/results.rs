@@ -186,7 +186,10 @@ fn document(text: &str) -> Result<Value, String> {
             Err(e) => return Err(format!("not a fio JSON result: {e}")),
         }
     }
-    Ok(last.ok_or("not a fio JSON result: no \"jobs\" found")?)
+    let mut doc = last.ok_or("not a fio JSON result: no \"jobs\" found")?;
+    // fio writes credentials in the clear: none reaches a report or an export.
+    crate::options::redact::json(&mut doc);
+    Ok(doc)
 }
 
 /// The jobs of a fio JSON document and the key they are under: `client_stats` in a
@@ -627,10 +630,14 @@ fn text_of(v: &Value) -> String {
 
 /// The options of a JSON object (`global options`, `job options`, a point's `params`).
 fn options_in(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
-    v.as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), text_of(v)))
+    v.as_object().into_iter().flatten().map(|(k, v)| {
+        let v = if crate::options::redact::is_secret(k) {
+            crate::defs::REDACTED.to_string()
+        } else {
+            text_of(v)
+        };
+        (k.clone(), v)
+    })
 }
 
 /// Every run in a result document, failed jobs included (marked). Jobs of the document

@@ -333,6 +333,7 @@ fn opts_obj(opts: &[crate::defs::raw::RawOpt]) -> Obj {
         let Some(v) = opt.value.as_deref() else {
             continue;
         };
+        let v = opt.def.shown(v);
         if let Some(slot) = o.0.iter_mut().find(|(k, _)| k == opt.def.name) {
             slot.1 = Value::Str(v.to_string());
         } else {

@@ -150,6 +150,9 @@ fn create_private(path: &std::path::Path, data: &[u8]) -> std::io::Result<()> {
     f.write_all(data)
 }
 
+/// How long a new connection may stay silent before its first message begins.
+const FIRST_MESSAGE: Duration = Duration::from_secs(10);
+
 /// Reads a client's messages, with the server's time limits: between messages, a
 /// connection with no run going may stay silent for the idle time; once a message has
 /// begun, the whole of it must come within the read time.
@@ -248,7 +251,7 @@ pub fn turn_away(s: Stream, max: usize) {
 }
 
 /// Serves one connection until the client closes it.
-pub fn handle(stream: Stream, peer: &str, host: &str) {
+pub fn handle(stream: Stream, peer: &str, host: &str, ticket: &super::slots::Ticket) {
     let reader = match stream.try_clone() {
         Ok(r) => r,
         Err(e) => {
@@ -289,13 +292,27 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
                 .as_ref()
                 .is_some_and(|r| !r.done.load(Ordering::Relaxed))
         };
-        match reader.wait(policy.idle, busy) {
+        ticket.state.running.store(busy(), Ordering::Relaxed);
+        // A peer that has not sent one whole message yet gets a short wait: fio's
+        // client speaks at once.
+        let idle = if ticket.state.greeted.load(Ordering::Relaxed) {
+            policy.idle
+        } else {
+            policy.idle.min(FIRST_MESSAGE)
+        };
+        let running = &ticket.state.running;
+        let watched = || {
+            let b = busy();
+            running.store(b, Ordering::Relaxed);
+            b
+        };
+        match reader.wait(idle, watched) {
             Ok(true) => {}
             Ok(false) => {
                 let why = format!(
                     "iobench: server: closing the connection: idle for {} s \
                      (the server's --server-idle-timeout)\n",
-                    policy.idle.as_secs()
+                    idle.as_secs()
                 );
                 send_text(&c.w, Text::ERR, &why);
                 send_msg(&c.w, op::QUIT, 0, &[]);
@@ -337,7 +354,15 @@ pub fn handle(stream: Stream, peer: &str, host: &str) {
                 break;
             }
         };
-        match c.command(cmd) {
+        ticket.heard();
+        let outcome = c.command(cmd);
+        ticket.state.running.store(
+            c.run
+                .as_ref()
+                .is_some_and(|r| !r.done.load(Ordering::Relaxed)),
+            Ordering::Relaxed,
+        );
+        match outcome {
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {

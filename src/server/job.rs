@@ -245,6 +245,7 @@ fn opt_pairs(opts: &[RawOpt]) -> Vec<(String, String)> {
         let Some(v) = o.value.as_deref() else {
             continue;
         };
+        let v = o.def.shown(v);
         match out.iter_mut().find(|(k, _)| k == o.def.name) {
             Some(slot) => slot.1 = v.to_string(),
             None => out.push((o.def.name.to_string(), v.to_string())),

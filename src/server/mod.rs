@@ -9,6 +9,7 @@ mod eta;
 pub mod job;
 mod logs;
 pub mod policy;
+mod slots;
 pub mod vtrigger;
 
 use crate::fioproto::addr::{self, Endpoint};
@@ -254,8 +255,8 @@ pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         }
     }
     let host = conn::hostname();
-    let active = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let max = policy::get().max_conns;
+    let slots = slots::Slots::new(max);
     loop {
         let stream = match &listener {
             Listener::Tcp(l) => l.accept().map(|(s, a)| {
@@ -268,17 +269,17 @@ pub fn serve(arg: &str, pidfile: Option<&str>) -> ExitCode {
         };
         match stream {
             Ok((s, peer)) => {
-                use std::sync::atomic::Ordering;
-                if active.fetch_add(1, Ordering::SeqCst) >= max {
-                    active.fetch_sub(1, Ordering::SeqCst);
+                let ticket = match s.try_clone() {
+                    Ok(second) => slots.admit(&peer, second),
+                    Err(_) => None,
+                };
+                let Some(ticket) = ticket else {
                     conn::turn_away(s, max);
                     continue;
-                }
+                };
                 let host = host.clone();
-                let active = active.clone();
                 std::thread::spawn(move || {
-                    conn::handle(s, &peer, &host);
-                    active.fetch_sub(1, Ordering::SeqCst);
+                    conn::handle(s, &peer, &host, &ticket);
                 });
             }
             Err(e) => {

@@ -383,7 +383,18 @@ fn history(args: &[String]) -> Result<u8, String> {
         "baseline" => baseline(&mut db, &a),
         "compare" => compare(&db, &a),
         "trend" => trend(&db, &a),
-        "export" => export(&db, &a),
+        "export" => {
+            if let Some(out) = &a.output {
+                if same_file(out, &path) {
+                    return Err(format!(
+                        "--output {}: that is the history itself (export writes a new file \
+                         beside it)",
+                        out.display()
+                    ));
+                }
+            }
+            export(&db, &a)
+        }
         "import" => import(&mut db, &a),
         _ => gc(&mut db, &a),
     }
@@ -445,7 +456,7 @@ fn list(db: &Store, a: &Args) -> Result<u8, String> {
             })
             .collect(),
     };
-    print!("{}", t.text());
+    print!("{}", crate::osstr::printable_lines(&t.text()));
     Ok(0)
 }
 
@@ -475,13 +486,13 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
         let head = db.study(s)?;
         println!(
             "study #{s}: {}, point {}",
-            head.map(|h| h.command_line).unwrap_or_default(),
-            opt(&r.point)
+            crate::osstr::printable(&head.map(|h| h.command_line).unwrap_or_default()),
+            crate::osstr::printable(&opt(&r.point))
         );
     }
     println!("exit status {}", r.exit_code);
     println!("options hash {}", opt(&r.ident.job_hash));
-    println!(
+    let line = format!(
         "host {}, kernel {}, target {} ({}, {})",
         opt(&r.ident.host),
         opt(&r.ident.kernel),
@@ -489,8 +500,9 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
         opt(&r.ident.device_model),
         opt(&r.ident.filesystem)
     );
+    println!("{}", crate::osstr::printable(&line));
     if !r.tags.is_empty() {
-        println!("tags {}", r.tags.join(", "));
+        println!("tags {}", crate::osstr::printable(&r.tags.join(", ")));
     }
     let t = Table {
         header: ["dir", "IOPS", "bw (MiB/s)", "lat mean (us)", "p99 (us)"]
@@ -509,7 +521,7 @@ fn show(db: &Store, a: &Args) -> Result<u8, String> {
             })
             .collect(),
     };
-    print!("{}", t.text());
+    print!("{}", crate::osstr::printable_lines(&t.text()));
     Ok(0)
 }
 
@@ -578,11 +590,11 @@ fn baseline(db: &mut Store, a: &Args) -> Result<u8, String> {
             {
                 println!(
                     "{}: {} {} (set {}, from {})",
-                    b.name,
+                    crate::osstr::printable(&b.name),
                     if b.runs.len() == 1 { "run" } else { "runs" },
                     sides::ranges(&b.runs),
                     store::time_text(b.set_at),
-                    b.source
+                    crate::osstr::printable(&b.source)
                 );
             }
         }
@@ -608,7 +620,8 @@ fn note_differences(x: (&str, &Identity), y: (&str, &Identity)) {
             x.0, y.0
         );
     } else {
-        println!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
+        let line = format!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
+        println!("{}", crate::osstr::printable(&line));
     }
     println!();
 }
@@ -811,7 +824,7 @@ fn trend(db: &Store, a: &Args) -> Result<u8, String> {
                     })
                     .collect(),
             };
-            print!("{}", t.text());
+            print!("{}", crate::osstr::printable_lines(&t.text()));
         }
         Some(f) => return Err(flags::bad_value("--format", f, "table or json")),
     }
@@ -825,6 +838,20 @@ fn csv(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// True when `a` names the file `b` is, or one of its `-wal`/`-shm` companions (by
+/// device and inode, so another spelling or a link is caught too).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(x) = std::fs::metadata(a) else {
+        return false;
+    };
+    ["", "-wal", "-shm"].iter().any(|side| {
+        let mut p = b.as_os_str().to_owned();
+        p.push(side);
+        std::fs::metadata(&p).is_ok_and(|y| x.dev() == y.dev() && x.ino() == y.ino())
+    })
 }
 
 fn export(db: &Store, a: &Args) -> Result<u8, String> {

@@ -21,6 +21,7 @@ mod engine_fio_diff;
 mod engine_hipri;
 mod engine_http;
 mod engine_http_beyond;
+mod engine_http_hostile;
 mod engine_mmap_thp;
 mod engine_nbd;
 mod engine_net;

@@ -715,3 +715,33 @@ fn exec_needs_the_operators_allow_flag() {
     assert!(ops.contains(&op::TS), "{text}");
     assert!(marker.exists(), "{text}");
 }
+
+/// Silent connections cannot lock others out (issue 36: 16 of them filled the server's
+/// slots for its 300 s idle timeout, while fio, forking per connection, answered a
+/// probe at once): a probe after 16 (and after 40) silent connections from the same
+/// peer is answered within seconds, and a connection with a run going keeps its slot.
+#[test]
+fn silent_connections_do_not_lock_a_new_client_out() {
+    let work = scratch("server_lockout");
+    let tmp = scratch("server_lockout_tmp");
+    let s = server_in(&tmp, &work);
+    let running = start_long(&s, &tmp, &work);
+    let mut silent = Vec::new();
+    for n in [16, 40] {
+        while silent.len() < n {
+            silent.push(TcpStream::connect(("127.0.0.1", s.port)).expect("connect"));
+        }
+        let t0 = Instant::now();
+        let mut r = Raw::to(s.port);
+        r.0.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        assert!(
+            r.probe_answered(),
+            "no answer to a probe after {n} silent connections"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(5));
+    }
+    // The run's connection was never taken: its run is still going.
+    assert!(!children_of(s.child.id()).is_empty(), "the run was ended");
+    drop(running);
+    drop(silent);
+}

@@ -151,8 +151,10 @@ fn total_latency_when_only_that_histogram_is_kept() {
         "--clat_percentiles=0",
         "--lat_percentiles=1",
         "--output-format=terse",
+        "--metrics-linger=20s",
     ])
     .arg(format!("--metrics=127.0.0.1:{port}"))
+    .env_remove("IOBENCH_METRICS_LINGER")
     .stdout(Stdio::null());
     let mut child = Reaped(cmd.spawn().unwrap());
     std::thread::sleep(Duration::from_millis(1700));
@@ -164,8 +166,8 @@ fn total_latency_when_only_that_histogram_is_kept() {
     assert!(!text.contains("iobench_clat_seconds_bucket"), "{text}");
     let series = "iobench_lat_seconds_count{job=\"t\",group=\"0\",dir=\"read\"}";
     assert!(value(&text, series).unwrap() > 0.0, "{text}");
-    // Scraped during the run, so the run waits at its end for one scrape of the final
-    // values (up to 15 s): give it that scrape, as Prometheus would.
+    // With a linger, the run waits at its end for one scrape of the final values (up to
+    // 20 s): give it that scrape, as Prometheus would.
     let deadline = Instant::now() + Duration::from_secs(20);
     while !http_get(port, "/metrics").is_some_and(|t| value(&t, "iobench_up") == Some(0.0)) {
         assert!(Instant::now() < deadline, "the run never ended");
@@ -446,4 +448,57 @@ fn metrics_linger_serves_the_final_values_after_the_run() {
         err.contains("metrics-linger") && err.contains("--metrics="),
         "{err}"
     );
+}
+
+/// Silent connections cannot lock scrapers out (issue 36: 8 of them held every slot for
+/// the 5 s head timeout, renewable forever): with 8, then 30, connections open that say
+/// nothing, a scrape is answered at once; and a scraper during the run does not hold
+/// the exit (it held it 15 s) unless a linger was asked for.
+#[test]
+fn silent_connections_do_not_lock_scrapers_out_nor_hold_the_exit() {
+    let port = free_port();
+    let mut cmd = iobench();
+    cmd.args([
+        "--name=m",
+        "--ioengine=null",
+        "--rw=randread",
+        "--size=1g",
+        "--time_based",
+        "--runtime=3",
+        "--rate_iops=5000",
+        "--output-format=json",
+    ])
+    .arg(format!("--metrics=127.0.0.1:{port}"))
+    .env_remove("IOBENCH_METRICS_LINGER")
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    let mut child = Reaped(cmd.spawn().unwrap());
+    let t0 = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut silent = Vec::new();
+    for n in [8, 30] {
+        while silent.len() < n {
+            silent.push(TcpStream::connect(("127.0.0.1", port)).unwrap());
+        }
+        let t = Instant::now();
+        let body = http_get(port, "/metrics").unwrap_or_default();
+        assert!(
+            value(&body, "iobench_up").is_some(),
+            "no scrape answered with {n} silent connections: {body:?}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    }
+    // The run ends about 3 s after it began; scraped during it, it still exits at once.
+    let t = Instant::now();
+    assert!(child.0.wait().unwrap().success());
+    assert!(
+        t0.elapsed() < Duration::from_secs(8),
+        "the exit waited for a scraper: {:?} ({:?} after the scrape)",
+        t0.elapsed(),
+        t.elapsed()
+    );
+    drop(silent);
 }

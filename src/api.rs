@@ -92,6 +92,7 @@ pub mod job {
 /// The option table and the parsers of option values and job files.
 pub mod options {
     pub use crate::defs::raw::{RawJob, RawOpt};
+    pub use crate::defs::release::FioRelease;
     pub use crate::defs::{Kind, OptDef};
     pub use crate::error::Origin;
     pub use crate::options::{help, jobfile, keywords, lookup, make_opt, OPTIONS};
@@ -100,10 +101,10 @@ pub mod options {
         pub use crate::defs::value::*;
         pub use crate::options::check::validate;
     }
-    /// The one option table.
+    /// The one option table, and its general rows as named constants (`table::BS`).
     pub mod table {
         pub use crate::defs::{opt, Kind, OptDef, Support, TimeUnit};
-        pub use crate::options::table::{engine, lookup, OPTIONS};
+        pub use crate::options::table::*;
     }
 }
 
@@ -131,7 +132,7 @@ pub mod present {
 
 /// fio's outputs.
 pub mod report {
-    pub use crate::report::{normal, note_stdout_closed, stdout_closed, VERSION};
+    pub use crate::report::{normal, note_stdout_closed, stdout_closed, version_line, VERSION};
 }
 
 /// The run.

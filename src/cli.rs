@@ -8,6 +8,7 @@ use crate::error::Origin;
 use crate::error::ParseError;
 use crate::options;
 use crate::options::jobfile::{self, FileOptions};
+use crate::options::table::{RW, WAIT_FOR};
 
 /// The output formats of `--output-format` (comma-combined).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,6 +115,9 @@ pub struct CliConfig {
     pub aux_path: Option<String>,
     /// `--daemonize=PIDFILE`: only with `--server`, as in fio (ignored otherwise).
     pub daemonize: Option<String>,
+    /// `--fio-compat=VERSION` (or `IOBENCH_FIO_COMPAT`): the fio release iobench speaks
+    /// as; 3.42 unless told otherwise. Copied to every job (`RawJob::release`).
+    pub fio_compat: crate::defs::release::FioRelease,
 }
 
 impl CliConfig {
@@ -247,6 +251,12 @@ const OWN_FLAGS: &[OwnFlag] = &[
         "terse lines after the normal output",
     ),
     flag("version", FlagArg::None, "", "print the version and exit"),
+    flag(
+        "fio-compat",
+        FlagArg::Required,
+        "version",
+        "speak as this fio release, 3.33 to 3.42 (default 3.42)",
+    ),
     flag("help", FlagArg::None, "", "print this help and exit"),
     flag(
         "cpuclock-test",
@@ -433,6 +443,7 @@ const OWN_FLAGS: &[OwnFlag] = &[
 
 /// The flags of a plain run that are iobench's own (fio has none of them).
 pub const IOBENCH_ONLY: &[&str] = &[
+    "fio-compat",
     "env",
     "live",
     "metrics",
@@ -541,6 +552,16 @@ fn apply_own_flag(
         "enghelp" => act.enghelp = Some(val.to_string()),
         "crctest" => act.crctest = Some(val.to_string()),
         "version" => act.version = true,
+        "fio-compat" => {
+            cfg.fio_compat = crate::defs::release::FioRelease::parse(val).map_err(|_| {
+                bad(
+                    flag,
+                    val,
+                    "not a fio release iobench speaks",
+                    "a release from 3.33 to 3.42, e.g. 3.39",
+                )
+            })?
+        }
         "readonly" => cfg.readonly = true,
         "max-jobs" => cfg.max_jobs = Some(parse_u64(flag, val)?),
         "warnings-fatal" => cfg.warnings_fatal = true,
@@ -678,6 +699,14 @@ pub fn parse_args_sent<S: AsRef<str>>(
     includes: &jobfile::Includes,
 ) -> Result<Invocation, ParseError> {
     let mut inv = Invocation::default();
+    inv.config.fio_compat = crate::defs::release::FioRelease::from_env().map_err(|e| {
+        bad(
+            "fio-compat",
+            &std::env::var(crate::defs::release::ENV).unwrap_or_default(),
+            &e,
+            "a release from 3.33 to 3.42 in IOBENCH_FIO_COMPAT, e.g. 3.39",
+        )
+    })?;
     // `--debug` takes effect before any option is read, as in fio.
     pre_debug(args);
     // A profile's own options are known from the start, wherever `--profile` stands.
@@ -810,6 +839,9 @@ pub fn parse_args_sent<S: AsRef<str>>(
     if let Some(p) = inv.config.profile.filter(|_| inv.actions.cmdhelp.is_none()) {
         add_profile_jobs(p, &profile_opts, &defaults, &mut inv.jobs)?;
     }
+    for j in &mut inv.jobs {
+        j.release = inv.config.fio_compat;
+    }
     if inv.config.readonly {
         check_readonly(&inv.jobs)?;
     }
@@ -907,7 +939,7 @@ fn add_profile_jobs(
 /// `--readonly`: refuses, before any I/O, every job whose `rw` writes or trims.
 fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
     for job in jobs {
-        let rw = job.get("rw");
+        let rw = job.get(&RW);
         let word = rw.map_or("read", |o| {
             crate::defs::value::choice_word(o.value.as_deref().unwrap_or("read"))
         });
@@ -928,7 +960,7 @@ fn check_readonly(jobs: &[RawJob]) -> Result<(), ParseError> {
 /// checks before it starts.
 fn check_wait_for(jobs: &[RawJob]) -> Result<(), ParseError> {
     for (idx, job) in jobs.iter().enumerate() {
-        let Some(opt) = job.get("wait_for") else {
+        let Some(opt) = job.get(&WAIT_FOR) else {
             continue;
         };
         let target = opt.value.as_deref().unwrap_or("").trim();

@@ -76,8 +76,8 @@ pub enum Command {
     Client(Vec<String>),
     /// One rank of an MPI run (or a build without MPI refusing to be one).
     Mpi(Vec<String>),
-    /// `--version`.
-    Version,
+    /// `--version`, in the dialect the command line selects.
+    Version(crate::defs::release::FioRelease),
     /// `--help`.
     Help,
     /// `--debug=?`: the debug categories.
@@ -147,7 +147,7 @@ impl Command {
     pub fn from_invocation(inv: Invocation) -> Command {
         let a = &inv.actions;
         if a.version {
-            Command::Version
+            Command::Version(inv.config.fio_compat)
         } else if a.debug_list {
             Command::DebugList
         } else if a.cpuclock_test {
@@ -269,7 +269,7 @@ mod tests {
     fn version_wins_and_parse_only_runs_nothing() {
         assert!(matches!(
             parse(&["--help", "--version"]),
-            Ok(Command::Version)
+            Ok(Command::Version(_))
         ));
         assert!(matches!(parse(&["--showcmd", "--help"]), Ok(Command::Help)));
         assert!(matches!(

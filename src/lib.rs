@@ -1,7 +1,7 @@
 //! iobench: a storage I/O benchmark that reads fio's command lines and job files and
 //! prints fio's outputs, built so that the generator is never the bottleneck.
 //!
-//! The data path, stage by stage (see the README's architecture section): command line +
+//! The data path, stage by stage (docs/architecture.md draws it): command line +
 //! job files → `options::RawJob` → `job::Job` → `run` workers driving an `engine::Engine`
 //! → `stats::JobStats` → `report` renderers. Those modules are the crate's own
 //! (`pub(crate)`); what the binary, the tests and the fuzz targets use is [`api`], the one

@@ -56,7 +56,7 @@ fn main() -> ExitCode {
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),
         Command::Mpi(a) => ExitCode::from(cluster::main(&a, command::help_text)),
-        Command::Version => print(&format!("{}\n", iobench::api::report::VERSION)),
+        Command::Version(rel) => print(&format!("{}\n", iobench::api::report::version_line(rel))),
         Command::Help => print(&command::help_text()),
         Command::DebugList => print(&iobench::api::debug::list_text()),
         Command::CpuclockTest => ExitCode::from(fioflags::cpuclock_test()),

@@ -50,6 +50,17 @@ pub struct ClientArgs {
     pub trigger_remote: Option<String>,
     /// `--aux-path=DIR`: where the servers' verify states are saved and read from.
     pub aux_path: Option<String>,
+    /// `--fio-compat=VERSION` (or `IOBENCH_FIO_COMPAT`): the fio release to speak to the
+    /// servers and to report as. `None`: each server's protocol is learnt from its first
+    /// reply, and the report speaks the default dialect.
+    pub fio_compat: Option<crate::defs::release::FioRelease>,
+}
+
+impl ClientArgs {
+    /// The dialect of the client's own report.
+    pub fn release(&self) -> crate::defs::release::FioRelease {
+        self.fio_compat.unwrap_or_default()
+    }
 }
 
 /// The client's flags, read by the one flag helper with fio's `getopt_long_only` rules
@@ -140,6 +151,12 @@ pub const SPEC: Spec = Spec {
             help: "run CMD on the servers when they are triggered",
         },
         Flag {
+            names: &["--fio-compat"],
+            takes: Takes::Value,
+            form: "VERSION",
+            help: "speak to the servers and report as this fio release (3.33 to 3.42)",
+        },
+        Flag {
             names: &["--aux-path"],
             takes: Takes::Value,
             form: "DIR",
@@ -159,6 +176,9 @@ pub fn parse(argv: &[String]) -> Result<Option<ClientArgs>, String> {
         eta_interval_ms: 1000,
         ..Default::default()
     };
+    if std::env::var(crate::defs::release::ENV).is_ok_and(|v| !v.trim().is_empty()) {
+        a.fio_compat = Some(crate::defs::release::FioRelease::from_env()?);
+    }
     // A job option among the client's flags is not sent on as fio's client would define
     // a job with it: refused, naming what the client takes.
     let m = SPEC
@@ -239,6 +259,12 @@ pub fn parse(argv: &[String]) -> Result<Option<ClientArgs>, String> {
                 a.forward.push(format!("--output-format={v}"));
             }
             "--output" => a.output = Some(v),
+            "--fio-compat" => {
+                a.fio_compat = Some(
+                    crate::defs::release::FioRelease::parse(&v)
+                        .map_err(|e| format!("option '--fio-compat': {e}"))?,
+                )
+            }
             "--minimal" => {
                 list.push(OutputFormat::Terse);
                 a.forward.push("--minimal".into());

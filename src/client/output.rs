@@ -90,6 +90,8 @@ pub struct Printer {
     /// More than one server: each report starts with its server's name.
     several: bool,
     last_host: Option<(String, u16)>,
+    /// The dialect of the report (version lines).
+    release: crate::defs::release::FioRelease,
 }
 
 impl Printer {
@@ -118,6 +120,7 @@ impl Printer {
             all_iobench: true,
             several: a.hosts.len() > 1,
             last_host: None,
+            release: a.release(),
         })
     }
 
@@ -190,8 +193,10 @@ impl Printer {
         let g = g.0;
         let now = crate::report::ctime(std::time::SystemTime::now());
         if let Some(v) = self.f.terse {
-            h.buf
-                .push((OutputFormat::Terse, terse::render_thread(&t, &g, &[], v)));
+            h.buf.push((
+                OutputFormat::Terse,
+                terse::render_thread(&t, &g, &[], v, self.release),
+            ));
         }
         if self.f.normal {
             h.buf
@@ -287,7 +292,7 @@ impl Printer {
         let now = crate::report::ctime(std::time::SystemTime::now());
         for t in &totals {
             if let Some(v) = self.f.terse {
-                let s = terse::render_thread(&t.stats, &t.group, &[], v);
+                let s = terse::render_thread(&t.stats, &t.group, &[], v, self.release);
                 self.write(OutputFormat::Terse, &s)?;
             }
             if self.f.normal {
@@ -311,7 +316,7 @@ impl Printer {
                 .duration_since(std::time::UNIX_EPOCH)
                 .unwrap_or_default();
             let mut root = json::Obj::new();
-            root.str("fio version", crate::report::VERSION)
+            root.str("fio version", &crate::report::version_line(self.release))
                 .int("timestamp", since.as_secs())
                 .str(
                     "time",

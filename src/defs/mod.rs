@@ -9,6 +9,7 @@ pub mod percentiles;
 pub mod raw;
 pub mod reader;
 pub mod release;
+pub mod rows;
 pub mod steady;
 pub mod value;
 pub mod verify_method;

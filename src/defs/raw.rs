@@ -31,17 +31,20 @@ pub struct RawJob {
     pub file_stonewall: bool,
     /// A job of `--profile=act`: the number of hourly slices of ACT's latency table.
     pub act_slices: Option<u64>,
+    /// The fio release the command line speaks as (`--fio-compat`, `IOBENCH_FIO_COMPAT`):
+    /// set on every job when the command line is parsed, read where fio's releases differ.
+    pub release: crate::defs::release::FioRelease,
 }
 
 impl RawJob {
-    /// The last setting of option `name`, which is the one that wins. `name` may be the
-    /// option's canonical name or any of its aliases.
-    pub fn get(&self, name: &str) -> Option<&RawOpt> {
-        self.opts.iter().rev().find(|o| o.def.answers_to(name))
+    /// The last setting of option `def` (under its name or any alias), which is the one
+    /// that wins.
+    pub fn get(&self, def: &OptDef) -> Option<&RawOpt> {
+        self.opts.iter().rev().find(|o| o.def.answers_to(def.name))
     }
 
-    /// The value text of option `name`, with bare flags read as "1".
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.get(name).map(|o| o.value.as_deref().unwrap_or("1"))
+    /// The value text of option `def` as set (no default), with bare flags read as "1".
+    pub fn value(&self, def: &OptDef) -> Option<&str> {
+        self.get(def).map(|o| o.value.as_deref().unwrap_or("1"))
     }
 }

@@ -75,6 +75,62 @@ impl FioRelease {
     }
 }
 
+impl Default for FioRelease {
+    fn default() -> Self {
+        FioRelease::DEFAULT
+    }
+}
+
+/// The environment variable that selects a dialect, as `--fio-compat` does.
+pub const ENV: &str = "IOBENCH_FIO_COMPAT";
+
+impl FioRelease {
+    /// The dialect `IOBENCH_FIO_COMPAT` selects, or the default when it is unset or empty;
+    /// a value that is not a release iobench speaks is an error naming the variable.
+    pub fn from_env() -> Result<FioRelease, String> {
+        match std::env::var(ENV) {
+            Ok(v) if !v.trim().is_empty() => {
+                FioRelease::parse(&v).map_err(|e| format!("{ENV}={v}: {e}"))
+            }
+            _ => Ok(FioRelease::DEFAULT),
+        }
+    }
+
+    /// The dialect a command line selects: `--fio-compat=V` (or `--fio-compat V`, the last
+    /// one winning) over `IOBENCH_FIO_COMPAT` over the default. For the modes (client,
+    /// server, peak) that read their arguments before the plain run's parser does.
+    pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<FioRelease, String> {
+        let mut rel = FioRelease::from_env()?;
+        let mut it = args.iter().map(|a| a.as_ref());
+        while let Some(a) = it.next() {
+            let v = match a.strip_prefix("--fio-compat") {
+                Some(rest) if rest.starts_with('=') => rest[1..].to_string(),
+                Some("") => it.next().unwrap_or("").to_string(),
+                _ => continue,
+            };
+            rel = FioRelease::parse(&v).map_err(|e| format!("--fio-compat={v}: {e}"))?;
+        }
+        Ok(rel)
+    }
+
+    /// fio 3.35 made `randseed` override `randrepeat`, dropped the separate
+    /// `allrandrepeat` seeding (it became an alias of `randrepeat`) and stopped pinning the
+    /// block stream to the built-in seed (fio commit 95282650).
+    pub fn randseed_overrides_randrepeat(self) -> bool {
+        self >= FioRelease::V3_35
+    }
+
+    /// fio 3.36 reports each job's `job_start` (ms) in JSON.
+    pub fn reports_job_start(self) -> bool {
+        self >= FioRelease::V3_36
+    }
+
+    /// fio 3.42 reports `latency_target_ns` and `latency_window_us` per job in JSON.
+    pub fn reports_latency_target(self) -> bool {
+        self >= FioRelease::V3_42
+    }
+}
+
 impl fmt::Display for FioRelease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "3.{}", self.minor)

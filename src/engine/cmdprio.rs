@@ -5,6 +5,7 @@
 //! priority's latency apart, as fio does (`clat prio 1/0 …` lines, JSON `prios`).
 
 use crate::defs::reader::Reader;
+use crate::defs::rows::{PRIO, PRIOCLASS};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -67,15 +68,15 @@ pub struct CmdprioOpts {
     bssplit: [Vec<BsPrio>; 2],
 }
 
-/// Reads `name=a,b` (the last value repeating; empty: `dflt`).
-fn per_dir(r: &Reader, name: &str, dflt: i64) -> Result<[i64; 2], JobError> {
-    let Some(v) = r.raw.value(name) else {
+/// Reads `def=a,b` (the last value repeating; empty: `dflt`).
+fn per_dir(r: &Reader, def: &OptDef, dflt: i64) -> Result<[i64; 2], JobError> {
+    let Some(v) = r.raw.value(def) else {
         return Ok([dflt; 2]);
     };
     let mut out = [dflt; 2];
     for (o, p) in out.iter_mut().zip(crate::defs::value::per_dir(v)) {
         if let Some(p) = p {
-            *o = r.int_of(p, name)?;
+            *o = r.int_of(p, def)?;
         }
     }
     Ok(out)
@@ -85,20 +86,20 @@ impl CmdprioOpts {
     /// Reads the cmdprio options; `None` when the job sets no percentage (no I/O gets a
     /// priority of its own, and latencies are not split).
     pub fn resolve(r: &Reader) -> Result<Option<Self>, JobError> {
-        if !r.is_set("cmdprio_percentage") && !r.is_set("cmdprio_bssplit") {
+        if !r.is_set(&CMDPRIO_PERCENTAGE) && !r.is_set(&CMDPRIO_BSSPLIT) {
             return Ok(None);
         }
-        let default = if r.is_set("prio") || r.is_set("prioclass") {
+        let default = if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) {
             ioprio(
-                r.int("prioclass")?.unwrap_or(0).clamp(0, 3) as u32,
-                r.int("prio")?.unwrap_or(0).clamp(0, 7) as u32,
+                r.num(&PRIOCLASS)?.clamp(0, 3) as u32,
+                r.num(&PRIO)?.clamp(0, 7) as u32,
             )
         } else {
             0
         };
-        let pct = per_dir(r, "cmdprio_percentage", 0)?;
-        let class = per_dir(r, "cmdprio_class", 1)?;
-        let level = per_dir(r, "cmdprio", 0)?;
+        let pct = per_dir(r, &CMDPRIO_PERCENTAGE, 0)?;
+        let class = per_dir(r, &CMDPRIO_CLASS, 1)?;
+        let level = per_dir(r, &CMDPRIO, 0)?;
         let prio = |d: usize| ioprio(class[d].clamp(1, 3) as u32, level[d].clamp(0, 7) as u32);
         let mut o = CmdprioOpts {
             default,
@@ -106,10 +107,10 @@ impl CmdprioOpts {
             ioprio: [prio(0), prio(1)],
             bssplit: Default::default(),
         };
-        if let Some(v) = r.raw.value("cmdprio_bssplit") {
-            if r.is_set("cmdprio_percentage") {
+        if let Some(v) = r.raw.value(&CMDPRIO_BSSPLIT) {
+            if r.is_set(&CMDPRIO_PERCENTAGE) {
                 return Err(r.invalid(
-                    "cmdprio_bssplit",
+                    &CMDPRIO_BSSPLIT,
                     "cmdprio_percentage and cmdprio_bssplit cannot be used together",
                 ));
             }
@@ -120,14 +121,14 @@ impl CmdprioOpts {
                     let f: Vec<&str> = e.split('/').collect();
                     let bad = || {
                         r.invalid(
-                            "cmdprio_bssplit",
+                            &CMDPRIO_BSSPLIT,
                             format!("'{e}' is not bs/percent or bs/percent/class/level"),
                         )
                     };
                     if f.len() != 2 && f.len() != 4 {
                         return Err(bad());
                     }
-                    let bs = r.size_of(f[0], "cmdprio_bssplit")?;
+                    let bs = r.size_of(f[0], &CMDPRIO_BSSPLIT)?;
                     let num = |t: &str, max: i64| {
                         crate::defs::value::parse_int(t)
                             .ok()

@@ -204,30 +204,30 @@ impl super::spec::Declared for Cpuio {
     )
     .options(&[CPULOAD, CPUCHUNKS, CPUMODE, EXIT_ON_IO_DONE])];
     fn configure(_: &'static Spec, r: &Reader, _: &JobFacts) -> Result<CpuioOpts, JobError> {
-        let load = r.int("cpuload")?.unwrap_or(0);
+        let load = r.num(&CPULOAD)?;
         if load <= 0 {
             return Err(r.invalid(
-                "cpuload",
+                &CPULOAD,
                 "ioengine=cpuio needs cpuload= (the percentage of CPU to use, 1-100)",
             ));
         }
-        let chunk = r.int("cpuchunks")?.unwrap_or(50_000);
+        let chunk = r.num(&CPUCHUNKS)?;
         if chunk < 0 {
             return Err(r.invalid(
-                "cpuchunks",
+                &CPUCHUNKS,
                 format!("{chunk} is not a number of microseconds"),
             ));
         }
-        let mode = match r.choice("cpumode").as_deref() {
+        let mode = match r.choice(&CPUMODE).as_deref() {
             None | Some("noop") => CpuMode::Noop,
             Some("qsort") => CpuMode::Qsort,
-            Some(o) => return Err(r.invalid("cpumode", format!("'{o}' is not one of noop, qsort"))),
+            Some(o) => return Err(r.invalid(&CPUMODE, format!("'{o}' is not one of noop, qsort"))),
         };
         Ok(CpuioOpts {
             load: load.min(100) as u32,
             chunk_us: chunk as u64,
             mode,
-            exit_on_io_done: r.bool("exit_on_io_done")?,
+            exit_on_io_done: r.bool(&EXIT_ON_IO_DONE)?,
             job: r.raw.name.clone(),
         })
     }

@@ -8,6 +8,7 @@
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
+use crate::defs::rows::{DIRECTORY, FILESIZE, OFFSET};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -171,30 +172,30 @@ impl super::spec::Declared for E4defrag {
                 .options(&[DONORNAME, INPLACE]),
         ];
     fn configure(_: &'static Spec, r: &Reader, _: &JobFacts) -> Result<E4defragOpts, JobError> {
-        let Some(name) = r.text("donorname").filter(|n| !n.is_empty()) else {
+        let Some(name) = r.text(&DONORNAME).filter(|n| !n.is_empty()) else {
             return Err(r.invalid(
-                "donorname",
+                &DONORNAME,
                 "ioengine=e4defrag needs donorname= (the donor file)",
             ));
         };
-        let donor = match r.text("directory") {
+        let donor = match r.text(&DIRECTORY) {
             Some(d) => format!("{d}/{name}"),
             None => name,
         };
-        let end = match r.text("filesize") {
+        let end = match r.text(&FILESIZE) {
             Some(v) => {
                 let hi = v.rsplit(['-', ':']).next().unwrap_or(&v).to_string();
-                r.size_of(&hi, "filesize")?
+                r.size_of(&hi, &FILESIZE)?
             }
             None => 0,
         };
-        let start = match r.text("offset") {
-            Some(v) if !v.trim_end().ends_with('%') => r.size_of(&v, "offset")?,
+        let start = match r.text(&OFFSET) {
+            Some(v) if !v.trim_end().ends_with('%') => r.size_of(&v, &OFFSET)?,
             _ => 0,
         };
         Ok(E4defragOpts {
             donor,
-            inplace: r.int("inplace")?.unwrap_or(0) != 0,
+            inplace: r.num(&INPLACE)? != 0,
             start,
             end,
         })

@@ -188,17 +188,17 @@ impl super::spec::Declared for Exec {
     .options(&[PROGRAM, ARGUMENTS, GRACE_TIME, STD_REDIRECT])
     .hidden()];
     fn configure(_: &'static Spec, r: &Reader, job: &JobFacts) -> Result<ExecOpts, JobError> {
-        let Some(program) = r.text("program").filter(|p| !p.trim().is_empty()) else {
+        let Some(program) = r.text(&PROGRAM).filter(|p| !p.trim().is_empty()) else {
             return Err(r.invalid(
-                "program",
+                &PROGRAM,
                 "ioengine=exec needs program= (the program to run)",
             ));
         };
         Ok(ExecOpts {
             program,
-            arguments: r.text("arguments"),
-            grace_s: r.int("grace_time")?.unwrap_or(1).max(0) as u64,
-            std_redirect: r.bool("std_redirect")?,
+            arguments: r.text(&ARGUMENTS),
+            grace_s: r.num(&GRACE_TIME)?.max(0) as u64,
+            std_redirect: r.bool(&STD_REDIRECT)?,
             job: r.raw.name.clone(),
             runtime_us: job.runtime_us,
         })

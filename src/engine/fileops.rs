@@ -229,8 +229,8 @@ impl super::spec::Declared for FileOps {
         Ok(match spec.name {
             "filecreate" => FileOp::Create,
             "filedelete" => FileOp::Delete,
-            _ => FileOp::Stat(match r.text("stat_type") {
-                Some(v) => StatType::parse(&v).map_err(|e| r.invalid("stat_type", e))?,
+            _ => FileOp::Stat(match r.text(&STAT_TYPE) {
+                Some(v) => StatType::parse(&v).map_err(|e| r.invalid(&STAT_TYPE, e))?,
                 None => StatType::default(),
             }),
         })

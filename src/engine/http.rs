@@ -27,6 +27,7 @@ use super::http_sigv4::{self as sigv4, Signer};
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Engine, IoUnit, ObjFailure, ObjLayout, ObjSample, Op, Queued, Setup};
 use crate::defs::reader::Reader;
+use crate::defs::rows::{BS, BSRANGE, BSSPLIT, IO_TIMEOUT, RANDSEED, VERIFY};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -1191,11 +1192,11 @@ fn size_classes(r: &Reader) -> Result<Vec<(String, u64)>, JobError> {
     use crate::defs::value::{parse_bssplit, parse_range_list, parse_size_list};
     let base = r.kb_base();
     let mut sizes: Vec<u64> = Vec::new();
-    if let Some(t) = r.text("bssplit") {
-        let split = parse_bssplit(&t, base).map_err(|m| r.invalid("bssplit", m))?;
+    if let Some(t) = r.text(&BSSPLIT) {
+        let split = parse_bssplit(&t, base).map_err(|m| r.invalid(&BSSPLIT, m))?;
         sizes.extend(split.iter().flatten().flatten().map(|e| e.0));
-    } else if let Some(t) = r.text("bsrange").filter(|_| r.is_set("bsrange")) {
-        let ranges = parse_range_list(&t, base).map_err(|m| r.invalid("bsrange", m))?;
+    } else if let Some(t) = r.text(&BSRANGE).filter(|_| r.is_set(&BSRANGE)) {
+        let ranges = parse_range_list(&t, base).map_err(|m| r.invalid(&BSRANGE, m))?;
         let (lo, hi) = ranges
             .iter()
             .flatten()
@@ -1213,8 +1214,8 @@ fn size_classes(r: &Reader) -> Result<Vec<(String, u64)>, JobError> {
         sizes.push(lo);
     }
     if sizes.is_empty() {
-        let t = r.text("bs").unwrap_or_else(|| "4k".into());
-        let bs = parse_size_list(&t, base).map_err(|m| r.invalid("bs", m))?;
+        let t = r.string(&BS);
+        let bs = parse_size_list(&t, base).map_err(|m| r.invalid(&BS, m))?;
         sizes.extend(bs.iter().flatten());
     }
     sizes.sort_unstable();
@@ -1271,8 +1272,8 @@ fn parse_mix(text: &str) -> Result<[u32; 5], String> {
 }
 
 /// A text option, `None` when unset or empty (fio keeps an empty value as no value).
-fn nonempty(r: &Reader, name: &str) -> Option<String> {
-    r.text(name).filter(|s| !s.is_empty())
+fn nonempty(r: &Reader, def: &OptDef) -> Option<String> {
+    r.text(def).filter(|s| !s.is_empty())
 }
 
 impl super::spec::Declared for Http {
@@ -1316,53 +1317,48 @@ impl super::spec::Declared for Http {
     .hidden()];
 
     fn configure(_: &'static Spec, r: &Reader, _: &JobFacts) -> Result<Arc<HttpOpts>, JobError> {
-        let tls = match r.choice("https").as_deref() {
+        let tls = match r.choice(&HTTPS).as_deref() {
             None | Some("off") => Tls::Off,
             Some("on") => Tls::On,
             Some("insecure") => Tls::Insecure,
             Some(o) => {
-                return Err(r.invalid("https", format!("'{o}' is not one of off, on, insecure")))
+                return Err(r.invalid(&HTTPS, format!("'{o}' is not one of off, on, insecure")))
             }
         };
-        let mode = match r.choice("http_mode").as_deref() {
+        let mode = match r.choice(&HTTP_MODE).as_deref() {
             None | Some("webdav") => Mode::Webdav,
             Some("s3") => Mode::S3,
             Some("swift") => Mode::Swift,
             Some(o) => {
-                return Err(r.invalid(
-                    "http_mode",
-                    format!("'{o}' is not one of webdav, s3, swift"),
-                ))
+                return Err(r.invalid(&HTTP_MODE, format!("'{o}' is not one of webdav, s3, swift")))
             }
         };
-        let range = match r.choice("http_object_mode").as_deref() {
+        let range = match r.choice(&HTTP_OBJECT_MODE).as_deref() {
             None | Some("block") => false,
             Some("range") => true,
             Some(o) => {
                 return Err(r.invalid(
-                    "http_object_mode",
+                    &HTTP_OBJECT_MODE,
                     format!("'{o}' is not one of block, range"),
                 ))
             }
         };
-        let host = r.text("http_host").unwrap_or_else(|| "localhost".into());
+        let host = r.string(&HTTP_HOST);
         if host.is_empty() || host.contains(['/', ' ']) {
             return Err(r.invalid(
-                "http_host",
+                &HTTP_HOST,
                 format!("'{host}' is not a host name (HOST or HOST:PORT, no scheme or path)"),
             ));
         }
         let s3 = if mode == Mode::S3 {
-            match (nonempty(r, "http_s3_keyid"), nonempty(r, "http_s3_key")) {
+            match (nonempty(r, &HTTP_S3_KEYID), nonempty(r, &HTTP_S3_KEY)) {
                 (Some(id), Some(key)) => {
-                    let region = r
-                        .text("http_s3_region")
-                        .unwrap_or_else(|| "us-east-1".into());
+                    let region = r.string(&HTTP_S3_REGION);
                     Some((id, key, region))
                 }
                 _ => {
                     return Err(r.invalid(
-                        "http_s3_keyid",
+                        &HTTP_S3_KEYID,
                         "http_mode=s3 signs every request (AWS Signature V4) and needs both \
                          http_s3_keyid and http_s3_key",
                     ))
@@ -1371,7 +1367,7 @@ impl super::spec::Declared for Http {
         } else {
             None
         };
-        let sse = nonempty(r, "http_s3_sse_customer_key").map(|k| {
+        let sse = nonempty(r, &HTTP_S3_SSE_CUSTOMER_KEY).map(|k| {
             // fio's customer key: the option's first 32 bytes, zero-padded to 32.
             let mut key = [0u8; 32];
             let n = k.len().min(32);
@@ -1382,46 +1378,42 @@ impl super::spec::Declared for Http {
                 md5::Md5::digest(key)
             };
             SseC {
-                algorithm: r
-                    .text("http_s3_sse_customer_algorithm")
-                    .unwrap_or_else(|| "AES256".into()),
+                algorithm: r.string(&HTTP_S3_SSE_CUSTOMER_ALGORITHM),
                 key: b64.encode(key),
                 key_md5: b64.encode(md5),
             }
         });
-        let login = match (r.text("http_user"), r.text("http_pass")) {
+        let login = match (r.text(&HTTP_USER), r.text(&HTTP_PASS)) {
             (Some(u), Some(p)) => Some((u, p)),
             _ => None,
         };
-        let errors = match r.choice("http_errors").as_deref() {
+        let errors = match r.choice(&HTTP_ERRORS).as_deref() {
             None | Some("stop") => Errors::Stop,
             Some("count") => Errors::Count,
             Some("keep_going") => Errors::KeepGoing,
             Some(o) => {
                 return Err(r.invalid(
-                    "http_errors",
+                    &HTTP_ERRORS,
                     format!("'{o}' is not one of stop, count, keep_going"),
                 ))
             }
         };
-        let mix = match r.text("http_opmix") {
-            Some(t) if !t.is_empty() => {
-                Some(parse_mix(&t).map_err(|m| r.invalid("http_opmix", m))?)
-            }
+        let mix = match r.text(&HTTP_OPMIX) {
+            Some(t) if !t.is_empty() => Some(parse_mix(&t).map_err(|m| r.invalid(&HTTP_OPMIX, m))?),
             _ => None,
         };
         if let Some(m) = mix {
             if m[3] > m[2] && mode != Mode::S3 {
                 return Err(r.invalid(
-                    "http_opmix",
+                    &HTTP_OPMIX,
                     "list is an S3 request (ListObjectsV2): it needs http_mode=s3",
                 ));
             }
-            if r.text("verify")
+            if r.text(&VERIFY)
                 .is_some_and(|v| !matches!(v.as_str(), "0" | "none" | ""))
             {
                 return Err(r.invalid(
-                    "http_opmix",
+                    &HTTP_OPMIX,
                     "a mix picks each request's operation itself, so what a read finds is \
                      not what the job wrote: it cannot run with verify",
                 ));
@@ -1430,19 +1422,19 @@ impl super::spec::Declared for Http {
         // Each request's deadline (the engine's `own_deadline`: the watchdog waits a
         // grace longer). A request that misses it fails as a timeout, counted under
         // http_errors.
-        let timeout = match r.time_us("io_timeout", crate::defs::TimeUnit::Sec)? {
+        let timeout = match r.time_us(&IO_TIMEOUT)? {
             0 => None,
             us => Some(std::time::Duration::from_micros(us)),
         };
         let mut hosts = vec![host];
-        if let Some(list) = nonempty(r, "http_endpoints") {
+        if let Some(list) = nonempty(r, &HTTP_ENDPOINTS) {
             hosts = list.split(',').map(|h| h.trim().to_string()).collect();
             if let Some(bad) = hosts
                 .iter()
                 .find(|h| h.is_empty() || h.contains(['/', ' ']))
             {
                 return Err(r.invalid(
-                    "http_endpoints",
+                    &HTTP_ENDPOINTS,
                     format!(
                         "'{bad}' is not a host name (HOST or HOST:PORT, no scheme or path; \
                          endpoints are separated by ',')"
@@ -1450,20 +1442,20 @@ impl super::spec::Declared for Http {
                 ));
             }
         }
-        let part = r.size("http_multipart")?.unwrap_or(0);
+        let part = r.bytes(&HTTP_MULTIPART)?;
         if part > 0 && mode != Mode::S3 {
             return Err(r.invalid(
-                "http_multipart",
+                &HTTP_MULTIPART,
                 "multipart uploads are S3's: they need http_mode=s3",
             ));
         }
         if part > 0 && range {
             return Err(r.invalid(
-                "http_multipart",
+                &HTTP_MULTIPART,
                 "range mode writes one object per file in pieces already: use block mode",
             ));
         }
-        let part_jobs = r.int("http_multipart_jobs")?.unwrap_or(1).clamp(1, 256) as usize;
+        let part_jobs = r.num(&HTTP_MULTIPART_JOBS)?.clamp(1, 256) as usize;
         Ok(Arc::new(HttpOpts {
             tls,
             multipart: (part, part_jobs),
@@ -1471,25 +1463,23 @@ impl super::spec::Declared for Http {
             login,
             mode,
             s3,
-            security_token: nonempty(r, "http_s3_security_token"),
+            security_token: nonempty(r, &HTTP_S3_SECURITY_TOKEN),
             sse,
-            storage_class: r
-                .text("http_s3_storage_class")
-                .unwrap_or_else(|| "STANDARD".into()),
-            swift_token: r.text("http_swift_auth_token").unwrap_or_default(),
-            verbose: r.int("http_verbose")?.unwrap_or(0),
+            storage_class: r.string(&HTTP_S3_STORAGE_CLASS),
+            swift_token: r.string(&HTTP_SWIFT_AUTH_TOKEN),
+            verbose: r.num(&HTTP_VERBOSE)?,
             range,
             timeout,
             errors,
-            ttfb: r.bool("http_ttfb")?,
+            ttfb: r.bool(&HTTP_TTFB)?,
             mix,
-            sizes: if r.bool("http_size_classes")? {
+            sizes: if r.bool(&HTTP_SIZE_CLASSES)? {
                 size_classes(r)?
             } else {
                 Vec::new()
             },
             seed: r
-                .int("randseed")?
+                .int(&RANDSEED)?
                 .map_or(0x9e37_79b9_7f4a_7c15, |v| v as u64),
         }))
     }

@@ -11,6 +11,7 @@
 use super::{neg_errno, Completion, Engine, IoUnit, Op, Queued};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
+use crate::engine::psync::NOWAIT;
 use std::io;
 use std::sync::atomic::{fence, Ordering};
 
@@ -381,9 +382,9 @@ impl super::spec::Declared for Libaio {
     ) -> Result<Self::Opts, crate::error::JobError> {
         // userspace_reap is read (so a bad value is refused) but changes nothing: this
         // engine always reaps from the ring when it can.
-        r.bool("userspace_reap")?;
+        r.bool(&USERSPACE_REAP)?;
         let l = LibaioOpts {
-            nowait: r.bool("nowait")?,
+            nowait: r.bool(&NOWAIT)?,
         };
         Ok((l, super::cmdprio::CmdprioOpts::resolve(r)?))
     }

@@ -329,7 +329,7 @@ impl super::spec::Declared for Mmap {
         Ok(MmapOpts {
             direct: job.direct,
             advice: job.madvise,
-            thp: r.int("thp")?.unwrap_or(0) != 0,
+            thp: r.num(&THP)? != 0,
         })
     }
     fn build(o: &MmapOpts) -> Self {

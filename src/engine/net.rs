@@ -15,6 +15,7 @@
 use super::spec::{Flags, JobFacts, Spec};
 use super::{Engine, IoUnit, Op, Queued, Setup};
 use crate::defs::reader::Reader;
+use crate::defs::rows::{FILENAME, RW, SIZE, VERIFY};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -932,14 +933,14 @@ impl super::spec::Declared for Net {
         .options(OPTIONS),
     ];
     fn configure(spec: &'static Spec, r: &Reader, job: &JobFacts) -> Result<NetOpts, JobError> {
-        let bad = |m: &str| r.invalid("ioengine", format!("{}: {m}", spec.name));
-        let rw = r.choice("rw").unwrap_or_else(|| "read".into());
+        let bad = |m: &str| r.invalid_engine(format!("{}: {m}", spec.name));
+        let rw = r.word(&RW);
         if rw.starts_with("rand") {
             return Err(bad("network IO can't be random"));
         }
         let reads = matches!(rw.as_str(), "read" | "rw" | "readwrite");
         let writes = matches!(rw.as_str(), "write" | "rw" | "readwrite");
-        let proto = match r.choice("protocol").as_deref() {
+        let proto = match r.choice(&PROTOCOL).as_deref() {
             None | Some("tcp") => Proto::Tcp,
             Some("tcpv6") => Proto::Tcp6,
             Some("udp") => Proto::Udp,
@@ -947,20 +948,20 @@ impl super::spec::Declared for Net {
             Some("unix") => Proto::Unix,
             Some(o) => {
                 return Err(r.invalid(
-                    "protocol",
+                    &PROTOCOL,
                     format!("'{o}' is not one of tcp, tcpv6, udp, udpv6, unix"),
                 ))
             }
         };
-        let port = r.int("port")?.unwrap_or(0);
+        let port = r.num(&PORT)?;
         if proto == Proto::Unix && port != 0 {
             return Err(bad("network IO port not valid with unix socket"));
         }
         if proto != Proto::Unix && port == 0 {
             return Err(bad("network IO requires port for tcp or udp"));
         }
-        let host = r.text("hostname").or_else(|| r.text("filename"));
-        let mut listen = r.bool("listen")?;
+        let host = r.text(&HOSTNAME).or_else(|| r.text(&FILENAME));
+        let mut listen = r.bool(&LISTEN)?;
         if !proto.tcp() {
             if listen {
                 return Err(bad("listen only valid for TCP proto IO"));
@@ -979,16 +980,16 @@ impl super::spec::Declared for Net {
             host,
             port: port as u16,
             listen,
-            pingpong: r.bool("pingpong")?,
-            nodelay: r.bool("nodelay")?,
-            window_size: r.int("window_size")?.unwrap_or(0).max(0) as u32,
-            mss: r.int("mss")?.unwrap_or(0).max(0) as u32,
-            ttl: r.int("ttl")?.unwrap_or(1).max(0) as u32,
-            interface: r.text("interface"),
+            pingpong: r.bool(&PINGPONG)?,
+            nodelay: r.bool(&NODELAY)?,
+            window_size: r.num(&WINDOW_SIZE)?.max(0) as u32,
+            mss: r.num(&MSS)?.max(0) as u32,
+            ttl: r.num(&TTL)?.max(0) as u32,
+            interface: r.text(&INTERFACE),
             reads,
             writes,
-            size: r.size("size")?.unwrap_or(0),
-            verify: r.text("verify").is_some_and(|v| v != "0" && v != "null"),
+            size: r.bytes(&SIZE)?,
+            verify: r.text(&VERIFY).is_some_and(|v| v != "0" && v != "null"),
             splice: spec.name == "netsplice",
         })
     }

@@ -176,13 +176,13 @@ impl super::spec::Declared for Psync {
             "pvsync" => PosMode::Vector,
             _ => {
                 let mut f = 0;
-                if r.bool("hipri")? {
+                if r.bool(&HIPRI)? {
                     f |= RWF_HIPRI;
                 }
-                if r.bool("nowait")? {
+                if r.bool(&NOWAIT)? {
                     f |= RWF_NOWAIT;
                 }
-                if r.int("uncached")?.unwrap_or(0) != 0 && !job.direct {
+                if r.num(&UNCACHED)? != 0 && !job.direct {
                     f |= RWF_UNCACHED;
                 }
                 PosMode::Vector2(f)
@@ -190,7 +190,7 @@ impl super::spec::Declared for Psync {
         };
         Ok(PsyncOpts {
             mode,
-            hipri_percentage: r.int("hipri_percentage")?.unwrap_or(100).clamp(0, 100) as u32,
+            hipri_percentage: r.num(&HIPRI_PERCENTAGE)?.clamp(0, 100) as u32,
         })
     }
     fn build(o: &PsyncOpts) -> Self {

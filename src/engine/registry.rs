@@ -35,7 +35,7 @@ macro_rules! registry {
                     return Ok(Configured::$variant(<$ty as Declared>::configure(spec, r, job)?));
                 }
             )*
-            Err(r.invalid("ioengine", format!("'{}' is not supported", spec.name)))
+            Err(r.invalid_engine(format!("'{}' is not supported", spec.name)))
         }
 
         impl EngineConfig {

@@ -7,6 +7,7 @@ use super::uring_probe::{missing_opcode, register_error, setup_error};
 use super::{Completion, Engine, IoUnit, Op, Queued, SyncKind};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
+use crate::engine::psync::{HIPRI, NOWAIT, UNCACHED};
 use io_uring::{opcode, squeue, types, IoUring, Probe};
 use std::io;
 use std::os::fd::AsRawFd;
@@ -640,15 +641,15 @@ impl super::spec::Declared for Uring {
         job: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
         let u = UringOpts {
-            fixedbufs: r.bool("fixedbufs")?,
-            registerfiles: r.bool("registerfiles")?,
-            sqthread_poll: r.bool("sqthread_poll")?,
-            sqthread_poll_cpu: r.int("sqthread_poll_cpu")?.map(|v| v as u32),
-            hipri: r.bool("hipri")?,
-            nonvectored: r.int("nonvectored")?.unwrap_or(-1) as i32,
-            force_async: r.int("force_async")?.unwrap_or(0) as u32,
-            nowait: r.bool("nowait")?,
-            uncached: r.int("uncached")?.unwrap_or(0) != 0 && !job.direct,
+            fixedbufs: r.bool(&FIXEDBUFS)?,
+            registerfiles: r.bool(&REGISTERFILES)?,
+            sqthread_poll: r.bool(&SQTHREAD_POLL)?,
+            sqthread_poll_cpu: r.int(&SQTHREAD_POLL_CPU)?.map(|v| v as u32),
+            hipri: r.bool(&HIPRI)?,
+            nonvectored: r.num(&NONVECTORED)? as i32,
+            force_async: r.num(&FORCE_ASYNC)? as u32,
+            nowait: r.bool(&NOWAIT)?,
+            uncached: r.num(&UNCACHED)? != 0 && !job.direct,
         };
         Ok((u, super::cmdprio::CmdprioOpts::resolve(r)?))
     }

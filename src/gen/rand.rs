@@ -47,6 +47,8 @@ pub struct SeedOpts {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// The dialect: fio 3.35 changed how the three combine.
+    pub release: crate::defs::release::FioRelease,
 }
 
 impl SeedOpts {
@@ -56,6 +58,7 @@ impl SeedOpts {
             randrepeat: w.randrepeat,
             randseed: w.randseed,
             allrandrepeat: w.allrandrepeat,
+            release: w.release,
         }
     }
 }
@@ -85,6 +88,11 @@ pub fn seed_table(o: SeedOpts, thread_number: u64) -> [u64; NR_STREAMS] {
         for s in seeds.iter_mut() {
             *s = os_random();
         }
+    }
+    // From fio 3.35 on the table above is all: `randseed` wins over `randrepeat`, and
+    // neither `allrandrepeat` nor `randrepeat` re-seeds a stream after it.
+    if o.release.randseed_overrides_randrepeat() {
+        return seeds;
     }
     if o.allrandrepeat {
         for (i, s) in seeds.iter_mut().enumerate() {
@@ -355,11 +363,34 @@ mod tests {
             randrepeat: true,
             randseed: None,
             allrandrepeat: false,
+            release: crate::defs::release::FioRelease::V3_33,
         };
         let s1 = seed_table(o, 1);
         let s2 = seed_table(o, 2);
         assert_eq!(s1[Stream::Block as usize], DEFAULT_SEED);
         assert_eq!(s2[Stream::Block as usize], DEFAULT_SEED * 2);
         assert_ne!(s1[Stream::Mix as usize], s2[Stream::Mix as usize]);
+    }
+
+    #[test]
+    fn from_fio_3_35_randseed_wins_and_no_stream_is_pinned() {
+        use crate::defs::release::FioRelease;
+        let o = |release, randseed| SeedOpts {
+            randrepeat: true,
+            randseed,
+            allrandrepeat: false,
+            release,
+        };
+        let old = seed_table(o(FioRelease::V3_33, Some(1234)), 1);
+        let new = seed_table(o(FioRelease::V3_35, Some(1234)), 1);
+        // 3.33 keeps the block stream on the built-in seed even under randseed.
+        assert_eq!(old[Stream::Block as usize], DEFAULT_SEED);
+        assert_ne!(new[Stream::Block as usize], DEFAULT_SEED);
+        // Every other stream is seeded alike; the default seed is the same table.
+        assert_eq!(old[Stream::Mix as usize], new[Stream::Mix as usize]);
+        assert_eq!(
+            seed_table(o(FioRelease::V3_42, None), 1),
+            seed_table(o(FioRelease::V3_42, Some(0x89)), 1)
+        );
     }
 }

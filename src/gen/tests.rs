@@ -11,7 +11,7 @@ pub(crate) fn gen_for(args: &[&str], clone: u32) -> Generator {
     let job = crate::job::resolve(&inv.jobs[0]).expect("job resolves");
     let nr = job
         .raw
-        .value("nrfiles")
+        .value(&crate::options::table::NRFILES)
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let sizes = plan::layout_size(&job, clone, &vec![0; nr]);

@@ -4,7 +4,13 @@
 
 use crate::defs::datapattern::DataPattern;
 use crate::defs::reader::Reader;
+use crate::defs::OptDef;
 use crate::error::JobError;
+use crate::options::table::{
+    BUFFER_COMPRESS_CHUNK, BUFFER_COMPRESS_PERCENTAGE, BUFFER_PATTERN, DEDUPE_GLOBAL, DEDUPE_MODE,
+    DEDUPE_PERCENTAGE, DEDUPE_WORKING_SET_PERCENTAGE, HUGEPAGE_SIZE, IOMEM_ALIGN, MEM, NRFILES,
+    REFILL_BUFFERS, SCRAMBLE_BUFFERS, SIZE, ZERO_BUFFERS,
+};
 use std::path::PathBuf;
 
 /// How `dedupe_percentage` picks the block a duplicate repeats.
@@ -45,24 +51,24 @@ impl BufferOpts {
     /// a buffer pattern turns scrambling and zeroes off; compression, dedupe and verify
     /// turn scrambling off.
     pub fn resolve(r: &Reader, verify_on: bool, reads: bool) -> Result<Self, JobError> {
-        let pattern = match r.text("buffer_pattern") {
+        let pattern = match r.text(&BUFFER_PATTERN) {
             Some(t) if !t.is_empty() => {
-                Some(DataPattern::parse(&t).map_err(|e| r.invalid("buffer_pattern", e))?)
+                Some(DataPattern::parse(&t).map_err(|e| r.invalid(&BUFFER_PATTERN, e))?)
             }
             _ => None,
         };
-        let pct = |name: &str| -> Result<u32, JobError> {
-            Ok(r.int(name)?.unwrap_or(0).clamp(0, 100) as u32)
+        let pct = |def: &OptDef| -> Result<u32, JobError> {
+            Ok(r.int(def)?.unwrap_or(0).clamp(0, 100) as u32)
         };
-        let mut zero = r.bool("zero_buffers")?;
-        let mut compress_pct = pct("buffer_compress_percentage")?;
-        let dedupe_pct = pct("dedupe_percentage")?;
+        let mut zero = r.bool(&ZERO_BUFFERS)?;
+        let mut compress_pct = pct(&BUFFER_COMPRESS_PERCENTAGE)?;
+        let dedupe_pct = pct(&DEDUPE_PERCENTAGE)?;
         // fio marks the job as "compressing" as soon as either option is given, even as 0.
-        let compressing = r.is_set("buffer_compress_percentage") || r.is_set("dedupe_percentage");
-        let refill_set = r.is_set("refill_buffers");
-        let mut refill = r.bool("refill_buffers")?;
-        let mut scramble_opt = r.bool("scramble_buffers")?;
-        let mut scramble_set = r.is_set("scramble_buffers");
+        let compressing = r.is_set(&BUFFER_COMPRESS_PERCENTAGE) || r.is_set(&DEDUPE_PERCENTAGE);
+        let refill_set = r.is_set(&REFILL_BUFFERS);
+        let mut refill = r.bool(&REFILL_BUFFERS)?;
+        let mut scramble_opt = r.bool(&SCRAMBLE_BUFFERS)?;
+        let mut scramble_set = r.is_set(&SCRAMBLE_BUFFERS);
         if pattern.is_some() {
             // A pattern is kept as is: refilled only when reads could overwrite it.
             if !refill_set {
@@ -72,7 +78,7 @@ impl BufferOpts {
                 scramble_opt = false;
                 scramble_set = true;
             }
-            if !r.is_set("zero_buffers") {
+            if !r.is_set(&ZERO_BUFFERS) {
                 zero = false;
             }
         }
@@ -88,24 +94,24 @@ impl BufferOpts {
         if verify_on && !refill_set {
             refill = true;
         }
-        let dedupe_mode = match r.text("dedupe_mode").as_deref() {
+        let dedupe_mode = match r.text(&DEDUPE_MODE).as_deref() {
             Some("working_set") => DedupeMode::WorkingSet,
             _ => DedupeMode::Repeat,
         };
-        let dedupe_ws_pct = pct("dedupe_working_set_percentage")?;
+        let dedupe_ws_pct = pct(&DEDUPE_WORKING_SET_PERCENTAGE)?;
         if dedupe_pct > 0 && dedupe_mode == DedupeMode::WorkingSet {
-            if !r.is_set("size") {
-                return Err(r.invalid("dedupe_mode", "working_set needs the job's size to be set"));
+            if !r.is_set(&SIZE) {
+                return Err(r.invalid(&DEDUPE_MODE, "working_set needs the job's size to be set"));
             }
-            if r.int("nrfiles")?.unwrap_or(1) > 1 {
+            if r.num(&NRFILES)? > 1 {
                 return Err(r.invalid(
-                    "dedupe_mode",
+                    &DEDUPE_MODE,
                     "working_set works on one file per job (nrfiles=1)",
                 ));
             }
             if dedupe_ws_pct + dedupe_pct > 100 {
                 return Err(r.invalid(
-                    "dedupe_working_set_percentage",
+                    &DEDUPE_WORKING_SET_PERCENTAGE,
                     format!(
                         "{dedupe_ws_pct}% of unique pages plus {dedupe_pct}% of duplicates \
                          exceed 100%"
@@ -114,7 +120,7 @@ impl BufferOpts {
             }
         }
         let scramble = scramble_opt
-            && (scramble_set || !(zero && r.is_set("zero_buffers")))
+            && (scramble_set || !(zero && r.is_set(&ZERO_BUFFERS)))
             && !compressing
             && !verify_on;
         Ok(BufferOpts {
@@ -123,11 +129,11 @@ impl BufferOpts {
             scramble,
             pattern,
             compress_pct,
-            compress_chunk: r.int("buffer_compress_chunk")?.unwrap_or(512).max(0) as u32,
+            compress_chunk: r.num(&BUFFER_COMPRESS_CHUNK)?.max(0) as u32,
             dedupe_pct,
             dedupe_mode,
             dedupe_ws_pct,
-            dedupe_global: r.bool("dedupe_global")?,
+            dedupe_global: r.bool(&DEDUPE_GLOBAL)?,
             mem: MemOpts::resolve(r)?,
         })
     }
@@ -166,7 +172,7 @@ pub struct MemOpts {
 impl MemOpts {
     /// Reads `iomem`/`mem`, `iomem_align` and `hugepage-size`.
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let v = r.text("mem").unwrap_or_else(|| "malloc".into());
+        let v = r.string(&MEM);
         let (word, file) = match v.split_once(':') {
             Some((w, f)) => (w.trim(), Some(f.trim())),
             None => (v.trim(), None),
@@ -180,7 +186,7 @@ impl MemOpts {
             "mmapshared" => MemKind::MmapShared,
             _ => {
                 return Err(r.invalid(
-                    "mem",
+                    &MEM,
                     format!("'{v}' is not one of malloc, shm, shmhuge, mmap, mmaphuge, mmapshared"),
                 ))
             }
@@ -191,14 +197,14 @@ impl MemOpts {
             }
             _ => None,
         };
-        let hugepage = r.int("hugepage-size")?.unwrap_or(2 << 20).max(0) as usize;
+        let hugepage = r.num(&HUGEPAGE_SIZE)?.max(0) as usize;
         if matches!(kind, MemKind::ShmHuge | MemKind::MmapHuge) && !hugepage.is_power_of_two() {
-            return Err(r.invalid("hugepage-size", format!("{hugepage} is not a power of two")));
+            return Err(r.invalid(&HUGEPAGE_SIZE, format!("{hugepage} is not a power of two")));
         }
         Ok(MemOpts {
             kind,
             file,
-            align: r.int("iomem_align")?.unwrap_or(0).max(0) as usize,
+            align: r.num(&IOMEM_ALIGN)?.max(0) as usize,
             hugepage,
         })
     }

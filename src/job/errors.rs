@@ -6,7 +6,11 @@
 //! is EIO and EILSEQ unless `ignore_error` names others.
 
 use crate::defs::reader::Reader;
+use crate::engine::http::HTTP_ERRORS;
 use crate::error::JobError;
+use crate::options::table::{
+    CONTINUE_ON_ERROR, ERROR_DUMP, EXITALL_ON_ERROR, EXIT_WHAT, IGNORE_ERROR,
+};
 
 /// The kinds of error fio tells apart, as bits of `continue_on_error`.
 pub const KIND_READ: u32 = 1;
@@ -76,7 +80,7 @@ pub fn kind_index(ddir: usize, errno: i32) -> usize {
 
 impl ErrorPolicy {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let mut continue_mask = match r.text("continue_on_error").as_deref() {
+        let mut continue_mask = match r.text(&CONTINUE_ON_ERROR).as_deref() {
             None | Some("none") | Some("0") => 0,
             Some("read") => KIND_READ,
             Some("write") => KIND_WRITE,
@@ -85,22 +89,22 @@ impl ErrorPolicy {
             Some("all") | Some("1") => KIND_ALL,
             Some(o) => {
                 return Err(r.invalid(
-                    "continue_on_error",
+                    &CONTINUE_ON_ERROR,
                     format!("'{o}' is not one of none, read, write, io, verify, all, 0, 1"),
                 ))
             }
         };
         // The http engine's `http_errors=keep_going`: its failed requests (EIO) are
         // passed over as `continue_on_error=io` passes them, and counted by the engine.
-        if r.choice("http_errors").as_deref() == Some("keep_going") {
+        if r.choice(&HTTP_ERRORS).as_deref() == Some("keep_going") {
             continue_mask |= KIND_READ | KIND_WRITE;
         }
         let mut ignore: [Vec<i32>; 3] = Default::default();
-        if let Some(text) = r.text("ignore_error") {
+        if let Some(text) = r.text(&IGNORE_ERROR) {
             let parts: Vec<&str> = text.trim().split(',').collect();
             if parts.len() > 3 {
                 return Err(r.invalid(
-                    "ignore_error",
+                    &IGNORE_ERROR,
                     "at most three lists (read,write,verify), each like EIO:ENOSPC or 5:28",
                 ));
             }
@@ -110,8 +114,7 @@ impl ErrorPolicy {
                         break;
                     }
                     let n = parse_errno(name).ok_or_else(|| {
-                        r.invalid(
-                            "ignore_error",
+                        r.invalid(&IGNORE_ERROR,
                             format!(
                                 "unknown error '{name}' (use a number, or a name such as EIO or ENOSPC)"
                             ),
@@ -124,13 +127,13 @@ impl ErrorPolicy {
                 }
             }
         }
-        let exit_what = match r.text("exit_what").as_deref() {
+        let exit_what = match r.text(&EXIT_WHAT).as_deref() {
             None | Some("group") => ExitWhat::Group,
             Some("stonewall") => ExitWhat::Stonewall,
             Some("all") => ExitWhat::All,
             Some(o) => {
                 return Err(r.invalid(
-                    "exit_what",
+                    &EXIT_WHAT,
                     format!("'{o}' is not one of group, stonewall, all"),
                 ))
             }
@@ -138,8 +141,8 @@ impl ErrorPolicy {
         Ok(ErrorPolicy {
             continue_mask,
             ignore,
-            error_dump: r.bool("error_dump")?,
-            exitall_on_error: r.bool("exitall_on_error")?,
+            error_dump: r.bool(&ERROR_DUMP)?,
+            exitall_on_error: r.bool(&EXITALL_ON_ERROR)?,
             exit_what,
         })
     }

@@ -5,9 +5,23 @@
 
 use crate::defs::reader::Reader;
 use crate::defs::steady::Criterion;
+use crate::defs::OptDef;
 use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
+use crate::options::table::{
+    ARRIVAL, ATOMIC, BUFFERED, CGROUP, CGROUP_NODELETE, CGROUP_WEIGHT, CLOCKSOURCE, CPUMASK,
+    CPUS_ALLOWED, CPUS_ALLOWED_POLICY, DIRECT, END_FSYNC, EXEC_POSTRUN, EXEC_PRERUN, EXITALL,
+    FADVISE_HINT, FDATASYNC, FLOW, FLOW_ID, FLOW_SLEEP, FSYNC, FSYNC_ON_CLOSE, GID, GTOD_CPU,
+    IODEPTH, IODEPTH_BATCH, IODEPTH_BATCH_COMPLETE_MAX, IODEPTH_BATCH_COMPLETE_MIN, IODEPTH_LOW,
+    IOENGINE, IOSCHEDULER, IO_STALL_WARN, IO_SUBMIT_MODE, IO_TIMEOUT, LATENCY_PERCENTILE,
+    LATENCY_RUN, LATENCY_TARGET, LATENCY_WINDOW, LOCKMEM, LOOPS, MAX_LATENCY, NEW_GROUP, NICE,
+    NUMA_CPU_NODES, NUMA_MEM_POLICY, NUMJOBS, PRIO, PRIOCLASS, RAMP_TIME, RATE, RATE_CYCLE,
+    RATE_IGNORE_THINKTIME, RATE_IOPS, RATE_IOPS_MIN, RATE_MIN, RATE_PROCESS, RUNTIME, RW,
+    SERIALIZE_OVERLAP, STARTDELAY, STEADYSTATE, STEADYSTATE_DURATION, STEADYSTATE_RAMP_TIME,
+    STONEWALL, SYNC, SYNC_FILE_RANGE, THINKTIME, THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE,
+    THINKTIME_IOTIME, THINKTIME_SPIN, THREAD, TIME_BASED, UID, WAIT_FOR, WRITE_HINT,
+};
 use serde::{Deserialize, Serialize};
 
 /// A value that may be given as a range `a-b` (picked at random per clone).
@@ -208,11 +222,11 @@ impl Watchdog {
     /// `io_timeout` itself (`own_deadline`) is timed out by the watchdog only a grace
     /// later, as a backstop.
     fn resolve(r: &Reader, flags: &crate::engine::spec::Flags) -> Result<Self, JobError> {
-        let stall_warn_us = match r.text("io_stall_warn") {
+        let stall_warn_us = match r.text(&IO_STALL_WARN) {
             None => Self::DEFAULT_WARN_US,
-            Some(_) => r.time_us("io_stall_warn", TimeUnit::Sec)?,
+            Some(_) => r.time_us(&IO_STALL_WARN)?,
         };
-        let timeout_us = r.time_us("io_timeout", TimeUnit::Sec)?;
+        let timeout_us = r.time_us(&IO_TIMEOUT)?;
         let grace_us = if flags.own_deadline && timeout_us > 0 {
             crate::engine::spec::DEADLINE_GRACE_US
         } else {
@@ -234,29 +248,29 @@ impl Watchdog {
 /// `latency_target` with `latency_window`, `latency_percentile` and `latency_run`; `None`
 /// when no target (or a zero one) is given.
 fn latency_target(r: &Reader) -> Result<Option<LatencyTarget>, JobError> {
-    if !r.is_set("latency_target") {
+    if !r.is_set(&LATENCY_TARGET) {
         return Ok(None);
     }
-    let target_us = r.time_us("latency_target", TimeUnit::Usec)?;
-    let percentile = match r.text("latency_percentile") {
+    let target_us = r.time_us(&LATENCY_TARGET)?;
+    let percentile = match r.text(&LATENCY_PERCENTILE) {
         None => 100.0,
         // fio reads a float (a trailing `%` is allowed) in 0..=100.
         Some(p) => match crate::defs::value::parse_float(p.trim().trim_end_matches('%')) {
             Ok(v) if (0.0..=100.0).contains(&v) => v,
             Ok(v) => {
                 return Err(r.invalid(
-                    "latency_percentile",
+                    &LATENCY_PERCENTILE,
                     format!("{v} is outside 0..100 (a percentage of the I/Os)"),
                 ))
             }
-            Err(e) => return Err(r.invalid("latency_percentile", e)),
+            Err(e) => return Err(r.invalid(&LATENCY_PERCENTILE, e)),
         },
     };
     Ok((target_us > 0).then_some(LatencyTarget {
         target_us,
-        window_us: r.time_us("latency_window", TimeUnit::Usec)?,
+        window_us: r.time_us(&LATENCY_WINDOW)?,
         percentile,
-        keep_running: r.bool("latency_run")?,
+        keep_running: r.bool(&LATENCY_RUN)?,
     }))
 }
 
@@ -304,8 +318,8 @@ pub enum AccessHint {
 
 impl AccessHint {
     pub(crate) fn resolve(r: &Reader) -> Option<Self> {
-        let random = r.text("rw").is_some_and(|v| v.contains("rand"));
-        match r.choice("fadvise_hint").as_deref() {
+        let random = r.text(&RW).is_some_and(|v| v.contains("rand"));
+        match r.choice(&FADVISE_HINT).as_deref() {
             Some("0") | Some("false") | Some("off") | Some("no") => None,
             Some("sequential") => Some(AccessHint::Sequential),
             Some("random") => Some(AccessHint::Random),
@@ -339,36 +353,36 @@ impl ExecOpts {
 
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
         // `atomic=1` implies O_DIRECT, as in fio.
-        let atomic = r.bool("atomic")?;
+        let atomic = r.bool(&ATOMIC)?;
         let direct = atomic
-            || if r.is_set("buffered") && !r.is_set("direct") {
-                !r.bool("buffered")?
+            || if r.is_set(&BUFFERED) && !r.is_set(&DIRECT) {
+                !r.bool(&BUFFERED)?
             } else {
-                r.bool("direct")?
+                r.bool(&DIRECT)?
             };
-        let ioengine = r.text("ioengine").unwrap_or_else(|| "psync".into());
+        let ioengine = r.string(&IOENGINE);
         let spec = crate::engine::registry::find(crate::defs::value::choice_word(&ioengine))
-            .map_err(|e| r.invalid("ioengine", e))?;
-        let iodepth = r.int_as::<u32>("iodepth")?.unwrap_or(1).max(1);
+            .map_err(|e| r.invalid(&IOENGINE, e))?;
+        let iodepth = r.num_as::<u32>(&IODEPTH)?.max(1);
         let depth = if spec.flags.sync { 1 } else { iodepth };
-        let batch = r.int_as::<u32>("iodepth_batch_submit")?.unwrap_or(1);
+        let batch = r.num_as::<u32>(&IODEPTH_BATCH)?;
         let batch = if batch == 0 || batch > depth {
             depth
         } else {
             batch
         };
-        let cmin = r.int_as::<u32>("iodepth_batch_complete_min")?.unwrap_or(1);
-        let cmax = r.int_as::<u32>("iodepth_batch_complete_max")?.unwrap_or(0);
+        let cmin = r.num_as::<u32>(&IODEPTH_BATCH_COMPLETE_MIN)?;
+        let cmax = r.num_as::<u32>(&IODEPTH_BATCH_COMPLETE_MAX)?;
         let polling = cmin == 0 && cmax == 0;
         // fio leaves an unset maximum at the minimum (one completion per reap by default).
         let cmax = cmax.max(cmin).max(1);
-        let low = r.int_as::<u32>("iodepth_low")?.unwrap_or(0);
+        let low = r.num_as::<u32>(&IODEPTH_LOW)?;
         let low = if low == 0 || low > depth { depth } else { low };
-        let (range_flags, range_blocks) = match r.text("sync_file_range") {
-            Some(v) => parse_sync_range(&v).map_err(|e| r.invalid("sync_file_range", e))?,
+        let (range_flags, range_blocks) = match r.text(&SYNC_FILE_RANGE) {
+            Some(v) => parse_sync_range(&v).map_err(|e| r.invalid(&SYNC_FILE_RANGE, e))?,
             None => (0, 0),
         };
-        let sync_flags = match r.text("sync").as_deref() {
+        let sync_flags = match r.text(&SYNC).as_deref() {
             None | Some("0") | Some("none") | Some("false") | Some("off") => 0,
             Some("dsync") => libc::O_DSYNC,
             Some(_) => libc::O_SYNC,
@@ -380,30 +394,30 @@ impl ExecOpts {
                 direct,
                 madvise: AccessHint::resolve(r).map(AccessHint::madvise),
                 iodepth: depth,
-                runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
+                runtime_us: r.time_us(&RUNTIME)?,
             },
         )?;
-        let arrival = match r.choice("arrival").as_deref() {
+        let arrival = match r.choice(&ARRIVAL).as_deref() {
             Some("fixed") => Arrival::Fixed,
             Some("poisson") => Arrival::Poisson,
             _ => Arrival::Closed,
         };
-        if arrival != Arrival::Closed && !r.is_set("rate") && !r.is_set("rate_iops") {
+        if arrival != Arrival::Closed && !r.is_set(&RATE) && !r.is_set(&RATE_IOPS) {
             return Err(r.invalid(
-                "arrival",
+                &ARRIVAL,
                 "open-loop arrivals need a schedule: set rate_iops (or rate) as well",
             ));
         }
-        let per_dir = |name: &str| r.per_dir(name, |v| r.size_of(v, name));
+        let per_dir = |def: &OptDef| r.per_dir(def, |v| r.size_of(v, def));
         let per_dir_int =
-            |name: &str| r.per_dir(name, |v| r.int_of(v, name).map(|n| n.max(0) as u64));
-        let startdelay = match r.text("startdelay") {
+            |def: &OptDef| r.per_dir(def, |v| r.int_of(v, def).map(|n| n.max(0) as u64));
+        let startdelay = match r.text(&STARTDELAY) {
             None => Range::default(),
             Some(v) => {
                 let (a, b) = v.split_once('-').unwrap_or((&v, &v));
                 let t = |s: &str| {
                     crate::defs::value::parse_time_us(s, TimeUnit::Sec)
-                        .map_err(|e| r.invalid("startdelay", e))
+                        .map_err(|e| r.invalid(&STARTDELAY, e))
                 };
                 let (lo, hi) = (t(a)?, t(b)?);
                 Range {
@@ -423,91 +437,88 @@ impl ExecOpts {
             completion_polling: polling,
             iodepth_low: low,
             direct,
-            numjobs: match r.int("numjobs")?.unwrap_or(1) {
+            numjobs: match r.num(&NUMJOBS)? {
                 n if n < 1 => {
-                    return Err(r.invalid("numjobs", format!("{n}: at least 1 job is needed")))
+                    return Err(r.invalid(&NUMJOBS, format!("{n}: at least 1 job is needed")))
                 }
                 n => u32::try_from(n).unwrap_or(u32::MAX),
             },
-            runtime_us: r.time_us("runtime", TimeUnit::Sec)?,
-            time_based: r.bool("time_based")?,
-            ramp_time_us: r.time_us("ramp_time", TimeUnit::Sec)?,
+            runtime_us: r.time_us(&RUNTIME)?,
+            time_based: r.bool(&TIME_BASED)?,
+            ramp_time_us: r.time_us(&RAMP_TIME)?,
             startdelay_us: startdelay,
-            loops: r.int_as::<u32>("loops")?.unwrap_or(1).max(1),
-            clocksource: match r.choice("clocksource") {
+            loops: r.num_as::<u32>(&LOOPS)?.max(1),
+            clocksource: match r.choice(&CLOCKSOURCE) {
                 Some(v) => Some(
-                    crate::clock::ClockSource::parse(&v)
-                        .map_err(|e| r.invalid("clocksource", e))?,
+                    crate::clock::ClockSource::parse(&v).map_err(|e| r.invalid(&CLOCKSOURCE, e))?,
                 ),
                 None => None,
             },
-            stonewall: r.bool("stonewall")? || r.raw.file_stonewall,
-            new_group: r.bool("new_group")?,
-            wait_for: r.text("wait_for").filter(|s| !s.is_empty()),
-            thread: r.bool("thread")?,
+            stonewall: r.bool(&STONEWALL)? || r.raw.file_stonewall,
+            new_group: r.bool(&NEW_GROUP)?,
+            wait_for: r.text(&WAIT_FOR).filter(|s| !s.is_empty()),
+            thread: r.bool(&THREAD)?,
             sync: SyncOpts {
-                fsync_blocks: r.int("fsync")?.unwrap_or(0).max(0) as u64,
-                fdatasync_blocks: r.int("fdatasync")?.unwrap_or(0).max(0) as u64,
-                end_fsync: r.bool("end_fsync")?,
-                fsync_on_close: r.bool("fsync_on_close")?,
+                fsync_blocks: r.num(&FSYNC)?.max(0) as u64,
+                fdatasync_blocks: r.num(&FDATASYNC)?.max(0) as u64,
+                end_fsync: r.bool(&END_FSYNC)?,
+                fsync_on_close: r.bool(&FSYNC_ON_CLOSE)?,
                 open_sync_flags: sync_flags,
                 range_flags,
                 range_blocks,
             },
             rate: RateOpts {
-                bps: per_dir("rate")?,
-                min_bps: per_dir("rate_min")?,
-                iops: per_dir_int("rate_iops")?,
-                min_iops: per_dir_int("rate_iops_min")?,
-                poisson: r.text("rate_process").as_deref() == Some("poisson")
+                bps: per_dir(&RATE)?,
+                min_bps: per_dir(&RATE_MIN)?,
+                iops: per_dir_int(&RATE_IOPS)?,
+                min_iops: per_dir_int(&RATE_IOPS_MIN)?,
+                poisson: r.text(&RATE_PROCESS).as_deref() == Some("poisson")
                     || arrival == Arrival::Poisson,
-                cycle_ms: r.int("ratecycle")?.unwrap_or(1000).max(1) as u64,
+                cycle_ms: r.num(&RATE_CYCLE)?.max(1) as u64,
                 open_loop: arrival != Arrival::Closed,
             },
             think: ThinkOpts {
-                us: r.time_us("thinktime", TimeUnit::Usec)?,
-                spin_us: r.time_us("thinktime_spin", TimeUnit::Usec)?,
-                blocks: r.int("thinktime_blocks")?.unwrap_or(1).max(1) as u64,
-                blocks_set: r.is_set("thinktime_blocks"),
-                on_issue: r.choice("thinktime_blocks_type").as_deref() == Some("issue"),
-                iotime_us: r.time_us("thinktime_iotime", TimeUnit::Sec)?,
-                rate_ignores: r.bool("rate_ignore_thinktime")?,
+                us: r.time_us(&THINKTIME)?,
+                spin_us: r.time_us(&THINKTIME_SPIN)?,
+                blocks: r.num(&THINKTIME_BLOCKS)?.max(1) as u64,
+                blocks_set: r.is_set(&THINKTIME_BLOCKS),
+                on_issue: r.choice(&THINKTIME_BLOCKS_TYPE).as_deref() == Some("issue"),
+                iotime_us: r.time_us(&THINKTIME_IOTIME)?,
+                rate_ignores: r.bool(&RATE_IGNORE_THINKTIME)?,
             },
-            max_latency_us: r.per_dir("max_latency", |v| {
-                r.time_of(v, "max_latency", TimeUnit::Usec)
-            })?,
+            max_latency_us: r.per_dir(&MAX_LATENCY, |v| r.time_of(v, &MAX_LATENCY))?,
             latency_target: latency_target(r)?,
             flow: FlowOpts {
                 // fio's weight is an unsigned 32-bit number: -1 is 4294967295.
-                weight: u64::from(i32::try_from(r.int("flow")?.unwrap_or(0)).unwrap_or(0) as u32),
-                id: r.int("flow_id")?.unwrap_or(0).max(0) as u64,
-                sleep_us: r.int("flow_sleep")?.unwrap_or(0).max(0) as u64,
+                weight: u64::from(i32::try_from(r.num(&FLOW)?).unwrap_or(0) as u32),
+                id: r.num(&FLOW_ID)?.max(0) as u64,
+                sleep_us: r.num(&FLOW_SLEEP)?.max(0) as u64,
             },
-            nice: r.int_as::<i32>("nice")?,
-            cpus_allowed: match (r.text("cpus_allowed"), r.int("cpumask")?) {
+            nice: r.int_as::<i32>(&NICE)?,
+            cpus_allowed: match (r.text(&CPUS_ALLOWED), r.int(&CPUMASK)?) {
                 (Some(v), _) => Some(
                     parse_cpu_list(&v)
                         .and_then(|l| cpus_present(&v, l))
-                        .map_err(|e| r.invalid("cpus_allowed", e))?,
+                        .map_err(|e| r.invalid(&CPUS_ALLOWED, e))?,
                 ),
                 (None, Some(mask)) => Some((0..63).filter(|b| mask >> b & 1 == 1).collect()),
                 (None, None) => None,
             },
-            exitall: r.bool("exitall")?,
-            cpus_split: match r.text("cpus_allowed_policy").as_deref() {
+            exitall: r.bool(&EXITALL)?,
+            cpus_split: match r.text(&CPUS_ALLOWED_POLICY).as_deref() {
                 None | Some("shared") => false,
                 Some("split") => true,
                 Some(o) => {
                     return Err(r.invalid(
-                        "cpus_allowed_policy",
+                        &CPUS_ALLOWED_POLICY,
                         format!("'{o}' is not one of shared, split"),
                     ))
                 }
             },
-            ioprio: if r.is_set("prio") || r.is_set("prioclass") {
+            ioprio: if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) {
                 Some((
-                    r.int_as::<u32>("prioclass")?.unwrap_or(0).min(3),
-                    r.int_as::<u32>("prio")?.unwrap_or(0).min(7),
+                    r.num_as::<u32>(&PRIOCLASS)?.min(3),
+                    r.num_as::<u32>(&PRIO)?.min(7),
                 ))
             } else {
                 None
@@ -515,11 +526,11 @@ impl ExecOpts {
             errors: super::errors::ErrorPolicy::resolve(r)?,
             watchdog: Watchdog::resolve(r, &spec.flags)?,
             access_hint: AccessHint::resolve(r),
-            exec_prerun: r.text("exec_prerun"),
-            exec_postrun: r.text("exec_postrun"),
-            ioscheduler: r.text("ioscheduler"),
-            lockmem: r.size("lockmem")?.unwrap_or(0),
-            write_hint: match r.text("write_hint").as_deref() {
+            exec_prerun: r.text(&EXEC_PRERUN),
+            exec_postrun: r.text(&EXEC_POSTRUN),
+            ioscheduler: r.text(&IOSCHEDULER),
+            lockmem: r.bytes(&LOCKMEM)?,
+            write_hint: match r.text(&WRITE_HINT).as_deref() {
                 None => None,
                 Some("none") => Some(1),
                 Some("short") => Some(2),
@@ -528,49 +539,49 @@ impl ExecOpts {
                 Some("extreme") => Some(5),
                 Some(other) => {
                     return Err(r.invalid(
-                        "write_hint",
+                        &WRITE_HINT,
                         format!("'{other}' is not one of none, short, medium, long, extreme"),
                     ))
                 }
             },
             steady: steady_spec(r)?,
-            serialize_overlap: r.bool("serialize_overlap")?,
-            offload: match r.choice("io_submit_mode").as_deref() {
+            serialize_overlap: r.bool(&SERIALIZE_OVERLAP)?,
+            offload: match r.choice(&IO_SUBMIT_MODE).as_deref() {
                 None | Some("inline") => false,
                 // The file engines time their call inside the engine; a submitter's
                 // timing would not reach the job's statistics.
                 Some("offload") if spec.flags.no_offload => {
                     return Err(r.invalid(
-                        "io_submit_mode",
+                        &IO_SUBMIT_MODE,
                         format!("offload is not supported with ioengine={}", spec.name),
                     ))
                 }
                 Some("offload") => true,
                 Some(o) => {
                     return Err(r.invalid(
-                        "io_submit_mode",
+                        &IO_SUBMIT_MODE,
                         format!("'{o}' is not one of inline, offload"),
                     ))
                 }
             },
-            uid: r.int_as::<u32>("uid")?,
-            gid: r.int_as::<u32>("gid")?,
-            cgroup: r.text("cgroup").filter(|s| !s.is_empty()),
-            cgroup_weight: r.int_as::<u32>("cgroup_weight")?,
-            cgroup_nodelete: r.bool("cgroup_nodelete")?,
+            uid: r.int_as::<u32>(&UID)?,
+            gid: r.int_as::<u32>(&GID)?,
+            cgroup: r.text(&CGROUP).filter(|s| !s.is_empty()),
+            cgroup_weight: r.int_as::<u32>(&CGROUP_WEIGHT)?,
+            cgroup_nodelete: r.bool(&CGROUP_NODELETE)?,
             numa_cpu_nodes: r
-                .text("numa_cpu_nodes")
-                .map(|v| super::numa::parse_nodes(&v).map_err(|e| r.invalid("numa_cpu_nodes", e)))
+                .text(&NUMA_CPU_NODES)
+                .map(|v| super::numa::parse_nodes(&v).map_err(|e| r.invalid(&NUMA_CPU_NODES, e)))
                 .transpose()?,
             numa_mem_policy: r
-                .text("numa_mem_policy")
-                .map(|v| super::numa::parse_policy(&v).map_err(|e| r.invalid("numa_mem_policy", e)))
+                .text(&NUMA_MEM_POLICY)
+                .map(|v| super::numa::parse_policy(&v).map_err(|e| r.invalid(&NUMA_MEM_POLICY, e)))
                 .transpose()?,
-            gtod_cpu: match r.int_as::<u32>("gtod_cpu")? {
+            gtod_cpu: match r.int_as::<u32>(&GTOD_CPU)? {
                 None => None,
                 Some(c) => Some(
                     cpus_present(&c.to_string(), vec![c as usize])
-                        .map_err(|e| r.invalid("gtod_cpu", e))?[0],
+                        .map_err(|e| r.invalid(&GTOD_CPU, e))?[0],
                 ),
             },
         })
@@ -590,17 +601,17 @@ pub struct SteadySpec {
 /// `steadystate`, `steadystate_duration` and `steadystate_ramp_time`; none unless the
 /// duration is at least a whole second (fio counts it in whole seconds).
 fn steady_spec(r: &Reader) -> Result<Option<SteadySpec>, JobError> {
-    let dur_s = r.time_us("steadystate_duration", TimeUnit::Sec)? / 1_000_000;
+    let dur_s = r.time_us(&STEADYSTATE_DURATION)? / 1_000_000;
     if dur_s == 0 {
         return Ok(None);
     }
-    let text = r.text("steadystate").unwrap_or_default();
+    let text = r.string(&STEADYSTATE);
     let criterion = crate::defs::steady::Criterion::parse(&text, r.kb_base())
-        .map_err(|e| r.invalid("steadystate", e))?;
+        .map_err(|e| r.invalid(&STEADYSTATE, e))?;
     Ok(Some(SteadySpec {
         criterion,
         dur_s: u32::try_from(dur_s).unwrap_or(u32::MAX),
-        ramp_ms: r.time_us("steadystate_ramp_time", TimeUnit::Sec)? / 1000,
+        ramp_ms: r.time_us(&STEADYSTATE_RAMP_TIME)? / 1000,
     }))
 }
 

@@ -3,6 +3,12 @@
 
 use crate::defs::reader::Reader;
 use crate::error::JobError;
+use crate::options::table::{
+    ALLOW_FILE_CREATE, ALLOW_MOUNTED_WRITE, CREATE_FSYNC, CREATE_ONLY, CREATE_ON_OPEN,
+    CREATE_SERIALIZE, DIRECTORY, FALLOCATE, FILENAME, FILENAME_FORMAT, FILESIZE, FILE_APPEND,
+    INVALIDATE, LOCKFILE, NRFILES, OPENDIR, OPENFILES, OVERWRITE, PRE_READ, UNIQUE_FILENAME,
+    UNLINK, UNLINK_EACH_LOOP,
+};
 
 /// How file space is reserved when a file is laid out (`fallocate=`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,7 +75,7 @@ pub struct FileOpts {
 
 impl FileOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let fallocate = match r.choice("fallocate").as_deref() {
+        let fallocate = match r.choice(&FALLOCATE).as_deref() {
             None | Some("native") | Some("1") => Fallocate::Native,
             Some("none") | Some("0") => Fallocate::None,
             Some("posix") => Fallocate::Posix,
@@ -77,13 +83,13 @@ impl FileOpts {
             Some("truncate") => Fallocate::Truncate,
             Some(other) => {
                 return Err(r.invalid(
-                    "fallocate",
+                    &FALLOCATE,
                     format!("'{other}' is not one of none, native, posix, keep, truncate, 0, 1"),
                 ))
             }
         };
-        let pre_read = r.bool("pre_read")?;
-        let (filesize, filesize_high) = match r.text("filesize") {
+        let pre_read = r.bool(&PRE_READ)?;
+        let (filesize, filesize_high) = match r.text(&FILESIZE) {
             None => (None, 0),
             Some(t) => {
                 let t = t.trim();
@@ -96,7 +102,7 @@ impl FileOpts {
                     Some(i) => (&t[..i], &t[i + 1..]),
                     None => (t, t),
                 };
-                let (a, b) = (r.size_of(a, "filesize")?, r.size_of(b, "filesize")?);
+                let (a, b) = (r.size_of(a, &FILESIZE)?, r.size_of(b, &FILESIZE)?);
                 let (lo, hi) = (a.min(b), a.max(b));
                 if lo == 0 {
                     (None, 0)
@@ -106,31 +112,29 @@ impl FileOpts {
             }
         };
         Ok(FileOpts {
-            filename: r.text("filename").filter(|s| !s.is_empty()),
-            directory: r.text("directory").filter(|s| !s.is_empty()),
-            opendir: r.text("opendir").filter(|s| !s.is_empty()),
+            filename: r.text(&FILENAME).filter(|s| !s.is_empty()),
+            directory: r.text(&DIRECTORY).filter(|s| !s.is_empty()),
+            opendir: r.text(&OPENDIR).filter(|s| !s.is_empty()),
             filesize,
             filesize_high,
-            filename_format: r
-                .text("filename_format")
-                .unwrap_or_else(|| "$jobname.$jobnum.$filenum".into()),
-            unique_filename: !r.is_set("unique_filename") || r.bool("unique_filename")?,
-            nrfiles: r.int("nrfiles")?.unwrap_or(1).max(1) as u32,
-            openfiles: r.int("openfiles")?.unwrap_or(0).max(0) as u32,
+            filename_format: r.string(&FILENAME_FORMAT),
+            unique_filename: !r.is_set(&UNIQUE_FILENAME) || r.bool(&UNIQUE_FILENAME)?,
+            nrfiles: r.num(&NRFILES)?.max(1) as u32,
+            openfiles: r.num(&OPENFILES)?.max(0) as u32,
             fallocate,
-            invalidate: r.bool("invalidate")? && !pre_read,
+            invalidate: r.bool(&INVALIDATE)? && !pre_read,
             pre_read,
-            create_on_open: r.bool("create_on_open")?,
-            create_serialize: r.bool("create_serialize")?,
-            create_fsync: r.bool("create_fsync")?,
-            overwrite: r.bool("overwrite")?,
-            file_append: r.bool("file_append")?,
-            create_only: r.bool("create_only")?,
-            unlink: r.bool("unlink")?,
-            unlink_each_loop: r.bool("unlink_each_loop")?,
-            allow_file_create: r.bool("allow_file_create")?,
-            allow_mounted_write: r.bool("allow_mounted_write")?,
-            lock: LockMode::from_word(r.choice("lockfile").as_deref()),
+            create_on_open: r.bool(&CREATE_ON_OPEN)?,
+            create_serialize: r.bool(&CREATE_SERIALIZE)?,
+            create_fsync: r.bool(&CREATE_FSYNC)?,
+            overwrite: r.bool(&OVERWRITE)?,
+            file_append: r.bool(&FILE_APPEND)?,
+            create_only: r.bool(&CREATE_ONLY)?,
+            unlink: r.bool(&UNLINK)?,
+            unlink_each_loop: r.bool(&UNLINK_EACH_LOOP)?,
+            allow_file_create: r.bool(&ALLOW_FILE_CREATE)?,
+            allow_mounted_write: r.bool(&ALLOW_MOUNTED_WRITE)?,
+            lock: LockMode::from_word(r.choice(&LOCKFILE).as_deref()),
         })
     }
 

@@ -16,6 +16,7 @@ use crate::defs::value::KbBase;
 use crate::defs::value::SizeSpec;
 use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
+use crate::options::table::{BLOCK_ERROR_PERCENTILES, OFFSET, UNIT_BASE, VERIFY};
 
 /// One runnable job: a section after `[global]` folding and defaults, with every value typed.
 /// Each concern's options live in their own struct, resolved by their own module.
@@ -58,14 +59,14 @@ pub fn group_ids(jobs: &[Job]) -> Vec<u32> {
 
 /// Resolves one raw job into a typed job.
 pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
-    let r = Reader::new(raw, crate::options::lookup);
+    let r = Reader::new(raw);
     let workload = workload::Workload::resolve(&r)?;
     let verify = crate::job::verifyopts::VerifyOpts::resolve(&r, &workload)?;
     if workload.zbd.is_some() && verify.on() {
         // fio replays a zone's writes in order for the verify pass and resets zones
         // before writing; iobench does not do that yet.
         return Err(r.invalid(
-            "verify",
+            &VERIFY,
             "verify with zonemode=zbd is not supported yet (use verify=0)",
         ));
     }
@@ -80,13 +81,13 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     if let (SizeSpec::Bytes(o), Some(SizeSpec::Bytes(sz))) = (workload.offset, workload.size) {
         if o > i64::MAX as u64 || o.checked_add(sz).is_none_or(|end| end > i64::MAX as u64) {
             return Err(r.invalid(
-                "offset",
+                &OFFSET,
                 format!("{o} with size={sz}: the end of the region is past 2^63 bytes"),
             ));
         }
     } else if let SizeSpec::Bytes(o) = workload.offset {
         if o > i64::MAX as u64 {
-            return Err(r.invalid("offset", format!("{o}: larger than 2^63 bytes")));
+            return Err(r.invalid(&OFFSET, format!("{o}: larger than 2^63 bytes")));
         }
     }
     let mut job = Job {
@@ -106,7 +107,7 @@ pub fn resolve(raw: &RawJob) -> Result<Job, JobError> {
     // Open-loop arrivals keep the latency from the scheduled start too.
     job.report.stats.sched_lat = job.exec.rate.open_loop;
     // fio's net engine reports in bits unless unit_base says otherwise.
-    if job.exec.engine.flags().bit_based && matches!(raw.value("unit_base"), None | Some("0")) {
+    if job.exec.engine.flags().bit_based && matches!(raw.value(&UNIT_BASE), None | Some("0")) {
         job.report.stats.bits = true;
     }
     if job.exec.engine.flags().no_io {
@@ -135,13 +136,13 @@ fn check_block_table(r: &Reader, job: &Job) -> Result<(), JobError> {
     };
     if nfiles != 1 {
         return Err(r.invalid(
-            "block_error_percentiles",
+            &BLOCK_ERROR_PERCENTILES,
             format!("needs a single file per job, but {nfiles} files are given"),
         ));
     }
     if let Some(SizeSpec::Bytes(size)) = job.workload.size {
         let bs = job.workload.bs[Ddir::Trim as usize].0;
-        block_count(size, bs).map_err(|e| r.invalid("block_error_percentiles", e))?;
+        block_count(size, bs).map_err(|e| r.invalid(&BLOCK_ERROR_PERCENTILES, e))?;
     }
     Ok(())
 }

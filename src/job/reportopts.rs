@@ -2,7 +2,16 @@
 
 use crate::defs::percentiles::PercentileList;
 use crate::defs::reader::Reader;
+use crate::defs::OptDef;
 use crate::error::JobError;
+use crate::options::table::{
+    BLOCK_ERROR_PERCENTILES, BWAVGTIME, CLAT_PERCENTILES, DESCRIPTION, DISABLE_BW_MEASUREMENT,
+    DISABLE_CLAT, DISABLE_LAT, DISABLE_SLAT, DISK_UTIL, GROUP_REPORTING, GTOD_REDUCE, IOPSAVGTIME,
+    LAT_PERCENTILES, LOG_ALTERNATE_EPOCH, LOG_ALTERNATE_EPOCH_CLOCK_ID, LOG_AVG_MSEC,
+    LOG_HIST_COARSENESS, LOG_HIST_MSEC, LOG_MAX_VALUE, LOG_OFFSET, LOG_PRIO, LOG_STORE_COMPRESSED,
+    LOG_UNIX_EPOCH, PERCENTILE_LIST, PER_JOB_LOGS, SIGNIFICANT_FIGURES, SLAT_PERCENTILES, STATS,
+    UNIFIED_RW_REPORTING, UNIT_BASE, WRITE_BW_LOG, WRITE_HIST_LOG, WRITE_IOPS_LOG, WRITE_LAT_LOG,
+};
 use serde::{Deserialize, Serialize};
 
 /// The resolved reporting options.
@@ -19,30 +28,16 @@ pub struct ReportOpts {
     pub logs: LogConfig,
     /// `block_error_percentiles`: track trims per block and report their percentiles.
     pub block_error_percentiles: bool,
-}
-
-/// A boolean option with fio's default when unset (the table may not list it yet).
-fn flag(r: &Reader, name: &str, default: bool) -> Result<bool, JobError> {
-    if r.is_set(name) {
-        r.bool(name)
-    } else {
-        Ok(default)
-    }
-}
-
-fn int_or(r: &Reader, name: &str, default: i64) -> Result<i64, JobError> {
-    if r.is_set(name) {
-        Ok(r.int(name)?.unwrap_or(default))
-    } else {
-        Ok(default)
-    }
+    /// `job_start_clock_id` (fio 3.36): the clock_gettime clock of JSON's `job_start`
+    /// (0, CLOCK_REALTIME, unless set).
+    pub job_start_clock: i32,
 }
 
 /// `log_alternate_epoch_clock_id`: the clock_gettime clock whose epoch absolute log
 /// times count from (0, CLOCK_REALTIME, is the Unix epoch). Checked here, so a clock this
 /// system lacks is an error before the run rather than garbage times in the logs.
 fn epoch_clock(r: &Reader) -> Result<i32, JobError> {
-    let id = int_or(r, "log_alternate_epoch_clock_id", 0)?;
+    let id = r.num(&LOG_ALTERNATE_EPOCH_CLOCK_ID)?;
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -50,8 +45,7 @@ fn epoch_clock(r: &Reader) -> Result<i32, JobError> {
     // SAFETY: clock_gettime writes into the timespec we own; a bad id only fails.
     let ok = i32::try_from(id).is_ok_and(|c| unsafe { libc::clock_gettime(c, &mut ts) } == 0);
     if !ok {
-        return Err(r.invalid(
-            "log_alternate_epoch_clock_id",
+        return Err(r.invalid(&LOG_ALTERNATE_EPOCH_CLOCK_ID,
             format!("{id} is not a clock id of this system (0 = CLOCK_REALTIME, 1 = CLOCK_MONOTONIC, ...)"),
         ));
     }
@@ -60,25 +54,25 @@ fn epoch_clock(r: &Reader) -> Result<i32, JobError> {
 
 impl ReportOpts {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let gtod_reduce = flag(r, "gtod_reduce", false)?;
-        let disable_lat = gtod_reduce || flag(r, "disable_lat", false)?;
-        let disable_clat = gtod_reduce || flag(r, "disable_clat", false)?;
-        let disable_slat = gtod_reduce || flag(r, "disable_slat", false)?;
-        let disable_bw = gtod_reduce || flag(r, "disable_bw_measurement", false)?;
-        let percentiles = match r.raw.value("percentile_list") {
+        let gtod_reduce = r.bool(&GTOD_REDUCE)?;
+        let disable_lat = gtod_reduce || r.bool(&DISABLE_LAT)?;
+        let disable_clat = gtod_reduce || r.bool(&DISABLE_CLAT)?;
+        let disable_slat = gtod_reduce || r.bool(&DISABLE_SLAT)?;
+        let disable_bw = gtod_reduce || r.bool(&DISABLE_BW_MEASUREMENT)?;
+        let percentiles = match r.raw.value(&PERCENTILE_LIST) {
             Some(text) => {
-                PercentileList::parse(text).map_err(|e| r.invalid("percentile_list", e))?
+                PercentileList::parse(text).map_err(|e| r.invalid(&PERCENTILE_LIST, e))?
             }
             None => PercentileList::default(),
         };
-        let sig_figs = int_or(r, "significant_figures", 4)?;
+        let sig_figs = r.num(&SIGNIFICANT_FIGURES)?;
         if !(1..=10).contains(&sig_figs) {
             return Err(r.invalid(
-                "significant_figures",
+                &SIGNIFICANT_FIGURES,
                 format!("{sig_figs} is outside 1 to 10"),
             ));
         }
-        let unified = match r.raw.value("unified_rw_reporting") {
+        let unified = match r.raw.value(&UNIFIED_RW_REPORTING) {
             None => Unified::None,
             Some(v) => match v.trim() {
                 "none" | "0" => Unified::None,
@@ -86,21 +80,21 @@ impl ReportOpts {
                 "both" | "2" => Unified::Both,
                 other => {
                     return Err(r.invalid(
-                        "unified_rw_reporting",
+                        &UNIFIED_RW_REPORTING,
                         format!("'{other}' is not one of none, mixed, both, 0, 1, 2"),
                     ))
                 }
             },
         };
-        let bits = match r.raw.value("unit_base") {
+        let bits = match r.raw.value(&UNIT_BASE) {
             None | Some("0") | Some("8") => false,
             Some("1") => true,
             Some(other) => {
-                return Err(r.invalid("unit_base", format!("'{other}' is not one of 0, 8, 1")))
+                return Err(r.invalid(&UNIT_BASE, format!("'{other}' is not one of 0, 8, 1")))
             }
         };
-        let prefix = |name: &str| {
-            r.raw.value(name).map(|v| {
+        let prefix = |def: &OptDef| {
+            r.raw.value(def).map(|v| {
                 if v.is_empty() || v == "1" {
                     r.raw.name.clone()
                 } else {
@@ -109,29 +103,29 @@ impl ReportOpts {
             })
         };
         let logs = LogConfig {
-            bw: prefix("write_bw_log"),
-            lat: prefix("write_lat_log"),
-            iops: prefix("write_iops_log"),
-            hist: prefix("write_hist_log"),
-            hist_ms: int_or(r, "log_hist_msec", 0)?.max(0) as u64,
-            hist_coarse: int_or(r, "log_hist_coarseness", 0)?.clamp(0, 6) as u32,
-            avg_ms: int_or(r, "log_avg_msec", 0)?.max(0) as u64,
-            max_value: flag(r, "log_max_value", false)?,
-            offset: flag(r, "log_offset", false)?,
-            prio: flag(r, "log_prio", false)?,
-            per_job: flag(r, "per_job_logs", true)?,
-            unix_epoch: flag(r, "log_unix_epoch", false)? || flag(r, "log_alternate_epoch", false)?,
+            bw: prefix(&WRITE_BW_LOG),
+            lat: prefix(&WRITE_LAT_LOG),
+            iops: prefix(&WRITE_IOPS_LOG),
+            hist: prefix(&WRITE_HIST_LOG),
+            hist_ms: r.num(&LOG_HIST_MSEC)?.max(0) as u64,
+            hist_coarse: r.num(&LOG_HIST_COARSENESS)?.clamp(0, 6) as u32,
+            avg_ms: r.num(&LOG_AVG_MSEC)?.max(0) as u64,
+            max_value: r.bool(&LOG_MAX_VALUE)?,
+            offset: r.bool(&LOG_OFFSET)?,
+            prio: r.bool(&LOG_PRIO)?,
+            per_job: r.bool(&PER_JOB_LOGS)?,
+            unix_epoch: r.bool(&LOG_UNIX_EPOCH)? || r.bool(&LOG_ALTERNATE_EPOCH)?,
             epoch_clock: epoch_clock(r)?,
-            store_compressed: flag(r, "log_store_compressed", false)?,
+            store_compressed: r.bool(&LOG_STORE_COMPRESSED)?,
         };
         if logs.store_compressed && logs.hist.is_some() {
             return Err(r.invalid(
-                "log_store_compressed",
+                &LOG_STORE_COMPRESSED,
                 "compressed histogram logs (write_hist_log) are not supported yet".to_string(),
             ));
         }
-        let mut bw_avg_ms = int_or(r, "bwavgtime", 500)?.max(1) as u64;
-        let mut iops_avg_ms = int_or(r, "iopsavgtime", 500)?.max(1) as u64;
+        let mut bw_avg_ms = r.num(&BWAVGTIME)?.max(1) as u64;
+        let mut iops_avg_ms = r.num(&IOPSAVGTIME)?.max(1) as u64;
         // Averaged bw/iops logs take their samples from the same windows, as in fio.
         if logs.avg_ms > 0 && logs.bw.is_some() {
             bw_avg_ms = bw_avg_ms.min(logs.avg_ms);
@@ -140,9 +134,9 @@ impl ReportOpts {
             iops_avg_ms = iops_avg_ms.min(logs.avg_ms);
         }
         let stats = StatsConfig {
-            clat_percentiles: !disable_clat && flag(r, "clat_percentiles", true)?,
-            lat_percentiles: !disable_lat && flag(r, "lat_percentiles", false)?,
-            slat_percentiles: !disable_slat && flag(r, "slat_percentiles", false)?,
+            clat_percentiles: !disable_clat && r.bool(&CLAT_PERCENTILES)?,
+            lat_percentiles: !disable_lat && r.bool(&LAT_PERCENTILES)?,
+            slat_percentiles: !disable_slat && r.bool(&SLAT_PERCENTILES)?,
             percentiles,
             disable_lat,
             disable_clat,
@@ -158,16 +152,19 @@ impl ReportOpts {
                 _ => 1024,
             },
             bits,
-            stats: flag(r, "stats", true)?,
+            stats: r.bool(&STATS)?,
             sched_lat: false,
         };
         Ok(ReportOpts {
-            group_reporting: r.bool("group_reporting")?,
+            group_reporting: r.bool(&GROUP_REPORTING)?,
             stats,
-            disk_util: flag(r, "disk_util", true)?,
-            description: r.raw.value("description").map(str::to_string),
+            disk_util: r.bool(&DISK_UTIL)?,
+            description: r.raw.value(&DESCRIPTION).map(str::to_string),
             logs,
-            block_error_percentiles: flag(r, "block_error_percentiles", false)?,
+            block_error_percentiles: r.bool(&BLOCK_ERROR_PERCENTILES)?,
+            // `job_start_clock_id`'s row comes with the 3.34-3.42 rows; until it is read
+            // here JSON's `job_start` uses CLOCK_REALTIME, fio's default.
+            job_start_clock: 0,
         })
     }
 }

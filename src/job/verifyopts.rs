@@ -6,6 +6,12 @@ use crate::defs::reader::Reader;
 use crate::defs::verify_method::Method;
 use crate::error::JobError;
 use crate::job::workload::Workload;
+use crate::options::table::{
+    DO_VERIFY, EXPERIMENTAL_VERIFY, TRIM_BACKLOG, TRIM_BACKLOG_BATCH, TRIM_PERCENTAGE,
+    TRIM_VERIFY_ZERO, VERIFY, VERIFY_ASYNC, VERIFY_ASYNC_CPUS, VERIFY_BACKLOG,
+    VERIFY_BACKLOG_BATCH, VERIFY_DUMP, VERIFY_FATAL, VERIFY_INTERVAL, VERIFY_OFFSET, VERIFY_ONLY,
+    VERIFY_PATTERN, VERIFY_STATE_LOAD, VERIFY_STATE_SAVE,
+};
 
 /// What and how to verify.
 #[derive(Debug, Clone)]
@@ -90,7 +96,7 @@ impl VerifyOpts {
             && !trims
         {
             return Err(r.invalid(
-                "trim_backlog",
+                &TRIM_BACKLOG,
                 format!(
                     "verify trims need a job that trims and writes (rw=trimwrite or \
                      randtrimwrite), not rw={}",
@@ -108,27 +114,27 @@ impl VerifyOpts {
 
     /// Resolves the options against the job's block sizes.
     pub fn resolve(r: &Reader, w: &Workload) -> Result<Self, JobError> {
-        let pattern = match r.text("verify_pattern") {
+        let pattern = match r.text(&VERIFY_PATTERN) {
             Some(t) if !t.is_empty() => {
-                Some(DataPattern::parse(&t).map_err(|e| r.invalid("verify_pattern", e))?)
+                Some(DataPattern::parse(&t).map_err(|e| r.invalid(&VERIFY_PATTERN, e))?)
             }
             _ => None,
         };
-        let name = r.text("verify").unwrap_or_else(|| "0".into());
+        let name = r.string(&VERIFY);
         let mut method = Method::from_name(&name)
-            .ok_or_else(|| r.invalid("verify", format!("unknown method '{name}'")))?;
-        if pattern.is_some() && !r.is_set("verify") {
+            .ok_or_else(|| r.invalid(&VERIFY, format!("unknown method '{name}'")))?;
+        if pattern.is_some() && !r.is_set(&VERIFY) {
             method = Method::Pattern;
         }
         if method == Method::PatternNoHdr && pattern.is_none() {
             return Err(r.invalid(
-                "verify",
+                &VERIFY,
                 "verify=pattern needs verify_pattern (a hex number, \"string\" or %o)",
             ));
         }
         let (wmin, wmax) = w.bs[1];
         let rmin = w.bs[0].0;
-        let mut interval = r.int("verify_interval")?.unwrap_or(0).max(0) as u64;
+        let mut interval = r.num(&VERIFY_INTERVAL)?.max(0) as u64;
         if method != Method::None {
             if wmax != wmin && interval == 0 {
                 interval = wmin;
@@ -148,7 +154,7 @@ impl VerifyOpts {
         let hdr = method.hdr_size() as u64;
         if hdr > 0 && wmin > 0 && interval.min(wmin) <= hdr {
             return Err(r.invalid(
-                "verify",
+                &VERIFY,
                 format!(
                     "blocksize too small: {} bytes cannot hold the {hdr}-byte {} header",
                     interval.min(wmin),
@@ -156,10 +162,10 @@ impl VerifyOpts {
                 ),
             ));
         }
-        let offset = r.int("verify_offset")?.unwrap_or(0).max(0) as u32;
+        let offset = r.num(&VERIFY_OFFSET)?.max(0) as u32;
         if method.has_header() && offset > 0 && (offset as u64 + hdr) > interval {
             return Err(r.invalid(
-                "verify_offset",
+                &VERIFY_OFFSET,
                 format!(
                     "{offset} plus the {hdr}-byte header does not fit in a {interval}-byte block"
                 ),
@@ -170,24 +176,24 @@ impl VerifyOpts {
             interval: interval as u32,
             offset,
             pattern,
-            do_verify: r.bool("do_verify")?,
-            only: r.bool("verify_only")?,
-            backlog: r.size("verify_backlog")?.unwrap_or(0),
-            backlog_batch: r.int("verify_backlog_batch")?.unwrap_or(0).max(0) as u64,
-            fatal: r.bool("verify_fatal")?,
-            dump: r.bool("verify_dump")?,
-            state_save: r.bool("verify_state_save")?,
-            state_load: r.bool("verify_state_load")?,
-            async_threads: r.int("verify_async")?.unwrap_or(0).clamp(0, 1024) as u32,
-            async_cpus: match r.text("verify_async_cpus") {
-                Some(t) => Some(cpu_list(&t).map_err(|e| r.invalid("verify_async_cpus", e))?),
+            do_verify: r.bool(&DO_VERIFY)?,
+            only: r.bool(&VERIFY_ONLY)?,
+            backlog: r.bytes(&VERIFY_BACKLOG)?,
+            backlog_batch: r.num(&VERIFY_BACKLOG_BATCH)?.max(0) as u64,
+            fatal: r.bool(&VERIFY_FATAL)?,
+            dump: r.bool(&VERIFY_DUMP)?,
+            state_save: r.bool(&VERIFY_STATE_SAVE)?,
+            state_load: r.bool(&VERIFY_STATE_LOAD)?,
+            async_threads: r.num(&VERIFY_ASYNC)?.clamp(0, 1024) as u32,
+            async_cpus: match r.text(&VERIFY_ASYNC_CPUS) {
+                Some(t) => Some(cpu_list(&t).map_err(|e| r.invalid(&VERIFY_ASYNC_CPUS, e))?),
                 None => None,
             },
-            experimental: r.bool("experimental_verify")?,
-            trim_pct: r.int("trim_percentage")?.unwrap_or(0).clamp(0, 100) as u32,
-            trim_zero: r.bool("trim_verify_zero")?,
-            trim_backlog: r.size("trim_backlog")?.unwrap_or(0),
-            trim_batch: r.int("trim_backlog_batch")?.unwrap_or(0).max(0) as u64,
+            experimental: r.bool(&EXPERIMENTAL_VERIFY)?,
+            trim_pct: r.num(&TRIM_PERCENTAGE)?.clamp(0, 100) as u32,
+            trim_zero: r.bool(&TRIM_VERIFY_ZERO)?,
+            trim_backlog: r.bytes(&TRIM_BACKLOG)?,
+            trim_batch: r.num(&TRIM_BACKLOG_BATCH)?.max(0) as u64,
         })
         .and_then(|v| v.check_trims(r, w))
     }

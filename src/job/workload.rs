@@ -5,8 +5,20 @@ use crate::defs::reader::Reader;
 use crate::defs::value::per_dir;
 pub use crate::defs::value::Distribution;
 use crate::defs::value::SizeSpec;
+use crate::defs::OptDef;
 use crate::defs::{Ddir, Pattern};
 use crate::error::JobError;
+use crate::options::table::{
+    ALLRANDREPEAT, BA, BS, BSRANGE, BSSPLIT, BS_IS_SEQ_RAND, BS_UNALIGNED, CREATE_SERIALIZE,
+    FILE_SERVICE_TYPE, FILL_DEVICE, IGNORE_ZONE_LIMITS, IO_SIZE, JOB_MAX_OPEN_ZONES, LOOPS,
+    MAX_OPEN_ZONES, MERGE_BLKTRACE_FILE, MERGE_BLKTRACE_ITERS, MERGE_BLKTRACE_SCALARS, NORANDOMMAP,
+    NUMBER_IOS, OFFSET, OFFSET_ALIGN, OFFSET_INCREMENT, OPENFILES, PERCENTAGE_RANDOM,
+    RANDOM_DISTRIBUTION, RANDOM_GENERATOR, RANDREPEAT, RANDSEED, READ_BEYOND_WP, READ_IOLOG,
+    READ_IOLOG_CHUNKED, REPLAY_ALIGN, REPLAY_NO_STALL, REPLAY_REDIRECT, REPLAY_SCALE, REPLAY_SKIP,
+    REPLAY_TIME_SCALE, RW, RWMIXREAD, RWMIXWRITE, RW_SEQUENCER, SIZE, SOFTRANDOMMAP, WRITE_IOLOG,
+    ZONECAPACITY, ZONEMODE, ZONERANGE, ZONESIZE, ZONESKIP, ZONE_RESET_FREQUENCY,
+    ZONE_RESET_THRESHOLD,
+};
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,28 +68,28 @@ pub struct Replay {
 /// read, as fio does, so `--merge-blktrace-only` needs nothing more) and replays it.
 /// Without it, `read_iolog` as given.
 fn merged_blktrace(r: &Reader) -> Result<Option<String>, JobError> {
-    let list = r.text("read_iolog");
-    let Some(out) = r.text("merge_blktrace_file").filter(|s| !s.is_empty()) else {
+    let list = r.text(&READ_IOLOG);
+    let Some(out) = r.text(&MERGE_BLKTRACE_FILE).filter(|s| !s.is_empty()) else {
         return Ok(list);
     };
     // Nothing to merge without traces: the job runs as it would without the option.
     let Some(list) = list else {
         return Ok(None);
     };
-    let floats = |name: &str| -> Result<Vec<f64>, JobError> {
-        r.text(name)
-            .map(|v| crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(name, e)))
+    let floats = |def: &OptDef| -> Result<Vec<f64>, JobError> {
+        r.text(def)
+            .map(|v| crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(def, e)))
             .transpose()
             .map(Option::unwrap_or_default)
     };
     let inputs: Vec<&str> = list.split(':').filter(|s| !s.is_empty()).collect();
     crate::blktrace::merge(
         &inputs,
-        &floats("merge_blktrace_scalars")?,
-        &floats("merge_blktrace_iters")?,
+        &floats(&MERGE_BLKTRACE_SCALARS)?,
+        &floats(&MERGE_BLKTRACE_ITERS)?,
         &out,
     )
-    .map_err(|e| r.invalid("merge_blktrace_file", e))?;
+    .map_err(|e| r.invalid(&MERGE_BLKTRACE_FILE, e))?;
     Ok(Some(out))
 }
 
@@ -139,6 +151,8 @@ pub struct Workload {
     pub randrepeat: bool,
     pub randseed: Option<u64>,
     pub allrandrepeat: bool,
+    /// The dialect's seeding rules (fio 3.35 changed them; see `gen::rand::seed_table`).
+    pub release: crate::defs::release::FioRelease,
     pub norandommap: bool,
     pub softrandommap: bool,
     pub random_generator: RandomGenerator,
@@ -151,7 +165,7 @@ pub struct Workload {
 /// Reads `word:postfix` distribution parameters: `1.2` or `1.2:0.5` (value, center).
 fn value_center(
     r: &Reader,
-    name: &str,
+    def: &OptDef,
     post: Option<&str>,
     default: f64,
 ) -> Result<(f64, Option<f64>), JobError> {
@@ -165,16 +179,16 @@ fn value_center(
     let v: f64 = v
         .trim()
         .parse()
-        .map_err(|_| r.invalid(name, format!("'{v}' is not a number")))?;
+        .map_err(|_| r.invalid(def, format!("'{v}' is not a number")))?;
     let c = match c {
         None => None,
         Some(c) => {
             let c: f64 = c
                 .trim()
                 .parse()
-                .map_err(|_| r.invalid(name, format!("'{c}' is not a number")))?;
+                .map_err(|_| r.invalid(def, format!("'{c}' is not a number")))?;
             if !(0.0..=1.0).contains(&c) {
-                return Err(r.invalid(name, "the center must be between 0 and 1"));
+                return Err(r.invalid(def, "the center must be between 0 and 1"));
             }
             Some(c)
         }
@@ -191,7 +205,7 @@ fn split_word(text: &str) -> (&str, Option<&str>) {
 
 impl Workload {
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        let rw_text = r.text("rw").unwrap_or_else(|| "read".into());
+        let rw_text = r.string(&RW);
         let (rw_word, rw_post) = split_word(&rw_text);
         let pattern = match rw_word {
             "read" => Pattern::Read,
@@ -204,45 +218,45 @@ impl Workload {
             "randrw" => Pattern::RandRw,
             "trimwrite" => Pattern::TrimWrite,
             "randtrimwrite" => Pattern::RandTrimWrite,
-            other => return Err(r.invalid("rw", format!("unknown pattern '{other}'"))),
+            other => return Err(r.invalid(&RW, format!("unknown pattern '{other}'"))),
         };
         let (mut seq_add, mut seq_nr) = (0i64, 1u32);
         if let Some(post) = rw_post.filter(|p| !p.is_empty()) {
             if pattern.is_random() {
                 seq_nr = post
                     .parse()
-                    .map_err(|_| r.invalid("rw", format!("'{post}' is not a count")))?;
+                    .map_err(|_| r.invalid(&RW, format!("'{post}' is not a count")))?;
             } else {
                 let (neg, body) = match post.strip_prefix('-') {
                     Some(b) => (true, b),
                     None => (false, post),
                 };
-                let v = r.size_of(body, "rw")? as i64;
+                let v = r.size_of(body, &RW)? as i64;
                 seq_add = if neg { -v } else { v };
             }
         }
-        let rw_sequencer = match r.choice("rw_sequencer").as_deref() {
+        let rw_sequencer = match r.choice(&RW_SEQUENCER).as_deref() {
             None | Some("sequential") => RwSequencer::Sequential,
             Some("identical") => RwSequencer::Identical,
-            Some(o) => return Err(r.invalid("rw_sequencer", format!("unknown value '{o}'"))),
+            Some(o) => return Err(r.invalid(&RW_SEQUENCER, format!("unknown value '{o}'"))),
         };
-        let rwmix_read = if r.is_set("rwmixread") {
-            r.int("rwmixread")?.unwrap_or(50)
-        } else if r.is_set("rwmixwrite") {
-            100 - r.int("rwmixwrite")?.unwrap_or(50)
+        let rwmix_read = if r.is_set(&RWMIXREAD) {
+            r.num(&RWMIXREAD)?
+        } else if r.is_set(&RWMIXWRITE) {
+            100 - r.num(&RWMIXWRITE)?
         } else {
             50
         };
         if !(0..=100).contains(&rwmix_read) {
-            return Err(r.invalid("rwmixread", "must be between 0 and 100"));
+            return Err(r.invalid(&RWMIXREAD, "must be between 0 and 100"));
         }
 
         let mut perc_rand = [100u32; 3];
-        if let Some(t) = r.text("percentage_random") {
+        if let Some(t) = r.text(&PERCENTAGE_RANDOM) {
             for (slot, p) in perc_rand.iter_mut().zip(per_dir(&t)) {
                 if let Some(p) = p {
                     let v = p.parse::<u32>().map_err(|_| {
-                        r.invalid("percentage_random", format!("'{p}' is not a percentage"))
+                        r.invalid(&PERCENTAGE_RANDOM, format!("'{p}' is not a percentage"))
                     })?;
                     *slot = v.min(100);
                 }
@@ -250,24 +264,24 @@ impl Workload {
         }
 
         let mut bs = [(4096u64, 4096u64); 3];
-        let bs_text = r.text("bs").unwrap_or_else(|| "4096".into());
+        let bs_text = r.string(&BS);
         for (slot, p) in bs.iter_mut().zip(per_dir(&bs_text)) {
             if let Some(p) = p {
-                let v = r.size_of(p, "bs")?;
+                let v = r.size_of(p, &BS)?;
                 *slot = (v, v);
             }
         }
-        if let Some(range) = r.text("bsrange") {
+        if let Some(range) = r.text(&BSRANGE) {
             for (slot, p) in bs.iter_mut().zip(per_dir(&range)) {
                 if let Some(p) = p {
                     let (a, b) = p.split_once(['-', ':']).unwrap_or((p, p));
-                    let (a, b) = (r.size_of(a, "bsrange")?, r.size_of(b, "bsrange")?);
+                    let (a, b) = (r.size_of(a, &BSRANGE)?, r.size_of(b, &BSRANGE)?);
                     *slot = (a.min(b), a.max(b));
                 }
             }
         }
         let mut bssplit: [Vec<(u64, u32)>; 3] = Default::default();
-        if let Some(t) = r.text("bssplit") {
+        if let Some(t) = r.text(&BSSPLIT) {
             for (d, p) in per_dir(&t).into_iter().enumerate() {
                 if let Some(p) = p {
                     bssplit[d] = parse_bssplit(r, p)?;
@@ -282,45 +296,42 @@ impl Workload {
         }
         for (min, _) in bs {
             if min == 0 {
-                return Err(r.invalid("bs", "block size must not be zero"));
+                return Err(r.invalid(&BS, "block size must not be zero"));
             }
         }
         let mut blockalign = [0u64; 3];
-        if let Some(t) = r.text("blockalign") {
+        if let Some(t) = r.text(&BA) {
             for (slot, p) in blockalign.iter_mut().zip(per_dir(&t)) {
                 if let Some(p) = p {
-                    *slot = r.size_of(p, "blockalign")?;
+                    *slot = r.size_of(p, &BA)?;
                 }
             }
         }
 
-        let zonemode = r.choice("zonemode").unwrap_or_else(|| "none".into());
-        let zone_size = r.size("zonesize")?.unwrap_or(0);
+        let zonemode = r.word(&ZONEMODE);
+        let zone_size = r.bytes(&ZONESIZE)?;
         let (mut zs, mut zr, mut zk) = (0, 0, 0);
         let mut zbd = None;
         match zonemode.as_str() {
             "none" if zone_size != 0 => {
                 return Err(r.invalid(
-                    "zonesize",
+                    &ZONESIZE,
                     "zonemode=none (the default) does not take a zonesize; add zonemode=strided",
                 ));
             }
             "strided" => {
                 if zone_size == 0 {
-                    return Err(r.invalid("zonesize", "zonemode=strided needs a zonesize"));
+                    return Err(r.invalid(&ZONESIZE, "zonemode=strided needs a zonesize"));
                 }
                 zs = zone_size;
-                zr = r
-                    .size("zonerange")?
-                    .filter(|&v| v != 0)
-                    .unwrap_or(zone_size);
-                zk = r.size_or_zones("zoneskip")?.unwrap_or(0);
+                zr = r.size(&ZONERANGE)?.filter(|&v| v != 0).unwrap_or(zone_size);
+                zk = r.size_or_zones(&ZONESKIP)?.unwrap_or(0);
             }
             "zbd" => zbd = Some(ZbdOptions::resolve(r, zone_size, pattern, &bs)?),
             "none" => {}
             other => {
                 return Err(r.invalid(
-                    "zonemode",
+                    &ZONEMODE,
                     format!("'{other}' is not one of none, strided, zbd"),
                 ))
             }
@@ -328,52 +339,56 @@ impl Workload {
 
         // fio turns strided zones off for a job that may keep more than one file open
         // (set with openfiles: only then is it above one at that point).
-        if zs != 0 && r.int("openfiles")?.unwrap_or(0) > 1 {
+        if zs != 0 && r.num(&OPENFILES)? > 1 {
             (zs, zr, zk) = (0, 0, 0);
         }
 
         let file_service = parse_file_service(r)?;
         let distribution = parse_distribution(r)?;
-        let random_generator = match r.choice("random_generator").as_deref() {
+        let random_generator = match r.choice(&RANDOM_GENERATOR).as_deref() {
             None | Some("tausworthe") => RandomGenerator::Tausworthe,
             Some("lfsr") => RandomGenerator::Lfsr,
             Some("tausworthe64") => RandomGenerator::Tausworthe64,
-            Some(o) => {
-                return Err(r.invalid("random_generator", format!("unknown generator '{o}'")))
-            }
+            Some(o) => return Err(r.invalid(&RANDOM_GENERATOR, format!("unknown generator '{o}'"))),
         };
-        let randseed = if r.is_set("randseed") {
-            let t = r.text("randseed").unwrap_or_default();
+        let randseed = if r.is_set(&RANDSEED) {
+            let t = r.string(&RANDSEED);
             Some(
-                r.size_of(&t, "randseed")
-                    .map_err(|_| r.invalid("randseed", format!("'{t}' is not a number")))?,
+                r.size_of(&t, &RANDSEED)
+                    .map_err(|_| r.invalid(&RANDSEED, format!("'{t}' is not a number")))?,
             )
         } else {
             None
         };
-        let bool_or = |name: &str, default: bool| -> Result<bool, JobError> {
-            if r.is_set(name) || crate::options::lookup(name).is_some_and(|d| d.default.is_some()) {
-                r.bool(name)
-            } else {
-                Ok(default)
-            }
+        // From fio 3.35 on `allrandrepeat` is another name of `randrepeat`: whichever of
+        // the two is set last wins, and nothing seeds apart from it any more.
+        let (randrepeat, allrandrepeat) = if r.raw.release.randseed_overrides_randrepeat() {
+            let last = |d: &OptDef| r.raw.opts.iter().rposition(|o| o.def.name == d.name);
+            let v = match (last(&RANDREPEAT), last(&ALLRANDREPEAT)) {
+                (Some(a), Some(b)) if b > a => r.bool(&ALLRANDREPEAT)?,
+                (None, Some(_)) => r.bool(&ALLRANDREPEAT)?,
+                _ => r.bool(&RANDREPEAT)?,
+            };
+            (v, false)
+        } else {
+            (r.bool(&RANDREPEAT)?, r.bool(&ALLRANDREPEAT)?)
         };
         let replay = Replay {
             read_iolog: merged_blktrace(r)?,
-            write_iolog: r.text("write_iolog"),
-            no_stall: r.bool("replay_no_stall")?,
-            time_scale: r.int("replay_time_scale")?.unwrap_or(100).max(1) as u64,
-            redirect: r.text("replay_redirect"),
-            align: r.size("replay_align")?.unwrap_or(0),
-            scale: r.int("replay_scale")?.unwrap_or(1).max(0) as u64,
-            chunked: r.bool("read_iolog_chunked")?,
-            skip: match r.raw.value("replay_skip") {
-                Some(v) => parse_replay_skip(v).map_err(|m| r.invalid("replay_skip", m))?,
+            write_iolog: r.text(&WRITE_IOLOG),
+            no_stall: r.bool(&REPLAY_NO_STALL)?,
+            time_scale: r.num(&REPLAY_TIME_SCALE)?.max(1) as u64,
+            redirect: r.text(&REPLAY_REDIRECT),
+            align: r.bytes(&REPLAY_ALIGN)?,
+            scale: r.num(&REPLAY_SCALE)?.max(0) as u64,
+            chunked: r.bool(&READ_IOLOG_CHUNKED)?,
+            skip: match r.raw.value(&REPLAY_SKIP) {
+                Some(v) => parse_replay_skip(v).map_err(|m| r.invalid(&REPLAY_SKIP, m))?,
                 None => 0,
             },
         };
         if replay.align != 0 && !replay.align.is_power_of_two() {
-            return Err(r.invalid("replay_align", "must be a power of two"));
+            return Err(r.invalid(&REPLAY_ALIGN, "must be a power of two"));
         }
         Ok(Workload {
             pattern,
@@ -384,29 +399,30 @@ impl Workload {
             perc_rand,
             bs,
             bssplit,
-            bs_unaligned: r.bool("blocksize_unaligned")?,
-            bs_is_seq_rand: r.bool("bs_is_seq_rand")?,
+            bs_unaligned: r.bool(&BS_UNALIGNED)?,
+            bs_is_seq_rand: r.bool(&BS_IS_SEQ_RAND)?,
             blockalign,
-            size: r.size_spec("size")?,
-            io_size: r.size_spec("io_size")?,
-            offset: r.size_spec("offset")?.unwrap_or(SizeSpec::Bytes(0)),
-            offset_align: r.size("offset_align")?.filter(|&v| v != 0),
-            offset_increment: r.size_spec("offset_increment")?,
-            number_ios: r.int("number_ios")?.unwrap_or(0).max(0) as u64,
-            loops: r.int("loops")?.unwrap_or(1).max(1) as u32,
-            fill_device: r.bool("fill_device")?,
+            size: r.size_spec(&SIZE)?,
+            io_size: r.size_spec(&IO_SIZE)?,
+            offset: r.size_spec(&OFFSET)?.unwrap_or(SizeSpec::Bytes(0)),
+            offset_align: r.size(&OFFSET_ALIGN)?.filter(|&v| v != 0),
+            offset_increment: r.size_spec(&OFFSET_INCREMENT)?,
+            number_ios: r.num(&NUMBER_IOS)?.max(0) as u64,
+            loops: r.num(&LOOPS)?.max(1) as u32,
+            fill_device: r.bool(&FILL_DEVICE)?,
             zone_size: zs,
             zone_range: zr,
             zone_skip: zk,
             zbd,
             file_service,
-            randrepeat: bool_or("randrepeat", true)?,
+            randrepeat,
             randseed,
-            allrandrepeat: r.bool("allrandrepeat")?,
-            norandommap: r.bool("norandommap")?,
-            softrandommap: r.bool("softrandommap")?,
+            allrandrepeat,
+            release: r.raw.release,
+            norandommap: r.bool(&NORANDOMMAP)?,
+            softrandommap: r.bool(&SOFTRANDOMMAP)?,
             random_generator,
-            random_generator_set: r.is_set("random_generator"),
+            random_generator_set: r.is_set(&RANDOM_GENERATOR),
             distribution,
             replay,
         })
@@ -427,17 +443,17 @@ fn parse_bssplit(r: &Reader, text: &str) -> Result<Vec<(u64, u32)>, JobError> {
                 let p: u32 = p
                     .trim()
                     .parse()
-                    .map_err(|_| r.invalid("bssplit", format!("'{p}' is not a percentage")))?;
+                    .map_err(|_| r.invalid(&BSSPLIT, format!("'{p}' is not a percentage")))?;
                 (s, (p != 0).then_some(p.min(100)))
             }
             None => (item, None),
         };
-        out.push((r.size_of(size, "bssplit")?, perc));
+        out.push((r.size_of(size, &BSSPLIT)?, perc));
     }
     let given: u32 = out.iter().filter_map(|e| e.1).sum();
     let missing = out.iter().filter(|e| e.1.is_none()).count() as u32;
     if given > 100 && missing > 1 {
-        return Err(r.invalid("bssplit", "the percentages add up to more than 100"));
+        return Err(r.invalid(&BSSPLIT, "the percentages add up to more than 100"));
     }
     let rest = if missing == 1 && out.len() == 1 {
         0
@@ -462,8 +478,8 @@ fn parse_bssplit(r: &Reader, text: &str) -> Result<Vec<(u64, u32)>, JobError> {
 }
 
 fn parse_file_service(r: &Reader) -> Result<FileService, JobError> {
-    let name = "file_service_type";
-    let text = r.text(name).unwrap_or_else(|| "roundrobin".into());
+    let name = &FILE_SERVICE_TYPE;
+    let text = r.text(name).unwrap_or_default();
     let (word, post) = split_word(&text);
     let count = |post: Option<&str>| -> Result<u32, JobError> {
         match post {
@@ -497,7 +513,7 @@ fn parse_file_service(r: &Reader) -> Result<FileService, JobError> {
 /// `random_distribution=`, read by the option checker's own parser (one form, one set
 /// of rules for `--parse-only` and the run).
 fn parse_distribution(r: &Reader) -> Result<Distribution, JobError> {
-    let name = "random_distribution";
+    let name = &RANDOM_DISTRIBUTION;
     match r.text(name) {
         None => Ok(Distribution::Random),
         Some(text) => crate::defs::value::parse_distribution(&text, r.kb_base())
@@ -542,35 +558,35 @@ impl ZbdOptions {
     ) -> Result<Self, JobError> {
         if zone_size == 0 {
             return Err(r.invalid(
-                "zonesize",
+                &ZONESIZE,
                 "zonemode=zbd needs a zonesize on a regular file or a device without zones \
                  (as fio: specifying the zone size is mandatory)",
             ));
         }
         if zone_size < 512 {
             return Err(r.invalid(
-                "zonesize",
+                &ZONESIZE,
                 format!("{zone_size}: zonemode=zbd needs zones of at least 512 bytes"),
             ));
         }
-        let zone_capacity = r.size("zonecapacity")?.unwrap_or(0);
+        let zone_capacity = r.bytes(&ZONECAPACITY)?;
         if zone_capacity > zone_size {
             return Err(r.invalid(
-                "zonecapacity",
+                &ZONECAPACITY,
                 format!("{zone_capacity} is larger than zonesize {zone_size}"),
             ));
         }
-        if r.is_set("create_serialize") && !r.bool("create_serialize")? {
+        if r.is_set(&CREATE_SERIALIZE) && !r.bool(&CREATE_SERIALIZE)? {
             return Err(r.invalid(
-                "create_serialize",
+                &CREATE_SERIALIZE,
                 "0 cannot be used with zonemode=zbd (as in fio: the zones are set up before \
                  the jobs start)",
             ));
         }
-        let zone_skip = r.size_or_zones("zoneskip")?.unwrap_or(0);
+        let zone_skip = r.size_or_zones(&ZONESKIP)?.unwrap_or(0);
         if zone_skip % zone_size != 0 {
             return Err(r.invalid(
-                "zoneskip",
+                &ZONESKIP,
                 format!("{zone_skip} is not a multiple of zonesize {zone_size}"),
             ));
         }
@@ -579,7 +595,7 @@ impl ZbdOptions {
             Pattern::Trim | Pattern::RandTrim | Pattern::TrimWrite | Pattern::RandTrimWrite
         ) {
             return Err(r.invalid(
-                "rw",
+                &RW,
                 "trims with zonemode=zbd (fio resets the zone instead) are not supported yet",
             ));
         }
@@ -587,7 +603,7 @@ impl ZbdOptions {
             let max_bs = bs[Ddir::Write as usize].0.max(bs[Ddir::Write as usize].1);
             if max_bs > zone_size {
                 return Err(r.invalid(
-                    "bs",
+                    &BS,
                     format!(
                         "a write block of {max_bs} bytes exceeds zonesize {zone_size} (fio \
                          fails the job with EINVAL at its first write)"
@@ -595,19 +611,19 @@ impl ZbdOptions {
                 ));
             }
         }
-        let fraction = |name: &str| -> Result<f64, JobError> {
-            let Some(v) = r.text(name) else {
+        let fraction = |def: &OptDef| -> Result<f64, JobError> {
+            let Some(v) = r.text(def) else {
                 return Ok(0.0);
             };
-            let vals = crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(name, e))?;
+            let vals = crate::defs::value::parse_float_list(&v).map_err(|e| r.invalid(def, e))?;
             let f = vals.first().copied().unwrap_or(0.0);
             if !(0.0..=1.0).contains(&f) {
-                return Err(r.invalid(name, format!("{f} is not between 0 and 1")));
+                return Err(r.invalid(def, format!("{f} is not between 0 and 1")));
             }
             Ok(f)
         };
-        let open_limit = |name: &str| -> Result<u32, JobError> {
-            Ok(r.int(name)?.unwrap_or(0).clamp(0, 4096) as u32)
+        let open_limit = |def: &OptDef| -> Result<u32, JobError> {
+            Ok(r.int(def)?.unwrap_or(0).clamp(0, 4096) as u32)
         };
         Ok(ZbdOptions {
             zone_size,
@@ -617,12 +633,12 @@ impl ZbdOptions {
                 zone_capacity
             },
             zone_skip,
-            max_open_zones: open_limit("max_open_zones")?,
-            job_max_open_zones: open_limit("job_max_open_zones")?,
-            reset_threshold: fraction("zone_reset_threshold")?,
-            reset_frequency: fraction("zone_reset_frequency")?,
-            read_beyond_wp: r.bool("read_beyond_wp")?,
-            ignore_zone_limits: r.bool("ignore_zone_limits")?,
+            max_open_zones: open_limit(&MAX_OPEN_ZONES)?,
+            job_max_open_zones: open_limit(&JOB_MAX_OPEN_ZONES)?,
+            reset_threshold: fraction(&ZONE_RESET_THRESHOLD)?,
+            reset_frequency: fraction(&ZONE_RESET_FREQUENCY)?,
+            read_beyond_wp: r.bool(&READ_BEYOND_WP)?,
+            ignore_zone_limits: r.bool(&IGNORE_ZONE_LIMITS)?,
         })
     }
 }

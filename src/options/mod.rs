@@ -15,6 +15,7 @@ pub use table::{lookup, nearest, OPTIONS};
 use crate::defs::raw::{RawJob, RawOpt};
 use crate::defs::reader::Reader;
 use crate::defs::Support;
+use crate::options::table::DIRECT;
 
 use crate::error::Origin;
 
@@ -25,9 +26,9 @@ impl crate::engine::EngineConfig {
     pub fn from_options(name: &str, options: &[(&str, &str)]) -> Result<Self, String> {
         let spec = crate::engine::registry::find(name)?;
         let raw = crate::defs::raw::RawJob::from_pairs(name, options)?;
-        let r = Reader::new(&raw, lookup);
+        let r = Reader::new(&raw);
         let facts = crate::engine::spec::JobFacts {
-            direct: r.bool("direct").map_err(|e| e.to_string())?,
+            direct: r.bool(&DIRECT).map_err(|e| e.to_string())?,
             madvise: None,
             iodepth: 1,
             runtime_us: 0,

@@ -51,8 +51,8 @@ pub fn run(
         .map_err(|e| io::Error::new(e.kind(), format!("queue setup failed: {e}")))?;
     if first {
         say!(
-            "polled=0, fixedbufs=0/{}, register_files=0, buffered={}, QD={}",
-            a.dma_map as u8,
+            "polled=0, fixedbufs=0{}, register_files=0, buffered={}, QD={}",
+            a.dma_suffix(),
             (!a.direct) as u8,
             a.depth
         );

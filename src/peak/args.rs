@@ -48,6 +48,13 @@ pub struct PeakArgs {
     pub numa_placement: bool,
     /// -u: NVMe passthrough (refused when set).
     pub passthrough: bool,
+    /// -V: vectored reads (IORING_OP_READV) where fixed buffers are not used (fio 3.42).
+    pub vectored: bool,
+    /// -e: the ring starts disabled, limited to the opcodes and registrations the run uses
+    /// (IORING_REGISTER_RESTRICTIONS), then enabled (fio 3.42).
+    pub restriction: bool,
+    /// The t/io_uring release followed (`--fio-compat`): `-D` exists before 3.37 only.
+    pub release: crate::defs::release::FioRelease,
     pub files: Vec<String>,
 }
 
@@ -55,14 +62,28 @@ impl PeakArgs {
     /// t/io_uring's first set-up line: the options that shape the run.
     pub fn print_options_line(&self) {
         say!(
-            "polled={}, fixedbufs={}/{}, register_files={}, buffered={}, QD={}",
+            "polled={}, fixedbufs={}{}, register_files={}, buffered={}, QD={}",
             self.polled as u8,
             self.fixedbufs as u8,
-            self.dma_map as u8,
+            self.dma_suffix(),
             self.register_files as u8,
             (!self.direct) as u8,
             self.depth
         );
+    }
+
+    /// `/D` after `fixedbufs=`: t/io_uring printed its `-D` setting there until 3.37.
+    pub fn dma_suffix(&self) -> String {
+        if self.has_dma_flag() {
+            format!("/{}", self.dma_map as u8)
+        } else {
+            String::new()
+        }
+    }
+
+    /// Whether the dialect's t/io_uring has `-D` (removed in fio 3.37).
+    pub fn has_dma_flag(&self) -> bool {
+        self.release < crate::defs::release::FioRelease::V3_37
     }
 }
 
@@ -89,6 +110,9 @@ impl Default for PeakArgs {
             register_ring: true,
             numa_placement: false,
             passthrough: false,
+            vectored: false,
+            restriction: false,
+            release: crate::defs::release::FioRelease::DEFAULT,
             files: Vec::new(),
         }
     }
@@ -228,6 +252,18 @@ drives them. A <bool> is 0 or 1.",
             help: "place on the device's NUMA node",
         },
         Flag {
+            names: &["-V"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "vectored reads (READV) without fixed buffers",
+        },
+        Flag {
+            names: &["-e"],
+            takes: Takes::Value,
+            form: "<bool>",
+            help: "restrict the ring to the run's opcodes",
+        },
+        Flag {
             names: &["-u"],
             takes: Takes::Value,
             form: "<bool>",
@@ -262,6 +298,8 @@ pub fn usage() -> String {
             "-X" => u8::from(d.register_ring).to_string(),
             "-P" => u8::from(d.numa_placement).to_string(),
             "-u" => u8::from(d.passthrough).to_string(),
+            "-V" => u8::from(d.vectored).to_string(),
+            "-e" => u8::from(d.restriction).to_string(),
             _ => return None,
         };
         Some(format!(", default {default}"))
@@ -282,14 +320,28 @@ fn number(letter: char, value: &str) -> Result<u64, ArgError> {
 
 /// Parses the arguments after `peak`.
 pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
+    // `--fio-compat` (or IOBENCH_FIO_COMPAT) picks the t/io_uring release; it is not one
+    // of t/io_uring's letters, so it is taken out before they are read.
+    let release = crate::defs::release::FioRelease::from_args(args)
+        .map_err(|e| ArgError(format!("peak: {e}")))?;
+    let mut rest: Vec<&str> = Vec::new();
+    let mut it = args.iter().map(|a| a.as_ref());
+    while let Some(x) = it.next() {
+        if x == "--fio-compat" {
+            it.next();
+        } else if !x.starts_with("--fio-compat=") {
+            rest.push(x);
+        }
+    }
     let m = SPEC
-        .parse(args)
+        .parse(&rest)
         .map_err(|e| ArgError(format!("peak: {e}")))?;
     if m.help {
         return Ok(Parsed::Help);
     }
     let mut a = PeakArgs {
         files: m.positional,
+        release,
         ..Default::default()
     };
     a.files.extend(m.rest.unwrap_or_default());
@@ -309,7 +361,16 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
             'b' => a.bs = small(n()?)?,
             'p' => a.polled = flag()?,
             'B' => a.fixedbufs = flag()?,
+            'D' if !a.has_dma_flag() => {
+                return Err(ArgError(format!(
+                    "peak: option -D was removed in fio 3.37's t/io_uring (this is {}'s; \
+                     --fio-compat=3.36 or older has it)",
+                    a.release
+                )))
+            }
             'D' => a.dma_map = flag()?,
+            'V' => a.vectored = flag()?,
+            'e' => a.restriction = flag()?,
             'F' => a.register_files = flag()?,
             'n' => a.threads = small(n()?)?,
             'O' => a.direct = flag()?,
@@ -393,8 +454,22 @@ mod tests {
     }
 
     #[test]
+    fn fio_3_42s_flags_and_no_dash_d_after_3_36() {
+        let a = run(&["--fio-compat=3.42", "-V1", "-e1", "f"]);
+        assert!(a.vectored && a.restriction);
+        assert_eq!(a.dma_suffix(), "");
+        let e = parse(&["--fio-compat", "3.37", "-D0", "f"]).unwrap_err();
+        assert!(e.0.contains("-D was removed in fio 3.37"), "{e:?}");
+        let old = run(&["--fio-compat=3.36", "-D1", "f"]);
+        assert!(old.dma_map);
+        assert_eq!(old.dma_suffix(), "/1");
+    }
+
+    #[test]
     fn seed_002_command_line_reads_as_t_io_uring_reads_it() {
+        // Seed 002 was written for fio 3.33's t/io_uring, which still had -D.
         let a = run(&[
+            "--fio-compat=3.33",
             "-d32",
             "-b512",
             "-s8",

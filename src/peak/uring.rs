@@ -89,6 +89,9 @@ pub fn run(
             b.setup_iopoll();
         }
         b.setup_cqsize(a.depth);
+        if a.restriction {
+            b.setup_r_disabled();
+        }
     })
     .map_err(|e| io::Error::new(e.kind(), format!("io_uring setup failed: {e}")))?;
     let bufs = Buffers::new(depth, a.bs as usize)?;
@@ -104,6 +107,11 @@ pub fn run(
             .register_files(&[fd])
             .map_err(|e| io::Error::new(e.kind(), format!("registering files failed: {e}")))?;
     }
+    if a.restriction {
+        restrict(&ring)?;
+    }
+    // READV's vectors, one per slot, pointing into `bufs` (which outlives them).
+    let iovecs = bufs.iovecs(a.bs as usize);
     if counters.first() {
         print_setup(a, ring.params().sq_entries(), ring.params().cq_entries());
     }
@@ -145,6 +153,16 @@ pub fn run(
                         }
                         (true, false) => {
                             opcode::ReadFixed::new(types::Fd(fd), buf, a.bs, slot as u16)
+                                .offset(off)
+                                .build()
+                        }
+                        (false, true) if a.vectored => {
+                            opcode::Readv::new(types::Fixed(0), &iovecs[slot as usize], 1)
+                                .offset(off)
+                                .build()
+                        }
+                        (false, false) if a.vectored => {
+                            opcode::Readv::new(types::Fd(fd), &iovecs[slot as usize], 1)
                                 .offset(off)
                                 .build()
                         }
@@ -227,4 +245,31 @@ fn run_nops(a: &PeakArgs, counters: &Counters, stop: &AtomicBool) -> io::Result<
 fn print_setup(a: &PeakArgs, sq_entries: u32, cq_entries: u32) {
     a.print_options_line();
     say!("Engine=io_uring, sq_ring={sq_entries}, cq_ring={cq_entries}");
+}
+
+/// `-e`: limits the (disabled) ring to the opcodes and registrations a run uses, as
+/// t/io_uring's restriction test does, then enables it.
+fn restrict(ring: &io_uring::IoUring) -> io::Result<()> {
+    use io_uring::register::Restriction;
+    // The kernel's register opcodes (stable ABI): buffers, files, enable rings, ring fds.
+    const REGISTER_BUFFERS: u8 = 0;
+    const REGISTER_FILES: u8 = 2;
+    const REGISTER_ENABLE_RINGS: u8 = 12;
+    const REGISTER_RING_FDS: u8 = 20;
+    let mut res = [
+        Restriction::sqe_op(opcode::Nop::CODE),
+        Restriction::sqe_op(opcode::Read::CODE),
+        Restriction::sqe_op(opcode::Readv::CODE),
+        Restriction::sqe_op(opcode::ReadFixed::CODE),
+        Restriction::register_op(REGISTER_BUFFERS),
+        Restriction::register_op(REGISTER_ENABLE_RINGS),
+        Restriction::register_op(REGISTER_RING_FDS),
+        Restriction::register_op(REGISTER_FILES),
+    ];
+    ring.submitter()
+        .register_restrictions(&mut res)
+        .map_err(|e| io::Error::new(e.kind(), format!("IORING_REGISTER_RESTRICTIONS: {e}")))?;
+    ring.submitter()
+        .register_enable_rings()
+        .map_err(|e| io::Error::new(e.kind(), format!("enabling the ring failed: {e}")))
 }

@@ -199,8 +199,9 @@ fn report(args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
     let charts = charts(&html);
+    let names = file_names(&charts);
     if let Some(dir) = svg_dir {
-        for (id, svg) in &charts {
+        for ((_, svg), id) in charts.iter().zip(&names) {
             let path = dir.join(format!("{id}.svg"));
             crate::safefs::replace(&path, svg.as_bytes())
                 .map_err(|e| format!("--svg {}: {e}", path.display()))?;
@@ -212,7 +213,7 @@ fn report(args: &[String]) -> Result<(), String> {
         );
     }
     if let (Some(dir), Some(r)) = (png_dir, renderer) {
-        for (id, svg) in &charts {
+        for ((_, svg), id) in charts.iter().zip(&names) {
             let path = dir.join(format!("{id}.png"));
             let png = r
                 .render(svg)
@@ -227,6 +228,49 @@ fn report(args: &[String]) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The file name (without extension) of each chart for `--svg` and `--png`: its title
+/// by axis, `read-IOPS-against-bs`, made safe (letters, digits, `.`, `=`, `-`, `_`), a
+/// `-2`, `-3`… on a title seen before.
+fn file_names(charts: &[(&str, String)]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (id, svg) in charts {
+        let title = svg
+            .split("aria-label=\"")
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .unwrap_or(id);
+        let title = title
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"");
+        let mut slug = String::new();
+        for c in title.chars() {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '=' | '_') {
+                slug.push(c);
+            } else if !slug.ends_with('-') && !slug.is_empty() {
+                slug.push('-');
+            }
+        }
+        let mut slug = slug
+            .trim_end_matches('-')
+            .chars()
+            .take(100)
+            .collect::<String>();
+        if slug.is_empty() {
+            slug = id.to_string();
+        }
+        let mut name = slug.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{slug}-{k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
 }
 
 /// Each chart of the report alone: its id and a standalone SVG document.

@@ -18,10 +18,94 @@ const LEFT: f64 = 96.0;
 const RIGHT: f64 = 96.0;
 const TOP: f64 = 78.0;
 const BOTTOM: f64 = 58.0;
-const COLORS: [&str; 10] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf",
+/// Okabe and Ito's colour-blind-safe palette (its yellow darkened to read on white).
+const COLORS: [&str; 8] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#B8A200",
 ];
+
+/// The marker shapes series cycle through beside the colours: with 8 colours and 5
+/// shapes no two of the first 40 series share both, and the dashes set them apart further.
+const MARKERS: [&str; 5] = ["circle", "square", "triangle", "diamond", "cross"];
+
+/// The line dashes, one per round of the colours.
+const DASHES: [&str; 4] = ["", "7 4", "2 3", "9 3 2 3"];
+
+/// The look of the `k`-th series: colour, marker and dash, distinct up to 40 series.
+pub fn series_style(k: usize) -> (&'static str, &'static str, &'static str) {
+    (
+        COLORS[k % COLORS.len()],
+        MARKERS[k % MARKERS.len()],
+        DASHES[(k / COLORS.len()) % DASHES.len()],
+    )
+}
+
+/// A marker of `shape` centred on (cx, cy); hollow (white inside) for a point whose noise
+/// is unknown (one run).
+fn marker(shape: &str, cx: f64, cy: f64, color: &str, hollow: bool, attrs: &str) -> String {
+    let fill = if hollow { "#fff" } else { color };
+    let style = format!("fill=\"{fill}\" stroke=\"{color}\" stroke-width=\"1.8\"");
+    match shape {
+        "square" => format!(
+            "<rect {attrs} x=\"{:.1}\" y=\"{:.1}\" width=\"8\" height=\"8\" {style}",
+            cx - 4.0,
+            cy - 4.0
+        ),
+        "triangle" => format!(
+            "<path {attrs} d=\"M{cx:.1} {:.1} l5 9 l-10 0 z\" {style}",
+            cy - 5.5
+        ),
+        "diamond" => format!(
+            "<path {attrs} d=\"M{cx:.1} {:.1} l5 5 l-5 5 l-5 -5 z\" {style}",
+            cy - 5.0
+        ),
+        "cross" => format!(
+            "<path {attrs} d=\"M{:.1} {:.1} h3 v-3 h3 v3 h3 v3 h-3 v3 h-3 v-3 h-3 z\" {style}",
+            cx - 4.5,
+            cy - 1.5
+        ),
+        _ => format!("<circle {attrs} cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\" {style}"),
+    }
+}
+
+/// The closing tag of a [`marker`] of `shape` (its tooltip goes between).
+fn marker_end(shape: &str) -> &'static str {
+    match shape {
+        "square" => "</rect>",
+        "triangle" | "diamond" | "cross" => "</path>",
+        _ => "</circle>",
+    }
+}
+
+/// What a legend entry draws: a colour swatch, or a series' marker and dash.
+#[derive(Debug, Clone)]
+pub enum Swatch {
+    Color(String),
+    Series(usize),
+    /// Text only (the key to the marks: what bars and whiskers are).
+    None,
+}
+
+/// The legend's rows under the title, from `TOP`'s first row on: the entries' positions
+/// and the rows they take.
+fn legend_layout(legend: &[(String, Swatch)]) -> (Vec<(f64, f64)>, usize) {
+    let (mut x, mut row) = (LEFT, 0usize);
+    let mut at = Vec::new();
+    for (name, sw) in legend {
+        let lead = if matches!(sw, Swatch::None) {
+            0.0
+        } else {
+            30.0
+        };
+        let w = lead + 10.0 + 7.0 * name.chars().count().min(90) as f64;
+        if x + w > W - RIGHT && x > LEFT {
+            x = LEFT;
+            row += 1;
+        }
+        at.push((x, row as f64));
+        x += w;
+    }
+    (at, if legend.is_empty() { 0 } else { row + 1 })
+}
 const FAILED: &str = "#c00000";
 
 /// Text made safe for HTML and SVG.
@@ -343,39 +427,67 @@ struct Chart {
 }
 
 impl Chart {
-    /// Opens the chart's figure and SVG with the title (once) and the legend row.
+    /// Opens the chart's figure and SVG with the title (once) and the legend rows. The
+    /// legend stays outside the plot: past two rows the picture grows upwards (its
+    /// viewBox starts above 0), so the plot's coordinates are the same at any count.
     fn open(id: &str, kind: &str, title: &str, legend: &[(String, String)]) -> Chart {
+        let legend: Vec<(String, Swatch)> = legend
+            .iter()
+            .map(|(n, c)| (n.clone(), Swatch::Color(c.clone())))
+            .collect();
+        Self::open_with(id, kind, title, &legend)
+    }
+
+    fn open_with(id: &str, kind: &str, title: &str, legend: &[(String, Swatch)]) -> Chart {
         let mut out = String::new();
+        let (at, rows) = legend_layout(legend);
+        let extra = rows.saturating_sub(2) as f64 * 16.0;
+        let (top, height) = (-extra, H + extra);
         let _ = write!(
             out,
             "<figure class=\"chart\" id=\"{id}\" data-kind=\"{kind}\">\
-             <svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {W} {H}\" width=\"{W}\" height=\"{H}\" \
+             <svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 {top} {W} {height}\" width=\"{W}\" height=\"{height}\" \
              font-family=\"sans-serif\" role=\"img\" aria-label=\"{t}\">\
-             <rect width=\"{W}\" height=\"{H}\" fill=\"#fff\"/>\
-             <text class=\"title\" x=\"{cx}\" y=\"22\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">{t}</text>",
+             <rect y=\"{top}\" width=\"{W}\" height=\"{height}\" fill=\"#fff\"/>\
+             <text class=\"title\" x=\"{cx}\" y=\"{ty}\" text-anchor=\"middle\" font-size=\"17\" font-weight=\"bold\">{t}</text>",
             id = esc(id),
             t = esc(title),
             cx = W / 2.0,
+            ty = 22.0 - extra,
         );
-        // The legend: one row (or more) under the title.
-        let _ = write!(out, "<g class=\"legend\">");
-        let (mut x, mut y) = (LEFT, 46.0);
-        for (name, color) in legend {
-            let w = 26.0 + 7.0 * name.chars().count().min(64) as f64;
-            if x + w > W - RIGHT {
-                x = LEFT;
-                y += 16.0;
-            }
-            let short: String = name.chars().take(64).collect();
+        // The legend: rows under the title, all above the plot's top.
+        let _ = write!(out, "<g class=\"legend\" data-rows=\"{rows}\">");
+        for ((name, sw), (x, row)) in legend.iter().zip(at) {
+            let y = 46.0 - extra + 16.0 * row;
+            let short: String = name.chars().take(90).collect();
+            let tx = match sw {
+                Swatch::Color(color) => {
+                    let _ = write!(
+                        out,
+                        "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/>",
+                        y - 10.0
+                    );
+                    x + 16.0
+                }
+                Swatch::Series(k) => {
+                    let (color, shape, dash) = series_style(*k);
+                    let _ = write!(
+                        out,
+                        "<line x1=\"{x}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"{color}\" stroke-width=\"2\" stroke-dasharray=\"{dash}\"/>{}/>",
+                        y - 4.0,
+                        x + 24.0,
+                        y - 4.0,
+                        marker(shape, x + 12.0, y - 4.0, color, false, "")
+                    );
+                    x + 30.0
+                }
+                Swatch::None => x,
+            };
             let _ = write!(
                 out,
-                "<rect x=\"{x}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{color}\"/>\
-                 <text x=\"{}\" y=\"{y}\" font-size=\"12\">{}</text>",
-                y - 10.0,
-                x + 16.0,
+                "<text x=\"{tx}\" y=\"{y}\" font-size=\"12\">{}</text>",
                 esc(&short)
             );
-            x += w;
         }
         let _ = write!(out, "</g>");
         Chart { out }
@@ -505,8 +617,9 @@ impl Stat {
         }
     }
 
-    /// The stat as a table cell shows it, in `q`'s units: `12.3k IOPS ± 0.4k (11.9k–12.8k,
-    /// n=3)`, or `failed: …`.
+    /// The stat as a table cell shows it, every number with its unit and prefix:
+    /// `46.4k IOPS ± 2k IOPS (44.2k–48.1k IOPS, n=3)`, or `failed: …`. σ takes the unit
+    /// that suits it; the range, the mean's.
     pub fn text(&self, q: Quantity) -> String {
         if self.n == 0 {
             return format!("failed: {}", self.reason);
@@ -515,12 +628,17 @@ impl Stat {
         let v = |x: f64| num3(x / div);
         let mut s = join_unit(&v(self.mean), unit);
         if self.n > 1 {
+            // "k IOPS" is a prefix and a unit: the range says "44.2k–48.1k IOPS".
+            let (prefix, base) = match unit.split_once(' ') {
+                Some((p, b)) if p == "k" || p == "M" => (p, b),
+                _ => ("", unit),
+            };
+            let range = format!("{}{prefix}–{}{prefix}", v(self.min), v(self.max));
             let _ = write!(
                 s,
-                " ± {} ({}–{}, n={})",
-                v(self.sd),
-                v(self.min),
-                v(self.max),
+                " ± {} ({}, n={})",
+                q.text(self.sd),
+                join_unit(&range, base),
                 self.n
             );
         }
@@ -621,7 +739,7 @@ pub fn study_chart(c: &StudyChart) -> String {
         (Style::Dots, _) => "dots",
         (Style::Lines, _) => "lines",
     };
-    let mut legend: Vec<(String, String)> = c
+    let mut legend: Vec<(String, Swatch)> = c
         .series
         .iter()
         .enumerate()
@@ -630,20 +748,52 @@ pub fn study_chart(c: &StudyChart) -> String {
                 Some(note) => format!("{} ({note})", s.name),
                 None => s.name.clone(),
             };
-            (name, COLORS[i % COLORS.len()].to_string())
+            (name, Swatch::Series(i))
         })
         .collect();
     if let Some((y2, _)) = &c.second {
-        legend.push((format!("◆ {} (right axis)", y2.label), "#333".into()));
+        legend.push((
+            format!("◆ {} (right axis)", y2.label),
+            Swatch::Color("#333".into()),
+        ));
     }
-    if c.series
-        .iter()
-        .flat_map(|s| &s.points)
-        .any(|p| p.1.failed > 0)
-    {
-        legend.push(("✕ failed (no value)".into(), FAILED.into()));
+    let all = || {
+        c.series
+            .iter()
+            .chain(c.second.iter().flat_map(|s| s.1.iter()))
+            .flat_map(|s| &s.points)
+    };
+    if all().any(|p| p.1.failed > 0) {
+        legend.push(("✕ failed (no value)".into(), Swatch::Color(FAILED.into())));
     }
-    let mut ch = Chart::open(c.id, kind, c.title, &legend);
+    // The key to the marks, on every chart: what a bar or dot is, and the whiskers.
+    let ns: Vec<usize> = all().map(|p| p.1.n).filter(|&n| n > 0).collect();
+    let (lo, hi) = (
+        ns.iter().copied().min().unwrap_or(0),
+        ns.iter().copied().max().unwrap_or(0),
+    );
+    let runs = if lo == hi {
+        format!("{lo}")
+    } else {
+        format!("{lo}–{hi}")
+    };
+    let what = if c.style == Style::Bars {
+        "bars"
+    } else {
+        "points"
+    };
+    legend.push((
+        if hi > 1 {
+            format!("{what}: mean of n = {runs} runs; thick whisker: ±1 σ; thin: min–max")
+        } else {
+            format!("{what}: one run each")
+        },
+        Swatch::None,
+    ));
+    if lo == 1 {
+        legend.push(("hollow mark: n = 1, noise unknown".into(), Swatch::None));
+    }
+    let mut ch = Chart::open_with(c.id, kind, c.title, &legend);
     let (py0, py1) = (H - BOTTOM, TOP + 10.0);
     let ys = Scale::auto(
         c.y.q,
@@ -737,14 +887,22 @@ pub fn study_chart(c: &StudyChart) -> String {
     let mut si = 0;
     let mut marked: Vec<String> = Vec::new();
     for (k, s) in c.series.iter().enumerate() {
-        let color = COLORS[k % COLORS.len()];
+        let (color, shape, dash) = series_style(k);
         if let Some(note) = &s.flat {
             flat_level(&mut ch.out, s, note, &ys, color);
             continue;
         }
         let mut line: Vec<String> = Vec::new();
+        // On a numeric axis the series share each x: their marks and whiskers are spread
+        // a few pixels apart (40 px in all at most) so that they do not hide each other.
+        let dodge = if xnum.is_some() && n_series > 1 {
+            let step = (40.0 / (n_series - 1) as f64).min(4.0);
+            (si as f64 - (n_series - 1) as f64 / 2.0) * step
+        } else {
+            0.0
+        };
         for (xi, st) in &s.points {
-            let cx = xpos(*xi, si);
+            let cx = xpos(*xi, si) + dodge;
             let xl = labels.get(*xi).cloned().unwrap_or_default();
             if st.n == 0 {
                 // Several series failing at one x (a failed run's every metric) get one mark.
@@ -756,7 +914,10 @@ pub fn study_chart(c: &StudyChart) -> String {
                 continue;
             }
             let y = ys.px(st.mean);
-            let tip = format!("{} at {}: {}", s.name, xl, st.text(c.y.q));
+            let mut tip = format!("{} at {}: {}", s.name, xl, st.text(c.y.q));
+            if st.n == 1 {
+                tip.push_str(" (n = 1: noise unknown)");
+            }
             match c.style {
                 Style::Bars => {
                     let _ = write!(
@@ -770,17 +931,39 @@ pub fn study_chart(c: &StudyChart) -> String {
                         (H - BOTTOM - y).max(0.0),
                         esc(&tip)
                     );
+                    // The series' marker atop its bar: bars of near colours stay apart.
+                    let _ = write!(
+                        ch.out,
+                        "{}><title>{}</title>{}",
+                        marker(
+                            shape,
+                            cx,
+                            y - 7.0,
+                            color,
+                            st.n == 1,
+                            "class=\"mk\" data-n1=\"{}\""
+                                .replace("{}", if st.n == 1 { "1" } else { "0" })
+                                .as_str()
+                        ),
+                        esc(&tip),
+                        marker_end(shape)
+                    );
                 }
                 Style::Dots | Style::Lines => {
                     line.push(format!("{cx:.1},{y:.1}"));
-                    let _ = write!(
-                        ch.out,
-                        "<circle class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" data-n=\"{}\" cx=\"{cx:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{color}\"><title>{}</title></circle>",
+                    let attrs = format!(
+                        "class=\"pt\" data-series=\"{}\" data-x=\"{}\" data-y=\"{}\" data-n=\"{}\" data-marker=\"{shape}\"",
                         esc(&s.name),
                         esc(&xl),
                         st.mean,
-                        st.n,
-                        esc(&tip)
+                        st.n
+                    );
+                    let _ = write!(
+                        ch.out,
+                        "{}><title>{}</title>{}",
+                        marker(shape, cx, y, color, st.n == 1, &attrs),
+                        esc(&tip),
+                        marker_end(shape)
                     );
                 }
             }
@@ -802,7 +985,7 @@ pub fn study_chart(c: &StudyChart) -> String {
         if c.style == Style::Lines && line.len() > 1 {
             let _ = write!(
                 ch.out,
-                "<polyline class=\"line\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" points=\"{}\"/>",
+                "<polyline class=\"line\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" stroke-dasharray=\"{dash}\" points=\"{}\"/>",
                 line.join(" ")
             );
         }
@@ -1123,7 +1306,7 @@ pub fn xy_chart_marked(
         );
     }
     for (i, s) in series.iter().enumerate() {
-        let c = COLORS[i % COLORS.len()];
+        let (c, _, dash) = series_style(i);
         let path: Vec<String> = s
             .points
             .iter()
@@ -1131,7 +1314,7 @@ pub fn xy_chart_marked(
             .collect();
         let _ = write!(
             ch.out,
-            "<polyline class=\"line\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>",
+            "<polyline class=\"line\" fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" stroke-dasharray=\"{dash}\" points=\"{}\"/>",
             path.join(" ")
         );
         let r = if s.points.len() > 200 { 0 } else { 3 };
@@ -1294,6 +1477,90 @@ mod tests {
 
     fn stat(vals: &[f64]) -> Stat {
         Stat::of(vals, &[])
+    }
+
+    #[test]
+    fn thirty_series_look_different_and_the_legend_stays_above_the_plot() {
+        let looks: Vec<_> = (0..30).map(series_style).collect();
+        for i in 0..30 {
+            for j in 0..i {
+                assert_ne!(looks[i], looks[j], "series {i} and {j}");
+                // Never the same colour and the same marker (the 1K/1M lines of issue 39).
+                assert!(looks[i].0 != looks[j].0 || looks[i].1 != looks[j].1);
+            }
+        }
+        let x = StudyX::Numbers {
+            values: vec![1.0, 2.0, 4.0],
+            labels: vec!["1".into(), "2".into(), "4".into()],
+            q: Quantity::Plain,
+        };
+        let series: Vec<StatSeries> = (0..24)
+            .map(|k| StatSeries {
+                name: format!("bs={} KiB iodepth={}", 1 << k, k),
+                points: vec![(0, stat(&[1.0 + k as f64])), (1, stat(&[2.0, 2.2, 2.1]))],
+                flat: None,
+            })
+            .collect();
+        let svg = study_chart(&StudyChart {
+            id: "c",
+            title: "t",
+            xlabel: "iodepth",
+            x: &x,
+            y: YSpec {
+                label: "IOPS".into(),
+                q: Quantity::Iops,
+                allow_log: false,
+            },
+            style: Style::Lines,
+            series: &series,
+            second: None,
+            notes: &[],
+        });
+        // Every legend text sits above the plot's top edge.
+        let legend = &svg[svg.find("<g class=\"legend\"").unwrap()..];
+        let legend = &legend[..legend.find("</g>").unwrap()];
+        let ys: Vec<f64> = legend
+            .split("<text x=\"")
+            .skip(1)
+            .map(|t| {
+                let y = &t[t.find("y=\"").unwrap() + 3..];
+                y[..y.find('"').unwrap()].parse().unwrap()
+            })
+            .collect();
+        assert!(ys.len() >= 26, "{ys:?}");
+        assert!(
+            ys.iter().all(|&y| y < TOP),
+            "a legend row inside the plot: {ys:?}"
+        );
+        assert!(svg.contains("viewBox=\"0 -"), "the picture grows upwards");
+        // The key to the marks and the single-run warning.
+        assert!(svg.contains("thick whisker: ±1 σ; thin: min–max"));
+        assert!(svg.contains("hollow mark: n = 1, noise unknown"));
+        assert!(svg.contains("(n = 1: noise unknown)"));
+        assert!(
+            svg.contains("data-marker=\"triangle\"") && svg.contains("stroke-dasharray=\"7 4\"")
+        );
+    }
+
+    #[test]
+    fn spread_and_range_keep_their_prefix() {
+        // Issue 39: σ = 2.0k printed as "± 2", the range as "44.2–48.1".
+        let s = stat(&[46_900.0, 44_200.0, 48_100.0]);
+        assert_eq!(
+            s.text(Quantity::Iops),
+            format!(
+                "46.4k IOPS ± {} (44.2k–48.1k IOPS, n=3)",
+                Quantity::Iops.text(s.sd)
+            )
+        );
+        assert!(Quantity::Iops.text(s.sd).ends_with("k IOPS"));
+        let s = stat(&[3.0e6, 3.2e6]);
+        assert_eq!(s.text(Quantity::Time), "3.1 ms ± 141 µs (3–3.2 ms, n=2)");
+        let s = stat(&[512.0 * 1048576.0, 520.0 * 1048576.0]);
+        assert_eq!(
+            s.text(Quantity::Rate),
+            "516 MiB/s ± 5.66 MiB/s (512–520 MiB/s, n=2)"
+        );
     }
 
     #[test]

@@ -85,6 +85,7 @@ impl ClientStats {
             groups: self.groups.clone(),
             disks: self.disks.clone(),
             elapsed_ms: 0,
+            release: Default::default(),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! buckets (`bins`).
 
 use super::normal::{agg_percent, cpu_percent, dist, LAT_LABELS};
-use super::{ctime, VERSION};
+use super::{ctime, version_line};
 use crate::job::reportopts::Unified;
 use crate::job::Job;
 use crate::stats::group::{GroupStats, RunSummary};
@@ -363,9 +363,12 @@ pub fn thread_obj(
 ) -> Obj {
     let mut o = Obj::new();
     let elapsed = elapsed_ms.div_ceil(1000);
-    o.str("jobname", &t.name)
-        .int("groupid", t.groupid)
-        .int("error", t.error)
+    let rel = job.map(|j| j.raw.release).unwrap_or_default();
+    o.str("jobname", &t.name).int("groupid", t.groupid);
+    if rel.reports_job_start() {
+        o.int("job_start", t.job_start);
+    }
+    o.int("error", t.error)
         .int("eta", if elapsed >= 3 { 0 } else { i32::MAX as i64 })
         .int("elapsed", elapsed);
     if let Some(job) = job {
@@ -451,9 +454,16 @@ pub fn thread_obj(
     }
     if t.latency_depth > 0 {
         o.int("latency_depth", t.latency_depth)
-            .int("latency_target", t.latency_target)
-            .float("latency_percentile", t.latency_percentile)
+            .int("latency_target", t.latency_target);
+        // fio 3.42 repeats the two with their units in the name.
+        if rel.reports_latency_target() {
+            o.int("latency_target_ns", t.latency_target);
+        }
+        o.float("latency_percentile", t.latency_percentile)
             .int("latency_window", t.latency_window);
+        if rel.reports_latency_target() {
+            o.int("latency_window_us", t.latency_window);
+        }
     }
     if let Some(d) = t.description.as_deref().filter(|d| !d.is_empty()) {
         o.str("desc", d);
@@ -559,10 +569,16 @@ pub fn disk_values(sum: &RunSummary) -> Vec<Value> {
         .map(|d| {
             let mut o = Obj::new();
             let s = &d.stat;
+            // fio 3.36 added the sector counts.
+            let sectors = sum.release >= crate::defs::release::FioRelease::V3_36;
             o.str("name", &d.name)
                 .int("read_ios", s.ios[0])
-                .int("write_ios", s.ios[1])
-                .int("read_merges", s.merges[0])
+                .int("write_ios", s.ios[1]);
+            if sectors {
+                o.int("read_sectors", s.sectors[0])
+                    .int("write_sectors", s.sectors[1]);
+            }
+            o.int("read_merges", s.merges[0])
                 .int("write_merges", s.merges[1])
                 .int("read_ticks", s.ticks[0])
                 .int("write_ticks", s.ticks[1])
@@ -570,8 +586,12 @@ pub fn disk_values(sum: &RunSummary) -> Vec<Value> {
                 .float("util", d.util);
             if let Some(a) = &d.aggr {
                 o.int("aggr_read_ios", a.ios[0])
-                    .int("aggr_write_ios", a.ios[1])
-                    .int("aggr_read_merges", a.merges[0])
+                    .int("aggr_write_ios", a.ios[1]);
+                if sectors {
+                    o.int("aggr_read_sectors", a.sectors[0])
+                        .int("aggr_write_sectors", a.sectors[1]);
+                }
+                o.int("aggr_read_merges", a.merges[0])
                     .int("aggr_write_merge", a.merges[1])
                     .int("aggr_read_ticks", a.ticks[0])
                     .int("aggr_write_ticks", a.ticks[1])
@@ -628,7 +648,7 @@ pub fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
     let mut root = Obj::new();
-    root.str("fio version", VERSION)
+    root.str("fio version", &version_line(sum.release))
         .int("timestamp", since.as_secs())
         .int("timestamp_ms", since.as_millis() as u64)
         .str("time", ctime(now).trim_end_matches('\n'));

@@ -12,15 +12,27 @@ use crate::job::Job;
 use crate::stats::group::RunSummary;
 use std::time::SystemTime;
 
-/// The version string printed where fio prints `fio-3.33` (the version line, JSON's
-/// `fio version`, terse field 2, `--version`). iobench names itself and the fio release it
-/// follows, because the tools that wrap fio (bench-fio, KDiskMark) look for `fio-3` in it
-/// before they run anything; the layout stays fio's.
+/// The version string of the fio 3.33 dialect, printed where fio prints `fio-3.33` (the
+/// version line, JSON's `fio version`, terse field 2, `--version`). iobench names itself
+/// and the fio release it follows, because the tools that wrap fio (bench-fio, KDiskMark)
+/// look for `fio-3` in it before they run anything; the layout stays fio's.
 pub const VERSION: &str = concat!(
     "iobench-",
     env!("CARGO_PKG_VERSION"),
     " (fio-3.33 compatible)"
 );
+
+/// The version string of a dialect. 3.33 keeps [`VERSION`] as it always was; from 3.34 on
+/// the line starts with fio's own `fio-3.NN`, so a script matching `^fio-3` or reading
+/// the release from the front (`fio-(\d+)\.(\d+)`) gets the release iobench speaks, and
+/// iobench names itself after a space: `fio-3.42 (iobench-0.1.0)`.
+pub fn version_line(rel: crate::defs::release::FioRelease) -> String {
+    if rel == crate::defs::release::FioRelease::V3_33 {
+        VERSION.to_string()
+    } else {
+        format!("fio-{rel} (iobench-{})", env!("CARGO_PKG_VERSION"))
+    }
+}
 
 /// fio's note for a synchronous engine asked for a deeper queue, once per job clone
 /// (empty when it does not apply).

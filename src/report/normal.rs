@@ -1,7 +1,7 @@
 //! fio's normal (human) text layout: the job headers before the run, then per reported job
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
-use super::{ctime, VERSION};
+use super::{ctime, version_line};
 use crate::defs::Ddir;
 use crate::job::group_ids;
 use crate::job::reportopts::Unified;
@@ -46,7 +46,8 @@ pub fn header(jobs: &[Job]) -> String {
             out.push_str("...\n");
         }
     }
-    let _ = writeln!(out, "{VERSION}");
+    let rel = jobs.first().map(|j| j.raw.release).unwrap_or_default();
+    let _ = writeln!(out, "{}", version_line(rel));
     let nr: u64 = jobs.iter().map(|j| j.exec.numjobs as u64).sum();
     let threads = jobs.iter().any(|j| j.exec.thread);
     let (nt, np) = if threads { (nr, 0) } else { (0, nr) };
@@ -752,6 +753,7 @@ mod tests {
             ticks: [0, 476592],
             in_queue: 370025,
             max_util: 82.66,
+            ..Aggregate::default()
         };
         let text = render_disks(&[
             disk("md0", 1697041, 0, 0, 0, 0.0, Some(aggr)),

@@ -2,7 +2,6 @@
 //! reported job, versions 2 to 5, with fio's field count and order.
 
 use super::normal::{cpu_percent, dist};
-use super::VERSION;
 use crate::defs::percentiles::LIST_MAX_LEN;
 use crate::job::reportopts::Unified;
 use crate::stats::disk::DiskUtil;
@@ -15,7 +14,7 @@ pub fn render(sum: &RunSummary, ver: u32) -> String {
     let mut out = String::new();
     for t in &sum.threads {
         if let Some(g) = sum.groups.get(t.groupid as usize) {
-            out.push_str(&render_thread(t, g, &sum.disks, ver));
+            out.push_str(&render_thread(t, g, &sum.disks, ver, sum.release));
         }
     }
     out
@@ -133,7 +132,13 @@ pub fn disks(out: &mut String, disks: &[DiskUtil]) {
 }
 
 /// One job's terse line.
-pub fn render_thread(t: &JobStats, g: &GroupStats, du: &[DiskUtil], ver: u32) -> String {
+pub fn render_thread(
+    t: &JobStats,
+    g: &GroupStats,
+    du: &[DiskUtil],
+    ver: u32,
+    rel: crate::defs::release::FioRelease,
+) -> String {
     let mut out = String::new();
     if ver == 2 {
         let _ = write!(out, "2;{};{};{}", t.name, t.groupid, t.error);
@@ -141,7 +146,11 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, du: &[DiskUtil], ver: u32) ->
         let _ = write!(
             out,
             "{};{};{};{};{}",
-            ver, VERSION, t.name, t.groupid, t.error
+            ver,
+            super::version_line(rel),
+            t.name,
+            t.groupid,
+            t.error
         );
     }
     ddir(&mut out, t, g, 0, ver);

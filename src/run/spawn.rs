@@ -143,6 +143,12 @@ fn describe_status(status: i32) -> String {
 /// Runs every clone of `specs` at once and returns their outcomes in order.
 pub fn run_together(specs: &[CloneSpec<'_>]) -> Vec<Outcome> {
     let _ = std::io::Write::flush(&mut std::io::stdout());
+    // Before any clone's buffers fault: the pages fio's start-up takes (see why there).
+    if specs.iter().any(|s| {
+        s.job.exec.direct && s.job.buffers.mem.kind == crate::job::buffers::MemKind::Malloc
+    }) {
+        crate::buffer::mem::start_up_footprint();
+    }
     let mut results: Vec<Option<Outcome>> = specs.iter().map(|_| None).collect();
     // Each worker thread's id, published as it starts (for `--debug=process`).
     let tids: Vec<std::sync::atomic::AtomicI32> = specs

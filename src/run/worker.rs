@@ -111,6 +111,7 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
+    cx.stats.job_start = clock_ms(cx.job.report.job_start_clock);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
         crate::stats::cpu::Who::Thread,
@@ -286,7 +287,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             open: super::open_files::OpenFiles::new(job, cx.targets, cx.fds, cx.lazy),
             data,
             pool,
-            free: (0..depth as u32).rev().collect(),
+            // fio's free list is a stack filled with io_u 0 first, so its first I/O takes
+            // the last unit's buffer (and its first faults are there): the same here.
+            free: (0..depth as u32).collect(),
             staged: Vec::with_capacity(depth),
             inflight: 0,
             watch,
@@ -419,6 +422,11 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.ramping = false;
         crate::debug::enter(crate::debug::RunState::Running);
         self.stat_start = now;
+        // The runtime counts from the ramp's end as it happens, not as it was due: fio
+        // starts its epoch again there, so a ramp that ends late (a first I/O slower than
+        // the ramp, a stalled thread) still leaves the whole runtime measured.
+        let runtime_ns = self.cx.job.exec.runtime_us * 1000;
+        self.end = self.end.map(|_| now + runtime_ns);
         self.pace.start(now);
         self.cx.stats.reset_io_maps();
         // The I/Os in flight now complete after the ramp: their bytes and latencies are
@@ -903,7 +911,12 @@ impl<'a, E: Engine> Worker<'a, E> {
                 }
                 self.complete(slot, res, t);
                 self.completed_at = Some(t);
+                // A synchronous engine never leaves this fill on its own (nothing is in
+                // flight, so the queue never fills): the turn ends here whenever `step`
+                // has something to do, the ramp's end included, or the ramp would only
+                // end with the run and take every count with it.
                 let stop = self.error.is_some()
+                    || (self.ramping && t >= self.ramp_end)
                     || self.end.is_some_and(|e| t >= e)
                     || super::terminating()
                     || self.cx.stats.live.is_some_and(|s| s.wanted());
@@ -1625,3 +1638,17 @@ fn ex_backlog_batch(job: &Job) -> usize {
 #[cfg(test)]
 #[path = "worker_verify_tests.rs"]
 mod verify_tests;
+
+/// The time of clock `id` in ms (0 when the clock cannot be read), as fio stamps a job's
+/// start for JSON's `job_start`.
+fn clock_ms(id: i32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec we own; a bad id only fails.
+    if unsafe { libc::clock_gettime(id, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}

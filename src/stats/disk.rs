@@ -67,6 +67,9 @@ impl RawDiskStat {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Aggregate {
     pub ios: [u64; 2],
+    /// Sectors read and written (fio 3.36's `aggr_read_sectors`, `aggr_write_sectors`).
+    #[serde(default)]
+    pub sectors: [u64; 2],
     pub merges: [u64; 2],
     pub ticks: [u64; 2],
     pub in_queue: u64,
@@ -224,6 +227,7 @@ impl DiskSnapshot {
                         for k in 0..2 {
                             a.ios[k] += st.ios[k];
                             a.merges[k] += st.merges[k];
+                            a.sectors[k] += st.sectors[k];
                             a.ticks[k] += st.ticks[k];
                         }
                         a.in_queue += st.time_in_queue;
@@ -233,6 +237,7 @@ impl DiskSnapshot {
                     for k in 0..2 {
                         a.ios[k] /= n;
                         a.merges[k] /= n;
+                        a.sectors[k] /= n;
                         a.ticks[k] /= n;
                     }
                     a.in_queue /= n;

@@ -81,6 +81,8 @@ pub struct RunSummary {
     pub disks: Vec<DiskUtil>,
     /// Time since the run began, in ms (JSON's `elapsed` and `eta`).
     pub elapsed_ms: u64,
+    /// The dialect the reports speak (the jobs' `--fio-compat`).
+    pub release: crate::defs::release::FioRelease,
 }
 
 /// Merges the clones of `outcome` into reported jobs and computes the group totals. A new
@@ -105,6 +107,7 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
             t.job_index = r.job_index;
             t.description = r.description.clone();
             t.pid = r.pid;
+            t.job_start = r.job_start;
             threads.push(t);
         }
         let t = threads.last_mut().expect("pushed above");
@@ -175,5 +178,6 @@ pub fn summarize(jobs: &[Job], outcome: &RunOutcome) -> RunSummary {
         groups,
         disks: Vec::new(),
         elapsed_ms: 0,
+        release: jobs.first().map(|j| j.raw.release).unwrap_or_default(),
     }
 }

@@ -213,6 +213,10 @@ pub struct JobStats {
     /// Where this clone publishes its progress for the status line (see `board`).
     #[serde(skip)]
     pub live: Option<&'static board::Slot>,
+    /// When the job began, in ms of its `job_start_clock_id` clock (fio 3.36's JSON
+    /// `job_start`); a reported job keeps its first clone's.
+    #[serde(default)]
+    pub job_start: u64,
     /// Block size per direction for window log lines (0 when it varies).
     pub log_bs: [u64; 3],
     /// I/Os in flight when a live snapshot was taken (`--metrics`); 0 otherwise.

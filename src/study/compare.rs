@@ -64,6 +64,15 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    2 or more runs a side (one run has no noise to judge by)",
         },
         Flag {
+            names: &["--margin"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "the equivalence margin (default 5%): two sides whose means are\n\
+                   shown (two one-sided Welch tests) to be within P% of the first's\n\
+                   are \"equivalent within ±P %\"; too noisy to tell either way is\n\
+                   \"cannot tell\", with the runs a side that would tell",
+        },
+        Flag {
             names: &["--dir", "-o"],
             takes: Takes::Value,
             form: "DIR",
@@ -125,6 +134,8 @@ struct Args {
     warmup: usize,
     metrics: Vec<Metric>,
     fail_if_slower: Option<f64>,
+    /// `--margin`: the equivalence margin in percent (None: the default 5 %).
+    margin: Option<f64>,
     dir: Option<PathBuf>,
     export_json: Option<PathBuf>,
     export_csv: Option<PathBuf>,
@@ -291,6 +302,7 @@ fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Resu
                     .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
                 a.fail_if_slower = Some(p);
             }
+            "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
             "--dir" => a.dir = Some(v.into()),
             "--export-json" => a.export_json = Some(v.into()),
             "--export-csv" => a.export_csv = Some(v.into()),
@@ -685,7 +697,11 @@ fn judge(
         http_view = with_http_rows(sides, a)?;
         &http_view[..]
     };
-    let report = Report::build(sides, &a.metrics);
+    let report = Report::build(
+        sides,
+        &a.metrics,
+        a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
+    );
     if !report.missing.is_empty() {
         // A gate must not pass because a side measured nothing to judge.
         if a.fail_if_slower.is_some() {
@@ -840,13 +856,12 @@ struct Relative {
     /// The two series compared: the first side's and this side's.
     base: Summary,
     this: Summary,
+    /// Different, equivalent within the margin, or cannot tell.
+    verdict: stats::Verdict,
 }
 
 /// The version of `--export-json`'s layout (docs/schema/compare-export.schema.json).
 pub const EXPORT_SCHEMA_VERSION: u32 = 1;
-
-/// The significance level of the verdicts: a p-value below it says the means differ.
-const ALPHA: f64 = 0.05;
 
 impl Relative {
     /// How far this side's mean is from the first's, in percent of the first's.
@@ -854,17 +869,10 @@ impl Relative {
         (self.ratio - 1.0) * 100.0
     }
 
-    /// Whether the two means differ beyond the noise: Welch's t-test at [`ALPHA`]. With
-    /// no spread on either side the means themselves decide; with one run a side there is
-    /// no verdict.
-    fn verdict(&self) -> &'static str {
-        match self.p {
-            Some(p) if p < ALPHA => "differs",
-            Some(_) => "equal within noise",
-            None if self.base.n < 2 || self.this.n < 2 => "no verdict: needs 2+ runs a side",
-            None if self.base.mean == self.this.mean => "equal within noise",
-            None => "differs",
-        }
+    /// Different (Welch's t-test), equivalent within the margin (two one-sided tests) or
+    /// cannot tell, in words: never "equal" for a difference the noise hides.
+    fn verdict(&self) -> String {
+        self.verdict.text()
     }
 }
 
@@ -971,7 +979,7 @@ fn samples(side: &Side, job_pos: Option<usize>, job: &str, dir: &str, metric: Me
 }
 
 impl Report {
-    fn build(sides: &[Side], metrics: &[Metric]) -> Report {
+    fn build(sides: &[Side], metrics: &[Metric], margin: f64) -> Report {
         let mut series = Vec::new();
         for (si, s) in sides.iter().enumerate() {
             for (job, dir) in keys(s) {
@@ -1060,6 +1068,7 @@ impl Report {
                         ratio,
                         ratio_sd,
                         p: stats::welch_p(&sa, &sb),
+                        verdict: stats::judge(&sa, &sb, margin),
                         base: sa,
                         this: sb,
                     });
@@ -1175,14 +1184,15 @@ impl Report {
                     format!(" ± {:.3}", r.ratio_sd)
                 };
                 out.push_str(&format!(
-                    "{} {} {}: {} is {:.3}{sd} × {}'s {} ({p})\n",
+                    "{} {} {}: {} is {:.3}{sd} × {}'s {} ({p}): {}\n",
                     r.job,
                     r.dir,
                     Self::unit(m),
                     self.labels[r.side],
                     r.ratio,
                     self.labels[0],
-                    Self::unit(m)
+                    Self::unit(m),
+                    r.verdict()
                 ));
             }
         }
@@ -1239,7 +1249,7 @@ impl Report {
                     "-".into()
                 });
                 row.push(r.p.map_or("-".into(), |p| format!("{p:.3}")));
-                row.push(r.verdict().into());
+                row.push(r.verdict());
                 row
             })
             .collect();
@@ -1296,6 +1306,7 @@ impl Report {
             "iobench_env": env,
             "repeat": a.repeat,
             "warmup": a.warmup,
+            "margin_pct": a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
             "sides": sides.iter().map(|s| json!({
                 "label": s.label,
                 "job": match &s.source { Source::Job(v) => json!(v), _ => Value::Null },
@@ -1326,7 +1337,8 @@ impl Report {
                 "ratio_sd": r.ratio_sd,
                 "p_value": r.p,
                 "diff_pct": r.diff_pct(),
-                "verdict": r.verdict(),
+                "verdict": r.verdict.word(),
+                "verdict_text": r.verdict(),
             })).collect::<Vec<_>>(),
         })
     }

@@ -137,6 +137,12 @@ seconds since the epoch.",
             help: "compare: print the tables as markdown",
         },
         Flag {
+            names: &["--margin"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "compare: the equivalence margin (default 5%), as compare's",
+        },
+        Flag {
             names: &["--export-json"],
             takes: Takes::Value,
             form: "FILE",
@@ -260,7 +266,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 })?);
                 a.compare_flags.push(format!("{flag}={v}"));
             }
-            "--fail-if-slower" | "--export-json" | "--export-csv" => {
+            "--fail-if-slower" | "--export-json" | "--export-csv" | "--margin" => {
                 a.compare_flags.push(format!("{flag}={v}"))
             }
             "--markdown" => a.compare_flags.push(flag.to_string()),
@@ -607,6 +613,30 @@ fn note_differences(x: (&str, &Identity), y: (&str, &Identity)) {
     println!();
 }
 
+/// What a reader must know when two sides' runs were not alternated (A A A, then B B B):
+/// the host's drift between them shows as a difference. None when their start times
+/// interleave. Times are seconds since the epoch.
+fn alternation_note(first: &[i64], second: &[i64]) -> Option<String> {
+    let span = |v: &[i64]| Some((*v.iter().min()?, *v.iter().max()?));
+    let ((f0, f1), (s0, s1)) = (span(first)?, span(second)?);
+    let (gap, order) = if f1 <= s0 {
+        (s0 - f1, "the first side's runs all ran before the second's")
+    } else if s1 <= f0 {
+        (f0 - s1, "the second side's runs all ran before the first's")
+    } else {
+        return None;
+    };
+    let whole = f1.max(s1) - f0.min(s0);
+    Some(format!(
+        "the runs were not alternated: {order}, {} apart ({} from first to last run); \
+         a drift of the host in that time shows as a difference, so a verdict here is \
+         weaker than one from alternated runs (iobench compare -- JOB -- JOB runs the \
+         sides in turn)",
+        crate::study::progress::duration_text(gap as f64),
+        crate::study::progress::duration_text(whole as f64)
+    ))
+}
+
 fn compare(db: &Store, a: &Args) -> Result<u8, String> {
     let (first, second, first_label) = if a.baseline {
         let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
@@ -657,6 +687,10 @@ fn compare(db: &Store, a: &Args) -> Result<u8, String> {
     sides::alike(&second, &second_label)?;
     let (fi, si) = (first.ident(), second.ident());
     note_differences((&first_label, &fi), (&second_label, &si));
+    let when = |r: &sides::Runs| r.rows.iter().map(|r| r.started).collect::<Vec<_>>();
+    if let Some(note) = alternation_note(&when(&first), &when(&second)) {
+        println!("NOTE: {note}\n");
+    }
     if a.compare_flags
         .iter()
         .any(|f| f.starts_with("--fail-if-slower"))
@@ -938,4 +972,24 @@ fn gc(db: &mut Store, a: &Args) -> Result<u8, String> {
         }
     );
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_not_alternated_are_named_with_their_distance_in_time() {
+        // Issue 39: a baseline saved a minute before the runs set against it.
+        let n = alternation_note(&[1000, 1010, 1020], &[1080, 1090]).unwrap();
+        assert!(n.contains("not alternated"), "{n}");
+        assert!(n.contains("first side's runs all ran before"), "{n}");
+        assert!(n.contains("1m00s apart"), "{n}");
+        assert!(n.contains("(1m30s from first to last run)"), "{n}");
+        let n = alternation_note(&[5000], &[1000]).unwrap();
+        assert!(n.contains("second side's runs all ran before"), "{n}");
+        // A B A B: alternated, nothing to say.
+        assert_eq!(alternation_note(&[1000, 1020], &[1010, 1030]), None);
+        assert_eq!(alternation_note(&[], &[1]), None);
+    }
 }

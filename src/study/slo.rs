@@ -127,6 +127,19 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
             form: "FILE",
             help: "also write the result as JSON to FILE",
         },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|json",
+            help: "the result on stdout as text (default) or as the JSON document\n\
+                   (the table then goes to stderr), as a plain run's",
+        },
+        Flag {
+            names: &["--json"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "the same as --output-format=json",
+        },
     ],
     pass_unknown: false,
     attached: false,
@@ -182,6 +195,8 @@ pub struct Args {
     pub max_time_us: u64,
     pub arrival: Option<String>,
     pub output: Option<String>,
+    /// `--output-format=json` (or `--json`): the JSON document on stdout.
+    pub json: bool,
     pub job_args: Vec<String>,
     /// `--repeat-noisy`: the most extra runs of a noisy step.
     pub repeat_noisy: usize,
@@ -210,6 +225,7 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         max_time_us: 60_000_000,
         arrival: None,
         output: None,
+        json: false,
         job_args: m.rest.clone().unwrap_or_default(),
         repeat_noisy: 2,
         noise: 0.10,
@@ -289,6 +305,14 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 _ => return Err(crate::flags::bad_value(name, v, "fixed or poisson")),
             },
             "--output" => a.output = Some(v.to_string()),
+            "--output-format" => {
+                a.json = match v {
+                    "normal" => false,
+                    "json" => true,
+                    _ => return Err(crate::flags::bad_value(name, v, "normal or json")),
+                }
+            }
+            "--json" => a.json = true,
             _ => {}
         }
     }
@@ -372,10 +396,15 @@ fn slo(args: &[String]) -> Result<u8, String> {
     // Check the job once, as a run at the first rate, before any I/O.
     prepare(&inv, &a, a.start)?;
     let outcome = search(&a, |rate| run_step(&inv, &a, rate))?;
-    print!("{}", table(&a, &outcome));
+    let text = serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
+    if a.json {
+        // Only JSON on stdout, as a plain run's --output-format=json.
+        eprint!("{}", table(&a, &outcome));
+        println!("{text}");
+    } else {
+        print!("{}", table(&a, &outcome));
+    }
     if let Some(path) = &a.output {
-        let text =
-            serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n").map_err(|e| format!("--output {path}: {e}"))?;
     }
     Ok(0)
@@ -394,7 +423,7 @@ fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session:
         ("runtime".to_string(), format!("{secs}us")),
     ];
     let job_arrival = |j: &crate::defs::raw::RawJob| {
-        j.get("arrival")
+        j.get(&crate::options::table::ARRIVAL)
             .and_then(|o| o.value.clone())
             .filter(|v| v != "closed")
     };
@@ -886,6 +915,25 @@ mod tests {
     fn args(a: &[&str]) -> Result<Option<Args>, String> {
         let v: Vec<String> = a.iter().map(|s| s.to_string()).collect();
         parse_args(&v)
+    }
+
+    #[test]
+    fn output_format_as_a_plain_runs() {
+        let json = |f: &[&str]| {
+            let mut v = vec!["--p99", "2ms"];
+            v.extend_from_slice(f);
+            v.extend_from_slice(&["--", "--name=x"]);
+            args(&v).map(|a| a.unwrap().json)
+        };
+        assert_eq!(json(&[]), Ok(false));
+        assert_eq!(json(&["--output-format=json"]), Ok(true));
+        assert_eq!(json(&["--output-format", "normal"]), Ok(false));
+        assert_eq!(json(&["--json"]), Ok(true));
+        let e = json(&["--output-format=xml"]).unwrap_err();
+        assert!(
+            e.contains("--output-format") && e.contains("normal or json"),
+            "{e}"
+        );
     }
 
     #[test]

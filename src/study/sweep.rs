@@ -30,6 +30,8 @@ struct Args {
     markdown: bool,
     /// Runs of each point (`--repeat`), the points' order alternating between repeats.
     repeat: usize,
+    /// `--margin`: the equivalence margin of the notes' verdicts, in percent.
+    margin: Option<f64>,
     job_args: Vec<String>,
 }
 
@@ -72,6 +74,14 @@ takes them (after -- when they could be read as a sweep's own).",
             help: "run each point N times (default 1), the points in order, then in\n\
                    reverse, and so on; mean ± σ and min-max per point, and a\n\
                    warning when a point is noisy",
+        },
+        Flag {
+            names: &["--margin"],
+            takes: Takes::Value,
+            form: "P%",
+            help: "with --repeat: the margin (default 5%) within which the notes\n\
+                   call a point's IOPS equivalent to the previous value of the\n\
+                   last axis (else different, or cannot tell with these repeats)",
         },
         Flag {
             names: &["--dry-run"],
@@ -131,6 +141,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--dir" => a.dir = Some(v.into()),
             "--dry-run" => a.dry_run = true,
+            "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
             "--fresh" => a.fresh = true,
             "--repeat" => {
                 a.repeat = crate::flags::number::<usize>(flag, &v, "a whole number")?;
@@ -613,7 +624,12 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             );
         }
     }
-    let t = result_table(&a.axes, &done, a.repeat);
+    let t = result_table(
+        &a.axes,
+        &done,
+        a.repeat,
+        a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
+    );
     // With `--live=-` stdout is the JSON Lines' alone, and the table goes to stderr.
     super::table::emit(
         inv.config.live_on_stdout(),
@@ -1137,7 +1153,8 @@ fn index_csv(done: &[PointResult]) -> String {
             None => ("false", String::new(), String::new()),
         };
         for s in rows {
-            let nums = s.map_or(",,,,,,,,".to_string(), |s| {
+            // dir and its 7 numbers: 8 fields, 7 commas (a failed point has none).
+            let nums = s.map_or(",,,,,,,".to_string(), |s| {
                 let d = &s.mean;
                 format!(
                     "{},{:.3},{:.0},{:.1},{:.0},{:.0},{:.0},{:.0}",
@@ -1187,11 +1204,47 @@ fn mean_sd(key: &str, s: &Summary) -> String {
     }
 }
 
+/// With repeats, what the step from the previous value of the last axis (the other axes
+/// alike) did to the first direction's IOPS: "vs iodepth=1: different (p 0.0012, +80.1 %)",
+/// "… equivalent within ±5 %" or "… cannot tell: …". None for the first value, or when
+/// that point failed.
+fn step_verdict(
+    axes: &[Axis],
+    done: &[PointResult],
+    summaries: &[Vec<DirSummary>],
+    i: usize,
+    margin: f64,
+) -> Option<String> {
+    let last = axes.last()?;
+    let tail = 1 + last.zipped.len();
+    let here = &done[i].point;
+    let fixed = here.len().checked_sub(tail)?;
+    let value = &here.get(fixed)?.1;
+    let pos = last.values.iter().position(|v| v == value)?;
+    let prev_value = last.values.get(pos.checked_sub(1)?)?;
+    let j = done.iter().position(|p| {
+        p.point.len() == here.len()
+            && p.point[..fixed] == here[..fixed]
+            && p.point[fixed].1 == *prev_value
+    })?;
+    let (a, b) = (summaries[j].first()?, summaries[i].first()?);
+    if a.mean.dir != b.mean.dir {
+        return None;
+    }
+    let v = stats::judge(a.of("iops"), b.of("iops"), margin);
+    Some(format!(
+        "{} IOPS vs {}={prev_value}: {}",
+        b.mean.dir,
+        last.name,
+        v.text()
+    ))
+}
+
 /// The final table: one row per point, its settings, then per direction IOPS, MiB/s,
 /// mean total latency and the p99 of the latency the percentiles are of (µs); with
 /// repeats, each as mean ± σ and the IOPS's range; a last `note` column says why a point
 /// failed or is noisy.
-fn result_table(axes: &[Axis], done: &[PointResult], repeats: usize) -> Table {
+fn result_table(axes: &[Axis], done: &[PointResult], repeats: usize, margin: f64) -> Table {
     let mut header: Vec<String> = Vec::new();
     for a in axes {
         header.push(a.name.clone());
@@ -1237,12 +1290,21 @@ fn result_table(axes: &[Axis], done: &[PointResult], repeats: usize) -> Table {
     }
     let notes: Vec<String> = done
         .iter()
-        .map(|r| match r.failure() {
+        .enumerate()
+        .map(|(i, r)| match r.failure() {
             Some(f) => format!("failed: {}", f.reason),
-            None => r
-                .noise()
-                .first()
-                .map_or(String::new(), |n| format!("noisy: {n}")),
+            None => {
+                let mut n: Vec<String> = r
+                    .noise()
+                    .first()
+                    .map(|n| format!("noisy: {n}"))
+                    .into_iter()
+                    .collect();
+                if repeats > 1 {
+                    n.extend(step_verdict(axes, done, &summaries, i, margin));
+                }
+                n.join("; ")
+            }
         })
         .collect();
     let with_notes = notes.iter().any(|n| !n.is_empty());
@@ -1382,6 +1444,97 @@ mod tests {
         });
         assert_eq!(failed.status(), "failed");
         assert!(failed.summary().is_empty() && failed.noise().is_empty());
+    }
+
+    #[test]
+    fn notes_say_different_equivalent_or_cannot_tell_along_the_last_axis() {
+        let axes = vec![Axis {
+            name: "iodepth".into(),
+            values: s(&["1", "2", "4", "8"]),
+            zipped: vec![],
+        }];
+        let point = |v: &str, iops: [f64; 3]| PointResult {
+            point: vec![("iodepth".into(), v.into())],
+            runs: (0..3).map(|k| run_of(k + 1, iops[k], 100.0)).collect(),
+        };
+        let done = vec![
+            point("1", [1000.0, 1002.0, 998.0]),
+            point("2", [2000.0, 2004.0, 1996.0]),
+            point("4", [2001.0, 2003.0, 1999.0]),
+            point("8", [1500.0, 2900.0, 2000.0]),
+        ];
+        let t = result_table(&axes, &done, 3, 5.0);
+        let note = |r: usize| t.rows[r].last().unwrap().clone();
+        assert_eq!(note(0), "-");
+        assert!(
+            note(1).starts_with("read IOPS vs iodepth=1: different (p < 0.0001, +100.0 %)"),
+            "{}",
+            note(1)
+        );
+        assert!(
+            note(2).ends_with("read IOPS vs iodepth=2: equivalent within ±5 %"),
+            "{}",
+            note(2)
+        );
+        assert!(
+            note(3).contains("vs iodepth=4: cannot tell: with 3 runs"),
+            "{}",
+            note(3)
+        );
+        assert!(note(3).contains("run about"), "{}", note(3));
+    }
+
+    /// The fields of each line of `csv`, read as RFC 4180 says (quotes, doubled quotes).
+    fn csv_fields(csv: &str) -> Vec<Vec<String>> {
+        let mut rows = vec![];
+        for line in csv.lines() {
+            let (mut row, mut cur, mut quoted) = (vec![], String::new(), false);
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' if quoted && chars.peek() == Some(&'"') => {
+                        cur.push('"');
+                        chars.next();
+                    }
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => row.push(std::mem::take(&mut cur)),
+                    c => cur.push(c),
+                }
+            }
+            row.push(cur);
+            rows.push(row);
+        }
+        rows
+    }
+
+    #[test]
+    fn index_csv_rows_have_the_headers_field_count() {
+        let ok = PointResult {
+            point: vec![("bs".into(), "4k".into())],
+            runs: vec![run_of(1, 500.0, 100.0), run_of(2, 510.0, 100.0)],
+        };
+        let mut failed = PointResult {
+            point: vec![("bs".into(), "8k,x".into())],
+            runs: vec![run_of(1, 0.0, 0.0)],
+        };
+        failed.runs[0].failure = Some(Failure {
+            error: Some(5),
+            reason: "I/O error, \"bad\"".into(),
+        });
+        failed.runs[0].dirs.clear();
+        let rows = csv_fields(&index_csv(&[ok, failed]));
+        assert_eq!(rows.len(), 3);
+        let head = &rows[0];
+        for r in &rows[1..] {
+            assert_eq!(r.len(), head.len(), "{r:?}");
+        }
+        let col =
+            |r: &Vec<String>, name: &str| r[head.iter().position(|h| h == name).unwrap()].clone();
+        assert_eq!(col(&rows[2], "status"), "failed");
+        assert_eq!(col(&rows[2], "file"), "r1.json");
+        assert_eq!(col(&rows[2], "bs"), "8k,x");
+        assert_eq!(col(&rows[2], "reason"), "I/O error, \"bad\"");
+        assert_eq!(col(&rows[1], "status"), "ok");
     }
 
     #[test]

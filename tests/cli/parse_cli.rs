@@ -70,10 +70,21 @@ fn three_spellings_of_an_option_mean_the_same() {
     ] {
         let got = parse(args);
         assert_eq!(got.jobs.len(), 1, "{args:?}");
-        assert_eq!(job(&got, "x").value("bs"), Some("8k"), "{args:?}");
-        assert_eq!(job(&got, "x").value("rw"), Some("randread"), "{args:?}");
+        assert_eq!(
+            job(&got, "x").value(&iobench::api::options::table::BS),
+            Some("8k"),
+            "{args:?}"
+        );
+        assert_eq!(
+            job(&got, "x").value(&iobench::api::options::table::RW),
+            Some("randread"),
+            "{args:?}"
+        );
     }
-    assert_eq!(job(&want, "x").value("bs"), Some("8k"));
+    assert_eq!(
+        job(&want, "x").value(&iobench::api::options::table::BS),
+        Some("8k")
+    );
 }
 
 #[test]
@@ -81,15 +92,23 @@ fn flags_do_not_take_the_next_argument_but_other_options_do() {
     // --time_based is an "empty or boolean" option: `--size` is not its value.
     let inv = parse(&["--name=x", "--time_based", "--size", "1m", "--direct", "1"]);
     let x = job(&inv, "x");
-    assert_eq!(x.get("time_based").unwrap().value, None);
-    assert_eq!(x.value("size"), Some("1m"));
-    assert_eq!(x.value("direct"), Some("1"));
+    assert_eq!(
+        x.get(&iobench::api::options::table::TIME_BASED)
+            .unwrap()
+            .value,
+        None
+    );
+    assert_eq!(x.value(&iobench::api::options::table::SIZE), Some("1m"));
+    assert_eq!(x.value(&iobench::api::options::table::DIRECT), Some("1"));
 }
 
 #[test]
 fn unique_prefixes_are_accepted_like_getopt_long_only() {
     let inv = parse(&["--name=x", "--runt=4", "--parse-o"]);
-    assert_eq!(job(&inv, "x").value("runtime"), Some("4"));
+    assert_eq!(
+        job(&inv, "x").value(&iobench::api::options::table::RUNTIME),
+        Some("4")
+    );
     // iodepth, iodepth_batch, … all start with "iodep".
     assert!(parse_err(&["--name=x", "--iodep=4"]).contains("unknown option 'iodep'"));
     assert!(inv.actions.parse_only);
@@ -129,14 +148,17 @@ fn name_starts_jobs_and_earlier_options_are_defaults() {
         ]
     );
     assert_eq!(
-        job(&inv, "b").value("bs"),
+        job(&inv, "b").value(&iobench::api::options::table::BS),
         Some("16k"),
         "the last setting wins"
     );
     assert_eq!(job(&inv, "b").globals, 2);
-    assert_eq!(job(&inv, "a").value("rw"), Some("read"));
     assert_eq!(
-        job(&inv, "b").value("rw"),
+        job(&inv, "a").value(&iobench::api::options::table::RW),
+        Some("read")
+    );
+    assert_eq!(
+        job(&inv, "b").value(&iobench::api::options::table::RW),
         None,
         "a job's own options stay its own"
     );
@@ -146,8 +168,14 @@ fn name_starts_jobs_and_earlier_options_are_defaults() {
 fn name_global_on_the_command_line_sets_defaults() {
     let inv = parse(&["--name=a", "--name=global", "--bs=2k", "--name=b"]);
     assert_eq!(inv.jobs.len(), 2);
-    assert_eq!(job(&inv, "a").value("bs"), None);
-    assert_eq!(job(&inv, "b").value("bs"), Some("2k"));
+    assert_eq!(
+        job(&inv, "a").value(&iobench::api::options::table::BS),
+        None
+    );
+    assert_eq!(
+        job(&inv, "b").value(&iobench::api::options::table::BS),
+        Some("2k")
+    );
 }
 
 #[test]
@@ -165,11 +193,21 @@ fn job_files_mix_with_command_line_jobs_as_in_fio() {
     assert_eq!(names, ["cl", "f1a", "f1b", "f2a"]);
     // Defaults from before the first --name reach every file's jobs.
     for n in ["f1a", "f1b", "f2a"] {
-        assert_eq!(job(&inv, n).value("bs"), Some("8k"), "{n}");
+        assert_eq!(
+            job(&inv, n).value(&iobench::api::options::table::BS),
+            Some("8k"),
+            "{n}"
+        );
     }
     // [global] of one file does not leak into the next.
-    assert_eq!(job(&inv, "f1b").value("size"), Some("2m"));
-    assert_eq!(job(&inv, "f2a").value("size"), None);
+    assert_eq!(
+        job(&inv, "f1b").value(&iobench::api::options::table::SIZE),
+        Some("2m")
+    );
+    assert_eq!(
+        job(&inv, "f2a").value(&iobench::api::options::table::SIZE),
+        None
+    );
     // fio puts a stonewall between job files.
     assert!(!job(&inv, "f1a").file_stonewall);
     assert!(job(&inv, "f2a").file_stonewall);
@@ -280,25 +318,31 @@ fn job_file_syntax_globals_comments_env_and_includes() {
     // Run from another directory: includes are found beside the including file.
     let inv = parse(&[&f]);
     let a = job(&inv, "a");
-    assert_eq!(a.value("size"), Some("4m"));
-    assert_eq!(a.value("rw"), Some("read"));
-    assert_eq!(a.value("bs"), Some("16k"));
-    assert_eq!(a.value("iodepth"), Some("4"));
-    assert_eq!(a.value("filename"), Some(format!("{env}.dat").as_str()));
+    assert_eq!(a.value(&iobench::api::options::table::SIZE), Some("4m"));
+    assert_eq!(a.value(&iobench::api::options::table::RW), Some("read"));
+    assert_eq!(a.value(&iobench::api::options::table::BS), Some("16k"));
+    assert_eq!(a.value(&iobench::api::options::table::IODEPTH), Some("4"));
     assert_eq!(
-        a.get("bs").unwrap().origin.to_string(),
+        a.value(&iobench::api::options::table::FILENAME),
+        Some(format!("{env}.dat").as_str())
+    );
+    assert_eq!(
+        a.get(&iobench::api::options::table::BS)
+            .unwrap()
+            .origin
+            .to_string(),
         format!("{}inc/part.fio:2: ", f.trim_end_matches("main.fio"))
     );
     let b = job(&inv, "b");
     assert_eq!(
-        b.value("bs"),
+        b.value(&iobench::api::options::table::BS),
         Some("2k"),
         "a later [global] applies after it"
     );
-    assert_eq!(b.value("rw"), Some("write"));
-    assert_eq!(b.value("direct"), None);
+    assert_eq!(b.value(&iobench::api::options::table::RW), Some("write"));
+    assert_eq!(b.value(&iobench::api::options::table::DIRECT), None);
     assert_eq!(
-        job(&inv, "c").value("direct"),
+        job(&inv, "c").value(&iobench::api::options::table::DIRECT),
         Some("1"),
         "[global-extra] is global"
     );
@@ -316,13 +360,22 @@ fn job_file_keywords_and_arithmetic() {
     let inv = parse(&[&f]);
     let m = iobench::api::options::keywords::Machine::current();
     let k = job(&inv, "k");
-    assert_eq!(k.value("numjobs"), Some((m.ncpus * 2).to_string().as_str()));
-    assert_eq!(k.value("bs"), Some(m.pagesize.to_string().as_str()));
     assert_eq!(
-        k.value("iodepth"),
+        k.value(&iobench::api::options::table::NUMJOBS),
+        Some((m.ncpus * 2).to_string().as_str())
+    );
+    assert_eq!(
+        k.value(&iobench::api::options::table::BS),
+        Some(m.pagesize.to_string().as_str())
+    );
+    assert_eq!(
+        k.value(&iobench::api::options::table::IODEPTH),
         Some(((m.ncpus + 2) * 3 - m.ncpus).to_string().as_str())
     );
-    assert_eq!(k.value("size"), Some(m.mb_memory.to_string().as_str()));
+    assert_eq!(
+        k.value(&iobench::api::options::table::SIZE),
+        Some(m.mb_memory.to_string().as_str())
+    );
     let bad = write(&dir, "bad.fio", "[k]\nnumjobs=$ncpus/0\n");
     let e = parse_err(&[&bad]);
     assert!(
@@ -365,7 +418,10 @@ fn section_picks_sections_of_the_job_file() {
     let inv = parse(&["--section=a", "--section=c", &f]);
     let names: Vec<&str> = inv.jobs.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["a", "c"]);
-    assert_eq!(job(&inv, "c").value("bs"), Some("4k"));
+    assert_eq!(
+        job(&inv, "c").value(&iobench::api::options::table::BS),
+        Some("4k")
+    );
 }
 
 #[test]

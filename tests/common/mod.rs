@@ -4,16 +4,40 @@
 pub mod loopdev;
 pub mod nbdkit;
 pub mod netproc;
+pub mod reffio;
 pub mod seaweed;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// The iobench binary built for this test run, working in [`scratch_cwd`] unless the
-/// test names another directory.
+/// test names another directory, speaking the dialect of the host's fio ([`HOST_DIALECT`],
+/// the reference [`fio`] returns) so that a differential test compares like with like. A
+/// test of another dialect uses [`iobench_default`] or [`reffio::RefFio::iobench`].
 pub fn iobench() -> Command {
+    let mut c = iobench_default();
+    c.env("IOBENCH_FIO_COMPAT", HOST_DIALECT);
+    c
+}
+
+/// The dialect of the host's fio (Debian 12's), the one the suite's older differential
+/// tests were written against.
+pub const HOST_DIALECT: &str = "3.33";
+
+/// A command for `exe` (fio, iobench's path, or a wrapper such as strace that runs one)
+/// with `IOBENCH_FIO_COMPAT` set to [`HOST_DIALECT`]: fio ignores the variable, iobench
+/// speaks the host fio's dialect.
+pub fn tool(exe: &str) -> Command {
+    let mut c = Command::new(exe);
+    c.env("IOBENCH_FIO_COMPAT", HOST_DIALECT);
+    c
+}
+
+/// The iobench binary in its default dialect (fio 3.42): no `IOBENCH_FIO_COMPAT`.
+pub fn iobench_default() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_iobench"));
     c.current_dir(scratch_cwd());
+    c.env_remove("IOBENCH_FIO_COMPAT");
     c
 }
 

@@ -408,11 +408,11 @@ fn measure(rig: &Rig, tool: &str, c: &Case) -> Sample {
     rig.prime(c.warm);
     let strace_out = rig.lo.img.with_file_name(format!("strace_{}", c.label));
     let mut cmd = if c.strace {
-        let mut s = Command::new("strace");
+        let mut s = common::tool("strace");
         s.args(["-f", "-c", "-o"]).arg(&strace_out).arg(tool);
         s
     } else {
-        Command::new(tool)
+        common::tool(tool)
     };
     // A scratch working directory: the verify case leaves its state file there.
     cmd.current_dir(common::scratch_cwd())

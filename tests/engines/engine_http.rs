@@ -620,7 +620,7 @@ fn http_engine_requests_match_a_libcurl_fio() {
     let dir = common::scratch("engine_http_fio");
     let Some(w) = Weed::start(&dir) else { return };
     let run_with = |tool: &str, job: &[String]| {
-        let mut c = std::process::Command::new(tool);
+        let mut c = common::tool(tool);
         c.args(job).arg("--output-format=json");
         common::run(c)
     };

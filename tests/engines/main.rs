@@ -6,6 +6,7 @@ mod common;
 
 mod buffers;
 mod buffers_dedupe_global;
+mod device_disk_diff;
 mod device_fio_diff;
 mod engine_basics;
 mod engine_cmdprio;

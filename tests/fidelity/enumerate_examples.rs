@@ -158,7 +158,9 @@ fn one_example(f: &Path, root: &Path) -> (String, Outcome) {
     if fio.code != Some(0) {
         return (name, Outcome::NotRun);
     }
-    let ib = run(Command::new(env!("CARGO_BIN_EXE_iobench")), "iobench").unwrap();
+    let mut ib = Command::new(env!("CARGO_BIN_EXE_iobench"));
+    ib.env("IOBENCH_FIO_COMPAT", crate::common::HOST_DIALECT);
+    let ib = run(ib, "iobench").unwrap();
     if ib.code != Some(0) {
         let why = ib
             .stderr

@@ -24,7 +24,9 @@ fn fio_text(args: &[&str]) -> String {
 }
 
 fn iobench() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_iobench"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iobench"));
+    c.env("IOBENCH_FIO_COMPAT", crate::common::HOST_DIALECT);
+    c
 }
 
 /// An argument for each of fio's own flags that makes it do something harmless here.

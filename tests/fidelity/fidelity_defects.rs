@@ -33,13 +33,13 @@ fn fallocate_truncate_runs_and_truncates_like_fio() {
         let file = dir.join(format!("{tool}.dat"));
         let trace = dir.join(format!("{tool}.trace"));
         let mut c = if strace {
-            let mut c = Command::new("strace");
+            let mut c = common::tool("strace");
             c.args(["-f", "-e", "trace=ftruncate", "-o"])
                 .arg(&trace)
                 .arg(exe);
             c
         } else {
-            Command::new(exe)
+            common::tool(exe)
         };
         // In the scratch directory: the verify job leaves its state file where it works.
         c.current_dir(&dir)
@@ -260,7 +260,7 @@ fn verify_defects_fixed_like_fio() {
                 "--bs=4k",
                 "--verify=md5",
             ];
-            let mut w = Command::new(tool);
+            let mut w = common::tool(tool);
             w.current_dir(&d).args(base).args([
                 "--rw=randwrite",
                 "--do_verify=0",
@@ -269,7 +269,7 @@ fn verify_defects_fixed_like_fio() {
                 "--ioengine=libaio",
             ]);
             run_ok(w);
-            let mut r = Command::new(tool);
+            let mut r = common::tool(tool);
             r.current_dir(&d).args(base).args([
                 &format!("--rw={rw}"),
                 "--verify_state_load=1",
@@ -346,7 +346,7 @@ fn run_flags_behave_like_fio() {
         std::fs::create_dir_all(&aux).unwrap();
         let fired = dir.join("fired");
         let t = std::time::Instant::now();
-        let mut c = Command::new(exe);
+        let mut c = common::tool(exe);
         c.current_dir(&dir)
             .args([
                 "--trigger-timeout=1",
@@ -361,7 +361,7 @@ fn run_flags_behave_like_fio() {
             "{tool}: the trigger did not stop the run ({took:.1} s)"
         );
         assert!(fired.exists(), "{tool}: the trigger command did not run");
-        let mut c = Command::new(exe);
+        let mut c = common::tool(exe);
         c.current_dir(&dir)
             .arg(format!("--aux-path={}", aux.display()))
             .args([

@@ -8,6 +8,7 @@ mod enum_util;
 #[path = "../gen_util/mod.rs"]
 mod gen_util;
 
+mod dialect_refs;
 mod enumerate_engine_options;
 mod enumerate_examples;
 mod enumerate_fio;
@@ -20,6 +21,7 @@ mod gen_fio_rand;
 mod gen_fio_seq;
 mod gen_stats;
 mod iolog_replay_more;
+mod ramp_sync_engines;
 mod report_diff;
 mod report_disk_targets;
 mod report_eta_live;

@@ -6,7 +6,7 @@
 
 use iobench::api::gen::{plan, FileExtent, Generator, NextIo};
 use iobench::api::job::{Ddir, Job};
-use iobench::api::options::{lookup, Kind, OptDef, Origin, RawJob, RawOpt};
+use iobench::api::options::{lookup, FioRelease, Kind, OptDef, Origin, RawJob, RawOpt};
 use std::process::Command;
 
 /// One I/O as both tools log it.
@@ -29,10 +29,17 @@ fn def_for(name: &str) -> &'static OptDef {
     })
 }
 
-/// The job that `--name=x <args>` describes.
+/// The job that `--name=x <args>` describes, in the dialect of the host's fio (3.33),
+/// which [`fio_ios`] runs.
 pub fn job(args: &[&str]) -> Job {
+    job_as(FioRelease::V3_33, args)
+}
+
+/// The job that `--name=x <args>` describes, speaking `release`.
+pub fn job_as(release: FioRelease, args: &[&str]) -> Job {
     let mut raw = RawJob {
         name: "x".into(),
+        release,
         ..Default::default()
     };
     for a in args {
@@ -66,7 +73,7 @@ pub fn iobench_ios(args: &[&str], clone: u32) -> Vec<Io> {
     let j = job(&all);
     let nr: usize = j
         .raw
-        .value("nrfiles")
+        .value(&iobench::api::options::table::NRFILES)
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
     let sizes = plan::layout_size(&j, clone, &vec![0; nr]);

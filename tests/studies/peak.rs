@@ -138,3 +138,43 @@ fn legacy_aio_reads_the_file_and_drops_what_aio_cannot_do() {
     assert!(line.contains("BW="), "{line}");
     assert!(text.contains("percentiles (usec):") || text.contains("percentiles (nsec):"));
 }
+
+#[test]
+fn fio_3_42s_vectored_and_restricted_reads_run_and_dash_d_is_gone() {
+    let dir = common::scratch("peak_vectored");
+    let _g = common::Gone(dir.clone());
+    let f = dir.join("peak.dat");
+    std::fs::write(&f, vec![0u8; 4 << 20]).unwrap();
+    let run = |args: &[&str]| {
+        let mut c = common::iobench_default();
+        c.arg("peak").args(args).arg(&f);
+        common::run(c)
+    };
+    for args in [
+        &["-V1", "-B0", "-F0", "-p0", "-O0", "-r1"][..],
+        &["-V1", "-e1", "-B0", "-F1", "-p0", "-O0", "-r1"][..],
+        &["-e1", "-B1", "-F1", "-p0", "-O0", "-r1"][..],
+    ] {
+        let out = run(args);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // 3.37 dropped the `/D` after fixedbufs with -D itself.
+        assert!(text.contains("polled=0, fixedbufs="), "{text}");
+        assert!(
+            !text.contains("fixedbufs=0/") && !text.contains("fixedbufs=1/"),
+            "{text}"
+        );
+        assert!(text.contains("IOPS="), "{args:?}: {text}");
+    }
+    let out = run(&["-D0", "-r1"]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("-D was removed in fio 3.37"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

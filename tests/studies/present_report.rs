@@ -215,7 +215,7 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
     );
     let charts = kinds.len();
     assert_eq!(count(&html, "class=\"title\""), charts, "each titled once");
-    assert_eq!(count(&html, "<g class=\"legend\">"), charts);
+    assert_eq!(count(&html, "<g class=\"legend\""), charts);
     assert!(
         count(&html, "class=\"axis-label\"") >= 2 * charts,
         "x and y labels"
@@ -286,7 +286,7 @@ fn report_has_every_chart_kind_and_point_and_renders_in_chromium() {
         .arg("--svg")
         .arg(&svgs);
     run_ok(cmd);
-    let heat = std::fs::read_to_string(svgs.join("set-heat-read.svg")).unwrap();
+    let heat = std::fs::read_to_string(named(&svgs, "read-IOPS-mean-by-")).unwrap();
     assert!(heat.starts_with("<?xml") && heat.contains("xmlns=\"http://www.w3.org/2000/svg\""));
     assert!(heat.trim_end().ends_with("</svg>") && !heat.contains("<figure"));
     // 8 charts, and the latency histograms pooled per point.
@@ -414,9 +414,11 @@ fn fio_block_size_study_is_one_chart_with_error_bars() {
     let lat = chart(&html, "set-0-read-clat");
     assert!(lat.contains("clat (completion latency) mean, p50, p99, p99.9 against bs"));
     assert!(html.contains("<th>read clat p99</th>") && !html.contains("<th>read lat p99</th>"));
-    assert!(std::fs::read_to_string(dir.join("svg/set-0-read-IOPS.svg"))
-        .unwrap()
-        .contains("class=\"errbar\""));
+    assert!(
+        std::fs::read_to_string(named(&dir.join("svg"), "read-IOPS-against-bs"))
+            .unwrap()
+            .contains("class=\"errbar\"")
+    );
     let Some(dom) = browse(&html_path, None) else {
         return;
     };
@@ -632,11 +634,12 @@ fn pooled_histograms_sum_the_repeats_bins() {
             2 * 1024 * 1024 * 4 / if bs == "4k" { 4096 } else { 65536 }
         );
     }
-    assert!(
-        std::fs::read_to_string(dir.join("svg/set-hist-read-clat.svg"))
-            .unwrap()
-            .contains("histogram per point, pooled over its runs")
-    );
+    assert!(std::fs::read_to_string(named(
+        &dir.join("svg"),
+        "read-clat-completion-latency-histogram"
+    ))
+    .unwrap()
+    .contains("histogram per point, pooled over its runs"));
     if let Some(dom) = browse(&html_path, Some(&dir.join("h.png"))) {
         assert_eq!(
             count(&dom, "data-kind=\"histogram\""),
@@ -954,4 +957,24 @@ fn report_png_writes_each_chart_as_an_image_with_its_text() {
         assert!(!o.status.success() && err.contains(want), "{args:?}: {err}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The one chart file in `dir` whose name starts with `start` (`--svg` and `--png` name
+/// the charts by their titles, by axis: `read-IOPS-against-bs.svg`, never `set-0…`).
+fn named(dir: &Path, start: &str) -> PathBuf {
+    let all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        all.iter()
+            .all(|p| !p.file_name().unwrap().to_string_lossy().starts_with("set-")),
+        "{all:?}"
+    );
+    let hits: Vec<&PathBuf> = all
+        .iter()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(start))
+        .collect();
+    assert_eq!(hits.len(), 1, "{start}: {all:?}");
+    hits[0].clone()
 }

@@ -147,6 +147,10 @@ fn the_block_size_and_depth_study_runs_as_written() {
             ("--size=256m", "--size=1m"),
         ],
     );
+    assert!(
+        cmd.contains("--repeat 3"),
+        "the README's sweep repeats: {cmd}"
+    );
     shell(&dir, &format!("{cmd}\n{}", reports[0]));
     let index = json(dir.join("bsqd/index.json"));
     assert_eq!(
@@ -156,11 +160,42 @@ fn the_block_size_and_depth_study_runs_as_written() {
     );
     let html = std::fs::read_to_string(dir.join("bsqd.html")).unwrap();
     assert!(
-        html.contains("9 run(s), 9 point(s)"),
-        "every point reported"
+        html.contains("27 run(s), 9 point(s)"),
+        "every point and repeat reported"
     );
     assert!(
         html.contains("data-kind=\"heatmap\""),
         "the heat map of two numeric axes"
+    );
+}
+
+/// The README's `--live=-` pipeline prints each interval's IOPS and no trailing 0 from the
+/// final line (the remainder since the last interval, there to be summed).
+#[test]
+fn the_live_pipeline_prints_no_trailing_zero() {
+    let dir = scratch("readme_live");
+    let lines = readme_commands("iobench --live=-");
+    assert_eq!(lines.len(), 1, "the README's live line");
+    let line = lines[0].split("  #").next().unwrap().trim();
+    let cmd = scaled(
+        line,
+        &[(
+            "jobfile.fio",
+            "--name=x --ioengine=null --rw=read --size=1g --runtime=2200ms --time_based --rate_iops=500",
+        )],
+    );
+    let o = shell(&dir, &cmd);
+    let vals: Vec<f64> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            l.trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("{l:?} in {cmd}"))
+        })
+        .collect();
+    assert!(vals.len() >= 2, "{vals:?}");
+    assert!(
+        vals.iter().all(|&v| v > 100.0),
+        "a 0 or a stray value: {vals:?}"
     );
 }

@@ -414,8 +414,11 @@ fn tool_fio_runs_the_first_side_and_gives_verdicts() {
     let p = rel["p_value"].as_f64();
     let verdict = rel["verdict"].as_str().unwrap();
     match p {
-        Some(p) if p < 0.05 => assert_eq!(verdict, "differs"),
-        Some(_) => assert_eq!(verdict, "equal within noise"),
+        Some(p) if p < 0.05 => assert_eq!(verdict, "different"),
+        Some(_) => assert!(
+            ["equivalent", "cannot-tell"].contains(&verdict),
+            "{verdict}"
+        ),
         None => {}
     }
 }

@@ -11,6 +11,7 @@
 pub mod wire;
 
 use super::{Completion, Engine, IoUnit, Op, Queued, Setup};
+use crate::defs::rows::IO_TIMEOUT;
 use crate::defs::Ddir;
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -415,19 +416,16 @@ impl super::spec::Declared for Nbd {
         r: &crate::defs::reader::Reader,
         _: &super::spec::JobFacts,
     ) -> Result<NbdOpts, crate::error::JobError> {
-        let Some(u) = r.text("uri") else {
-            return Err(r.invalid(
-                "ioengine",
+        let Some(u) = r.text(&URI) else {
+            return Err(r.invalid_engine(
                 "ioengine=nbd needs uri= (nbd://host[:port]/export or \
                  nbd+unix:///export?socket=PATH)",
             ));
         };
-        wire::parse_uri(&u).map_err(|e| r.invalid("uri", e))?;
+        wire::parse_uri(&u).map_err(|e| r.invalid(&URI, e))?;
         Ok(NbdOpts {
             uri: u.into(),
-            timeouts: wire::Timeouts::with_io_timeout(
-                r.time_us("io_timeout", crate::defs::TimeUnit::Sec)?,
-            ),
+            timeouts: wire::Timeouts::with_io_timeout(r.time_us(&IO_TIMEOUT)?),
         })
     }
     fn build(o: &NbdOpts) -> Self {

@@ -460,9 +460,8 @@ mod tests {
         assert_eq!(a.dma_suffix(), "");
         let e = parse(&["--fio-compat", "3.37", "-D0", "f"]).unwrap_err();
         assert!(e.0.contains("-D was removed in fio 3.37"), "{e:?}");
-        let old = run(&["--fio-compat=3.36", "-D1", "f"]);
-        assert!(old.dma_map);
-        assert_eq!(old.dma_suffix(), "/1");
+        let old = run(&["--fio-compat=3.36", "-D0", "f"]);
+        assert_eq!(old.dma_suffix(), "/0");
     }
 
     #[test]

@@ -334,9 +334,10 @@ impl Hooks for ServerRun<'_> {
         if Formats::of(&p.config).normal {
             // fio's server sends the job lines and "Starting …", not its version line.
             let header = crate::report::normal::header(&p.jobs);
+            let version = crate::report::version_line(p.config.fio_compat);
             let mut text: String = header
                 .lines()
-                .filter(|l| *l != crate::report::VERSION)
+                .filter(|l| *l != version)
                 .map(|l| format!("{l}\n"))
                 .collect();
             text.push_str(&crate::report::sync_depth_notes(&p.jobs));

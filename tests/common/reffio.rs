@@ -123,9 +123,7 @@ pub fn reference_fios() -> Vec<RefFio> {
                     version: want.to_string(),
                     root: root.clone(),
                 };
-                let usable = root
-                    .as_ref()
-                    .map_or(true, |r| r.join("usr/bin/fio").exists());
+                let usable = root.as_ref().is_none_or(|r| r.join("usr/bin/fio").exists());
                 let got = if usable {
                     version_of(probe.command())
                 } else {

@@ -127,6 +127,35 @@ impl Metric {
     }
 }
 
+impl ResultFile {
+    /// True when some job of the file moved data in some direction.
+    pub fn did_io(&self) -> bool {
+        self.jobs.iter().any(|j| !j.dirs.is_empty())
+    }
+
+    /// True when the file's jobs were to move data: every engine does but the pseudo-I/O
+    /// ones (cpuio burns CPU, exec runs a program), read from each job's `ioengine` (its
+    /// own, or the global one) as the report lists it. A file that says nothing of its
+    /// jobs' options is taken to have expected I/O (fio's default engine does).
+    pub fn expects_io(&self) -> bool {
+        let global = self.doc["global options"]["ioengine"].as_str();
+        let jobs = (self.doc["jobs"].as_array())
+            .or(self.doc["client_stats"].as_array())
+            .map_or(&[][..], |v| &v[..]);
+        jobs.is_empty()
+            || jobs.iter().any(|j| {
+                let engine = j["job options"]["ioengine"].as_str().or(global);
+                !matches!(engine, Some("cpuio" | "exec"))
+            })
+    }
+
+    /// Why the file is no measurement although its jobs were to do I/O: none did any.
+    pub fn no_io_failure(&self) -> Option<String> {
+        (!self.did_io() && self.expects_io())
+            .then(|| "no I/O was done although the job was to do I/O".to_string())
+    }
+}
+
 /// Reads a result file from disk.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
     regular_file(path)?;

@@ -429,6 +429,7 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.end = self.end.map(|_| now + runtime_ns);
         self.pace.start(now);
         self.cx.stats.reset_io_maps();
+        self.cx.stats.reset_ramp_counts();
         // The I/Os in flight now complete after the ramp: their bytes and latencies are
         // counted then, but, as in fio, not their issue (nor the depth they were
         // committed at). Those staged and not yet committed are issued after the ramp.
@@ -1120,11 +1121,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             stats.record_error(libc::EIO, &text);
             self.error.get_or_insert(text);
         } else if let Op::Rw(d) = u.op {
-            if self.file_ops {
-                if !self.ramping {
-                    stats.record_io_bytes(d, u.result as u64, now - self.stat_start);
-                }
-            } else if !self.ramping {
+            if self.ramping {
+                stats.record_ramp_io(d, u.result as u64);
+            } else if self.file_ops {
+                stats.record_io_bytes(d, u.result as u64, now - self.stat_start);
+            } else {
                 let slat = if self.stamps_commit {
                     u.issue_ns - u.start_ns
                 } else {

@@ -473,6 +473,29 @@ impl JobStats {
         self.sample_windows(now_ns);
     }
 
+    /// One I/O completed during `ramp_time`: counted in I/Os and bytes only (no latency,
+    /// no sample), as fio counts its blocks and bytes all along. The ramp's end forgets
+    /// them ([`Self::reset_ramp_counts`]); a job that ends within its ramp reports them,
+    /// with no latencies, as fio's does.
+    #[inline]
+    pub fn record_ramp_io(&mut self, ddir: Ddir, bytes: u64) {
+        if !self.cfg.stats {
+            return;
+        }
+        let d = &mut self.dir[ddir as usize];
+        d.ios += 1;
+        d.bytes += bytes;
+    }
+
+    /// The ramp is over: the I/Os and bytes counted so far are forgotten, as fio's reset
+    /// of its counters at the ramp's end forgets them.
+    pub fn reset_ramp_counts(&mut self) {
+        for d in &mut self.dir {
+            d.ios = 0;
+            d.bytes = 0;
+        }
+    }
+
     /// One completion-latency sample that is not an I/O's (a file engine's create, stat or
     /// unlink): it goes to clat and its percentiles only, as fio adds it.
     pub fn record_clat_only(&mut self, ddir: Ddir, clat_ns: u64) {

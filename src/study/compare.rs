@@ -667,16 +667,17 @@ fn compare(args: &[String]) -> Result<u8, String> {
         }
         progress.finish();
     }
-    let slower = judge(&sides, &a, &ran, tool.as_ref(), live_on_stdout)?;
+    let judged = judge(&sides, &a, &ran, tool.as_ref(), live_on_stdout)?;
     if running && temporary {
         drop(private);
     } else if running {
         eprintln!("compare: every run's JSON+ is in {}", dir.display());
     }
-    if slower {
-        return Ok(2);
-    }
-    Ok(code)
+    Ok(match judged {
+        Judged::Slower => 2,
+        Judged::Failed => code.max(1),
+        Judged::Ok => code,
+    })
 }
 
 /// Prints the tables, the relative speeds and the `--fail-if-slower` lines of `sides`, and
@@ -688,8 +689,50 @@ fn judge(
     ran: &[crate::job::Job],
     tool: Option<&Tool>,
     to_stderr: bool,
-) -> Result<bool, String> {
+) -> Result<Judged, String> {
     let say = |text: &str| super::table::emit(to_stderr, text);
+    // A side with a run (or file) that did no I/O where its jobs were to is a failure:
+    // it is marked so and left out, never compared (its numbers are no measurement).
+    let mut failed = Vec::new();
+    for s in sides {
+        let why = s
+            .runs
+            .iter()
+            .enumerate()
+            .find_map(|(i, r)| r.no_io_failure().map(|w| (i + 1, w)));
+        if let Some((n, why)) = why {
+            eprintln!(
+                "compare: {}: FAILED: run {n} of {}: {why}; not compared",
+                s.label,
+                s.runs.len()
+            );
+            failed.push(s.label.clone());
+        }
+    }
+    if !failed.is_empty() && a.fail_if_slower.is_some() {
+        return Err(format!(
+            "cannot judge --fail-if-slower: {} failed (no I/O)",
+            failed.join(", ")
+        ));
+    }
+    let kept: Vec<Side>;
+    let sides = if failed.is_empty() {
+        sides
+    } else {
+        kept = sides
+            .iter()
+            .filter(|s| !failed.contains(&s.label))
+            .map(|s| Side {
+                label: s.label.clone(),
+                source: s.source.clone(),
+                runs: s.runs.clone(),
+            })
+            .collect();
+        if kept.is_empty() {
+            return Ok(Judged::Failed);
+        }
+        &kept[..]
+    };
     let http_view;
     let sides = if a.http.is_empty() {
         sides
@@ -762,7 +805,23 @@ fn judge(
                 + &report.relative_text(&a.metrics),
         )?;
     }
-    Ok(!slower.is_empty())
+    Ok(if !slower.is_empty() {
+        Judged::Slower
+    } else if !failed.is_empty() {
+        Judged::Failed
+    } else {
+        Judged::Ok
+    })
+}
+
+/// What [`judge`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    Ok,
+    /// `--fail-if-slower` found a side slower (exit status 2).
+    Slower,
+    /// A side did no I/O where its jobs were to (exit status 1).
+    Failed,
 }
 
 /// `iobench history compare`: stored results judged exactly as `compare` judges result
@@ -800,10 +859,10 @@ pub fn judge_results(
             runs,
         })
         .collect();
-    Ok(if judge(&sides, &a, &[], None, false)? {
-        2
-    } else {
-        0
+    Ok(match judge(&sides, &a, &[], None, false)? {
+        Judged::Slower => 2,
+        Judged::Failed => 1,
+        Judged::Ok => 0,
     })
 }
 

@@ -542,7 +542,12 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         } else {
             settings_text(p)
         };
-        if let Some(prev) = results::read(&path).ok().filter(|f| !f.jobs.is_empty()) {
+        // A point kept from before is done unless it did no I/O where I/O was expected
+        // (then it runs again: such a result is a failure, not a measurement).
+        if let Some(prev) = results::read(&path)
+            .ok()
+            .filter(|f| !f.jobs.is_empty() && f.no_io_failure().is_none())
+        {
             progress.note(&format!(
                 "sweep: point {}/{} {what} done before, skipped",
                 i + 1,
@@ -853,7 +858,24 @@ fn run_point(
     let failed_job = ran.outcome.results.iter().find(|r| r.error != 0);
     if ran.code == 0 && failed_job.is_none() {
         // The directions, then the http engine's classes (under its iobench-only options).
-        let totals = results::read(&partial).map(|f| {
+        let read = results::read(&partial);
+        // A point that did no I/O where its jobs were to (a run that measured nothing
+        // and still exited 0) is a failure, never an empty row.
+        let expects_io = prepared.jobs.iter().any(|j| !j.exec.engine.flags().no_io);
+        if let Some(reason) = read
+            .as_ref()
+            .ok()
+            .filter(|f| !f.did_io() && expects_io)
+            .and_then(|f| f.no_io_failure())
+        {
+            let failure = Failure {
+                error: None,
+                reason,
+            };
+            let failure = keep(format!("{stem}.failed.json")).err().unwrap_or(failure);
+            return (Some(ran.code), Err(failure));
+        }
+        let totals = read.map(|f| {
             let mut t = results::totals(&f);
             t.extend(results::http_totals(&f));
             t

@@ -17,6 +17,7 @@ mod present_report;
 mod readme_studies;
 mod study_clobber;
 mod study_compare;
+mod study_no_io;
 mod study_pts;
 mod study_quick;
 mod study_slo;

@@ -134,6 +134,12 @@ pub struct OptDef {
     /// The fio release that added the option (3.33 for everything 3.33 has): a job in an
     /// older dialect (`--fio-compat`) refuses it by name with this release.
     pub since: super::FioRelease,
+    /// Names and values added after the option itself, each with the release that added it:
+    /// an alias (`ss_interval`), a choice word (`fadvise_hint=noreuse`), or, for a renamed
+    /// option, its old name with the older release (`log_max_value`, 3.33).
+    pub later: &'static [(&'static str, super::FioRelease)],
+    /// For a `NotYet` option, why iobench cannot run it here (told with the refusal).
+    pub why_not: Option<&'static str>,
 }
 
 /// Starts an option definition; the builder methods below fill in the rest.
@@ -153,6 +159,8 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         only: None,
         iobench_only: false,
         since: super::FioRelease::OLDEST,
+        later: &[],
+        why_not: None,
     }
 }
 
@@ -197,6 +205,32 @@ impl OptDef {
     pub const fn since(mut self, release: super::FioRelease) -> Self {
         self.since = release;
         self
+    }
+    /// Names or values of this option that fio added later than the option (see `later`).
+    pub const fn later(mut self, later: &'static [(&'static str, super::FioRelease)]) -> Self {
+        self.later = later;
+        self
+    }
+    /// Refused as not supported yet, for the reason given (`needs an NVMe device`).
+    pub const fn not_yet_because(mut self, why: &'static str) -> Self {
+        self.support = Support::NotYet;
+        self.why_not = Some(why);
+        self
+    }
+    /// The release that added option `name` (this option's name or an alias) with `value`:
+    /// the newest of the option's own release and those of the name and value word used.
+    /// A job in an older dialect refuses it with this release.
+    pub fn added_in(&self, name: &str, value: Option<&str>) -> super::FioRelease {
+        let word = value.map(|v| v.split([':', ',']).next().unwrap_or(v).trim());
+        let own = |w: &str| self.later.iter().find(|(n, _)| *n == w).map(|(_, r)| *r);
+        let mut release = match own(name) {
+            Some(r) => r,
+            None => self.since,
+        };
+        if let Some(r) = word.and_then(own) {
+            release = release.max(r);
+        }
+        release
     }
     pub const fn only(mut self, words: &'static [&'static str]) -> Self {
         self.only = Some(words);

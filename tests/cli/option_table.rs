@@ -183,7 +183,13 @@ fn check_block(name: &str, fio_text: &str, ours: &OptDef, our_text: &str, errs: 
         ));
     }
     if let Kind::Choice(choices) = ours.kind {
-        let mut words: Vec<String> = choices.iter().map(|(w, _)| w.to_string()).collect();
+        // Values fio added after the installed fio's release are not in its list.
+        let oldest = iobench::api::options::table::FioRelease::OLDEST;
+        let mut words: Vec<String> = choices
+            .iter()
+            .filter(|(w, _)| ours.added_in(ours.name, Some(w)) <= oldest.max(ours.since))
+            .map(|(w, _)| w.to_string())
+            .collect();
         let mut theirs = f.values.clone();
         // `ioengine`'s words come from the engines' declarations, grouped by engine type
         // (implemented ones first): the same set as fio's, in another order.

@@ -187,7 +187,7 @@ fn check_block(name: &str, fio_text: &str, ours: &OptDef, our_text: &str, errs: 
         let oldest = iobench::api::options::table::FioRelease::OLDEST;
         let mut words: Vec<String> = choices
             .iter()
-            .filter(|(w, _)| ours.added_in(ours.name, Some(w)) <= oldest.max(ours.since))
+            .filter(|(w, _)| ours.added_in(ours.name, Some(*w)) <= oldest.max(ours.since))
             .map(|(w, _)| w.to_string())
             .collect();
         let mut theirs = f.values.clone();

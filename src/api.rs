@@ -95,7 +95,7 @@ pub mod options {
     pub use crate::defs::release::FioRelease;
     pub use crate::defs::{Kind, OptDef};
     pub use crate::error::Origin;
-    pub use crate::options::{help, jobfile, keywords, lookup, make_opt, OPTIONS};
+    pub use crate::options::{check_dialect, help, jobfile, keywords, lookup, make_opt, OPTIONS};
     /// Value syntax (`defs::value`) and the check each option's value passes.
     pub mod value {
         pub use crate::defs::value::*;
@@ -103,7 +103,7 @@ pub mod options {
     }
     /// The one option table, and its general rows as named constants (`table::BS`).
     pub mod table {
-        pub use crate::defs::{opt, Kind, OptDef, Support, TimeUnit};
+        pub use crate::defs::{opt, FioRelease, Kind, OptDef, Support, TimeUnit};
         pub use crate::options::table::*;
     }
 }

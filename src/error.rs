@@ -58,6 +58,24 @@ pub enum ParseError {
     /// An option that is in fio's table but not implemented by iobench yet.
     #[error("{origin}option '{name}' is not supported yet")]
     NotSupported { name: String, origin: Origin },
+    /// An option of fio's that iobench cannot run here, with the reason.
+    #[error("{origin}option '{name}' is not supported yet: {why}")]
+    NotSupportedBecause {
+        name: String,
+        why: &'static str,
+        origin: Origin,
+    },
+    /// An option (or alias, or value) newer than the fio release the job is read as.
+    #[error(
+        "{origin}option '{name}' was added in fio {since}; it is not in fio {dialect} \
+         (--fio-compat={dialect})"
+    )]
+    NewerThanDialect {
+        name: String,
+        since: crate::defs::FioRelease,
+        dialect: crate::defs::FioRelease,
+        origin: Origin,
+    },
     /// An engine fio has that iobench refuses, with the engine's own reason.
     #[error("{origin}option 'ioengine={engine}' is not supported yet: {why}")]
     EngineRefused {

@@ -138,6 +138,12 @@ pub struct OptDef {
     /// [`REDACTED`] in everything iobench writes or prints (reports, exports, the
     /// history, `--showcmd`, logs), so that one shows it was given but not what it is.
     pub secret: bool,
+    /// Names and values added after the option itself, each with the release that added it:
+    /// an alias (`ss_interval`), a choice word (`fadvise_hint=noreuse`), or, for a renamed
+    /// option, its old name with the older release (`log_max_value`, 3.33).
+    pub later: &'static [(&'static str, super::FioRelease)],
+    /// For a `NotYet` option, why iobench cannot run it here (told with the refusal).
+    pub why_not: Option<&'static str>,
 }
 
 /// What a secret option's value is shown as (the same mark everywhere, so a reader of a
@@ -162,6 +168,8 @@ pub const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptDef {
         iobench_only: false,
         since: super::FioRelease::OLDEST,
         secret: false,
+        later: &[],
+        why_not: None,
     }
 }
 
@@ -206,6 +214,32 @@ impl OptDef {
     pub const fn since(mut self, release: super::FioRelease) -> Self {
         self.since = release;
         self
+    }
+    /// Names or values of this option that fio added later than the option (see `later`).
+    pub const fn later(mut self, later: &'static [(&'static str, super::FioRelease)]) -> Self {
+        self.later = later;
+        self
+    }
+    /// Refused as not supported yet, for the reason given (`needs an NVMe device`).
+    pub const fn not_yet_because(mut self, why: &'static str) -> Self {
+        self.support = Support::NotYet;
+        self.why_not = Some(why);
+        self
+    }
+    /// The release that added option `name` (this option's name or an alias) with `value`:
+    /// the newest of the option's own release and those of the name and value word used.
+    /// A job in an older dialect refuses it with this release.
+    pub fn added_in(&self, name: &str, value: Option<&str>) -> super::FioRelease {
+        let word = value.map(|v| v.split([':', ',']).next().unwrap_or(v).trim());
+        let own = |w: &str| self.later.iter().find(|(n, _)| *n == w).map(|(_, r)| *r);
+        let mut release = match own(name) {
+            Some(r) => r,
+            None => self.since,
+        };
+        if let Some(r) = word.and_then(own) {
+            release = release.max(r);
+        }
+        release
     }
     pub const fn only(mut self, words: &'static [&'static str]) -> Self {
         self.only = Some(words);

@@ -48,6 +48,10 @@ const VERIFY_CHOICES: &[(&str, &str)] = &[
     ("xxhash", "xxHash"),
     ("meta", "header data only"),
     ("pattern", "the verify_pattern bytes"),
+    (
+        "pattern_hdr",
+        "the verify_pattern bytes under a verify header",
+    ),
     ("null", "no verification"),
 ];
 
@@ -151,7 +155,8 @@ pub const VERIFY: OptDef = opt(
     "Check written data with this method",
 )
 .def("0")
-.cat(C::Verify);
+.cat(C::Verify)
+.later(&[("pattern_hdr", super::FioRelease::V3_40)]);
 
 pub const ZONESIZE: OptDef = opt(
     "zonesize",

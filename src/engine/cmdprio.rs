@@ -45,6 +45,17 @@ pub const CMDPRIO_BSSPLIT: OptDef = opt(
 .cat(C::Engine)
 .engines(&["io_uring", "io_uring_cmd", "libaio"]);
 
+pub const CMDPRIO_HINT: OptDef = opt(
+    "cmdprio_hint",
+    K::IntList { min: 0, max: 7 },
+    "Priority hint for prioritised I/Os, per direction",
+)
+.cat(C::Engine)
+.engines(&["io_uring", "io_uring_cmd", "libaio"])
+.range(0, 7)
+.since(crate::defs::FioRelease::V3_36)
+.not_yet_because("I/O priority hints are not implemented yet");
+
 /// The kernel's ioprio value: class in the top three bits, level below.
 pub fn ioprio(class: u32, level: u32) -> u16 {
     ((class << 13) | (level & 7)) as u16

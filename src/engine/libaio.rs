@@ -352,6 +352,17 @@ fn _assert_layout() {
     let _ = neg_errno;
 }
 
+pub const LIBAIO_VECTORED: OptDef = opt(
+    "libaio_vectored",
+    K::Bool,
+    "Submit vectored reads and writes (IOCB_CMD_PREADV/PWRITEV)",
+)
+.def("0")
+.cat(C::Engine)
+.engines(&["libaio"])
+.since(crate::defs::FioRelease::V3_39)
+.not_yet_because("vectored libaio submissions are not implemented yet");
+
 pub const USERSPACE_REAP: OptDef = opt(
     "userspace_reap",
     K::Bool,
@@ -373,7 +384,9 @@ impl super::spec::Declared for Libaio {
         super::cmdprio::CMDPRIO_CLASS,
         super::cmdprio::CMDPRIO,
         super::cmdprio::CMDPRIO_BSSPLIT,
+        super::cmdprio::CMDPRIO_HINT,
         super::psync::NOWAIT,
+        LIBAIO_VECTORED,
     ])];
     fn configure(
         _: &'static super::spec::Spec,

@@ -29,6 +29,7 @@ const PROTOCOL_CHOICES: &[(&str, &str)] = &[
     ("udp", "UDP over IPv4"),
     ("udpv6", "UDP over IPv6"),
     ("unix", "a Unix domain socket"),
+    ("vsock", "a VM socket (AF_VSOCK)"),
 ];
 
 pub const HOSTNAME: OptDef = opt("hostname", K::Str, "The host to connect to")
@@ -52,7 +53,9 @@ pub const PROTOCOL: OptDef = opt(
 .alias(&["proto"])
 .def("tcp")
 .cat(C::Engine)
-.engines(&["net", "netsplice"]);
+.engines(&["net", "netsplice"])
+.later(&[("vsock", crate::defs::FioRelease::V3_37)])
+.only(&["tcp", "tcpv6", "udp", "udpv6", "unix"]);
 
 pub const NODELAY: OptDef = opt(
     "nodelay",

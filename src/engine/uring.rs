@@ -624,6 +624,7 @@ impl super::spec::Declared for Uring {
                     super::cmdprio::CMDPRIO_CLASS,
                     super::cmdprio::CMDPRIO,
                     super::cmdprio::CMDPRIO_BSSPLIT,
+                    super::cmdprio::CMDPRIO_HINT,
                     FIXEDBUFS,
                     REGISTERFILES,
                     SQTHREAD_POLL,

@@ -9,6 +9,7 @@ use crate::defs::OptDef;
 use crate::defs::TimeUnit;
 use crate::engine::EngineConfig;
 use crate::error::JobError;
+use crate::options::table::COMM;
 use crate::options::table::{
     ARRIVAL, ATOMIC, BUFFERED, CGROUP, CGROUP_NODELETE, CGROUP_WEIGHT, CLOCKSOURCE, CPUMASK,
     CPUS_ALLOWED, CPUS_ALLOWED_POLICY, DIRECT, END_FSYNC, EXEC_POSTRUN, EXEC_PRERUN, EXITALL,
@@ -117,6 +118,8 @@ impl RateOpts {
 /// The resolved execution options.
 #[derive(Debug, Clone)]
 pub struct ExecOpts {
+    /// `comm`: the name the clone's process or thread takes (fio 3.42).
+    pub comm: Option<String>,
     /// The engine's name as written (for the job header).
     pub ioengine: String,
     /// The engine and its own typed options (see `engine::spec`).
@@ -314,6 +317,8 @@ const O_ATOMIC: i32 = 0o40000000;
 pub enum AccessHint {
     Random,
     Sequential,
+    /// fadvise_hint=noreuse (fio 3.35): POSIX_FADV_NOREUSE.
+    NoReuse,
 }
 
 impl AccessHint {
@@ -323,6 +328,7 @@ impl AccessHint {
             Some("0") | Some("false") | Some("off") | Some("no") => None,
             Some("sequential") => Some(AccessHint::Sequential),
             Some("random") => Some(AccessHint::Random),
+            Some("noreuse") => Some(AccessHint::NoReuse),
             _ if random => Some(AccessHint::Random),
             _ => Some(AccessHint::Sequential),
         }
@@ -333,6 +339,7 @@ impl AccessHint {
         match self {
             AccessHint::Random => libc::POSIX_FADV_RANDOM,
             AccessHint::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+            AccessHint::NoReuse => libc::POSIX_FADV_NOREUSE,
         }
     }
 
@@ -341,6 +348,8 @@ impl AccessHint {
         match self {
             AccessHint::Random => libc::MADV_RANDOM,
             AccessHint::Sequential => libc::MADV_SEQUENTIAL,
+            // Refused with the mmap engine when the job is resolved, as fio fails it.
+            AccessHint::NoReuse => libc::MADV_NORMAL,
         }
     }
 }
@@ -387,6 +396,12 @@ impl ExecOpts {
             Some("dsync") => libc::O_DSYNC,
             Some(_) => libc::O_SYNC,
         } | if atomic { O_ATOMIC } else { 0 };
+        if spec.name == "mmap" && AccessHint::resolve(r) == Some(AccessHint::NoReuse) {
+            return Err(r.invalid(
+                &FADVISE_HINT,
+                "noreuse has no madvise counterpart: fio's mmap engine fails the mapping",
+            ));
+        }
         let engine = EngineConfig::new(
             spec,
             r,
@@ -526,6 +541,7 @@ impl ExecOpts {
             errors: super::errors::ErrorPolicy::resolve(r)?,
             watchdog: Watchdog::resolve(r, &spec.flags)?,
             access_hint: AccessHint::resolve(r),
+            comm: r.text(&COMM).filter(|s| !s.is_empty()),
             exec_prerun: r.text(&EXEC_PRERUN),
             exec_postrun: r.text(&EXEC_POSTRUN),
             ioscheduler: r.text(&IOSCHEDULER),

@@ -4,6 +4,7 @@ use crate::defs::percentiles::PercentileList;
 use crate::defs::reader::Reader;
 use crate::defs::OptDef;
 use crate::error::JobError;
+use crate::options::table::LOG_WINDOW_VALUE;
 use crate::options::table::{
     BLOCK_ERROR_PERCENTILES, BWAVGTIME, CLAT_PERCENTILES, DESCRIPTION, DISABLE_BW_MEASUREMENT,
     DISABLE_CLAT, DISABLE_LAT, DISABLE_SLAT, DISK_UTIL, GROUP_REPORTING, GTOD_REDUCE, IOPSAVGTIME,
@@ -110,7 +111,12 @@ impl ReportOpts {
             hist_ms: r.num(&LOG_HIST_MSEC)?.max(0) as u64,
             hist_coarse: r.num(&LOG_HIST_COARSENESS)?.clamp(0, 6) as u32,
             avg_ms: r.num(&LOG_AVG_MSEC)?.max(0) as u64,
-            max_value: r.bool(&LOG_MAX_VALUE)?,
+            // log_window_value (fio 3.37) renames log_max_value; `both` is refused by its row.
+            max_value: if r.is_set(&LOG_WINDOW_VALUE) {
+                matches!(r.word(&LOG_WINDOW_VALUE).as_str(), "max" | "1")
+            } else {
+                r.bool(&LOG_MAX_VALUE)?
+            },
             offset: r.bool(&LOG_OFFSET)?,
             prio: r.bool(&LOG_PRIO)?,
             per_job: r.bool(&PER_JOB_LOGS)?,

@@ -38,19 +38,29 @@ pub fn print_enghelp(arg: &str) -> bool {
     enghelp(arg).print()
 }
 
+/// The fio release whose overviews `--cmdhelp` and `--enghelp` print: options, aliases and
+/// values fio added later are left out of them (`--cmdhelp=NAME` still shows an option).
+/// fio 3.33's until the dialect (`--fio-compat`) is passed down to the help.
+pub const HELP_RELEASE: crate::defs::FioRelease = crate::defs::FioRelease::OLDEST;
+
 /// The general (non-engine) options of `--cmdhelp`'s overview. iobench's own extensions
 /// are left out, so the overview stays fio's; `--cmdhelp=NAME` still shows them.
 fn overview_options() -> Vec<&'static OptDef> {
     OPTIONS
         .iter()
-        .filter(|o| !o.is_engine_option() && !o.iobench_only)
+        .filter(|o| !o.is_engine_option() && !o.iobench_only && o.since <= HELP_RELEASE)
         .collect()
 }
 
 /// The options of one engine, as the engine declares them (in fio's order).
 fn engine_options(engine: &str) -> Vec<&'static OptDef> {
     crate::engine::registry::spec(engine)
-        .map(|s| s.options.iter().collect())
+        .map(|s| {
+            s.options
+                .iter()
+                .filter(|o| o.since <= HELP_RELEASE)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -216,7 +226,10 @@ fn details(out: &mut String, o: &OptDef) {
         let _ = writeln!(out, "{:>20}: {r}", "range");
     }
     if let Kind::Choice(choices) = o.kind {
-        for (i, (word, help)) in choices.iter().enumerate() {
+        let shown = choices
+            .iter()
+            .filter(|(w, _)| o.added_in(o.name, Some(w)) <= HELP_RELEASE.max(o.since));
+        for (i, (word, help)) in shown.enumerate() {
             let label = if i == 0 { "valid values" } else { "" };
             let _ = writeln!(out, "{label:>20}: {word:<10} {help}");
         }
@@ -270,7 +283,10 @@ fn unit_name(unit: TimeUnit) -> &'static str {
 /// The docs' "supported" cell: yes, not yet, or which values are.
 fn support_text(o: &OptDef) -> String {
     match (o.support, o.only) {
-        (Support::NotYet, _) => "not yet".into(),
+        (Support::NotYet, _) => match o.why_not {
+            Some(why) => format!("not yet: {why}"),
+            None => "not yet".into(),
+        },
         (Support::Yes, _) if o.name == "ioengine" => "partly: the engines marked yes".into(),
         (Support::Yes, Some(words)) => {
             let w: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
@@ -279,6 +295,19 @@ fn support_text(o: &OptDef) -> String {
         (Support::Yes, None) if o.iobench_only => "yes (iobench only, not in fio)".into(),
         (Support::Yes, None) => "yes".into(),
     }
+}
+
+/// The docs' "what it does" cell: the help, and for an option, alias or value fio added after
+/// 3.33, the release that added it.
+fn since_note(o: &OptDef) -> String {
+    let mut s = o.help.to_string();
+    if o.since > crate::defs::FioRelease::OLDEST {
+        s.push_str(&format!(" (fio {})", o.since));
+    }
+    for (what, r) in o.later.iter().filter(|(_, r)| *r > o.since) {
+        s.push_str(&format!(" (`{what}`: fio {r})"));
+    }
+    s
 }
 
 /// Escapes text for a Markdown table cell.
@@ -363,7 +392,7 @@ pub fn markdown() -> String {
                     .unwrap_or_default(),
                 engines.join(", "),
                 support_text(o),
-                cell(o.help)
+                cell(&since_note(o))
             );
         }
         out.push('\n');

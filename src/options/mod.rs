@@ -66,6 +66,34 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
     make_opt_with(name, value, origin, false)
 }
 
+/// The dialect check: option `name` (as spelled, its name or an alias) with `value`, in a job
+/// read as fio `dialect` (`--fio-compat`), is refused by name when fio added the option, the
+/// alias or the value word after that release. `make_opt` calls it once the dialect is known.
+pub fn check_dialect(
+    name: &str,
+    value: Option<&str>,
+    dialect: crate::defs::FioRelease,
+    origin: &Origin,
+) -> Result<(), ParseError> {
+    let Some(def) = lookup(name) else {
+        return Ok(());
+    };
+    let since = def.added_in(name, value);
+    if since <= dialect {
+        return Ok(());
+    }
+    let shown = match value {
+        Some(v) if def.added_in(name, None) <= dialect => format!("{name}={v}"),
+        _ => name.to_string(),
+    };
+    Err(ParseError::NewerThanDialect {
+        name: shown,
+        since,
+        dialect,
+        origin: origin.clone(),
+    })
+}
+
 /// [`make_opt`], optionally letting through options (and values) iobench does not implement
 /// yet: `--showcmd` only translates a job file, it never runs it.
 pub fn make_opt_with(
@@ -80,6 +108,13 @@ pub fn make_opt_with(
         origin: origin.clone(),
     })?;
     if def.support == Support::NotYet && !allow_not_yet {
+        if let Some(why) = def.why_not {
+            return Err(ParseError::NotSupportedBecause {
+                name: def.name.to_string(),
+                why,
+                origin: origin.clone(),
+            });
+        }
         return Err(ParseError::NotSupported {
             name: def.name.to_string(),
             origin: origin.clone(),

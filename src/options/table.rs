@@ -6,7 +6,7 @@
 //! engines) were taken from fio 3.33 itself; `tests/cli/option_table.rs` checks them against the
 //! installed fio. The help words are iobench's own.
 
-use crate::defs::{opt, Category, Kind, OptDef, TimeUnit};
+use crate::defs::{opt, Category, FioRelease as F, Kind, OptDef, TimeUnit};
 
 /// The general rows declared below the engines (see `defs::rows`), placed here in fio's order.
 pub use crate::defs::rows::{
@@ -101,6 +101,7 @@ const FADVISE_HINT_CHOICES: &[(&str, &str)] = &[
     ("1", "hint from the rw pattern"),
     ("random", "random access"),
     ("sequential", "sequential access"),
+    ("noreuse", "the data will be accessed only once"),
 ];
 
 const SYNC_FILE_RANGE_CHOICES: &[(&str, &str)] = &[
@@ -218,9 +219,41 @@ const STEADYSTATE_CHOICES: &[(&str, &str)] = &[
     ("iops_slope", "slope of IOPS under a limit"),
     ("bw", "bandwidth within a limit of the mean"),
     ("bw_slope", "slope of bandwidth under a limit"),
+    ("lat", "mean completion latency within a limit of the mean"),
+    (
+        "lat_slope",
+        "slope of mean completion latency under a limit",
+    ),
 ];
 
 const INT_MAX: i64 = i64::MAX;
+
+const DATAPLACEMENT_CHOICES: &[(&str, &str)] = &[
+    ("none", "no data placement"),
+    ("fdp", "NVMe Flexible Data Placement"),
+    ("streams", "NVMe streams"),
+];
+
+const PLID_SELECT_CHOICES: &[(&str, &str)] = &[
+    ("random", "a placement id at random"),
+    ("roundrobin", "each placement id in turn"),
+    ("scheme", "the id dp_scheme maps the offset to"),
+];
+
+const FILETYPE_CHOICES: &[(&str, &str)] = &[
+    ("none", "look at each file"),
+    ("file", "regular files"),
+    ("block", "block devices"),
+    ("char", "character devices"),
+];
+
+const LOG_WINDOW_VALUE_CHOICES: &[(&str, &str)] = &[
+    ("avg", "the average of the window"),
+    ("max", "the largest sample of the window"),
+    ("both", "the average and the largest sample"),
+    ("0", "same as avg"),
+    ("1", "same as max"),
+];
 
 /// Every option: the general ones below in fio's order (which `--cmdhelp` follows), then
 /// each engine's own options (declared in its file under `engine/`), each once.
@@ -279,6 +312,7 @@ const GENERAL: &[OptDef] = &[
     FILE_SERVICE_TYPE,
     FALLOCATE,
     FADVISE_HINT,
+    FILETYPE,
     FSYNC,
     FDATASYNC,
     WRITE_BARRIER,
@@ -296,6 +330,7 @@ const GENERAL: &[OptDef] = &[
     TIME_BASED,
     VERIFY_ONLY,
     RAMP_TIME,
+    RAMP_SIZE,
     CLOCKSOURCE,
     MEM,
     IOMEM_ALIGN,
@@ -353,6 +388,7 @@ const GENERAL: &[OptDef] = &[
     PRIO,
     PRIOCLASS,
     THINKTIME,
+    THINKCYCLES,
     THINKTIME_SPIN,
     THINKTIME_BLOCKS,
     THINKTIME_BLOCKS_TYPE,
@@ -386,6 +422,7 @@ const GENERAL: &[OptDef] = &[
     NUMA_CPU_NODES,
     NUMA_MEM_POLICY,
     END_FSYNC,
+    END_SYNCFS,
     FSYNC_ON_CLOSE,
     UNLINK,
     UNLINK_EACH_LOOP,
@@ -405,6 +442,8 @@ const GENERAL: &[OptDef] = &[
     LOG_HIST_COARSENESS,
     WRITE_HIST_LOG,
     LOG_MAX_VALUE,
+    LOG_WINDOW_VALUE,
+    LOG_ISSUE_TIME,
     LOG_OFFSET,
     LOG_PRIO,
     LOG_COMPRESSION,
@@ -460,6 +499,25 @@ const GENERAL: &[OptDef] = &[
     STEADYSTATE,
     STEADYSTATE_DURATION,
     STEADYSTATE_RAMP_TIME,
+    STEADYSTATE_CHECK_INTERVAL,
+    COMM,
+    JOB_START_CLOCK_ID,
+    PRIOHINT,
+    FDP,
+    DATAPLACEMENT,
+    PLIDS,
+    PLID_SELECT,
+    DP_SCHEME,
+    NUM_RANGE,
+    SPRANDOM,
+    SPR_OP,
+    SPR_NUM_REGIONS,
+    SPR_CS,
+    VERIFY_WRITE_SEQUENCE,
+    VERIFY_HEADER_SEED,
+    VERIFY_PATTERN_INTERVAL,
+    RECOVER_ZBD_WRITE_ERROR,
+    WRITE_ZONE_REMAINDER,
 ];
 
 pub const DESCRIPTION: OptDef =
@@ -813,7 +871,8 @@ pub const FADVISE_HINT: OptDef = opt(
     "Tell the kernel the expected access pattern with posix_fadvise",
 )
 .def("1")
-.cat(C::File);
+.cat(C::File)
+.later(&[("noreuse", F::V3_35)]);
 
 pub const FSYNC: OptDef = opt(
     "fsync",
@@ -2299,7 +2358,9 @@ pub const STEADYSTATE: OptDef = opt(
 )
 .alias(&["ss"])
 .def("iops_slope:0.01%")
-.cat(C::Other);
+.cat(C::Other)
+.later(&[("lat", F::V3_42), ("lat_slope", F::V3_42)])
+.only(&["iops", "iops_slope", "bw", "bw_slope"]);
 
 pub const STEADYSTATE_DURATION: OptDef = opt(
     "steadystate_duration",
@@ -2320,6 +2381,274 @@ pub const STEADYSTATE_RAMP_TIME: OptDef = opt(
 .def("0")
 .cat(C::Other)
 .parent("steadystate");
+
+// Options fio added after 3.33, each with the release that added it (fio's git history:
+// `git log -S'"NAME"' -- options.c`, `git tag --contains`).
+
+/// The NVMe placement options (FDP, streams) need a device with data placement.
+const NEEDS_FDP: &str =
+    "it needs an NVMe device with data placement (FDP or streams), which this host has not";
+/// The zoned-device recovery options need a real zoned block device.
+const NEEDS_ZBD: &str = "it needs a real zoned block device (zonemode=zbd here is emulated)";
+
+pub const FDP: OptDef = opt("fdp", K::Bool, "Use Data placement directive (FDP)")
+    .def("0")
+    .cat(C::File)
+    .since(F::V3_34)
+    .not_yet_because(NEEDS_FDP);
+
+pub const DATAPLACEMENT: OptDef = opt(
+    "dataplacement",
+    K::Choice(DATAPLACEMENT_CHOICES),
+    "The data placement interface to use",
+)
+.alias(&["data_placement"])
+.def("none")
+.cat(C::File)
+.since(F::V3_38)
+.not_yet_because(NEEDS_FDP);
+
+pub const PLIDS: OptDef = opt(
+    "plids",
+    K::Str,
+    "Which data placement ids to use (all of them for FDP by default)",
+)
+.alias(&["fdp_pli"])
+.cat(C::File)
+.since(F::V3_38)
+.later(&[("fdp_pli", F::V3_34)])
+.not_yet_because(NEEDS_FDP);
+
+pub const PLID_SELECT: OptDef = opt(
+    "plid_select",
+    K::Choice(PLID_SELECT_CHOICES),
+    "How the next data placement id is picked",
+)
+.alias(&["fdp_pli_select"])
+.def("roundrobin")
+.cat(C::File)
+.since(F::V3_38)
+.later(&[("fdp_pli_select", F::V3_36)])
+.not_yet_because(NEEDS_FDP);
+
+pub const DP_SCHEME: OptDef = opt(
+    "dp_scheme",
+    K::Str,
+    "A file mapping offset ranges to placement ids",
+)
+.cat(C::File)
+.since(F::V3_38)
+.not_yet_because(NEEDS_FDP);
+
+pub const FILETYPE: OptDef = opt(
+    "filetype",
+    K::Choice(FILETYPE_CHOICES),
+    "Take every file of the job to be of this type, without looking",
+)
+.def("none")
+.cat(C::File)
+.since(F::V3_41)
+.not_yet_because("iobench always looks at what each file is");
+
+pub const NUM_RANGE: OptDef = opt(
+    "num_range",
+    K::Int { min: 0, max: 256 },
+    "How many ranges one trim command carries",
+)
+.def("1")
+.cat(C::Io)
+.since(F::V3_37)
+.not_yet_because("multi-range trims need NVMe passthrough (io_uring_cmd)");
+
+pub const SPRANDOM: OptDef = opt(
+    "sprandom",
+    K::Bool,
+    "Precondition the device with SanDisk's pseudo random pattern",
+)
+.def("0")
+.cat(C::Io)
+.parent("rw")
+.since(F::V3_41)
+.not_yet_because("SPRandom preconditioning is not implemented yet");
+
+pub const SPR_OP: OptDef = opt(
+    "spr_op",
+    K::FloatList,
+    "Over-provisioning ratio for sprandom",
+)
+.def("0.15")
+.cat(C::Io)
+.parent("sprandom")
+.since(F::V3_41)
+.not_yet_because("SPRandom preconditioning is not implemented yet");
+
+pub const SPR_NUM_REGIONS: OptDef = opt(
+    "spr_num_regions",
+    K::Int {
+        min: 0,
+        max: INT_MAX,
+    },
+    "How many regions sprandom works in",
+)
+.def("100")
+.cat(C::Io)
+.parent("sprandom")
+.since(F::V3_41)
+.not_yet_because("SPRandom preconditioning is not implemented yet");
+
+pub const SPR_CS: OptDef = opt("spr_cs", K::Size, "The device's cache size for sprandom")
+    .def("0")
+    .cat(C::Io)
+    .parent("sprandom")
+    .since(F::V3_42)
+    .not_yet_because("SPRandom preconditioning is not implemented yet");
+
+pub const THINKCYCLES: OptDef = opt(
+    "thinkcycles",
+    K::Int {
+        min: 0,
+        max: u32::MAX as i64,
+    },
+    "Spin this many loop cycles between I/Os",
+)
+.def("0")
+.cat(C::Io)
+.parent("thinktime")
+.since(F::V3_37)
+.not_yet_because("the cycle spin is not implemented yet");
+
+pub const RAMP_SIZE: OptDef = opt(
+    "ramp_size",
+    K::Size,
+    "Transfer this much before measuring starts",
+)
+.cat(C::Io)
+.since(F::V3_42)
+.not_yet_because("a ramp ended by bytes is not implemented yet (ramp_time is)");
+
+pub const END_SYNCFS: OptDef = opt(
+    "end_syncfs",
+    K::Bool,
+    "Sync the file systems of the job's files when the job ends",
+)
+.def("0")
+.cat(C::File)
+.since(F::V3_42)
+.not_yet_because("syncfs as a sync I/O is not implemented yet (end_fsync is)");
+
+pub const COMM: OptDef = opt("comm", K::Str, "The job process's name (prctl PR_SET_NAME)")
+    .cat(C::Other)
+    .since(F::V3_42);
+
+pub const JOB_START_CLOCK_ID: OptDef = opt(
+    "job_start_clock_id",
+    K::Int {
+        min: 0,
+        max: INT_MAX,
+    },
+    "The clock whose time the JSON output's job_start gives",
+)
+.cat(C::Stat)
+.since(F::V3_36)
+.not_yet_because("job_start in the JSON output comes with the 3.36 dialect");
+
+pub const PRIOHINT: OptDef = opt(
+    "priohint",
+    K::Int { min: 0, max: 7 },
+    "The I/O priority hint of the job's I/O",
+)
+.cat(C::Other)
+.range(0, 7)
+.since(F::V3_36)
+.not_yet_because("I/O priority hints are not implemented yet");
+
+pub const LOG_WINDOW_VALUE: OptDef = opt(
+    "log_window_value",
+    K::Choice(LOG_WINDOW_VALUE_CHOICES),
+    "Log the average, the maximum or both of each window's samples",
+)
+.def("avg")
+.cat(C::Log)
+.since(F::V3_37)
+.only(&["avg", "max", "0", "1"]);
+
+pub const LOG_ISSUE_TIME: OptDef = opt(
+    "log_issue_time",
+    K::Bool,
+    "Add each I/O's issue time to its log entry",
+)
+.def("0")
+.cat(C::Log)
+.since(F::V3_38)
+.not_yet_because("the issue-time column of the logs is not implemented yet");
+
+pub const VERIFY_WRITE_SEQUENCE: OptDef = opt(
+    "verify_write_sequence",
+    K::Bool,
+    "Check the write sequence number in verify headers",
+)
+.def("1")
+.cat(C::Verify)
+.parent("verify")
+.since(F::V3_38)
+.not_yet_because("verify headers carry fio 3.33's fields");
+
+pub const VERIFY_HEADER_SEED: OptDef = opt(
+    "verify_header_seed",
+    K::Bool,
+    "Check the seed in verify headers",
+)
+.def("1")
+.cat(C::Verify)
+.parent("verify")
+.since(F::V3_40)
+.not_yet_because("verify headers carry fio 3.33's fields");
+
+pub const VERIFY_PATTERN_INTERVAL: OptDef = opt(
+    "verify_pattern_interval",
+    K::Int {
+        min: 0,
+        max: INT_MAX,
+    },
+    "Start the verify pattern again every this many bytes",
+)
+.def("0")
+.cat(C::Verify)
+.parent("verify")
+.since(F::V3_40)
+.not_yet_because("a restarting verify pattern is not implemented yet");
+
+pub const RECOVER_ZBD_WRITE_ERROR: OptDef = opt(
+    "recover_zbd_write_error",
+    K::Bool,
+    "Keep writing a sequential zone after recovering from a write error",
+)
+.def("0")
+.cat(C::Target)
+.since(F::V3_40)
+.not_yet_because(NEEDS_ZBD);
+
+pub const WRITE_ZONE_REMAINDER: OptDef = opt(
+    "write_zone_remainder",
+    K::Bool,
+    "Fill a zone's unaligned end by writing instead of finishing the zone",
+)
+.def("0")
+.cat(C::Target)
+.since(F::V3_42)
+.not_yet_because(NEEDS_ZBD);
+
+pub const STEADYSTATE_CHECK_INTERVAL: OptDef = opt(
+    "steadystate_check_interval",
+    K::Time(TimeUnit::Sec),
+    "How often the steady-state measure is sampled",
+)
+.alias(&["ss_interval"])
+.def("1")
+.cat(C::Other)
+.parent("steadystate")
+.since(F::V3_35)
+.not_yet_because("steady state is sampled every second; other intervals are not implemented yet");
 
 /// The definition answering to `name` (its name or an alias).
 pub fn lookup(name: &str) -> Option<&'static OptDef> {

@@ -11,6 +11,7 @@ mod debug_parse_steady;
 mod debug_process_verify;
 mod hostile_input;
 mod layering;
+mod new_options;
 mod option_table;
 mod parse_cli;
 mod parse_compat;

@@ -1,0 +1,242 @@
+//! The options fio added from 3.34 to 3.42: each row knows the release that added it (the
+//! dialect check refuses it, by name, in an older dialect), the ones iobench cannot run
+//! are refused as "not supported yet" with the reason (never "unknown option"), and the
+//! ones it runs do what fio does.
+
+use crate::common;
+
+use common::iobench;
+use iobench::api::options::table::{FioRelease, Support, OPTIONS};
+use iobench::api::options::Origin;
+use iobench::api::options::{check_dialect, lookup};
+
+fn dialect(name: &str, value: Option<&str>, release: FioRelease) -> Result<(), String> {
+    check_dialect(name, value, release, &Origin::command_line()).map_err(|e| e.to_string())
+}
+
+#[test]
+fn an_option_newer_than_the_dialect_is_refused_with_its_release() {
+    for (name, value, since) in [
+        ("ss_interval", Some("2"), FioRelease::V3_35),
+        ("steadystate_check_interval", Some("2"), FioRelease::V3_35),
+        ("fdp_pli", Some("1"), FioRelease::V3_34),
+        ("plids", Some("1"), FioRelease::V3_38),
+        ("fdp_pli_select", Some("random"), FioRelease::V3_36),
+        ("log_window_value", Some("max"), FioRelease::V3_37),
+        ("comm", Some("x"), FioRelease::V3_42),
+        ("sprandom", Some("1"), FioRelease::V3_41),
+        ("fadvise_hint", Some("noreuse"), FioRelease::V3_35),
+        ("verify", Some("pattern_hdr"), FioRelease::V3_40),
+        ("steadystate", Some("lat:1%"), FioRelease::V3_42),
+    ] {
+        let older = FioRelease::all().filter(|r| *r < since).last().unwrap();
+        let e = dialect(name, value, older).expect_err(name);
+        assert!(
+            e.contains(&format!("'{name}")) && e.contains(&format!("fio {since}")),
+            "{name}: {e}"
+        );
+        assert!(!e.contains("unknown"), "{e}");
+        dialect(name, value, since).unwrap_or_else(|e| panic!("{name} in {since}: {e}"));
+    }
+    // What fio 3.33 has passes in every dialect, values included.
+    for r in FioRelease::all() {
+        dialect("fadvise_hint", Some("random"), r).unwrap();
+        dialect("log_max_value", Some("1"), r).unwrap();
+        dialect("bs", Some("4k"), r).unwrap();
+    }
+    // A refused value names the option and the value.
+    let e = dialect("fadvise_hint", Some("noreuse"), FioRelease::V3_33).unwrap_err();
+    assert!(e.contains("'fadvise_hint=noreuse'"), "{e}");
+}
+
+#[test]
+fn every_newer_row_passes_the_newest_dialect_and_is_refused_in_3_33() {
+    let newer: Vec<_> = OPTIONS
+        .iter()
+        .filter(|o| o.since > FioRelease::OLDEST)
+        .collect();
+    assert!(newer.len() >= 28, "only {} rows of 3.34-3.42", newer.len());
+    for o in newer {
+        assert!(
+            dialect(o.name, None, FioRelease::OLDEST).is_err(),
+            "{}",
+            o.name
+        );
+        dialect(o.name, None, FioRelease::DEFAULT).unwrap();
+        // A row iobench does not run says why.
+        if o.support == Support::NotYet {
+            assert!(
+                o.why_not.is_some(),
+                "{} is refused without a reason",
+                o.name
+            );
+        }
+    }
+}
+
+#[test]
+fn options_iobench_cannot_run_are_refused_by_name_with_the_reason() {
+    for o in OPTIONS
+        .iter()
+        .filter(|o| o.since > FioRelease::OLDEST && o.support == Support::NotYet)
+    {
+        let value = match o.default {
+            Some(d) if !d.is_empty() => d,
+            _ => "1",
+        };
+        let out = iobench()
+            .args(["--parse-only", "--name=x", "--ioengine=null", "--size=1m"])
+            .arg(format!("--{}={value}", o.name))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{} was accepted", o.name);
+        assert!(
+            err.contains(&format!("option '{}' is not supported yet: ", o.name)),
+            "{}: {err}",
+            o.name
+        );
+    }
+}
+
+/// The reference fio 3.39 (Debian 13's), in its debootstrapped root, when present.
+fn fio_339() -> Option<std::process::Command> {
+    let root = "/var/cache/iobench-ref/trixie";
+    if std::path::Path::new(root).join("usr/bin/fio").exists() {
+        let mut c = std::process::Command::new("chroot");
+        c.args([root, "fio"]);
+        return Some(c);
+    }
+    if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+        panic!("the fio 3.39 root {root} is missing but IOBENCH_REQUIRE_FIO=1");
+    }
+    eprintln!("no fio 3.39 root: skipping");
+    None
+}
+
+#[test]
+fn the_rows_of_3_34_to_3_39_are_options_fio_3_39_knows() {
+    let Some(_) = fio_339() else { return };
+    for o in OPTIONS
+        .iter()
+        .filter(|o| o.since > FioRelease::OLDEST && o.since <= FioRelease::V3_39)
+    {
+        for name in std::iter::once(o.name).chain(o.aliases.iter().copied()) {
+            let out = fio_339()
+                .unwrap()
+                .arg(format!("--cmdhelp={name}"))
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                text.contains(&format!("{:>20}: ", o.name)),
+                "fio 3.39 does not know {name}: {text}"
+            );
+            assert_eq!(lookup(name).map(|d| d.name), Some(o.name));
+        }
+    }
+}
+
+#[test]
+fn fadvise_hint_noreuse_advises_noreuse_as_fio_3_39_does() {
+    let dir = common::scratch("fadvise-noreuse");
+    let _gone = common::Gone(dir.clone());
+    let file = dir.join("f");
+    let trace = dir.join("trace");
+    let st = std::process::Command::new("strace")
+        .args(["-f", "-e", "trace=fadvise64", "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_iobench"))
+        .args([
+            "--name=x",
+            "--size=64k",
+            "--rw=read",
+            "--fadvise_hint=noreuse",
+        ])
+        .arg(format!("--filename={}", file.display()))
+        .output()
+        .expect("strace is installed");
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let t = std::fs::read_to_string(&trace).unwrap();
+    assert!(t.contains("POSIX_FADV_NOREUSE"), "{t}");
+    // fio 3.39 takes the same value (and fio 3.33 refuses it, as the 3.33 dialect will).
+    if let Some(mut fio) = fio_339() {
+        let out = fio
+            .args([
+                "--parse-only",
+                "--name=x",
+                "--size=64k",
+                "--fadvise_hint=noreuse",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The mmap engine has no such advice: fio fails the mapping, iobench refuses the job.
+    let out = iobench()
+        .args(["--parse-only", "--name=x", "--size=64k", "--ioengine=mmap"])
+        .arg("--fadvise_hint=noreuse")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fadvise_hint"));
+}
+
+#[test]
+fn comm_names_the_job_process() {
+    let dir = common::scratch("comm");
+    let _gone = common::Gone(dir.clone());
+    let seen = dir.join("seen");
+    let script = dir.join("show.sh");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\ncat /proc/$PPID/comm > {}\n", seen.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = iobench()
+        .current_dir(&dir)
+        .args(["--name=x", "--ioengine=exec", "--runtime=1", "--time_based"])
+        .arg(format!("--program={}", script.display()))
+        .arg("--comm=iob-comm-check")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap().trim(),
+        "iob-comm-check"
+    );
+}
+
+#[test]
+fn log_window_value_max_is_log_max_value() {
+    let parse = |arg: &str| {
+        let inv = iobench::api::cli::parse_args(&["--name=x".to_string(), arg.to_string()])
+            .expect("arguments parse");
+        iobench::api::job::resolve(&inv.jobs[0]).expect("job resolves")
+    };
+    let max = |arg: &str| parse(arg).report.logs.max_value;
+    assert!(max("--log_window_value=max"));
+    assert!(max("--log_window_value=1"));
+    assert!(max("--log_max_value=1"));
+    assert!(!max("--log_window_value=avg"));
+    assert!(!max("--log_max_value=0"));
+    let out = iobench()
+        .args(["--parse-only", "--name=x", "--log_window_value=both"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("'log_window_value=both' is not supported yet"));
+}

@@ -841,6 +841,16 @@ pub fn parse_args_sent<S: AsRef<str>>(
     }
     for j in &mut inv.jobs {
         j.release = inv.config.fio_compat;
+        // An option (or value) fio added after the dialect's release is refused by name,
+        // with the release that added it, as that fio would not know it.
+        for o in &j.opts {
+            crate::options::check_dialect(
+                o.def.name,
+                o.value.as_deref(),
+                inv.config.fio_compat,
+                &o.origin,
+            )?;
+        }
     }
     if inv.config.readonly {
         check_readonly(&inv.jobs)?;

@@ -1138,7 +1138,8 @@ mod tests {
                 "fio version": version,
                 "global options": {"bs": "4k"},
                 "jobs": [{"jobname": "x", "error": 0, "job options": {"rw": "read"},
-                          "read": {"iops": 100.0, "bw_bytes": 409600, "io_bytes": 4096, "total_ios": 1, "runtime": 1000}}],
+                          "read": {"iops": 100.0, "bw_bytes": 409600, "io_bytes": 4096, "total_ios": 1, "runtime": 1000,
+                                   "lat_ns": {"min": 1, "max": 3, "mean": 2}}}],
             })
         };
         let mut runs = Vec::new();

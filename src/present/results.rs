@@ -672,9 +672,29 @@ fn options_in(v: &Value) -> impl Iterator<Item = (String, String)> + '_ {
 /// Every run in a result document, failed jobs included (marked). Jobs of the document
 /// with the same name and options are clones of one job (`numjobs` without
 /// `group_reporting`) and are summed into one run.
+/// The pseudo-option that names the program a result file came from.
+pub const TOOL_AXIS: &str = "tool";
+
+/// `fio` or `iobench`, by the result's `fio version` (iobench writes `iobench-…`).
+fn tool_of(doc: &Value) -> Option<&'static str> {
+    let v = doc.get("fio version")?.as_str()?;
+    if v.starts_with("iobench") {
+        Some("iobench")
+    } else if v.starts_with("fio") {
+        Some("fio")
+    } else {
+        None
+    }
+}
+
 pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
     let (key, entries) = job_entries(doc).map_err(|e| format!("{source}: {e}"))?;
-    let global: BTreeMap<String, String> = options_in(&doc["global options"]).collect();
+    let mut global: BTreeMap<String, String> = options_in(&doc["global options"]).collect();
+    // The program that wrote the file: a set with fio's and iobench's files gets `tool`
+    // as an axis (see [`pool`]), so the two are never pooled as repeats of one point.
+    if let Some(t) = tool_of(doc) {
+        global.insert(TOOL_AXIS.into(), t.into());
+    }
     // (name, options, the jobs' numbers, the first failure)
     type Group = (
         String,
@@ -1031,6 +1051,16 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
     keys.sort();
     keys.dedup();
     keys.retain(|k| !NOT_AXES.contains(&k.as_str()));
+    // `tool` is an axis only when both programs wrote some of the runs (a run read from
+    // no file has none, and is not a third tool).
+    let tools: std::collections::BTreeSet<&String> =
+        eff.iter().filter_map(|o| o.get(TOOL_AXIS)).collect();
+    if tools.len() < 2 {
+        keys.retain(|k| k != TOOL_AXIS);
+        for o in &mut eff {
+            o.remove(TOOL_AXIS);
+        }
+    }
     for o in &mut eff {
         for k in &keys {
             if !o.contains_key(k) {
@@ -1136,6 +1166,38 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fio_and_iobench_files_are_a_tool_axis_never_repeats() {
+        let doc = |version: &str| {
+            serde_json::json!({
+                "fio version": version,
+                "global options": {"bs": "4k"},
+                "jobs": [{"jobname": "x", "error": 0, "job options": {"rw": "read"},
+                          "read": {"iops": 100.0, "bw_bytes": 409600, "io_bytes": 4096, "total_ios": 1, "runtime": 1000,
+                                   "lat_ns": {"min": 1, "max": 3, "mean": 2}}}],
+            })
+        };
+        let mut runs = Vec::new();
+        for (i, v) in [
+            "fio-3.33",
+            "fio-3.33",
+            "iobench-0.1.0 (fio-3.33 compatible)",
+        ]
+        .iter()
+        .enumerate()
+        {
+            runs.extend(runs_of(&doc(v), &format!("f{i}.json")).unwrap());
+        }
+        assert_eq!(runs[0].options[TOOL_AXIS], "fio");
+        assert_eq!(runs[2].options[TOOL_AXIS], "iobench");
+        let set = pool(runs.clone(), &[]);
+        let names: Vec<&str> = set.axes.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["tool"], "{names:?}");
+        // Files of one program: no tool axis, repeats of one point.
+        let set = pool(runs[..2].to_vec(), &[]);
+        assert!(set.axes.is_empty());
+    }
 
     #[test]
     fn http_metrics_name_a_class_and_a_statistic() {

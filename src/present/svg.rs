@@ -442,7 +442,7 @@ impl Chart {
         let mut out = String::new();
         let (at, rows) = legend_layout(legend);
         let extra = rows.saturating_sub(2) as f64 * 16.0;
-        let (top, height) = (-extra, H + extra);
+        let (top, height) = (if extra > 0.0 { -extra } else { 0.0 }, H + extra);
         let _ = write!(
             out,
             "<figure class=\"chart\" id=\"{id}\" data-kind=\"{kind}\">\

@@ -56,7 +56,7 @@ impl FileOp {
 }
 
 /// `statx`'s "every field" mask (STATX_ALL: basic stats and birth time).
-const STATX_ALL: u32 = 0x0fff;
+pub(crate) const STATX_ALL: u32 = 0x0fff;
 
 /// The file-operation engine.
 #[derive(Debug)]
@@ -197,7 +197,7 @@ pub const STAT_TYPE: OptDef = opt(
 )
 .def("stat")
 .cat(C::Engine)
-.engines(&["filestat"]);
+.engines(&["filestat", "dirstat"]);
 
 /// The file engines' flags: each times its own call on file names, so the runner opens
 /// nothing and offload submitters could not time it.

@@ -12,6 +12,7 @@
 
 pub mod cmdprio;
 pub mod cpuio;
+pub mod dirops;
 pub mod e4defrag;
 pub mod exec;
 pub mod falloc;

@@ -81,6 +81,7 @@ registry! {
     Psync => super::psync::Psync,
     Null => super::null::Null,
     FileOps => super::fileops::FileOps,
+    DirOps => super::dirops::DirOps,
     PosixAio => super::posixaio::PosixAio,
     Uring => super::uring::Uring,
     Nbd => super::nbd::Nbd,
@@ -369,6 +370,9 @@ mod tests {
             "filecreate",
             "filestat",
             "filedelete",
+            "dircreate",
+            "dirstat",
+            "dirdelete",
         ];
         let never = ["libaio", "io_uring", "posixaio", "nbd"];
         for s in specs().filter(|s| s.refused.is_none()) {
@@ -380,7 +384,15 @@ mod tests {
             } else if s.name == "null" {
                 assert!(!s.flags.sync && one && !deep, "null");
             }
-            let file_op = ["filecreate", "filestat", "filedelete"].contains(&s.name);
+            let file_op = [
+                "filecreate",
+                "filestat",
+                "filedelete",
+                "dircreate",
+                "dirstat",
+                "dirdelete",
+            ]
+            .contains(&s.name);
             assert_eq!(s.flags.file_ops, file_op, "{}", s.name);
         }
         for name in sync.iter().chain(&never).chain(&["null"]) {

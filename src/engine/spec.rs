@@ -60,6 +60,9 @@ pub struct Flags {
     /// `http_errors`). The watchdog then stays a backstop, [`DEADLINE_GRACE_US`] later, so
     /// the engine's deadline always acts first.
     pub own_deadline: bool,
+    /// Its targets are directories (dircreate, dirstat, dirdelete): a job's file name that
+    /// is a directory is its target, not an error.
+    pub dir_ops: bool,
 }
 
 /// How much later than `io_timeout` the watchdog acts for an engine with
@@ -96,6 +99,7 @@ impl Flags {
         bit_based: false,
         file_ops: false,
         own_deadline: false,
+        dir_ops: false,
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {

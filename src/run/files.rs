@@ -201,6 +201,8 @@ pub fn prepare(
                     ),
                 ));
             }
+            // The directory engines' targets are directories: nothing to size or lay out.
+            Ok(md) if md.is_dir() && job.exec.engine.flags().dir_ops => (Kind::Regular, 0),
             Ok(md) if md.is_dir() => {
                 return Err(setup_err(job, format!("{path} is a directory")));
             }
@@ -739,7 +741,13 @@ pub fn unlink_created(targets: &[Target]) {
         .iter()
         .filter(|t| t.created && t.kind == Kind::Regular)
     {
-        let _ = std::fs::remove_file(crate::osstr::to_path(&t.path));
+        let path = crate::osstr::to_path(&t.path);
+        // A directory engine's target (dircreate) is a directory; fio removes it too.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
+            let _ = std::fs::remove_dir(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 

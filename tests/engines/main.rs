@@ -12,6 +12,7 @@ mod engine_basics;
 mod engine_cmdprio;
 mod engine_cpuio;
 mod engine_data;
+mod engine_dirops;
 mod engine_e4defrag;
 mod engine_enumeration;
 mod engine_exec;

@@ -795,7 +795,22 @@ impl Http {
                 out.ttfb_ns = elapsed_ns(t0);
                 match r {
                     Ok(r) if r.status() == 200 || (r.status() == 206 && self.opts.range) => {
+                        // The bytes the request asked for: the block, cut at the
+                        // object's end when its size is known. A shorter body is a
+                        // failed read, never counted as a whole one.
+                        let want = if size > io.offset {
+                            (size - io.offset).min(io.len as u64) as usize
+                        } else {
+                            io.len
+                        };
                         match read_body(r, dst) {
+                            Ok(n) if n < want => {
+                                let e = io::Error::new(
+                                    io::ErrorKind::UnexpectedEof,
+                                    format!("the server sent {n} of the {want} bytes asked for"),
+                                );
+                                self.no_answer(method, &path, &e, ObjFailure::Other, out)
+                            }
                             Ok(n) => {
                                 if self.opts.verbose > 1 {
                                     eprintln!("<= Recv data: {n} bytes");
@@ -1254,6 +1269,22 @@ impl Engine for Http {
                 format!(
                     "http: the object path '{bad}' does not start with '/': name objects \
                      with filename=/bucket/object (or directory=/bucket)"
+                ),
+            ));
+        }
+        // A `.` or `..` segment would be resolved by the URL parser (even as %2E%2E), so
+        // the request would name another object, or another bucket: refused, never sent.
+        if let Some(bad) = s
+            .names
+            .iter()
+            .find(|n| n.split('/').any(|seg| seg == "." || seg == ".."))
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "http: the object path '{}' has a '.' or '..' segment, which the \
+                     request would resolve to another object: name it without one",
+                    printable(bad)
                 ),
             ));
         }

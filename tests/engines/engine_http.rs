@@ -442,7 +442,9 @@ fn http_engine_against_seaweedfs() {
     let e = stderr(&out);
     assert!(e.contains("> PUT /dav/sw_0_4096 HTTP/1.1"), "{e}");
     assert!(e.contains("> GET /dav/sw_0_4096 HTTP/1.1"), "{e}");
-    assert_eq!(e.matches("> x-auth-token: tok-123").count(), 2, "{e}");
+    // The token goes on every request, and --http_verbose shows that it did, not what it is.
+    assert_eq!(e.matches("> x-auth-token: <redacted>").count(), 2, "{e}");
+    assert!(!e.contains("tok-123"), "{e}");
     assert_eq!(e.matches("> etag: ").count(), 1, "{e}");
     assert!(e.contains("< HTTP/1.1 201"), "{e}");
 }

@@ -338,3 +338,43 @@ fn a_servers_error_body_reaches_the_terminal_escaped() {
     assert!(!err.contains('\x1b'), "{err:?}");
     assert!(err.contains("\\x1b]0;pwned\\x07"), "{err:?}");
 }
+
+/// A body shorter than the block a GET asked for is a failed read, said as such, never
+/// counted as a whole block read (a 100-byte answer to a 4 KiB GET counted 4096 bytes).
+#[test]
+fn a_short_body_is_a_failed_read() {
+    let home = Hostile::start(|_, _| (reply("200 OK", "", &[7u8; 100]), false));
+    let out = iobench(&s3_job(home.port, "read"));
+    let all = text(&out);
+    assert!(!out.status.success(), "{all}");
+    assert!(all.contains("100 of the 4096 bytes"), "{all}");
+    // The same server with the whole block: the read succeeds, so the failure above is
+    // the short body's.
+    let whole = Hostile::start(|_, _| (reply("200 OK", "", &[7u8; 4096]), false));
+    let out = iobench(&s3_job(whole.port, "read"));
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+/// An object name with a `..` (or `.`) segment is refused before any request: the URL
+/// parser would resolve it, and the request would name another bucket's object.
+#[test]
+fn dot_segments_in_an_object_name_are_refused_unsent() {
+    let home = Hostile::start(|_, _| (reply("200 OK", "", b""), false));
+    for name in ["/bkt/../other/obj", "/bkt/./obj"] {
+        let a: Vec<String> = s3_job(home.port, "write")
+            .into_iter()
+            .map(|x| {
+                if x.starts_with("--filename=") {
+                    format!("--filename={name}")
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let out = iobench(&a);
+        let all = text(&out);
+        assert!(!out.status.success(), "{name}: {all}");
+        assert!(all.contains("'.' or '..' segment"), "{name}: {all}");
+    }
+    assert!(home.seen().is_empty(), "{:?}", home.seen());
+}

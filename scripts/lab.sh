@@ -117,6 +117,9 @@ build_initramfs() {
 # Run one case: a scratch dir shared writable at the same path in the guest, the case's
 # devices, a guest script that sources the case, the guest's exit code as the verdict.
 run_case() {
+    local compat
+    compat=$("$fio" --version | sed -n 's/^fio-\([0-9]*\.[0-9]*\).*/\1/p')
+    [ -n "$compat" ] || { echo "lab: $fio --version names no fio release"; return 1; }
     local case=$1 run=$runs/$1 file=$lab/cases/$1.sh
     rm -rf "$run"
     mkdir -p "$run"
@@ -135,6 +138,8 @@ run_case() {
     cat >"$run/guest.sh" <<EOF
 set -euo pipefail
 export IOBENCH='$iobench' FIO='$fio' REPO='$repo' RUN='$run' LAB='$lab' CASE='$case' MODROOT='$cache/k'
+# iobench speaks the dialect of the fio it is compared with (its seeds, keys, version line).
+export IOBENCH_FIO_COMPAT='$compat'
 cd "\$RUN"
 . "\$LAB/guest-lib.sh"
 . "\$LAB/cases/\$CASE.sh"
@@ -149,7 +154,7 @@ EOF
         timeout --kill-after=10 "$timeout_s" qemu-system-x86_64 -M q35 -accel tcg -cpu max -smp 2 -m "$mem" \
             -nodefaults -display none -no-reboot -serial "file:$run/console.log" \
             -kernel "$cache/vmlinuz" -initrd "$cache/initramfs.gz" \
-            -append "console=ttyS0 quiet panic=-1 lab.scratch=$run" \
+            -append "console=ttyS0 quiet panic=-1 lab.scratch=$run lab.repo=$repo" \
             -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on \
             -virtfs "local,path=$run,mount_tag=scratch,security_model=none" \
             "${qemu_args[@]}" >"$run/qemu.log" 2>&1 &

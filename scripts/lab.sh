@@ -30,6 +30,8 @@ elif [ -x "$repo/target/release/iobench" ]; then
 else
     iobench=$repo/target/suite/iobench
 fi
+# The guest runs it from its own working directory: an absolute path, whatever was given.
+iobench=$(realpath -m "$iobench")
 
 # The modules the initramfs loads itself: what it takes to mount the 9p share. Every other
 # module is loaded in the guest by the host's modprobe from the unpacked kernel's tree.

@@ -72,8 +72,11 @@ pub enum ParseError {
     )]
     NewerThanDialect {
         name: String,
-        since: crate::defs::FioRelease,
-        dialect: crate::defs::FioRelease,
+        /// The release that added it, as `3.42` (text, so this base-tier type does not
+        /// reach up to defs' FioRelease).
+        since: String,
+        /// The release the job is read as.
+        dialect: String,
         origin: Origin,
     },
     /// An engine fio has that iobench refuses, with the engine's own reason.

@@ -211,7 +211,7 @@ impl Printer {
         };
         let opts = h.opt_lists.get(idx).cloned().unwrap_or_default();
         if self.f.json {
-            let v = json::thread_obj(&t, &g, None, 0, self.f.plus).into_value();
+            let v = json::thread_obj(&t, &g, None, 0, self.f.plus, self.release).into_value();
             self.client_stats
                 .push(client_obj(v, Some(&opts), &h.hostname, h.port));
         }
@@ -301,7 +301,8 @@ impl Printer {
             }
             if self.f.json {
                 let (h, p) = self.last_host.clone().unwrap_or_default();
-                let v = json::thread_obj(&t.stats, &t.group, None, 0, self.f.plus).into_value();
+                let v = json::thread_obj(&t.stats, &t.group, None, 0, self.f.plus, self.release)
+                    .into_value();
                 self.client_stats.push(client_obj(v, None, &h, p));
             }
         }

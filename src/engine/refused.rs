@@ -208,6 +208,7 @@ pub const SPECS: &[Spec] = &[
         CMDPRIO_CLASS,
         CMDPRIO,
         CMDPRIO_BSSPLIT,
+        super::cmdprio::CMDPRIO_HINT,
         FIXEDBUFS,
         REGISTERFILES,
         SQTHREAD_POLL,

@@ -88,8 +88,8 @@ pub fn check_dialect(
     };
     Err(ParseError::NewerThanDialect {
         name: shown,
-        since,
-        dialect,
+        since: since.to_string(),
+        dialect: dialect.to_string(),
         origin: origin.clone(),
     })
 }

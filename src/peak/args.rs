@@ -361,12 +361,22 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
             'b' => a.bs = small(n()?)?,
             'p' => a.polled = flag()?,
             'B' => a.fixedbufs = flag()?,
+            // 3.37's t/io_uring dropped -D. `-D0` asks for what every later release does
+            // anyway (no DMA-mapped buffers), so scripts written for older releases (seed
+            // 002's) still run, with a note; `-D1` asks for what no later release has.
             'D' if !a.has_dma_flag() => {
-                return Err(ArgError(format!(
-                    "peak: option -D was removed in fio 3.37's t/io_uring (this is {}'s; \
-                     --fio-compat=3.36 or older has it)",
+                if flag()? {
+                    return Err(ArgError(format!(
+                        "peak: option -D was removed in fio 3.37's t/io_uring (this is {}'s; \
+                         --fio-compat=3.36 or older has it)",
+                        a.release
+                    )));
+                }
+                eprintln!(
+                    "peak: note: -D0 is accepted and has no effect: t/io_uring dropped -D in \
+                     fio 3.37 (this is {}'s)",
                     a.release
-                )))
+                );
             }
             'D' => a.dma_map = flag()?,
             'V' => a.vectored = flag()?,
@@ -458,8 +468,10 @@ mod tests {
         let a = run(&["--fio-compat=3.42", "-V1", "-e1", "f"]);
         assert!(a.vectored && a.restriction);
         assert_eq!(a.dma_suffix(), "");
-        let e = parse(&["--fio-compat", "3.37", "-D0", "f"]).unwrap_err();
+        let e = parse(&["--fio-compat", "3.37", "-D1", "f"]).unwrap_err();
         assert!(e.0.contains("-D was removed in fio 3.37"), "{e:?}");
+        // -D0 (what 3.37+ does anyway) is taken, so older scripts still run.
+        assert_eq!(run(&["--fio-compat=3.42", "-D0", "f"]).dma_suffix(), "");
         let old = run(&["--fio-compat=3.36", "-D0", "f"]);
         assert_eq!(old.dma_suffix(), "/0");
     }

@@ -403,6 +403,8 @@ pub fn json_value_with(
     let since = now
         .duration_since(std::time::SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
+    // The dialect of the report: the jobs' (they share the command line's).
+    let release = jobs.first().map(|j| j.raw.release).unwrap_or_default();
     let mut root = Obj::new();
     root.str("fio version", VERSION)
         .int("timestamp", since.as_secs())
@@ -414,13 +416,13 @@ pub fn json_value_with(
             let Some(g) = c.groups.get(t.groupid as usize) else {
                 continue;
             };
-            let o = json::thread_obj(t, g, jobs.get(t.job_index), 0, plus);
+            let o = json::thread_obj(t, g, jobs.get(t.job_index), 0, plus, release);
             arr.push(client_job(o.into_value(), &c.hostname, c.id));
         }
     }
     if let Some(last) = clients.last() {
         for t in printed_totals(clients, extras) {
-            let o = json::thread_obj(&t.stats, &t.group, None, 0, plus);
+            let o = json::thread_obj(&t.stats, &t.group, None, 0, plus, release);
             arr.push(client_job(o.into_value(), &last.hostname, last.id));
         }
     }

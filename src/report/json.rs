@@ -361,10 +361,13 @@ pub fn thread_obj(
     job: Option<&Job>,
     elapsed_ms: u64,
     plus: bool,
+    release: crate::defs::release::FioRelease,
 ) -> Obj {
     let mut o = Obj::new();
     let elapsed = elapsed_ms.div_ceil(1000);
-    let rel = job.map(|j| j.raw.release).unwrap_or_default();
+    // The job's own dialect; a job not known here (a server's, "All clients") is
+    // reported in `release`, the dialect the report is written in.
+    let rel = job.map_or(release, |j| j.raw.release);
     o.str("jobname", &t.name).int("groupid", t.groupid);
     if rel.reports_job_start() {
         o.int("job_start", t.job_start);
@@ -662,7 +665,17 @@ pub fn document(jobs: &[Job], sum: &RunSummary, plus: bool) -> Value {
         let Some(g) = sum.groups.get(t.groupid as usize) else {
             continue;
         };
-        arr.push(thread_obj(t, g, jobs.get(t.job_index), sum.elapsed_ms, plus).into_value());
+        arr.push(
+            thread_obj(
+                t,
+                g,
+                jobs.get(t.job_index),
+                sum.elapsed_ms,
+                plus,
+                sum.release,
+            )
+            .into_value(),
+        );
     }
     root.arr("jobs", arr);
     if !sum.disks.is_empty() {

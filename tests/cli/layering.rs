@@ -15,8 +15,8 @@ const TIERS: &[(&str, &[&str])] = &[
     (
         "base",
         &[
-            "affinity", "blktrace", "clock", "debug", "error", "flags", "num", "osstr", "shm",
-            "stop",
+            "affinity", "blktrace", "clock", "debug", "error", "flags", "num", "osstr", "safefs",
+            "shm", "stop",
         ],
     ),
     // Option definitions and value syntax, Ddir, the typed Reader.

@@ -172,7 +172,7 @@ fn fio_3_42s_vectored_and_restricted_reads_run_and_dash_d_is_gone() {
         );
         assert!(text.contains("IOPS="), "{args:?}: {text}");
     }
-    let out = run(&["-D0", "-r1"]);
+    let out = run(&["-D1", "-r1"]);
     assert!(!out.status.success());
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("-D was removed in fio 3.37"),

@@ -523,5 +523,7 @@ fn bad_result_files_are_errors_naming_file_and_key() {
     let o = run(cmd);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("B measured nothing"), "{err}");
+    // Said as a failed side (no I/O), never judged.
+    assert!(err.contains("B failed (no I/O)"), "{err}");
+    assert!(err.contains("no I/O was done"), "{err}");
 }

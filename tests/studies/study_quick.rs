@@ -499,9 +499,10 @@ fn a_session_run_reports_as_a_plain_run_of_the_same_job() {
     let f = iobench::api::session::run_args(&args).expect("session run");
     assert_eq!(f.code, 0);
     let ours: Value = serde_json::from_str(&f.report()).unwrap();
+    // The session runs in this process's dialect (the default), so the plain run does too.
     let plain: Value = serde_json::from_slice(
         &run_ok({
-            let mut c = iobench();
+            let mut c = common::iobench_default();
             c.args(&args);
             c
         })

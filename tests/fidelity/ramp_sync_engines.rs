@@ -75,7 +75,14 @@ fn lay_out(dir: &Path) {
 /// A time-based run with a ramp: every output counts the measured I/Os.
 fn check_time_based(engine: &str, bs: u64, extra: &[&str]) {
     let Some(fio) = common::fio() else { return };
-    let dir = common::scratch(&format!("ramp_sync_{engine}_{}", extra.len()));
+    // One directory per case (engine and options): tests run at once, and two psync cases
+    // with one extra option each shared a directory that the first to end removed.
+    let tag: String = extra
+        .concat()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let dir = common::scratch(&format!("ramp_sync_{engine}_{bs}_{tag}"));
     let _gone = common::Gone(dir.clone());
     lay_out(&dir);
     let timed = ["--time_based", "--runtime=400ms"];

@@ -110,6 +110,14 @@ fn verify_trims_match_fio_counts() {
 fn discards(tool: Command, dev: &str, dir: &std::path::Path) -> Vec<String> {
     let log = dir.join("strace.log");
     let mut c = Command::new("strace");
+    // The tool's environment goes along (iobench's IOBENCH_FIO_COMPAT: the dialect of the
+    // fio it is compared with decides its seeds).
+    for (k, v) in tool.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
     // In the scratch directory: the verify job leaves its state file where it works.
     c.current_dir(dir)
         .args(["-f", "-qq", "-e", "trace=ioctl", "-o"])

@@ -135,7 +135,7 @@ pub struct OptDef {
     /// older dialect (`--fio-compat`) refuses it by name with this release.
     pub since: super::FioRelease,
     /// A credential (a password, a secret key, a token): its value is replaced by
-    /// [`REDACTED`] in everything iobench writes or prints (reports, exports, the
+    /// `REDACTED` (`<redacted>`) in everything iobench writes or prints (reports, exports, the
     /// history, `--showcmd`, logs), so that one shows it was given but not what it is.
     pub secret: bool,
     /// Names and values added after the option itself, each with the release that added it:
@@ -250,7 +250,7 @@ impl OptDef {
         self.secret = true;
         self
     }
-    /// The value as it may be written out: [`REDACTED`] for a secret option.
+    /// The value as it may be written out: `REDACTED` for a secret option.
     pub fn shown<'a>(&self, value: &'a str) -> &'a str {
         if self.secret {
             REDACTED

@@ -143,29 +143,6 @@ impl Mount {
     }
 }
 
-/// Undoes mountinfo's octal escapes (`\040` for a space).
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            let v = (b[i + 1] - b'0') as u32 * 64
-                + (b[i + 2] - b'0') as u32 * 8
-                + (b[i + 3] - b'0') as u32;
-            out.push(v as u8);
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Parses one mountinfo line.
 pub fn parse_mountinfo_line(line: &str) -> Option<Mount> {
     let (head, tail) = line.split_once(" - ")?;
@@ -177,10 +154,10 @@ pub fn parse_mountinfo_line(line: &str) -> Option<Mount> {
     let mut t = tail.split(' ');
     Some(Mount {
         dev: (maj.parse().ok()?, min.parse().ok()?),
-        mount_point: unescape(f[4]),
+        mount_point: crate::osstr::unescape_octal(f[4]),
         vfs_options: f[5].to_string(),
         fstype: t.next()?.to_string(),
-        source: unescape(t.next().unwrap_or("")),
+        source: crate::osstr::unescape_octal(t.next().unwrap_or("")),
         fs_options: t.next().unwrap_or("").to_string(),
     })
 }

@@ -126,11 +126,11 @@ pub fn facts(path: &str) -> Option<Facts> {
         let by_no = parse_devno(devno).and_then(find);
         let by_src = source
             .filter(|s| s.starts_with('/'))
-            .and_then(|s| std::fs::metadata(unescape(s)).ok())
+            .and_then(|s| std::fs::metadata(crate::osstr::unescape_octal(s)).ok())
             .filter(|m| m.file_type().is_block_device())
             .and_then(|m| find(m.rdev()));
         if let Some(dev) = by_no.or(by_src) {
-            f.mounts.push((dev, unescape(dir)));
+            f.mounts.push((dev, crate::osstr::unescape_octal(dir)));
         }
     }
     for (n, d) in &fam {
@@ -143,7 +143,7 @@ pub fn facts(path: &str) -> Option<Facts> {
         let Some(p) = line.split_whitespace().next() else {
             continue;
         };
-        if let Some(n) = std::fs::metadata(unescape(p))
+        if let Some(n) = std::fs::metadata(crate::osstr::unescape_octal(p))
             .ok()
             .filter(|m| m.file_type().is_block_device())
             .and_then(|m| find(m.rdev()))
@@ -152,26 +152,6 @@ pub fn facts(path: &str) -> Option<Facts> {
         }
     }
     Some(f)
-}
-
-/// The kernel's octal escapes (`\040` for a space) in /proc/self/mountinfo and /proc/swaps.
-fn unescape(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\'
-            && i + 3 < b.len()
-            && b[i + 1..i + 4].iter().all(|c| (b'0'..=b'7').contains(c))
-        {
-            out.push((b[i + 1] - b'0') * 64 + (b[i + 2] - b'0') * 8 + (b[i + 3] - b'0'));
-            i += 4;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Opens block device `path` exclusively (`O_EXCL`): EBUSY when it, or a partition of
@@ -380,9 +360,9 @@ mod tests {
 
     #[test]
     fn mount_table_escapes_are_undone() {
-        assert_eq!(unescape("/mnt/a\\040b"), "/mnt/a b");
-        assert_eq!(unescape("/x\\"), "/x\\");
-        assert_eq!(unescape("/x\\04"), "/x\\04");
+        assert_eq!(crate::osstr::unescape_octal("/mnt/a\\040b"), "/mnt/a b");
+        assert_eq!(crate::osstr::unescape_octal("/x\\"), "/x\\");
+        assert_eq!(crate::osstr::unescape_octal("/x\\04"), "/x\\04");
     }
 
     #[test]

@@ -701,7 +701,9 @@ fn calibrate(prepared: &Prepared) -> Result<f64, String> {
     }
     if estimate::unpaced_bytes(&prepared.jobs).is_none() {
         return Err(
-            "a job's size is a percentage or the file's own, so its bytes are unknown".into(),
+            "a job's time is not bound: time_based without a runtime, or a size that is a \
+             percentage or the file's own (its bytes unknown)"
+                .into(),
         );
     }
     let mut p = prepared.clone();

@@ -586,8 +586,14 @@ fn compare_rerun_runs_both_jobs_again_alternated() {
     let a: Vec<i64> = (0..2).map(|_| save_run(&db, &fast)).collect();
     let b: Vec<i64> = (0..2).map(|_| save_run(&db, &slow)).collect();
     let (ra, rb) = (format!("{}-{}", a[0], a[1]), format!("{}-{}", b[0], b[1]));
-    let stored = history(&db, &["compare", &ra, &rb]);
+    // history compare takes --margin as compare does.
+    let stored = history(&db, &["compare", &ra, &rb, "--margin=10%"]);
     let text = stdout(&stored);
+    assert!(
+        stored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stored.stderr)
+    );
     assert!(
         text.contains("not alternated") && text.contains("history compare --rerun"),
         "{text}"

@@ -129,6 +129,18 @@ impl FioRelease {
     pub fn reports_latency_target(self) -> bool {
         self >= FioRelease::V3_42
     }
+
+    /// The longest `buffer_pattern`/`verify_pattern`: 512 bytes up to 3.33; fio 3.34
+    /// allocates the pattern to its length (commit 1dc47d6b), so a whole file can be one.
+    /// iobench bounds it at 16 MiB there, so a pattern named after a huge file is an error
+    /// rather than an unbounded read.
+    pub fn longest_pattern(self) -> usize {
+        if self >= FioRelease::V3_34 {
+            16 << 20
+        } else {
+            512
+        }
+    }
 }
 
 impl fmt::Display for FioRelease {

@@ -129,6 +129,35 @@ impl FioRelease {
     pub fn reports_latency_target(self) -> bool {
         self >= FioRelease::V3_42
     }
+
+    /// fio 3.35 lists a job's random seeds under `--debug=random`.
+    pub fn prints_rand_seeds(self) -> bool {
+        self >= FioRelease::V3_35
+    }
+
+    /// How many random streams a job seeds (`FIO_RAND_NR_OFFS`): 21 up to 3.35, FDP's
+    /// stream from 3.36, sprandom's from 3.41.
+    pub fn rand_streams(self) -> usize {
+        if self >= FioRelease::V3_41 {
+            23
+        } else if self >= FioRelease::V3_36 {
+            22
+        } else {
+            21
+        }
+    }
+
+    /// The longest `buffer_pattern`/`verify_pattern`: 512 bytes up to 3.33; fio 3.34
+    /// allocates the pattern to its length (commit 1dc47d6b), so a whole file can be one.
+    /// iobench bounds it at 16 MiB there, so a pattern named after a huge file is an error
+    /// rather than an unbounded read.
+    pub fn longest_pattern(self) -> usize {
+        if self >= FioRelease::V3_34 {
+            16 << 20
+        } else {
+            512
+        }
+    }
 }
 
 impl fmt::Display for FioRelease {

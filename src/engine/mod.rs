@@ -30,6 +30,7 @@ pub mod posixaio;
 pub mod psync;
 pub mod refused;
 pub mod registry;
+pub mod sg;
 pub mod spec;
 pub mod splice;
 pub mod sync;

@@ -6,19 +6,6 @@
 use super::spec::Spec;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 
-const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
-    ("write", "WRITE"),
-    ("write_and_verify", "WRITE AND VERIFY"),
-    ("verify", "same as write_and_verify"),
-    ("write_same", "WRITE SAME"),
-    ("same", "same as write_same"),
-    ("write_same_ndob", "WRITE SAME with no data buffer"),
-    ("verify_bytchk_00", "VERIFY without data"),
-    ("verify_bytchk_01", "VERIFY comparing data"),
-    ("verify_bytchk_11", "VERIFY with one block of data"),
-    ("write_stream", "WRITE STREAM"),
-];
-
 const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
 
 const VERB_CHOICES: &[(&str, &str)] = &[
@@ -55,41 +42,6 @@ pub const SKIP_BAD: OptDef = opt(
 .def("0")
 .cat(C::Engine)
 .engines(&["mtd"])
-.not_yet();
-
-pub const READFUA: OptDef = opt("readfua", K::Bool, "Send reads with Force Unit Access")
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet();
-
-pub const WRITEFUA: OptDef = opt("writefua", K::Bool, "Send writes with Force Unit Access")
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet();
-
-pub const SG_WRITE_MODE: OptDef = opt(
-    "sg_write_mode",
-    K::Choice(SG_WRITE_MODE_CHOICES),
-    "Which SCSI command writes use",
-)
-.def("write")
-.cat(C::Engine)
-.engines(&["sg"])
-.not_yet();
-
-pub const STREAM_ID: OptDef = opt(
-    "stream_id",
-    K::Int {
-        min: i64::MIN,
-        max: i64::MAX,
-    },
-    "Stream id for SCSI WRITE STREAM commands",
-)
-.def("0")
-.cat(C::Engine)
-.engines(&["sg"])
 .not_yet();
 
 /// Only io_uring_cmd (refused) would use it; fio's io_uring engine takes its value and
@@ -189,13 +141,6 @@ pub const SPECS: &[Spec] = &[
     )
     .options(&[SKIP_BAD])
     .hidden(),
-    Spec::refused(
-        "sg",
-        "SCSI generic passthrough",
-        "needs a SCSI generic device (/dev/sgN or a SCSI block device); this machine's disks \
-         are virtio, which has no SCSI passthrough",
-    )
-    .options(&[HIPRI, READFUA, WRITEFUA, SG_WRITE_MODE, STREAM_ID]),
     Spec::refused(
         "io_uring_cmd",
         "io_uring passthrough commands (NVMe)",

@@ -35,6 +35,7 @@ pub mod spec;
 pub mod splice;
 pub mod sync;
 pub mod uring;
+pub mod uring_cmd;
 pub mod uring_probe;
 
 pub use registry::EngineConfig;

@@ -44,8 +44,9 @@ pub const SKIP_BAD: OptDef = opt(
 .engines(&["mtd"])
 .not_yet();
 
-/// Only io_uring_cmd (refused) would use it; fio's io_uring engine takes its value and
-/// ignores it, and so does iobench's, so that job files written for either parse alike.
+/// io_uring_cmd's kind of command (NVMe, the only one); fio's io_uring engine takes its
+/// value and ignores it, and so does iobench's, so that job files written for either
+/// parse alike.
 pub const CMD_TYPE: OptDef = opt(
     "cmd_type",
     K::Choice(CMD_TYPE_CHOICES),
@@ -110,12 +111,6 @@ pub const TOUCH_OBJECTS: OptDef = opt(
 .engines(&["rados"])
 .not_yet();
 
-use super::cmdprio::{CMDPRIO, CMDPRIO_BSSPLIT, CMDPRIO_CLASS, CMDPRIO_PERCENTAGE};
-use super::psync::{HIPRI, NOWAIT, UNCACHED};
-use super::uring::{
-    FIXEDBUFS, FORCE_ASYNC, NONVECTORED, REGISTERFILES, SQTHREAD_POLL, SQTHREAD_POLL_CPU,
-};
-
 /// Needs a RAM-backed persistent memory device, absent here.
 const NO_PMEM: &str = "needs persistent memory (a DAX-mounted file system or a /dev/dax \
                        device) and PMDK; this machine has neither";
@@ -140,30 +135,6 @@ pub const SPECS: &[Spec] = &[
         "needs a raw flash (MTD) character device (/dev/mtdN) and libmtd; this machine has none",
     )
     .options(&[SKIP_BAD])
-    .hidden(),
-    Spec::refused(
-        "io_uring_cmd",
-        "io_uring passthrough commands (NVMe)",
-        "needs an NVMe character device (/dev/ngXnY) for passthrough commands; this machine \
-         has no NVMe device",
-    )
-    .options(&[
-        HIPRI,
-        CMDPRIO_PERCENTAGE,
-        CMDPRIO_CLASS,
-        CMDPRIO,
-        CMDPRIO_BSSPLIT,
-        super::cmdprio::CMDPRIO_HINT,
-        FIXEDBUFS,
-        REGISTERFILES,
-        SQTHREAD_POLL,
-        SQTHREAD_POLL_CPU,
-        NONVECTORED,
-        UNCACHED,
-        NOWAIT,
-        FORCE_ASYNC,
-        CMD_TYPE,
-    ])
     .hidden(),
     Spec::refused(
         "rdma",

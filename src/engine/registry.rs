@@ -102,6 +102,7 @@ registry! {
     E4defrag => super::e4defrag::E4defrag,
     Http => super::http::Http,
     Sg => super::sg::Sg,
+    UringCmd => super::uring_cmd::UringCmd,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

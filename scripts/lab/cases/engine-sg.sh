@@ -96,6 +96,7 @@ JOB
         hash[$tool]=$(disk_hash 8)
     done
     judge sg --fio sg-fio --iob sg-iob
+    no_block_io sg-fio sg-iob
     # READ CAPACITY (fio sends it up to four times a file, iobench twice) may differ; the
     # rest is one command per I/O.
     local d=$((cmds[iob] - cmds[fio]))

@@ -249,8 +249,9 @@ pub fn read_capacity(fd: RawFd) -> io::Result<(u32, u64)> {
 }
 
 fn is_block(fd: RawFd) -> io::Result<bool> {
-    // SAFETY: fstat fills the zeroed struct for an open descriptor.
+    // SAFETY: a plain C struct, for which all zeroes is a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat fills the struct it is given for an open descriptor.
     if unsafe { libc::fstat(fd, &mut st) } < 0 {
         return Err(io::Error::last_os_error());
     }

@@ -51,8 +51,9 @@ pub struct Namespace {
 
 /// NVME_IOCTL_ID and Identify Namespace (CNS 0) of the namespace open as `fd`.
 pub fn identify(fd: RawFd) -> io::Result<Namespace> {
-    // SAFETY: fstat fills the zeroed struct for an open descriptor.
+    // SAFETY: a plain C struct, for which all zeroes is a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat fills the struct it is given for an open descriptor.
     if unsafe { libc::fstat(fd, &mut st) } < 0 {
         return Err(io::Error::last_os_error());
     }

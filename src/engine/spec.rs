@@ -188,6 +188,12 @@ pub trait Declared: super::Engine + Sized + 'static {
     fn for_clone(_opts: &mut Self::Opts, _clone: u32) {}
     /// Adjusts the options for an offload submitter, which owns one slot of the buffers.
     fn for_offload(_opts: &mut Self::Opts) {}
+    /// The size of a character device the job names, for engines that ask the device
+    /// itself (sg's READ CAPACITY, io_uring_cmd's Identify Namespace), where other engines
+    /// need `size=`; `None` when the engine does not.
+    fn char_device_size(_opts: &Self::Opts, _path: &str) -> Option<std::io::Result<u64>> {
+        None
+    }
     /// The target's size, for engines with `sized_by_engine` (asked before workers start).
     fn target_size(_opts: &Self::Opts) -> std::io::Result<u64> {
         Err(std::io::Error::other(

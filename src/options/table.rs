@@ -2458,7 +2458,9 @@ pub const NUM_RANGE: OptDef = opt(
 .def("1")
 .cat(C::Io)
 .since(F::V3_37)
-.not_yet_because("multi-range trims need NVMe passthrough (io_uring_cmd)");
+.not_yet_because(
+    "io_uring_cmd sends one range a Dataset Management command; several are not implemented yet",
+);
 
 pub const SPRANDOM: OptDef = opt(
     "sprandom",

@@ -1,5 +1,6 @@
-//! `iobench --client`: drives fio 3.33 servers (or iobench's) over fio's protocol, as fio's
-//! own client does: connect to every server, PROBE it, send its job files (JOB, or
+//! `iobench --client`: drives fio servers of any release from 3.33 (or iobench's) over
+//! fio's protocol, in each server's protocol version ([`handshake`]), as fio's own client
+//! does: connect to every server, PROBE it, send its job files (JOB, or
 //! LOAD_FILE for `--remote-config`) and the output flags (JOBLINE), start them all (RUN),
 //! then print what they send: their text lines as they come (`<host> …`), each server's
 //! report when it is done, and the "All clients" total at the end ([`output`]).
@@ -171,8 +172,10 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
         let (s, first) = match handshake(s, &h.endpoint, c.proto, &c.me) {
             Ok(x) => x,
             Err(e) => {
+                // Said now, and reported with the servers lost on the way
+                // (`disconnected (…)`).
                 eprintln!("iobench: client <{}>: {e}", h.given);
-                ok = false;
+                c.lost = Some(e);
                 c.done = true;
                 continue;
             }
@@ -477,13 +480,25 @@ fn handshake(mut s: Stream, ep: &Endpoint, v: u16, me: &str) -> Result<(Stream, 
             Err(ProtoError::Closed) if v != crate::fioproto::VERSION => crate::fioproto::VERSION,
             Err(ProtoError::Version { got }) => {
                 return Err(format!(
-                    "the server speaks protocol version {got}, iobench speaks versions {} \
-                     (fio 3.33) to {} (fio master)",
+                    "protocol version mismatch: the server speaks version {got}, iobench \
+                     speaks versions {} (fio 3.33) to {} (fio master)",
                     crate::fioproto::OLDEST_VERSION,
                     crate::fioproto::NEWEST_VERSION
                 ))
             }
-            Err(e) => return Err(format!("PROBE: {e}")),
+            Err(ProtoError::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(format!(
+                    "timeout on cmd PROBE: the server accepted the connection but sent \
+                     nothing for {} s",
+                    PROBE_TIMEOUT.as_secs()
+                ))
+            }
+            Err(e) => return Err(e.to_string()),
         };
         if tried.contains(&next) {
             return Err(format!(

@@ -344,6 +344,61 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// fio 3.37's and 3.38's log header and sample layouts, at the offsets of fio's
+    /// headers: the name at 36 then 40, samples at 296, 40-byte samples (48 with the
+    /// offset).
+    #[test]
+    fn log_layout_follows_the_version() {
+        let log = WireLog {
+            thread_number: 2,
+            log_type: 1,
+            compressed: 0,
+            log_offset: true,
+            log_prio: false,
+            name: "x_lat.2.log".into(),
+            samples: vec![Sample {
+                time_ms: 7,
+                value: 99,
+                ddir: 1 | OFFSET_BIT,
+                priority: 0,
+                bs: 4096,
+                offset: Some(8192),
+            }],
+            raw: Vec::new(),
+            hist: Vec::new(),
+            hist_coarseness: 0,
+            per_job_logs: false,
+        };
+        for (v, hdr, name_at, entry, ddir_at) in [
+            (97u16, 288usize, 32usize, 40usize, 16usize),
+            (103, 296, 36, 48, 24),
+            (107, 296, 40, 48, 24),
+            (121, 296, 40, 48, 24),
+        ] {
+            let p = Proto::new(v).unwrap();
+            let b = log.encode_as(p);
+            assert_eq!(b.len(), hdr + entry, "version {v}");
+            assert_eq!(&b[name_at..name_at + 11], b"x_lat.2.log", "version {v}");
+            let s = &b[hdr..];
+            assert_eq!(
+                u32::from_le_bytes(s[ddir_at..ddir_at + 4].try_into().unwrap()),
+                1 | OFFSET_BIT
+            );
+            let back = WireLog::decode_as(p, &b).unwrap();
+            assert_eq!(back.samples, log.samples, "version {v}");
+            // Before 102 the header cannot say the log is shared: written anew.
+            assert_eq!(back.per_job_logs, v < 102, "version {v}");
+            let z = WireLog::decode_as(p, &log.encode_compressed_as(p)).unwrap();
+            assert_eq!(z.samples, log.samples, "version {v}, compressed");
+        }
+        // fio 3.38's issue time after the offset is read past.
+        let p = Proto::new(107).unwrap();
+        let mut b = log.encode_as(p);
+        b[28..32].copy_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&123u64.to_le_bytes());
+        assert_eq!(WireLog::decode_as(p, &b).unwrap().samples, log.samples);
+    }
+
     #[test]
     fn compressed_log_inflates() {
         let log = WireLog {

@@ -530,6 +530,39 @@ mod tests {
     }
 
     #[test]
+    fn every_version_from_97_to_121_is_read_and_no_other() {
+        for v in OLDEST_VERSION..=NEWEST_VERSION {
+            let (cmds, end) = decode_all(&encode_as(v, op::TEXT, 3, &[1; 2000]));
+            assert!(matches!(end, ProtoError::Closed), "version {v}");
+            assert_eq!(cmds.len(), 1);
+            assert_eq!(cmds[0].version, v);
+        }
+        for v in [96, 122, 0, 0xffff] {
+            assert!(matches!(
+                decode_all(&encode_as(v, op::TEXT, 0, b"x")).1,
+                ProtoError::Version { got } if got == v
+            ));
+        }
+        // A message's fragments all carry one version.
+        let mut b = Vec::new();
+        put_fragment(&mut b, 97, op::TS, F_MORE, 0, b"a");
+        put_fragment(&mut b, 120, op::TS, 0, 0, b"b");
+        assert!(matches!(
+            decode_all(&b).1,
+            ProtoError::VersionChanged {
+                first: 97,
+                next: 120
+            }
+        ));
+        // The 3.33 encoding is unchanged.
+        assert_eq!(
+            encode(op::QUIT, 0, &[]),
+            encode_as(VERSION, op::QUIT, 0, &[])
+        );
+        assert_eq!(&encode(op::QUIT, 0, &[])[..2], &[97, 0]);
+    }
+
+    #[test]
     fn fragments_must_share_an_opcode() {
         let mut b = Vec::new();
         put_fragment(&mut b, VERSION, op::TS, F_MORE, 0, b"a");

@@ -564,6 +564,18 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::IOB_GO => Message::IobGo,
         op::UPDATE_JOB if from_server => Message::UpdateJobReply(decode_update_reply(p)?),
         op::UPDATE_JOB => Message::UpdateJob(UpdateJob::decode(p)?),
+        op::VTRIGGER
+            if from_server && cmd.version >= super::vstate::NEWER_LAYOUT_FROM && p.len() > 8 =>
+        {
+            return Err(ProtoError::Malformed {
+                op: "VTRIGGER",
+                why: format!(
+                    "verify states of protocol version {} (fio 3.38 or later) are not \
+                     supported yet: iobench reads fio 3.33's layout only",
+                    cmd.version
+                ),
+            });
+        }
         op::VTRIGGER if from_server => Message::VtriggerState(super::vstate::decode_list(p)?),
         op::VTRIGGER => Message::Vtrigger(super::vstate::decode_command(p)?),
         other if other < op::NR => Message::Other(other),

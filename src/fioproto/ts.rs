@@ -746,6 +746,78 @@ mod tests {
         assert!(WireTs::decode(&b[..1000]).is_err());
     }
 
+    /// The layouts of the later versions, at the offsets `offsetof` gives on fio's own
+    /// headers (3.36, the zone-reset move of 114, master).
+    #[test]
+    fn thread_stat_layout_follows_the_version() {
+        let mut t = JobStats::new("job1", 0, StatsConfig::default());
+        t.record_io(Ddir::Read, 4096, 100, 10_000, 1_000_000);
+        t.job_start = 1_700_000_000_123;
+        t.latency_depth = 7;
+        t.cfg.kb_base = 1000;
+        let g = GroupStats::new(0);
+        let le32 = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let le64 = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        for (v, len, pid, kb, depth) in [
+            (97u16, 184_056usize, 268usize, 183_680usize, 183_688usize),
+            (101, 184_064, 276, 183_688, 183_696),
+            (113, 184_064, 276, 183_688, 183_696),
+            (114, 184_064, 276, 183_680, 183_700),
+            (121, 184_072, 276, 183_680, 183_700),
+        ] {
+            let p = Proto::new(v).unwrap();
+            let mut t = t.clone();
+            t.pid = 4242;
+            let b = WireTs::encode_as(p, &t, 3, &g);
+            assert_eq!(b.len(), len, "version {v}");
+            assert_eq!(le32(&b, pid), 4242, "pid, version {v}");
+            assert_eq!(le32(&b, kb), 1000, "kb_base, version {v}");
+            assert_eq!(le32(&b, depth), 7, "latency_depth, version {v}");
+            if v >= 101 {
+                assert_eq!(le64(&b, 268), t.job_start, "job_start, version {v}");
+            }
+            let back = WireTs::decode_as(p, &b).unwrap();
+            assert_eq!(back.stats.pid, 4242);
+            assert_eq!(back.stats.dir[0].ios, 1);
+            assert_eq!(back.stats.latency_depth, 7);
+            assert_eq!(back.stats.cfg.kb_base, 1000);
+            assert_eq!(back.stats.job_start, if v >= 101 { t.job_start } else { 0 });
+            assert_eq!(back.thread_number, 3);
+        }
+        // Every version decodes what it encodes, steady-state rings included (three of
+        // them from 115 on).
+        let mut with_ss = t.clone();
+        with_ss.steady = Some(crate::stats::steady::SteadyReport {
+            spec: crate::job::exec::SteadySpec {
+                criterion: crate::defs::steady::Criterion {
+                    iops: false,
+                    slope: true,
+                    pct: false,
+                    limit: 0.5,
+                },
+                dur_s: 2,
+                ramp_ms: 0,
+            },
+            attained: false,
+            slope: 0.25,
+            deviation: 1.0,
+            criterion: 0.125,
+            iops: vec![1, 2],
+            bw: vec![3, 4],
+        });
+        for v in Proto::OLDEST.number()..=Proto::NEWEST.number() {
+            let p = Proto::new(v).unwrap();
+            let b = WireTs::encode_as(p, &with_ss, 1, &g);
+            let rings = if p.ss_lat() { 3 } else { 2 };
+            assert_eq!(b.len(), Layout::of(p).pdu_len() + rings * 16, "version {v}");
+            assert_eq!(
+                WireTs::decode_as(p, &b).unwrap().stats.steady,
+                with_ss.steady,
+                "version {v}"
+            );
+        }
+    }
+
     #[test]
     fn disk_util_round_trips() {
         let d = DiskUtil {

@@ -8,6 +8,7 @@ use super::policy::{self, Policy};
 use super::vtrigger;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
 use crate::fioproto::stream::Stream;
+use crate::fioproto::vstate;
 use crate::fioproto::{op, read_cmd_max, send_as, Cmd, Proto, ProtoError, SERVER_MAX_PAYLOAD};
 use std::io::Read;
 use std::os::fd::AsRawFd;
@@ -549,9 +550,15 @@ impl Conn {
                 return;
             }
         }
-        let states = job::load_sent(&self.sent())
-            .map(|(_, jobs)| vtrigger::idle_states(&jobs))
-            .unwrap_or_default();
+        // Idle states are empty but for their names and depths: none in a layout iobench
+        // does not write (see `answer_triggers`).
+        let states = if proto_of(&self.w).number() >= vstate::NEWER_LAYOUT_FROM {
+            Vec::new()
+        } else {
+            job::load_sent(&self.sent())
+                .map(|(_, jobs)| vtrigger::idle_states(&jobs))
+                .unwrap_or_default()
+        };
         let list = crate::fioproto::vstate::encode_list(&states);
         send_msg(&self.w, op::VTRIGGER, 0, &list);
         if self.fetch.take().is_some() {
@@ -915,7 +922,26 @@ fn answer_triggers(w: &Writer, asked: Vec<String>, states: Option<Vec<u8>>, poli
     if asked.is_empty() {
         return;
     }
-    let list = states.unwrap_or_else(|| 0u64.to_le_bytes().to_vec());
+    let empty = || 0u64.to_le_bytes().to_vec();
+    // The verify states travel in fio 3.33's layout (`thread_io_list`, header version 3);
+    // fio 3.39 changed it under the same protocol version as 3.38 (107), and 3.41 again,
+    // so from 107 on none are sent rather than bytes the client would misread.
+    let list = if proto_of(w).number() >= vstate::NEWER_LAYOUT_FROM {
+        if states.is_some() {
+            send_text(
+                w,
+                Text::ERR,
+                &format!(
+                    "iobench: server: verify states are sent in fio 3.33's layout only; this \
+                     client speaks protocol version {} (fio 3.38 or later): none sent\n",
+                    proto_of(w)
+                ),
+            );
+        }
+        empty()
+    } else {
+        states.unwrap_or_else(empty)
+    };
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
         trigger_command(w, policy, &command);

@@ -1,5 +1,5 @@
 //! `iobench --client`: drives fio servers of any release from 3.33 (or iobench's) over
-//! fio's protocol, in each server's protocol version ([`handshake`]), as fio's own client
+//! fio's protocol, in each server's protocol version (see `handshake`), as fio's own client
 //! does: connect to every server, PROBE it, send its job files (JOB, or
 //! LOAD_FILE for `--remote-config`) and the output flags (JOBLINE), start them all (RUN),
 //! then print what they send: their text lines as they come (`<host> …`), each server's
@@ -453,9 +453,6 @@ fn start_client(s: &mut Stream, v: u16, h: &args::Host, a: &ClientArgs) -> Resul
     Ok(starts)
 }
 
-/// As fio's client names a server to it (PROBE): the address it reached, as text
-/// (`127.0.0.1`, `::1`), or `sock`. A fio server names the verify state files it asks for
-/// (SENDFILE) after it, and the client names the states a trigger brings back so.
 /// Says PROBE in version `v` and reads the answer. A fio server of another version
 /// answers in its own (with an error text) and closes: the client connects again and
 /// speaks that version. One that closes without a word, asked in another version than
@@ -518,6 +515,9 @@ fn set_read_timeout(s: &Stream, t: Option<Duration>) {
     };
 }
 
+/// As fio's client names a server to it (PROBE): the address it reached, as text
+/// (`127.0.0.1`, `::1`), or `sock`. A fio server names the verify state files it asks for
+/// (SENDFILE) after it, and the client names the states a trigger brings back so.
 fn server_name(s: &Stream, h: &args::Host) -> String {
     match (&h.endpoint, s) {
         (Endpoint::Unix(_), _) => "sock".to_string(),

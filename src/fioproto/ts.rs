@@ -523,6 +523,8 @@ fn get_steady(
             },
             dur_s: dur as u32,
             ramp_ms: 0,
+            // fio 3.33's wire format carries one sample a second.
+            interval_ms: 1000,
         },
         attained: state & SS_ATTAINED != 0,
         slope: f.f64(l.at(SS_SLOPE))?,
@@ -715,6 +717,7 @@ mod tests {
                 },
                 dur_s: 3,
                 ramp_ms: 0,
+                interval_ms: 1000,
             },
             attained: true,
             slope: 0.5,

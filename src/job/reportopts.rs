@@ -111,12 +111,13 @@ impl ReportOpts {
             hist_ms: r.num(&LOG_HIST_MSEC)?.max(0) as u64,
             hist_coarse: r.num(&LOG_HIST_COARSENESS)?.clamp(0, 6) as u32,
             avg_ms: r.num(&LOG_AVG_MSEC)?.max(0) as u64,
-            // log_window_value (fio 3.37) renames log_max_value; `both` is refused by its row.
+            // log_window_value (fio 3.37) renames log_max_value and adds `both`.
             max_value: if r.is_set(&LOG_WINDOW_VALUE) {
                 matches!(r.word(&LOG_WINDOW_VALUE).as_str(), "max" | "1")
             } else {
                 r.bool(&LOG_MAX_VALUE)?
             },
+            both_values: r.is_set(&LOG_WINDOW_VALUE) && r.word(&LOG_WINDOW_VALUE) == "both",
             offset: r.bool(&LOG_OFFSET)?,
             prio: r.bool(&LOG_PRIO)?,
             per_job: r.bool(&PER_JOB_LOGS)?,
@@ -136,6 +137,12 @@ impl ReportOpts {
             return Err(r.invalid(
                 &LOG_ISSUE_TIME,
                 "1: with log_store_compressed this is not supported yet",
+            ));
+        }
+        if logs.both_values && logs.store_compressed {
+            return Err(r.invalid(
+                &LOG_WINDOW_VALUE,
+                "both: with log_store_compressed this is not supported yet",
             ));
         }
         if logs.store_compressed && logs.hist.is_some() {
@@ -271,6 +278,9 @@ pub struct LogConfig {
     /// `log_max_value`: a window logs its largest sample instead of its mean (a latency
     /// log then shows the worst I/O of each window).
     pub max_value: bool,
+    /// `log_window_value=both` (fio 3.37): each line carries the window's mean and then
+    /// its maximum (0 for a log that is not averaged).
+    pub both_values: bool,
     pub offset: bool,
     pub prio: bool,
     /// `per_job_logs`: put the job number in the file name.

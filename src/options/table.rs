@@ -2557,8 +2557,7 @@ pub const LOG_WINDOW_VALUE: OptDef = opt(
 )
 .def("avg")
 .cat(C::Log)
-.since(F::V3_37)
-.only(&["avg", "max", "0", "1"]);
+.since(F::V3_37);
 
 pub const LOG_ISSUE_TIME: OptDef = opt(
     "log_issue_time",

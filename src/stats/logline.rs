@@ -81,6 +81,8 @@ pub struct LineWriter {
     last_middle: Option<(u8, u64)>,
     /// `log_issue_time`: an `, issue` column after prio.
     issue: bool,
+    /// `log_window_value=both`: the window's maximum after its mean.
+    max: bool,
 }
 
 impl LineWriter {
@@ -100,7 +102,15 @@ impl LineWriter {
             middle: Piece::EMPTY,
             last_middle: None,
             issue: false,
+            max: false,
         }
+    }
+
+    /// Adds fio 3.37's second value column, each window's maximum after its mean
+    /// (`log_window_value=both`), when `on`.
+    pub fn with_max(mut self, on: bool) -> Self {
+        self.max = on;
+        self
     }
 
     /// Adds fio 3.38's last column, the issue time (`log_issue_time`), when `on`.
@@ -146,6 +156,11 @@ impl LineWriter {
         }
         let mut at = self.time.put(out);
         at += put_u64(&mut out[at..], s.value);
+        if self.max {
+            out[at..at + 2].copy_from_slice(b", ");
+            at += 2;
+            at += put_u64(&mut out[at..], s.max);
+        }
         at += self.middle.put(&mut out[at..]);
         if self.offset {
             out[at..at + 2].copy_from_slice(b", ");
@@ -204,6 +219,7 @@ mod tests {
             bs,
             offset,
             issue_ns: 0,
+            max: 0,
         };
         let samples = [
             s(3, 1000, 0, 4096, 8192),
@@ -225,6 +241,7 @@ mod tests {
         let mut w = LineWriter::new(0, true, false).with_issue_time(true);
         let issued = Sample {
             issue_ns: 20170,
+            max: 0,
             ..s(0, 8993, 0, 4096, 12288)
         };
         assert_eq!(

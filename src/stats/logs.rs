@@ -23,6 +23,10 @@ pub struct Sample {
     /// that has none).
     #[serde(default)]
     pub issue_ns: u64,
+    /// The window's largest sample, beside its mean in `value`
+    /// (`log_window_value=both`; 0 otherwise).
+    #[serde(default)]
+    pub max: u64,
 }
 
 /// One log's samples and, with `log_avg_msec`, its averaging windows.
@@ -36,13 +40,17 @@ pub struct SampleLog {
     /// Log each window's maximum rather than its mean (`log_max_value`).
     #[serde(default)]
     window_max: bool,
+    /// Log each window's mean and its maximum (`log_window_value=both`).
+    #[serde(default)]
+    window_both: bool,
 }
 
 impl SampleLog {
-    fn with_capacity(n: usize, window_max: bool) -> Self {
+    fn with_capacity(n: usize, window_max: bool, window_both: bool) -> Self {
         SampleLog {
             samples: Vec::with_capacity(n),
             window_max,
+            window_both,
             ..Default::default()
         }
     }
@@ -66,10 +74,15 @@ impl SampleLog {
         if self.window[d].samples > 0 {
             self.samples.push(Sample {
                 time_ms,
-                value: if self.window_max {
+                value: if self.window_max && !self.window_both {
                     self.window[d].max
                 } else {
                     (self.window[d].mean + 0.5) as u64
+                },
+                max: if self.window_both {
+                    self.window[d].max
+                } else {
+                    0
                 },
                 ddir: d as u8,
                 bs: 0,
@@ -118,7 +131,9 @@ const RESERVE: usize = 1024;
 impl JobLogs {
     /// Logs for a job with these options (the latency logs the job measures).
     pub fn new(cfg: LogConfig, disable_lat: bool, disable_slat: bool, disable_clat: bool) -> Self {
-        let mk = |on: bool| on.then(|| SampleLog::with_capacity(RESERVE, cfg.max_value));
+        let mk = |on: bool| {
+            on.then(|| SampleLog::with_capacity(RESERVE, cfg.max_value, cfg.both_values))
+        };
         let mut ts = libc::timespec {
             tv_sec: 0,
             tv_nsec: 0,
@@ -158,6 +173,7 @@ impl JobLogs {
             bs: bytes,
             offset,
             issue_ns: 0,
+            max: 0,
         };
         // The I/O was issued its clat before now (windowed logs carry no issue time).
         let issued = |value| Sample {
@@ -213,6 +229,14 @@ impl JobLogs {
             bs,
             offset: 0,
             issue_ns: 0,
+            max: 0,
+        };
+        // A window's rate is one sample: with `log_window_value=both` its largest is itself
+        // (fio 3.42 prints the same number twice).
+        let both = self.cfg.both_values;
+        let s = |value| Sample {
+            max: if both { value } else { 0 },
+            ..s(value)
         };
         if let (Some(l), Some(v)) = (&mut self.bw, bw_kib) {
             l.samples.push(s(v));
@@ -294,6 +318,7 @@ impl JobLogs {
             text.clear();
             super::logline::LineWriter::new(base, offset, prio)
                 .with_issue_time(issue)
+                .with_max(cfg.both_values)
                 .write(&mut text, &log.samples);
             append(&name(prefix, kind), &mut log.opened, per_job, &text)?;
             log.samples.clear();
@@ -387,6 +412,7 @@ mod tests {
                     bs: 4096,
                     offset: 0,
                     issue_ns: 0,
+                    max: 0,
                 },
             );
         }
@@ -410,6 +436,7 @@ mod tests {
                     bs: 4096,
                     offset: 0,
                     issue_ns: 0,
+                    max: 0,
                 },
             );
         }

@@ -145,6 +145,7 @@ mod tests {
             bs: 4096,
             offset: 8192,
             issue_ns: 0,
+            max: 0,
         };
         assert_eq!(
             to_text(&encode(&[s], false, false, 0)),

@@ -238,12 +238,76 @@ fn log_window_value_max_is_log_max_value() {
     assert!(max("--log_max_value=1"));
     assert!(!max("--log_window_value=avg"));
     assert!(!max("--log_max_value=0"));
-    let out = iobench()
-        .args(["--parse-only", "--name=x", "--log_window_value=both"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("'log_window_value=both' is not supported yet"));
+}
+
+/// `log_window_value=both` (fio 3.37) puts each window's maximum after its mean, in every
+/// log (a window's bw and iops are one sample each, so the two are equal), and a 0 there in
+/// a log that is not averaged: the line shapes fio 3.42's own t/jobs/t0033.fio checks, and
+/// the numbers fio 3.42 printed for the same jobs (`/tmp/fio-3.42/fio --name=j --rw=read
+/// --size=8k --time_based --runtime=1 --ioengine=libaio --write_iops_log=a
+/// --write_bw_log=a --write_lat_log=a --log_avg_msec=100 --log_window_value=both`:
+/// `122, 12950, 12950, 0, 0, 0` in a_iops, `100, 670, 169672, 0, 0, 0` in a_clat).
+#[test]
+fn log_window_value_both_logs_the_mean_and_the_maximum() {
+    let dir = common::scratch("log_window_both");
+    let _gone = common::Gone(dir.clone());
+    let run = |extra: &[&str]| {
+        let out = iobench()
+            .current_dir(&dir)
+            .args([
+                "--name=j",
+                "--rw=read",
+                "--filename=f",
+                "--size=8k",
+                "--ioengine=libaio",
+            ])
+            .args(["--time_based", "--runtime=1", "--log_window_value=both"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let lines = |name: &str| -> Vec<Vec<u64>> {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        text.lines()
+            .map(|l| l.split(", ").map(|f| f.parse().unwrap()).collect())
+            .collect()
+    };
+    run(&[
+        "--write_iops_log=a",
+        "--write_bw_log=a",
+        "--write_lat_log=a",
+        "--log_avg_msec=100",
+    ]);
+    let clat = lines("a_clat.1.log");
+    assert!(clat.len() >= 5, "{clat:?}");
+    for l in &clat {
+        assert_eq!(l.len(), 6, "time, mean, max, ddir, bs, prio: {l:?}");
+        assert!(l[2] >= l[1] && l[4] == 0, "{l:?}");
+    }
+    // Some window saw more than one latency: its maximum is above its mean.
+    assert!(clat.iter().any(|l| l[2] > l[1]), "{clat:?}");
+    for name in ["a_iops.1.log", "a_bw.1.log"] {
+        for l in lines(name) {
+            assert_eq!(l.len(), 6, "{name}: {l:?}");
+            assert_eq!(l[1], l[2], "{name}: one sample per window");
+        }
+    }
+    // Not averaged: the maximum column is there, and 0.
+    run(&["--write_lat_log=c", "--runtime=100ms"]);
+    for l in lines("c_clat.1.log").iter().take(50) {
+        assert_eq!((l.len(), l[2]), (6, 0), "{l:?}");
+    }
+    // With offsets, the column order of t0033's log_iops.4.log: time, mean, max, ddir,
+    // bs, offset, prio.
+    run(&["--write_iops_log=d", "--log_avg_msec=100", "--log_offset=1"]);
+    for l in lines("d_iops.1.log") {
+        assert_eq!(l.len(), 7, "{l:?}");
+    }
 }
 
 /// fio 3.34 dropped the 512-byte limit of `buffer_pattern`/`verify_pattern` (its

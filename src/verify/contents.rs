@@ -202,7 +202,12 @@ impl Contents {
             // only reads stops before the first read the state says may not have landed
             // (see `read_stops`), as fio does.
             let dir = crate::cli::state_dir();
-            self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
+            self.loaded = Some(super::state::Loaded::load(
+                &dir,
+                &job.name,
+                index,
+                super::state::version_of(self.v.release),
+            )?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
             self.saving = Some(SaveTo {
@@ -211,6 +216,8 @@ impl Contents {
                 comps: super::state::Completions::new(
                     files,
                     self.slots.len().max(job.exec.iodepth_given as usize),
+                    super::state::version_of(self.v.release),
+                    job.exec.engine.flags().sync,
                 ),
                 name: job.name.clone(),
                 index,

@@ -241,3 +241,62 @@ fn verify_write_sequence_decides_as_each_reference_fio_does() {
     }
     eprintln!("checked against {ran} reference fios");
 }
+
+/// fio 3.39's verify state file (version 4: twice the depth of completions on an
+/// asynchronous engine): each tool's file drives the other's `verify_state_load`.
+#[test]
+fn verify_state_files_of_version_4_cross_with_fio_3_39() {
+    let Some(r) = reffio::reference_fio("3.39") else {
+        return;
+    };
+    let (host, seen) = r.scratch("verify-dialects-state");
+    let _g = common::Gone(host.clone());
+    let state = host.join("local-v-0-verify.state");
+    let base = [
+        "--verify=crc32c",
+        "--ioengine=libaio",
+        "--iodepth=4",
+        "--rw=write",
+    ];
+    let cut = with(&base, &["--number_ios=12", "--do_verify=0"]);
+    let load = with(&base, &["--verify_only=1", "--verify_state_load=1"]);
+    let run = |mut c: Command, dir: &Path, args: &[&str]| {
+        c.args(job(dir, "d", args));
+        common::run(c)
+    };
+    // chroot starts fio at the root's "/": `--aux-path` puts its state file here.
+    let fio = |args: &[&str]| {
+        let mut c = r.command();
+        c.arg(format!("--aux-path={}", seen.display()));
+        run(c, &seen, args)
+    };
+    let ours = |args: &[&str]| {
+        let mut c = r.iobench();
+        c.current_dir(&host);
+        run(c, &host, args)
+    };
+    let out = fio(&cut);
+    assert!(out.status.success());
+    let theirs = std::fs::read(&state).expect("fio 3.39 left a state file");
+    assert_eq!(theirs[0], 4, "fio 3.39's state version");
+    let out = ours(&load);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("io=48.0KiB"),
+        "{text}"
+    );
+    std::fs::remove_file(&state).unwrap();
+    assert!(ours(&cut).status.success());
+    let mine = std::fs::read(&state).expect("iobench left a state file");
+    assert_eq!(
+        (mine[0], mine.len()),
+        (4, theirs.len()),
+        "iobench's state file"
+    );
+    let out = fio(&load);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("io=48.0KiB"),
+        "{text}"
+    );
+}

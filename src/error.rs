@@ -79,6 +79,21 @@ pub enum ParseError {
         dialect: String,
         origin: Origin,
     },
+    /// An engine fio removed in a release at or before the one the job is read as.
+    #[error(
+        "{origin}option 'ioengine={engine}': fio {removed} removed this engine, so it is not \
+         in fio {dialect} (it was last in fio {last}: --fio-compat={last})"
+    )]
+    RemovedInDialect {
+        engine: String,
+        /// The release that removed it, as `3.34`.
+        removed: String,
+        /// The last release that had it.
+        last: String,
+        /// The release the job is read as.
+        dialect: String,
+        origin: Origin,
+    },
     /// An engine fio has that iobench refuses, with the engine's own reason.
     #[error("{origin}option 'ioengine={engine}' is not supported yet: {why}")]
     EngineRefused {

@@ -1,8 +1,47 @@
 //! `verify=`: fio's checksum methods, their names, on-disk numbers and sizes. The sums
 //! themselves are computed in `verify::checksum`.
 
-/// Bytes in fio's verify header, before the checksum.
+/// Bytes in fio 3.33's verify header, before the checksum.
 pub const HDR_LEN: usize = 40;
+
+/// The verify header's layout, which fio 3.41 changed: a version byte out of the old
+/// 16-bit `verify_type`, a 64-bit write number moved before `thread` (so two bytes of
+/// padding before the crc), 48 bytes in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HeaderLayout {
+    /// fio 3.33 to 3.40: 40 bytes, a 16-bit `numberio`, no version.
+    #[default]
+    Plain,
+    /// fio 3.41 and later: 48 bytes, version [`HEADER_VERSION`], a 64-bit `numberio`.
+    Versioned,
+}
+
+/// The version byte of fio 3.41's headers (its high bit tells them from the older ones).
+pub const HEADER_VERSION: u8 = 0x81;
+
+impl HeaderLayout {
+    /// The layout fio `release` writes and expects.
+    pub fn of(release: super::FioRelease) -> HeaderLayout {
+        if release >= super::FioRelease::V3_41 {
+            HeaderLayout::Versioned
+        } else {
+            HeaderLayout::Plain
+        }
+    }
+
+    /// Bytes of the header, before the checksum.
+    pub const fn len(self) -> usize {
+        match self {
+            HeaderLayout::Plain => HDR_LEN,
+            HeaderLayout::Versioned => 48,
+        }
+    }
+
+    /// Bytes the header's own crc covers (everything before the crc).
+    pub const fn crc_len(self) -> usize {
+        self.len() - 4
+    }
+}
 
 /// A checksum method, in fio's on-disk numbering (`verify_type` in the block header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,6 +91,7 @@ pub const METHODS: &[(&str, Method)] = &[
     ("sha1", Method::Sha1),
     ("meta", Method::Meta),
     ("pattern", Method::PatternNoHdr),
+    ("pattern_hdr", Method::Pattern),
     ("null", Method::Null),
 ];
 
@@ -86,7 +126,7 @@ impl Method {
         }
     }
 
-    /// Bytes of checksum stored after the 40-byte header.
+    /// Bytes of checksum stored after the header.
     pub fn sum_len(self) -> usize {
         match self {
             Method::Md5 => 16,
@@ -105,15 +145,15 @@ impl Method {
         }
     }
 
-    /// True when blocks carry fio's 40-byte header.
+    /// True when blocks carry fio's verify header.
     pub fn has_header(self) -> bool {
         !matches!(self, Method::None | Method::Null | Method::PatternNoHdr)
     }
 
-    /// Header plus checksum bytes at the start of each interval.
-    pub fn hdr_size(self) -> usize {
+    /// Header plus checksum bytes at the start of each interval, in `layout`.
+    pub fn hdr_size(self, layout: HeaderLayout) -> usize {
         if self.has_header() {
-            HDR_LEN + self.sum_len()
+            layout.len() + self.sum_len()
         } else {
             0
         }

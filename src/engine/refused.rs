@@ -4,7 +4,24 @@
 //! still shows fio's option list, and each option is refused as not supported yet.
 
 use super::spec::Spec;
+use crate::defs::FioRelease;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
+
+/// fio's engines that a release after 3.33 removed, with that release (fio's git history:
+/// `git log --diff-filter=D -- engines/`, `git tag --contains`): in a dialect from that
+/// release on, `ioengine=` refuses them as that fio would not know them.
+pub static REMOVED: &[(&str, FioRelease)] = &[
+    ("pmemblk", FioRelease::V3_34),
+    ("librpma_apm_client", FioRelease::V3_38),
+    ("librpma_apm_server", FioRelease::V3_38),
+    ("librpma_gpspm_client", FioRelease::V3_38),
+    ("librpma_gpspm_server", FioRelease::V3_38),
+];
+
+/// The release that removed fio's engine `name`, if one did.
+pub fn removed_in(name: &str) -> Option<FioRelease> {
+    REMOVED.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
 
 const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
 

@@ -15,7 +15,7 @@ pub use table::{lookup, nearest, OPTIONS};
 
 use crate::defs::raw::{RawJob, RawOpt};
 use crate::defs::reader::Reader;
-use crate::defs::Support;
+use crate::defs::{OptDef, Support};
 use crate::options::table::DIRECT;
 
 use crate::error::Origin;
@@ -69,7 +69,8 @@ pub fn make_opt(name: &str, value: Option<&str>, origin: &Origin) -> Result<RawO
 
 /// The dialect check: option `name` (as spelled, its name or an alias) with `value`, in a job
 /// read as fio `dialect` (`--fio-compat`), is refused by name when fio added the option, the
-/// alias or the value word after that release. `make_opt` calls it once the dialect is known.
+/// alias or the value word after that release, and `ioengine=` an engine that fio removed
+/// at or before it (`engine::refused::REMOVED`). `make_opt` calls it once the dialect is known.
 pub fn check_dialect(
     name: &str,
     value: Option<&str>,
@@ -79,6 +80,24 @@ pub fn check_dialect(
     let Some(def) = lookup(name) else {
         return Ok(());
     };
+    if let Some((engine, removed)) = removed_engine(def, value) {
+        if removed > dialect {
+            // The dialect has it: refused as iobench refuses it in any dialect.
+            refuse_unsupported(def, value, origin)?;
+        } else {
+            let last = crate::defs::FioRelease::all()
+                .filter(|r| *r < removed)
+                .last()
+                .unwrap_or(crate::defs::FioRelease::OLDEST);
+            return Err(ParseError::RemovedInDialect {
+                engine: engine.to_string(),
+                removed: removed.to_string(),
+                last: last.to_string(),
+                dialect: dialect.to_string(),
+                origin: origin.clone(),
+            });
+        }
+    }
     let since = def.added_in(name, value);
     if since <= dialect {
         return Ok(());
@@ -129,12 +148,44 @@ pub fn make_opt_with(
         origin: origin.clone(),
     })?;
     trace::parse_option(def, value);
+    // An engine a later fio removed is refused once the dialect is known (check_dialect):
+    // by the release that removed it, or as any refused engine in the older dialects.
+    if !allow_not_yet && removed_engine(def, value).is_none() {
+        refuse_unsupported(def, value, origin)?;
+    }
+    Ok(RawOpt {
+        def,
+        value: value.map(str::to_string),
+        origin: origin.clone(),
+    })
+}
+
+/// `ioengine=ENGINE` naming an engine a fio release after 3.33 removed: (the engine, the
+/// release that removed it).
+fn removed_engine<'a>(
+    def: &OptDef,
+    value: Option<&'a str>,
+) -> Option<(&'a str, crate::defs::FioRelease)> {
+    if def.name != table::IOENGINE.name {
+        return None;
+    }
+    let word = crate::defs::value::choice_word(value?);
+    crate::engine::refused::removed_in(word).map(|r| (word, r))
+}
+
+/// Refuses a value iobench does not run: an engine it refuses (with the engine's reason)
+/// or another value not supported yet.
+fn refuse_unsupported(
+    def: &OptDef,
+    value: Option<&str>,
+    origin: &Origin,
+) -> Result<(), ParseError> {
     let unsupported = |v: &&str| !def.value_supported(v) || check::unsupported_form(def, v);
-    if let Some(v) = value.filter(unsupported).filter(|_| !allow_not_yet) {
+    if let Some(v) = value.filter(unsupported) {
         let word = crate::defs::value::choice_word(v);
         if let Some(why) = crate::engine::registry::spec(word)
             .and_then(|s| s.refused)
-            .filter(|_| def.name == "ioengine")
+            .filter(|_| def.name == table::IOENGINE.name)
         {
             return Err(ParseError::EngineRefused {
                 engine: v.to_string(),
@@ -154,9 +205,5 @@ pub fn make_opt_with(
             origin: origin.clone(),
         });
     }
-    Ok(RawOpt {
-        def,
-        value: value.map(str::to_string),
-        origin: origin.clone(),
-    })
+    Ok(())
 }

@@ -2576,8 +2576,7 @@ pub const VERIFY_WRITE_SEQUENCE: OptDef = opt(
 .def("1")
 .cat(C::Verify)
 .parent("verify")
-.since(F::V3_38)
-.not_yet_because("verify headers carry fio 3.33's fields");
+.since(F::V3_38);
 
 pub const VERIFY_HEADER_SEED: OptDef = opt(
     "verify_header_seed",
@@ -2587,8 +2586,7 @@ pub const VERIFY_HEADER_SEED: OptDef = opt(
 .def("1")
 .cat(C::Verify)
 .parent("verify")
-.since(F::V3_40)
-.not_yet_because("verify headers carry fio 3.33's fields");
+.since(F::V3_40);
 
 pub const VERIFY_PATTERN_INTERVAL: OptDef = opt(
     "verify_pattern_interval",
@@ -2601,8 +2599,7 @@ pub const VERIFY_PATTERN_INTERVAL: OptDef = opt(
 .def("0")
 .cat(C::Verify)
 .parent("verify")
-.since(F::V3_40)
-.not_yet_because("a restarting verify pattern is not implemented yet");
+.since(F::V3_40);
 
 pub const RECOVER_ZBD_WRITE_ERROR: OptDef = opt(
     "recover_zbd_write_error",

@@ -2,9 +2,9 @@
 //! per interval a header, the method's checksum, then data (optionally with the header
 //! moved `verify_offset` bytes in), and fio's messages when a check fails.
 
-use super::header::{Header, MAGIC};
+use super::header::{Header, HeaderLayout, HEADER_VERSION, MAGIC};
 use crate::buffer::fill::Filler;
-use crate::defs::verify_method::HDR_LEN;
+use crate::defs::release::FioRelease;
 use crate::defs::verify_method::{Method, MAX_SUM};
 use crate::job::verifyopts::VerifyOpts;
 use std::fmt::Write as _;
@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Stamp {
     pub seed: u64,
-    pub numberio: u16,
+    pub numberio: u64,
     pub thread: u16,
     pub time_sec: u32,
     pub time_nsec: u32,
@@ -22,7 +22,7 @@ pub struct Stamp {
 /// What a read-back block is expected to carry, when known.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Expect {
-    pub numberio: Option<u16>,
+    pub numberio: Option<u64>,
     pub seed: Option<u64>,
 }
 
@@ -55,6 +55,14 @@ fn swap_header(chunk: &mut [u8], at: usize, n: usize) {
 /// Fills a write buffer with data and fio's headers for a block at `offset`.
 pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &Stamp) {
     match &o.pattern {
+        Some(p) if o.pattern_interval > 0 => {
+            // `verify_pattern_interval`: the pattern starts again every this many bytes,
+            // its `%o` the offset of where it starts.
+            let every = o.pattern_interval as usize;
+            for (k, piece) in buf.chunks_mut(every).enumerate() {
+                p.fill(piece, offset + (k * every) as u64);
+            }
+        }
         Some(p) => p.fill(buf, offset),
         None => filler.fill_seeded(buf, st.seed),
     }
@@ -63,7 +71,8 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
         return;
     }
     let inc = hdr_inc(o, buf.len());
-    let hs = m.hdr_size();
+    let layout = o.layout;
+    let hs = m.hdr_size(layout);
     // fio's lines name the I/O unit; here its buffer stands for it.
     let io_u = buf.as_ptr();
     for (i, chunk) in buf.chunks_mut(inc).enumerate() {
@@ -72,6 +81,7 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
         }
         let mut h = Header {
             magic: MAGIC,
+            version: 0,
             verify_type: m as u16,
             len: inc as u32,
             rand_seed: st.seed,
@@ -82,7 +92,7 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
             numberio: st.numberio,
             crc32: 0,
         };
-        h.write(chunk);
+        h.write(layout, chunk);
         if m.has_sum() {
             crate::dprint!(
                 crate::debug::Cat::Verify,
@@ -91,7 +101,7 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
             );
         }
         let (head, data) = chunk.split_at_mut(hs);
-        m.compute(data, &mut head[HDR_LEN..]);
+        m.compute(data, &mut head[layout.len()..]);
         swap_header(chunk, o.offset as usize, hs);
     }
 }
@@ -105,6 +115,41 @@ fn hex(b: &[u8]) -> String {
 
 fn base_name(file: &str) -> &str {
     file.rsplit('/').next().unwrap_or(file)
+}
+
+/// The first byte of `chunk` (the interval at `at` of its block, whose header and sum
+/// take `hs` bytes) that is not the pattern: (its place as fio counts it, from the start
+/// of the stretch of pattern it is in, the byte read, the byte wanted). With
+/// `verify_pattern_interval` the pattern starts again at every multiple of the interval
+/// from the block's start, so each stretch is compared on its own, as fio does.
+fn pattern_mismatch(
+    o: &VerifyOpts,
+    p: &crate::defs::datapattern::DataPattern,
+    offset: u64,
+    at: usize,
+    hs: usize,
+    chunk: &[u8],
+) -> Option<(usize, u8, u8)> {
+    let mut pat = Vec::new();
+    let end = at + chunk.len();
+    let mut pos = at + hs;
+    while pos < end {
+        let (base, stop) = match o.pattern_interval as usize {
+            0 => (0, end),
+            every => {
+                let base = pos / every * every;
+                (base, (base + every).min(end))
+            }
+        };
+        p.with_offset(offset + base as u64, &mut pat);
+        let phase = (pos - base) % pat.len();
+        let stretch = &chunk[pos - at..stop - at];
+        if let Some(k) = crate::defs::datapattern::first_mismatch(&pat, phase, stretch) {
+            return Some((k, stretch[k], pat[(phase + k) % pat.len()]));
+        }
+        pos = stop;
+    }
+    None
 }
 
 /// Checks a block read back from `offset` of `file`; the buffer is restored to on-disk
@@ -121,7 +166,8 @@ pub fn check(
 ) -> Result<(), Failure> {
     let len = buf.len();
     let inc = hdr_inc(o, len);
-    let hs = o.method.hdr_size();
+    let layout = o.layout;
+    let hs = o.method.hdr_size(layout);
     let mut first: Option<Failure> = None;
     for i in 0..len.div_ceil(inc) {
         let at = i * inc;
@@ -135,13 +181,18 @@ pub fn check(
             )
         };
         if o.method.has_header() {
-            let h = Header::read(chunk);
+            let h = Header::read(layout, chunk);
             let want_off = offset + i as u64 * o.interval as u64;
             let mut misplaced = false;
             let bad = if h.magic != MAGIC {
                 Some(format!(
                     "verify: bad magic header {:x}, wanted {:x}",
                     h.magic, MAGIC
+                ))
+            } else if layout == HeaderLayout::Versioned && h.version != HEADER_VERSION {
+                Some(format!(
+                    "verify: unsupported header version {:x}, wanted {:x}. Are you trying to verify across versions of fio?",
+                    h.version, HEADER_VERSION
                 ))
             } else if h.len as usize != inc {
                 Some(format!(
@@ -160,17 +211,20 @@ pub fn check(
                     "verify: bad header offset {}, wanted {}",
                     h.offset, offset
                 ))
-            } else if expect.numberio.is_some_and(|n| n != h.numberio) {
+            } else if expect
+                .numberio
+                .is_some_and(|n| layout.numberio(n) != h.numberio)
+            {
                 Some(format!(
                     "verify: bad header numberio {}, wanted {}",
                     h.numberio,
-                    expect.numberio.unwrap_or(0)
+                    layout.numberio(expect.numberio.unwrap_or(0))
                 ))
-            } else if Header::computed_crc(chunk) != h.crc32 {
+            } else if Header::computed_crc(layout, chunk) != h.crc32 {
                 Some(format!(
                     "verify: bad header crc {:x}, calculated {:x}",
                     h.crc32,
-                    Header::computed_crc(chunk)
+                    Header::computed_crc(layout, chunk)
                 ))
             } else {
                 None
@@ -199,7 +253,7 @@ pub fn check(
                 return Err(f);
             }
         }
-        let h = Header::read(chunk);
+        let h = Header::read(layout, chunk);
         let method = match o.method {
             Method::None => Method::from_number(h.verify_type).unwrap_or(Method::None),
             m => m,
@@ -215,7 +269,8 @@ pub fn check(
             );
             let mut got = [0u8; MAX_SUM];
             let n = method.sum_len();
-            got[..n].copy_from_slice(&chunk[HDR_LEN..HDR_LEN + n]);
+            let at = layout.len();
+            got[..n].copy_from_slice(&chunk[at..at + n]);
             let stored = got;
             method.compute(&chunk[hs..], &mut got);
             let d = method.defined_len(chunk.len() - hs);
@@ -229,17 +284,18 @@ pub fn check(
             ),
             &o.pattern,
         ) {
-            let mut pat = Vec::new();
-            p.with_offset(offset, &mut pat);
-            let phase = (inc * i + hs) % pat.len();
-            if let Some(k) = crate::defs::datapattern::first_mismatch(&pat, phase, &chunk[hs..]) {
-                let want = pat[(phase + k) % pat.len()];
-                let got = chunk[hs + k];
+            if let Some((k, got, want)) = pattern_mismatch(o, p, offset, at, hs, chunk) {
                 let _ = writeln!(
                     msg,
                     "fio: got pattern '{got:02x}', wanted '{want:02x}'. Bad bits {}",
                     (got ^ want).count_ones()
                 );
+                // fio 3.36 counts the header in (fio commit 242c63db).
+                let k = if o.release >= FioRelease::V3_36 {
+                    k + hs
+                } else {
+                    k
+                };
                 let _ = writeln!(msg, "fio: bad pattern block offset {k}");
                 sums = Some((Vec::new(), Vec::new()));
             }

@@ -23,7 +23,7 @@ pub(super) struct Piece {
     pub(super) file: u32,
     pub(super) offset: u64,
     pub(super) len: u32,
-    pub(super) numberio: u16,
+    pub(super) numberio: u64,
     pub(super) seed: u64,
     pub(super) seq: u64,
     /// The job's number of the write (see `trim`).
@@ -138,14 +138,26 @@ impl Contents {
             verify_batch: 0,
             last_read: false,
             keep_hist: verify_on && writes && (v.do_verify || v.backlog > 0) && !v.experimental,
-            check_numberio: writes && w.bs[1].0 == w.bs[1].1 && !job.exec.time_based && !v.only,
-            // A verify_only pass knows no seeds (nothing was written), so it checks none.
-            check_seed: writes
-                && reads
-                && v.pattern.is_none()
-                && v.backlog == 0
-                && !v.experimental
-                && !v.only,
+            check_numberio: v.checks_write_sequence(
+                w,
+                job.exec.time_based,
+                job.exec.engine.flags().sync,
+                job.exec.iodepth_given,
+            ),
+            // fio 3.33's rule: a verify_only pass knows no seeds (nothing was written), so
+            // it checks none, nor does a job that only writes; from 3.40 `verify_header_seed`
+            // and its defaults decide (an experimental replay keeps no seeds to check).
+            check_seed: match v.checks_header_seed(w) {
+                Some(on) => on && writes && !v.experimental,
+                None => {
+                    writes
+                        && reads
+                        && v.pattern.is_none()
+                        && v.backlog == 0
+                        && !v.experimental
+                        && !v.only
+                }
+            },
             mixed: writes && reads,
             saving: None,
             reads_done: 0,
@@ -190,7 +202,12 @@ impl Contents {
             // only reads stops before the first read the state says may not have landed
             // (see `read_stops`), as fio does.
             let dir = crate::cli::state_dir();
-            self.loaded = Some(super::state::Loaded::load(&dir, &job.name, index)?);
+            self.loaded = Some(super::state::Loaded::load(
+                &dir,
+                &job.name,
+                index,
+                super::state::version_of(self.v.release),
+            )?);
         }
         if self.v.state_save && self.v.method != Method::None && writes {
             self.saving = Some(SaveTo {
@@ -199,6 +216,8 @@ impl Contents {
                 comps: super::state::Completions::new(
                     files,
                     self.slots.len().max(job.exec.iodepth_given as usize),
+                    super::state::version_of(self.v.release),
+                    job.exec.engine.flags().sync,
                 ),
                 name: job.name.clone(),
                 index,
@@ -271,7 +290,7 @@ impl Contents {
             let (time_sec, time_nsec) = realtime();
             let st = Stamp {
                 seed: self.filler.write_seed(),
-                numberio: self.issued_writes as u16,
+                numberio: self.issued_writes,
                 thread: self.thread,
                 time_sec,
                 time_nsec,
@@ -413,7 +432,7 @@ impl Contents {
                     t.logged(n.file as u32, n.offset, n.len, wno);
                 }
                 let st = Stamp {
-                    numberio: self.issued_writes as u16,
+                    numberio: self.issued_writes,
                     ..Stamp::default()
                 };
                 self.issued_writes += 1;
@@ -537,7 +556,7 @@ impl Contents {
 
     /// Fills the unit of a rewritten replay block (see [`Self::rewrites`]) as a write of
     /// verify number `numberio` and makes it a write.
-    pub fn refill(&mut self, u: &mut IoUnit, numberio: u16) {
+    pub fn refill(&mut self, u: &mut IoUnit, numberio: u64) {
         let (time_sec, time_nsec) = realtime();
         let st = Stamp {
             seed: self.filler.write_seed(),

@@ -116,7 +116,7 @@ mod tests {
             offset,
             len,
             seq,
-            numberio: seq as u16,
+            numberio: seq,
             ..Piece::default()
         }
     }

@@ -43,7 +43,7 @@ impl Source {
                     file: n.file as u32,
                     offset: n.offset,
                     len: n.len as u32,
-                    numberio: seq as u16,
+                    numberio: seq,
                     seed: 0,
                     seq,
                     wno: seq,
@@ -161,7 +161,7 @@ impl ReadPass {
     }
 
     /// The verify header number of the block in `slot`.
-    pub fn numberio(&self, slot: u32) -> u16 {
+    pub fn numberio(&self, slot: u32) -> u64 {
         self.which[slot as usize].numberio
     }
 

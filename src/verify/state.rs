@@ -9,10 +9,34 @@ use super::checksum::crc32c_fio;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// The state file's format version.
+/// fio 3.33's format version.
 const VERSION: u64 = 3;
-/// Bytes of the per-thread record before its completions.
+/// fio 3.39's format version: a field for the completions kept per file (twice the depth
+/// on an asynchronous engine), so the record's head grows by 8 bytes (the field and
+/// alignment padding).
+const VERSION_4: u64 = 4;
+/// Bytes of the per-thread record before its completions, in version 3.
 const LIST_HEAD: usize = 8 + 4 + 4 + 8 + 8 + 8 + 48 + 64;
+
+/// The state file version fio `release` writes and reads, when iobench writes it: 3 up
+/// to fio 3.38, 4 in 3.39 and 3.40. fio 3.41's version 5 (the write numbers in flight
+/// instead of the completed offsets) is not done: iobench keeps version 4 there.
+pub fn version_of(release: crate::defs::FioRelease) -> u64 {
+    if release >= crate::defs::FioRelease::V3_39 {
+        VERSION_4
+    } else {
+        VERSION
+    }
+}
+
+/// Bytes of the record head in `version`.
+fn list_head(version: u64) -> usize {
+    if version == VERSION_4 {
+        LIST_HEAD + 8
+    } else {
+        LIST_HEAD
+    }
+}
 
 /// The file fio uses in `dir`: `local-<name with '/' as '.'>-<index>-verify.state`.
 pub fn file_name(dir: &Path, job: &str, index: u64) -> PathBuf {
@@ -24,7 +48,11 @@ pub fn file_name(dir: &Path, job: &str, index: u64) -> PathBuf {
 
 /// The last `depth` completed write offsets of each file, kept while the job writes.
 pub struct Completions {
+    /// Entries kept per file (fio 3.39: twice `iodepth` on an asynchronous engine).
     depth: usize,
+    /// The job's iodepth as the state records it.
+    iodepth: usize,
+    version: u64,
     /// `files * depth` offsets, a ring per file.
     ring: Vec<u64>,
     next: Vec<usize>,
@@ -32,11 +60,20 @@ pub struct Completions {
 }
 
 impl Completions {
-    /// Rings for `files` files of `depth` entries, allocated once before any I/O.
-    pub fn new(files: usize, depth: usize) -> Completions {
-        let depth = depth.max(1);
+    /// Rings for `files` files of `depth` entries, allocated once before any I/O, saved
+    /// as state file `version`; from version 4 an asynchronous engine's rings keep twice
+    /// as many (fio commit 9abce429).
+    pub fn new(files: usize, depth: usize, version: u64, sync_engine: bool) -> Completions {
+        let iodepth = depth.max(1);
+        let depth = if version >= VERSION_4 && !sync_engine {
+            2 * iodepth
+        } else {
+            iodepth
+        };
         Completions {
             depth,
+            iodepth,
+            version,
             ring: vec![0; files.max(1) * depth],
             next: vec![0; files.max(1)],
             completed: 0,
@@ -58,10 +95,16 @@ impl Completions {
     pub fn save(&self, dir: &Path, name: &str, index: u64, issued: u64) -> io::Result<()> {
         let files = self.next.len();
         let per_file = self.completed.min(self.depth as u64) as usize;
-        let mut body = Vec::with_capacity(LIST_HEAD + files * self.depth * 16);
+        let mut body = Vec::with_capacity(list_head(self.version) + files * self.depth * 16);
         body.extend_from_slice(&((per_file * files) as u64).to_le_bytes());
-        body.extend_from_slice(&(self.depth as u32).to_le_bytes());
+        body.extend_from_slice(&(self.iodepth as u32).to_le_bytes());
+        if self.version >= VERSION_4 {
+            body.extend_from_slice(&(self.depth as u32).to_le_bytes());
+        }
         body.extend_from_slice(&(files as u32).to_le_bytes());
+        if self.version >= VERSION_4 {
+            body.extend_from_slice(&[0u8; 4]);
+        }
         body.extend_from_slice(&issued.to_le_bytes());
         body.extend_from_slice(&index.to_le_bytes());
         // fio's random state (informational; nothing reads it back): left empty.
@@ -85,7 +128,7 @@ impl Completions {
         }
         body.extend_from_slice(&comps);
         let mut out = Vec::with_capacity(24 + body.len());
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&(body.len() as u64).to_le_bytes());
         out.extend_from_slice(&(crc32c_fio(&body) as u64).to_le_bytes());
         out.extend_from_slice(&body);
@@ -105,8 +148,8 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// Reads the state file in `dir` of job `name`, thread `index`.
-    pub fn load(dir: &Path, name: &str, index: u64) -> io::Result<Loaded> {
+    /// Reads the state file (of `version`) in `dir` of job `name`, thread `index`.
+    pub fn load(dir: &Path, name: &str, index: u64, version: u64) -> io::Result<Loaded> {
         let path = file_name(dir, name, index);
         let bad = |m: String| {
             io::Error::new(
@@ -115,11 +158,17 @@ impl Loaded {
             )
         };
         let data = std::fs::read(&path).map_err(|e| bad(e.to_string()))?;
-        Self::parse(&data).map_err(bad)
+        Self::parse_version(&data, version).map_err(bad)
     }
 
-    /// Parses a state file's bytes.
+    /// Parses a state file's bytes, of fio 3.33's version.
+    #[cfg(test)]
     pub fn parse(data: &[u8]) -> Result<Loaded, String> {
+        Self::parse_version(data, VERSION)
+    }
+
+    /// Parses a state file's bytes, which must be of `want`'s version.
+    pub fn parse_version(data: &[u8], want: u64) -> Result<Loaded, String> {
         let u64_at = |b: &[u8], at: usize| -> Result<u64, String> {
             b.get(at..at + 8)
                 .map(|s| u64::from_le_bytes(s.try_into().unwrap_or([0; 8])))
@@ -131,10 +180,8 @@ impl Loaded {
                 .ok_or_else(|| "too short".to_string())
         };
         let version = u64_at(data, 0)?;
-        if version != VERSION {
-            return Err(format!(
-                "unsupported version {version} (expected {VERSION})"
-            ));
+        if version != want {
+            return Err(format!("unsupported version {version} (expected {want})"));
         }
         let size = u64_at(data, 8)? as usize;
         let crc = u64_at(data, 16)?;
@@ -146,10 +193,11 @@ impl Loaded {
         }
         let no_comps = u64_at(body, 0)? as usize;
         let depth = u32_at(body, 8)? as u64;
-        let numberio = u64_at(body, 16)?;
+        let grown = if want >= VERSION_4 { 8 } else { 0 };
+        let numberio = u64_at(body, 16 + grown)?;
         let mut comps = Vec::with_capacity(no_comps.min(body.len() / 16));
         for i in 0..no_comps {
-            let at = LIST_HEAD + i * 16;
+            let at = list_head(want) + i * 16;
             comps.push((u64_at(body, at)?, u64_at(body, at + 8)?));
         }
         Ok(Loaded {
@@ -195,13 +243,13 @@ mod tests {
     fn saved_state_reads_back() {
         let dir = std::env::temp_dir().join(format!("iobench-vstate-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let mut c = Completions::new(1, 4);
+        let mut c = Completions::new(1, 4, VERSION, true);
         for off in [0u64, 4096, 8192, 12288, 16384, 20480] {
             c.record(0, off);
         }
         c.save(&dir, "a/j", 7, 6).unwrap();
         assert!(dir.join("local-a.j-7-verify.state").exists());
-        let l = Loaded::load(&dir, "a/j", 7).unwrap();
+        let l = Loaded::load(&dir, "a/j", 7, VERSION).unwrap();
         let _ = std::fs::remove_dir_all(&dir);
         assert_eq!(l.numberio, 6);
         assert_eq!(l.depth, 4);

@@ -371,3 +371,57 @@ fn a_pattern_file_past_512_bytes_is_taken_from_fio_3_34() {
         "{err}"
     );
 }
+
+#[test]
+fn engines_fio_removed_are_refused_with_the_release_that_removed_them() {
+    for (engine, removed, last) in [
+        ("pmemblk", FioRelease::V3_34, "3.33"),
+        ("librpma_apm_client", FioRelease::V3_38, "3.37"),
+        ("librpma_gpspm_server", FioRelease::V3_38, "3.37"),
+    ] {
+        for r in FioRelease::all() {
+            // Refused in every dialect: iobench does not run them either.
+            let e = dialect("ioengine", Some(engine), r).expect_err(engine);
+            if r >= removed {
+                assert!(
+                    e.contains(&format!("'ioengine={engine}'"))
+                        && e.contains(&format!("fio {removed} removed this engine"))
+                        && e.contains(&format!("not in fio {r}"))
+                        && e.contains(&format!("--fio-compat={last}")),
+                    "{engine} in {r}: {e}"
+                );
+            } else {
+                assert!(
+                    !e.contains("removed") && e.contains("not supported yet"),
+                    "{engine} in {r}: {e}"
+                );
+            }
+        }
+    }
+    // From a job file, with its line, in the default dialect; the reason under 3.33.
+    let dir = common::scratch("removed-engines");
+    let _g = common::Gone(dir.clone());
+    let job = dir.join("j.fio");
+    std::fs::write(&job, "[x]\nioengine=pmemblk\nsize=4k\n").unwrap();
+    let out = common::run({
+        let mut c = iobench();
+        c.arg("--parse-only").arg(&job);
+        c
+    });
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("j.fio:2: option 'ioengine=pmemblk': fio 3.34 removed this engine"),
+        "{err}"
+    );
+    let out = common::run({
+        let mut c = iobench();
+        c.arg("--fio-compat=3.33").arg("--parse-only").arg(&job);
+        c
+    });
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("persistent memory"),
+        "{err}"
+    );
+}

@@ -10,6 +10,7 @@ mod stats_log_max;
 mod stats_logs;
 mod stats_minf;
 mod verify;
+mod verify_dialects;
 mod verify_loops;
 mod verify_more;
 mod verify_only_counts;

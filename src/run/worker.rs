@@ -195,6 +195,8 @@ struct Worker<'a, E: Engine> {
     /// counts their bytes (at completion) but not their issue (its issued count starts
     /// again at the ramp's end), so they come off the I/O count when the job ends.
     ramp_carry: [u64; 3],
+    /// The syncs in flight at the ramp's end, likewise (fio counts a sync at its issue).
+    ramp_carry_syncs: Vec<SyncKind>,
     /// When a timed job's runtime is over.
     end: Option<u64>,
     /// Nothing more will be generated.
@@ -314,6 +316,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             ramping: false,
             ramp_end: 0,
             ramp_carry: [0; 3],
+            ramp_carry_syncs: Vec::new(),
             end: None,
             gen_done: false,
             error: None,
@@ -438,8 +441,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             taken[f as usize] = false;
         }
         for (u, _) in self.pool.iter().zip(&taken).filter(|(_, t)| **t) {
-            if let Op::Rw(d) = u.op {
-                self.ramp_carry[d as usize] += 1;
+            match u.op {
+                Op::Rw(d) => self.ramp_carry[d as usize] += 1,
+                Op::Sync { kind } => self.ramp_carry_syncs.push(kind),
             }
         }
     }
@@ -540,8 +544,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 eprintln!("iobench: {text}");
                 self.error.get_or_insert(text);
             }
-        } else if !self.ramping {
-            super::syncing::account(&mut self.cx.stats, kind, now_ns() - t);
+        } else {
+            let lat = (!self.ramping).then(|| now_ns() - t);
+            super::syncing::account(&mut self.cx.stats, kind, lat);
         }
         if let Some(l) = &mut self.iolog {
             l.log_op(file, kind.log_name(), off, 0)?;
@@ -1102,8 +1107,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         // fio learns at completion whether the last operation was a sync.
         if let Op::Sync { kind } = u.op {
             self.syncer.sync_completed();
-            if u.result >= 0 && !self.ramping {
-                super::syncing::account(&mut self.cx.stats, kind, now - u.start_ns);
+            if u.result >= 0 {
+                let lat = (!self.ramping).then(|| now - u.start_ns);
+                super::syncing::account(&mut self.cx.stats, kind, lat);
             }
         } else {
             self.syncer.io_completed();
@@ -1508,6 +1514,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         for d in Ddir::ALL {
             let ios = &mut self.cx.stats.dir[d as usize].ios;
             *ios = ios.saturating_sub(self.ramp_carry[d as usize]);
+        }
+        for kind in std::mem::take(&mut self.ramp_carry_syncs) {
+            super::syncing::unaccount(&mut self.cx.stats, kind);
         }
         // fio ends do_io with the end fsync, and verifies after it.
         if !timed_out {

@@ -1330,6 +1330,17 @@ impl<'a, E: Engine> Worker<'a, E> {
         run.map(|()| r)
     }
 
+    /// Takes the I/Os carried over the ramp's end off the counts (see `ramp_carry`).
+    fn settle_ramp_carry(&mut self) {
+        for d in Ddir::ALL {
+            let ios = &mut self.cx.stats.dir[d as usize].ios;
+            *ios = ios.saturating_sub(std::mem::take(&mut self.ramp_carry[d as usize]));
+        }
+        for kind in std::mem::take(&mut self.ramp_carry_syncs) {
+            super::syncing::unaccount(&mut self.cx.stats, kind);
+        }
+    }
+
     /// The verify pass's turns of the loop, until every block is read and checked, a
     /// failure ends the pass or the run is stopped.
     fn verify_loop(
@@ -1338,6 +1349,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         ck: &mut Option<crate::verify::offload::Checkers>,
     ) -> io::Result<()> {
         loop {
+            // The ramp is a time: it can end during the pass, as fio's does (its counts
+            // so far are forgotten there too).
+            if self.ramping {
+                let now = now_ns();
+                if now >= self.ramp_end {
+                    self.end_ramp(now);
+                }
+            }
             if let Some(c) = ck {
                 while let Some(v) = c.try_verdict() {
                     let slot = pass.verdict(v, &self.data, self.cx.names);
@@ -1452,6 +1471,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.cx.names,
             now,
             self.stat_start,
+            self.ramping,
         );
         if settled == crate::verify::Settled::Free {
             self.free.push(slot);
@@ -1511,19 +1531,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             self.inflight -= n;
         }
-        for d in Ddir::ALL {
-            let ios = &mut self.cx.stats.dir[d as usize].ios;
-            *ios = ios.saturating_sub(self.ramp_carry[d as usize]);
-        }
-        for kind in std::mem::take(&mut self.ramp_carry_syncs) {
-            super::syncing::unaccount(&mut self.cx.stats, kind);
-        }
+        self.settle_ramp_carry();
         // fio ends do_io with the end fsync, and verifies after it.
         if !timed_out {
             self.end_sync()?;
         }
         if self.error.is_none() {
             self.error = self.verify_pass(None)?;
+            // A ramp that ended during the pass carried its reads in flight.
+            self.settle_ramp_carry();
         }
         let ms = ((now_ns() - self.stat_start) / 1_000_000).max(1);
         let cx = &mut self.cx;

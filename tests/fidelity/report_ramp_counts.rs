@@ -91,3 +91,36 @@ fn syncs_of_a_job_that_ends_within_its_ramp_are_counted() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The verify reads of a job that ends within its ramp are counted with no latency, as
+/// fio counts them (pairwise rows 1, 9, 25 and 31 of issue 35): iobench's verify pass took
+/// their latencies, and printed read percentiles fio has not.
+#[test]
+fn verify_reads_within_the_ramp_take_no_latency() {
+    let Some(_) = common::fio() else { return };
+    let dir = scratch("ramp_verify");
+    let read_of = |mut c: std::process::Command| {
+        c.current_dir(&dir).args([
+            "--name=r",
+            "--filename=f",
+            "--size=2m",
+            "--bs=1m",
+            "--rw=randwrite",
+            "--ioengine=sync",
+            "--verify=crc32c",
+            "--ramp_time=5",
+            "--output-format=json",
+        ]);
+        let j = json_report(&run_ok(c));
+        let r = j["jobs"][0]["read"].clone();
+        (
+            r["total_ios"].as_u64().unwrap(),
+            r["clat_ns"]["N"].as_u64().unwrap(),
+            r["clat_ns"].get("percentile").is_some(),
+        )
+    };
+    let theirs = read_of(common::fio().unwrap());
+    assert_eq!(theirs, (2, 0, false), "fio's verify reads");
+    assert_eq!(read_of(common::iobench()), theirs, "iobench's verify reads");
+    let _ = std::fs::remove_dir_all(&dir);
+}

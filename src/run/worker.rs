@@ -197,6 +197,8 @@ struct Worker<'a, E: Engine> {
     ramp_carry: [u64; 3],
     /// The syncs in flight at the ramp's end, likewise (fio counts a sync at its issue).
     ramp_carry_syncs: Vec<SyncKind>,
+    /// The ramp ended during a verify pass: the pass's reads take no latency from then.
+    pass_unmeasured: bool,
     /// When a timed job's runtime is over.
     end: Option<u64>,
     /// Nothing more will be generated.
@@ -317,6 +319,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             ramp_end: 0,
             ramp_carry: [0; 3],
             ramp_carry_syncs: Vec::new(),
+            pass_unmeasured: false,
             end: None,
             gen_done: false,
             error: None,
@@ -1303,6 +1306,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// check instead of the job's accounting). With `verify_async`, checker threads
     /// (scoped to the pass) check the blocks while reads stay in flight.
     fn verify_reads(&mut self, batch: Option<usize>) -> io::Result<Result<(), (i32, String)>> {
+        self.pass_unmeasured = false;
         let bases = self.pool.iter().map(|u| u.buf).collect();
         let Some(mut pass) = self.data.begin_pass(batch, bases) else {
             return Ok(Ok(()));
@@ -1350,11 +1354,13 @@ impl<'a, E: Engine> Worker<'a, E> {
     ) -> io::Result<()> {
         loop {
             // The ramp is a time: it can end during the pass, as fio's does (its counts
-            // so far are forgotten there too).
+            // so far are forgotten there too). fio's job is then left in its ramp state
+            // for the rest of the pass, which counts the reads but takes no latency.
             if self.ramping {
                 let now = now_ns();
                 if now >= self.ramp_end {
                     self.end_ramp(now);
+                    self.pass_unmeasured = true;
                 }
             }
             // The runtime bounds the pass too: fio's verify phase stops where the job's
@@ -1480,7 +1486,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.cx.names,
             now,
             self.stat_start,
-            self.ramping,
+            self.ramping || self.pass_unmeasured,
         );
         if settled == crate::verify::Settled::Free {
             self.free.push(slot);

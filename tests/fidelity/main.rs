@@ -21,6 +21,7 @@ mod gen_fio_rand;
 mod gen_fio_seq;
 mod gen_stats;
 mod iolog_replay_more;
+mod pairwise;
 
 mod ramp_sync_engines;
 mod report_diff;

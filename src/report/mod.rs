@@ -51,6 +51,50 @@ pub fn sync_depth_notes(jobs: &[Job]) -> String {
     out
 }
 
+/// fio's notes on a job's verify options, as it prints them while it reads the job (before
+/// its header line): "multiple writers" once for a job whose clones write one file set,
+/// and "read phase will never start" for each of its writing clones (`parent` is the
+/// first, `false` the others) when the time runs out before a verify pass can.
+pub fn verify_notes(job: &Job, parent: bool) -> String {
+    let mut out = String::new();
+    let v = &job.verify;
+    let p = job.workload.pattern;
+    if v.method == crate::defs::verify_method::Method::None || !p.writes() || !v.do_verify {
+        return out;
+    }
+    let f = &job.files;
+    let unique_names = f.unique_filename
+        && ["$jobname", "$jobnum", "$filenum"]
+            .iter()
+            .all(|k| f.filename_format.contains(k));
+    if parent && job.exec.numjobs > 1 && (f.filename.is_some() || !unique_names) {
+        out.push_str(
+            "fio: multiple writers may overwrite blocks that belong to other jobs. \
+             This can cause verification failures.\n",
+        );
+    }
+    let ex = &job.exec;
+    if ex.runtime_us > 0 && ex.time_based && !p.reads() && v.backlog == 0 {
+        out.push_str(
+            "fio: verification read phase will never start because write phase uses all \
+             of runtime\n",
+        );
+    }
+    out
+}
+
+/// Every job's [`verify_notes`], for the formats that print no header lines.
+pub fn all_verify_notes(jobs: &[Job]) -> String {
+    let mut out = String::new();
+    for j in jobs {
+        out.push_str(&verify_notes(j, true));
+        for _ in 1..j.exec.numjobs.max(1) {
+            out.push_str(&verify_notes(j, false));
+        }
+    }
+    out
+}
+
 /// `Sun Nov 22 15:28:13 2026\n`, in local time, as C's ctime prints it.
 pub fn ctime(t: SystemTime) -> String {
     let secs = t

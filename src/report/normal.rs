@@ -27,6 +27,7 @@ pub fn header(jobs: &[Job]) -> String {
         let sf = job.report.stats.sig_figs as usize;
         let b = |v: u64| num2str(v, sf, 1, pow2, Unit::Byte);
         let bs = &job.workload.bs;
+        out.push_str(&super::verify_notes(job, true));
         let _ = writeln!(
             out,
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
@@ -42,6 +43,9 @@ pub fn header(jobs: &[Job]) -> String {
             job.exec.ioengine,
             job.exec.iodepth_given
         );
+        for _ in 1..job.exec.numjobs.max(1) {
+            out.push_str(&super::verify_notes(job, false));
+        }
         if job.exec.numjobs > 1 {
             out.push_str("...\n");
         }

@@ -24,6 +24,7 @@ impl Reporter {
             sink.write(&super::sync_depth_notes(jobs))?;
         } else {
             // Machine formats keep stdout clean: fio's notes go to stderr.
+            eprint!("{}", super::all_verify_notes(jobs));
             eprint!("{}", super::sync_depth_notes(jobs));
         }
         let mut live_sink = sink.try_clone()?;

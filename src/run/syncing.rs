@@ -242,12 +242,17 @@ pub fn issue<E: Engine>(
 
 /// Records a sync's latency as fio does: every periodic or replayed kind adds to the sync
 /// latencies, only fsync counts in the sync `total_ios`; a sync at close adds nothing.
-pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) {
+/// `lat_ns` is `None` for a sync of the ramp: fio counts it (at issue, so a job that ends
+/// within its ramp reports its syncs) but takes no latency sample.
+pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: Option<u64>) {
     if kind == SyncKind::OnClose {
         return;
     }
     let before = stats.sync_ios;
-    stats.record_sync(lat_ns);
+    match lat_ns {
+        Some(lat) => stats.record_sync(lat),
+        None => stats.record_ramp_sync(),
+    }
     // fio 3.33 counts an fdatasync or a sync_file_range one slot past its per-direction
     // issue counts, which lands in the short counts that follow them in memory: reads'
     // for fdatasync, writes' for sync_file_range. Its "short=" and `short_ios` show
@@ -261,6 +266,24 @@ pub fn account(stats: &mut crate::stats::JobStats, kind: SyncKind, lat_ns: u64) 
         SyncKind::Range(_) => {
             stats.sync_ios = before;
             stats.dir[crate::defs::Ddir::Write as usize].short += 1;
+        }
+    }
+}
+
+/// Takes back the count of a sync [`account`]ed in the ramp that was still in flight at
+/// its end: fio counted it at issue, before its counters were reset, so it is not in the
+/// results (its latency, taken at completion, is).
+pub fn unaccount(stats: &mut crate::stats::JobStats, kind: SyncKind) {
+    match kind {
+        SyncKind::OnClose => {}
+        SyncKind::Fsync => stats.sync_ios = stats.sync_ios.saturating_sub(1),
+        SyncKind::Fdatasync => {
+            let s = &mut stats.dir[crate::defs::Ddir::Read as usize].short;
+            *s = s.saturating_sub(1);
+        }
+        SyncKind::Range(_) => {
+            let s = &mut stats.dir[crate::defs::Ddir::Write as usize].short;
+            *s = s.saturating_sub(1);
         }
     }
 }

@@ -203,6 +203,10 @@ struct Worker<'a, E: Engine> {
     /// counts their bytes (at completion) but not their issue (its issued count starts
     /// again at the ramp's end), so they come off the I/O count when the job ends.
     ramp_carry: [u64; 3],
+    /// The syncs in flight at the ramp's end, likewise (fio counts a sync at its issue).
+    ramp_carry_syncs: Vec<SyncKind>,
+    /// The ramp ended during a verify pass: the pass's reads take no latency from then.
+    pass_unmeasured: bool,
     /// When a timed job's runtime is over.
     end: Option<u64>,
     /// Nothing more will be generated.
@@ -322,6 +326,8 @@ impl<'a, E: Engine> Worker<'a, E> {
             ramping: false,
             ramp_end: 0,
             ramp_carry: [0; 3],
+            ramp_carry_syncs: Vec::new(),
+            pass_unmeasured: false,
             end: None,
             gen_done: false,
             error: None,
@@ -467,8 +473,9 @@ impl<'a, E: Engine> Worker<'a, E> {
             taken[f as usize] = false;
         }
         for (u, _) in self.pool.iter().zip(&taken).filter(|(_, t)| **t) {
-            if let Op::Rw(d) = u.op {
-                self.ramp_carry[d as usize] += 1;
+            match u.op {
+                Op::Rw(d) => self.ramp_carry[d as usize] += 1,
+                Op::Sync { kind } => self.ramp_carry_syncs.push(kind),
             }
         }
     }
@@ -569,8 +576,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 eprintln!("iobench: {text}");
                 self.error.get_or_insert(text);
             }
-        } else if !self.ramping {
-            super::syncing::account(&mut self.cx.stats, kind, now_ns() - t);
+        } else {
+            let lat = (!self.ramping).then(|| now_ns() - t);
+            super::syncing::account(&mut self.cx.stats, kind, lat);
         }
         if let Some(l) = &mut self.iolog {
             l.log_op(file, kind.log_name(), off, 0)?;
@@ -1131,8 +1139,9 @@ impl<'a, E: Engine> Worker<'a, E> {
         // fio learns at completion whether the last operation was a sync.
         if let Op::Sync { kind } = u.op {
             self.syncer.sync_completed();
-            if u.result >= 0 && !self.ramping {
-                super::syncing::account(&mut self.cx.stats, kind, now - u.start_ns);
+            if u.result >= 0 {
+                let lat = (!self.ramping).then(|| now - u.start_ns);
+                super::syncing::account(&mut self.cx.stats, kind, lat);
             }
         } else {
             self.syncer.io_completed();
@@ -1326,6 +1335,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// check instead of the job's accounting). With `verify_async`, checker threads
     /// (scoped to the pass) check the blocks while reads stay in flight.
     fn verify_reads(&mut self, batch: Option<usize>) -> io::Result<Result<(), (i32, String)>> {
+        self.pass_unmeasured = false;
         let bases = self.pool.iter().map(|u| u.buf).collect();
         let Some(mut pass) = self.data.begin_pass(batch, bases) else {
             return Ok(Ok(()));
@@ -1353,6 +1363,17 @@ impl<'a, E: Engine> Worker<'a, E> {
         run.map(|()| r)
     }
 
+    /// Takes the I/Os carried over the ramp's end off the counts (see `ramp_carry`).
+    fn settle_ramp_carry(&mut self) {
+        for d in Ddir::ALL {
+            let ios = &mut self.cx.stats.dir[d as usize].ios;
+            *ios = ios.saturating_sub(std::mem::take(&mut self.ramp_carry[d as usize]));
+        }
+        for kind in std::mem::take(&mut self.ramp_carry_syncs) {
+            super::syncing::unaccount(&mut self.cx.stats, kind);
+        }
+    }
+
     /// The verify pass's turns of the loop, until every block is read and checked, a
     /// failure ends the pass or the run is stopped.
     fn verify_loop(
@@ -1361,6 +1382,25 @@ impl<'a, E: Engine> Worker<'a, E> {
         ck: &mut Option<crate::verify::offload::Checkers>,
     ) -> io::Result<()> {
         loop {
+            // The ramp is a time: it can end during the pass, as fio's does (its counts
+            // so far are forgotten there too). fio's job is then left in its ramp state
+            // for the rest of the pass, which counts the reads but takes no latency.
+            if self.ramping {
+                let now = now_ns();
+                if now >= self.ramp_end {
+                    self.end_ramp(now);
+                    self.pass_unmeasured = true;
+                }
+            }
+            // The runtime bounds the pass too: fio's verify phase stops where the job's
+            // runtime is over, so a timed write job reads nothing back (fio says so
+            // before it starts, `report::verify_notes`).
+            if self.inflight == 0
+                && self.staged.is_empty()
+                && self.end.is_some_and(|e| now_ns() >= e)
+            {
+                return Ok(());
+            }
             if let Some(c) = ck {
                 while let Some(v) = c.try_verdict() {
                     let slot = pass.verdict(v, &self.data, self.cx.names);
@@ -1475,6 +1515,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.cx.names,
             now,
             self.stat_start,
+            self.ramping || self.pass_unmeasured,
         );
         if settled == crate::verify::Settled::Free {
             self.free.push(slot);
@@ -1581,16 +1622,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             }
             self.inflight -= n;
         }
-        for d in Ddir::ALL {
-            let ios = &mut self.cx.stats.dir[d as usize].ios;
-            *ios = ios.saturating_sub(self.ramp_carry[d as usize]);
-        }
+        self.settle_ramp_carry();
         // fio ends do_io with the end fsync, and verifies after it.
         if !timed_out {
             self.end_sync()?;
         }
         if self.error.is_none() {
             self.error = self.verify_pass(None)?;
+            // A ramp that ended during the pass carried its reads in flight.
+            self.settle_ramp_carry();
         }
         let ms = ((now_ns() - self.stat_start) / 1_000_000).max(1);
         let cx = &mut self.cx;

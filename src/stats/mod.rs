@@ -486,7 +486,9 @@ impl JobStats {
         for d in &mut self.dir {
             d.ios = 0;
             d.bytes = 0;
+            d.short = 0;
         }
+        self.sync_ios = 0;
     }
 
     /// One completion-latency sample that is not an I/O's (a file engine's create, stat or
@@ -562,6 +564,14 @@ impl JobStats {
         }
         self.next_window_ns = (self.bw_win.start_ns + self.cfg.bw_avg_ms * 1_000_000)
             .min(self.iops_win.start_ns + self.cfg.iops_avg_ms * 1_000_000);
+    }
+
+    /// One fsync/fdatasync/sync_file_range of the ramp: counted, as fio counts it, with no
+    /// latency; the ramp's end forgets it ([`Self::reset_ramp_counts`]).
+    pub fn record_ramp_sync(&mut self) {
+        if self.cfg.stats {
+            self.sync_ios += 1;
+        }
     }
 
     /// One fsync/fdatasync/sync_file_range and its latency.

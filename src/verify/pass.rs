@@ -196,7 +196,8 @@ impl ReadPass {
 
     /// Accounts a completed read in `u` (its `result` set) at `now`, then checks it here
     /// or hands it to a checker; a short one is set up for its rest. Failures are kept:
-    /// the first that may not be passed over ends the pass.
+    /// the first that may not be passed over ends the pass. A read that completes while
+    /// the job is `ramping` is counted with no latency, as the job's own I/O is.
     #[allow(clippy::too_many_arguments)]
     pub fn completed(
         &mut self,
@@ -207,6 +208,7 @@ impl ReadPass {
         names: &[String],
         now: u64,
         stat_start: u64,
+        ramping: bool,
     ) -> Settled {
         let p = self.which[u.slot as usize];
         let name = names.get(p.file as usize).map_or("?", |s| s.as_str());
@@ -248,14 +250,18 @@ impl ReadPass {
             self.again.push(u.slot);
             return Settled::Again;
         }
-        stats.record_io_at(
-            Ddir::Read,
-            u.result as u64,
-            p.offset,
-            0,
-            now.saturating_sub(u.issue_ns),
-            now.saturating_sub(stat_start),
-        );
+        if ramping {
+            stats.record_ramp_io(Ddir::Read, u.result as u64);
+        } else {
+            stats.record_io_at(
+                Ddir::Read,
+                u.result as u64,
+                p.offset,
+                0,
+                now.saturating_sub(u.issue_ns),
+                now.saturating_sub(stat_start),
+            );
+        }
         u.buf = self.bases[u.slot as usize];
         u.len = p.len as usize;
         self.verified += p.len as u64;

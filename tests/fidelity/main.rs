@@ -21,9 +21,12 @@ mod gen_fio_rand;
 mod gen_fio_seq;
 mod gen_stats;
 mod iolog_replay_more;
+mod pairwise;
+
 mod ramp_sync_engines;
 mod report_diff;
 mod report_disk_targets;
 mod report_eta_live;
+mod report_notes;
 mod report_ramp_counts;
 mod report_units;

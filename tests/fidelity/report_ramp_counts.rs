@@ -51,3 +51,76 @@ fn ios_in_flight_at_the_ramps_end_count_bytes_not_issues() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A job that ends within its ramp reports the syncs it made (pairwise rows 1, 25, 31, 37
+/// and 43 of issue 35): fio counts a sync when it issues it, ramp or not, and takes its
+/// latency only after the ramp; iobench counted none, and printed no sync section.
+#[test]
+fn syncs_of_a_job_that_ends_within_its_ramp_are_counted() {
+    let Some(_) = common::fio() else { return };
+    let dir = scratch("ramp_syncs");
+    let sync_of = |c: std::process::Command, engine: &str| {
+        let mut c = c;
+        c.current_dir(&dir).args([
+            "--name=r",
+            "--filename=f",
+            "--size=2m",
+            "--bs=64k",
+            "--rw=write",
+            "--fsync=4",
+            "--ramp_time=5",
+            "--output-format=json",
+        ]);
+        c.arg(format!("--ioengine={engine}"));
+        let j = json_report(&run_ok(c));
+        let s = &j["jobs"][0]["sync"];
+        (
+            s["total_ios"].as_u64().unwrap(),
+            s["lat_ns"]["N"].as_u64().unwrap_or(0),
+        )
+    };
+    for engine in ["null", "psync", "io_uring"] {
+        let theirs = sync_of(common::fio().unwrap(), engine);
+        let ours = sync_of(common::iobench(), engine);
+        // 32 writes, a sync after every 4th (the last one is the end's, not counted).
+        assert_eq!(theirs.0, 7, "{engine}: fio's syncs");
+        assert_eq!(
+            ours, theirs,
+            "{engine}: (syncs, latency samples) fio's against iobench's"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The verify reads of a job that ends within its ramp are counted with no latency, as
+/// fio counts them (pairwise rows 1, 9, 25 and 31 of issue 35): iobench's verify pass took
+/// their latencies, and printed read percentiles fio has not.
+#[test]
+fn verify_reads_within_the_ramp_take_no_latency() {
+    let Some(_) = common::fio() else { return };
+    let dir = scratch("ramp_verify");
+    let read_of = |mut c: std::process::Command| {
+        c.current_dir(&dir).args([
+            "--name=r",
+            "--filename=f",
+            "--size=2m",
+            "--bs=1m",
+            "--rw=randwrite",
+            "--ioengine=sync",
+            "--verify=crc32c",
+            "--ramp_time=5",
+            "--output-format=json",
+        ]);
+        let j = json_report(&run_ok(c));
+        let r = j["jobs"][0]["read"].clone();
+        (
+            r["total_ios"].as_u64().unwrap(),
+            r["clat_ns"]["N"].as_u64().unwrap(),
+            r["clat_ns"].get("percentile").is_some(),
+        )
+    };
+    let theirs = read_of(common::fio().unwrap());
+    assert_eq!(theirs, (2, 0, false), "fio's verify reads");
+    assert_eq!(read_of(common::iobench()), theirs, "iobench's verify reads");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,13 +30,23 @@ pub enum Takes {
 /// A flag's value as its row's [`Flag::apply`] is handed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Value<'a> {
-    /// The flag's first name (the one errors name).
+    /// The flag as it was given (one of its row's names: `--loops` or `--repeat`), so an
+    /// error names what the user wrote.
     pub flag: &'static str,
     /// The value given (`None` for a switch, or an optional value left out).
     pub value: Option<&'a str>,
 }
 
 impl Value<'_> {
+    /// The same flag given `value`: a switch that stands for a value of another flag
+    /// (`--json` for `--output-format=json`) applies that flag's row with it.
+    pub fn with(self, value: &str) -> Value<'_> {
+        Value {
+            flag: self.flag,
+            value: Some(value),
+        }
+    }
+
     /// The value's text (empty for a switch).
     pub fn text(&self) -> &str {
         self.value.unwrap_or("")
@@ -140,8 +150,8 @@ pub struct Matches {
     pub positional_after: Vec<usize>,
     /// The arguments after the first `--`, when there was one.
     pub rest: Option<Vec<String>>,
-    /// For each of `flags`, its row in the table.
-    rows: Vec<usize>,
+    /// For each of `flags`, its row in the table and the name it was given by.
+    rows: Vec<(usize, &'static str)>,
 }
 
 impl<A> Spec<A> {
@@ -164,7 +174,7 @@ impl<A> Spec<A> {
                 m.push_positional(arg);
                 continue;
             }
-            let Some((row, inline)) = self.find(arg) else {
+            let Some((row, spelt, inline)) = self.find(arg) else {
                 if self.pass_unknown {
                     m.push_positional(arg);
                     continue;
@@ -196,14 +206,14 @@ impl<A> Spec<A> {
                 }
             };
             m.flags.push((name, value));
-            m.rows.push(row);
+            m.rows.push((row, spelt));
         }
         Ok(m)
     }
 
     /// Applies the flags `m` holds to `a`, in the order given, each through its own row.
     pub fn apply(&self, m: &Matches, a: &mut A) -> Result<(), String> {
-        for ((flag, value), &row) in m.flags.iter().zip(&m.rows) {
+        for ((_, value), &(row, flag)) in m.flags.iter().zip(&m.rows) {
             let value = Value {
                 flag,
                 value: value.as_deref(),
@@ -215,26 +225,31 @@ impl<A> Spec<A> {
 
     /// The row of the flag an argument names, and the value written into it (`--dir=x`,
     /// `-o=x`, and with `attached`, `-d32`).
-    fn find(&self, arg: &str) -> Option<(usize, Option<String>)> {
+    fn find(&self, arg: &str) -> Option<(usize, &'static str, Option<String>)> {
         let (given, inline) = match arg.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (arg, None),
         };
-        let row = |name: &str| self.flags.iter().position(|f| f.names.contains(&name));
-        if let Some(r) = row(given) {
-            return Some((r, inline));
+        let row = |name: &str| {
+            self.flags.iter().enumerate().find_map(|(r, f)| {
+                let n = f.names.iter().find(|n| **n == name)?;
+                Some((r, *n))
+            })
+        };
+        if let Some((r, n)) = row(given) {
+            return Some((r, n, inline));
         }
         if self.single_dash && !arg.starts_with("--") {
-            if let Some(r) = row(&format!("-{given}")) {
-                return Some((r, inline));
+            if let Some((r, n)) = row(&format!("-{given}")) {
+                return Some((r, n, inline));
             }
         }
         if !self.attached || arg.starts_with("--") {
             return None;
         }
         // `-d32`: a one-letter flag with its value after the letter.
-        let r = row(arg.get(..2)?)?;
-        (self.flags[r].takes == Takes::Value).then(|| (r, Some(arg[2..].to_string())))
+        let (r, n) = row(arg.get(..2)?)?;
+        (self.flags[r].takes == Takes::Value).then(|| (r, n, Some(arg[2..].to_string())))
     }
 
     /// The `--help` text: the usage, then every flag with its form and description in

@@ -101,7 +101,7 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             },
         },
         Flag {
-            names: &["--dir", "-o"],
+            names: &["--dir", "-o", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "keep every run's JSON+ in DIR (default: a temporary directory)",
@@ -160,11 +160,15 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
-            help: "print the tables as markdown",
-            apply: |a, _| {
-                a.markdown = true;
-                Ok(())
-            },
+            help: "print the tables as markdown (--output-format=markdown)",
+            apply: |a, v| output_format(a, v.with("markdown")),
+        },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|markdown",
+            help: "how the tables print (default normal)",
+            apply: output_format,
         },
         crate::history::save_flag(),
         crate::history::history_flag(),
@@ -306,6 +310,16 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         ));
     }
     Ok(Some(a))
+}
+
+/// `--output-format` (and `--markdown`): how the tables print.
+fn output_format(a: &mut Args, v: flags::Value<'_>) -> Result<(), String> {
+    a.markdown = match v.text() {
+        "normal" => false,
+        "markdown" => true,
+        _ => return Err(v.bad("normal or markdown")),
+    };
+    Ok(())
 }
 
 /// `--metric`: the metrics compared, and the http engine's classes they name.

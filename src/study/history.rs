@@ -149,7 +149,7 @@ seconds since the epoch.",
             },
         },
         Flag {
-            names: &["--name"],
+            names: &["--name", "-n"],
             takes: Takes::Value,
             form: "NAME",
             help: "baseline, compare --baseline, trend (marked in its JSON): the\n\
@@ -222,13 +222,23 @@ seconds since the epoch.",
             apply: pass_on,
         },
         Flag {
-            names: &["--format"],
+            names: &["--format", "--output-format"],
             takes: Takes::Value,
             form: "F",
             help: "show: json (the stored document); trend: table or json;\n\
                    export: jsonl (default) or csv",
             apply: |a, v| {
                 a.format = Some(v.string());
+                Ok(())
+            },
+        },
+        Flag {
+            names: &["--json"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "show, trend: the same as --format=json",
+            apply: |a, v| {
+                a.format = Some(v.with("json").string());
                 Ok(())
             },
         },
@@ -360,7 +370,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     };
     let takes: Vec<&str> = match a.action.as_str() {
         "list" => with_filters(&[]),
-        "show" => vec!["--format"],
+        "show" => vec!["--format", "--json"],
         "tag" | "import" => vec![],
         "baseline" => with_filters(&["--name", "--last"]),
         "compare" => vec![
@@ -381,6 +391,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--until",
             "--metric",
             "--format",
+            "--json",
             "--name",
         ],
         "export" => with_filters(&["--format", "--output"]),

@@ -58,7 +58,7 @@ a device is written to only with --force (its data is destroyed).",
             },
         },
         Flag {
-            names: &["--loops"],
+            names: &["--loops", "--repeat"],
             takes: Takes::Value,
             form: "N",
             help: "runs of each test (default 3; KDiskMark: 5)",
@@ -210,14 +210,14 @@ a device is written to only with --force (its data is destroyed).",
             takes: Takes::Value,
             form: "normal|json",
             help: "the report as text (default) or JSON",
-            apply: |o, v| {
-                o.json = match v.text() {
-                    "normal" => false,
-                    "json" => true,
-                    _ => return Err(bad(v.flag, v.text(), "normal or json")),
-                };
-                Ok(())
-            },
+            apply: output_format,
+        },
+        Flag {
+            names: &["--json"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "the same as --output-format=json",
+            apply: |o, v| output_format(o, v.with("json")),
         },
         crate::history::save_flag(),
         crate::history::history_flag(),
@@ -440,6 +440,16 @@ impl crate::history::Saves for QuickOptions {
     fn history(&mut self, path: String) {
         self.history = Some(path);
     }
+}
+
+/// `--output-format` (and `--json`): the report as text or as JSON.
+fn output_format(o: &mut QuickOptions, v: flags::Value<'_>) -> Result<(), String> {
+    o.json = match v.text() {
+        "normal" => false,
+        "json" => true,
+        _ => return Err(bad(v.flag, v.text(), "normal or json")),
+    };
+    Ok(())
 }
 
 fn bad(option: &str, value: &str, expected: &str) -> String {

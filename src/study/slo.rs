@@ -184,23 +184,18 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
             form: "normal|json",
             help: "the result on stdout as text (default) or as the JSON document\n\
                    (the table then goes to stderr), as a plain run's",
-            apply: |a, v| {
-                a.json = match v.text() {
-                    "normal" => false,
-                    "json" => true,
-                    _ => return Err(v.bad("normal or json")),
-                };
-                Ok(())
-            },
+            apply: output_format,
         },
         Flag {
             names: &["--json"],
             takes: Takes::Nothing,
             form: "",
             help: "the same as --output-format=json",
-            apply: |a, _| {
-                a.json = true;
-                Ok(())
+            apply: |a, v| {
+                output_format(
+                    a,
+                    v.with("json"),
+                )
             },
         },
     ],
@@ -285,6 +280,16 @@ impl Default for Args {
             noise: 0.10,
         }
     }
+}
+
+/// `--output-format` (and `--json`): the report as text or as the JSON document.
+fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
+    a.json = match v.text() {
+        "normal" => false,
+        "json" => true,
+        _ => return Err(v.bad("normal or json")),
+    };
+    Ok(())
 }
 
 /// `--p50`, ..., `--mean`: a target, the statistic named by the flag.

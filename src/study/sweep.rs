@@ -40,7 +40,7 @@ pub const SPEC: Spec<Args> = Spec {
     command: "sweep",
     usage: "\
 usage: iobench sweep --axis NAME=VALUES [--axis ...] [--zip NAME=VALUES] [-o DIR]
-                     [--repeat N] [--dry-run] [--fresh] [--markdown] [--] JOB...
+                     [--repeat N] [--dry-run] [--fresh] [--output-format F] [--] JOB...
 
 Runs one job over every combination of the axes' values, each point as a plain run of the
 job with the point's settings would run. JOB is a job file or options, as a plain run
@@ -77,7 +77,7 @@ takes them (after -- when they could be read as a sweep's own).",
             },
         },
         Flag {
-            names: &["--dir", "-o", "--results"],
+            names: &["--dir", "-o", "--results", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "the result directory (default: sweep-<time>): one JSON+ per\n\
@@ -140,17 +140,32 @@ takes them (after -- when they could be read as a sweep's own).",
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
-            help: "print the final table as markdown",
-            apply: |a, _| {
-                a.markdown = true;
-                Ok(())
-            },
+            help: "print the final table as markdown (--output-format=markdown)",
+            apply: |a, v| output_format(a, v.with("markdown")),
+        },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|markdown",
+            help: "how the final table prints (default normal); the points always\n\
+                   write JSON+ into the result directory",
+            apply: output_format,
         },
     ],
     pass_unknown: true,
     attached: false,
     single_dash: false,
 };
+
+/// `--output-format` (and `--markdown`): how the final table prints.
+fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
+    a.markdown = match v.text() {
+        "normal" => false,
+        "markdown" => true,
+        _ => return Err(v.bad("normal or markdown")),
+    };
+    Ok(())
+}
 
 /// Reads the arguments: `None` when `--help` was asked for.
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {

@@ -221,3 +221,103 @@ fn a_subcommand_is_one_table_entry() {
         "Echo { status: 7, loud: false }"
     );
 }
+
+/// One vocabulary over the subcommands (docs/guide/flags.md): each word, the spellings a
+/// row with it also has, and the older spellings kept in its row.
+const WORDS: &[(&str, &[&str], &[&str])] = &[
+    ("--output", &["-o"], &["--dir", "--results"]),
+    ("--output-format", &[], &["--format"]),
+    ("--repeat", &[], &["--loops"]),
+    ("--name", &["-n"], &[]),
+];
+
+/// The subcommands that write something and so take `-o/--output`, and those that print
+/// in more than one format and so take `--output-format`.
+const WRITERS: &[&str] = &["sweep", "compare", "pts", "report", "slo", "history"];
+const FORMATS: &[&str] = &["sweep", "compare", "quick", "slo", "history"];
+
+trait Of {
+    fn of(name: &str) -> &'static Subcommand;
+}
+
+impl Of for Subcommand {
+    fn of(name: &str) -> &'static Subcommand {
+        SUBCOMMANDS
+            .iter()
+            .find(|s| s.name() == name)
+            .expect("a subcommand")
+    }
+}
+
+fn row_of(sub: &Subcommand, name: &str) -> Option<(usize, &'static [&'static str])> {
+    let rows = sub.flags.rows();
+    rows.iter()
+        .position(|(names, _)| names.contains(&name))
+        .map(|i| (i, rows[i].0))
+}
+
+#[test]
+fn every_subcommand_spells_the_same_thing_the_same_way() {
+    for sub in SUBCOMMANDS.iter().filter(|s| s.name() != "peak") {
+        let n = sub.name();
+        for (word, with, older) in WORDS {
+            for (names, _) in sub.flags.rows() {
+                if older.iter().any(|o| names.contains(o)) || names.contains(word) {
+                    assert!(names.contains(word), "iobench {n} {names:?}: lacks {word}");
+                    for w in *with {
+                        assert!(names.contains(w), "iobench {n} {names:?}: lacks {w}");
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            row_of(sub, "--output").is_some(),
+            WRITERS.contains(&n),
+            "iobench {n} --output"
+        );
+        assert_eq!(
+            row_of(sub, "--output-format").is_some(),
+            FORMATS.contains(&n),
+            "iobench {n} --output-format"
+        );
+        // `--json` and `--markdown` are values of `--output-format`, set by its row
+        // (history's --markdown is its compare's, as compare --markdown).
+        for (switch, value) in [("--json", "json"), ("--markdown", "markdown")] {
+            if switch == "--markdown" && n == "history" {
+                continue;
+            }
+            let Some((s, _)) = row_of(sub, switch) else {
+                continue;
+            };
+            let (f, _) = row_of(sub, "--output-format")
+                .unwrap_or_else(|| panic!("iobench {n} has {switch} but no --output-format"));
+            let by_switch = sub.flags.effect(&[(s, None)]).unwrap();
+            let by_format = sub.flags.effect(&[(f, Some(value))]).unwrap();
+            assert_eq!(
+                by_switch, by_format,
+                "iobench {n}: {switch} vs --output-format={value}"
+            );
+            assert_ne!(
+                by_switch,
+                sub.flags.effect(&[]).unwrap(),
+                "iobench {n} {switch}"
+            );
+        }
+    }
+    // The words the guide lists where it lists them.
+    let has = |sub: &str, flag: &str| row_of(Subcommand::of(sub), flag).is_some();
+    for (sub, flag) in [
+        ("sweep", "--repeat"),
+        ("compare", "--repeat"),
+        ("quick", "--repeat"),
+        ("compare", "--name"),
+        ("history", "--name"),
+        ("quick", "--json"),
+        ("slo", "--json"),
+        ("history", "--json"),
+        ("sweep", "--markdown"),
+        ("compare", "--markdown"),
+    ] {
+        assert!(has(sub, flag), "iobench {sub} lacks {flag}");
+    }
+}

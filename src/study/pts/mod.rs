@@ -41,7 +41,7 @@ TEST: iops (7 mixes x 8 block sizes), throughput (128 KiB and 1 MiB sequential),
 THE TARGET'S DATA IS DESTROYED.",
     flags: &[
         Flag {
-            names: &["--dir", "-o"],
+            names: &["--dir", "-o", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "the output directory (required): each run's JSON+, state.json,\n\

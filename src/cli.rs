@@ -98,8 +98,9 @@ pub struct CliConfig {
     pub metrics_linger_ms: Option<u64>,
     /// `--profile=NAME`: one of fio's built-in profiles, whose jobs follow the others.
     pub profile: Option<crate::options::profile::Profile>,
-    /// `--bandwidth-log`: fio's aggregate bandwidth logs (see `fioflags`).
-    pub bandwidth_log: bool,
+    /// `--bandwidth-log[=NAME]`: fio's aggregate bandwidth logs (see `fioflags`), named
+    /// `NAME-{read,write,trim}_bw.log` (`agg` without a name; a name is fio 3.42's).
+    pub bandwidth_log: Option<String>,
     /// `--alloc-size=KB`: the size of fio's shared-memory pool; iobench has none (its
     /// memory grows as needed), so the value is only checked.
     pub alloc_size: Option<u64>,
@@ -222,9 +223,9 @@ const OWN_FLAGS: &[OwnFlag] = &[
     ),
     flag(
         "bandwidth-log",
-        FlagArg::None,
-        "",
-        "write the aggregate bandwidth logs",
+        FlagArg::Optional,
+        "name",
+        "write the aggregate bandwidth logs (NAME-read_bw.log, ...; agg without a name)",
     ),
     flag(
         "minimal",
@@ -579,7 +580,7 @@ fn apply_own_flag(
         // Applied before the other arguments (see `parse_args`), so parse lines show.
         "debug" => act.debug_list |= crate::debug::asks_for_list(val),
         "merge-blktrace-only" => act.merge_blktrace_only = true,
-        "bandwidth-log" => cfg.bandwidth_log = true,
+        "bandwidth-log" => cfg.bandwidth_log = Some(v.unwrap_or("agg").to_string()),
         "alloc-size" => cfg.alloc_size = Some(parse_u64(flag, val)?),
         "cpuclock-test" => act.cpuclock_test = true,
         "idle-prof" => cfg.idle_prof = Some(val.to_string()),
@@ -865,6 +866,31 @@ pub fn parse_args_sent<S: AsRef<str>>(
             "there is no --metrics endpoint to keep serving",
             "--metrics=ADDR:PORT with it",
         ));
+    }
+    // A name for the aggregate logs is fio 3.42's; older fios refuse the argument.
+    if let Some(name) = inv.config.bandwidth_log.as_deref() {
+        if name.is_empty() {
+            return Err(bad(
+                "bandwidth-log",
+                name,
+                "an empty name",
+                "--bandwidth-log or --bandwidth-log=NAME",
+            ));
+        }
+        let named = args
+            .iter()
+            .any(|a| a.as_ref().starts_with("--bandwidth-log="));
+        if named && inv.config.fio_compat < crate::defs::release::FioRelease::V3_42 {
+            return Err(bad(
+                "bandwidth-log",
+                name,
+                &format!(
+                    "fio {} takes no name for the aggregate logs (fio 3.42 does)",
+                    inv.config.fio_compat
+                ),
+                "--bandwidth-log alone",
+            ));
+        }
     }
     Ok(inv)
 }

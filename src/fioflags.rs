@@ -206,12 +206,16 @@ pub fn start_trigger(file: Option<String>, timeout_ms: Option<u64>, cmd: Option<
     });
 }
 
-/// `--bandwidth-log`: fio 3.33 fills its aggregate bandwidth logs only when it runs as a
-/// client of fio servers; run locally it leaves `agg-read_bw.log`, `agg-write_bw.log` and
-/// `agg-trim_bw.log` empty in the current directory, and iobench does the same.
-pub fn write_bandwidth_logs() -> std::io::Result<()> {
+/// `--bandwidth-log[=NAME]`: fio fills its aggregate bandwidth logs only when it runs as a
+/// client of fio servers; run locally it leaves `NAME-read_bw.log`, `NAME-write_bw.log`
+/// and `NAME-trim_bw.log` empty (NAME is `agg` unless fio 3.42's `=NAME` is given, and
+/// may hold a directory), and iobench does the same.
+pub fn write_bandwidth_logs(name: &str) -> std::io::Result<()> {
     for d in ["read", "write", "trim"] {
-        std::fs::File::create(format!("agg-{d}_bw.log"))?.flush()?;
+        let path = format!("{name}-{d}_bw.log");
+        std::fs::File::create(&path)
+            .and_then(|mut f| f.flush())
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{path}: {e}")))?;
     }
     Ok(())
 }

@@ -94,8 +94,8 @@ fn run(inv: &Invocation) -> ExitCode {
         Ok(ran) => ExitCode::from(ran.code),
         Err(e) => return fail(&e),
     };
-    if c.bandwidth_log {
-        if let Err(e) = fioflags::write_bandwidth_logs() {
+    if let Some(name) = &c.bandwidth_log {
+        if let Err(e) = fioflags::write_bandwidth_logs(name) {
             eprintln!("iobench: bandwidth log: {e}");
             status = ExitCode::FAILURE;
         }

@@ -62,3 +62,14 @@ later() {
     printf '%q ' "$@" >>"$RUN/judge.list"
     echo >>"$RUN/judge.list"
 }
+
+# no_block_io RUN...: each run left the watched devices' /sys/block counters as they were
+# (passthrough commands, sg's and io_uring_cmd's, bypass the block layer's accounting):
+# a tool that did its I/O through the block device instead would show there.
+no_block_io() {
+    local r
+    for r in "$@"; do
+        if cmp -s "$RUN/$r/before.json" "$RUN/$r/after.json"; then ok "$r: no block-layer requests ($(cat "$RUN/$r/after.json"))"
+        else fail "$r: the block layer counted requests: $(cat "$RUN/$r/before.json") -> $(cat "$RUN/$r/after.json")"; fi
+    done
+}

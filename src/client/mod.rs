@@ -1,5 +1,6 @@
-//! `iobench --client`: drives fio 3.33 servers (or iobench's) over fio's protocol, as fio's
-//! own client does: connect to every server, PROBE it, send its job files (JOB, or
+//! `iobench --client`: drives fio servers of any release from 3.33 (or iobench's) over
+//! fio's protocol, in each server's protocol version (see `handshake`), as fio's own client
+//! does: connect to every server, PROBE it, send its job files (JOB, or
 //! LOAD_FILE for `--remote-config`) and the output flags (JOBLINE), start them all (RUN),
 //! then print what they send: their text lines as they come (`<host> …`), each server's
 //! report when it is done, and the "All clients" total at the end ([`output`]).
@@ -19,7 +20,7 @@ pub mod trigger;
 use crate::fioproto::addr::Endpoint;
 use crate::fioproto::pdu::{self, ClientProbe, JobOpt, Message, Stop, PROBE_FLAG_ZLIB};
 use crate::fioproto::stream::Stream;
-use crate::fioproto::{op, read_cmd, send, Cmd, ProtoError};
+use crate::fioproto::{op, read_cmd, send_as, Cmd, Proto, ProtoError};
 use args::ClientArgs;
 use output::{HostReport, Printer};
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ use std::time::{Duration, Instant};
 struct Client {
     host: HostReport,
     stream: Option<Stream>,
+    /// The protocol version the server speaks (from its first reply).
+    proto: u16,
     /// fio's `skip_newline`: the last text line ended without a newline.
     skip_newline: bool,
     /// Text received but not yet printed: the part after its last newline.
@@ -120,12 +123,15 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     let started = Instant::now();
     let mut printer = Printer::new(a)?;
     let mut clients: Vec<Client> = Vec::new();
+    // The version tried first: the dialect's; each server's first reply says its own.
+    let first_try = Proto::of_release(a.release()).number();
     let mut ok = true;
     for h in &a.hosts {
         let host = HostReport::new(&h.given, h.endpoint.port());
         let mut c = Client {
             host,
             stream: None,
+            proto: first_try,
             skip_newline: false,
             pending: String::new(),
             nr_stat: 0,
@@ -161,9 +167,24 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
     }
     let (tx, rx) = mpsc::channel::<Event>();
     for (i, (c, h)) in clients.iter_mut().zip(&a.hosts).enumerate() {
-        let Some(s) = c.stream.as_mut() else { continue };
-        c.me = server_name(s, h);
-        match start_client(s, h, &c.me, a) {
+        let Some(s) = c.stream.take() else { continue };
+        c.me = server_name(&s, h);
+        let (s, first) = match handshake(s, &h.endpoint, c.proto, &c.me) {
+            Ok(x) => x,
+            Err(e) => {
+                // Said now, and reported with the servers lost on the way
+                // (`disconnected (…)`).
+                eprintln!("iobench: client <{}>: {e}", h.given);
+                c.lost = Some(e);
+                c.done = true;
+                continue;
+            }
+        };
+        c.proto = first.version;
+        // The reply is the first message the loop below handles.
+        let _ = tx.send(Event::Cmd(i, first));
+        let s = c.stream.insert(s);
+        match start_client(s, c.proto, h, a) {
             Ok(n) => c.starts_pending = n,
             Err(e) => {
                 eprintln!("iobench: client <{}>: {e}", h.given);
@@ -224,7 +245,7 @@ fn run(a: &ClientArgs) -> Result<bool, String> {
             quit_sent = true;
             for c in clients.iter_mut().filter(|c| !c.done) {
                 if let Some(s) = c.stream.as_mut() {
-                    let _ = send(s, op::QUIT, 0, &[]);
+                    let _ = send_as(s, c.proto, op::QUIT, 0, &[]);
                 }
             }
         }
@@ -364,7 +385,7 @@ impl StatusRounds {
         self.tag += 1;
         for c in clients.iter_mut().filter(|c| !c.done && c.jobs_running) {
             if let Some(s) = c.stream.as_mut() {
-                if send(s, op::SEND_ETA, self.tag, &[]).is_ok() {
+                if send_as(s, c.proto, op::SEND_ETA, self.tag, &[]).is_ok() {
                     c.eta_tag = Some(self.tag);
                     self.asked_at = Some(Instant::now());
                 }
@@ -383,7 +404,7 @@ fn maybe_go(clients: &mut [Client]) -> bool {
     }
     for c in clients.iter_mut().filter(|c| !c.done && c.sync) {
         if let Some(s) = c.stream.as_mut() {
-            if let Err(e) = send(s, op::IOB_GO, 0, &[]) {
+            if let Err(e) = send_as(s, c.proto, op::IOB_GO, 0, &[]) {
                 c.lost = Some(format!("go: {e}"));
                 c.done = true;
             }
@@ -396,14 +417,11 @@ fn maybe_go(clients: &mut [Client]) -> bool {
 /// how many START answers to wait for before RUN: a server that cannot parse a job answers
 /// with its error and QUIT instead, and closes; a RUN sent to it then would arrive after
 /// it closed and reset the connection, losing its last messages.
-fn start_client(s: &mut Stream, h: &args::Host, me: &str, a: &ClientArgs) -> Result<usize, String> {
+fn start_client(s: &mut Stream, v: u16, h: &args::Host, a: &ClientArgs) -> Result<usize, String> {
     let mut starts = 0;
-    let probe = ClientProbe {
-        flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
-        server: me.to_string(),
-    };
     let e = |e: std::io::Error| e.to_string();
-    send(s, op::PROBE, 0, &probe.encode()).map_err(e)?;
+    let send =
+        |s: &mut Stream, opcode: u16, tag: u64, payload: &[u8]| send_as(s, v, opcode, tag, payload);
     if !a.forward.is_empty() {
         let mut line = vec!["fio".to_string()];
         line.extend(a.forward.iter().cloned());
@@ -435,6 +453,68 @@ fn start_client(s: &mut Stream, h: &args::Host, me: &str, a: &ClientArgs) -> Res
     Ok(starts)
 }
 
+/// Says PROBE in version `v` and reads the answer. A fio server of another version
+/// answers in its own (with an error text) and closes: the client connects again and
+/// speaks that version. One that closes without a word, asked in another version than
+/// fio 3.33's, is asked again in 3.33's (an iobench server older than its protocol
+/// versions). Returns the connection and the server's first reply in the version kept.
+fn handshake(mut s: Stream, ep: &Endpoint, v: u16, me: &str) -> Result<(Stream, Cmd), String> {
+    let probe = ClientProbe {
+        flags: PROBE_FLAG_ZLIB | pdu::PROBE_FLAG_SYNC_START,
+        server: me.to_string(),
+    };
+    let mut v = v;
+    let mut tried: Vec<u16> = Vec::new();
+    loop {
+        tried.push(v);
+        send_as(&mut s, v, op::PROBE, 0, &probe.encode()).map_err(|e| e.to_string())?;
+        set_read_timeout(&s, Some(PROBE_TIMEOUT));
+        let got = read_cmd(&mut s);
+        set_read_timeout(&s, None);
+        let next = match got {
+            Ok(cmd) if cmd.version == v => return Ok((s, cmd)),
+            Ok(cmd) => cmd.version,
+            Err(ProtoError::Closed) if v != crate::fioproto::VERSION => crate::fioproto::VERSION,
+            Err(ProtoError::Version { got }) => {
+                return Err(format!(
+                    "protocol version mismatch: the server speaks version {got}, iobench \
+                     speaks versions {} (fio 3.33) to {} (fio master)",
+                    crate::fioproto::OLDEST_VERSION,
+                    crate::fioproto::NEWEST_VERSION
+                ))
+            }
+            Err(ProtoError::Io(e))
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(format!(
+                    "timeout on cmd PROBE: the server accepted the connection but sent \
+                     nothing for {} s",
+                    PROBE_TIMEOUT.as_secs()
+                ))
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        if tried.contains(&next) {
+            return Err(format!(
+                "PROBE: no protocol version agreed (tried {tried:?})"
+            ));
+        }
+        s.shutdown();
+        s = Stream::connect(ep)?;
+        v = next;
+    }
+}
+
+fn set_read_timeout(s: &Stream, t: Option<Duration>) {
+    let _ = match s {
+        Stream::Tcp(t2) => t2.set_read_timeout(t),
+        Stream::Unix(u) => u.set_read_timeout(t),
+    };
+}
+
 /// As fio's client names a server to it (PROBE): the address it reached, as text
 /// (`127.0.0.1`, `::1`), or `sock`. A fio server names the verify state files it asks for
 /// (SENDFILE) after it, and the client names the states a trigger brings back so.
@@ -454,7 +534,7 @@ fn send_trigger(clients: &mut [Client], remote: &str) {
     let payload = crate::fioproto::vstate::encode_command(remote);
     for c in clients.iter_mut().filter(|c| !c.done) {
         if let Some(s) = c.stream.as_mut() {
-            if let Err(e) = send(s, op::VTRIGGER, 0, &payload) {
+            if let Err(e) = send_as(s, c.proto, op::VTRIGGER, 0, &payload) {
                 c.lost = Some(format!("VTRIGGER: {e}"));
                 c.done = true;
             }
@@ -501,7 +581,7 @@ fn check_alive(clients: &mut [Client]) {
             continue;
         }
         if let Some(s) = c.stream.as_mut() {
-            if send(s, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
+            if send_as(s, c.proto, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
                 let now = Instant::now();
                 c.alive_asked = Some(now);
                 c.alive_sent = Some(now);
@@ -568,7 +648,7 @@ fn check_silent(clients: &mut [Client]) {
                     .is_none_or(|t| t.elapsed() >= trigger::ALIVE_EVERY)
             {
                 if let Some(s) = c.stream.as_mut() {
-                    if send(s, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
+                    if send_as(s, c.proto, op::SEND_ETA, trigger::ALIVE_TAG, &[]).is_ok() {
                         c.alive_sent = Some(Instant::now());
                     }
                 }
@@ -619,7 +699,7 @@ fn handle(
             if c.starts_pending == 0 && !c.running {
                 c.running = true;
                 if let Some(st) = c.stream.as_mut() {
-                    if let Err(e) = send(st, op::RUN, 0, &[]) {
+                    if let Err(e) = send_as(st, c.proto, op::RUN, 0, &[]) {
                         c.lost = Some(format!("RUN: {e}"));
                         c.done = true;
                     }
@@ -656,7 +736,19 @@ fn handle(
             } else {
                 log.text().into_bytes()
             };
-            if let Err(e) = std::fs::write(&path, bytes) {
+            // A log shared by the jobs (`per_job_logs=0`, told from version 102 on) is
+            // appended to, as fio's client does; else written anew.
+            let written = if log.per_job_logs {
+                std::fs::write(&path, bytes)
+            } else {
+                use std::io::Write;
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(&path)
+                    .and_then(|mut f| f.write_all(&bytes))
+            };
+            if let Err(e) = written {
                 eprintln!("iobench: client: log {path}: {e}");
             }
         }
@@ -671,7 +763,7 @@ fn handle(
         Message::SendFile(path) => {
             let reply = send_file(&c.host.hostname, states_dir, &path);
             if let Some(s) = c.stream.as_mut() {
-                if let Err(e) = send(s, op::SENDFILE, cmd.tag, &reply.encode()) {
+                if let Err(e) = send_as(s, c.proto, op::SENDFILE, cmd.tag, &reply.encode()) {
                     c.lost = Some(format!("SENDFILE: {e}"));
                     c.done = true;
                 }
@@ -721,7 +813,7 @@ fn add_job_opt(c: &mut Client, mut o: JobOpt, printer: &mut Printer) {
         o.value = crate::defs::REDACTED.to_string();
     }
     if o.global {
-        printer.global_option(&o.name, &o.value);
+        printer.global_option(&mut c.host, &o.name, &o.value);
     } else {
         let i = o.groupid as usize;
         if i < 4096 {

@@ -36,6 +36,9 @@ pub struct HostReport {
     pub version: String,
     /// `job options` sent by JOB_OPT, by the index fio's server gives them.
     pub opt_lists: Vec<Vec<(String, String)>>,
+    /// Its `global options`, when each server's are listed apart (fio 3.39 on, several
+    /// servers).
+    pub globals: Vec<(String, String)>,
     pub threads: Vec<JobStats>,
     pub groups: Vec<GroupStats>,
     pub disks: Vec<DiskUtil>,
@@ -52,6 +55,7 @@ impl HostReport {
             name: None,
             version: String::new(),
             opt_lists: Vec::new(),
+            globals: Vec::new(),
             threads: Vec::new(),
             groups: Vec::new(),
             disks: Vec::new(),
@@ -79,6 +83,9 @@ pub struct Printer {
     f: Formats,
     started: std::time::SystemTime,
     global_opts: Vec<(String, String)>,
+    /// fio 3.39's `global options` with several servers: one object per server (its
+    /// `hostname`, `port`, then its options), in the order of their first reports.
+    global_per_server: Option<Vec<Value>>,
     client_stats: Vec<Value>,
     disk_util: Vec<Value>,
     /// Every finished server's statistics, for the "All clients" totals (merged by the
@@ -114,6 +121,9 @@ impl Printer {
             f: a.formats,
             started: std::time::SystemTime::now(),
             global_opts: Vec::new(),
+            global_per_server: (a.release().client_global_options_per_server()
+                && a.hosts.len() > 1)
+                .then(Vec::new),
             client_stats: Vec::new(),
             disk_util: Vec::new(),
             hosts: Vec::new(),
@@ -176,10 +186,15 @@ impl Printer {
         self.write(OutputFormat::Normal, s)
     }
 
-    pub fn global_option(&mut self, name: &str, value: &str) {
-        match self.global_opts.iter_mut().find(|(k, _)| k == name) {
+    pub fn global_option(&mut self, h: &mut HostReport, name: &str, value: &str) {
+        let list = if self.global_per_server.is_some() {
+            &mut h.globals
+        } else {
+            &mut self.global_opts
+        };
+        match list.iter_mut().find(|(k, _)| k == name) {
             Some(slot) => slot.1 = value.to_string(),
-            None => self.global_opts.push((name.to_string(), value.to_string())),
+            None => list.push((name.to_string(), value.to_string())),
         }
     }
 
@@ -214,6 +229,17 @@ impl Printer {
             let v = json::thread_obj(&t, &g, None, 0, self.f.plus, self.release).into_value();
             self.client_stats
                 .push(client_obj(v, Some(&opts), &h.hostname, h.port));
+            // A server's global options join the list with its first report, as in fio.
+            if let Some(list) = self.global_per_server.as_mut() {
+                if h.threads.is_empty() && !h.globals.is_empty() {
+                    let mut o = json::Obj::new();
+                    o.str("hostname", &h.hostname).int("port", h.port as i64);
+                    for (k, v) in &h.globals {
+                        o.str(k, v);
+                    }
+                    list.push(o.into_value());
+                }
+            }
         }
         self.last_host = Some((h.hostname.clone(), h.port));
         h.threads.push(t);
@@ -245,6 +271,7 @@ impl Printer {
         if self.f.json {
             let sum = crate::stats::group::RunSummary {
                 disks: vec![d.clone()],
+                release: self.release,
                 ..Default::default()
             };
             for v in json::disk_values(&sum) {
@@ -323,11 +350,18 @@ impl Printer {
                     "time",
                     crate::report::ctime(self.started).trim_end_matches('\n'),
                 );
-            let mut go = json::Obj::new();
-            for (k, v) in &self.global_opts {
-                go.str(k, v);
+            match self.global_per_server.take() {
+                Some(list) => {
+                    root.arr("global options", list);
+                }
+                None => {
+                    let mut go = json::Obj::new();
+                    for (k, v) in &self.global_opts {
+                        go.str(k, v);
+                    }
+                    root.obj("global options", go);
+                }
             }
-            root.obj("global options", go);
             root.arr("client_stats", std::mem::take(&mut self.client_stats));
             root.arr("disk_util", std::mem::take(&mut self.disk_util));
             let mut s = String::from("\n");

@@ -3,7 +3,7 @@
 //! double-quoted strings, `'file'` contents and the `%o` format (the block's offset, eight
 //! bytes little-endian), concatenated without separators.
 
-/// The longest pattern fio accepts.
+/// The longest pattern fio 3.33 accepts (later releases: `FioRelease::longest_pattern`).
 pub const MAX_PATTERN: usize = 512;
 
 /// A parsed pattern: its bytes, and where `%o` offsets go.
@@ -15,8 +15,13 @@ pub struct DataPattern {
 }
 
 impl DataPattern {
-    /// Parses fio's pattern syntax; the error says what was wrong.
+    /// Parses fio 3.33's pattern syntax (at most [`MAX_PATTERN`] bytes).
     pub fn parse(text: &str) -> Result<DataPattern, String> {
+        Self::parse_within(text, MAX_PATTERN)
+    }
+
+    /// Parses fio's pattern syntax into at most `max` bytes; the error says what was wrong.
+    pub fn parse_within(text: &str, max: usize) -> Result<DataPattern, String> {
         let mut out = DataPattern::default();
         let mut s = text.trim();
         if s.is_empty() {
@@ -33,8 +38,14 @@ impl DataPattern {
                 let end = rest
                     .find('\'')
                     .ok_or_else(|| format!("unterminated file name in pattern '{text}'"))?;
-                let data = std::fs::read(&rest[..end])
-                    .map_err(|e| format!("pattern file '{}': {e}", &rest[..end]))?;
+                let name = &rest[..end];
+                let room = (max + 1).saturating_sub(out.bytes.len()) as u64;
+                let mut data = Vec::new();
+                std::fs::File::open(name)
+                    .and_then(|f| {
+                        std::io::Read::read_to_end(&mut std::io::Read::take(f, room), &mut data)
+                    })
+                    .map_err(|e| format!("pattern file '{name}': {e}"))?;
                 out.bytes.extend_from_slice(&data);
                 s = &rest[end + 1..];
             } else if let Some(rest) = s.strip_prefix("%o") {
@@ -98,10 +109,8 @@ impl DataPattern {
                 }
                 s = &s[stop..];
             }
-            if out.bytes.len() > MAX_PATTERN {
-                return Err(format!(
-                    "pattern '{text}' is longer than {MAX_PATTERN} bytes"
-                ));
+            if out.bytes.len() > max {
+                return Err(format!("pattern '{text}' is longer than {max} bytes"));
             }
         }
         Ok(out)

@@ -142,7 +142,8 @@ pub struct OptDef {
     /// an alias (`ss_interval`), a choice word (`fadvise_hint=noreuse`), or, for a renamed
     /// option, its old name with the older release (`log_max_value`, 3.33).
     pub later: &'static [(&'static str, super::FioRelease)],
-    /// For a `NotYet` option, why iobench cannot run it here (told with the refusal).
+    /// For a `NotYet` option, why iobench cannot run it here (told with the refusal); for
+    /// an option with `only`, why the other values are refused.
     pub why_not: Option<&'static str>,
 }
 
@@ -243,6 +244,12 @@ impl OptDef {
     }
     pub const fn only(mut self, words: &'static [&'static str]) -> Self {
         self.only = Some(words);
+        self
+    }
+    /// Why the values `only` leaves out are refused (an option iobench runs, with values
+    /// it does not): the refusal of such a value says it.
+    pub const fn others_because(mut self, why: &'static str) -> Self {
+        self.why_not = Some(why);
         self
     }
     /// Marks a credential (see [`OptDef::secret`]).

@@ -125,11 +125,94 @@ impl FioRelease {
         self >= FioRelease::V3_36
     }
 
+    /// The client/server protocol version (`FIO_SERVER_VER`) this release's fio speaks,
+    /// as its release tag sets it (see [`SERVER_VERSIONS`]). Distributions may patch it:
+    /// Debian 13's fio 3.39 speaks 109, with two option fixes of 3.40 applied.
+    pub const fn server_version(self) -> u16 {
+        let mut k = 0;
+        while k < SERVER_VERSIONS.len() {
+            if SERVER_VERSIONS[k].0 == self.minor {
+                return SERVER_VERSIONS[k].1;
+            }
+            k += 1;
+        }
+        SERVER_VERSIONS[SERVER_VERSIONS.len() - 1].1
+    }
+
+    /// The newest release whose protocol version is at most `version`: the fio a peer of
+    /// that version most likely is (an untagged number between releases, such as 109 or
+    /// 121, belongs to the release before it). `None` below fio 3.33's 97.
+    pub fn of_server_version(version: u16) -> Option<FioRelease> {
+        SERVER_VERSIONS
+            .iter()
+            .rev()
+            .find(|&&(_, v)| v <= version)
+            .map(|&(minor, _)| FioRelease { minor })
+    }
+
+    /// fio 3.39 made its client's JSON `global options` an array, one object per server
+    /// (with its `hostname` and `port`) when it drives several, and prints percentiles in
+    /// "All clients" (fio commits 6f771553 and 9e271031).
+    pub fn client_global_options_per_server(self) -> bool {
+        self >= FioRelease::V3_39
+    }
+
     /// fio 3.42 reports `latency_target_ns` and `latency_window_us` per job in JSON.
     pub fn reports_latency_target(self) -> bool {
         self >= FioRelease::V3_42
     }
+
+    /// fio 3.35 lists a job's random seeds under `--debug=random`.
+    pub fn prints_rand_seeds(self) -> bool {
+        self >= FioRelease::V3_35
+    }
+
+    /// How many random streams a job seeds (`FIO_RAND_NR_OFFS`): 21 up to 3.35, FDP's
+    /// stream from 3.36, sprandom's from 3.41.
+    pub fn rand_streams(self) -> usize {
+        if self >= FioRelease::V3_41 {
+            23
+        } else if self >= FioRelease::V3_36 {
+            22
+        } else {
+            21
+        }
+    }
+
+    /// The longest `buffer_pattern`/`verify_pattern`: 512 bytes up to 3.33; fio 3.34
+    /// allocates the pattern to its length (commit 1dc47d6b), so a whole file can be one.
+    /// iobench bounds it at 16 MiB there, so a pattern named after a huge file is an error
+    /// rather than an unbounded read.
+    pub fn longest_pattern(self) -> usize {
+        if self >= FioRelease::V3_34 {
+            16 << 20
+        } else {
+            512
+        }
+    }
 }
+
+/// Each release's protocol version (`FIO_SERVER_VER` in server.h at its tag): `(minor,
+/// version)`. fio bumps the version with every change to what travels, most of them to
+/// the packed job options: 98-99 (3.34: pattern buffers, FDP), 100 (3.35: seeds), 101
+/// (3.36: priohint; `job_start` in thread_stat), 102-103 (3.37: per_job_logs in the log
+/// header, two values per log sample; trim ranges), 104-107 (3.38: data placement,
+/// log_issue_time), 108-111 (3.40: verify options), 112-113 (3.41: filetype, sprandom),
+/// 114-120 (3.42: zone resets moved to the end of thread_stat, the latency steady-state
+/// ring, ramp_size, comm, end_syncfs, write_zone_remainder), 121 (master: crash-aware
+/// verify). docs/compatibility.md has the table.
+pub const SERVER_VERSIONS: [(u8, u16); 10] = [
+    (33, 97),
+    (34, 99),
+    (35, 100),
+    (36, 101),
+    (37, 103),
+    (38, 107),
+    (39, 107),
+    (40, 111),
+    (41, 113),
+    (42, 120),
+];
 
 impl fmt::Display for FioRelease {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -153,5 +236,23 @@ mod tests {
         assert_eq!(FioRelease::all().count(), 10);
         assert!(FioRelease::V3_35 > FioRelease::V3_33);
         assert_eq!(FioRelease::DEFAULT.to_string(), "3.42");
+    }
+
+    #[test]
+    fn every_release_has_its_protocol_version() {
+        assert_eq!(FioRelease::V3_33.server_version(), 97);
+        assert_eq!(FioRelease::V3_39.server_version(), 107);
+        assert_eq!(FioRelease::V3_41.server_version(), 113);
+        assert_eq!(FioRelease::V3_42.server_version(), 120);
+        for r in FioRelease::all() {
+            assert_eq!(
+                FioRelease::of_server_version(r.server_version()).map(|x| x.server_version()),
+                Some(r.server_version())
+            );
+        }
+        assert_eq!(FioRelease::of_server_version(109), Some(FioRelease::V3_39));
+        assert_eq!(FioRelease::of_server_version(121), Some(FioRelease::V3_42));
+        assert_eq!(FioRelease::of_server_version(98), Some(FioRelease::V3_33));
+        assert_eq!(FioRelease::of_server_version(96), None);
     }
 }

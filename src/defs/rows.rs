@@ -182,6 +182,21 @@ pub const PRIOCLASS: OptDef = opt(
 .cat(C::Other)
 .range(0, 3);
 
+/// The largest I/O priority hint (the kernel's IOPRIO_HINT_BITS, 10).
+pub const MAX_PRIO_HINT: i64 = 1023;
+
+pub const PRIOHINT: OptDef = opt(
+    "priohint",
+    K::Int {
+        min: 0,
+        max: MAX_PRIO_HINT,
+    },
+    "The I/O priority hint of the job's I/O",
+)
+.cat(C::Other)
+.range(0, MAX_PRIO_HINT)
+.since(super::FioRelease::V3_36);
+
 pub const KB_BASE: OptDef = opt(
     "kb_base",
     K::Choice(KB_BASE_CHOICES),

@@ -29,6 +29,13 @@ impl Criterion {
             "iops_slope" => (true, true),
             "bw" => (false, false),
             "bw_slope" => (false, true),
+            // fio 3.42's criterion on the mean completion latency of each interval.
+            w @ ("lat" | "lat_slope") => {
+                return Err(format!(
+                    "'{w}' (fio 3.42's latency criterion) is not supported yet; iops, \
+                     iops_slope, bw and bw_slope are"
+                ))
+            }
             w => {
                 return Err(format!(
                     "'{w}' is not one of: iops, iops_slope, bw, bw_slope"

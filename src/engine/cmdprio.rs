@@ -5,7 +5,7 @@
 //! priority's latency apart, as fio does (`clat prio 1/0 …` lines, JSON `prios`).
 
 use crate::defs::reader::Reader;
-use crate::defs::rows::{PRIO, PRIOCLASS};
+use crate::defs::rows::{MAX_PRIO_HINT, PRIO, PRIOCLASS, PRIOHINT};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::error::JobError;
@@ -47,18 +47,21 @@ pub const CMDPRIO_BSSPLIT: OptDef = opt(
 
 pub const CMDPRIO_HINT: OptDef = opt(
     "cmdprio_hint",
-    K::IntList { min: 0, max: 7 },
+    K::IntList {
+        min: 0,
+        max: MAX_PRIO_HINT,
+    },
     "Priority hint for prioritised I/Os, per direction",
 )
 .cat(C::Engine)
 .engines(&["io_uring", "io_uring_cmd", "libaio"])
-.range(0, 7)
-.since(crate::defs::FioRelease::V3_36)
-.not_yet_because("I/O priority hints are not implemented yet");
+.range(0, MAX_PRIO_HINT)
+.since(crate::defs::FioRelease::V3_36);
 
-/// The kernel's ioprio value: class in the top three bits, level below.
-pub fn ioprio(class: u32, level: u32) -> u16 {
-    ((class << 13) | (level & 7)) as u16
+/// The kernel's ioprio value: class in the top three bits, the hint (fio 3.36's
+/// `priohint`, `cmdprio_hint`; command duration limits) in the ten bits above the level.
+pub fn ioprio(class: u32, level: u32, hint: u32) -> u16 {
+    ((class << 13) | ((hint & 0x3ff) << 3) | (level & 7)) as u16
 }
 
 /// One `cmdprio_bssplit` entry: I/Os of `bs` bytes carry `ioprio` `pct` percent of the time.
@@ -100,10 +103,11 @@ impl CmdprioOpts {
         if !r.is_set(&CMDPRIO_PERCENTAGE) && !r.is_set(&CMDPRIO_BSSPLIT) {
             return Ok(None);
         }
-        let default = if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) {
+        let default = if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) || r.is_set(&PRIOHINT) {
             ioprio(
                 r.num(&PRIOCLASS)?.clamp(0, 3) as u32,
                 r.num(&PRIO)?.clamp(0, 7) as u32,
+                r.num(&PRIOHINT)?.clamp(0, MAX_PRIO_HINT) as u32,
             )
         } else {
             0
@@ -111,7 +115,14 @@ impl CmdprioOpts {
         let pct = per_dir(r, &CMDPRIO_PERCENTAGE, 0)?;
         let class = per_dir(r, &CMDPRIO_CLASS, 1)?;
         let level = per_dir(r, &CMDPRIO, 0)?;
-        let prio = |d: usize| ioprio(class[d].clamp(1, 3) as u32, level[d].clamp(0, 7) as u32);
+        let hint = per_dir(r, &CMDPRIO_HINT, 0)?;
+        let prio = |d: usize| {
+            ioprio(
+                class[d].clamp(1, 3) as u32,
+                level[d].clamp(0, 7) as u32,
+                hint[d].clamp(0, MAX_PRIO_HINT) as u32,
+            )
+        };
         let mut o = CmdprioOpts {
             default,
             pct: [pct[0].clamp(0, 100) as u32, pct[1].clamp(0, 100) as u32],
@@ -133,10 +144,10 @@ impl CmdprioOpts {
                     let bad = || {
                         r.invalid(
                             &CMDPRIO_BSSPLIT,
-                            format!("'{e}' is not bs/percent or bs/percent/class/level"),
+                            format!("'{e}' is not bs/percent or bs/percent/class/level[/hint]"),
                         )
                     };
-                    if f.len() != 2 && f.len() != 4 {
+                    if ![2, 4, 5].contains(&f.len()) {
                         return Err(bad());
                     }
                     let bs = r.size_of(f[0], &CMDPRIO_BSSPLIT)?;
@@ -147,8 +158,13 @@ impl CmdprioOpts {
                             .ok_or_else(bad)
                     };
                     let pct = num(f[1], 100)? as u32;
-                    let ioprio = if f.len() == 4 {
-                        ioprio(num(f[2], 3)? as u32, num(f[3], 7)? as u32)
+                    let ioprio = if f.len() >= 4 {
+                        // bs/percent/class/level[/hint] (the hint since fio 3.36; 0 without).
+                        let hint = match f.get(4) {
+                            Some(h) => num(h, MAX_PRIO_HINT)? as u32,
+                            None => 0,
+                        };
+                        ioprio(num(f[2], 3)? as u32, num(f[3], 7)? as u32, hint)
                     } else {
                         o.ioprio[d]
                     };

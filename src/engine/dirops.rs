@@ -188,7 +188,15 @@ impl super::spec::Declared for DirOps {
         Spec::new("dirstat", "times stat calls on directories", DIR_FLAGS)
             .options(&[STAT_TYPE])
             .hidden(),
-        Spec::new("dirdelete", "times deleting directories", DIR_FLAGS).hidden(),
+        Spec::new(
+            "dirdelete",
+            "times deleting directories",
+            Flags {
+                syncfs: true,
+                ..DIR_FLAGS
+            },
+        )
+        .hidden(),
     ];
     fn configure(spec: &'static Spec, r: &Reader, _: &JobFacts) -> Result<DirOp, JobError> {
         Ok(match spec.name {

@@ -46,7 +46,7 @@ impl super::spec::Declared for Falloc {
         "allocates and punches file space with fallocate",
         Flags {
             opens_rdwr: true,
-            ..Flags::SYNC
+            ..Flags::SYNC_FS
         },
     )];
     fn configure(_: &'static Spec, _: &Reader, _: &JobFacts) -> Result<(), JobError> {

@@ -217,13 +217,22 @@ impl super::spec::Declared for FileOps {
             Flags {
                 diskless: true,
                 creates_files: true,
+                syncfs: true,
                 ..FILE_FLAGS
             },
         ),
         Spec::new("filestat", "times stat calls on files", FILE_FLAGS)
             .options(&[STAT_TYPE])
             .hidden(),
-        Spec::new("filedelete", "times deleting files", FILE_FLAGS).hidden(),
+        Spec::new(
+            "filedelete",
+            "times deleting files",
+            Flags {
+                syncfs: true,
+                ..FILE_FLAGS
+            },
+        )
+        .hidden(),
     ];
     fn configure(spec: &'static Spec, r: &Reader, _: &JobFacts) -> Result<FileOp, JobError> {
         Ok(match spec.name {

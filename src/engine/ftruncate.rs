@@ -38,7 +38,7 @@ impl super::spec::Declared for Ftruncate {
     const SPECS: &'static [Spec] = &[Spec::new(
         "ftruncate",
         "each write truncates the file to its offset",
-        Flags::SYNC,
+        Flags::SYNC_FS,
     )
     .hidden()];
     fn configure(_: &'static Spec, _: &Reader, _: &JobFacts) -> Result<(), JobError> {

@@ -63,11 +63,18 @@ const IOCB_CMD_FSYNC: u16 = 2;
 /// The iocb's `reqprio` holds an I/O priority.
 const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 const IOCB_CMD_FDSYNC: u16 = 3;
+const IOCB_CMD_PREADV: u16 = 7;
+const IOCB_CMD_PWRITEV: u16 = 8;
 
 /// libaio's engine options.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LibaioOpts {
     pub nowait: bool,
+    /// `libaio_vectored` (fio 3.39): reads and writes as IOCB_CMD_PREADV/PWRITEV with one
+    /// iovec each.
+    pub vectored: bool,
+    /// RWF_* flags only writes carry (RWF_ATOMIC under `atomic=1`).
+    pub write_flags: u32,
 }
 
 /// The kernel AIO engine.
@@ -79,6 +86,8 @@ pub struct Libaio {
     depth: usize,
     /// One iocb per pool slot.
     iocbs: Vec<Iocb>,
+    /// One iovec per pool slot, for `libaio_vectored`.
+    iovecs: Vec<libc::iovec>,
     /// Staged iocbs, in queue order, not yet submitted.
     staged: Vec<*mut Iocb>,
     staged_from: usize,
@@ -89,8 +98,8 @@ pub struct Libaio {
     in_kernel: usize,
 }
 
-// SAFETY: the raw pointers point into `iocbs`, owned by this value; the engine is used by
-// one worker at a time.
+// SAFETY: the raw pointers point into `iocbs` and `iovecs`, owned by this value; the
+// engine is used by one worker at a time.
 unsafe impl Send for Libaio {}
 
 impl Libaio {
@@ -101,6 +110,7 @@ impl Libaio {
             ctx: 0,
             depth: 0,
             iocbs: Vec::new(),
+            iovecs: Vec::new(),
             staged: Vec::new(),
             staged_from: 0,
             ring_pos: 0,
@@ -166,6 +176,15 @@ impl Engine for Libaio {
     fn setup(&mut self, s: &super::Setup<'_>) -> io::Result<()> {
         self.depth = s.depth.max(1) as usize;
         self.iocbs = vec![Iocb::default(); self.depth];
+        let empty = libc::iovec {
+            iov_base: std::ptr::null_mut(),
+            iov_len: 0,
+        };
+        self.iovecs = if self.opts.vectored {
+            vec![empty; self.depth]
+        } else {
+            Vec::new()
+        };
         self.staged = Vec::with_capacity(self.depth);
         self.events = vec![IoEvent::default(); self.depth];
         // A new ring: fio's starts at its first entry.
@@ -196,9 +215,14 @@ impl Engine for Libaio {
         if self.staged.len() - self.staged_from + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
+        let v = self.opts.vectored;
         let (opcode, rw_flags) = match io.op {
+            Op::Rw(Ddir::Read) if v => (IOCB_CMD_PREADV, self.nowait_flag()),
             Op::Rw(Ddir::Read) => (IOCB_CMD_PREAD, self.nowait_flag()),
-            Op::Rw(Ddir::Write) => (IOCB_CMD_PWRITE, self.nowait_flag()),
+            Op::Rw(Ddir::Write) => (
+                if v { IOCB_CMD_PWRITEV } else { IOCB_CMD_PWRITE },
+                self.nowait_flag() | self.opts.write_flags,
+            ),
             Op::Rw(Ddir::Trim) => {
                 io.result = super::discard(io.fd, io.offset, io.len);
                 return Ok(Queued::Completed);
@@ -221,6 +245,17 @@ impl Engine for Libaio {
             _ => 0,
         };
         io.prio = prio;
+        // Vectored: the iocb points to the slot's one iovec, and counts iovecs.
+        let (buf, nbytes) = if v {
+            let iov = &mut self.iovecs[io.slot as usize];
+            *iov = libc::iovec {
+                iov_base: io.buf.cast(),
+                iov_len: io.len,
+            };
+            (iov as *mut libc::iovec as u64, 1)
+        } else {
+            (io.buf as u64, io.len as u64)
+        };
         let cb = &mut self.iocbs[io.slot as usize];
         *cb = Iocb {
             data: io.slot as u64,
@@ -228,8 +263,8 @@ impl Engine for Libaio {
             opcode,
             reqprio: prio as i16,
             fildes: io.fd as u32,
-            buf: io.buf as u64,
-            nbytes: io.len as u64,
+            buf,
+            nbytes,
             offset: io.offset as i64,
             flags: if prio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
             ..Iocb::default()
@@ -360,8 +395,7 @@ pub const LIBAIO_VECTORED: OptDef = opt(
 .def("0")
 .cat(C::Engine)
 .engines(&["libaio"])
-.since(crate::defs::FioRelease::V3_39)
-.not_yet_because("vectored libaio submissions are not implemented yet");
+.since(crate::defs::FioRelease::V3_39);
 
 pub const USERSPACE_REAP: OptDef = opt(
     "userspace_reap",
@@ -376,7 +410,10 @@ impl super::spec::Declared for Libaio {
     const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
         "libaio",
         "Linux native asynchronous I/O",
-        super::spec::Flags::ASYNC,
+        super::spec::Flags {
+            atomic_writes: true,
+            ..super::spec::Flags::ASYNC_FS
+        },
     )
     .options(&[
         USERSPACE_REAP,
@@ -391,13 +428,19 @@ impl super::spec::Declared for Libaio {
     fn configure(
         _: &'static super::spec::Spec,
         r: &crate::defs::reader::Reader,
-        _: &super::spec::JobFacts,
+        job: &super::spec::JobFacts,
     ) -> Result<Self::Opts, crate::error::JobError> {
         // userspace_reap is read (so a bad value is refused) but changes nothing: this
         // engine always reaps from the ring when it can.
         r.bool(&USERSPACE_REAP)?;
         let l = LibaioOpts {
             nowait: r.bool(&NOWAIT)?,
+            vectored: r.bool(&LIBAIO_VECTORED)?,
+            write_flags: if job.rwf_atomic {
+                super::psync::RWF_ATOMIC as u32
+            } else {
+                0
+            },
         };
         Ok((l, super::cmdprio::CmdprioOpts::resolve(r)?))
     }

@@ -30,10 +30,12 @@ pub mod posixaio;
 pub mod psync;
 pub mod refused;
 pub mod registry;
+pub mod sg;
 pub mod spec;
 pub mod splice;
 pub mod sync;
 pub mod uring;
+pub mod uring_cmd;
 pub mod uring_probe;
 
 pub use registry::EngineConfig;

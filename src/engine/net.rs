@@ -55,7 +55,11 @@ pub const PROTOCOL: OptDef = opt(
 .cat(C::Engine)
 .engines(&["net", "netsplice"])
 .later(&[("vsock", crate::defs::FioRelease::V3_37)])
-.only(&["tcp", "tcpv6", "udp", "udpv6", "unix"]);
+.only(&["tcp", "tcpv6", "udp", "udpv6", "unix"])
+.others_because(
+    "the net engine has no AF_VSOCK transport yet (and this host's kernel no vsock \
+     loopback, vsock_loopback, to test one against fio)",
+);
 
 pub const NODELAY: OptDef = opt(
     "nodelay",

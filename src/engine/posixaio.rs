@@ -210,7 +210,7 @@ impl super::spec::Declared for PosixAio {
     const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
         "posixaio",
         "POSIX aio_read and aio_write",
-        super::spec::Flags::ASYNC,
+        super::spec::Flags::ASYNC_FS,
     )];
     fn configure(
         _: &'static super::spec::Spec,

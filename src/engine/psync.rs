@@ -28,14 +28,32 @@ pub struct Psync {
     /// `hipri_percentage`), drawn per I/O from `coin`.
     hipri_percentage: u32,
     coin: u64,
+    /// RWF_* flags only writes carry (RWF_ATOMIC under `atomic=1`), pvsync2.
+    write_flags: i32,
 }
 
 /// RWF_HIPRI: poll for completion (needs a polled queue).
 pub const RWF_HIPRI: i32 = 0x1;
 /// RWF_NOWAIT: fail with EAGAIN rather than block.
 pub const RWF_NOWAIT: i32 = 0x8;
-/// RWF_UNCACHED: buffered I/O that drops its pages after (kernels that have it).
-pub const RWF_UNCACHED: i32 = 0x40;
+/// What fio 3.33 sends for `uncached=1` (its RWF_UNCACHED, of a kernel patch that was not
+/// merged as such): kernels since 6.11 read this bit as RWF_ATOMIC.
+pub const RWF_UNCACHED_3_33: i32 = 0x40;
+/// RWF_ATOMIC (Linux 6.11): a write the device does all or nothing of.
+pub const RWF_ATOMIC: i32 = 0x40;
+/// RWF_DONTCACHE (Linux 6.14): buffered I/O whose pages are dropped after; fio 3.40 and
+/// later send it for `uncached=1`.
+pub const RWF_DONTCACHE: i32 = 0x80;
+
+/// The RWF_* bit `uncached=1` sends in the dialect of `release`: fio 3.33's 0x40 until
+/// fio 3.40 made it RWF_DONTCACHE.
+pub fn uncached_flag(release: crate::defs::FioRelease) -> i32 {
+    if release >= crate::defs::FioRelease::V3_40 {
+        RWF_DONTCACHE
+    } else {
+        RWF_UNCACHED_3_33
+    }
+}
 
 impl Psync {
     pub fn new(mode: PosMode) -> Self {
@@ -43,7 +61,14 @@ impl Psync {
             mode,
             hipri_percentage: 100,
             coin: 0x2545_f491_4f6c_dd1d,
+            write_flags: 0,
         }
+    }
+
+    /// Adds `flags` to every write's RWF_* flags (pvsync2).
+    pub fn with_write_flags(mut self, flags: i32) -> Self {
+        self.write_flags = flags;
+        self
     }
 
     /// Sends only `pct` percent of I/Os with RWF_HIPRI, chosen at random (pvsync2).
@@ -97,7 +122,7 @@ impl Engine for Psync {
                 (Op::Rw(Ddir::Write), PosMode::Vector) => libc::pwritev(io.fd, &iov, 1, off),
                 (Op::Rw(Ddir::Read), PosMode::Vector2(f)) => libc::preadv2(io.fd, &iov, 1, off, f),
                 (Op::Rw(Ddir::Write), PosMode::Vector2(f)) => {
-                    libc::pwritev2(io.fd, &iov, 1, off, f)
+                    libc::pwritev2(io.fd, &iov, 1, off, f | self.write_flags)
                 }
                 (Op::Rw(Ddir::Trim), _) => {
                     io.result = super::discard(io.fd, io.offset, io.len);
@@ -156,17 +181,21 @@ pub const NOWAIT: OptDef = opt(
 pub struct PsyncOpts {
     mode: PosMode,
     hipri_percentage: u32,
+    write_flags: i32,
 }
 
 impl super::spec::Declared for Psync {
     type Opts = PsyncOpts;
     const SPECS: &'static [Spec] = &[
-        Spec::new("psync", "pread and pwrite", Flags::SYNC),
-        Spec::new("pvsync", "preadv and pwritev", Flags::SYNC),
+        Spec::new("psync", "pread and pwrite", Flags::SYNC_FS),
+        Spec::new("pvsync", "preadv and pwritev", Flags::SYNC_FS),
         Spec::new(
             "pvsync2",
             "preadv2 and pwritev2 with per-I/O flags",
-            Flags::SYNC,
+            Flags {
+                atomic_writes: true,
+                ..Flags::SYNC_FS
+            },
         )
         .options(&[HIPRI, HIPRI_PERCENTAGE, UNCACHED, NOWAIT]),
     ];
@@ -183,7 +212,7 @@ impl super::spec::Declared for Psync {
                     f |= RWF_NOWAIT;
                 }
                 if r.num(&UNCACHED)? != 0 && !job.direct {
-                    f |= RWF_UNCACHED;
+                    f |= uncached_flag(r.raw.release);
                 }
                 PosMode::Vector2(f)
             }
@@ -191,9 +220,12 @@ impl super::spec::Declared for Psync {
         Ok(PsyncOpts {
             mode,
             hipri_percentage: r.num(&HIPRI_PERCENTAGE)?.clamp(0, 100) as u32,
+            write_flags: if job.rwf_atomic { RWF_ATOMIC } else { 0 },
         })
     }
     fn build(o: &PsyncOpts) -> Self {
-        Psync::new(o.mode).with_hipri_percentage(o.hipri_percentage)
+        Psync::new(o.mode)
+            .with_hipri_percentage(o.hipri_percentage)
+            .with_write_flags(o.write_flags)
     }
 }

@@ -6,19 +6,6 @@
 use super::spec::Spec;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 
-const SG_WRITE_MODE_CHOICES: &[(&str, &str)] = &[
-    ("write", "WRITE"),
-    ("write_and_verify", "WRITE AND VERIFY"),
-    ("verify", "same as write_and_verify"),
-    ("write_same", "WRITE SAME"),
-    ("same", "same as write_same"),
-    ("write_same_ndob", "WRITE SAME with no data buffer"),
-    ("verify_bytchk_00", "VERIFY without data"),
-    ("verify_bytchk_01", "VERIFY comparing data"),
-    ("verify_bytchk_11", "VERIFY with one block of data"),
-    ("write_stream", "WRITE STREAM"),
-];
-
 const CMD_TYPE_CHOICES: &[(&str, &str)] = &[("nvme", "NVMe passthrough")];
 
 const VERB_CHOICES: &[(&str, &str)] = &[
@@ -57,43 +44,9 @@ pub const SKIP_BAD: OptDef = opt(
 .engines(&["mtd"])
 .not_yet();
 
-pub const READFUA: OptDef = opt("readfua", K::Bool, "Send reads with Force Unit Access")
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet();
-
-pub const WRITEFUA: OptDef = opt("writefua", K::Bool, "Send writes with Force Unit Access")
-    .def("0")
-    .cat(C::Engine)
-    .engines(&["sg"])
-    .not_yet();
-
-pub const SG_WRITE_MODE: OptDef = opt(
-    "sg_write_mode",
-    K::Choice(SG_WRITE_MODE_CHOICES),
-    "Which SCSI command writes use",
-)
-.def("write")
-.cat(C::Engine)
-.engines(&["sg"])
-.not_yet();
-
-pub const STREAM_ID: OptDef = opt(
-    "stream_id",
-    K::Int {
-        min: i64::MIN,
-        max: i64::MAX,
-    },
-    "Stream id for SCSI WRITE STREAM commands",
-)
-.def("0")
-.cat(C::Engine)
-.engines(&["sg"])
-.not_yet();
-
-/// Only io_uring_cmd (refused) would use it; fio's io_uring engine takes its value and
-/// ignores it, and so does iobench's, so that job files written for either parse alike.
+/// io_uring_cmd's kind of command (NVMe, the only one); fio's io_uring engine takes its
+/// value and ignores it, and so does iobench's, so that job files written for either
+/// parse alike.
 pub const CMD_TYPE: OptDef = opt(
     "cmd_type",
     K::Choice(CMD_TYPE_CHOICES),
@@ -158,12 +111,6 @@ pub const TOUCH_OBJECTS: OptDef = opt(
 .engines(&["rados"])
 .not_yet();
 
-use super::cmdprio::{CMDPRIO, CMDPRIO_BSSPLIT, CMDPRIO_CLASS, CMDPRIO_PERCENTAGE};
-use super::psync::{HIPRI, NOWAIT, UNCACHED};
-use super::uring::{
-    FIXEDBUFS, FORCE_ASYNC, NONVECTORED, REGISTERFILES, SQTHREAD_POLL, SQTHREAD_POLL_CPU,
-};
-
 /// Needs a RAM-backed persistent memory device, absent here.
 const NO_PMEM: &str = "needs persistent memory (a DAX-mounted file system or a /dev/dax \
                        device) and PMDK; this machine has neither";
@@ -188,37 +135,6 @@ pub const SPECS: &[Spec] = &[
         "needs a raw flash (MTD) character device (/dev/mtdN) and libmtd; this machine has none",
     )
     .options(&[SKIP_BAD])
-    .hidden(),
-    Spec::refused(
-        "sg",
-        "SCSI generic passthrough",
-        "needs a SCSI generic device (/dev/sgN or a SCSI block device); this machine's disks \
-         are virtio, which has no SCSI passthrough",
-    )
-    .options(&[HIPRI, READFUA, WRITEFUA, SG_WRITE_MODE, STREAM_ID]),
-    Spec::refused(
-        "io_uring_cmd",
-        "io_uring passthrough commands (NVMe)",
-        "needs an NVMe character device (/dev/ngXnY) for passthrough commands; this machine \
-         has no NVMe device",
-    )
-    .options(&[
-        HIPRI,
-        CMDPRIO_PERCENTAGE,
-        CMDPRIO_CLASS,
-        CMDPRIO,
-        CMDPRIO_BSSPLIT,
-        super::cmdprio::CMDPRIO_HINT,
-        FIXEDBUFS,
-        REGISTERFILES,
-        SQTHREAD_POLL,
-        SQTHREAD_POLL_CPU,
-        NONVECTORED,
-        UNCACHED,
-        NOWAIT,
-        FORCE_ASYNC,
-        CMD_TYPE,
-    ])
     .hidden(),
     Spec::refused(
         "rdma",

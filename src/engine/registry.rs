@@ -64,6 +64,14 @@ macro_rules! registry {
                 c
             }
 
+            /// The size of character device `path` as the engine finds it, if it sizes
+            /// character devices itself.
+            pub fn char_device_size(&self, path: &str) -> Option<std::io::Result<u64>> {
+                match &self.opts {
+                    $(Configured::$variant(o) => <$ty as Declared>::char_device_size(o, path),)*
+                }
+            }
+
             /// The target's size, for an engine that is `sized_by_engine`.
             pub fn target_size(&self) -> std::io::Result<u64> {
                 match &self.opts {
@@ -93,6 +101,8 @@ registry! {
     Net => super::net::Net,
     E4defrag => super::e4defrag::E4defrag,
     Http => super::http::Http,
+    Sg => super::sg::Sg,
+    UringCmd => super::uring_cmd::UringCmd,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.
@@ -434,8 +444,9 @@ mod tests {
 
     #[test]
     fn refused_engines_say_why() {
-        let e = find("sg").unwrap_err();
-        assert!(e.contains("not supported") && e.contains("SCSI"), "{e}");
+        let e = find("rdma").unwrap_err();
+        assert!(e.contains("not supported") && e.contains("RDMA"), "{e}");
+        assert!(find("sg").is_ok());
         assert!(find("nope").unwrap_err().contains("unknown engine"));
         assert!(find("psync").is_ok());
     }

@@ -63,6 +63,12 @@ pub struct Flags {
     /// Its targets are directories (dircreate, dirstat, dirdelete): a job's file name that
     /// is a directory is its target, not an error.
     pub dir_ops: bool,
+    /// Takes `end_syncfs` (fio 3.42's FIO_SYNCFS or FIO_ASYNCIO_SYNC_SYNCFS): the file
+    /// engines whose writes reach a file system; a job of another engine is refused.
+    pub syncfs: bool,
+    /// Sends RWF_ATOMIC writes for `atomic=1` in the dialects of fio 3.38 and later (fio's
+    /// FIO_ATOMICWRITES: pvsync2, libaio, io_uring); a job of another engine is refused.
+    pub atomic_writes: bool,
 }
 
 /// How much later than `io_timeout` the watchdog acts for an engine with
@@ -100,6 +106,18 @@ impl Flags {
         file_ops: false,
         own_deadline: false,
         dir_ops: false,
+        syncfs: false,
+        atomic_writes: false,
+    };
+    /// [`Flags::SYNC`], taking `end_syncfs`.
+    pub const SYNC_FS: Flags = Flags {
+        syncfs: true,
+        ..Flags::SYNC
+    };
+    /// [`Flags::ASYNC`], taking `end_syncfs` (the syncfs itself is a plain call).
+    pub const ASYNC_FS: Flags = Flags {
+        syncfs: true,
+        ..Flags::ASYNC
     };
     /// An asynchronous file engine: the runner opens its files, I/O is reaped later.
     pub const ASYNC: Flags = Flags {
@@ -171,6 +189,9 @@ pub struct JobFacts {
     pub iodepth: u32,
     /// The job's `runtime` in microseconds (0: none).
     pub runtime_us: u64,
+    /// `atomic=1` in a dialect of fio 3.38 or later, for a job that writes: its writes
+    /// carry RWF_ATOMIC.
+    pub rwf_atomic: bool,
 }
 
 /// An engine type: its names and how it is configured and built. Implemented in the
@@ -188,6 +209,12 @@ pub trait Declared: super::Engine + Sized + 'static {
     fn for_clone(_opts: &mut Self::Opts, _clone: u32) {}
     /// Adjusts the options for an offload submitter, which owns one slot of the buffers.
     fn for_offload(_opts: &mut Self::Opts) {}
+    /// The size of a character device the job names, for engines that ask the device
+    /// itself (sg's READ CAPACITY, io_uring_cmd's Identify Namespace), where other engines
+    /// need `size=`; `None` when the engine does not.
+    fn char_device_size(_opts: &Self::Opts, _path: &str) -> Option<std::io::Result<u64>> {
+        None
+    }
     /// The target's size, for engines with `sized_by_engine` (asked before workers start).
     fn target_size(_opts: &Self::Opts) -> std::io::Result<u64> {
         Err(std::io::Error::other(

@@ -93,7 +93,7 @@ impl super::spec::Declared for SyncRw {
         Spec::new(
             "sync",
             "read and write at the current position",
-            Flags::SYNC,
+            Flags::SYNC_FS,
         ),
         // vsync queues (to merge neighbours into one readv/writev), so fio counts its
         // loop's bytes as queued I/O.
@@ -102,7 +102,7 @@ impl super::spec::Declared for SyncRw {
             "readv and writev",
             Flags {
                 completes_in_queue: QueueCompletion::Never,
-                ..Flags::SYNC
+                ..Flags::SYNC_FS
             },
         ),
     ];

@@ -101,8 +101,11 @@ pub struct UringOpts {
     pub nonvectored: i32,
     pub force_async: u32,
     pub nowait: bool,
-    /// RWF_UNCACHED on buffered reads and writes (already off when direct=1).
-    pub uncached: bool,
+    /// `uncached=1`'s RWF_* bit on buffered reads and writes, as the dialect sends it (0
+    /// when off, and when direct=1).
+    pub uncached: i32,
+    /// RWF_* flags only writes carry (RWF_ATOMIC under `atomic=1`).
+    pub write_flags: i32,
 }
 
 impl Default for UringOpts {
@@ -116,7 +119,8 @@ impl Default for UringOpts {
             nonvectored: -1,
             force_async: 0,
             nowait: false,
-            uncached: false,
+            uncached: 0,
+            write_flags: 0,
         }
     }
 }
@@ -250,9 +254,7 @@ impl Engine for Uring {
         if self.opts.nowait {
             self.rw_flags |= super::psync::RWF_NOWAIT;
         }
-        if self.opts.uncached {
-            self.rw_flags |= super::psync::RWF_UNCACHED;
-        }
+        self.rw_flags |= self.opts.uncached;
         if let (true, Some(cpu)) = (self.opts.sqthread_poll, self.opts.sqthread_poll_cpu) {
             super::uring_probe::check_sqpoll_cpu(cpu)?;
         }
@@ -354,7 +356,10 @@ impl Engine for Uring {
         if self.staged + self.in_kernel >= self.depth {
             return Ok(Queued::Busy);
         }
-        let rw_flags = self.rw_flags;
+        let rw_flags = match io.op {
+            Op::Rw(Ddir::Write) => self.rw_flags | self.opts.write_flags,
+            _ => self.rw_flags,
+        };
         // cmdprio: this I/O's priority (0, the default, without it).
         let prio = match (&mut self.cmdprio, io.op) {
             (Some(c), Op::Rw(d)) => c.pick(d, io.len),
@@ -615,27 +620,31 @@ pub const FORCE_ASYNC: OptDef = opt(
 
 impl super::spec::Declared for Uring {
     type Opts = (UringOpts, Option<super::cmdprio::CmdprioOpts>);
-    const SPECS: &'static [super::spec::Spec] =
-        &[
-            super::spec::Spec::new("io_uring", "Linux io_uring", super::spec::Flags::ASYNC)
-                .options(&[
-                    super::psync::HIPRI,
-                    super::cmdprio::CMDPRIO_PERCENTAGE,
-                    super::cmdprio::CMDPRIO_CLASS,
-                    super::cmdprio::CMDPRIO,
-                    super::cmdprio::CMDPRIO_BSSPLIT,
-                    super::cmdprio::CMDPRIO_HINT,
-                    FIXEDBUFS,
-                    REGISTERFILES,
-                    SQTHREAD_POLL,
-                    SQTHREAD_POLL_CPU,
-                    NONVECTORED,
-                    super::psync::UNCACHED,
-                    super::psync::NOWAIT,
-                    FORCE_ASYNC,
-                    super::refused::CMD_TYPE,
-                ]),
-        ];
+    const SPECS: &'static [super::spec::Spec] = &[super::spec::Spec::new(
+        "io_uring",
+        "Linux io_uring",
+        super::spec::Flags {
+            atomic_writes: true,
+            ..super::spec::Flags::ASYNC_FS
+        },
+    )
+    .options(&[
+        super::psync::HIPRI,
+        super::cmdprio::CMDPRIO_PERCENTAGE,
+        super::cmdprio::CMDPRIO_CLASS,
+        super::cmdprio::CMDPRIO,
+        super::cmdprio::CMDPRIO_BSSPLIT,
+        super::cmdprio::CMDPRIO_HINT,
+        FIXEDBUFS,
+        REGISTERFILES,
+        SQTHREAD_POLL,
+        SQTHREAD_POLL_CPU,
+        NONVECTORED,
+        super::psync::UNCACHED,
+        super::psync::NOWAIT,
+        FORCE_ASYNC,
+        super::refused::CMD_TYPE,
+    ])];
     fn configure(
         _: &'static super::spec::Spec,
         r: &crate::defs::reader::Reader,
@@ -650,7 +659,16 @@ impl super::spec::Declared for Uring {
             nonvectored: r.num(&NONVECTORED)? as i32,
             force_async: r.num(&FORCE_ASYNC)? as u32,
             nowait: r.bool(&NOWAIT)?,
-            uncached: r.num(&UNCACHED)? != 0 && !job.direct,
+            uncached: if r.num(&UNCACHED)? != 0 && !job.direct {
+                super::psync::uncached_flag(r.raw.release)
+            } else {
+                0
+            },
+            write_flags: if job.rwf_atomic {
+                super::psync::RWF_ATOMIC
+            } else {
+                0
+            },
         };
         Ok((u, super::cmdprio::CmdprioOpts::resolve(r)?))
     }

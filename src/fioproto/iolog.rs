@@ -4,7 +4,7 @@
 //! offset), zlib-compressed when the header says `XMIT_COMPRESSED` (fio compresses when both
 //! peers announced zlib in PROBE). The client writes the log as `<name>.<hostname>`.
 
-use super::{Fields, Image, ProtoError};
+use super::{Fields, Image, Proto, ProtoError};
 use std::io::Read;
 
 pub const HDR_LEN: usize = 288;
@@ -49,36 +49,96 @@ pub struct WireLog {
     pub hist: Vec<Vec<u64>>,
     /// `log_hist_coarseness`: bins are summed in groups of 2^this when written.
     pub hist_coarseness: u32,
+    /// `per_job_logs` (version 102 on; 1 before): the client writes the log anew, else it
+    /// appends to it.
+    pub per_job_logs: bool,
+}
+
+/// Where the header's fields and a sample's parts sit in one protocol version: fio 3.33's
+/// 288-byte header and 32-byte sample; from 102 `per_job_logs` after the coarseness, the
+/// samples at 296 and two values per sample (40 bytes); from 107 `log_issue_time` before
+/// the coarseness, and a sample may carry its issue time after its offset.
+#[derive(Debug, Clone, Copy)]
+struct LogLayout {
+    wide: bool,
+    issue: bool,
+}
+
+impl LogLayout {
+    fn of(p: Proto) -> LogLayout {
+        LogLayout {
+            wide: p.wide_samples(),
+            issue: p.log_issue_time(),
+        }
+    }
+    fn hdr_len(self) -> usize {
+        if self.wide {
+            296
+        } else {
+            HDR_LEN
+        }
+    }
+    /// (log_issue_time, log_hist_coarseness, per_job_logs, name)
+    fn fields(self) -> (Option<usize>, usize, Option<usize>, usize) {
+        match (self.wide, self.issue) {
+            (false, _) => (None, 28, None, 32),
+            (true, false) => (None, 28, Some(32), 36),
+            (true, true) => (Some(28), 32, Some(36), 40),
+        }
+    }
+    /// Where a sample's direction, priority and block size sit.
+    fn ddir(self) -> usize {
+        if self.wide {
+            24
+        } else {
+            16
+        }
+    }
+    /// A sample's size without its histogram.
+    fn entry_len(self, offset: bool, issue_time: bool) -> usize {
+        let base = if self.wide { 40 } else { 32 };
+        base + 8 * (offset as usize + (issue_time && self.issue) as usize)
+    }
 }
 
 /// Bytes of fio's `struct io_u_plat_entry` that follows each histogram sample: a list
 /// head (two pointers) and the bucket counts.
 const PLAT_ENTRY: usize = 16 + 8 * crate::stats::hist::PLAT_NR;
 
-fn entry_len(offset: bool) -> usize {
-    if offset {
-        40
-    } else {
-        32
-    }
-}
-
 impl WireLog {
+    /// Reads an IOLOG payload of fio 3.33's layout.
     pub fn decode(b: &[u8]) -> Result<WireLog, ProtoError> {
-        let f = Fields::new(b, "IOLOG", HDR_LEN)?;
+        Self::decode_as(Proto::OLDEST, b)
+    }
+
+    /// Reads an IOLOG payload of protocol version `p`. A sample's issue time (fio 3.38's
+    /// `log_issue_time`, which iobench does not log) is read past, not kept.
+    pub fn decode_as(p: Proto, b: &[u8]) -> Result<WireLog, ProtoError> {
+        let l = LogLayout::of(p);
+        let hdr_len = l.hdr_len();
+        let (issue_at, coarse_at, per_job_at, name_at) = l.fields();
+        let f = Fields::new(b, "IOLOG", hdr_len)?;
         let nr = f.u64(0)?;
         let log_offset = f.u32(20)? != 0;
+        let issue_time = match issue_at {
+            Some(o) => f.u32(o)? != 0,
+            None => false,
+        };
         let mut log = WireLog {
             thread_number: f.u32(8)?,
             log_type: f.u32(12)?,
             compressed: f.u32(16)?,
             log_offset,
             log_prio: f.u32(24)? != 0,
-            name: f.cstr(32, 256)?,
+            name: f.cstr(name_at, 256)?,
             samples: Vec::new(),
             raw: Vec::new(),
             hist: Vec::new(),
-            hist_coarseness: f.u32(28)?.min(6),
+            hist_coarseness: f.u32(coarse_at)?.min(6),
+            per_job_logs: match per_job_at {
+                Some(o) => f.u32(o)? != 0,
+                None => true,
+            },
         };
         if log.name.contains('/') && log.name.split('/').any(|c| c == "..") {
             return Err(ProtoError::Malformed {
@@ -86,13 +146,14 @@ impl WireLog {
                 why: format!("log name {:?} climbs out of the directory", log.name),
             });
         }
-        let body = &b[HDR_LEN..];
+        let body = &b[hdr_len..];
         if log.compressed == STORE_COMPRESSED {
             log.raw = body.to_vec();
             return Ok(log);
         }
         let hist = log.log_type == LOG_TYPE_HIST;
-        let esz = entry_len(log_offset) + if hist { PLAT_ENTRY } else { 0 };
+        let elen = l.entry_len(log_offset, issue_time);
+        let esz = elen + if hist { PLAT_ENTRY } else { 0 };
         let want = nr.saturating_mul(esz as u64);
         if want > MAX_INFLATED {
             return Err(ProtoError::Malformed {
@@ -140,22 +201,23 @@ impl WireLog {
         };
         let n = (data.len() / esz).min(nr as usize);
         let s = Fields::new(&data, "IOLOG samples", n * esz)?;
+        let dd = l.ddir();
         for k in 0..n {
             let o = k * esz;
             log.samples.push(Sample {
                 time_ms: s.u64(o)?,
                 value: s.u64(o + 8)?,
-                ddir: s.u32(o + 16)?,
-                priority: s.u16(o + 20)?,
-                bs: s.u64(o + 24)?,
+                ddir: s.u32(o + dd)?,
+                priority: s.u16(o + dd + 4)?,
+                bs: s.u64(o + dd + 8)?,
                 offset: if log_offset {
-                    Some(s.u64(o + 32)?)
+                    Some(s.u64(o + dd + 16)?)
                 } else {
                     None
                 },
             });
             if hist {
-                let at = o + entry_len(log_offset) + 16;
+                let at = o + elen + 16;
                 let bins = (0..crate::stats::hist::PLAT_NR)
                     .map(|b| s.u64(at + 8 * b))
                     .collect::<Result<Vec<u64>, _>>()?;
@@ -165,28 +227,39 @@ impl WireLog {
         Ok(log)
     }
 
-    /// An uncompressed IOLOG payload; a histogram log's samples each carry their bucket
-    /// array (after an empty list head), as fio lays them out.
+    /// An uncompressed IOLOG payload of fio 3.33's layout; a histogram log's samples each
+    /// carry their bucket array (after an empty list head), as fio lays them out.
     pub fn encode(&self) -> Vec<u8> {
-        let mut i = Image::new(HDR_LEN);
+        self.encode_as(Proto::OLDEST)
+    }
+
+    /// [`WireLog::encode`] in the layout of protocol version `p`.
+    pub fn encode_as(&self, p: Proto) -> Vec<u8> {
+        let l = LogLayout::of(p);
+        let (_, coarse_at, per_job_at, name_at) = l.fields();
+        let mut i = Image::new(l.hdr_len());
         i.u64(0, self.samples.len() as u64);
         i.u32(8, self.thread_number);
         i.u32(12, self.log_type);
         i.u32(16, 0);
         i.u32(20, self.log_offset as u32);
         i.u32(24, self.log_prio as u32);
-        i.u32(28, self.hist_coarseness);
-        i.cstr(32, 256, &self.name);
+        i.u32(coarse_at, self.hist_coarseness);
+        if let Some(o) = per_job_at {
+            i.u32(o, self.per_job_logs as u32);
+        }
+        i.cstr(name_at, 256, &self.name);
         let mut v = i.0;
+        let dd = l.ddir();
         for (k, s) in self.samples.iter().enumerate() {
-            let mut e = Image::new(entry_len(self.log_offset));
+            let mut e = Image::new(l.entry_len(self.log_offset, false));
             e.u64(0, s.time_ms);
             e.u64(8, s.value);
-            e.u32(16, s.ddir);
-            e.u16(20, s.priority);
-            e.u64(24, s.bs);
+            e.u32(dd, s.ddir);
+            e.u16(dd + 4, s.priority);
+            e.u64(dd + 8, s.bs);
             if let Some(off) = s.offset {
-                e.u64(32, off);
+                e.u64(dd + 16, off);
             }
             v.extend_from_slice(&e.0);
             if self.log_type == LOG_TYPE_HIST {
@@ -203,16 +276,22 @@ impl WireLog {
     /// The IOLOG payload with its samples zlib-compressed (`XMIT_COMPRESSED`), as fio's
     /// server sends logs to a client that announced zlib in PROBE.
     pub fn encode_compressed(&self) -> Vec<u8> {
+        self.encode_compressed_as(Proto::OLDEST)
+    }
+
+    /// [`WireLog::encode_compressed`] in the layout of protocol version `p`.
+    pub fn encode_compressed_as(&self, p: Proto) -> Vec<u8> {
         use std::io::Write;
-        let plain = self.encode();
+        let hdr = LogLayout::of(p).hdr_len();
+        let plain = self.encode_as(p);
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
-        if z.write_all(&plain[HDR_LEN..]).is_err() {
+        if z.write_all(&plain[hdr..]).is_err() {
             return plain;
         }
         let Ok(body) = z.finish() else {
             return plain;
         };
-        let mut out = plain[..HDR_LEN].to_vec();
+        let mut out = plain[..hdr].to_vec();
         out[16..20].copy_from_slice(&XMIT_COMPRESSED.to_le_bytes());
         out.extend_from_slice(&body);
         out
@@ -265,6 +344,61 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// fio 3.37's and 3.38's log header and sample layouts, at the offsets of fio's
+    /// headers: the name at 36 then 40, samples at 296, 40-byte samples (48 with the
+    /// offset).
+    #[test]
+    fn log_layout_follows_the_version() {
+        let log = WireLog {
+            thread_number: 2,
+            log_type: 1,
+            compressed: 0,
+            log_offset: true,
+            log_prio: false,
+            name: "x_lat.2.log".into(),
+            samples: vec![Sample {
+                time_ms: 7,
+                value: 99,
+                ddir: 1 | OFFSET_BIT,
+                priority: 0,
+                bs: 4096,
+                offset: Some(8192),
+            }],
+            raw: Vec::new(),
+            hist: Vec::new(),
+            hist_coarseness: 0,
+            per_job_logs: false,
+        };
+        for (v, hdr, name_at, entry, ddir_at) in [
+            (97u16, 288usize, 32usize, 40usize, 16usize),
+            (103, 296, 36, 48, 24),
+            (107, 296, 40, 48, 24),
+            (121, 296, 40, 48, 24),
+        ] {
+            let p = Proto::new(v).unwrap();
+            let b = log.encode_as(p);
+            assert_eq!(b.len(), hdr + entry, "version {v}");
+            assert_eq!(&b[name_at..name_at + 11], b"x_lat.2.log", "version {v}");
+            let s = &b[hdr..];
+            assert_eq!(
+                u32::from_le_bytes(s[ddir_at..ddir_at + 4].try_into().unwrap()),
+                1 | OFFSET_BIT
+            );
+            let back = WireLog::decode_as(p, &b).unwrap();
+            assert_eq!(back.samples, log.samples, "version {v}");
+            // Before 102 the header cannot say the log is shared: written anew.
+            assert_eq!(back.per_job_logs, v < 102, "version {v}");
+            let z = WireLog::decode_as(p, &log.encode_compressed_as(p)).unwrap();
+            assert_eq!(z.samples, log.samples, "version {v}, compressed");
+        }
+        // fio 3.38's issue time after the offset is read past.
+        let p = Proto::new(107).unwrap();
+        let mut b = log.encode_as(p);
+        b[28..32].copy_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&123u64.to_le_bytes());
+        assert_eq!(WireLog::decode_as(p, &b).unwrap().samples, log.samples);
+    }
+
     #[test]
     fn compressed_log_inflates() {
         let log = WireLog {
@@ -288,6 +422,7 @@ mod tests {
             raw: Vec::new(),
             hist: Vec::new(),
             hist_coarseness: 0,
+            per_job_logs: true,
         };
         let plain = log.encode();
         assert_eq!(WireLog::decode(&plain).unwrap(), log);

@@ -2,7 +2,9 @@
 //! every message is a 24-byte little-endian command header followed by a payload (PDU) of at
 //! most 1024 bytes; longer payloads travel as fragments flagged `MORE` and are joined by the
 //! reader. The header's first 20 bytes and the payload each carry a CRC-16 (fio's, the ARC
-//! polynomial), and the version must be fio 3.33's protocol version, 97.
+//! polynomial). Each fio release speaks one protocol version (`FIO_SERVER_VER`: 97 for
+//! fio 3.33 up to 121 for fio's master) and refuses every other; iobench reads and writes
+//! them all ([`version`]): a connection speaks the version of its first message.
 //!
 //! This module is pure bytes: no sockets and no I/O beyond `Read`/`Write`, so the same code
 //! serves the server, the client and the fuzz target. [`pdu`] holds the small payloads
@@ -16,13 +18,20 @@ pub mod iolog;
 pub mod pdu;
 pub mod stream;
 pub mod ts;
+pub mod version;
 pub mod vstate;
+
+pub use version::Proto;
 
 use crc::{Crc, Table};
 use std::io::{Read, Write};
 
-/// fio 3.33's protocol version (`FIO_SERVER_VER`): peers with another number are refused.
+/// fio 3.33's protocol version (`FIO_SERVER_VER`), the one [`encode`] and [`send`] write.
 pub const VERSION: u16 = 97;
+/// The oldest protocol version iobench speaks (fio 3.33's).
+pub const OLDEST_VERSION: u16 = version::Proto::OLDEST.number();
+/// The newest protocol version iobench speaks (fio's master, after 3.42).
+pub const NEWEST_VERSION: u16 = version::Proto::NEWEST.number();
 /// fio's default server port.
 pub const DEFAULT_PORT: u16 = 8765;
 /// Largest payload of one fragment (`FIO_SERVER_MAX_FRAGMENT_PDU`).
@@ -122,9 +131,11 @@ pub enum ProtoError {
     HeaderCrc { got: u16, want: u16 },
     #[error(
         "client/server protocol version mismatch: the peer speaks version {got}, iobench \
-         speaks version {VERSION} (fio 3.33)"
+         speaks versions {OLDEST_VERSION} (fio 3.33) to {NEWEST_VERSION} (fio master)"
     )]
     Version { got: u16 },
+    #[error("client/server protocol version changed mid-connection: version {first}, then {next}")]
+    VersionChanged { first: u16, next: u16 },
     #[error("fragment payload too large: {0} bytes (at most {MAX_FRAGMENT})")]
     FragmentTooLarge(u32),
     #[error("message payload too large: more than {0} bytes")]
@@ -150,6 +161,8 @@ pub enum ProtoError {
 /// One whole message (fragments joined).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cmd {
+    /// The protocol version its header carried ([`VERSION`] for one made here).
+    pub version: u16,
     pub opcode: u16,
     /// Flags other than `MORE` (fio defines none today).
     pub flags: u32,
@@ -161,6 +174,7 @@ pub struct Cmd {
 impl Cmd {
     pub fn new(opcode: u16, tag: u64, payload: Vec<u8>) -> Cmd {
         Cmd {
+            version: VERSION,
             opcode,
             flags: 0,
             tag,
@@ -194,7 +208,8 @@ pub struct Header {
 }
 
 impl Header {
-    /// Reads and checks a header: its checksum, then the version, then the fragment size.
+    /// Reads and checks a header: its checksum, then the version (one iobench speaks),
+    /// then the fragment size.
     pub fn parse(b: &[u8; HDR_LEN]) -> Result<Header, ProtoError> {
         let le16 = |o: usize| u16::from_le_bytes([b[o], b[o + 1]]);
         let le32 = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
@@ -214,7 +229,7 @@ impl Header {
                 want,
             });
         }
-        if h.version != VERSION {
+        if Proto::new(h.version).is_none() {
             return Err(ProtoError::Version { got: h.version });
         }
         if h.pdu_len as usize > MAX_FRAGMENT {
@@ -225,9 +240,9 @@ impl Header {
 }
 
 /// Appends one fragment (header and payload) to `out`.
-fn put_fragment(out: &mut Vec<u8>, opcode: u16, flags: u32, tag: u64, pdu: &[u8]) {
+fn put_fragment(out: &mut Vec<u8>, version: u16, opcode: u16, flags: u32, tag: u64, pdu: &[u8]) {
     let start = out.len();
-    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&opcode.to_le_bytes());
     out.extend_from_slice(&flags.to_le_bytes());
     out.extend_from_slice(&tag.to_le_bytes());
@@ -241,22 +256,38 @@ fn put_fragment(out: &mut Vec<u8>, opcode: u16, flags: u32, tag: u64, pdu: &[u8]
 /// The bytes of a message: its payload cut into fragments of at most 1024 bytes, all but the
 /// last flagged `MORE`, as fio sends them. An empty payload is one bare header.
 pub fn encode(opcode: u16, tag: u64, payload: &[u8]) -> Vec<u8> {
+    encode_as(VERSION, opcode, tag, payload)
+}
+
+/// [`encode`] in protocol version `version`.
+pub fn encode_as(version: u16, opcode: u16, tag: u64, payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(payload.len() + HDR_LEN * (payload.len() / MAX_FRAGMENT + 1));
     if payload.is_empty() {
-        put_fragment(&mut out, opcode, 0, tag, &[]);
+        put_fragment(&mut out, version, opcode, 0, tag, &[]);
         return out;
     }
     let mut chunks = payload.chunks(MAX_FRAGMENT).peekable();
     while let Some(c) = chunks.next() {
         let flags = if chunks.peek().is_some() { F_MORE } else { 0 };
-        put_fragment(&mut out, opcode, flags, tag, c);
+        put_fragment(&mut out, version, opcode, flags, tag, c);
     }
     out
 }
 
 /// Writes one message.
 pub fn send<W: Write>(w: &mut W, opcode: u16, tag: u64, payload: &[u8]) -> std::io::Result<()> {
-    w.write_all(&encode(opcode, tag, payload))?;
+    send_as(w, VERSION, opcode, tag, payload)
+}
+
+/// [`send`] in protocol version `version`.
+pub fn send_as<W: Write>(
+    w: &mut W,
+    version: u16,
+    opcode: u16,
+    tag: u64,
+    payload: &[u8],
+) -> std::io::Result<()> {
+    w.write_all(&encode_as(version, opcode, tag, payload))?;
     w.flush()
 }
 
@@ -315,12 +346,19 @@ pub fn read_cmd_max<R: Read>(r: &mut R, max: usize) -> Result<Cmd, ProtoError> {
         }
         let c = match &mut cmd {
             None => cmd.insert(Cmd {
+                version: h.version,
                 opcode: h.opcode,
                 flags: h.flags & !F_MORE,
                 tag: h.tag,
                 payload: Vec::new(),
             }),
             Some(c) => {
+                if c.version != h.version {
+                    return Err(ProtoError::VersionChanged {
+                        first: c.version,
+                        next: h.version,
+                    });
+                }
                 if c.opcode != h.opcode {
                     return Err(ProtoError::FragmentOpcode {
                         first: c.opcode,
@@ -492,10 +530,43 @@ mod tests {
     }
 
     #[test]
+    fn every_version_from_97_to_121_is_read_and_no_other() {
+        for v in OLDEST_VERSION..=NEWEST_VERSION {
+            let (cmds, end) = decode_all(&encode_as(v, op::TEXT, 3, &[1; 2000]));
+            assert!(matches!(end, ProtoError::Closed), "version {v}");
+            assert_eq!(cmds.len(), 1);
+            assert_eq!(cmds[0].version, v);
+        }
+        for v in [96, 122, 0, 0xffff] {
+            assert!(matches!(
+                decode_all(&encode_as(v, op::TEXT, 0, b"x")).1,
+                ProtoError::Version { got } if got == v
+            ));
+        }
+        // A message's fragments all carry one version.
+        let mut b = Vec::new();
+        put_fragment(&mut b, 97, op::TS, F_MORE, 0, b"a");
+        put_fragment(&mut b, 120, op::TS, 0, 0, b"b");
+        assert!(matches!(
+            decode_all(&b).1,
+            ProtoError::VersionChanged {
+                first: 97,
+                next: 120
+            }
+        ));
+        // The 3.33 encoding is unchanged.
+        assert_eq!(
+            encode(op::QUIT, 0, &[]),
+            encode_as(VERSION, op::QUIT, 0, &[])
+        );
+        assert_eq!(&encode(op::QUIT, 0, &[])[..2], &[97, 0]);
+    }
+
+    #[test]
     fn fragments_must_share_an_opcode() {
         let mut b = Vec::new();
-        put_fragment(&mut b, op::TS, F_MORE, 0, b"a");
-        put_fragment(&mut b, op::GS, 0, 0, b"b");
+        put_fragment(&mut b, VERSION, op::TS, F_MORE, 0, b"a");
+        put_fragment(&mut b, VERSION, op::GS, 0, 0, b"b");
         assert!(matches!(
             decode_all(&b).1,
             ProtoError::FragmentOpcode { first: 6, next: 7 }

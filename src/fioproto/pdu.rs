@@ -535,13 +535,15 @@ pub enum Message {
 /// Decodes a message's payload by its opcode. `from_server`: PROBE is then a reply.
 pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError> {
     let p = &cmd.payload[..];
+    // The layouts of the version the message came in (read_cmd accepts only those).
+    let v = super::Proto::new(cmd.version).unwrap_or_default();
     Ok(match cmd.opcode {
         op::QUIT => Message::Quit,
         op::EXIT => Message::Exit,
         op::JOB => Message::Job(decode_job(p)?),
         op::JOBLINE => Message::JobLine(decode_jobline(p)?),
         op::TEXT => Message::Text(Text::decode(p)?),
-        op::TS => Message::Ts(Box::new(super::ts::WireTs::decode(p)?)),
+        op::TS => Message::Ts(Box::new(super::ts::WireTs::decode_as(v, p)?)),
         op::GS => Message::Gs(super::ts::WireGs::decode(p)?),
         op::SEND_ETA => Message::SendEta,
         op::ETA => Message::Eta(JobsEta::decode(p)?),
@@ -553,7 +555,7 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::SERVER_START => Message::ServerStart,
         op::ADD_JOB => Message::AddJob,
         op::RUN => Message::Run,
-        op::IOLOG => Message::Iolog(super::iolog::WireLog::decode(p)?),
+        op::IOLOG => Message::Iolog(super::iolog::WireLog::decode_as(v, p)?),
         op::LOAD_FILE => Message::LoadFile(decode_load_file(p)?),
         op::JOB_OPT => Message::JobOpt(JobOpt::decode(p)?),
         op::SENDFILE if from_server => Message::SendFile(decode_sendfile(p)?),
@@ -562,6 +564,18 @@ pub fn decode(cmd: &super::Cmd, from_server: bool) -> Result<Message, ProtoError
         op::IOB_GO => Message::IobGo,
         op::UPDATE_JOB if from_server => Message::UpdateJobReply(decode_update_reply(p)?),
         op::UPDATE_JOB => Message::UpdateJob(UpdateJob::decode(p)?),
+        op::VTRIGGER
+            if from_server && cmd.version >= super::vstate::NEWER_LAYOUT_FROM && p.len() > 8 =>
+        {
+            return Err(ProtoError::Malformed {
+                op: "VTRIGGER",
+                why: format!(
+                    "verify states of protocol version {} (fio 3.38 or later) are not \
+                     supported yet: iobench reads fio 3.33's layout only",
+                    cmd.version
+                ),
+            });
+        }
         op::VTRIGGER if from_server => Message::VtriggerState(super::vstate::decode_list(p)?),
         op::VTRIGGER => Message::Vtrigger(super::vstate::decode_command(p)?),
         other if other < op::NR => Message::Other(other),

@@ -7,7 +7,7 @@
 //! what a real `fio --server` sends (tests/hosts/fio_client_server.rs), which would fail if one
 //! were off.
 
-use super::{Fields, Image, ProtoError};
+use super::{Fields, Image, Proto, ProtoError};
 use crate::defs::percentiles::PercentileList;
 use crate::job::reportopts::{StatsConfig, Unified};
 use crate::stats::disk::{Aggregate, DiskUtil, RawDiskStat};
@@ -22,6 +22,7 @@ pub const TS_LEN: usize = 183_888;
 pub const GS_LEN: usize = 164;
 /// `sizeof(struct cmd_ts_pdu)`: the thread_stat, then the group at [`TS_LEN`], padded to 8.
 pub const TS_PDU_LEN: usize = 184_056;
+const _: () = assert!(TS_PDU_LEN == (TS_LEN + GS_LEN).div_ceil(8) * 8);
 /// `sizeof(struct cmd_du_pdu)`.
 pub const DU_LEN: usize = 256;
 
@@ -94,6 +95,62 @@ const SS_CRITERION: usize = 183_796;
 const SS_IOPS_OFFSET: usize = 183_816;
 const SS_BW_OFFSET: usize = 183_824;
 
+/// Where `job_start` sits from version 101 on (after `groupid`, 8-aligned).
+const JOB_START: usize = 268;
+
+/// The layout of `struct thread_stat` (and of the TS payload) in one protocol version, as
+/// shifts of fio 3.33's offsets (the constants above): from 101 every field after
+/// `groupid` moves 8 bytes for `job_start`; from 114 `nr_zone_resets` moves after
+/// `unit_base` (which then move back), followed by a 16-bit flag, so `latency_depth`
+/// moves 12; from 115 the struct grows by the latency ring's offset.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    /// The shift of the fields after `groupid`.
+    mid: usize,
+    zone_at_end: bool,
+    ss_lat: bool,
+    /// `sizeof(struct thread_stat)`, where the group totals start.
+    ts_len: usize,
+}
+
+impl Layout {
+    fn of(p: Proto) -> Layout {
+        let mid = if p.job_start() { 8 } else { 0 };
+        Layout {
+            mid,
+            zone_at_end: p.zone_resets_at_end(),
+            ss_lat: p.ss_lat(),
+            ts_len: TS_LEN + mid + if p.ss_lat() { 8 } else { 0 },
+        }
+    }
+
+    /// Where the field fio 3.33 has at `o` sits in this layout.
+    fn at(&self, o: usize) -> usize {
+        match o {
+            o if o < PID => o,
+            NR_ZONE_RESETS if self.zone_at_end => LATENCY_DEPTH,
+            KB_BASE | UNIT_BASE if self.zone_at_end => o,
+            LATENCY_DEPTH if self.zone_at_end => o + 12,
+            o => o + self.mid,
+        }
+    }
+
+    /// `count_zone_resets` (version 114 on).
+    fn count_zone_resets(&self) -> usize {
+        LATENCY_DEPTH + 8
+    }
+
+    /// `ss_lat_data_offset` (version 115 on).
+    fn ss_lat_offset(&self) -> usize {
+        self.at(SS_BW_OFFSET) + 16
+    }
+
+    /// `sizeof(struct cmd_ts_pdu)`: the thread_stat and the group, padded to 8.
+    fn pdu_len(&self) -> usize {
+        (self.ts_len + GS_LEN).div_ceil(8) * 8
+    }
+}
+
 /// fio's steady-state flags (steadystate.h).
 const SS_IOPS: u32 = 1;
 const SS_SLOPE_F: u32 = 1 << 2;
@@ -152,33 +209,47 @@ pub struct WireTs {
 }
 
 impl WireTs {
-    /// The TS payload of a reported job (`thread_number` is 1-based) and its group.
+    /// The TS payload of a reported job (`thread_number` is 1-based) and its group, in
+    /// fio 3.33's layout.
     pub fn encode(t: &JobStats, thread_number: u32, g: &GroupStats) -> Vec<u8> {
-        let mut img = Image::new(TS_PDU_LEN);
+        Self::encode_as(Proto::OLDEST, t, thread_number, g)
+    }
+
+    /// [`WireTs::encode`] in the layout of protocol version `p`.
+    pub fn encode_as(p: Proto, t: &JobStats, thread_number: u32, g: &GroupStats) -> Vec<u8> {
+        let l = Layout::of(p);
+        let mut img = Image::new(l.pdu_len());
         let i = &mut img;
-        i.cstr(NAME, 128, &t.name);
-        i.cstr(VERROR, 128, &t.verror);
-        i.u32(ERROR, t.error as u32);
-        i.u32(THREAD_NUMBER, thread_number);
-        i.u32(GROUPID, t.groupid);
-        i.u32(PID, t.pid);
-        i.cstr(DESCRIPTION, 256, t.description.as_deref().unwrap_or(""));
-        i.u32(MEMBERS, t.jobs);
-        i.u32(UNIFIED, unified_code(t.cfg.unified));
-        put_io_stat(i, SYNC_STAT, &t.sync);
+        i.cstr(l.at(NAME), 128, &t.name);
+        i.cstr(l.at(VERROR), 128, &t.verror);
+        i.u32(l.at(ERROR), t.error as u32);
+        i.u32(l.at(THREAD_NUMBER), thread_number);
+        i.u32(l.at(GROUPID), t.groupid);
+        i.u32(l.at(PID), t.pid);
+        i.cstr(
+            l.at(DESCRIPTION),
+            256,
+            t.description.as_deref().unwrap_or(""),
+        );
+        i.u32(l.at(MEMBERS), t.jobs);
+        i.u32(l.at(UNIFIED), unified_code(t.cfg.unified));
+        if p.job_start() {
+            i.u64(JOB_START, t.job_start);
+        }
+        put_io_stat(i, l.at(SYNC_STAT), &t.sync);
         for (d, dir) in t.dir.iter().enumerate() {
-            put_io_stat(i, CLAT_STAT + d * IO_STAT, &dir.clat);
-            put_io_stat(i, SLAT_STAT + d * IO_STAT, &dir.slat);
-            put_io_stat(i, LAT_STAT + d * IO_STAT, &dir.lat);
-            put_io_stat(i, BW_STAT + d * IO_STAT, &dir.bw);
-            put_io_stat(i, IOPS_STAT + d * IO_STAT, &dir.iops);
-            i.u64(TOTAL_IO_U + 8 * d, dir.ios);
-            i.u64(SHORT_IO_U + 8 * d, dir.short);
-            i.u64(DROP_IO_U + 8 * d, dir.dropped);
-            i.u64(IO_BYTES + 8 * d, dir.bytes);
-            i.u64(RUNTIME + 8 * d, dir.runtime_ms);
+            put_io_stat(i, l.at(CLAT_STAT) + d * IO_STAT, &dir.clat);
+            put_io_stat(i, l.at(SLAT_STAT) + d * IO_STAT, &dir.slat);
+            put_io_stat(i, l.at(LAT_STAT) + d * IO_STAT, &dir.lat);
+            put_io_stat(i, l.at(BW_STAT) + d * IO_STAT, &dir.bw);
+            put_io_stat(i, l.at(IOPS_STAT) + d * IO_STAT, &dir.iops);
+            i.u64(l.at(TOTAL_IO_U) + 8 * d, dir.ios);
+            i.u64(l.at(SHORT_IO_U) + 8 * d, dir.short);
+            i.u64(l.at(DROP_IO_U) + 8 * d, dir.dropped);
+            i.u64(l.at(IO_BYTES) + 8 * d, dir.bytes);
+            i.u64(l.at(RUNTIME) + 8 * d, dir.runtime_ms);
             for (k, h) in dir.hist.iter().enumerate() {
-                let base = IO_U_PLAT + ((k * 3 + d) * PLAT_NR) * 8;
+                let base = l.at(IO_U_PLAT) + ((k * 3 + d) * PLAT_NR) * 8;
                 for (b, &c) in h.buckets().iter().enumerate().take(PLAT_NR) {
                     if c != 0 {
                         i.u64(base + 8 * b, c);
@@ -186,83 +257,92 @@ impl WireTs {
                 }
             }
         }
-        i.u64(TOTAL_IO_U + 24, t.sync_ios);
+        i.u64(l.at(TOTAL_IO_U) + 24, t.sync_ios);
         for (b, &c) in t.sync_hist.buckets().iter().enumerate().take(PLAT_NR) {
             if c != 0 {
-                i.u64(IO_U_SYNC_PLAT + 8 * b, c);
+                i.u64(l.at(IO_U_SYNC_PLAT) + 8 * b, c);
             }
         }
-        i.u64(USR_TIME, t.usr_ms);
-        i.u64(SYS_TIME, t.sys_ms);
-        i.u64(CTX, t.ctx);
-        i.u64(MINF, t.minf);
-        i.u64(MAJF, t.majf);
-        i.u32(CLAT_PCT, t.cfg.clat_percentiles as u32);
-        i.u32(LAT_PCT, t.cfg.lat_percentiles as u32);
-        i.u32(SLAT_PCT, t.cfg.slat_percentiles as u32);
-        i.u64(PCT_PRECISION, t.cfg.percentiles.precision as u64);
+        i.u64(l.at(USR_TIME), t.usr_ms);
+        i.u64(l.at(SYS_TIME), t.sys_ms);
+        i.u64(l.at(CTX), t.ctx);
+        i.u64(l.at(MINF), t.minf);
+        i.u64(l.at(MAJF), t.majf);
+        i.u32(l.at(CLAT_PCT), t.cfg.clat_percentiles as u32);
+        i.u32(l.at(LAT_PCT), t.cfg.lat_percentiles as u32);
+        i.u32(l.at(SLAT_PCT), t.cfg.slat_percentiles as u32);
+        i.u64(l.at(PCT_PRECISION), t.cfg.percentiles.precision as u64);
         for (k, p) in t.cfg.percentiles.list.iter().take(LIST_MAX).enumerate() {
-            i.f64(PCT_LIST + k * FP64, *p);
+            i.f64(l.at(PCT_LIST) + k * FP64, *p);
         }
         for k in 0..MAP_NR {
-            i.u64(IO_U_MAP + 8 * k, t.depth_map[k]);
-            i.u64(IO_U_SUBMIT + 8 * k, t.submit_map[k]);
-            i.u64(IO_U_COMPLETE + 8 * k, t.complete_map[k]);
+            i.u64(l.at(IO_U_MAP) + 8 * k, t.depth_map[k]);
+            i.u64(l.at(IO_U_SUBMIT) + 8 * k, t.submit_map[k]);
+            i.u64(l.at(IO_U_COMPLETE) + 8 * k, t.complete_map[k]);
         }
         for k in 0..LAT_N_NR {
-            i.u64(IO_U_LAT_N + 8 * k, t.lat_n[k]);
+            i.u64(l.at(IO_U_LAT_N) + 8 * k, t.lat_n[k]);
         }
         for k in 0..LAT_U_NR {
-            i.u64(IO_U_LAT_U + 8 * k, t.lat_u[k]);
+            i.u64(l.at(IO_U_LAT_U) + 8 * k, t.lat_u[k]);
         }
         for k in 0..LAT_M_NR {
-            i.u64(IO_U_LAT_M + 8 * k, t.lat_m[k]);
+            i.u64(l.at(IO_U_LAT_M) + 8 * k, t.lat_m[k]);
         }
-        i.u64(TOTAL_SUBMIT, t.total_submit);
-        i.u64(TOTAL_COMPLETE, t.total_complete);
-        i.u64(TOTAL_RUN_TIME, t.total_run_ms);
-        i.u16(CONTINUE_ON_ERROR, t.continue_on_error as u16);
-        i.u32(FIRST_ERROR, t.first_error as u32);
-        i.u64(TOTAL_ERR_COUNT, t.total_err_count);
-        i.u64(NR_ZONE_RESETS, 0);
-        i.u32(KB_BASE, t.cfg.kb_base);
+        i.u64(l.at(TOTAL_SUBMIT), t.total_submit);
+        i.u64(l.at(TOTAL_COMPLETE), t.total_complete);
+        i.u64(l.at(TOTAL_RUN_TIME), t.total_run_ms);
+        i.u16(l.at(CONTINUE_ON_ERROR), t.continue_on_error as u16);
+        i.u32(l.at(FIRST_ERROR), t.first_error as u32);
+        i.u64(l.at(TOTAL_ERR_COUNT), t.total_err_count);
+        i.u64(l.at(NR_ZONE_RESETS), 0);
+        if l.zone_at_end {
+            i.u16(l.count_zone_resets(), 0);
+        }
+        i.u32(l.at(KB_BASE), t.cfg.kb_base);
         i.u32(
-            UNIT_BASE,
+            l.at(UNIT_BASE),
             if t.cfg.bits {
                 N2S_BITPERSEC
             } else {
                 N2S_BYTEPERSEC
             },
         );
-        i.u32(LATENCY_DEPTH, t.latency_depth);
-        i.u64(LATENCY_TARGET, t.latency_target);
-        i.f64(LATENCY_PERCENTILE, t.latency_percentile);
-        i.u64(LATENCY_WINDOW, t.latency_window);
-        i.u32(SIG_FIGS, t.cfg.sig_figs);
+        i.u32(l.at(LATENCY_DEPTH), t.latency_depth);
+        i.u64(l.at(LATENCY_TARGET), t.latency_target);
+        i.f64(l.at(LATENCY_PERCENTILE), t.latency_percentile);
+        i.u64(l.at(LATENCY_WINDOW), t.latency_window);
+        i.u32(l.at(SIG_FIGS), t.cfg.sig_figs);
         let gs = WireGs::encode(g);
-        img.0[TS_LEN..TS_LEN + GS_LEN].copy_from_slice(&gs);
+        img.0[l.ts_len..l.ts_len + GS_LEN].copy_from_slice(&gs);
         if let Some(ss) = &t.steady {
-            put_steady(&mut img, ss);
+            put_steady(&l, &mut img, ss);
         }
         img.0
     }
 
-    /// Reads a TS payload into iobench's statistics.
+    /// Reads a TS payload of fio 3.33's layout into iobench's statistics.
     pub fn decode(b: &[u8]) -> Result<WireTs, ProtoError> {
-        let f = Fields::new(b, "TS", TS_LEN + GS_LEN)?;
+        Self::decode_as(Proto::OLDEST, b)
+    }
+
+    /// [`WireTs::decode`] of a payload in the layout of protocol version `p`.
+    pub fn decode_as(p: Proto, b: &[u8]) -> Result<WireTs, ProtoError> {
+        let l = Layout::of(p);
+        let f = Fields::new(b, "TS", l.ts_len + GS_LEN)?;
         let mut cfg = StatsConfig {
-            clat_percentiles: f.u32(CLAT_PCT)? != 0,
-            lat_percentiles: f.u32(LAT_PCT)? != 0,
-            slat_percentiles: f.u32(SLAT_PCT)? != 0,
-            kb_base: f.u32(KB_BASE)?,
-            bits: f.u32(UNIT_BASE)? == N2S_BITPERSEC,
-            sig_figs: f.u32(SIG_FIGS)?,
-            unified: unified_of(f.u32(UNIFIED)?),
+            clat_percentiles: f.u32(l.at(CLAT_PCT))? != 0,
+            lat_percentiles: f.u32(l.at(LAT_PCT))? != 0,
+            slat_percentiles: f.u32(l.at(SLAT_PCT))? != 0,
+            kb_base: f.u32(l.at(KB_BASE))?,
+            bits: f.u32(l.at(UNIT_BASE))? == N2S_BITPERSEC,
+            sig_figs: f.u32(l.at(SIG_FIGS))?,
+            unified: unified_of(f.u32(l.at(UNIFIED))?),
             ..StatsConfig::default()
         };
         let mut list = Vec::new();
         for k in 0..LIST_MAX {
-            let p = f.f64(PCT_LIST + k * FP64)?;
+            let p = f.f64(l.at(PCT_LIST) + k * FP64)?;
             if p == 0.0 || !p.is_finite() {
                 break;
             }
@@ -270,17 +350,20 @@ impl WireTs {
         }
         cfg.percentiles = PercentileList {
             list,
-            precision: f.u64(PCT_PRECISION)?.min(16) as usize,
+            precision: f.u64(l.at(PCT_PRECISION))?.min(16) as usize,
         };
-        let name = f.cstr(NAME, 128)?;
-        let mut t = JobStats::new(&name, f.u32(GROUPID)?, cfg);
-        t.verror = f.cstr(VERROR, 128)?;
-        t.error = f.u32(ERROR)? as i32;
-        t.pid = f.u32(PID)?;
-        let desc = f.cstr(DESCRIPTION, 256)?;
+        let name = f.cstr(l.at(NAME), 128)?;
+        let mut t = JobStats::new(&name, f.u32(l.at(GROUPID))?, cfg);
+        t.verror = f.cstr(l.at(VERROR), 128)?;
+        t.error = f.u32(l.at(ERROR))? as i32;
+        t.pid = f.u32(l.at(PID))?;
+        let desc = f.cstr(l.at(DESCRIPTION), 256)?;
         t.description = (!desc.is_empty()).then_some(desc);
-        t.jobs = f.u32(MEMBERS)?;
-        t.sync = get_io_stat(&f, SYNC_STAT)?;
+        t.jobs = f.u32(l.at(MEMBERS))?;
+        if p.job_start() {
+            t.job_start = f.u64(JOB_START)?;
+        }
+        t.sync = get_io_stat(&f, l.at(SYNC_STAT))?;
         let hist_at = |off: usize| -> Result<Hist, ProtoError> {
             let mut v = Vec::with_capacity(PLAT_NR);
             let mut any = false;
@@ -297,57 +380,57 @@ impl WireTs {
         };
         for d in 0..3 {
             let dir = &mut t.dir[d];
-            dir.clat = get_io_stat(&f, CLAT_STAT + d * IO_STAT)?;
-            dir.slat = get_io_stat(&f, SLAT_STAT + d * IO_STAT)?;
-            dir.lat = get_io_stat(&f, LAT_STAT + d * IO_STAT)?;
-            dir.bw = get_io_stat(&f, BW_STAT + d * IO_STAT)?;
-            dir.iops = get_io_stat(&f, IOPS_STAT + d * IO_STAT)?;
-            dir.ios = f.u64(TOTAL_IO_U + 8 * d)?;
-            dir.short = f.u64(SHORT_IO_U + 8 * d)?;
-            dir.dropped = f.u64(DROP_IO_U + 8 * d)?;
-            dir.bytes = f.u64(IO_BYTES + 8 * d)?;
-            dir.runtime_ms = f.u64(RUNTIME + 8 * d)?;
+            dir.clat = get_io_stat(&f, l.at(CLAT_STAT) + d * IO_STAT)?;
+            dir.slat = get_io_stat(&f, l.at(SLAT_STAT) + d * IO_STAT)?;
+            dir.lat = get_io_stat(&f, l.at(LAT_STAT) + d * IO_STAT)?;
+            dir.bw = get_io_stat(&f, l.at(BW_STAT) + d * IO_STAT)?;
+            dir.iops = get_io_stat(&f, l.at(IOPS_STAT) + d * IO_STAT)?;
+            dir.ios = f.u64(l.at(TOTAL_IO_U) + 8 * d)?;
+            dir.short = f.u64(l.at(SHORT_IO_U) + 8 * d)?;
+            dir.dropped = f.u64(l.at(DROP_IO_U) + 8 * d)?;
+            dir.bytes = f.u64(l.at(IO_BYTES) + 8 * d)?;
+            dir.runtime_ms = f.u64(l.at(RUNTIME) + 8 * d)?;
             for k in 0..3 {
-                dir.hist[k] = hist_at(IO_U_PLAT + ((k * 3 + d) * PLAT_NR) * 8)?;
+                dir.hist[k] = hist_at(l.at(IO_U_PLAT) + ((k * 3 + d) * PLAT_NR) * 8)?;
             }
         }
-        t.sync_ios = f.u64(TOTAL_IO_U + 24)?;
-        t.sync_hist = hist_at(IO_U_SYNC_PLAT)?;
-        t.usr_ms = f.u64(USR_TIME)?;
-        t.sys_ms = f.u64(SYS_TIME)?;
-        t.ctx = f.u64(CTX)?;
-        t.minf = f.u64(MINF)?;
-        t.majf = f.u64(MAJF)?;
+        t.sync_ios = f.u64(l.at(TOTAL_IO_U) + 24)?;
+        t.sync_hist = hist_at(l.at(IO_U_SYNC_PLAT))?;
+        t.usr_ms = f.u64(l.at(USR_TIME))?;
+        t.sys_ms = f.u64(l.at(SYS_TIME))?;
+        t.ctx = f.u64(l.at(CTX))?;
+        t.minf = f.u64(l.at(MINF))?;
+        t.majf = f.u64(l.at(MAJF))?;
         for k in 0..MAP_NR {
-            t.depth_map[k] = f.u64(IO_U_MAP + 8 * k)?;
-            t.submit_map[k] = f.u64(IO_U_SUBMIT + 8 * k)?;
-            t.complete_map[k] = f.u64(IO_U_COMPLETE + 8 * k)?;
+            t.depth_map[k] = f.u64(l.at(IO_U_MAP) + 8 * k)?;
+            t.submit_map[k] = f.u64(l.at(IO_U_SUBMIT) + 8 * k)?;
+            t.complete_map[k] = f.u64(l.at(IO_U_COMPLETE) + 8 * k)?;
         }
         for k in 0..LAT_N_NR {
-            t.lat_n[k] = f.u64(IO_U_LAT_N + 8 * k)?;
+            t.lat_n[k] = f.u64(l.at(IO_U_LAT_N) + 8 * k)?;
         }
         for k in 0..LAT_U_NR {
-            t.lat_u[k] = f.u64(IO_U_LAT_U + 8 * k)?;
+            t.lat_u[k] = f.u64(l.at(IO_U_LAT_U) + 8 * k)?;
         }
         for k in 0..LAT_M_NR {
-            t.lat_m[k] = f.u64(IO_U_LAT_M + 8 * k)?;
+            t.lat_m[k] = f.u64(l.at(IO_U_LAT_M) + 8 * k)?;
         }
-        t.total_submit = f.u64(TOTAL_SUBMIT)?;
-        t.total_complete = f.u64(TOTAL_COMPLETE)?;
-        t.total_run_ms = f.u64(TOTAL_RUN_TIME)?;
-        t.continue_on_error = f.u16(CONTINUE_ON_ERROR)? != 0;
-        t.first_error = f.u32(FIRST_ERROR)? as i32;
-        t.total_err_count = f.u64(TOTAL_ERR_COUNT)?;
-        t.latency_depth = f.u32(LATENCY_DEPTH)?;
-        t.latency_target = f.u64(LATENCY_TARGET)?;
-        t.latency_percentile = f.f64(LATENCY_PERCENTILE)?;
-        t.latency_window = f.u64(LATENCY_WINDOW)?;
+        t.total_submit = f.u64(l.at(TOTAL_SUBMIT))?;
+        t.total_complete = f.u64(l.at(TOTAL_COMPLETE))?;
+        t.total_run_ms = f.u64(l.at(TOTAL_RUN_TIME))?;
+        t.continue_on_error = f.u16(l.at(CONTINUE_ON_ERROR))? != 0;
+        t.first_error = f.u32(l.at(FIRST_ERROR))? as i32;
+        t.total_err_count = f.u64(l.at(TOTAL_ERR_COUNT))?;
+        t.latency_depth = f.u32(l.at(LATENCY_DEPTH))?;
+        t.latency_target = f.u64(l.at(LATENCY_TARGET))?;
+        t.latency_percentile = f.f64(l.at(LATENCY_PERCENTILE))?;
+        t.latency_window = f.u64(l.at(LATENCY_WINDOW))?;
         t.failed = t.error != 0 && !t.continue_on_error;
-        t.steady = get_steady(&f)?;
-        let group = WireGs::decode(&b[TS_LEN..])?;
+        t.steady = get_steady(&l, &f)?;
+        let group = WireGs::decode(&b[l.ts_len..])?;
         Ok(WireTs {
             stats: t,
-            thread_number: f.u32(THREAD_NUMBER)?,
+            thread_number: f.u32(l.at(THREAD_NUMBER))?,
             group,
         })
     }
@@ -355,7 +438,7 @@ impl WireTs {
 
 /// Appends a job's steady-state window after the TS payload, as fio sends its rings:
 /// IOPS then bandwidth, `ss_dur` values each, oldest first (head 0).
-fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
+fn put_steady(l: &Layout, img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
     let c = &ss.spec.criterion;
     let dur = ss.spec.dur_s as usize;
     let mut state = SS_DATA;
@@ -370,18 +453,26 @@ fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
         state |= SS_ATTAINED;
     }
     let i = img;
-    i.u64(SS_DUR, dur as u64);
-    i.u32(SS_STATE, state);
-    i.u32(SS_HEAD, 0);
-    i.f64(SS_LIMIT, c.limit);
+    i.u64(l.at(SS_DUR), dur as u64);
+    i.u32(l.at(SS_STATE), state);
+    i.u32(l.at(SS_HEAD), 0);
+    i.f64(l.at(SS_LIMIT), c.limit);
     // iobench reports these at fio's float precision.
-    i.f64(SS_SLOPE, ss.slope as f32 as f64);
-    i.f64(SS_DEVIATION, ss.deviation as f32 as f64);
-    i.f64(SS_CRITERION, ss.criterion);
+    i.f64(l.at(SS_SLOPE), ss.slope as f32 as f64);
+    i.f64(l.at(SS_DEVIATION), ss.deviation as f32 as f64);
+    i.f64(l.at(SS_CRITERION), ss.criterion);
     let at = i.0.len();
-    i.u64(SS_IOPS_OFFSET, at as u64);
-    i.u64(SS_BW_OFFSET, (at + 8 * dur) as u64);
-    for ring in [&ss.iops, &ss.bw] {
+    i.u64(l.at(SS_IOPS_OFFSET), at as u64);
+    i.u64(l.at(SS_BW_OFFSET), (at + 8 * dur) as u64);
+    // From version 115 a latency ring follows (iobench's steady state has none: zeros).
+    let lat = Vec::new();
+    let rings: &[&Vec<u64>] = if l.ss_lat {
+        i.u64(l.ss_lat_offset(), (at + 16 * dur) as u64);
+        &[&ss.iops, &ss.bw, &lat]
+    } else {
+        &[&ss.iops, &ss.bw]
+    };
+    for ring in rings {
         for k in 0..dur {
             let v = ring.get(k).copied().unwrap_or(0);
             i.0.extend_from_slice(&v.to_le_bytes());
@@ -390,12 +481,15 @@ fn put_steady(img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
 }
 
 /// A peer's steady-state window, when it sent one.
-fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
+fn get_steady(
+    l: &Layout,
+    f: &Fields,
+) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
     use crate::defs::steady::Criterion;
     use crate::job::exec::SteadySpec;
     use crate::stats::steady::SteadyReport;
-    let dur = f.u64(SS_DUR)?;
-    let state = f.u32(SS_STATE)?;
+    let dur = f.u64(l.at(SS_DUR))?;
+    let state = f.u32(l.at(SS_STATE))?;
     if dur == 0 || state & SS_DATA == 0 {
         return Ok(None);
     }
@@ -406,7 +500,7 @@ fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, 
         });
     }
     let dur = dur as usize;
-    let head = f.u32(SS_HEAD)? as usize % dur;
+    let head = f.u32(l.at(SS_HEAD))? as usize % dur;
     let first = if state & SS_ATTAINED != 0 || state & SS_BUFFER_FULL == 0 {
         head
     } else {
@@ -417,23 +511,25 @@ fn get_steady(f: &Fields) -> Result<Option<crate::stats::steady::SteadyReport>, 
             .map(|l| f.u64(off + 8 * ((first + l) % dur)))
             .collect()
     };
-    let iops = ring(f.u64(SS_IOPS_OFFSET)? as usize)?;
-    let bw = ring(f.u64(SS_BW_OFFSET)? as usize)?;
+    let iops = ring(f.u64(l.at(SS_IOPS_OFFSET))? as usize)?;
+    let bw = ring(f.u64(l.at(SS_BW_OFFSET))? as usize)?;
     Ok(Some(SteadyReport {
         spec: SteadySpec {
             criterion: Criterion {
                 iops: state & SS_IOPS != 0,
                 slope: state & SS_SLOPE_F != 0,
                 pct: state & SS_PCT != 0,
-                limit: f.f64(SS_LIMIT)?,
+                limit: f.f64(l.at(SS_LIMIT))?,
             },
             dur_s: dur as u32,
             ramp_ms: 0,
+            // fio 3.33's wire format carries one sample a second.
+            interval_ms: 1000,
         },
         attained: state & SS_ATTAINED != 0,
-        slope: f.f64(SS_SLOPE)?,
-        deviation: f.f64(SS_DEVIATION)?,
-        criterion: f.f64(SS_CRITERION)?,
+        slope: f.f64(l.at(SS_SLOPE))?,
+        deviation: f.f64(l.at(SS_DEVIATION))?,
+        criterion: f.f64(l.at(SS_CRITERION))?,
         iops,
         bw,
     }))
@@ -621,6 +717,7 @@ mod tests {
                 },
                 dur_s: 3,
                 ramp_ms: 0,
+                interval_ms: 1000,
             },
             attained: true,
             slope: 0.5,
@@ -650,6 +747,78 @@ mod tests {
         g.min_run = [10, 0, 0];
         assert_eq!(w.group.0, g);
         assert!(WireTs::decode(&b[..1000]).is_err());
+    }
+
+    /// The layouts of the later versions, at the offsets `offsetof` gives on fio's own
+    /// headers (3.36, the zone-reset move of 114, master).
+    #[test]
+    fn thread_stat_layout_follows_the_version() {
+        let mut t = JobStats::new("job1", 0, StatsConfig::default());
+        t.record_io(Ddir::Read, 4096, 100, 10_000, 1_000_000);
+        t.job_start = 1_700_000_000_123;
+        t.latency_depth = 7;
+        t.cfg.kb_base = 1000;
+        let g = GroupStats::new(0);
+        let le32 = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+        let le64 = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+        for (v, len, pid, kb, depth) in [
+            (97u16, 184_056usize, 268usize, 183_680usize, 183_688usize),
+            (101, 184_064, 276, 183_688, 183_696),
+            (113, 184_064, 276, 183_688, 183_696),
+            (114, 184_064, 276, 183_680, 183_700),
+            (121, 184_072, 276, 183_680, 183_700),
+        ] {
+            let p = Proto::new(v).unwrap();
+            let mut t = t.clone();
+            t.pid = 4242;
+            let b = WireTs::encode_as(p, &t, 3, &g);
+            assert_eq!(b.len(), len, "version {v}");
+            assert_eq!(le32(&b, pid), 4242, "pid, version {v}");
+            assert_eq!(le32(&b, kb), 1000, "kb_base, version {v}");
+            assert_eq!(le32(&b, depth), 7, "latency_depth, version {v}");
+            if v >= 101 {
+                assert_eq!(le64(&b, 268), t.job_start, "job_start, version {v}");
+            }
+            let back = WireTs::decode_as(p, &b).unwrap();
+            assert_eq!(back.stats.pid, 4242);
+            assert_eq!(back.stats.dir[0].ios, 1);
+            assert_eq!(back.stats.latency_depth, 7);
+            assert_eq!(back.stats.cfg.kb_base, 1000);
+            assert_eq!(back.stats.job_start, if v >= 101 { t.job_start } else { 0 });
+            assert_eq!(back.thread_number, 3);
+        }
+        // Every version decodes what it encodes, steady-state rings included (three of
+        // them from 115 on).
+        let mut with_ss = t.clone();
+        with_ss.steady = Some(crate::stats::steady::SteadyReport {
+            spec: crate::job::exec::SteadySpec {
+                criterion: crate::defs::steady::Criterion {
+                    iops: false,
+                    slope: true,
+                    pct: false,
+                    limit: 0.5,
+                },
+                dur_s: 2,
+                ramp_ms: 0,
+            },
+            attained: false,
+            slope: 0.25,
+            deviation: 1.0,
+            criterion: 0.125,
+            iops: vec![1, 2],
+            bw: vec![3, 4],
+        });
+        for v in Proto::OLDEST.number()..=Proto::NEWEST.number() {
+            let p = Proto::new(v).unwrap();
+            let b = WireTs::encode_as(p, &with_ss, 1, &g);
+            let rings = if p.ss_lat() { 3 } else { 2 };
+            assert_eq!(b.len(), Layout::of(p).pdu_len() + rings * 16, "version {v}");
+            assert_eq!(
+                WireTs::decode_as(p, &b).unwrap().stats.steady,
+                with_ss.steady,
+                "version {v}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,12 @@
 //! file as they came (after fio's 24-byte header: format version, size, CRC32C), so a file
 //! written here is the one fio's client writes for the same reply.
 
+/// The first protocol version whose fio may lay the verify states out otherwise: fio 3.39
+/// (`max_no_comps_per_file`, header version 4) kept 3.38's version, 107; 3.41 replaced
+/// the completions with in-flight writes (header version 5). iobench reads and writes
+/// fio 3.33's layout only, so states are not exchanged with peers from this version on.
+pub const NEWER_LAYOUT_FROM: u16 = 107;
+
 use super::{Fields, Image, ProtoError};
 
 /// Bytes of `thread_io_list` before its completions: no_comps, depth, nofiles, numberio,

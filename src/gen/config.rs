@@ -68,6 +68,7 @@ impl Config {
         let use64 = w.random_generator == RandomGenerator::Tausworthe64
             || (!w.random_generator_set && max_region / rw_min_bs > u32::MAX as u64);
         let seeds = rand::clone_seeds(w, thread_number);
+        rand::debug_seeds(w.release, &seeds);
         let service_nr = match w.file_service {
             FileService::RoundRobin(n) | FileService::Sequential(n) | FileService::Random(n) => n,
             _ => 1,

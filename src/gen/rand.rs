@@ -38,8 +38,10 @@ pub enum Stream {
     DedupeWorkingSet,
 }
 
-/// How many seeds the table holds.
-pub const NR_STREAMS: usize = 21;
+/// How many seeds the table holds: fio 3.41's count (`FIO_RAND_NR_OFFS`, 23). The newer
+/// fios' streams (FDP's from 3.36, sprandom's from 3.41) come after the 21 of fio 3.33,
+/// so the seeds of the first 21 are the same in every dialect.
+pub const NR_STREAMS: usize = 23;
 
 /// How seeds are chosen, from `randrepeat`, `randseed` and `allrandrepeat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +69,21 @@ impl SeedOpts {
 /// the generator, the pacer and the file layout seed their streams, so they agree.
 pub fn clone_seeds(w: &crate::job::workload::Workload, thread_number: u64) -> [u64; NR_STREAMS] {
     seed_table(SeedOpts::of(w), thread_number)
+}
+
+/// `--debug=random`'s list of a clone's seeds, as fio prints it from 3.35 on (fio
+/// 64b2ba14): the dialect's stream count, then each seed. t/random_seed.py of fio's own
+/// suite reads these lines to check `randrepeat`, `allrandrepeat` and `randseed`.
+pub fn debug_seeds(release: crate::defs::release::FioRelease, seeds: &[u64; NR_STREAMS]) {
+    use crate::debug::Cat;
+    if !release.prints_rand_seeds() || !crate::debug::on(Cat::Random) {
+        return;
+    }
+    let n = release.rand_streams();
+    crate::dprint!(Cat::Random, "FIO_RAND_NR_OFFS={n}");
+    for (i, s) in seeds.iter().take(n).enumerate() {
+        crate::dprint!(Cat::Random, "rand_seeds[{i}]={s}");
+    }
 }
 
 /// The per-stream seeds of one job clone. `thread_number` is fio's 1-based number of the

@@ -107,6 +107,13 @@ impl IologWriter {
         writeln!(self.out, "{t} {name} {act} {offset} {len}")
     }
 
+    /// Records an action on a path that is none of the job's files (`end_syncfs`'s
+    /// directory), which opens nothing in the log.
+    pub fn log_path_op(&mut self, path: &str, act: &str, offset: u64, len: u64) -> io::Result<()> {
+        let t = self.usec();
+        writeln!(self.out, "{t} {path} {act} {offset} {len}")
+    }
+
     /// Closes the opened files in the log and flushes it.
     pub fn finish(mut self) -> io::Result<()> {
         self.close_opened()?;

@@ -52,9 +52,10 @@ impl BufferOpts {
     /// turn scrambling off.
     pub fn resolve(r: &Reader, verify_on: bool, reads: bool) -> Result<Self, JobError> {
         let pattern = match r.text(&BUFFER_PATTERN) {
-            Some(t) if !t.is_empty() => {
-                Some(DataPattern::parse(&t).map_err(|e| r.invalid(&BUFFER_PATTERN, e))?)
-            }
+            Some(t) if !t.is_empty() => Some(
+                DataPattern::parse_within(&t, r.raw.release.longest_pattern())
+                    .map_err(|e| r.invalid(&BUFFER_PATTERN, e))?,
+            ),
             _ => None,
         };
         let pct = |def: &OptDef| -> Result<u32, JobError> {

@@ -12,15 +12,16 @@ use crate::error::JobError;
 use crate::options::table::COMM;
 use crate::options::table::{
     ARRIVAL, ATOMIC, BUFFERED, CGROUP, CGROUP_NODELETE, CGROUP_WEIGHT, CLOCKSOURCE, CPUMASK,
-    CPUS_ALLOWED, CPUS_ALLOWED_POLICY, DIRECT, END_FSYNC, EXEC_POSTRUN, EXEC_PRERUN, EXITALL,
-    FADVISE_HINT, FDATASYNC, FLOW, FLOW_ID, FLOW_SLEEP, FSYNC, FSYNC_ON_CLOSE, GID, GTOD_CPU,
-    IODEPTH, IODEPTH_BATCH, IODEPTH_BATCH_COMPLETE_MAX, IODEPTH_BATCH_COMPLETE_MIN, IODEPTH_LOW,
-    IOENGINE, IOSCHEDULER, IO_STALL_WARN, IO_SUBMIT_MODE, IO_TIMEOUT, LATENCY_PERCENTILE,
-    LATENCY_RUN, LATENCY_TARGET, LATENCY_WINDOW, LOCKMEM, LOOPS, MAX_LATENCY, NEW_GROUP, NICE,
-    NUMA_CPU_NODES, NUMA_MEM_POLICY, NUMJOBS, PRIO, PRIOCLASS, RAMP_TIME, RATE, RATE_CYCLE,
-    RATE_IGNORE_THINKTIME, RATE_IOPS, RATE_IOPS_MIN, RATE_MIN, RATE_PROCESS, RUNTIME, RW,
-    SERIALIZE_OVERLAP, STARTDELAY, STEADYSTATE, STEADYSTATE_DURATION, STEADYSTATE_RAMP_TIME,
-    STONEWALL, SYNC, SYNC_FILE_RANGE, THINKTIME, THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE,
+    CPUS_ALLOWED, CPUS_ALLOWED_POLICY, DIRECT, END_FSYNC, END_SYNCFS, EXEC_POSTRUN, EXEC_PRERUN,
+    EXITALL, FADVISE_HINT, FDATASYNC, FLOW, FLOW_ID, FLOW_SLEEP, FSYNC, FSYNC_ON_CLOSE, GID,
+    GTOD_CPU, IODEPTH, IODEPTH_BATCH, IODEPTH_BATCH_COMPLETE_MAX, IODEPTH_BATCH_COMPLETE_MIN,
+    IODEPTH_LOW, IOENGINE, IOSCHEDULER, IO_STALL_WARN, IO_SUBMIT_MODE, IO_TIMEOUT,
+    LATENCY_PERCENTILE, LATENCY_RUN, LATENCY_TARGET, LATENCY_WINDOW, LOCKMEM, LOOPS, MAX_LATENCY,
+    NEW_GROUP, NICE, NUMA_CPU_NODES, NUMA_MEM_POLICY, NUMJOBS, PRIO, PRIOCLASS, PRIOHINT,
+    RAMP_SIZE, RAMP_TIME, RATE, RATE_CYCLE, RATE_IGNORE_THINKTIME, RATE_IOPS, RATE_IOPS_MIN,
+    RATE_MIN, RATE_PROCESS, RUNTIME, RW, SERIALIZE_OVERLAP, STARTDELAY, STEADYSTATE,
+    STEADYSTATE_CHECK_INTERVAL, STEADYSTATE_DURATION, STEADYSTATE_RAMP_TIME, STONEWALL, SYNC,
+    SYNC_FILE_RANGE, THINKCYCLES, THINKTIME, THINKTIME_BLOCKS, THINKTIME_BLOCKS_TYPE,
     THINKTIME_IOTIME, THINKTIME_SPIN, THREAD, TIME_BASED, UID, WAIT_FOR, WRITE_HINT,
 };
 use serde::{Deserialize, Serialize};
@@ -38,6 +39,9 @@ pub struct SyncOpts {
     pub fsync_blocks: u64,
     pub fdatasync_blocks: u64,
     pub end_fsync: bool,
+    /// `end_syncfs` (fio 3.42): at the job's end, one syncfs per file system its regular
+    /// files are on, instead of `end_fsync`'s fsync per file.
+    pub end_syncfs: bool,
     pub fsync_on_close: bool,
     /// Extra open flags: `sync=` (O_SYNC or O_DSYNC) and `atomic` (fio's O_ATOMIC bit); 0 when off.
     pub open_sync_flags: i32,
@@ -87,6 +91,9 @@ pub struct ThinkOpts {
     pub iotime_us: u64,
     /// `rate_ignore_thinktime`.
     pub rate_ignores: bool,
+    /// `thinkcycles` (fio 3.37): empty loop turns spun after each read, write or trim
+    /// is issued, apart from (and before) any thinktime pause (0: none).
+    pub cycles: u64,
 }
 
 /// `latency_target` and its companions: the queue-depth search for the deepest queue
@@ -142,6 +149,9 @@ pub struct ExecOpts {
     pub runtime_us: u64,
     pub time_based: bool,
     pub ramp_time_us: u64,
+    /// `ramp_size` (fio 3.42): the ramp lasts until the clone has moved this many bytes,
+    /// judged once a second as fio's helper thread judges it (0: no ramp by bytes).
+    pub ramp_bytes: u64,
     pub startdelay_us: Range,
     pub loops: u32,
     pub stonewall: bool,
@@ -160,8 +170,9 @@ pub struct ExecOpts {
     pub exitall: bool,
     /// `cpus_allowed_policy=split`: each clone runs on one CPU of the set.
     pub cpus_split: bool,
-    /// `prioclass`/`prio` for ioprio_set, when either is given: (class, level).
-    pub ioprio: Option<(u32, u32)>,
+    /// `prioclass`/`prio`/`priohint` for ioprio_set, when any is given: (class, level,
+    /// hint).
+    pub ioprio: Option<(u32, u32, u32)>,
     /// What to do on I/O errors and which jobs stop with this one.
     pub errors: super::errors::ErrorPolicy,
     /// `fadvise_hint`: the access pattern announced for each opened file, if any.
@@ -361,8 +372,11 @@ impl ExecOpts {
     }
 
     pub fn resolve(r: &Reader) -> Result<Self, JobError> {
-        // `atomic=1` implies O_DIRECT, as in fio.
-        let atomic = r.bool(&ATOMIC)?;
+        // `atomic=1`: fio 3.33 opens with O_DIRECT and its O_ATOMIC bit; 3.34 to 3.37 do
+        // nothing with it; from 3.38 on the writes carry RWF_ATOMIC (and nothing else).
+        let atomic_given = r.bool(&ATOMIC)?;
+        let atomic = atomic_given && r.raw.release < crate::defs::FioRelease::V3_34;
+        let rwf_atomic_asked = atomic_given && r.raw.release >= crate::defs::FioRelease::V3_38;
         let direct = atomic
             || if r.is_set(&BUFFERED) && !r.is_set(&DIRECT) {
                 !r.bool(&BUFFERED)?
@@ -402,6 +416,32 @@ impl ExecOpts {
                 "noreuse has no madvise counterpart: fio's mmap engine fails the mapping",
             ));
         }
+        if rwf_atomic_asked && !spec.flags.atomic_writes {
+            return Err(r.invalid(
+                &ATOMIC,
+                format!(
+                    "1: the {} engine does not support atomic writes (fio's pvsync2, libaio \
+                     and io_uring do)",
+                    spec.name
+                ),
+            ));
+        }
+        // fio drops the flag for a job that does not write.
+        let rw = r.string(&RW);
+        let writes = !matches!(
+            rw.split(':').next().unwrap_or("").trim(),
+            "read" | "randread" | "trim" | "randtrim"
+        );
+        let end_syncfs = r.bool(&END_SYNCFS)?;
+        if end_syncfs && !spec.flags.syncfs {
+            return Err(r.invalid(
+                &END_SYNCFS,
+                format!(
+                    "1: the {} engine does not support syncfs (fio refuses the job too)",
+                    spec.name
+                ),
+            ));
+        }
         let engine = EngineConfig::new(
             spec,
             r,
@@ -410,6 +450,7 @@ impl ExecOpts {
                 madvise: AccessHint::resolve(r).map(AccessHint::madvise),
                 iodepth: depth,
                 runtime_us: r.time_us(&RUNTIME)?,
+                rwf_atomic: rwf_atomic_asked && writes,
             },
         )?;
         let arrival = match r.choice(&ARRIVAL).as_deref() {
@@ -461,6 +502,15 @@ impl ExecOpts {
             runtime_us: r.time_us(&RUNTIME)?,
             time_based: r.bool(&TIME_BASED)?,
             ramp_time_us: r.time_us(&RAMP_TIME)?,
+            ramp_bytes: match (r.time_us(&RAMP_TIME)?, r.num(&RAMP_SIZE)?.max(0) as u64) {
+                (t, b) if t > 0 && b > 0 => {
+                    return Err(r.invalid(
+                        &RAMP_SIZE,
+                        format!("{b}: the job has ramp_time too; give one of the two"),
+                    ))
+                }
+                (_, b) => b,
+            },
             startdelay_us: startdelay,
             loops: r.num_as::<u32>(&LOOPS)?.max(1),
             clocksource: match r.choice(&CLOCKSOURCE) {
@@ -477,6 +527,7 @@ impl ExecOpts {
                 fsync_blocks: r.num(&FSYNC)?.max(0) as u64,
                 fdatasync_blocks: r.num(&FDATASYNC)?.max(0) as u64,
                 end_fsync: r.bool(&END_FSYNC)?,
+                end_syncfs,
                 fsync_on_close: r.bool(&FSYNC_ON_CLOSE)?,
                 open_sync_flags: sync_flags,
                 range_flags,
@@ -500,6 +551,7 @@ impl ExecOpts {
                 on_issue: r.choice(&THINKTIME_BLOCKS_TYPE).as_deref() == Some("issue"),
                 iotime_us: r.time_us(&THINKTIME_IOTIME)?,
                 rate_ignores: r.bool(&RATE_IGNORE_THINKTIME)?,
+                cycles: r.num(&THINKCYCLES)?.max(0) as u64,
             },
             max_latency_us: r.per_dir(&MAX_LATENCY, |v| r.time_of(v, &MAX_LATENCY))?,
             latency_target: latency_target(r)?,
@@ -530,10 +582,11 @@ impl ExecOpts {
                     ))
                 }
             },
-            ioprio: if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) {
+            ioprio: if r.is_set(&PRIO) || r.is_set(&PRIOCLASS) || r.is_set(&PRIOHINT) {
                 Some((
                     r.num_as::<u32>(&PRIOCLASS)?.min(3),
                     r.num_as::<u32>(&PRIO)?.min(7),
+                    r.num_as::<u32>(&PRIOHINT)?.min(1023),
                 ))
             } else {
                 None
@@ -608,10 +661,22 @@ impl ExecOpts {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SteadySpec {
     pub criterion: Criterion,
-    /// Samples in the window (seconds).
+    /// The window's length (seconds).
     pub dur_s: u32,
-    /// Sampling starts one second after this much of the job's time.
+    /// Sampling starts one interval after this much of the job's time.
     pub ramp_ms: u64,
+    /// `steadystate_check_interval` (fio 3.35): one sample every this many ms (1000 by
+    /// default), so the window holds `dur_s * 1000 / interval_ms` samples.
+    pub interval_ms: u64,
+}
+
+impl SteadySpec {
+    /// How many samples the window holds (at least one).
+    pub fn samples(&self) -> usize {
+        usize::try_from(u64::from(self.dur_s) * 1000 / self.interval_ms.max(1))
+            .unwrap_or(usize::MAX)
+            .max(1)
+    }
 }
 
 /// `steadystate`, `steadystate_duration` and `steadystate_ramp_time`; none unless the
@@ -624,10 +689,36 @@ fn steady_spec(r: &Reader) -> Result<Option<SteadySpec>, JobError> {
     let text = r.string(&STEADYSTATE);
     let criterion = crate::defs::steady::Criterion::parse(&text, r.kb_base())
         .map_err(|e| r.invalid(&STEADYSTATE, e))?;
+    let interval_us = r.time_us(&STEADYSTATE_CHECK_INTERVAL)?;
+    // fio 3.35 and later check the interval against the window (whole seconds, one that
+    // divides the duration into more than one sample), 3.33 had none.
+    if r.raw.release >= crate::defs::release::FioRelease::V3_35 {
+        let dur_us = r.time_us(&STEADYSTATE_DURATION)?;
+        if interval_us < 1_000_000 {
+            return Err(r.invalid(
+                &STEADYSTATE_CHECK_INTERVAL,
+                format!("{interval_us}us: the interval must be at least 1s"),
+            ));
+        }
+        if dur_us % interval_us != 0 || dur_us <= interval_us {
+            return Err(r.invalid(
+                &STEADYSTATE_CHECK_INTERVAL,
+                format!(
+                    "{interval_us}us: steadystate_duration ({dur_us}us) must be a multiple \
+                     of the interval, more than one of it"
+                ),
+            ));
+        }
+    }
     Ok(Some(SteadySpec {
         criterion,
         dur_s: u32::try_from(dur_s).unwrap_or(u32::MAX),
         ramp_ms: r.time_us(&STEADYSTATE_RAMP_TIME)? / 1000,
+        interval_ms: if r.raw.release >= crate::defs::release::FioRelease::V3_35 {
+            interval_us / 1000
+        } else {
+            1000
+        },
     }))
 }
 

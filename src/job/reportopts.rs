@@ -4,7 +4,6 @@ use crate::defs::percentiles::PercentileList;
 use crate::defs::reader::Reader;
 use crate::defs::OptDef;
 use crate::error::JobError;
-use crate::options::table::LOG_WINDOW_VALUE;
 use crate::options::table::{
     BLOCK_ERROR_PERCENTILES, BWAVGTIME, CLAT_PERCENTILES, DESCRIPTION, DISABLE_BW_MEASUREMENT,
     DISABLE_CLAT, DISABLE_LAT, DISABLE_SLAT, DISK_UTIL, GROUP_REPORTING, GTOD_REDUCE, IOPSAVGTIME,
@@ -13,6 +12,7 @@ use crate::options::table::{
     LOG_UNIX_EPOCH, PERCENTILE_LIST, PER_JOB_LOGS, SIGNIFICANT_FIGURES, SLAT_PERCENTILES, STATS,
     UNIFIED_RW_REPORTING, UNIT_BASE, WRITE_BW_LOG, WRITE_HIST_LOG, WRITE_IOPS_LOG, WRITE_LAT_LOG,
 };
+use crate::options::table::{JOB_START_CLOCK_ID, LOG_ISSUE_TIME, LOG_WINDOW_VALUE};
 use serde::{Deserialize, Serialize};
 
 /// The resolved reporting options.
@@ -123,7 +123,21 @@ impl ReportOpts {
             unix_epoch: r.bool(&LOG_UNIX_EPOCH)? || r.bool(&LOG_ALTERNATE_EPOCH)?,
             epoch_clock: epoch_clock(r)?,
             store_compressed: r.bool(&LOG_STORE_COMPRESSED)?,
+            issue_time: r.bool(&LOG_ISSUE_TIME)?,
         };
+        // fio 3.38 takes the issue-time column only in latency logs with offsets.
+        if logs.issue_time && (logs.lat.is_none() || !logs.offset) {
+            return Err(r.invalid(
+                &LOG_ISSUE_TIME,
+                "1: the issue-time column needs write_lat_log and log_offset=1 (as in fio)",
+            ));
+        }
+        if logs.issue_time && logs.store_compressed {
+            return Err(r.invalid(
+                &LOG_ISSUE_TIME,
+                "1: with log_store_compressed this is not supported yet",
+            ));
+        }
         if logs.store_compressed && logs.hist.is_some() {
             return Err(r.invalid(
                 &LOG_STORE_COMPRESSED,
@@ -168,9 +182,9 @@ impl ReportOpts {
             description: r.raw.value(&DESCRIPTION).map(str::to_string),
             logs,
             block_error_percentiles: r.bool(&BLOCK_ERROR_PERCENTILES)?,
-            // `job_start_clock_id`'s row comes with the 3.34-3.42 rows; until it is read
-            // here JSON's `job_start` uses CLOCK_REALTIME, fio's default.
-            job_start_clock: 0,
+            // CLOCK_REALTIME (0) unless set, as in fio (an id the kernel has no clock for
+            // gives the logs' epoch clock's time, see run::worker).
+            job_start_clock: r.int_as::<i32>(&JOB_START_CLOCK_ID)?.unwrap_or(0),
         })
     }
 }
@@ -272,6 +286,10 @@ pub struct LogConfig {
     /// `log_compression` only saves fio memory; the files are the same text.)
     #[serde(default)]
     pub store_compressed: bool,
+    /// `log_issue_time` (fio 3.38): a last column with each I/O's issue time, ns since
+    /// the job's stats began, in the clat and slat logs (0 in the others).
+    #[serde(default)]
+    pub issue_time: bool,
 }
 
 impl LogConfig {

@@ -115,9 +115,10 @@ impl VerifyOpts {
     /// Resolves the options against the job's block sizes.
     pub fn resolve(r: &Reader, w: &Workload) -> Result<Self, JobError> {
         let pattern = match r.text(&VERIFY_PATTERN) {
-            Some(t) if !t.is_empty() => {
-                Some(DataPattern::parse(&t).map_err(|e| r.invalid(&VERIFY_PATTERN, e))?)
-            }
+            Some(t) if !t.is_empty() => Some(
+                DataPattern::parse_within(&t, r.raw.release.longest_pattern())
+                    .map_err(|e| r.invalid(&VERIFY_PATTERN, e))?,
+            ),
             _ => None,
         };
         let name = r.string(&VERIFY);

@@ -33,6 +33,7 @@ impl crate::engine::EngineConfig {
             madvise: None,
             iodepth: 1,
             runtime_us: 0,
+            rwf_atomic: false,
         };
         Self::new(spec, &r, &facts).map_err(|e| e.to_string())
     }
@@ -137,6 +138,13 @@ pub fn make_opt_with(
         {
             return Err(ParseError::EngineRefused {
                 engine: v.to_string(),
+                why,
+                origin: origin.clone(),
+            });
+        }
+        if let Some(why) = def.why_not {
+            return Err(ParseError::NotSupportedBecause {
+                name: format!("{}={v}", def.name),
                 why,
                 origin: origin.clone(),
             });

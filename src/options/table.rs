@@ -11,7 +11,7 @@ use crate::defs::{opt, Category, FioRelease as F, Kind, OptDef, TimeUnit};
 /// The general rows declared below the engines (see `defs::rows`), placed here in fio's order.
 pub use crate::defs::rows::{
     BS, BSRANGE, BSSPLIT, DIRECTORY, FILENAME, FILESIZE, IO_TIMEOUT, KB_BASE, OFFSET, PRIO,
-    PRIOCLASS, RANDSEED, RW, SIZE, VERIFY, ZONESIZE,
+    PRIOCLASS, PRIOHINT, RANDSEED, RW, SIZE, VERIFY, ZONESIZE,
 };
 
 /// Whether a value is implemented, which for `ioengine` the engines' declarations decide.
@@ -2458,7 +2458,9 @@ pub const NUM_RANGE: OptDef = opt(
 .def("1")
 .cat(C::Io)
 .since(F::V3_37)
-.not_yet_because("multi-range trims need NVMe passthrough (io_uring_cmd)");
+.not_yet_because(
+    "io_uring_cmd sends one range a Dataset Management command; several are not implemented yet",
+);
 
 pub const SPRANDOM: OptDef = opt(
     "sprandom",
@@ -2514,8 +2516,7 @@ pub const THINKCYCLES: OptDef = opt(
 .def("0")
 .cat(C::Io)
 .parent("thinktime")
-.since(F::V3_37)
-.not_yet_because("the cycle spin is not implemented yet");
+.since(F::V3_37);
 
 pub const RAMP_SIZE: OptDef = opt(
     "ramp_size",
@@ -2523,8 +2524,7 @@ pub const RAMP_SIZE: OptDef = opt(
     "Transfer this much before measuring starts",
 )
 .cat(C::Io)
-.since(F::V3_42)
-.not_yet_because("a ramp ended by bytes is not implemented yet (ramp_time is)");
+.since(F::V3_42);
 
 pub const END_SYNCFS: OptDef = opt(
     "end_syncfs",
@@ -2533,8 +2533,7 @@ pub const END_SYNCFS: OptDef = opt(
 )
 .def("0")
 .cat(C::File)
-.since(F::V3_42)
-.not_yet_because("syncfs as a sync I/O is not implemented yet (end_fsync is)");
+.since(F::V3_42);
 
 pub const COMM: OptDef = opt("comm", K::Str, "The job process's name (prctl PR_SET_NAME)")
     .cat(C::Other)
@@ -2549,18 +2548,7 @@ pub const JOB_START_CLOCK_ID: OptDef = opt(
     "The clock whose time the JSON output's job_start gives",
 )
 .cat(C::Stat)
-.since(F::V3_36)
-.not_yet_because("job_start in the JSON output comes with the 3.36 dialect");
-
-pub const PRIOHINT: OptDef = opt(
-    "priohint",
-    K::Int { min: 0, max: 7 },
-    "The I/O priority hint of the job's I/O",
-)
-.cat(C::Other)
-.range(0, 7)
-.since(F::V3_36)
-.not_yet_because("I/O priority hints are not implemented yet");
+.since(F::V3_36);
 
 pub const LOG_WINDOW_VALUE: OptDef = opt(
     "log_window_value",
@@ -2579,8 +2567,7 @@ pub const LOG_ISSUE_TIME: OptDef = opt(
 )
 .def("0")
 .cat(C::Log)
-.since(F::V3_38)
-.not_yet_because("the issue-time column of the logs is not implemented yet");
+.since(F::V3_38);
 
 pub const VERIFY_WRITE_SEQUENCE: OptDef = opt(
     "verify_write_sequence",
@@ -2647,8 +2634,7 @@ pub const STEADYSTATE_CHECK_INTERVAL: OptDef = opt(
 .def("1")
 .cat(C::Other)
 .parent("steadystate")
-.since(F::V3_35)
-.not_yet_because("steady state is sampled every second; other intervals are not implemented yet");
+.since(F::V3_35);
 
 /// The definition answering to `name` (its name or an alias).
 pub fn lookup(name: &str) -> Option<&'static OptDef> {

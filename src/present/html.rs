@@ -974,6 +974,110 @@ fn series_against(
     out
 }
 
+/// The series of [`series_against`] split by the values of axis `outer` (one list per
+/// value: its label and the series of its points, named by the axes left), every list
+/// with the same names in the same order (an empty series where a value lacks one), so
+/// that a series looks the same in each small chart.
+fn series_split(
+    set: &ResultSet,
+    ai: usize,
+    outer: usize,
+    dir: &str,
+    m: &Metric,
+    kind: &str,
+) -> Vec<(String, Vec<StatSeries>)> {
+    let axis = &set.axes[outer];
+    let mut panels: Vec<(String, Vec<StatSeries>)> = Vec::new();
+    for vi in 0..axis.values.len() {
+        let mut view = set.clone();
+        view.points.retain(|p| p.at[outer] == vi);
+        if view.points.is_empty() {
+            continue;
+        }
+        // The outer axis leaves the names: the panel's title says its value.
+        let mut series = series_against(&view, ai, dir, m, kind);
+        let prefix = format!("{}={}", axis.name, value_label(axis, vi));
+        for s in &mut series {
+            // Names are the other axes' `name=value`s joined by spaces (a value may hold one).
+            s.name = if s.name == prefix {
+                String::new()
+            } else if let Some(rest) = s.name.strip_prefix(&format!("{prefix} ")) {
+                rest.to_string()
+            } else if let Some(rest) = s.name.strip_suffix(&format!(" {prefix}")) {
+                rest.to_string()
+            } else {
+                s.name.replace(&format!(" {prefix} "), " ")
+            };
+            if s.name.is_empty() {
+                s.name = dir.to_string();
+            }
+        }
+        panels.push((value_label(axis, vi), series));
+    }
+    let mut names: Vec<(String, bool)> = Vec::new();
+    for s in panels.iter().flat_map(|p| &p.1) {
+        if !names.contains(&(s.name.clone(), s.flat.is_some())) {
+            names.push((s.name.clone(), s.flat.is_some()));
+        }
+    }
+    for (_, series) in &mut panels {
+        *series = names
+            .iter()
+            .map(|(n, flat)| {
+                series
+                    .iter()
+                    .find(|s| &s.name == n && s.flat.is_some() == *flat)
+                    .cloned()
+                    .unwrap_or(StatSeries {
+                        name: n.clone(),
+                        points: vec![],
+                        flat: None,
+                    })
+            })
+            .collect();
+    }
+    panels
+}
+
+/// The axis (other than `ai`) whose values split a chart against `ai` into small
+/// multiples: the one that leaves at most [`svg::SERIES_LIMIT`] series a chart in the
+/// fewest charts, else the one that leaves the fewest series.
+fn outer_axis(set: &ResultSet, ai: usize) -> Option<usize> {
+    let others: Vec<usize> = (0..set.axes.len()).filter(|&j| j != ai).collect();
+    let series_without = |o: usize| -> usize {
+        others
+            .iter()
+            .filter(|&&j| j != o)
+            .map(|&j| set.axes[j].values.len())
+            .product()
+    };
+    others
+        .iter()
+        .copied()
+        .filter(|&o| series_without(o) <= svg::SERIES_LIMIT)
+        .min_by_key(|&o| set.axes[o].values.len())
+        .or_else(|| others.iter().copied().min_by_key(|&o| series_without(o)))
+}
+
+/// A study chart of metric `m` against axis `ai`: one chart, or past
+/// [`svg::SERIES_LIMIT`] series small multiples by an outer axis.
+fn study_or_multiples(
+    h: &mut String,
+    set: &ResultSet,
+    c: &StudyChart,
+    ai: usize,
+    (dir, m, kind): (&str, &Metric, &str),
+) {
+    if c.series.len() > svg::SERIES_LIMIT {
+        if let Some(outer) = outer_axis(set, ai) {
+            let panels = series_split(set, ai, outer, dir, m, kind);
+            h.push_str(&svg::small_multiples(c, &set.axes[outer].name, &panels));
+            return;
+        }
+    }
+    h.push_str(&svg::study_chart(c));
+}
+
 /// The set as charts are drawn from it: no axis (repeats of one job) becomes one
 /// category; more than three axes become one axis of the runs' differing options.
 fn chartable(set: &ResultSet) -> ResultSet {
@@ -1099,7 +1203,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                 if series.is_empty() {
                     continue;
                 }
-                h.push_str(&svg::study_chart(&StudyChart {
+                let chart = StudyChart {
                     id: &format!("set-{ai}-{d}-{}", m.name),
                     title: &format!("{d} {} against {}", m.name, axis.name),
                     xlabel: &axis.name,
@@ -1113,7 +1217,8 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                     series: &series,
                     second: None,
                     notes: &axis_notes,
-                }));
+                };
+                study_or_multiples(h, &set, &chart, ai, (d, m, ""));
             }
             for kind in &kinds {
                 // One job's latency: its mean and percentiles; several: p99 of each.
@@ -1130,6 +1235,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                     } else {
                         series_against(&set, ai, d, &P99, kind)
                     };
+                let one_job = set.points.len() == axis.values.len() && set.axes.len() == 1;
                 if series.is_empty() {
                     continue;
                 }
@@ -1138,7 +1244,7 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                 } else {
                     "p99"
                 };
-                h.push_str(&svg::study_chart(&StudyChart {
+                let chart = StudyChart {
                     id: &format!("set-{ai}-{d}-{kind}"),
                     title: &format!("{d} {} {which} against {}", latency_name(kind), axis.name),
                     xlabel: &axis.name,
@@ -1152,7 +1258,12 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                     series: &series,
                     second: None,
                     notes: &axis_notes,
-                }));
+                };
+                if one_job {
+                    h.push_str(&svg::study_chart(&chart));
+                } else {
+                    study_or_multiples(h, &set, &chart, ai, (d, &P99, kind));
+                }
             }
         }
     }
@@ -1163,6 +1274,17 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             let bars = series_against(&set, 0, d, &IOPS, "");
             let p99 = series_against(&set, 0, d, &P99, kind);
             if bars.is_empty() || p99.is_empty() {
+                continue;
+            }
+            if bars.len() > svg::SERIES_LIMIT {
+                let _ = write!(
+                    h,
+                    "<p class=\"note\">The {d} IOPS-and-p99 chart against {} is left out: \
+                     its {} series would not read apart in one chart (the IOPS and latency \
+                     charts above show them as small multiples).</p>",
+                    svg::esc(&axis.name),
+                    bars.len()
+                );
                 continue;
             }
             h.push_str(&svg::study_chart(&StudyChart {
@@ -1192,14 +1314,23 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
             }));
         }
     }
-    // A heat map for two numeric axes.
-    if set.axes.len() == 2 && set.axes.iter().all(|a| a.numbers.is_some()) {
-        let (ax, ay) = (&set.axes[0], &set.axes[1]);
+    // A heat map for two numeric axes; with a third axis (categorical or not), one per
+    // value of it, all on one colour scale.
+    let numeric: Vec<usize> = (0..set.axes.len())
+        .filter(|&j| set.axes[j].numbers.is_some())
+        .collect();
+    if (2..=3).contains(&set.axes.len()) && numeric.len() >= 2 {
+        let (hx, hy) = (numeric[0], numeric[1]);
+        let third = (0..set.axes.len()).find(|j| *j != hx && *j != hy);
+        let (ax, ay) = (&set.axes[hx], &set.axes[hy]);
         let cols: Vec<String> = (0..ax.values.len()).map(|i| value_label(ax, i)).collect();
         let rows: Vec<String> = (0..ay.values.len()).map(|i| value_label(ay, i)).collect();
+        let values = third.map_or(1, |t| set.axes[t].values.len());
         for d in &dirs {
-            let cell = |r: usize, c: usize| {
-                let p = set.points.iter().find(|p| p.at == [c, r])?;
+            let cell = |r: usize, c: usize, v: usize| {
+                let p = set.points.iter().find(|p| {
+                    p.at[hx] == c && p.at[hy] == r && third.is_none_or(|t| p.at[t] == v)
+                })?;
                 let st = stat_of(&set, &p.runs, d, &IOPS, "")?;
                 Some(if st.n > 0 {
                     Ok(st.mean)
@@ -1207,14 +1338,55 @@ fn set_section(h: &mut String, whole: &ResultSet, env: Option<&Value>) {
                     Err(st.reason)
                 })
             };
-            h.push_str(&svg::heat_map(
-                &format!("set-heat-{d}"),
-                &format!("{d} IOPS (mean) by {} and {}", ax.name, ay.name),
-                (ax.name.as_str(), &cols),
-                (ay.name.as_str(), &rows),
-                Quantity::Iops,
-                &cell,
-            ));
+            let (nr, nc) = (rows.len(), cols.len());
+            let all: Vec<f64> = (0..values)
+                .flat_map(|v| (0..nr).flat_map(move |r| (0..nc).map(move |c| (r, c, v))))
+                .filter_map(|(r, c, v)| cell(r, c, v)?.ok())
+                .collect();
+            let range = (
+                all.iter().copied().fold(f64::MAX, f64::min),
+                all.iter().copied().fold(0.0, f64::max),
+            );
+            for v in 0..values {
+                let (id, title) = match third {
+                    Some(t) => {
+                        let at = &set.axes[t];
+                        (
+                            format!("set-heat-{d}-{v}"),
+                            format!(
+                                "{d} IOPS (mean) by {} and {}, {}={}",
+                                ax.name,
+                                ay.name,
+                                at.name,
+                                value_label(at, v)
+                            ),
+                        )
+                    }
+                    None => (
+                        format!("set-heat-{d}"),
+                        format!("{d} IOPS (mean) by {} and {}", ax.name, ay.name),
+                    ),
+                };
+                h.push_str(&svg::heat_map_in(
+                    &id,
+                    &title,
+                    (ax.name.as_str(), &cols),
+                    (ay.name.as_str(), &rows),
+                    Quantity::Iops,
+                    &|r, c| cell(r, c, v),
+                    third.map(|_| range),
+                ));
+            }
+            if let Some(t) = third {
+                let _ = write!(
+                    h,
+                    "<p class=\"note\">{d} IOPS heat maps: one per value of {}, all on one \
+                     colour scale ({} to {}).</p>",
+                    svg::esc(&set.axes[t].name),
+                    svg::esc(&Quantity::Iops.text(range.0)),
+                    svg::esc(&Quantity::Iops.text(range.1))
+                );
+            }
         }
     }
     http_set_charts(h, &set);

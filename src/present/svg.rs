@@ -700,6 +700,7 @@ pub struct YSpec {
 /// A chart of a result set's points: one metric against one axis, a series per
 /// combination of the other axes; optionally a second metric on a right-hand axis (the
 /// combined chart: IOPS bars with p99 latency diamonds).
+#[derive(Clone)]
 pub struct StudyChart<'a> {
     pub id: &'a str,
     pub title: &'a str,
@@ -733,14 +734,16 @@ fn reach(series: &[StatSeries]) -> Vec<f64> {
 
 /// Draws a study chart (see [`StudyChart`]).
 pub fn study_chart(c: &StudyChart) -> String {
-    let kind = match (c.style, c.second.is_some()) {
-        (_, true) => "combo",
-        (Style::Bars, _) => "bars",
-        (Style::Dots, _) => "dots",
-        (Style::Lines, _) => "lines",
-    };
-    let mut legend: Vec<(String, Swatch)> = c
-        .series
+    study_chart_in(c, None, false)
+}
+
+/// The most series one chart draws; past it, [`small_multiples`] draws one small chart
+/// per value of an outer axis (8: the palette's colours, each series then has its own).
+pub const SERIES_LIMIT: usize = 8;
+
+/// The legend a study chart's series and marks take (see [`study_chart`]).
+fn study_legend(c: &StudyChart, series: &[StatSeries]) -> Vec<(String, Swatch)> {
+    let mut legend: Vec<(String, Swatch)> = series
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -757,17 +760,18 @@ pub fn study_chart(c: &StudyChart) -> String {
             Swatch::Color("#333".into()),
         ));
     }
-    let all = || {
-        c.series
-            .iter()
-            .chain(c.second.iter().flat_map(|s| s.1.iter()))
-            .flat_map(|s| &s.points)
-    };
-    if all().any(|p| p.1.failed > 0) {
+    legend
+}
+
+/// The key to a chart's marks, on every chart: failed marks, what a bar or dot is and
+/// its whiskers, and the hollow n = 1 mark, from the stats drawn.
+fn marks_key<'a>(style: Style, stats: impl Iterator<Item = &'a Stat>) -> Vec<(String, Swatch)> {
+    let stats: Vec<&Stat> = stats.collect();
+    let mut legend = Vec::new();
+    if stats.iter().any(|p| p.failed > 0) {
         legend.push(("✕ failed (no value)".into(), Swatch::Color(FAILED.into())));
     }
-    // The key to the marks, on every chart: what a bar or dot is, and the whiskers.
-    let ns: Vec<usize> = all().map(|p| p.1.n).filter(|&n| n > 0).collect();
+    let ns: Vec<usize> = stats.iter().map(|p| p.n).filter(|&n| n > 0).collect();
     let (lo, hi) = (
         ns.iter().copied().min().unwrap_or(0),
         ns.iter().copied().max().unwrap_or(0),
@@ -777,7 +781,7 @@ pub fn study_chart(c: &StudyChart) -> String {
     } else {
         format!("{lo}–{hi}")
     };
-    let what = if c.style == Style::Bars {
+    let what = if style == Style::Bars {
         "bars"
     } else {
         "points"
@@ -793,11 +797,35 @@ pub fn study_chart(c: &StudyChart) -> String {
     if lo == 1 {
         legend.push(("hollow mark: n = 1, noise unknown".into(), Swatch::None));
     }
+    legend
+}
+
+/// Draws a study chart; with `shared`, its y scale covers those values (the panels of
+/// [`small_multiples`] share one); a `panel` has no legend of its own.
+fn study_chart_in(c: &StudyChart, shared: Option<&[f64]>, panel: bool) -> String {
+    let kind = match (c.style, c.second.is_some()) {
+        (_, true) => "combo",
+        (Style::Bars, _) => "bars",
+        (Style::Dots, _) => "dots",
+        (Style::Lines, _) => "lines",
+    };
+    let mut legend = study_legend(c, c.series);
+    let all = || {
+        c.series
+            .iter()
+            .chain(c.second.iter().flat_map(|s| s.1.iter()))
+            .flat_map(|s| &s.points)
+    };
+    legend.extend(marks_key(c.style, all().map(|p| &p.1)));
+    if panel {
+        legend.clear();
+    }
     let mut ch = Chart::open_with(c.id, kind, c.title, &legend);
     let (py0, py1) = (H - BOTTOM, TOP + 10.0);
+    let own = reach(c.series);
     let ys = Scale::auto(
         c.y.q,
-        &reach(c.series),
+        shared.unwrap_or(&own),
         c.y.allow_log && c.style != Style::Bars,
         py0,
         py1,
@@ -1021,6 +1049,114 @@ pub fn study_chart(c: &StudyChart) -> String {
         }
     }
     ch.close(c.notes)
+}
+
+/// How much larger a panel of [`small_multiples`] writes its text and lines, so that
+/// at half size (two panels a row) they read as a full chart's.
+const PANEL_ZOOM: f64 = 1.7;
+
+/// Small multiples: one small chart per value of an outer axis (`panels`: its value's
+/// label and that chart's series, the same names in the same order in each, so that a
+/// series keeps its colour, marker and dash), two a row, all on one y scale, under one
+/// legend; the caption says so. For a chart whose series would pass [`SERIES_LIMIT`].
+pub fn small_multiples(
+    c: &StudyChart,
+    outer: &str,
+    panels: &[(String, Vec<StatSeries>)],
+) -> String {
+    let cols = if panels.len() > 1 { 2 } else { 1 };
+    let rows = panels.len().div_ceil(cols);
+    let all: Vec<StatSeries> = panels.iter().flat_map(|p| p.1.iter().cloned()).collect();
+    let mut shared = reach(&all);
+    if let Some((_, ser)) = &c.second {
+        shared.extend(reach(ser));
+    }
+    // The legend: the first panel's series (every panel has the same), and the key.
+    let first = panels.first().map(|p| p.1.clone()).unwrap_or_default();
+    let mut legend = study_legend(c, &first);
+    legend.extend(marks_key(
+        c.style,
+        all.iter()
+            .chain(c.second.iter().flat_map(|s| s.1.iter()))
+            .flat_map(|s| s.points.iter().map(|p| &p.1)),
+    ));
+    let (_, lrows) = legend_layout(&legend);
+    let extra = lrows.saturating_sub(2) as f64 * 16.0;
+    let (pw, ph) = (W / cols as f64, H / cols as f64);
+    let top = TOP - 12.0;
+    let height = top + ph * rows as f64 + 8.0;
+    let mut ch = Chart::open_with(c.id, "multiples", c.title, &legend);
+    // The frame Chart opened is a full chart's height: this one is the grid's.
+    let full = format!("height=\"{}\"", H + extra);
+    ch.out = ch
+        .out
+        .replace(&full, &format!("height=\"{}\"", height + extra));
+    ch.out = ch.out.replacen(
+        &format!(
+            "viewBox=\"0 {} {W} {}\"",
+            if extra > 0.0 { -extra } else { 0.0 },
+            H + extra
+        ),
+        &format!(
+            "viewBox=\"0 {} {W} {}\"",
+            if extra > 0.0 { -extra } else { 0.0 },
+            height + extra
+        ),
+        1,
+    );
+    let _ = write!(
+        ch.out,
+        "<g class=\"panels\" data-outer=\"{}\" data-panels=\"{}\">",
+        esc(outer),
+        panels.len()
+    );
+    for (k, (value, series)) in panels.iter().enumerate() {
+        let id = format!("{}-{k}", c.id);
+        let title = format!("{outer}={value}");
+        let one = study_chart_in(
+            &StudyChart {
+                id: &id,
+                title: &title,
+                series,
+                notes: &[],
+                ..c.clone()
+            },
+            Some(&shared),
+            true,
+        );
+        // The panel's drawing, without its figure and svg tags, its text and lines zoomed.
+        let body = one
+            .find("<svg")
+            .and_then(|a| Some(a + one[a..].find('>')? + 1))
+            .map_or("", |a| &one[a..one.rfind("</svg>").unwrap_or(a)]);
+        let mut body = body.to_string();
+        for size in [11, 12, 13, 17] {
+            body = body.replace(
+                &format!("font-size=\"{size}\""),
+                &format!("font-size=\"{:.0}\"", f64::from(size) * PANEL_ZOOM),
+            );
+        }
+        body = body.replace("stroke-width=\"2\"", "stroke-width=\"3.4\"");
+        body = body.replace("<g class=\"legend\" data-rows=\"0\"></g>", "");
+        let (x, y) = ((k % cols) as f64 * pw, top + (k / cols) as f64 * ph);
+        let _ = write!(
+            ch.out,
+            "<g class=\"panel\" data-value=\"{}\" transform=\"translate({x:.1} {y:.1}) scale({:.4})\">{body}\
+             <rect width=\"{W}\" height=\"{H}\" fill=\"none\" stroke=\"#bbb\"/></g>",
+            esc(value),
+            1.0 / cols as f64
+        );
+    }
+    ch.out.push_str("</g>");
+    let mut notes: Vec<String> = vec![format!(
+        "Small multiples: one chart per value of {outer} ({} charts), each with the same \
+         x and y scales, so that heights compare across them; {} series in all would not \
+         read apart in one chart.",
+        panels.len(),
+        all.len()
+    )];
+    notes.extend(c.notes.iter().cloned());
+    ch.close(&notes)
 }
 
 /// A series whose option is ignored: a dashed level at its mean across the chart.
@@ -1363,11 +1499,27 @@ pub fn heat_map(
     q: Quantity,
     cell: &dyn Fn(usize, usize) -> Cell,
 ) -> String {
+    heat_map_in(id, title, (xlabel, cols), (ylabel, rows), q, cell, None)
+}
+
+/// A [`heat_map`] whose colours span `range` (low, high) when given: the maps of one
+/// set, one per value of a third axis, share their scale.
+pub fn heat_map_in(
+    id: &str,
+    title: &str,
+    (xlabel, cols): (&str, &[String]),
+    (ylabel, rows): (&str, &[String]),
+    q: Quantity,
+    cell: &dyn Fn(usize, usize) -> Cell,
+    range: Option<(f64, f64)>,
+) -> String {
     let vals: Vec<f64> = (0..rows.len())
         .flat_map(|r| (0..cols.len()).filter_map(move |c| cell(r, c)?.ok()))
         .collect();
-    let lo = vals.iter().copied().fold(f64::MAX, f64::min);
-    let hi = vals.iter().copied().fold(0.0, f64::max);
+    let (lo, hi) = range.unwrap_or((
+        vals.iter().copied().fold(f64::MAX, f64::min),
+        vals.iter().copied().fold(0.0, f64::max),
+    ));
     let log = lo > 0.0 && hi / lo > 10.0;
     let scale = if log { "log" } else { "linear" };
     let legend = vec![

@@ -183,7 +183,14 @@ pub fn prepare(
                 let s = block_size(&f).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
                 (Kind::Block, s)
             }
-            Ok(md) if md.file_type().is_char_device() => (Kind::Char, 0),
+            // An engine that asks the device its size (sg's READ CAPACITY) sizes it.
+            Ok(md) if md.file_type().is_char_device() => {
+                match job.exec.engine.char_device_size(&path) {
+                    Some(Ok(s)) => (Kind::Char, s),
+                    Some(Err(e)) => return Err(setup_err(job, format!("{path}: {e}"))),
+                    None => (Kind::Char, 0),
+                }
+            }
             // A FIFO or socket has no size, and opening a FIFO to lay it out would block
             // forever waiting for a reader (fio: "failed to get file size"). A diskless
             // engine (net: the path is its Unix socket) neither sizes nor lays it out.
@@ -292,7 +299,9 @@ pub fn prepare(
     };
     for (t, &n) in targets.iter().zip(&need) {
         match t.kind {
-            Kind::Char if job.workload.size.is_none() && job.files.filesize.is_none() => {
+            Kind::Char
+                if t.size == 0 && job.workload.size.is_none() && job.files.filesize.is_none() =>
+            {
                 return Err(setup_err(
                     job,
                     format!("{}: a character device needs size= to be given", t.path),
@@ -326,7 +335,12 @@ pub fn prepare(
             _ => {}
         }
     }
-    for t in targets.iter_mut().filter(|t| t.kind == Kind::Char) {
+    // A character device is as large as the job's size, unless the engine asked the
+    // device its real size (sg): then that is its size, and `size=` only the job's share.
+    for t in targets
+        .iter_mut()
+        .filter(|t| t.kind == Kind::Char && t.size == 0)
+    {
         t.size = job
             .files
             .filesize

@@ -752,14 +752,14 @@ const IOPRIO_CLASS_SHIFT: u32 = 13;
 /// `IOPRIO_CLASS_BE`: the class used when only a level is given.
 const IOPRIO_CLASS_BE: u32 = 2;
 
-/// The kernel's I/O priority value for `(class, level)`; class 0 means best effort.
-pub fn ioprio_value(class: u32, level: u32) -> u32 {
+/// The kernel's I/O priority value for `(class, level, hint)`; class 0 means best effort.
+pub fn ioprio_value(class: u32, level: u32, hint: u32) -> u32 {
     let class = if class == 0 { IOPRIO_CLASS_BE } else { class };
-    (class << IOPRIO_CLASS_SHIFT) | level
+    (class << IOPRIO_CLASS_SHIFT) | (hint << 3) | level
 }
 
-/// Sets the calling thread's I/O priority (`prio`, `prioclass`).
-pub fn set_ioprio(class: u32, level: u32) -> std::io::Result<()> {
+/// Sets the calling thread's I/O priority (`prio`, `prioclass`, `priohint`).
+pub fn set_ioprio(class: u32, level: u32, hint: u32) -> std::io::Result<()> {
     // IOPRIO_WHO_PROCESS with who 0: the calling thread.
     // SAFETY: ioprio_set takes three integers and changes only the caller's priority.
     let r = unsafe {
@@ -767,7 +767,7 @@ pub fn set_ioprio(class: u32, level: u32) -> std::io::Result<()> {
             libc::SYS_ioprio_set,
             1 as libc::c_int,
             0 as libc::c_int,
-            ioprio_value(class, level) as libc::c_int,
+            ioprio_value(class, level, hint) as libc::c_int,
         )
     };
     if r < 0 {
@@ -817,8 +817,8 @@ fn apply_placement(job: &Job, thread_number: u64) -> Result<(), RunError> {
             return Err(fail("nice"));
         }
     }
-    if let Some((class, level)) = job.exec.ioprio {
-        set_ioprio(class, level).map_err(|e| RunError::Setup {
+    if let Some((class, level, hint)) = job.exec.ioprio {
+        set_ioprio(class, level, hint).map_err(|e| RunError::Setup {
             job: job.name.clone(),
             message: format!("ioprio_set: {e}"),
         })?;
@@ -871,8 +871,11 @@ mod tests {
         assert_eq!(clone_cpus(&j, 2), Some(vec![1, 3, 4]));
         assert_eq!(clone_cpus(&job(&[]), 1), None);
         let j = job(&["--prio=3"]);
-        assert_eq!(j.exec.ioprio, Some((0, 3)));
-        assert_eq!(ioprio_value(0, 3), (2 << 13) | 3);
+        assert_eq!(j.exec.ioprio, Some((0, 3, 0)));
+        assert_eq!(ioprio_value(0, 3, 0), (2 << 13) | 3);
+        let j = job(&["--priohint=2"]);
+        assert_eq!(j.exec.ioprio, Some((0, 0, 2)));
+        assert_eq!(ioprio_value(0, 0, 2), (2 << 13) | (2 << 3));
         assert!(job(&["--io_submit_mode=offload"]).exec.offload);
         assert!(!job(&["--io_submit_mode=inline"]).exec.offload);
     }
@@ -880,9 +883,9 @@ mod tests {
     #[test]
     fn ioprio_is_set_on_the_calling_thread() {
         std::thread::spawn(|| {
-            set_ioprio(0, 5).expect("ioprio_set");
+            set_ioprio(0, 5, 0).expect("ioprio_set");
             assert_eq!(ioprio_get(), ((2 << 13) | 5) as i64);
-            set_ioprio(3, 0).expect("ioprio_set idle");
+            set_ioprio(3, 0, 0).expect("ioprio_set idle");
             assert_eq!(ioprio_get(), (3 << 13) as i64);
         })
         .join()

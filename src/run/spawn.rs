@@ -142,7 +142,7 @@ fn fork_worker(spec: &CloneSpec<'_>) -> Result<(libc::pid_t, OwnedFd), String> {
 
 /// True when the clone begins with a ramp period (fio's RAMP state).
 fn spec_ramps(spec: &CloneSpec<'_>) -> bool {
-    spec.job.exec.ramp_time_us > 0
+    spec.job.exec.ramp_time_us > 0 || spec.job.exec.ramp_bytes > 0
 }
 
 fn describe_status(status: i32) -> String {

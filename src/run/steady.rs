@@ -1,4 +1,4 @@
-//! The steady-state monitor: once a second the collector reads each running clone's totals
+//! The steady-state monitor: once an interval (a second by default) the collector reads each running clone's totals
 //! from the live board, turns them into an IOPS and a bandwidth sample, and stops the job
 //! (or its whole reporting group, with group_reporting) once the window of samples meets
 //! the `steadystate` criterion. Workers do nothing for it: their I/O path is untouched.
@@ -7,9 +7,6 @@ use super::spawn::CloneSpec;
 use crate::job::Job;
 use crate::stats::steady::{SteadyReport, Window};
 use std::collections::HashMap;
-
-/// Sampling period, as fio's helper thread.
-const PERIOD_MS: u64 = 1000;
 
 /// One clone's previous reading.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,6 +33,9 @@ pub struct Monitor {
     last: Vec<Last>,
     judged: Vec<Judged>,
     next_ms: u64,
+    /// The sampling period (`steadystate_check_interval`, one for the whole run as in
+    /// fio, whose helper thread samples every job at once).
+    period_ms: u64,
 }
 
 impl Monitor {
@@ -44,6 +44,11 @@ impl Monitor {
         if specs.iter().all(|s| s.job.exec.steady.is_none()) {
             return None;
         }
+        let period_ms = specs
+            .iter()
+            .find_map(|s| s.job.exec.steady.map(|st| st.interval_ms))
+            .unwrap_or(1000)
+            .max(1);
         let mut judged: Vec<Judged> = Vec::new();
         let mut by_group: HashMap<u32, usize> = HashMap::new();
         for (i, s) in specs.iter().enumerate() {
@@ -68,7 +73,8 @@ impl Monitor {
         Some(Monitor {
             last: vec![Last::default(); specs.len()],
             judged,
-            next_ms: crate::stats::board::board_ms() + PERIOD_MS,
+            next_ms: crate::stats::board::board_ms() + period_ms,
+            period_ms,
         })
     }
 
@@ -79,7 +85,7 @@ impl Monitor {
         if now < self.next_ms {
             return;
         }
-        self.next_ms = now + PERIOD_MS;
+        self.next_ms = now + self.period_ms;
         for j in &mut self.judged {
             if j.attained {
                 continue;
@@ -101,7 +107,9 @@ impl Monitor {
                     last.ms = p.started_ms;
                     last.ramp_over = spec.ramp_ms == 0;
                 }
-                if !last.ramp_over && now.saturating_sub(p.started_ms) >= spec.ramp_ms + 1000 {
+                if !last.ramp_over
+                    && now.saturating_sub(p.started_ms) >= spec.ramp_ms + self.period_ms
+                {
                     last.ramp_over = true;
                 }
                 let ms = now.saturating_sub(last.ms).max(1);
@@ -142,8 +150,20 @@ impl Monitor {
 }
 
 /// Refuses a run whose jobs of one group disagree on steady state (with or without it),
-/// as fio does: a group's window must judge every member the same way.
+/// as fio does: a group's window must judge every member the same way; and one whose
+/// jobs ask for different sampling intervals (fio samples every job at once).
 pub fn preflight(jobs: &[Job]) -> Result<(), String> {
+    let mut intervals = jobs
+        .iter()
+        .filter_map(|j| j.exec.steady.map(|s| s.interval_ms));
+    if let Some(first) = intervals.next() {
+        if let Some(other) = intervals.find(|&i| i != first) {
+            return Err(format!(
+                "conflicting steadystate_check_interval: {first}ms and {other}ms; every job \
+                 of a run must sample at the same interval"
+            ));
+        }
+    }
     let gids = crate::job::group_ids(jobs);
     for (i, job) in jobs.iter().enumerate() {
         if let Some(first) = (0..i).find(|&k| gids[k] == gids[i]) {

@@ -40,6 +40,8 @@ pub struct Syncer {
     pub end_fsync: bool,
     /// fsync each file as it is closed.
     pub fsync_on_close: bool,
+    /// syncfs the written files' file systems when the job ends (instead of fsyncs).
+    pub end_syncfs: bool,
     /// The loop whose end was seen last (see [`Syncer::loop_ended`]).
     loop_seen: u32,
     /// A loop ended and its end fsync waits for the queue to drain.
@@ -65,6 +67,7 @@ impl Syncer {
             last_write_end: 0,
             end_fsync: s.end_fsync,
             fsync_on_close: s.fsync_on_close,
+            end_syncfs: s.end_syncfs,
             loop_seen: 0,
             end_sync_due: false,
         }
@@ -77,8 +80,9 @@ impl Syncer {
     pub fn loop_ended(&mut self, loop_no: u32) -> bool {
         if loop_no != self.loop_seen {
             self.loop_seen = loop_no;
-            self.end_sync_due =
-                (self.end_fsync || self.fsync_on_close) && self.writes_job && !self.last_was_sync;
+            self.end_sync_due = (self.end_fsync || self.end_syncfs || self.fsync_on_close)
+                && self.writes_job
+                && !self.last_was_sync;
         }
         self.end_sync_due
     }

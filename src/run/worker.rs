@@ -11,6 +11,10 @@ use crate::stats::JobStats;
 use std::io;
 use std::os::fd::RawFd;
 
+/// How often a ramp by bytes (`ramp_size`) is judged: once a second, as fio 3.42's helper
+/// thread does.
+const RAMP_CHECK_NS: u64 = 1_000_000_000;
+
 /// The run clock in nanoseconds: the `clocksource` the job chose (see `crate::clock`).
 #[inline]
 pub fn now_ns() -> u64 {
@@ -111,7 +115,11 @@ pub fn run<E: Engine>(engine: E, mut cx: WorkerCtx<'_>) -> io::Result<JobStats> 
     let pool: Vec<IoUnit> = (0..depth)
         .map(|i| IoUnit::new(i as u32, bufs.slot(i)))
         .collect();
-    cx.stats.job_start = clock_ms(cx.job.report.job_start_clock);
+    // A clock the kernel does not have leaves fio's reading of the logs' epoch clock in
+    // place (its timespec is shared): the same value here.
+    cx.stats.job_start = clock_ms(cx.job.report.job_start_clock)
+        .or_else(|| clock_ms(cx.job.report.logs.epoch_clock))
+        .unwrap_or(0);
     // CPU use counts from here: buffers and queues are in place (fio's ru_start).
     cx.stats.cpu_start = Some(crate::stats::cpu::Rusage::take(
         crate::stats::cpu::Who::Thread,
@@ -352,6 +360,15 @@ impl<'a, E: Engine> Worker<'a, E> {
         self.ramp_end = ramp_end;
         self.stat_start = t0;
         self.ramping = ex.ramp_time_us > 0;
+        // ramp_size: the bytes are judged at each whole second of the job, as fio 3.42's
+        // helper thread judges them, so the ramp ends at the first second by which the
+        // clone has moved that much (and never, in a job shorter than a second).
+        // The runtime starts when the ramp ends, however long it takes.
+        if ex.ramp_bytes > 0 {
+            self.ramping = true;
+            self.ramp_end = t0 + RAMP_CHECK_NS;
+            self.end = self.end.map(|_| u64::MAX);
+        }
     }
 
     /// One turn of the loop: answer a live snapshot, end the ramp, then act on a hold, or
@@ -369,7 +386,11 @@ impl<'a, E: Engine> Worker<'a, E> {
             crate::stats::snapshot::answer(&mut self.cx.stats, measured);
         }
         if self.ramping && now >= self.ramp_end {
-            self.end_ramp(now);
+            if self.ramp_bytes_reached() {
+                self.end_ramp(now);
+            } else {
+                self.ramp_end += RAMP_CHECK_NS;
+            }
         }
         if self.error.is_some() || self.end.is_some_and(|e| now >= e) || super::terminating() {
             return Ok(false);
@@ -414,6 +435,14 @@ impl<'a, E: Engine> Worker<'a, E> {
         }
         self.reap(limit)?;
         Ok(true)
+    }
+
+    /// At a check of the ramp: true unless `ramp_size` is set and the clone has moved
+    /// fewer bytes (every direction together) than it asks.
+    #[cold]
+    fn ramp_bytes_reached(&self) -> bool {
+        let want = self.cx.job.exec.ramp_bytes;
+        want == 0 || self.cx.stats.dir.iter().map(|d| d.bytes).sum::<u64>() >= want
     }
 
     /// The ramp is over: what was counted while ramping does not belong in the results.
@@ -1464,10 +1493,15 @@ impl<'a, E: Engine> Worker<'a, E> {
             .map_or(self.cx.job.workload.pattern.writes(), |w| {
                 w && !self.syncer.last_was_sync()
             });
-        if !(self.syncer.end_fsync || self.syncer.fsync_on_close) || !wrote {
+        if !(self.syncer.end_fsync || self.syncer.end_syncfs || self.syncer.fsync_on_close)
+            || !wrote
+        {
             return Ok(());
         }
         crate::debug::enter(crate::debug::RunState::Fsyncing);
+        if self.syncer.end_syncfs {
+            return self.end_syncfs();
+        }
         for (i, &fd) in self.open.fds().iter().enumerate() {
             // Files closed along the way were synced at their close (fsync_on_close).
             if self.cx.lazy && fd < 0 {
@@ -1477,6 +1511,48 @@ impl<'a, E: Engine> Worker<'a, E> {
             super::syncing::issue(&mut self.engine, unit, i, fd, SyncKind::Fsync, 0, 0)?;
             if let Some(l) = &mut self.iolog {
                 l.log_op(i, "sync", self.syncer.last_offset, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `end_syncfs`: one syncfs for each file system the job's regular files are on (by
+    /// the device of each file's directory, the last found first, as fio lists them),
+    /// each through its directory opened for the call. fio's iolog names the directory
+    /// with the action `wait` (its table of action names has no `syncfs`).
+    #[cold]
+    fn end_syncfs(&mut self) -> io::Result<()> {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let mut dirs: Vec<(u64, String)> = Vec::new();
+        for t in self.cx.targets {
+            if t.kind != super::files::Kind::Regular {
+                continue;
+            }
+            let dir = match std::path::Path::new(&t.path).parent() {
+                Some(p) if !p.as_os_str().is_empty() => p.to_string_lossy().into_owned(),
+                Some(_) => ".".to_string(),
+                None => t.path.clone(),
+            };
+            let dev = std::fs::metadata(&dir)
+                .map_err(|e| io::Error::new(e.kind(), format!("end_syncfs: {dir}: {e}")))?
+                .dev();
+            if !dirs.iter().any(|(d, _)| *d == dev) {
+                dirs.insert(0, (dev, dir));
+            }
+        }
+        for (_, dir) in dirs {
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK)
+                .open(&dir)
+                .map_err(|e| io::Error::new(e.kind(), format!("open {dir} for syncfs: {e}")))?;
+            // SAFETY: `f` is an open descriptor for the whole call.
+            if unsafe { libc::syncfs(std::os::fd::AsRawFd::as_raw_fd(&f)) } != 0 {
+                let e = io::Error::last_os_error();
+                return Err(io::Error::new(e.kind(), format!("syncfs {dir}: {e}")));
+            }
+            if let Some(l) = &mut self.iolog {
+                l.log_path_op(&dir, "wait", self.syncer.last_offset, 0)?;
             }
         }
         Ok(())
@@ -1640,16 +1716,16 @@ fn ex_backlog_batch(job: &Job) -> usize {
 #[path = "worker_verify_tests.rs"]
 mod verify_tests;
 
-/// The time of clock `id` in ms (0 when the clock cannot be read), as fio stamps a job's
-/// start for JSON's `job_start`.
-fn clock_ms(id: i32) -> u64 {
+/// The time of clock `id` in ms (`None` when the clock cannot be read), as fio stamps a
+/// job's start for JSON's `job_start`.
+fn clock_ms(id: i32) -> Option<u64> {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime only writes the timespec we own; a bad id only fails.
     if unsafe { libc::clock_gettime(id, &mut ts) } != 0 {
-        return 0;
+        return None;
     }
-    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+    Some(ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000)
 }

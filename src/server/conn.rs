@@ -8,7 +8,8 @@ use super::policy::{self, Policy};
 use super::vtrigger;
 use crate::fioproto::pdu::{self, ClientProbe, JobsEta, ProbeReply, Start, Stop, Text};
 use crate::fioproto::stream::Stream;
-use crate::fioproto::{op, read_cmd_max, send, Cmd, ProtoError, SERVER_MAX_PAYLOAD};
+use crate::fioproto::vstate;
+use crate::fioproto::{op, read_cmd_max, send_as, Cmd, Proto, ProtoError, SERVER_MAX_PAYLOAD};
 use std::io::Read;
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
@@ -36,13 +37,37 @@ fn cpus() -> u32 {
 }
 
 /// The sending half, shared by the reader and the run's forwarders.
-type Writer = Arc<Mutex<Stream>>;
+type Writer = Arc<Mutex<Peer>>;
+
+/// The connection and the protocol version it speaks: the client's, from its first
+/// message (fio 3.33's until one came).
+struct Peer {
+    s: Stream,
+    proto: Proto,
+}
+
+impl Peer {
+    fn writer(s: Stream) -> Writer {
+        Arc::new(Mutex::new(Peer {
+            s,
+            proto: Proto::OLDEST,
+        }))
+    }
+}
 
 fn send_msg(w: &Writer, opcode: u16, tag: u64, payload: &[u8]) -> bool {
     match w.lock() {
-        Ok(mut s) => send(&mut *s, opcode, tag, payload).is_ok(),
+        Ok(mut p) => {
+            let v = p.proto.number();
+            send_as(&mut p.s, v, opcode, tag, payload).is_ok()
+        }
         Err(_) => false,
     }
+}
+
+/// The protocol version the connection speaks.
+fn proto_of(w: &Writer) -> Proto {
+    w.lock().map(|p| p.proto).unwrap_or_default()
 }
 
 fn send_text(w: &Writer, level: u32, text: &str) -> bool {
@@ -101,6 +126,8 @@ struct Conn {
     me: String,
     /// Verify state files asked of the client (SENDFILE) before the run can start.
     fetch: Option<Fetch>,
+    /// A whole message came: the connection's protocol version is set.
+    spoke: bool,
 }
 
 /// The verify state a `verify_state_load` run needs from the client, as fio's server
@@ -234,7 +261,7 @@ pub fn turn_away(s: Stream, max: usize) {
     if let Stream::Unix(u) = &s {
         let _ = u.set_write_timeout(Some(Duration::from_secs(1)));
     }
-    let w: Writer = Arc::new(Mutex::new(s));
+    let w: Writer = Peer::writer(s);
     send_text(
         &w,
         Text::ERR,
@@ -245,8 +272,8 @@ pub fn turn_away(s: Stream, max: usize) {
     );
     send_msg(&w, op::QUIT, 0, &[]);
     let guard = w.lock();
-    if let Ok(s) = guard {
-        s.shutdown();
+    if let Ok(p) = guard {
+        p.s.shutdown();
     }
 }
 
@@ -267,7 +294,7 @@ pub fn handle(stream: Stream, peer: &str, host: &str, ticket: &super::slots::Tic
     };
     let policy = policy::get();
     let mut c = Conn {
-        w: Arc::new(Mutex::new(stream)),
+        w: Peer::writer(stream),
         host: host.to_string(),
         peer: peer.to_string(),
         dir: None,
@@ -281,6 +308,7 @@ pub fn handle(stream: Stream, peer: &str, host: &str, ticket: &super::slots::Tic
         refused: false,
         me: String::new(),
         fetch: None,
+        spoke: false,
     };
     let mut reader = Timed {
         s: reader,
@@ -355,6 +383,21 @@ pub fn handle(stream: Stream, peer: &str, host: &str, ticket: &super::slots::Tic
             }
         };
         ticket.heard();
+        // The first message sets the version the connection speaks; fio's peers never
+        // change it, and one that does is not served.
+        if let Ok(mut p) = c.w.lock() {
+            if !c.spoke {
+                p.proto = Proto::new(cmd.version).unwrap_or_default();
+            } else if p.proto.number() != cmd.version {
+                let e = ProtoError::VersionChanged {
+                    first: p.proto.number(),
+                    next: cmd.version,
+                };
+                eprintln!("iobench: server: {}: {e}", c.peer);
+                break;
+            }
+        }
+        c.spoke = true;
         let outcome = c.command(cmd);
         ticket.state.running.store(
             c.run
@@ -376,8 +419,8 @@ pub fn handle(stream: Stream, peer: &str, host: &str, ticket: &super::slots::Tic
     if let Some(r) = &c.run {
         stop_run(r);
     }
-    if let Ok(s) = c.w.lock() {
-        s.shutdown();
+    if let Ok(p) = c.w.lock() {
+        p.s.shutdown();
     }
     if let Some(d) = &c.dir {
         let _ = std::fs::remove_dir_all(d);
@@ -507,9 +550,15 @@ impl Conn {
                 return;
             }
         }
-        let states = job::load_sent(&self.sent())
-            .map(|(_, jobs)| vtrigger::idle_states(&jobs))
-            .unwrap_or_default();
+        // Idle states are empty but for their names and depths: none in a layout iobench
+        // does not write (see `answer_triggers`).
+        let states = if proto_of(&self.w).number() >= vstate::NEWER_LAYOUT_FROM {
+            Vec::new()
+        } else {
+            job::load_sent(&self.sent())
+                .map(|(_, jobs)| vtrigger::idle_states(&jobs))
+                .unwrap_or_default()
+        };
         let list = crate::fioproto::vstate::encode_list(&states);
         send_msg(&self.w, op::VTRIGGER, 0, &list);
         if self.fetch.take().is_some() {
@@ -553,7 +602,7 @@ impl Conn {
         let reply = ProbeReply {
             hostname: self.host.clone(),
             bigendian: 0,
-            fio_version: probe_version(),
+            fio_version: probe_version(proto_of(&self.w)),
             os: pdu::OS_LINUX,
             arch: pdu::ARCH_X86_64,
             bpp: std::mem::size_of::<usize>() as u8,
@@ -738,6 +787,7 @@ impl Conn {
         if self.zlib {
             cmd.env(job::ZLIB_ENV, "1");
         }
+        cmd.env(job::PROTO_ENV, proto_of(&self.w).to_string());
         if self.sync {
             cmd.env(job::SYNC_ENV, "1");
         }
@@ -803,9 +853,9 @@ impl Conn {
             let _ = std::fs::remove_dir_all(&dir);
             answer_triggers(&w, asked, states, allow);
             if let Ok(bytes) = results {
-                if let Ok(mut s) = w.lock() {
+                if let Ok(mut p) = w.lock() {
                     use std::io::Write;
-                    let _ = s.write_all(&bytes).and_then(|_| s.flush());
+                    let _ = p.s.write_all(&bytes).and_then(|_| p.s.flush());
                 }
             }
             let (mut error, signal) = match status {
@@ -872,7 +922,26 @@ fn answer_triggers(w: &Writer, asked: Vec<String>, states: Option<Vec<u8>>, poli
     if asked.is_empty() {
         return;
     }
-    let list = states.unwrap_or_else(|| 0u64.to_le_bytes().to_vec());
+    let empty = || 0u64.to_le_bytes().to_vec();
+    // The verify states travel in fio 3.33's layout (`thread_io_list`, header version 3);
+    // fio 3.39 changed it under the same protocol version as 3.38 (107), and 3.41 again,
+    // so from 107 on none are sent rather than bytes the client would misread.
+    let list = if proto_of(w).number() >= vstate::NEWER_LAYOUT_FROM {
+        if states.is_some() {
+            send_text(
+                w,
+                Text::ERR,
+                &format!(
+                    "iobench: server: verify states are sent in fio 3.33's layout only; this \
+                     client speaks protocol version {} (fio 3.38 or later): none sent\n",
+                    proto_of(w)
+                ),
+            );
+        }
+        empty()
+    } else {
+        states.unwrap_or_else(empty)
+    };
     for command in asked {
         send_msg(w, op::VTRIGGER, 0, &list);
         trigger_command(w, policy, &command);
@@ -925,8 +994,13 @@ fn state_files(
 
 /// The software the PROBE reply names: fio's field holds 31 characters, too few for
 /// iobench's whole version string, so the short form (still naming the fio it follows).
-fn probe_version() -> String {
-    format!("iobench-{} (fio-3.33)", env!("CARGO_PKG_VERSION"))
+/// The release named is the one the client's protocol version belongs to.
+fn probe_version(p: Proto) -> String {
+    format!(
+        "iobench-{} (fio-{})",
+        env!("CARGO_PKG_VERSION"),
+        p.release()
+    )
 }
 
 /// Sends what a child prints, line by line, as TEXT of `level`.

@@ -11,7 +11,7 @@ use crate::cli::{parse_args_sent, Invocation};
 use crate::defs::raw::RawOpt;
 use crate::fioproto::pdu::JobOpt;
 use crate::fioproto::ts::{WireDu, WireGs, WireTs};
-use crate::fioproto::{encode, op};
+use crate::fioproto::{encode_as, op, Proto};
 use crate::job::Job;
 use crate::options::jobfile::Includes;
 use crate::report::Formats;
@@ -57,6 +57,19 @@ pub fn server_file_names(jobs: &mut [Job], addr: &str) {
 
 /// Set in the child's environment when the client inflates zlib (PROBE): logs go compressed.
 pub const ZLIB_ENV: &str = "IOBENCH_SERVER_ZLIB";
+
+/// The protocol version of the client's connection, in the child's environment: its
+/// result messages are written in that version's layout.
+pub const PROTO_ENV: &str = "IOBENCH_SERVER_PROTO";
+
+/// The version [`PROTO_ENV`] names (fio 3.33's when unset or not one iobench speaks).
+fn child_proto() -> Proto {
+    std::env::var(PROTO_ENV)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .and_then(Proto::new)
+        .unwrap_or_default()
+}
 
 /// Set in the child's environment for a synchronised start.
 pub const SYNC_ENV: &str = "IOBENCH_SERVER_SYNC_START";
@@ -279,7 +292,10 @@ pub fn global_options(jobs: &[Job]) -> Vec<(String, String)> {
 pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> Vec<u8> {
     // fio's server sends each job's logs as it ends, before the reports.
     let zlib = std::env::var_os(ZLIB_ENV).is_some();
-    let mut out = super::logs::messages(jobs, zlib);
+    let p = child_proto();
+    let encode =
+        |opcode: u16, tag: u64, payload: &[u8]| encode_as(p.number(), opcode, tag, payload);
+    let mut out = super::logs::messages(jobs, zlib, p);
     for (name, value) in global_options(jobs) {
         let o = JobOpt {
             global: true,
@@ -308,7 +324,7 @@ pub fn result_messages(jobs: &[Job], outcome: &RunOutcome, sum: &RunSummary) -> 
             }
         }
         let tn = numbers.get(i).copied().unwrap_or(i as u32 + 1);
-        out.extend(encode(op::TS, 0, &WireTs::encode(t, tn, g)));
+        out.extend(encode(op::TS, 0, &WireTs::encode_as(p, t, tn, g)));
     }
     for g in &sum.groups {
         out.extend(encode(op::GS, 0, &WireGs::encode(g)));

@@ -4,7 +4,7 @@
 //! read back, sent, and removed from the server (fio's server keeps none either).
 
 use crate::fioproto::iolog::{Sample, WireLog};
-use crate::fioproto::{encode, op};
+use crate::fioproto::{encode_as, op, Proto};
 use crate::job::Job;
 
 const OFFSET_BIT: u32 = 0x8000_0000;
@@ -103,7 +103,7 @@ fn parse_hist(text: &str, coarseness: u32) -> (Vec<Sample>, Vec<Vec<u64>>) {
 
 /// The IOLOG messages of every log the jobs wrote, in job and clone order, compressed when
 /// the client can inflate them (`zlib`); each file sent is removed.
-pub fn messages(jobs: &[Job], zlib: bool) -> Vec<u8> {
+pub fn messages(jobs: &[Job], zlib: bool, p: Proto) -> Vec<u8> {
     let mut out = Vec::new();
     let mut sent: Vec<String> = Vec::new();
     let mut first = 1u64;
@@ -137,13 +137,14 @@ pub fn messages(jobs: &[Job], zlib: bool) -> Vec<u8> {
                             raw: Vec::new(),
                             hist,
                             hist_coarseness: cfg.hist_coarse.min(6),
+                            per_job_logs: cfg.per_job,
                         };
                         let payload = if zlib {
-                            log.encode_compressed()
+                            log.encode_compressed_as(p)
                         } else {
-                            log.encode()
+                            log.encode_as(p)
                         };
-                        out.extend(encode(op::IOLOG, 0, &payload));
+                        out.extend(encode_as(p.number(), op::IOLOG, 0, &payload));
                         let _ = std::fs::remove_file(&name);
                         sent.push(name);
                     }
@@ -174,13 +175,14 @@ pub fn messages(jobs: &[Job], zlib: bool) -> Vec<u8> {
                         raw: Vec::new(),
                         hist: Vec::new(),
                         hist_coarseness: 0,
+                        per_job_logs: cfg.per_job,
                     };
                     let payload = if zlib {
-                        log.encode_compressed()
+                        log.encode_compressed_as(p)
                     } else {
-                        log.encode()
+                        log.encode_as(p)
                     };
-                    out.extend(encode(op::IOLOG, 0, &payload));
+                    out.extend(encode_as(p.number(), op::IOLOG, 0, &payload));
                     let _ = std::fs::remove_file(&name);
                     sent.push(name);
                 }
@@ -212,6 +214,7 @@ mod tests {
             raw: Vec::new(),
             hist,
             hist_coarseness: 4,
+            per_job_logs: true,
         };
         let back = WireLog::decode(&log.encode_compressed()).unwrap();
         assert_eq!(back.text(), text);
@@ -233,6 +236,7 @@ mod tests {
             raw: Vec::new(),
             hist: Vec::new(),
             hist_coarseness: 0,
+            per_job_logs: true,
         };
         assert_eq!(log.text(), text);
         let with_offset = "3, 7, 1, 4096, 8192, 0x0000\n";

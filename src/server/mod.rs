@@ -1,4 +1,5 @@
-//! `iobench --server`: answers fio 3.33's clients (and iobench's) over fio's protocol. One
+//! `iobench --server`: answers fio's clients of any release from 3.33 (and iobench's) over
+//! fio's protocol, each in its own protocol version. One
 //! thread per connection reads commands; each run is a child process ([`job`]) whose
 //! informational lines become TEXT messages and whose results come back as fio's TS, GS and
 //! DU messages. Also the command-line entry for `--server`, `--daemonize` and `--client`

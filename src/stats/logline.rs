@@ -7,8 +7,9 @@
 
 use super::logs::Sample;
 
-/// The longest line: five 20-digit numbers, their separators and the longest tail.
-const MAX_LINE: usize = 128;
+/// Room for the longest line: six 20-digit numbers (the issue time the sixth), their
+/// separators and the longest tail, with the fixed-size copies' slack.
+const MAX_LINE: usize = 160;
 
 /// Two-digit groups, "00" to "99", for writing two digits per division.
 const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
@@ -78,6 +79,8 @@ pub struct LineWriter {
     /// The formatted `, ddir, bs` of the last line, and its (ddir, bs).
     middle: Piece<32>,
     last_middle: Option<(u8, u64)>,
+    /// `log_issue_time`: an `, issue` column after prio.
+    issue: bool,
 }
 
 impl LineWriter {
@@ -96,7 +99,18 @@ impl LineWriter {
             last_time: None,
             middle: Piece::EMPTY,
             last_middle: None,
+            issue: false,
         }
+    }
+
+    /// Adds fio 3.38's last column, the issue time (`log_issue_time`), when `on`.
+    pub fn with_issue_time(mut self, on: bool) -> Self {
+        self.issue = on;
+        if on {
+            // The prio part then ends without its newline.
+            self.tail.len -= 1;
+        }
+        self
     }
 
     /// Appends one line per sample to `out`.
@@ -138,7 +152,15 @@ impl LineWriter {
             at += 2;
             at += put_u64(&mut out[at..], s.offset);
         }
-        at + self.tail.put(&mut out[at..])
+        at += self.tail.put(&mut out[at..]);
+        if self.issue {
+            out[at..at + 2].copy_from_slice(b", ");
+            at += 2;
+            at += put_u64(&mut out[at..], s.issue_ns);
+            out[at] = b'\n';
+            at += 1;
+        }
+        at
     }
 }
 
@@ -181,6 +203,7 @@ mod tests {
             ddir,
             bs,
             offset,
+            issue_ns: 0,
         };
         let samples = [
             s(3, 1000, 0, 4096, 8192),
@@ -198,6 +221,15 @@ mod tests {
         assert_eq!(
             text(&mut w, &samples[..2]),
             "kept 1700000000003, 1000, 0, 4096, 0x0000\n1700000000003, 7, 0, 4096, 0x0000\n"
+        );
+        let mut w = LineWriter::new(0, true, false).with_issue_time(true);
+        let issued = Sample {
+            issue_ns: 20170,
+            ..s(0, 8993, 0, 4096, 12288)
+        };
+        assert_eq!(
+            text(&mut w, &[issued, s(0, 70, 0, 4096, 0)]),
+            "kept 0, 8993, 0, 4096, 12288, 0, 20170\n0, 70, 0, 4096, 0, 0, 0\n"
         );
         let widest = s(u64::MAX - 1, u64::MAX, 255, u64::MAX, u64::MAX);
         let mut w = LineWriter::new(1, true, true);

@@ -19,6 +19,10 @@ pub struct Sample {
     pub ddir: u8,
     pub bs: u64,
     pub offset: u64,
+    /// The I/O's issue time, ns since the stats began (`log_issue_time`; 0 in a log
+    /// that has none).
+    #[serde(default)]
+    pub issue_ns: u64,
 }
 
 /// One log's samples and, with `log_avg_msec`, its averaging windows.
@@ -70,6 +74,7 @@ impl SampleLog {
                 ddir: d as u8,
                 bs: 0,
                 offset: 0,
+                issue_ns: 0,
             });
         }
         self.window[d] = IoStat::default();
@@ -143,7 +148,8 @@ impl JobLogs {
 
     /// One completed I/O, for the per-I/O logs (and the averaged latency logs).
     #[inline]
-    pub fn io(&mut self, ddir: u8, bytes: u64, offset: u64, slat: u64, clat: u64, now_ms: u64) {
+    pub fn io(&mut self, ddir: u8, bytes: u64, offset: u64, slat: u64, clat: u64, now_ns: u64) {
+        let now_ms = now_ns / 1_000_000;
         let avg = self.cfg.avg_ms;
         let s = |value| Sample {
             time_ms: now_ms,
@@ -151,17 +157,29 @@ impl JobLogs {
             ddir,
             bs: bytes,
             offset,
+            issue_ns: 0,
+        };
+        // The I/O was issued its clat before now (windowed logs carry no issue time).
+        let issued = |value| Sample {
+            issue_ns: if self.cfg.issue_time && avg == 0 {
+                now_ns.saturating_sub(clat)
+            } else {
+                0
+            },
+            ..s(value)
         };
         if let Some(l) = &mut self.lat {
             l.add(avg, s(slat + clat));
         }
         if slat != 0 {
+            let v = issued(slat);
             if let Some(l) = &mut self.slat {
-                l.add(avg, s(slat));
+                l.add(avg, v);
             }
         }
+        let v = issued(clat);
         if let Some(l) = &mut self.clat {
-            l.add(avg, s(clat));
+            l.add(avg, v);
         }
         if avg == 0 {
             if let Some(l) = &mut self.bw {
@@ -194,6 +212,7 @@ impl JobLogs {
             ddir,
             bs,
             offset: 0,
+            issue_ns: 0,
         };
         if let (Some(l), Some(v)) = (&mut self.bw, bw_kib) {
             l.samples.push(s(v));
@@ -239,6 +258,7 @@ impl JobLogs {
         };
         let (offset, prio, per_job, num) =
             (self.cfg.offset, self.cfg.prio, self.cfg.per_job, self.num);
+        let issue = self.cfg.issue_time;
         let fz = if self.cfg.store_compressed { ".fz" } else { "" };
         let name = |prefix: &str, kind: &str| {
             if per_job {
@@ -272,7 +292,9 @@ impl JobLogs {
                 continue;
             }
             text.clear();
-            super::logline::LineWriter::new(base, offset, prio).write(&mut text, &log.samples);
+            super::logline::LineWriter::new(base, offset, prio)
+                .with_issue_time(issue)
+                .write(&mut text, &log.samples);
             append(&name(prefix, kind), &mut log.opened, per_job, &text)?;
             log.samples.clear();
         }
@@ -364,6 +386,7 @@ mod tests {
                     ddir: 0,
                     bs: 4096,
                     offset: 0,
+                    issue_ns: 0,
                 },
             );
         }
@@ -386,6 +409,7 @@ mod tests {
                     ddir: 0,
                     bs: 4096,
                     offset: 0,
+                    issue_ns: 0,
                 },
             );
         }
@@ -408,7 +432,7 @@ mod tests {
             ..Default::default()
         };
         let mut logs = JobLogs::new(cfg, false, false, false);
-        logs.io(0, 4096, 8192, 0, 1000, 3);
+        logs.io(0, 4096, 8192, 0, 1000, 3_000_000);
         logs.finish(3).unwrap();
         let read = |k: &str| std::fs::read_to_string(format!("{prefix}_{k}.1.log")).unwrap();
         assert_eq!(read("clat"), "3, 1000, 0, 4096, 8192, 0\n");

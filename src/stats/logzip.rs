@@ -144,6 +144,7 @@ mod tests {
             ddir: 1,
             bs: 4096,
             offset: 8192,
+            issue_ns: 0,
         };
         assert_eq!(
             to_text(&encode(&[s], false, false, 0)),

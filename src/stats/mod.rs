@@ -396,14 +396,7 @@ impl JobStats {
             }
         }
         if let Some(l) = &mut self.logs {
-            l.io(
-                ddir as u8,
-                bytes,
-                offset,
-                slat_ns,
-                clat_ns,
-                now_ns / 1_000_000,
-            );
+            l.io(ddir as u8, bytes, offset, slat_ns, clat_ns, now_ns);
         }
         let d = &mut self.dir[ddir as usize];
         d.ios += 1;

@@ -1,7 +1,7 @@
 //! Steady state (`steadystate`, `steadystate_duration`, `steadystate_ramp_time`): people
 //! who condition a drive before measuring it want the job to end once throughput has
 //! stopped moving, not after a guessed runtime. This module holds the criterion, the
-//! window of once-a-second samples it is judged on, and what the report shows of it; the
+//! window of samples (one per `steadystate_check_interval`) it is judged on, and what the report shows of it; the
 //! sampling itself is `run::steady`'s.
 
 use crate::defs::steady::Criterion;
@@ -29,7 +29,7 @@ pub struct Verdict {
 
 impl Window {
     pub fn new(spec: SteadySpec) -> Window {
-        let n = spec.dur_s.max(1) as usize;
+        let n = spec.samples();
         Window {
             spec,
             iops: Vec::with_capacity(n),
@@ -39,9 +39,9 @@ impl Window {
         }
     }
 
-    /// Adds one second's sample; true when the window is full and meets the criterion.
+    /// Adds one interval's sample (per-second rates); true when the window is full and meets the criterion.
     pub fn push(&mut self, iops: u64, bw: u64) -> bool {
-        let n = self.spec.dur_s.max(1) as usize;
+        let n = self.spec.samples();
         if self.iops.len() == n {
             self.iops.remove(0);
             self.bw.remove(0);
@@ -62,9 +62,9 @@ impl Window {
         }
     }
 
-    /// What the report shows: the samples oldest first, padded with zeros to `dur_s`.
+    /// What the report shows: the samples oldest first, padded with zeros to a full window.
     pub fn report(&self, attained: bool) -> SteadyReport {
-        let n = self.spec.dur_s.max(1) as usize;
+        let n = self.spec.samples();
         let pad = |v: &[u64]| {
             let mut out = v.to_vec();
             out.resize(n, 0);
@@ -185,6 +185,7 @@ mod tests {
             criterion: Criterion::parse(v, KbBase::Binary).unwrap(),
             dur_s: dur,
             ramp_ms: 0,
+            interval_ms: 1000,
         }
     }
 

@@ -503,7 +503,8 @@ enum Runner {
     Tool(Tool, Vec<String>),
 }
 
-fn compare(args: &[String]) -> Result<u8, String> {
+/// `iobench compare ARGS` (the history's `compare --rerun` runs its sides through it).
+pub(crate) fn compare(args: &[String]) -> Result<u8, String> {
     let Some(a) = parse_args(args)? else {
         print!("{}", SPEC.help());
         return Ok(0);

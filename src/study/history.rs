@@ -34,7 +34,7 @@ usage: iobench history list [--job-hash H] [--target T] [--host H] [--tag NAME]
        iobench history baseline show [--name NAME] | baseline unset [--name NAME]
        iobench history compare RUNS RUNS
        iobench history compare --baseline [RUNS | --study S | --last N] [--name NAME]
-                            [--metric M] [--fail-if-slower P%] [--markdown]
+                            [--metric M] [--fail-if-slower P%] [--markdown] [--rerun]
        iobench history trend --job-hash H [--target T] [--metric M] [--format table|json]
        iobench history export [--format jsonl|csv] [--output FILE] [list's filters]
        iobench history import FILE.json...
@@ -208,6 +208,19 @@ seconds since the epoch.",
             apply: pass_on,
         },
         Flag {
+            names: &["--rerun"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "compare: run both sides' jobs again now, in turn (A B A B), as\n\
+                   many times as the larger side has runs, and judge those runs\n\
+                   (the jobs are rebuilt from the history; their targets must be\n\
+                   on this host)",
+            apply: |a, _| {
+                a.rerun = true;
+                Ok(())
+            },
+        },
+        Flag {
             names: &["--export-json"],
             takes: Takes::Value,
             form: "FILE",
@@ -295,6 +308,8 @@ pub struct Args {
     filter: Filter,
     name: Option<String>,
     baseline: bool,
+    /// `compare --rerun`: run the sides' jobs again, alternated.
+    rerun: bool,
     /// The flags handed to `compare` as they were given.
     compare_flags: Vec<String>,
     metric: Option<Metric>,
@@ -381,6 +396,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--metric",
             "--fail-if-slower",
             "--markdown",
+            "--margin",
+            "--rerun",
             "--export-json",
             "--export-csv",
         ],
@@ -757,8 +774,12 @@ fn compare(db: &Store, a: &Args) -> Result<u8, String> {
     let (fi, si) = (first.ident(), second.ident());
     note_differences((&first_label, &fi), (&second_label, &si));
     let when = |r: &sides::Runs| r.rows.iter().map(|r| r.started).collect::<Vec<_>>();
-    if let Some(note) = alternation_note(&when(&first), &when(&second)) {
-        println!("NOTE: {note}\n");
+    let not_alternated = alternation_note(&when(&first), &when(&second));
+    if a.rerun {
+        return rerun(db, a, [(&first, first_label), (&second, second_label)]);
+    }
+    if let Some(note) = not_alternated {
+        println!("NOTE: {note}\n(history compare --rerun runs both jobs again in turn)\n");
     }
     if a.compare_flags
         .iter()
@@ -787,6 +808,107 @@ fn compare(db: &Store, a: &Args) -> Result<u8, String> {
     };
     let sides = vec![side(&first, first_label)?, side(&second, second_label)?];
     crate::study::compare::judge_results(sides, &a.compare_flags)
+}
+
+/// The arguments of a plain run of a stored run's job (`--name=J --opt=value ...` per
+/// job, from its `iobench_env`), checked to be that job: the options hash of the jobs
+/// they make is the stored one. Err: why the job cannot be run again here.
+fn job_again(db: &Store, runs: &sides::Runs, label: &str) -> Result<Vec<String>, String> {
+    let row = runs.rows.first().ok_or(format!("{label}: no run"))?;
+    let (_, doc) = db.get(row.id)?;
+    let env = &doc["iobench_env"];
+    let jobs = env["jobs"]
+        .as_array()
+        .filter(|j| !j.is_empty())
+        .ok_or_else(|| format!("{label}: run {} keeps no job (an imported result?)", row.id))?;
+    let mut args = Vec::new();
+    for j in jobs {
+        args.push(format!("--name={}", j["name"].as_str().unwrap_or("")));
+        for (k, v) in j["options"].as_object().into_iter().flatten() {
+            let v = v.as_str().unwrap_or("");
+            if v == crate::defs::optdef::REDACTED {
+                return Err(format!(
+                    "{label}: run {}'s option '{k}' is kept redacted (a secret), so its job \
+                     cannot be run again from the history",
+                    row.id
+                ));
+            }
+            args.push(if v.is_empty() {
+                format!("--{k}")
+            } else {
+                format!("--{k}={v}")
+            });
+        }
+    }
+    let inv = crate::cli::parse_args(&args).map_err(|e| format!("{label}: its job: {e}"))?;
+    let jobs = crate::session::prepare(&inv)
+        .map_err(|e| format!("{label}: its job: {e}"))?
+        .jobs;
+    let now = Identity::of(&json!({ "iobench_env": crate::context::env::collect(&[], &jobs) }));
+    let then = runs.ident();
+    if now.job_hash != then.job_hash {
+        return Err(format!(
+            "{label}: the job rebuilt from run {} hashes {}, not {}: it would not be the same \
+             job",
+            row.id,
+            now.text("options hash"),
+            then.text("options hash")
+        ));
+    }
+    if now.host != then.host {
+        return Err(format!(
+            "{label}: its runs ran on host {}, this is {}: --rerun runs a job where its \
+             target is",
+            then.text("host"),
+            now.text("host")
+        ));
+    }
+    for j in &jobs {
+        if j.exec.engine.flags().no_local_disk() {
+            continue;
+        }
+        for path in j.files.all_paths(&j.name, j.exec.numjobs) {
+            let p = Path::new(&path);
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if !p.exists() && !parent.is_none_or(Path::exists) {
+                return Err(format!(
+                    "{label}: its target {path} is not here (nor its directory)"
+                ));
+            }
+        }
+    }
+    Ok(args)
+}
+
+/// `compare --rerun`: both sides' jobs run again now, in turn, and judged on those runs
+/// (alternated, so that the host's drift falls on both sides alike).
+fn rerun(db: &Store, a: &Args, sides: [(&sides::Runs, String); 2]) -> Result<u8, String> {
+    let jobs = [
+        job_again(db, sides[0].0, &sides[0].1)?,
+        job_again(db, sides[1].0, &sides[1].1)?,
+    ];
+    let n = sides[0].0.rows.len().max(sides[1].0.rows.len()).max(2);
+    if sides[0].0.ident().job_hash == sides[1].0.ident().job_hash {
+        println!(
+            "NOTE: both sides ran the same job: run again here they are one system twice \
+             (an A/A check: a difference now is the host's noise or drift, not a change \
+             between the sides)\n"
+        );
+    }
+    println!(
+        "rerun: {} and {} run again, in turn, {n} times each\n",
+        sides[0].1, sides[1].1
+    );
+    let mut args: Vec<String> = vec!["--repeat".into(), n.to_string()];
+    for (_, label) in &sides {
+        args.extend(["--name".to_string(), format!("{label}, rerun")]);
+    }
+    args.extend(a.compare_flags.iter().cloned());
+    for j in jobs {
+        args.push("--".into());
+        args.extend(j);
+    }
+    crate::study::compare::compare(&args)
 }
 
 fn trend(db: &Store, a: &Args) -> Result<u8, String> {

@@ -6,6 +6,7 @@
 
 pub mod axis;
 pub mod compare;
+pub mod estimate;
 pub mod history;
 pub mod progress;
 pub mod pts;

@@ -5,6 +5,7 @@
 //! did; a second run of the same sweep skips the points already done.
 
 use super::axis::{self, Axis, Point};
+use super::estimate;
 use super::progress::{duration_text, Progress};
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
@@ -209,22 +210,11 @@ pub fn apply(raw: &[RawJob], point: &Point) -> Result<Vec<RawJob>, String> {
     Ok(jobs)
 }
 
-/// The seconds a run of `jobs` should take, when every group is bounded by time.
+/// The seconds a run of `jobs` should take from their own limits (time-based, or
+/// size-bound at their rate), or None when a job's speed must be measured first (see
+/// [`super::estimate`]).
 pub fn estimate_s(jobs: &[Job]) -> Option<f64> {
-    let mut total = 0.0;
-    for phase in crate::run::groups::phases(jobs) {
-        let mut longest: f64 = 0.0;
-        for &ji in &phase {
-            let e = &jobs[ji].exec;
-            if e.runtime_us == 0 {
-                return None;
-            }
-            let us = e.startdelay_us.hi + e.ramp_time_us + e.runtime_us;
-            longest = longest.max(us as f64 / 1e6);
-        }
-        total += longest;
-    }
-    Some(total)
+    estimate::run_s(jobs, None)
 }
 
 /// A point's coefficient of variation (σ / mean over its repeats) above which the sweep
@@ -553,6 +543,18 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         .collect();
     let order = run_order(points.len(), a.repeat);
     let mut progress = Progress::new("sweep", "point", order.len());
+    let mut measured = estimate::Measured::new(points.len());
+    if let Some(s) = order
+        .iter()
+        .map(|&(k, _)| planned[k].1)
+        .sum::<Option<f64>>()
+    {
+        progress.note(&format!(
+            "sweep: {} runs, estimated time {}",
+            order.len(),
+            duration_text(s)
+        ));
+    }
     let mut code = 0u8;
     // True once a run's live lines went to `--live`'s destination (a file then keeps them).
     let mut live_written = false;
@@ -587,8 +589,12 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             });
             continue;
         }
-        // Every run left is bound by time: their estimates add up to the time left.
-        let left: Option<f64> = order[i..].iter().map(|&(k, _)| planned[k].1).sum();
+        // The runs left: each from its limits, else its point's runs so far, else the
+        // speed of the runs done (a size-bound point not run yet).
+        let left: Option<f64> = order[i..]
+            .iter()
+            .map(|&(k, _)| measured.next_s(k, &planned[k].2.jobs, planned[k].1))
+            .sum();
         progress.step(i + 1, &what, left);
         let t0 = Instant::now();
         crate::history::Study::label_next(&stem);
@@ -623,6 +629,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             code = code.max(1);
             format!("{stem}.failed.json")
         };
+        measured.add(k, elapsed, &dirs);
         match &failure {
             None => progress.note(&format!("sweep:   {}", brief(&dirs))),
             Some(f) => progress.note(&format!("sweep:   {what} FAILED: {}", f.reason)),
@@ -709,34 +716,20 @@ fn calibration_refused(jobs: &[Job]) -> Option<String> {
     None
 }
 
-/// The bytes a size-bound run of `jobs` moves (each job's io_size or size, times its
-/// loops and clones); None when a size is a percentage or left to the file.
-fn planned_bytes(jobs: &[Job]) -> Option<u64> {
-    let mut total = 0u64;
-    for j in jobs {
-        let w = &j.workload;
-        let bytes = match w.io_size.as_ref().or(w.size.as_ref())? {
-            crate::defs::value::SizeSpec::Bytes(b) => *b,
-            crate::defs::value::SizeSpec::Percent(_) => return None,
-        };
-        total = total.saturating_add(
-            bytes
-                .saturating_mul(u64::from(w.loops.max(1)))
-                .saturating_mul(u64::from(j.exec.numjobs.max(1))),
-        );
-    }
-    Some(total)
-}
-
-/// A size-bound point's time from a run of at most [`CALIBRATION_US`]: the whole run's
-/// time when it ended within it, else the bytes planned at the speed measured. Err: why
-/// it cannot be calibrated.
+/// A size-bound point's time from a run of at most [`CALIBRATION_US`]: the speed its
+/// jobs reached over their own runtime (the setup and the report are not I/O), at which
+/// the point's bytes are timed by its own limits. Err: why it cannot be calibrated.
 fn calibrate(prepared: &Prepared) -> Result<f64, String> {
     if let Some(why) = calibration_refused(&prepared.jobs) {
         return Err(why);
     }
-    let planned = planned_bytes(&prepared.jobs)
-        .ok_or("a job's size is a percentage or the file's own, so its bytes are unknown")?;
+    if estimate::unpaced_bytes(&prepared.jobs).is_none() {
+        return Err(
+            "a job's time is not bound: time_based without a runtime, or a size that is a \
+             percentage or the file's own (its bytes unknown)"
+                .into(),
+        );
+    }
     let mut p = prepared.clone();
     p.config.formats = vec![OutputFormat::Json];
     p.config.output = None;
@@ -755,24 +748,12 @@ fn calibrate(prepared: &Prepared) -> Result<f64, String> {
             f.code
         ));
     }
-    let done: f64 = results::parse(&f.report())
-        .map(|r| {
-            r.jobs
-                .iter()
-                .flat_map(|j| &j.dirs)
-                .map(|d| d.io_bytes as f64)
-                .sum()
-        })
+    let dirs: Vec<DirResult> = results::parse(&f.report())
+        .map(|r| r.jobs.into_iter().flat_map(|j| j.dirs).collect())
         .map_err(|e| format!("its calibration run: {e}"))?;
-    let wall = f.wall.as_secs_f64();
-    if done <= 0.0 {
-        return Err("its calibration run moved no bytes".into());
-    }
-    Ok(if done >= planned as f64 {
-        wall
-    } else {
-        wall * planned as f64 / done
-    })
+    let speed = estimate::speed_of(&dirs).ok_or("its calibration run moved no bytes")?;
+    estimate::run_s(&prepared.jobs, Some(speed))
+        .ok_or_else(|| "its time is not bound by its size".to_string())
 }
 
 /// `--dry-run`: the points, each one's time, and the sweep's. A size-bound point's time

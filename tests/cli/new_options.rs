@@ -245,3 +245,65 @@ fn log_window_value_max_is_log_max_value() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("'log_window_value=both' is not supported yet"));
 }
+
+/// fio 3.34 dropped the 512-byte limit of `buffer_pattern`/`verify_pattern` (its
+/// `t/jobs/t0027.fio` fills buffers from a 4 KiB pattern file): the default dialect takes a
+/// long pattern file and writes it, 3.33's refuses it as 3.33 did.
+#[test]
+fn a_pattern_file_past_512_bytes_is_taken_from_fio_3_34() {
+    let dir = common::scratch("long_pattern");
+    let _gone = common::Gone(dir.clone());
+    let pattern: Vec<u8> = (0..4096u32).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dir.join("pat"), &pattern).unwrap();
+    let job = [
+        "--name=w",
+        "--filename=data",
+        "--size=16k",
+        "--bs=16k",
+        "--rw=write",
+        "--buffer_pattern='pat'",
+    ];
+    let out = iobench().current_dir(&dir).args(job).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let data = std::fs::read(dir.join("data")).unwrap();
+    assert_eq!(data.len(), 16 << 10);
+    for chunk in data.chunks(4096) {
+        assert_eq!(
+            chunk,
+            &pattern[..],
+            "the block is the pattern file repeated"
+        );
+    }
+    // Read back and verified against the same file, as t0027 does.
+    let out = iobench()
+        .current_dir(&dir)
+        .args([
+            "--name=r",
+            "--filename=data",
+            "--size=16k",
+            "--bs=16k",
+            "--rw=read",
+        ])
+        .args(["--verify=pattern", "--verify_pattern='pat'"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = common::iobench()
+        .current_dir(&dir)
+        .args(job)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("longer than 512 bytes"),
+        "{err}"
+    );
+}

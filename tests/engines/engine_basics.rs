@@ -61,13 +61,37 @@ fn an_engine_iobench_lacks_is_named_in_the_error() {
     let dir = common::scratch("engine_missing");
     let mut c = common::iobench();
     c.current_dir(&dir)
-        .args(["--name=x", "--size=1m", "--ioengine=sg"]);
+        .args(["--name=x", "--size=1m", "--ioengine=rdma"]);
     let out = common::run(c);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("option 'ioengine=sg' is not supported yet: needs a SCSI generic device"),
+        err.contains("option 'ioengine=rdma' is not supported yet: needs RDMA hardware"),
         "{err}"
     );
     assert!(!dir.join("x.0.0").exists(), "no file before the error");
+}
+
+/// The passthrough engines run (the lab's engine-sg and engine-io_uring_cmd cases drive
+/// them on emulated devices); here, a regular file is refused by each with what it needs.
+#[test]
+fn passthrough_engines_refuse_a_regular_file() {
+    for (engine, needs) in [
+        (
+            "sg",
+            "only works on block devices (/dev/sdX) and SCSI generic",
+        ),
+        ("io_uring_cmd", "generic character devices (/dev/ngXnY)"),
+    ] {
+        let dir = common::scratch(&format!("passthrough_{engine}"));
+        let mut c = common::iobench();
+        c.current_dir(&dir)
+            .args(["--name=x", "--size=1m", "--filename=f"])
+            .arg(format!("--ioengine={engine}"));
+        let out = common::run(c);
+        let all = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(all.contains(needs), "{engine}: {all}");
+        assert!(!all.contains("not supported yet"), "{engine}: {all}");
+    }
 }

@@ -286,3 +286,51 @@ fn the_default_dialect_adds_only_fio_3_42s_keys_to_fio_3_41s() {
         );
     }
 }
+
+/// The `rand_seeds[i]=…` lines of `--debug=random` (fio 3.35+), without the pid column.
+fn seed_lines(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| {
+            l.starts_with("random")
+                && (l.contains("rand_seeds[") || l.contains("FIO_RAND_NR_OFFS="))
+        })
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect()
+}
+
+/// `--debug=random` lists a job's seeds from fio 3.35 on, and fio's own t/random_seed.py
+/// reads them to check `randseed`, `randrepeat` and `allrandrepeat`: iobench speaking each
+/// reference's dialect lists the same count and the same seeds for the deterministic
+/// cases (the OS-random one, `randrepeat=0` alone, only by its count), and 3.33 lists none.
+#[test]
+fn debug_random_lists_the_seeds_each_reference_fio_lists() {
+    let cases: [&[&str]; 4] = [
+        &["--randseed=67890", "--randrepeat=0"],
+        &["--randseed=12345"],
+        &["--randrepeat=1"],
+        &["--allrandrepeat=1", "--randseed=67890"],
+    ];
+    for r in reffio::reference_fios() {
+        for extra in cases {
+            let job = [
+                "--debug=random",
+                "--name=random_seed",
+                "--ioengine=null",
+                "--filesize=32k",
+                "--rw=randread",
+            ];
+            let mut f = r.command();
+            f.args(job).args(extra);
+            let fio = seed_lines(&String::from_utf8_lossy(&common::run_ok(f).stdout));
+            let mut i = r.iobench();
+            i.args(job).args(extra);
+            let iob = seed_lines(&String::from_utf8_lossy(&common::run_ok(i).stdout));
+            assert_eq!(iob, fio, "{} {extra:?}", r.label());
+            if r.version == "3.33" {
+                assert!(fio.is_empty());
+            } else {
+                assert!(fio.len() > 20, "{} lists {} lines", r.label(), fio.len());
+            }
+        }
+    }
+}

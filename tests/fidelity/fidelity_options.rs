@@ -75,7 +75,9 @@ fn atomic_opens_with_o_direct_and_fios_flag() {
         let file = dir.join(format!("{tool}.dat"));
         let trace = dir.join(format!("{tool}.trace"));
         let mut s = Command::new("strace");
-        s.args(["-f", "-e", "trace=openat", "-o"])
+        // fio 3.33's `atomic` (the dialect iobench speaks for it; fio ignores the variable).
+        s.env("IOBENCH_FIO_COMPAT", crate::common::HOST_DIALECT)
+            .args(["-f", "-e", "trace=openat", "-o"])
             .arg(&trace)
             .arg(c.get_program())
             .args([

@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::netproc::{free_port, mask, Server};
-use common::{fio, iobench, scratch};
+use common::{fio, iobench, reffio, scratch};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::os::unix::process::CommandExt;
@@ -539,9 +539,10 @@ fn version_mismatch_and_garbage_are_clear_errors() {
     use iobench::api::fioproto::{crc16, encode, op};
     let dir = scratch("cs_bad_peer");
     let job = job_file(&dir);
-    // A PROBE reply from a peer of another protocol version (fio 3.36 speaks 100).
+    // A PROBE reply from a peer of a protocol version iobench does not speak (it speaks
+    // fio 3.33's 97 to fio master's 121).
     let mut msg = encode(op::PROBE, 0, &[0u8; 112]);
-    msg[0] = 100;
+    msg[0] = 130;
     let crc = crc16(&msg[..20]);
     msg[20..22].copy_from_slice(&crc.to_le_bytes());
     let p = fake_server(msg.clone());
@@ -549,7 +550,10 @@ fn version_mismatch_and_garbage_are_clear_errors() {
     assert!(!o.status.success());
     let all = text(&o) + &stderr(&o);
     assert!(
-        all.contains("version mismatch") && all.contains("100") && all.contains("97"),
+        all.contains("version mismatch")
+            && all.contains("130")
+            && all.contains("97")
+            && all.contains("121"),
         "{all}"
     );
     // Garbage, and a message cut short: errors, never a crash.
@@ -1775,4 +1779,209 @@ fn iobench_client_writes_one_file_per_format_to_a_directory() {
         "only terse lines: {terse}"
     );
     assert!(lines[0].contains(";r1;"), "{terse}");
+}
+
+/// Two null-engine jobs of fixed counts, with a global option (`bs`) and a job option.
+const REF_JOB: &str =
+    "[global]\nioengine=null\nsize=1m\nbs=4k\n\n[r1]\nrw=randread\n\n[w1]\nrw=write\nnumjobs=1\n";
+
+/// A server of reference fio `r` on a free port of the loopback (a chrooted fio shares
+/// the host's network).
+fn ref_server(r: &reffio::RefFio) -> Server {
+    let port = free_port();
+    let mut c = r.command();
+    c.arg(format!("--server=ip:127.0.0.1,{port}"));
+    Server::start(c, port)
+}
+
+/// An iobench server speaking `r`'s dialect.
+fn iobench_server_as(r: &reffio::RefFio, cwd: &Path) -> Server {
+    let port = free_port();
+    let mut c = r.iobench();
+    c.arg(format!("--server=ip:127.0.0.1,{port}"))
+        .current_dir(cwd);
+    Server::start(c, port)
+}
+
+/// `--client` to each of `ports` with `job` (the path the client sees), JSON.
+fn to_ports(ports: &[u16], job: &str) -> Vec<String> {
+    let mut a = Vec::new();
+    for p in ports {
+        a.push(format!("--client=127.0.0.1,{p}"));
+        a.push(job.to_string());
+    }
+    a.push("--output-format=json".into());
+    a
+}
+
+fn run_json(mut c: Command, args: &[String], what: &str) -> Value {
+    let o = c.args(args).output().expect("run the client");
+    json_ok(&o, what)
+}
+
+/// The JSON with the servers' ports left out of the per-server global options (fio
+/// 3.39 on): each run's servers have ports of their own.
+fn ports_out(v: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(a) = v["global options"].as_array_mut() {
+        for o in a {
+            o.as_object_mut().unwrap().remove("port");
+        }
+    }
+    v
+}
+
+/// Every key path of a client's JSON, with each `client_stats` entry under its job name
+/// instead of its place: the servers' reports come in the order they finish.
+fn keys_by_job(v: &Value) -> BTreeSet<String> {
+    let mut v = v.clone();
+    if let Some(cs) = v.get_mut("client_stats").and_then(|c| c.as_array_mut()) {
+        let mut by = serde_json::Map::new();
+        for j in cs.drain(..) {
+            let name = j["jobname"].as_str().unwrap_or("").to_string();
+            by.insert(name, j);
+        }
+        v["client_stats"] = Value::Object(by);
+    }
+    key_set(&v)
+}
+
+#[test]
+fn every_reference_fio_talks_with_iobench_both_ways() {
+    let refs = reffio::reference_fios();
+    assert!(!refs.is_empty(), "no reference fio at all");
+    for r in &refs {
+        let label = r.label();
+        let (host, inside) = r.scratch(&format!("cs_ref_{}", r.version));
+        std::fs::write(host.join("j.fio"), REF_JOB).unwrap();
+        let (job_in_root, job_on_host) = (
+            inside.join("j.fio").display().to_string(),
+            host.join("j.fio").display().to_string(),
+        );
+        // The reference: fio's own client against two of its own servers.
+        let (f1, f2) = (ref_server(r), ref_server(r));
+        let a = run_json(
+            r.command(),
+            &to_ports(&[f1.port, f2.port], &job_in_root),
+            &format!("{label} client, {label} servers"),
+        );
+        // fio's client against two iobench servers of its dialect.
+        let (i1, i2) = (iobench_server_as(r, &host), iobench_server_as(r, &host));
+        let b = run_json(
+            r.command(),
+            &to_ports(&[i1.port, i2.port], &job_in_root),
+            &format!("{label} client, iobench servers"),
+        );
+        // iobench's client of its dialect against fio's servers.
+        let c = run_json(
+            r.iobench(),
+            &to_ports(&[f1.port, f2.port], &job_on_host),
+            &format!("iobench client, {label} servers"),
+        );
+        for (what, x) in [("iobench servers", &b), ("iobench client", &c)] {
+            let (ka, kx) = (keys_by_job(&a), keys_by_job(x));
+            let old = r.version == "3.33";
+            if old {
+                // fio 3.33's "All clients" has no percentiles; iobench's client adds them.
+                let missing: Vec<_> = ka.difference(&kx).collect();
+                assert!(
+                    missing.is_empty(),
+                    "{label}, {what}: keys missing {missing:?}"
+                );
+            } else {
+                assert_eq!(
+                    ka,
+                    kx,
+                    "{label}, {what}: key sets differ: only fio's {:?}, only iobench's {:?}",
+                    ka.difference(&kx).collect::<Vec<_>>(),
+                    kx.difference(&ka).collect::<Vec<_>>()
+                );
+            }
+            assert_eq!(
+                ports_out(&a)["global options"],
+                ports_out(x)["global options"],
+                "{label}, {what}"
+            );
+            let (ca, cx) = (client_stats(&a), client_stats(x));
+            assert_eq!(
+                ca.len(),
+                5,
+                "{label}: two jobs from each server and All clients"
+            );
+            // The servers' reports come in the order they finish: compared as sets.
+            let jobs = |c: &[Value]| {
+                let mut v: Vec<String> = c
+                    .iter()
+                    .map(|j| {
+                        format!(
+                            "{} {} r={}/{} w={}/{}",
+                            j["jobname"],
+                            j["job options"],
+                            j["read"]["total_ios"],
+                            j["read"]["io_bytes"],
+                            j["write"]["total_ios"],
+                            j["write"]["io_bytes"]
+                        )
+                    })
+                    .collect();
+                v.sort();
+                v
+            };
+            assert_eq!(jobs(ca), jobs(cx), "{label}, {what}");
+            let all = &cx[4];
+            assert_eq!(all["jobname"], "All clients");
+            assert_eq!(all["read"]["total_ios"], 512, "{label}, {what}");
+            assert_eq!(all["write"]["total_ios"], 512, "{label}, {what}");
+            if !old {
+                // From 3.36 each job says when it started (ms since the epoch).
+                let js = cx[0]["job_start"].as_u64().unwrap_or(0);
+                assert!(js > 1_600_000_000_000, "{label}, {what}: job_start {js}");
+                // From 3.39 each server's global options are listed apart.
+                assert!(x["global options"].is_array(), "{label}, {what}");
+                assert_eq!(x["global options"][0]["bs"], "4k", "{label}, {what}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&host);
+    }
+}
+
+#[test]
+fn iobench_client_of_any_dialect_drives_every_reference_server() {
+    let refs = reffio::reference_fios();
+    let dir = scratch("cs_any_dialect");
+    std::fs::write(dir.join("j.fio"), REF_JOB).unwrap();
+    let job = dir.join("j.fio").display().to_string();
+    for r in &refs {
+        let s = ref_server(r);
+        // Each dialect's first PROBE is in its own version; the server's answer (an error
+        // in its version, for every pair but one) makes the client speak the server's.
+        for dialect in ["3.33", "3.36", "3.39", "3.41", "3.42"] {
+            let mut c = common::iobench_default();
+            c.env("IOBENCH_FIO_COMPAT", dialect);
+            let j = run_json(
+                c,
+                &to_ports(&[s.port], &job),
+                &format!("iobench {dialect} client, {} server", r.label()),
+            );
+            let cs = client_stats(&j);
+            assert_eq!(
+                cs.len(),
+                3,
+                "r1, w1, All clients ({dialect} to {}): {j}",
+                r.label()
+            );
+            assert_eq!(
+                cs[0]["read"]["total_ios"],
+                256,
+                "{dialect} to {}",
+                r.label()
+            );
+            assert_eq!(
+                cs[1]["write"]["total_ios"],
+                256,
+                "{dialect} to {}",
+                r.label()
+            );
+        }
+    }
 }

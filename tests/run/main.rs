@@ -16,6 +16,7 @@ mod run_iolog_diff;
 mod run_ioscheduler;
 mod run_lockfile;
 mod run_lockmem;
+mod run_newer_options;
 mod run_offload;
 mod run_opendir;
 mod run_openfiles;

@@ -572,3 +572,73 @@ fn the_guides_ci_regression_check_gates_both_ways() {
         said(&slow)
     );
 }
+
+/// `history compare --rerun`: the two sides' jobs, rebuilt from the history, run again
+/// in turn (A B A B) and judged on those runs; stored runs that were not alternated are
+/// named as such, with the hint; a job whose target is not on this host is refused.
+#[test]
+fn compare_rerun_runs_both_jobs_again_alternated() {
+    let dir = scratch("history_rerun");
+    let db = dir.join("h.sqlite");
+    // Paced jobs: 256 I/Os at 2000 and at 1000 IOPS, whatever the host's load.
+    let fast = ["--size=1m", "--rate_iops=2000"];
+    let slow = ["--size=1m", "--rate_iops=1000"];
+    let a: Vec<i64> = (0..2).map(|_| save_run(&db, &fast)).collect();
+    let b: Vec<i64> = (0..2).map(|_| save_run(&db, &slow)).collect();
+    let (ra, rb) = (format!("{}-{}", a[0], a[1]), format!("{}-{}", b[0], b[1]));
+    // history compare takes --margin as compare does.
+    let stored = history(&db, &["compare", &ra, &rb, "--margin=10%"]);
+    let text = stdout(&stored);
+    assert!(
+        stored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&stored.stderr)
+    );
+    assert!(
+        text.contains("not alternated") && text.contains("history compare --rerun"),
+        "{text}"
+    );
+    let before = count(&db);
+    let o = history(&db, &["compare", &ra, &rb, "--rerun"]);
+    let (text, err) = (stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned());
+    assert!(o.status.success(), "{text}{err}");
+    assert!(
+        text.contains(&format!(
+            "rerun: runs {ra} and runs {rb} run again, in turn, 2 times"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("not alternated"), "{text}");
+    // The steps ran A B A B.
+    let steps: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("compare: step "))
+        .map(|l| if l.contains(&ra) { "A" } else { "B" })
+        .collect();
+    assert_eq!(steps, ["A", "B", "A", "B"], "{err}");
+    // Judged on the new runs: about 2000 against 1000 IOPS, different.
+    assert!(text.contains("different"), "{text}");
+    assert!(
+        text.contains(" 1.00k ")
+            && ["1.98k", "1.99k", "2.00k", "2.01k", "2.02k"]
+                .iter()
+                .any(|v| text.contains(&format!(" {v} "))),
+        "{text}"
+    );
+    assert_eq!(
+        count(&db),
+        before,
+        "the reruns are not saved without --save"
+    );
+    // A job whose file's directory is gone cannot run again here.
+    let gone = dir.join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    let f = format!("--filename={}", gone.join("f").display());
+    let c = save_run(&db, &[&f, "--ioengine=psync", "--size=64k"]);
+    let d = save_run(&db, &[&f, "--ioengine=psync", "--size=64k", "--bs=8k"]);
+    std::fs::remove_dir_all(&gone).unwrap();
+    let o = history(&db, &["compare", &c.to_string(), &d.to_string(), "--rerun"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("is not here"), "{err}");
+}

@@ -978,3 +978,112 @@ fn named(dir: &Path, start: &str) -> PathBuf {
     assert_eq!(hits.len(), 1, "{start}: {all:?}");
     hits[0].clone()
 }
+
+/// A sweep of three axes (bs and iodepth numeric, rw categorical), 30 points: a chart
+/// whose series would pass 8 becomes small multiples, one small chart per value of an
+/// outer axis, on one y scale, under one legend, said in the caption; the two numeric
+/// axes get a heat map per value of the third, on one colour scale; the PNGs and
+/// Chromium draw them.
+#[test]
+fn many_series_become_small_multiples_and_a_third_axis_gets_heat_maps() {
+    let dir = scratch("report_multiples");
+    let mut cmd = iobench();
+    cmd.args([
+        "sweep",
+        "--axis",
+        "bs=4k,8k,16k",
+        "--axis",
+        "iodepth=1,2,4,8,16",
+        "--axis",
+        "rw=read,randread",
+        "-o",
+    ])
+    .arg(dir.join("sweep"))
+    .args(["--", "--name=m", "--ioengine=null", "--size=1m"]);
+    run_ok(cmd);
+    let html_path = dir.join("r.html");
+    let mut cmd = iobench();
+    cmd.arg("report")
+        .arg(dir.join("sweep"))
+        .arg("-o")
+        .arg(&html_path)
+        .arg("--png")
+        .arg(dir.join("png"));
+    run_ok(cmd);
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    // Against bs: 5 iodepths × 2 rws = 10 series: two charts (rw=read, rw=randread) of 5.
+    let c = chart(&html, "set-0-read-IOPS");
+    assert!(
+        c.contains("data-kind=\"multiples\"") && c.contains("data-outer=\"rw\" data-panels=\"2\""),
+        "{c}"
+    );
+    assert_eq!(attrs(c, "panel", "data-value"), ["read", "randread"]);
+    assert!(
+        c.contains("Small multiples: one chart per value of rw (2 charts), each with the same x and y scales"),
+        "{c}"
+    );
+    // One legend of the 5 iodepths (and the key), none in the panels.
+    assert_eq!(count(c, "class=\"legend\""), 1, "{c}");
+    for q in [1, 2, 4, 8, 16] {
+        assert!(c.contains(&format!(">iodepth={q}</text>")), "{c}");
+    }
+    // The same y ticks in both panels: one scale.
+    let panels: Vec<&str> = c.split("class=\"panel\"").skip(1).collect();
+    let ticks = |p: &str| -> Vec<String> {
+        let y = &p[p.find("class=\"axis y\"").unwrap()..];
+        let y = &y[..y.find("</g>").unwrap()];
+        y.split("class=\"tick\"")
+            .skip(1)
+            .map(|t| t[t.find('>').unwrap() + 1..t.find('<').unwrap()].to_string())
+            .collect()
+    };
+    assert!(!ticks(panels[0]).is_empty());
+    assert_eq!(ticks(panels[0]), ticks(panels[1]));
+    assert_eq!(count(panels[0], "class=\"pt\""), 15, "5 series × 3 bs");
+    // Against rw: 3 bs × 5 iodepths = 15 series: by bs (3 charts of 5).
+    let c = chart(&html, "set-2-read-IOPS");
+    assert!(c.contains("data-outer=\"bs\" data-panels=\"3\""), "{c}");
+    // Against iodepth: 3 × 2 = 6 series: one chart.
+    let c = chart(&html, "set-1-read-IOPS");
+    assert!(c.contains("data-kind=\"lines\""), "{c}");
+    // The combined chart would hold 15 series: left out, and said.
+    assert!(
+        html.contains("IOPS-and-p99 chart against bs is left out"),
+        "{html}"
+    );
+    // Heat maps of bs × iodepth, one per rw, on one colour scale.
+    let (h0, h1) = (
+        chart(&html, "set-heat-read-0"),
+        chart(&html, "set-heat-read-1"),
+    );
+    assert!(h0.contains("by bs and iodepth, rw=read"), "{h0}");
+    assert!(h1.contains("by bs and iodepth, rw=randread"), "{h1}");
+    let legend =
+        |h: &str| h[h.find("class=\"legend\"").unwrap()..h.find("</g>").unwrap()].to_string();
+    assert_eq!(legend(h0), legend(h1), "one colour scale");
+    assert_eq!(count(h0, "class=\"pt\""), 15);
+    assert!(html.contains("heat maps: one per value of rw, all on one colour scale"));
+    // The PNGs: one per chart, the small multiples among them.
+    let png = dir.join("png");
+    for name in [
+        "read-IOPS-against-bs.png",
+        "read-IOPS-mean-by-bs-and-iodepth-rw=read.png",
+    ] {
+        let bytes = std::fs::read(png.join(name)).unwrap_or_else(|e| {
+            panic!(
+                "{name}: {e}: {:?}",
+                std::fs::read_dir(&png).unwrap().collect::<Vec<_>>()
+            )
+        });
+        assert!(
+            bytes.starts_with(b"\x89PNG") && bytes.len() > 10_000,
+            "{name}"
+        );
+    }
+    if let Some(dom) = browse(&html_path, Some(&dir.join("shot.png"))) {
+        assert_eq!(
+            count(&dom, "class=\"panel\""),
+            count(&html, "class=\"panel\"")
+        );
+    }
+}

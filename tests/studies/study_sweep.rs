@@ -508,3 +508,73 @@ fn dry_run_calibrates_size_bound_points_or_says_why_not() {
         "a dry run lays nothing out"
     );
 }
+
+/// `1m30s` or `4s`, as the estimates print them, in seconds.
+fn duration_s(text: &str) -> f64 {
+    let (m, s) = text.split_once('m').unwrap_or(("0", text));
+    m.parse::<f64>().unwrap() * 60.0 + s.trim_end_matches('s').parse::<f64>().unwrap()
+}
+
+/// The dry run's estimate, and the one the sweep itself prints before its first point,
+/// are within ±30 % of the sweep's real time, for a size-bound sweep (paced by `rate`:
+/// its time is its bytes at its rate, whatever the host's load) and a time-bound one
+/// (`runtime`, with `ramp_time` and `startdelay`), each with repeats.
+#[test]
+fn estimates_are_within_30_percent_of_the_real_time() {
+    let dir = scratch("sweep_estimate");
+    let cases: [(&str, &[&str]); 2] = [
+        (
+            "bs=4k,64k",
+            &["--name=s", "--ioengine=null", "--size=3m", "--rate=2m"],
+        ),
+        (
+            "runtime=1,2",
+            &[
+                "--name=t",
+                "--ioengine=null",
+                "--size=1m",
+                "--time_based",
+                "--ramp_time=500ms",
+                "--startdelay=250ms",
+            ],
+        ),
+    ];
+    for (k, (axis, job)) in cases.iter().enumerate() {
+        let out = dir.join(format!("res{k}"));
+        let sweep = |dry: bool| {
+            let mut cmd = iobench();
+            cmd.arg("sweep");
+            if dry {
+                cmd.arg("--dry-run");
+            }
+            cmd.args(["--repeat", "2", "--axis", axis, "-o"])
+                .arg(&out)
+                .arg("--")
+                .args(*job);
+            cmd
+        };
+        let o = run_ok(sweep(true));
+        let text = String::from_utf8_lossy(&o.stdout).into_owned();
+        let dry = text
+            .lines()
+            .find_map(|l| l.strip_prefix("estimated time: "))
+            .and_then(|l| l.split(' ').next())
+            .map(duration_s)
+            .unwrap_or_else(|| panic!("no estimate: {text}"));
+        let t0 = std::time::Instant::now();
+        let o = run_ok(sweep(false));
+        let real = t0.elapsed().as_secs_f64();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let said = err
+            .lines()
+            .find_map(|l| l.strip_prefix("sweep: 4 runs, estimated time "))
+            .map(duration_s)
+            .unwrap_or_else(|| panic!("the sweep says no estimate: {err}"));
+        for (what, est) in [("dry run", dry), ("sweep", said)] {
+            assert!(
+                est >= real * 0.7 && est <= real * 1.3,
+                "{axis}: the {what}'s estimate {est} s, the sweep took {real:.2} s\n{text}{err}"
+            );
+        }
+    }
+}

@@ -1,7 +1,8 @@
 //! The thinktime part of pacing, as fio 3.33 pauses a job: `thinktime` (spun for
 //! `thinktime_spin`, slept for the rest) after `thinktime_blocks` issued or completed
 //! I/Os (`thinktime_blocks_type`), or after `thinktime_iotime` of I/O; an engine may ask
-//! for its own pause (cpuio).
+//! for its own pause (cpuio). `thinkcycles` (fio 3.37) spins a count of loop turns after
+//! every issued I/O.
 
 #![warn(missing_docs, clippy::cast_possible_truncation)]
 
@@ -27,6 +28,8 @@ pub struct Think {
     last_ns: u64,
     /// `rate_ignore_thinktime`: a pause does not leave the job behind its rate.
     pub rate_ignores: bool,
+    /// `thinkcycles`: loop turns spun after each issued I/O.
+    cycles: u64,
 }
 
 impl Think {
@@ -44,6 +47,7 @@ impl Think {
             blocks_set: t.blocks_set,
             last_ns: 0,
             rate_ignores: t.rate_ignores,
+            cycles: t.cycles,
         }
     }
 
@@ -55,11 +59,14 @@ impl Think {
         }
     }
 
-    /// One I/O was issued.
+    /// One I/O was issued: counted, then `thinkcycles` spun.
     #[inline]
     pub fn issued(&mut self) {
         if self.on_issue {
             self.count += 1;
+        }
+        if self.cycles > 0 {
+            spin_cycles(self.cycles);
         }
     }
 
@@ -122,5 +129,15 @@ impl Think {
             self.last_ns = t0;
         }
         (crate::clock::now_ns() - t0) / 1000
+    }
+}
+
+/// Turns a loop `n` times, one spin-wait hint a turn, as fio's `thinkcycles` does (its
+/// x86 `nop` is `rep; nop`, the PAUSE instruction that `spin_loop` emits), so the time it
+/// takes is the CPU's, as long as fio's on the same machine.
+#[inline(never)]
+pub fn spin_cycles(n: u64) {
+    for _ in 0..n {
+        std::hint::spin_loop();
     }
 }

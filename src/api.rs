@@ -26,9 +26,16 @@ pub mod cluster {
     pub use crate::cluster::main;
 }
 
-/// What an invocation is: the arguments read once into a [`command::Command`].
+/// What an invocation is: the arguments read once into a [`command::Command`]; the
+/// subcommands, each one entry of [`command::SUBCOMMANDS`] (its flag table, its line in
+/// `--help`, its `main`).
 pub mod command {
-    pub use crate::command::{help_text, Command, SUBCOMMANDS};
+    pub use crate::command::{help_text, help_text_in, Command, Subcommand, SUBCOMMANDS};
+}
+
+/// The subcommands' flag tables: rows that read and apply themselves.
+pub mod flags {
+    pub use crate::flags::{Flag, Spec, Table, Takes, Value};
 }
 
 /// `--debug`: the category list.
@@ -113,17 +120,8 @@ pub mod osstr {
     pub use crate::osstr::from_os;
 }
 
-/// `iobench peak`.
-pub mod peak {
-    pub use crate::peak::main;
-}
-
-/// `iobench report` and the other readers of runs.
+/// The readers of runs.
 pub mod present {
-    /// `iobench report`.
-    pub mod report {
-        pub use crate::present::html::main;
-    }
     /// `--metrics`: the endpoint's request parser (for the fuzz target).
     pub mod metrics {
         pub use crate::present::metrics::{head_end, parse_request};
@@ -172,34 +170,6 @@ pub mod stats {
     /// Compressed logs.
     pub mod logzip {
         pub use crate::stats::logzip::inflate_to_stdout;
-    }
-}
-
-/// The study tools (sweep, compare, quick).
-pub mod study {
-    /// `iobench compare`.
-    pub mod compare {
-        pub use crate::study::compare::main;
-    }
-    /// `iobench pts`.
-    pub mod pts {
-        pub use crate::study::pts::main;
-    }
-    /// `iobench history`.
-    pub mod history {
-        pub use crate::study::history::main;
-    }
-    /// `iobench quick`.
-    pub mod quick {
-        pub use crate::study::quick::main;
-    }
-    /// `iobench sweep`.
-    pub mod sweep {
-        pub use crate::study::sweep::main;
-    }
-    /// `iobench slo`.
-    pub mod slo {
-        pub use crate::study::slo::main;
     }
 }
 

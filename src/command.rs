@@ -5,64 +5,90 @@
 //! if-ladder.
 
 use crate::cli::{self, Invocation};
+use crate::flags::Table;
 use crate::options::profile::Profile;
 use crate::server::{self, Mode};
+use crate::study;
 
-/// The subcommands, each with its one line for `iobench --help`.
-pub const SUBCOMMANDS: &[(&str, &str)] = &[
-    (
-        "peak",
-        "peak IOPS of files or devices, with t/io_uring's options",
-    ),
-    (
-        "sweep",
-        "one job run over every combination of option values",
-    ),
-    (
-        "compare",
-        "jobs run in turn, or result files: mean ± σ, ratio, gate",
-    ),
-    (
-        "quick",
-        "KDiskMark's standard test of a directory, file or device",
-    ),
-    (
-        "pts",
-        "SNIA SSS PTS tests: purge, precondition, rounds to steady state",
-    ),
-    (
-        "report",
-        "one HTML report of results, sweeps, comparisons and logs",
-    ),
-    (
-        "history",
-        "the runs saved with --save: list, compare to a baseline, trend",
-    ),
-    (
-        "slo",
-        "the highest arrival rate whose latency meets targets (--p99 2ms)",
-    ),
+/// One subcommand: its flags (whose table holds its name, usage and every flag, each with
+/// what it sets), its line in `iobench --help`, and the function that runs it. Adding a
+/// subcommand is one entry of [`SUBCOMMANDS`]; adding a flag is one row of its table.
+pub struct Subcommand {
+    /// The flag table: the name (`sweep`), the usage and the rows.
+    pub flags: &'static dyn Table,
+    /// Its one line in `iobench --help`.
+    pub summary: &'static str,
+    /// Runs it with the arguments after its name; returns the exit status.
+    pub main: fn(&[String]) -> u8,
+}
+
+impl Subcommand {
+    /// Its name, as typed: `iobench NAME ...`.
+    pub fn name(&self) -> &'static str {
+        self.flags.command()
+    }
+}
+
+impl std::fmt::Debug for Subcommand {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `iobench peak`: t/io_uring's exit statuses are 0 and 1.
+fn peak_main(args: &[String]) -> u8 {
+    u8::try_from(crate::peak::main(args)).unwrap_or(1)
+}
+
+/// The subcommands, in `iobench --help`'s order.
+pub const SUBCOMMANDS: &[Subcommand] = &[
+    Subcommand {
+        flags: &crate::peak::args::SPEC,
+        summary: "peak IOPS of files or devices, with t/io_uring's options",
+        main: peak_main,
+    },
+    Subcommand {
+        flags: &study::sweep::SPEC,
+        summary: "one job run over every combination of option values",
+        main: study::sweep::main,
+    },
+    Subcommand {
+        flags: &study::compare::SPEC,
+        summary: "jobs run in turn, or result files: mean ± σ, ratio, gate",
+        main: study::compare::main,
+    },
+    Subcommand {
+        flags: &study::quick::SPEC,
+        summary: "KDiskMark's standard test of a directory, file or device",
+        main: study::quick::main,
+    },
+    Subcommand {
+        flags: &study::pts::SPEC,
+        summary: "SNIA SSS PTS tests: purge, precondition, rounds to steady state",
+        main: study::pts::main,
+    },
+    Subcommand {
+        flags: &crate::present::html::SPEC,
+        summary: "one HTML report of results, sweeps, comparisons and logs",
+        main: crate::present::html::main,
+    },
+    Subcommand {
+        flags: &study::history::SPEC,
+        summary: "the runs saved with --save: list, compare to a baseline, trend",
+        main: study::history::main,
+    },
+    Subcommand {
+        flags: &study::slo::SPEC,
+        summary: "the highest arrival rate whose latency meets targets (--p99 2ms)",
+        main: study::slo::main,
+    },
 ];
 
 /// One invocation of iobench.
 #[derive(Debug)]
 pub enum Command {
-    /// `iobench peak ARGS`.
-    Peak(Vec<String>),
-    /// `iobench sweep ARGS`.
-    Sweep(Vec<String>),
-    /// `iobench compare ARGS`.
-    Compare(Vec<String>),
-    /// `iobench quick ARGS`.
-    Quick(Vec<String>),
-    /// `iobench pts ARGS`.
-    Pts(Vec<String>),
-    /// `iobench report ARGS`.
-    Report(Vec<String>),
-    /// `iobench history ARGS`.
-    History(Vec<String>),
-    /// `iobench slo ARGS`.
-    Slo(Vec<String>),
+    /// `iobench SUBCOMMAND ARGS`.
+    Sub(&'static Subcommand, Vec<String>),
     /// One job a server started in a process of its own (internal).
     ServerJob(Vec<String>),
     /// `--server[=ADDR]`, with `--daemonize=PIDFILE`.
@@ -111,21 +137,19 @@ impl Command {
     /// Reads the arguments after the program name. An error is a message for
     /// `iobench: …` and exit status 1.
     pub fn parse(args: Vec<String>) -> Result<Command, String> {
+        Command::parse_in(SUBCOMMANDS, args)
+    }
+
+    /// [`Command::parse`] with the subcommands of `table` (the tests add one of their own).
+    pub fn parse_in(table: &'static [Subcommand], args: Vec<String>) -> Result<Command, String> {
         let first = args.first().map(String::as_str).unwrap_or("");
-        let sub = |c: fn(Vec<String>) -> Command| Ok(c(args[1..].to_vec()));
-        match first {
-            "peak" => return sub(Command::Peak),
-            "sweep" => return sub(Command::Sweep),
-            "compare" => return sub(Command::Compare),
-            "quick" => return sub(Command::Quick),
-            "pts" => return sub(Command::Pts),
-            "report" => return sub(Command::Report),
-            "history" => return sub(Command::History),
-            "slo" => return sub(Command::Slo),
-            f if f == server::job::CHILD_ARG => return sub(Command::ServerJob),
-            _ => {}
+        if let Some(s) = table.iter().find(|s| s.name() == first) {
+            return Ok(Command::Sub(s, args[1..].to_vec()));
         }
-        if let Some(near) = misspelt(first) {
+        if first == server::job::CHILD_ARG {
+            return Ok(Command::ServerJob(args[1..].to_vec()));
+        }
+        if let Some(near) = misspelt(table, first) {
             return Err(format!(
                 "unknown subcommand '{first}' (did you mean '{near}'?)"
             ));
@@ -179,7 +203,7 @@ impl Command {
 
 /// The subcommand a first argument is a slip for: a bare word (no option, no path, no
 /// file of that name, which would be a job file) within two edits of one.
-fn misspelt(first: &str) -> Option<&'static str> {
+fn misspelt(table: &'static [Subcommand], first: &str) -> Option<&'static str> {
     if first.is_empty()
         || first.starts_with('-')
         || first.contains(['/', '.', '='])
@@ -187,9 +211,9 @@ fn misspelt(first: &str) -> Option<&'static str> {
     {
         return None;
     }
-    SUBCOMMANDS
+    table
         .iter()
-        .map(|(name, _)| (strsim::levenshtein(first, name), *name))
+        .map(|s| (strsim::levenshtein(first, s.name()), s.name()))
         .filter(|&(d, _)| d <= 2)
         .min()
         .map(|(_, name)| name)
@@ -210,15 +234,20 @@ const MPI_FLAGS: &[(&str, &str)] = &[
 /// The text of `iobench --help`: fio's usage and flags, iobench's own flags, the
 /// subcommands.
 pub fn help_text() -> String {
+    help_text_in(SUBCOMMANDS)
+}
+
+/// [`help_text`] listing the subcommands of `table`.
+pub fn help_text_in(table: &[Subcommand]) -> String {
     let mut out = cli::usage();
     out.push_str("\niobench's own options (the mpirun ones need the `mpi` build):\n");
     let mut own = cli::own_flags_help();
     own.extend(MPI_FLAGS.iter().map(|(f, h)| (f.to_string(), *h)));
     out.push_str(&crate::flags::columns_in(&own, cli::HELP_WIDTH));
     out.push_str("\nSubcommands (iobench SUBCOMMAND --help for their options):\n");
-    let subs: Vec<(String, &str)> = SUBCOMMANDS
+    let subs: Vec<(String, &str)> = table
         .iter()
-        .map(|(n, h)| (n.to_string(), *h))
+        .map(|s| (s.name().to_string(), s.summary))
         .collect();
     out.push_str(&crate::flags::columns_in(&subs, cli::HELP_WIDTH));
     out
@@ -235,17 +264,17 @@ mod tests {
     #[test]
     fn subcommands_and_their_slips() {
         assert!(
-            matches!(parse(&["sweep", "--axis", "bs=4k"]), Ok(Command::Sweep(a)) if a.len() == 2)
+            matches!(parse(&["sweep", "--axis", "bs=4k"]), Ok(Command::Sub(s, a)) if s.name() == "sweep" && a.len() == 2)
         );
-        assert!(matches!(parse(&["peak", "--help"]), Ok(Command::Peak(_))));
+        assert!(matches!(parse(&["peak", "--help"]), Ok(Command::Sub(s, _)) if s.name() == "peak"));
         let e = parse(&["swep", "--axis", "bs=4k"]).unwrap_err();
         assert_eq!(e, "unknown subcommand 'swep' (did you mean 'sweep'?)");
         assert!(parse(&["comprae"]).unwrap_err().contains("'compare'"));
         // A path, an option, or a word far from every subcommand is not a slip.
-        assert_eq!(misspelt("swep.fio"), None);
-        assert_eq!(misspelt("./swep"), None);
-        assert_eq!(misspelt("--swep"), None);
-        assert_eq!(misspelt("benchmark"), None);
+        assert_eq!(misspelt(SUBCOMMANDS, "swep.fio"), None);
+        assert_eq!(misspelt(SUBCOMMANDS, "./swep"), None);
+        assert_eq!(misspelt(SUBCOMMANDS, "--swep"), None);
+        assert_eq!(misspelt(SUBCOMMANDS, "benchmark"), None);
     }
 
     #[test]
@@ -289,7 +318,8 @@ mod tests {
     #[test]
     fn help_lists_every_subcommand_and_own_flag() {
         let h = help_text();
-        for (name, _) in SUBCOMMANDS {
+        for s in SUBCOMMANDS {
+            let name = s.name();
             assert!(h.contains(&format!("\n  {name}  ")), "{name}: {h}");
         }
         for flag in [

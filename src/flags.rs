@@ -1,7 +1,10 @@
 //! The flag parser of iobench's subcommands (`sweep`, `compare`, `quick`, `report`,
-//! `peak`) and of the `--client` command line: each declares its flags once, in a table of names, value forms and
-//! descriptions, and the same table both reads the arguments and prints `--help`, so the
-//! help cannot drift from what is accepted. (A plain run keeps fio's own rules: `cli`.)
+//! `peak`, ...) and of the `--client` command line: each declares its flags once, in a
+//! table of rows ([`Flag`]: names, value form, description, and the `apply` that sets
+//! what the flag sets, as ripgrep's `Flag::update`), and the same table both reads the
+//! arguments and prints `--help`, so the help cannot drift from what is accepted and no
+//! flag is handled by a `match` on its name elsewhere. (A plain run keeps fio's own
+//! rules: `cli`.)
 //!
 //! Accepted forms: `--flag=value`, `--flag value`, `-f value`, `-f=value`, `-f32` (only in a
 //! table that asks for it, as t/io_uring does), `-flag=value` and `-flag value` (only in a
@@ -24,10 +27,59 @@ pub enum Takes {
     MaybeValue,
 }
 
-/// One flag of a subcommand.
-#[derive(Debug, Clone, Copy)]
-pub struct Flag {
-    /// Its spellings, the first the one the parser hands back: `&["--dir", "-o"]`.
+/// A flag's value as its row's [`Flag::apply`] is handed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Value<'a> {
+    /// The flag as it was given (one of its row's names: `--loops` or `--repeat`), so an
+    /// error names what the user wrote.
+    pub flag: &'static str,
+    /// The value given (`None` for a switch, or an optional value left out).
+    pub value: Option<&'a str>,
+}
+
+impl Value<'_> {
+    /// The same flag given `value`: a switch that stands for a value of another flag
+    /// (`--json` for `--output-format=json`) applies that flag's row with it.
+    pub fn with(self, value: &str) -> Value<'_> {
+        Value {
+            flag: self.flag,
+            value: Some(value),
+        }
+    }
+
+    /// The value's text (empty for a switch).
+    pub fn text(&self) -> &str {
+        self.value.unwrap_or("")
+    }
+
+    /// The value as an owned string.
+    pub fn string(&self) -> String {
+        self.text().to_string()
+    }
+
+    /// The value as a path.
+    pub fn path(&self) -> std::path::PathBuf {
+        self.text().into()
+    }
+
+    /// The error for this value: names the flag, the value and `expected`.
+    pub fn bad(&self, expected: &str) -> String {
+        bad_value(self.flag, self.text(), expected)
+    }
+
+    /// The value as a number of type `T`, or the error naming `expected`.
+    pub fn number<T: std::str::FromStr>(&self, expected: &str) -> Result<T, String> {
+        number(self.flag, self.text(), expected)
+    }
+}
+
+/// What a flag does to the arguments `A` it is read into.
+pub type Apply<A> = fn(&mut A, Value<'_>) -> Result<(), String>;
+
+/// One flag of a subcommand: how it is written, and what it sets (`apply`), so a row is
+/// the whole of a flag.
+pub struct Flag<A: 'static> {
+    /// Its spellings, the first the one the parser hands back: `&["--output", "-o"]`.
     pub names: &'static [&'static str],
     /// Whether it takes a value.
     pub takes: Takes,
@@ -36,17 +88,43 @@ pub struct Flag {
     pub form: &'static str,
     /// What it does; a `\n` starts a continuation line, aligned under the first.
     pub help: &'static str,
+    /// Sets what the flag sets in the arguments being read, or says why the value is bad.
+    pub apply: Apply<A>,
+}
+
+impl<A> Clone for Flag<A> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<A> Copy for Flag<A> {}
+
+impl<A> std::fmt::Debug for Flag<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Flag")
+            .field("names", &self.names)
+            .field("takes", &self.takes)
+            .field("form", &self.form)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An [`Apply`] for a table whose caller reads the flags itself, in order with the
+/// positional arguments ([`Matches::in_order`], `--client`'s line): nothing is set here.
+pub fn read_in_order<A>(_: &mut A, _: Value<'_>) -> Result<(), String> {
+    Ok(())
 }
 
 /// A subcommand's flags and how its arguments read.
-#[derive(Debug, Clone, Copy)]
-pub struct Spec {
+#[derive(Debug)]
+pub struct Spec<A: 'static> {
     /// The subcommand, as errors name it: `sweep`.
     pub command: &'static str,
     /// The usage lines and any text before the flag list.
     pub usage: &'static str,
     /// The flags (`-h`/`--help` are always there and need no row).
-    pub flags: &'static [Flag],
+    pub flags: &'static [Flag<A>],
     /// Arguments that look like flags but are none of these are handed back as
     /// positional (a sweep's job options) instead of refused.
     pub pass_unknown: bool,
@@ -72,9 +150,11 @@ pub struct Matches {
     pub positional_after: Vec<usize>,
     /// The arguments after the first `--`, when there was one.
     pub rest: Option<Vec<String>>,
+    /// For each of `flags`, its row in the table and the name it was given by.
+    rows: Vec<(usize, &'static str)>,
 }
 
-impl Spec {
+impl<A> Spec<A> {
     /// Reads `args` (the arguments after the subcommand's name).
     pub fn parse<S: AsRef<str>>(&self, args: &[S]) -> Result<Matches, String> {
         let mut m = Matches::default();
@@ -94,7 +174,7 @@ impl Spec {
                 m.push_positional(arg);
                 continue;
             }
-            let Some((flag, inline)) = self.find(arg) else {
+            let Some((row, spelt, inline)) = self.find(arg) else {
                 if self.pass_unknown {
                     m.push_positional(arg);
                     continue;
@@ -104,6 +184,7 @@ impl Spec {
                     self.command
                 ));
             };
+            let flag = &self.flags[row];
             let name = flag.names[0];
             let value = match (flag.takes, inline) {
                 (Takes::Nothing, Some(v)) => {
@@ -125,33 +206,50 @@ impl Spec {
                 }
             };
             m.flags.push((name, value));
+            m.rows.push((row, spelt));
         }
         Ok(m)
     }
 
-    /// The flag an argument names, and the value written into it (`--dir=x`, `-o=x`, and
-    /// with `attached`, `-d32`).
-    fn find(&self, arg: &str) -> Option<(&'static Flag, Option<String>)> {
+    /// Applies the flags `m` holds to `a`, in the order given, each through its own row.
+    pub fn apply(&self, m: &Matches, a: &mut A) -> Result<(), String> {
+        for ((_, value), &(row, flag)) in m.flags.iter().zip(&m.rows) {
+            let value = Value {
+                flag,
+                value: value.as_deref(),
+            };
+            (self.flags[row].apply)(a, value)?;
+        }
+        Ok(())
+    }
+
+    /// The row of the flag an argument names, and the value written into it (`--dir=x`,
+    /// `-o=x`, and with `attached`, `-d32`).
+    fn find(&self, arg: &str) -> Option<(usize, &'static str, Option<String>)> {
         let (given, inline) = match arg.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (arg, None),
         };
-        if let Some(f) = self.flags.iter().find(|f| f.names.contains(&given)) {
-            return Some((f, inline));
+        let row = |name: &str| {
+            self.flags.iter().enumerate().find_map(|(r, f)| {
+                let n = f.names.iter().find(|n| **n == name)?;
+                Some((r, *n))
+            })
+        };
+        if let Some((r, n)) = row(given) {
+            return Some((r, n, inline));
         }
         if self.single_dash && !arg.starts_with("--") {
-            let long = format!("-{given}");
-            if let Some(f) = self.flags.iter().find(|f| f.names.contains(&long.as_str())) {
-                return Some((f, inline));
+            if let Some((r, n)) = row(&format!("-{given}")) {
+                return Some((r, n, inline));
             }
         }
         if !self.attached || arg.starts_with("--") {
             return None;
         }
         // `-d32`: a one-letter flag with its value after the letter.
-        let letter = arg.get(..2)?;
-        let f = self.flags.iter().find(|f| f.names.contains(&letter))?;
-        (f.takes == Takes::Value).then(|| (f, Some(arg[2..].to_string())))
+        let (r, n) = row(arg.get(..2)?)?;
+        (self.flags[r].takes == Takes::Value).then(|| (r, n, Some(arg[2..].to_string())))
     }
 
     /// The `--help` text: the usage, then every flag with its form and description in
@@ -161,7 +259,7 @@ impl Spec {
     }
 
     /// [`Spec::help`] with a note after some flags' descriptions (their defaults).
-    pub fn help_with(&self, note: impl Fn(&Flag) -> Option<String>) -> String {
+    pub fn help_with(&self, note: impl Fn(&Flag<A>) -> Option<String>) -> String {
         let mut out = self.usage.to_string();
         if !out.ends_with('\n') {
             out.push('\n');
@@ -184,7 +282,7 @@ impl Spec {
     }
 
     /// A flag's left column: its names, short ones first, and its value's form.
-    fn left(f: &Flag) -> String {
+    fn left(f: &Flag<A>) -> String {
         let mut names: Vec<&str> = f.names.to_vec();
         names.sort_by_key(|n| n.starts_with("--"));
         let mut s = names.join(", ");
@@ -201,6 +299,46 @@ impl Spec {
             }
         }
         s
+    }
+}
+
+/// A flag table seen without the type its flags are read into: what the command table
+/// (`command::SUBCOMMANDS`), `--help` and the tests read.
+pub trait Table {
+    /// The subcommand, as errors and the command table name it.
+    fn command(&self) -> &'static str;
+    /// The `--help` text.
+    fn help(&self) -> String;
+    /// Each row's names and what it takes, in the table's order.
+    fn rows(&self) -> Vec<(&'static [&'static str], Takes)>;
+    /// What the rows `given` (each a row's index and its value) do, in order, to the
+    /// arguments as they start (their `Default`): the arguments' `Debug` text after each
+    /// row's `apply`, or the first error. Two rows that set the same thing show the same
+    /// text; `effect(&[])` is the start.
+    fn effect(&self, given: &[(usize, Option<&str>)]) -> Result<String, String>;
+}
+
+impl<A: Default + std::fmt::Debug> Table for Spec<A> {
+    fn command(&self) -> &'static str {
+        self.command
+    }
+
+    fn help(&self) -> String {
+        Spec::help(self)
+    }
+
+    fn rows(&self) -> Vec<(&'static [&'static str], Takes)> {
+        self.flags.iter().map(|f| (f.names, f.takes)).collect()
+    }
+
+    fn effect(&self, given: &[(usize, Option<&str>)]) -> Result<String, String> {
+        let mut a = A::default();
+        for &(row, value) in given {
+            let f = &self.flags[row];
+            let flag = f.names[0];
+            (f.apply)(&mut a, Value { flag, value })?;
+        }
+        Ok(format!("{a:?}"))
     }
 }
 
@@ -294,34 +432,55 @@ pub fn number<T: std::str::FromStr>(flag: &str, value: &str, expected: &str) -> 
 mod tests {
     use super::*;
 
-    const FLAGS: &[Flag] = &[
+    /// What the test table's flags set.
+    #[derive(Debug, Default, PartialEq)]
+    struct Got {
+        dir: Option<String>,
+        dry_run: bool,
+        mix: Vec<Option<String>>,
+    }
+
+    const FLAGS: &[Flag<Got>] = &[
         Flag {
             names: &["--dir", "-o"],
             takes: Takes::Value,
             form: "DIR",
             help: "where to write",
+            apply: |a, v| {
+                a.dir = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--dry-run"],
             takes: Takes::Nothing,
             form: "",
             help: "run nothing",
+            apply: |a, _| {
+                a.dry_run = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--mix"],
             takes: Takes::MaybeValue,
             form: "PCT",
             help: "mixed tests\nsecond line",
+            apply: |a, v| {
+                a.mix.push(v.value.map(String::from));
+                Ok(())
+            },
         },
         Flag {
             names: &["-d"],
             takes: Takes::Value,
             form: "<int>",
             help: "depth",
+            apply: |_, v| Err(v.bad("no depth at all")),
         },
     ];
 
-    fn spec(pass_unknown: bool, attached: bool) -> Spec {
+    fn spec(pass_unknown: bool, attached: bool) -> Spec<Got> {
         Spec {
             command: "test",
             usage: "usage: iobench test",
@@ -359,6 +518,36 @@ mod tests {
         assert!(e.contains("'-dir=x'"), "{e}");
         let e = one.parse(&["-bogus=1"]).unwrap_err();
         assert!(e.contains("'-bogus=1'"), "{e}");
+    }
+
+    /// Each flag is applied by its own row, in the order given; a row's error names the
+    /// flag and its value.
+    #[test]
+    fn each_row_applies_itself() {
+        let s = spec(false, false);
+        let m = s
+            .parse(&["--mix=1", "-o", "x", "--dry-run", "--mix"])
+            .unwrap();
+        let mut got = Got::default();
+        s.apply(&m, &mut got).unwrap();
+        assert_eq!(
+            got,
+            Got {
+                dir: Some("x".into()),
+                dry_run: true,
+                mix: vec![Some("1".into()), None],
+            }
+        );
+        let m = s.parse(&["-d", "3"]).unwrap();
+        let e = s.apply(&m, &mut got).unwrap_err();
+        assert_eq!(e, "bad value '3' for -d: expected no depth at all");
+        let t: &dyn Table = &s;
+        let dry = Got {
+            dry_run: true,
+            ..Got::default()
+        };
+        assert_eq!(t.effect(&[(1, None)]).unwrap(), format!("{dry:?}"));
+        assert_eq!(t.effect(&[]).unwrap(), format!("{:?}", Got::default()));
     }
 
     #[test]

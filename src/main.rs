@@ -9,7 +9,7 @@
 
 use iobench::api::cli::Invocation;
 use iobench::api::command::{self, Command};
-use iobench::api::{cluster, fioflags, options, peak, present, server, session, study, verify};
+use iobench::api::{cluster, fioflags, options, server, session, verify};
 use std::process::ExitCode;
 
 /// Run by the C runtime with the other `.init_array` constructors, before `main` and so
@@ -44,14 +44,7 @@ fn main() -> ExitCode {
         }
     };
     match command {
-        Command::Peak(a) => ExitCode::from(peak::main(&a) as u8),
-        Command::Sweep(a) => ExitCode::from(study::sweep::main(&a)),
-        Command::Compare(a) => ExitCode::from(study::compare::main(&a)),
-        Command::Quick(a) => ExitCode::from(study::quick::main(&a)),
-        Command::Pts(a) => ExitCode::from(study::pts::main(&a)),
-        Command::Report(a) => ExitCode::from(present::report::main(&a)),
-        Command::History(a) => ExitCode::from(study::history::main(&a)),
-        Command::Slo(a) => ExitCode::from(study::slo::main(&a)),
+        Command::Sub(sub, a) => ExitCode::from((sub.main)(&a)),
         Command::ServerJob(a) => server::job::child_main(&a),
         Command::Server { addr, pidfile } => server::serve(&addr, pidfile.as_deref()),
         Command::Client(a) => iobench::api::client::main(&a),

@@ -10,7 +10,7 @@
 
 use crate::cli::OutputFormat;
 use crate::fioproto::addr::{self, Endpoint};
-use crate::flags::{Flag, Given, Spec, Takes};
+use crate::flags::{read_in_order, Flag, Given, Spec, Takes};
 use crate::report::Formats;
 
 /// One server to drive.
@@ -65,7 +65,7 @@ impl ClientArgs {
 
 /// The client's flags, read by the one flag helper with fio's `getopt_long_only` rules
 /// (`--client=h`, `-client=h`, `--client h`), job files kept where they stand among them.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<ClientArgs> = Spec {
     command: "--client=HOST",
     usage: "usage: iobench --client=HOST[,PORT] [JOBFILE ...] [--client=HOST2 ...] [options] [JOBFILE ...]\n\
             \n\
@@ -77,90 +77,105 @@ pub const SPEC: Spec = Spec {
             takes: Takes::Value,
             form: "HOST[,PORT]",
             help: "a server to drive (HOST[,PORT], sock:PATH, or a file of hosts)",
+            apply: read_in_order,
         },
         Flag {
             names: &["--remote-config"],
             takes: Takes::Value,
             form: "FILE",
             help: "a job file on the last --client's server",
+            apply: read_in_order,
         },
         Flag {
             names: &["--output-format"],
             takes: Takes::Value,
             form: "FORMAT",
             help: "normal, json, json+ or terse (comma-separated)",
+            apply: read_in_order,
         },
         Flag {
             names: &["--output"],
             takes: Takes::Value,
             form: "FILE",
             help: "write the report to FILE",
+            apply: read_in_order,
         },
         Flag {
             names: &["--minimal"],
             takes: Takes::Nothing,
             form: "",
             help: "terse output",
+            apply: read_in_order,
         },
         Flag {
             names: &["--terse-version"],
             takes: Takes::Value,
             form: "N",
             help: "terse format version: 2, 3, 4 or 5",
+            apply: read_in_order,
         },
         Flag {
             names: &["--eta"],
             takes: Takes::Value,
             form: "WHEN",
             help: "status line: always, never or auto",
+            apply: read_in_order,
         },
         Flag {
             names: &["--eta-newline"],
             takes: Takes::Value,
             form: "TIME",
             help: "start a fresh status line every TIME",
+            apply: read_in_order,
         },
         Flag {
             names: &["--eta-interval"],
             takes: Takes::Value,
             form: "TIME",
             help: "ask the servers for their status every TIME (at least 250ms)",
+            apply: read_in_order,
         },
         Flag {
             names: &["--trigger-file"],
             takes: Takes::Value,
             form: "FILE",
             help: "trigger the servers when FILE appears",
+            apply: read_in_order,
         },
         Flag {
             names: &["--trigger-timeout"],
             takes: Takes::Value,
             form: "TIME",
             help: "trigger the servers after TIME",
+            apply: read_in_order,
         },
         Flag {
             names: &["--trigger"],
             takes: Takes::Value,
             form: "CMD",
             help: "run CMD here when a server's verify states came back",
+            apply: read_in_order,
         },
         Flag {
             names: &["--trigger-remote"],
             takes: Takes::Value,
             form: "CMD",
             help: "run CMD on the servers when they are triggered",
+            apply: read_in_order,
         },
         Flag {
             names: &["--fio-compat"],
             takes: Takes::Value,
             form: "VERSION",
             help: "speak to the servers and report as this fio release (3.33 to 3.42)",
+            apply: read_in_order,
         },
         Flag {
             names: &["--aux-path"],
             takes: Takes::Value,
             form: "DIR",
             help: "where the servers' verify states are saved and read from",
+            apply: read_in_order,
         },
     ],
     pass_unknown: false,

@@ -129,20 +129,40 @@ impl Study {
     }
 }
 
+/// The arguments of a study that takes `--save` and `--history`.
+pub trait Saves {
+    /// `--save`: store every run.
+    fn save(&mut self);
+    /// `--history=PATH`: where.
+    fn history(&mut self, path: String);
+}
+
 /// The studies' `--save` flag (a plain run's is one of its own flags, `cli`).
-pub const SAVE_FLAG: crate::flags::Flag = crate::flags::Flag {
-    names: &["--save"],
-    takes: crate::flags::Takes::Nothing,
-    form: "",
-    help: "store every run in the results history, as one study\n\
-           (see iobench history --help)",
-};
+pub const fn save_flag<A: Saves>() -> crate::flags::Flag<A> {
+    crate::flags::Flag {
+        names: &["--save"],
+        takes: crate::flags::Takes::Nothing,
+        form: "",
+        help: "store every run in the results history, as one study\n\
+               (see iobench history --help)",
+        apply: |a, _| {
+            a.save();
+            Ok(())
+        },
+    }
+}
 
 /// The studies' `--history` flag.
-pub const HISTORY_FLAG: crate::flags::Flag = crate::flags::Flag {
-    names: &["--history"],
-    takes: crate::flags::Takes::Value,
-    form: "PATH",
-    help: "with --save: the history's SQLite file\n\
-           (default $XDG_DATA_HOME/iobench/history.sqlite)",
-};
+pub const fn history_flag<A: Saves>() -> crate::flags::Flag<A> {
+    crate::flags::Flag {
+        names: &["--history"],
+        takes: crate::flags::Takes::Value,
+        form: "PATH",
+        help: "with --save: the history's SQLite file\n\
+               (default $XDG_DATA_HOME/iobench/history.sqlite)",
+        apply: |a, v| {
+            a.history(v.string());
+            Ok(())
+        },
+    }
+}

@@ -2,7 +2,7 @@
 //! letter options with the value attached (`-d32`) or in the next argument (`-d 32`), then
 //! the files or devices.
 
-use crate::flags::{Flag, Spec, Takes};
+use crate::flags::{Flag, Spec, Takes, Value};
 use std::fmt;
 
 /// Settings of one peak run, with t/io_uring's defaults.
@@ -129,7 +129,7 @@ impl fmt::Display for ArgError {
 }
 
 /// `iobench peak`'s flags: t/io_uring's letters, each with a value (`-d32` or `-d 32`).
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<PeakArgs> = Spec {
     command: "peak",
     usage: "\
 usage: iobench peak [options] [--] [files or devices]
@@ -142,132 +142,217 @@ drives them. A <bool> is 0 or 1.",
             takes: Takes::Value,
             form: "<int>",
             help: "requests in flight per thread",
+            apply: |a, v| {
+                a.depth = small(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-s"],
             takes: Takes::Value,
             form: "<int>",
             help: "requests per submit call",
+            apply: |a, v| {
+                a.batch_submit = small(v)?.max(1);
+                Ok(())
+            },
         },
         Flag {
             names: &["-c"],
             takes: Takes::Value,
             form: "<int>",
             help: "completions reaped per call",
+            apply: |a, v| {
+                a.batch_complete = small(v)?.max(1);
+                Ok(())
+            },
         },
         Flag {
             names: &["-b"],
             takes: Takes::Value,
             form: "<int>",
             help: "block size in bytes",
+            apply: |a, v| {
+                a.bs = small(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-p"],
             takes: Takes::Value,
             form: "<bool>",
             help: "polled completions",
+            apply: |a, v| {
+                a.polled = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-B"],
             takes: Takes::Value,
             form: "<bool>",
             help: "registered buffers",
+            apply: |a, v| {
+                a.fixedbufs = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-D"],
             takes: Takes::Value,
             form: "<bool>",
             help: "DMA-mapped buffers (NVMe passthrough)",
+            apply: dma_map,
         },
         Flag {
             names: &["-F"],
             takes: Takes::Value,
             form: "<bool>",
             help: "registered files",
+            apply: |a, v| {
+                a.register_files = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-n"],
             takes: Takes::Value,
             form: "<int>",
             help: "submitting threads",
+            apply: |a, v| {
+                a.threads = small(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-O"],
             takes: Takes::Value,
             form: "<bool>",
             help: "O_DIRECT",
+            apply: |a, v| {
+                a.direct = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-N"],
             takes: Takes::Value,
             form: "<bool>",
             help: "no-op requests only",
+            apply: |a, v| {
+                a.nop = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-t"],
             takes: Takes::Value,
             form: "<bool>",
             help: "track latencies",
+            apply: |a, v| {
+                a.track_latency = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-T"],
             takes: Takes::Value,
             form: "<int>",
             help: "TSC rate in Hz",
+            apply: |a, v| {
+                a.tsc_rate = Some(number(v)?);
+                Ok(())
+            },
         },
         Flag {
             names: &["-r"],
             takes: Takes::Value,
             form: "<int>",
             help: "seconds to run, default unlimited",
+            apply: |a, v| {
+                a.runtime = small(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-R"],
             takes: Takes::Value,
             form: "<bool>",
             help: "random offsets",
+            apply: |a, v| {
+                a.random = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-a"],
             takes: Takes::Value,
             form: "<bool>",
             help: "legacy kernel AIO",
+            apply: |a, v| {
+                a.aio = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-S"],
             takes: Takes::Value,
             form: "<bool>",
             help: "synchronous preadv2",
+            apply: |a, v| {
+                a.sync = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-X"],
             takes: Takes::Value,
             form: "<bool>",
             help: "registered ring descriptor",
+            apply: |a, v| {
+                a.register_ring = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-P"],
             takes: Takes::Value,
             form: "<bool>",
             help: "place on the device's NUMA node",
+            apply: |a, v| {
+                a.numa_placement = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-V"],
             takes: Takes::Value,
             form: "<bool>",
             help: "vectored reads (READV) without fixed buffers",
+            apply: |a, v| {
+                a.vectored = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-e"],
             takes: Takes::Value,
             form: "<bool>",
             help: "restrict the ring to the run's opcodes",
+            apply: |a, v| {
+                a.restriction = switch(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["-u"],
             takes: Takes::Value,
             form: "<bool>",
             help: "NVMe passthrough",
+            apply: |a, v| {
+                a.passthrough = switch(v)?;
+                Ok(())
+            },
         },
     ],
     pass_unknown: false,
@@ -313,9 +398,43 @@ pub enum Parsed {
     Help,
 }
 
-fn number(letter: char, value: &str) -> Result<u64, ArgError> {
-    crate::flags::number(&format!("-{letter}"), value, "a whole number")
-        .map_err(|e| ArgError(format!("peak: {e}")))
+fn number(v: Value<'_>) -> Result<u64, String> {
+    v.number("a whole number")
+}
+
+/// A count that fits t/io_uring's `int`-sized fields.
+fn small(v: Value<'_>) -> Result<u32, String> {
+    let n = number(v)?;
+    u32::try_from(n).map_err(|_| format!("option {}: {n} is too large", v.flag))
+}
+
+/// A `<bool>`: any number, non-zero for on.
+fn switch(v: Value<'_>) -> Result<bool, String> {
+    number(v).map(|n| n != 0)
+}
+
+/// `-D`: DMA-mapped buffers, in the releases that have them. 3.37's t/io_uring dropped
+/// -D. `-D0` asks for what every later release does anyway (no DMA-mapped buffers), so
+/// scripts written for older releases (seed 002's) still run, with a note; `-D1` asks for
+/// what no later release has.
+fn dma_map(a: &mut PeakArgs, v: Value<'_>) -> Result<(), String> {
+    if a.has_dma_flag() {
+        a.dma_map = switch(v)?;
+        return Ok(());
+    }
+    if switch(v)? {
+        return Err(format!(
+            "option -D was removed in fio 3.37's t/io_uring (this is {}'s; \
+             --fio-compat=3.36 or older has it)",
+            a.release
+        ));
+    }
+    eprintln!(
+        "peak: note: -D0 is accepted and has no effect: t/io_uring dropped -D in \
+         fio 3.37 (this is {}'s)",
+        a.release
+    );
+    Ok(())
 }
 
 /// Parses the arguments after `peak`.
@@ -340,62 +459,13 @@ pub fn parse<S: AsRef<str>>(args: &[S]) -> Result<Parsed, ArgError> {
         return Ok(Parsed::Help);
     }
     let mut a = PeakArgs {
-        files: m.positional,
+        files: m.positional.clone(),
         release,
         ..Default::default()
     };
-    a.files.extend(m.rest.unwrap_or_default());
-    for (flag, value) in m.flags {
-        let value = value.unwrap_or_default();
-        let letter = flag.chars().nth(1).unwrap_or('?');
-        let n = || number(letter, &value);
-        let flag = || n().map(|v| v != 0);
-        let small = |v: u64| {
-            u32::try_from(v)
-                .map_err(|_| ArgError(format!("peak: option -{letter}: {v} is too large")))
-        };
-        match letter {
-            'd' => a.depth = small(n()?)?,
-            's' => a.batch_submit = small(n()?)?.max(1),
-            'c' => a.batch_complete = small(n()?)?.max(1),
-            'b' => a.bs = small(n()?)?,
-            'p' => a.polled = flag()?,
-            'B' => a.fixedbufs = flag()?,
-            // 3.37's t/io_uring dropped -D. `-D0` asks for what every later release does
-            // anyway (no DMA-mapped buffers), so scripts written for older releases (seed
-            // 002's) still run, with a note; `-D1` asks for what no later release has.
-            'D' if !a.has_dma_flag() => {
-                if flag()? {
-                    return Err(ArgError(format!(
-                        "peak: option -D was removed in fio 3.37's t/io_uring (this is {}'s; \
-                         --fio-compat=3.36 or older has it)",
-                        a.release
-                    )));
-                }
-                eprintln!(
-                    "peak: note: -D0 is accepted and has no effect: t/io_uring dropped -D in \
-                     fio 3.37 (this is {}'s)",
-                    a.release
-                );
-            }
-            'D' => a.dma_map = flag()?,
-            'V' => a.vectored = flag()?,
-            'e' => a.restriction = flag()?,
-            'F' => a.register_files = flag()?,
-            'n' => a.threads = small(n()?)?,
-            'O' => a.direct = flag()?,
-            'N' => a.nop = flag()?,
-            't' => a.track_latency = flag()?,
-            'T' => a.tsc_rate = Some(n()?),
-            'r' => a.runtime = small(n()?)?,
-            'R' => a.random = flag()?,
-            'a' => a.aio = flag()?,
-            'S' => a.sync = flag()?,
-            'X' => a.register_ring = flag()?,
-            'P' => a.numa_placement = flag()?,
-            _ => a.passthrough = flag()?,
-        }
-    }
+    a.files.extend(m.rest.iter().flatten().cloned());
+    SPEC.apply(&m, &mut a)
+        .map_err(|e| ArgError(format!("peak: {e}")))?;
     check(&mut a)?;
     Ok(Parsed::Run(a))
 }

@@ -21,7 +21,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 /// `iobench report`'s flags.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Args> = Spec {
     command: "report",
     usage: "\
 usage: iobench report INPUT... [-o report.html] [--title TEXT] [--svg DIR]
@@ -41,18 +41,30 @@ repeats of one point (mean ± σ, min–max).",
             takes: Takes::Value,
             form: "FILE",
             help: "the HTML file to write (default: report.html)",
+            apply: |a, v| {
+                a.out = v.path();
+                Ok(())
+            },
         },
         Flag {
             names: &["--title"],
             takes: Takes::Value,
             form: "TEXT",
             help: "the report's title (default: iobench report)",
+            apply: |a, v| {
+                a.title = v.string();
+                Ok(())
+            },
         },
         Flag {
             names: &["--svg"],
             takes: Takes::Value,
             form: "DIR",
             help: "also write each chart alone as DIR/ID.svg (DIR is made if missing)",
+            apply: |a, v| {
+                a.svg_dir = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--png"],
@@ -60,6 +72,10 @@ repeats of one point (mean ± σ, min–max).",
             form: "DIR",
             help: "also write each chart alone as DIR/ID.png, on white, its text in the \
                    system's sans-serif font (DIR is made if missing)",
+            apply: |a, v| {
+                a.png_dir = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--png-scale"],
@@ -67,12 +83,44 @@ repeats of one point (mean ± σ, min–max).",
             form: "N",
             help: "pixels per SVG unit of the --png images, above 0 and at most 8 \
                    (default: 2, a chart 2720 px wide)",
+            apply: |a, v| {
+                let expected = "a number above 0 and at most 8 (pixels per SVG unit)";
+                let n: f32 = v.number(expected)?;
+                if !(n > 0.0 && n <= png::MAX_SCALE) {
+                    return Err(v.bad(expected));
+                }
+                a.png_scale = Some(n);
+                Ok(())
+            },
         },
     ],
     pass_unknown: false,
     attached: false,
     single_dash: false,
 };
+
+/// What `iobench report` was asked to do.
+#[derive(Debug)]
+pub struct Args {
+    /// `--output`: the HTML file.
+    out: PathBuf,
+    title: String,
+    svg_dir: Option<PathBuf>,
+    png_dir: Option<PathBuf>,
+    png_scale: Option<f32>,
+}
+
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            out: PathBuf::from("report.html"),
+            title: "iobench report".to_string(),
+            svg_dir: None,
+            png_dir: None,
+            png_scale: None,
+        }
+    }
+}
 
 /// One input, as recognised.
 enum Input {
@@ -129,28 +177,15 @@ fn report(args: &[String]) -> Result<(), String> {
         print!("{}", SPEC.help());
         return Ok(());
     }
-    let mut out = PathBuf::from("report.html");
-    let mut title = "iobench report".to_string();
-    let mut svg_dir: Option<PathBuf> = None;
-    let mut png_dir: Option<PathBuf> = None;
-    let mut png_scale: Option<f32> = None;
-    for (flag, v) in m.flags {
-        let v = v.unwrap_or_default();
-        match flag {
-            "--output" => out = v.into(),
-            "--svg" => svg_dir = Some(v.into()),
-            "--png" => png_dir = Some(v.into()),
-            "--png-scale" => {
-                let expected = "a number above 0 and at most 8 (pixels per SVG unit)";
-                let n: f32 = crate::flags::number(flag, &v, expected)?;
-                if !(n > 0.0 && n <= png::MAX_SCALE) {
-                    return Err(crate::flags::bad_value(flag, &v, expected));
-                }
-                png_scale = Some(n);
-            }
-            _ => title = v,
-        }
-    }
+    let mut a = Args::default();
+    SPEC.apply(&m, &mut a)?;
+    let Args {
+        out,
+        title,
+        svg_dir,
+        png_dir,
+        png_scale,
+    } = a;
     if png_scale.is_some() && png_dir.is_none() {
         return Err("--png-scale sizes the --png images: give --png DIR too".into());
     }

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 /// `iobench compare`'s flags, before the first `--`.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Args> = Spec {
     command: "compare",
     usage: "\
 usage: iobench compare [OPTIONS] RESULT.json RESULT.json ...
@@ -31,12 +31,20 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             takes: Takes::Value,
             form: "N",
             help: "runs per job (default 5)",
+            apply: |a, v| {
+                a.repeat = v.number("a whole number")?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--warmup", "-w"],
             takes: Takes::Value,
             form: "K",
             help: "rounds run first and discarded (default 0)",
+            apply: |a, v| {
+                a.warmup = v.number("a whole number")?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--name", "-n"],
@@ -45,6 +53,10 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             help: "a side's label, in order (default: the options that differ\n\
                    between the sides when their jobs share names, such as bs=4k\n\
                    and bs=8k; else A, B, ... or the file name)",
+            apply: |a, v| {
+                a.names.push(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--metric", "-m"],
@@ -54,6 +66,7 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    first is the one --fail-if-slower judges; http.CLASS.STAT\n\
                    compares a class of the http engine's requests (http.get.p99,\n\
                    http.4k.lat, http.all.ttfb_p99: see docs/guide/compare.md)",
+            apply: set_metrics,
         },
         Flag {
             names: &["--fail-if-slower"],
@@ -62,6 +75,17 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             help: "exit 2 when a side is slower than the first by more than P%\n\
                    beyond its noise (two standard deviations of the ratio); needs\n\
                    2 or more runs a side (one run has no noise to judge by)",
+            apply: |a, v| {
+                let p: f64 = v
+                    .text()
+                    .trim_end_matches('%')
+                    .parse()
+                    .ok()
+                    .filter(|p: &f64| (0.0..100.0).contains(p))
+                    .ok_or_else(|| v.bad("a percentage such as 5%"))?;
+                a.fail_if_slower = Some(p);
+                Ok(())
+            },
         },
         Flag {
             names: &["--margin"],
@@ -71,30 +95,50 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    shown (two one-sided Welch tests) to be within P% of the first's\n\
                    are \"equivalent within ±P %\"; too noisy to tell either way is\n\
                    \"cannot tell\", with the runs a side that would tell",
+            apply: |a, v| {
+                a.margin = Some(stats::parse_margin(v.flag, v.text())?);
+                Ok(())
+            },
         },
         Flag {
-            names: &["--dir", "-o"],
+            names: &["--dir", "-o", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "keep every run's JSON+ in DIR (default: a temporary directory)",
+            apply: |a, v| {
+                a.dir = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--export-json"],
             takes: Takes::Value,
             form: "FILE",
             help: "also write the results there as JSON",
+            apply: |a, v| {
+                a.export_json = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--export-csv"],
             takes: Takes::Value,
             form: "FILE",
             help: "also write the results there as CSV",
+            apply: |a, v| {
+                a.export_csv = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--export-markdown"],
             takes: Takes::Value,
             form: "FILE",
             help: "also write the tables there as markdown",
+            apply: |a, v| {
+                a.export_md = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--tool", "-t"],
@@ -104,15 +148,30 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    options only; its --version must work) and say, per metric, whether\n\
                    its numbers and iobench's differ beyond the noise (default metrics\n\
                    then: iops,bw,p50,p99); one job side runs on both",
+            apply: |a, v| {
+                if v.text().is_empty() {
+                    return Err(v.bad("fio or the path of a fio-compatible binary"));
+                }
+                a.tool = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
-            help: "print the tables as markdown",
+            help: "print the tables as markdown (--output-format=markdown)",
+            apply: |a, v| output_format(a, v.with("markdown")),
         },
-        crate::history::SAVE_FLAG,
-        crate::history::HISTORY_FLAG,
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|markdown",
+            help: "how the tables print (default normal)",
+            apply: output_format,
+        },
+        crate::history::save_flag(),
+        crate::history::history_flag(),
     ],
     pass_unknown: false,
     attached: false,
@@ -127,7 +186,7 @@ enum Source {
 }
 
 #[derive(Debug, Default)]
-struct Args {
+pub struct Args {
     sides: Vec<Source>,
     names: Vec<String>,
     repeat: usize,
@@ -155,6 +214,15 @@ struct Args {
     history: Option<String>,
 }
 
+impl crate::history::Saves for Args {
+    fn save(&mut self) {
+        self.save = true;
+    }
+    fn history(&mut self, path: String) {
+        self.history = Some(path);
+    }
+}
+
 /// True when every argument names a file that holds a result document (read, and any
 /// error in it reported, later).
 fn all_results(args: &[String]) -> bool {
@@ -172,7 +240,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     if m.help {
         return Ok(None);
     }
-    apply_flags(&mut a, m.flags)?;
+    SPEC.apply(&m, &mut a)?;
     let files = m.positional;
     if a.repeat == 0 {
         return Err("--repeat must be at least 1".into());
@@ -244,74 +312,46 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
-/// Applies compare's flags (all but the sides) to `a`.
-fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Result<(), String> {
-    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
-    for (flag, v) in given {
-        let v = v.unwrap_or_default();
-        match flag {
-            "--repeat" => a.repeat = count(flag, &v)?,
-            "--warmup" => a.warmup = count(flag, &v)?,
-            "--name" => a.names.push(v),
-            "--metric" => {
-                a.metrics.clear();
-                a.http.clear();
-                a.dir_rows = false;
-                for m in v.split(',').map(str::trim) {
-                    let metric = match results::http_metric(m) {
-                        Some(r) => {
-                            let (class, metric) = r.map_err(|e| format!("{flag}: {e}"))?;
-                            if !a.http.contains(&class) {
-                                a.http.push(class);
-                            }
-                            metric
-                        }
-                        None => {
-                            a.dir_rows = true;
-                            Metric::parse(m).ok_or_else(|| {
-                                flags::bad_value(
-                                    flag,
-                                    m,
-                                    "iops, bw, lat, p50, p99, p99.9 or http.CLASS.STAT",
-                                )
-                            })?
-                        }
-                    };
-                    if !a.metrics.contains(&metric) {
-                        a.metrics.push(metric);
-                    }
+/// `--output-format` (and `--markdown`): how the tables print.
+fn output_format(a: &mut Args, v: flags::Value<'_>) -> Result<(), String> {
+    a.markdown = match v.text() {
+        "normal" => false,
+        "markdown" => true,
+        _ => return Err(v.bad("normal or markdown")),
+    };
+    Ok(())
+}
+
+/// `--metric`: the metrics compared, and the http engine's classes they name.
+fn set_metrics(a: &mut Args, v: flags::Value<'_>) -> Result<(), String> {
+    a.metrics.clear();
+    a.http.clear();
+    a.dir_rows = false;
+    for m in v.text().split(',').map(str::trim) {
+        let metric = match results::http_metric(m) {
+            Some(r) => {
+                let (class, metric) = r.map_err(|e| format!("{}: {e}", v.flag))?;
+                if !a.http.contains(&class) {
+                    a.http.push(class);
                 }
-                a.metrics_given = true;
+                metric
             }
-            "--tool" => {
-                if v.is_empty() {
-                    return Err(flags::bad_value(
-                        flag,
-                        &v,
-                        "fio or the path of a fio-compatible binary",
-                    ));
-                }
-                a.tool = Some(v);
+            None => {
+                a.dir_rows = true;
+                Metric::parse(m).ok_or_else(|| {
+                    flags::bad_value(
+                        v.flag,
+                        m,
+                        "iops, bw, lat, p50, p99, p99.9 or http.CLASS.STAT",
+                    )
+                })?
             }
-            "--fail-if-slower" => {
-                let p: f64 = v
-                    .trim_end_matches('%')
-                    .parse()
-                    .ok()
-                    .filter(|p: &f64| (0.0..100.0).contains(p))
-                    .ok_or_else(|| flags::bad_value(flag, &v, "a percentage such as 5%"))?;
-                a.fail_if_slower = Some(p);
-            }
-            "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
-            "--dir" => a.dir = Some(v.into()),
-            "--export-json" => a.export_json = Some(v.into()),
-            "--export-csv" => a.export_csv = Some(v.into()),
-            "--export-markdown" => a.export_md = Some(v.into()),
-            "--save" => a.save = true,
-            "--history" => a.history = Some(v),
-            _ => a.markdown = true,
+        };
+        if !a.metrics.contains(&metric) {
+            a.metrics.push(metric);
         }
     }
+    a.metrics_given = true;
     Ok(())
 }
 
@@ -839,7 +879,7 @@ pub fn judge_results(
         ..Default::default()
     };
     let m = SPEC.parse(flags)?;
-    apply_flags(&mut a, m.flags)?;
+    SPEC.apply(&m, &mut a)?;
     // The same rule as `compare`'s: one run has no noise to judge a slowdown by.
     if a.fail_if_slower.is_some() {
         if let Some((label, runs)) = sides.iter().find(|s| s.1.len() < 2) {

@@ -22,7 +22,7 @@ pub const EXPORT_VERSION: u32 = 1;
 /// The baseline `baseline` and `compare --baseline` use without `--name`.
 const DEFAULT_BASELINE: &str = "default";
 
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Args> = Spec {
     command: "history",
     usage: "\
 usage: iobench history list [--job-hash H] [--target T] [--host H] [--tag NAME]
@@ -52,42 +52,70 @@ seconds since the epoch.",
             takes: Takes::Value,
             form: "PATH",
             help: "the history's SQLite file",
+            apply: |a, v| {
+                a.history = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--job-hash"],
             takes: Takes::Value,
             form: "H",
             help: "list, trend, export: runs whose options hash starts with H",
+            apply: |a, v| {
+                a.filter.job_hash = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--target"],
             takes: Takes::Value,
             form: "T",
             help: "list, trend, export: runs on this target path or device model",
+            apply: |a, v| {
+                a.filter.target = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--host"],
             takes: Takes::Value,
             form: "HOST",
             help: "list, export: runs made on this host",
+            apply: |a, v| {
+                a.filter.host = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--tag"],
             takes: Takes::Value,
             form: "NAME",
             help: "list, export: runs tagged NAME",
+            apply: |a, v| {
+                a.filter.tag = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--since"],
             takes: Takes::Value,
             form: "DATE",
             help: "list, trend, export: runs started at DATE or later",
+            apply: |a, v| {
+                a.filter.since = Some(time_flag(v.flag, v.text())?);
+                Ok(())
+            },
         },
         Flag {
             names: &["--until"],
             takes: Takes::Value,
             form: "DATE",
             help: "list, trend, export: runs started at DATE or earlier",
+            apply: |a, v| {
+                a.filter.until = Some(time_flag(v.flag, v.text())?);
+                Ok(())
+            },
         },
         Flag {
             names: &["--study"],
@@ -95,6 +123,12 @@ seconds since the epoch.",
             form: "S",
             help: "list, export: the runs of study S; baseline set: they are the\n\
                    baseline; compare --baseline: its runs like the baseline",
+            apply: |a, v| {
+                let n = v.number("a study number from history list (kind #S)")?;
+                a.filter.study = Some(n);
+                a.study = Some(n);
+                Ok(())
+            },
         },
         Flag {
             names: &["--last"],
@@ -103,25 +137,50 @@ seconds since the epoch.",
             help: "baseline set: the newest N runs list's filters take;\n\
                    compare --baseline: the newest N runs like the baseline saved\n\
                    since it was set (default: as many as the baseline holds)",
+            apply: |a, v| {
+                let expected = "a whole number of runs, 1 or more";
+                a.last = Some(
+                    v.number(expected)
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| v.bad(expected))?,
+                );
+                Ok(())
+            },
         },
         Flag {
-            names: &["--name"],
+            names: &["--name", "-n"],
             takes: Takes::Value,
             form: "NAME",
             help: "baseline, compare --baseline, trend (marked in its JSON): the\n\
                    baseline's name (default: default)",
+            apply: |a, v| {
+                a.name = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--baseline"],
             takes: Takes::Nothing,
             form: "",
             help: "compare: the baseline against RUNS, or against the newest runs like it",
+            apply: |a, _| {
+                a.baseline = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--metric", "-m"],
             takes: Takes::Value,
             form: "M[,M...]",
             help: "compare, trend: iops, bw, lat, p50, p99, p99.9 (trend: the first)",
+            apply: |a, v| {
+                let first = v.text().split(',').next().unwrap_or("");
+                a.metric = Some(Metric::parse(first.trim()).ok_or_else(|| {
+                    flags::bad_value(v.flag, first, "iops, bw, lat, p50, p99 or p99.9")
+                })?);
+                pass_on(a, v)
+            },
         },
         Flag {
             names: &["--fail-if-slower"],
@@ -129,18 +188,24 @@ seconds since the epoch.",
             form: "P%",
             help: "compare: exit 2 when the second side is slower by more than P%\n\
                    beyond its noise (2 or more runs a side, of the same job)",
+            apply: pass_on,
         },
         Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
             help: "compare: print the tables as markdown",
+            apply: |a, v| {
+                a.compare_flags.push(v.flag.to_string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--margin"],
             takes: Takes::Value,
             form: "P%",
             help: "compare: the equivalence margin (default 5%), as compare's",
+            apply: pass_on,
         },
         Flag {
             names: &["--rerun"],
@@ -150,43 +215,83 @@ seconds since the epoch.",
                    many times as the larger side has runs, and judge those runs\n\
                    (the jobs are rebuilt from the history; their targets must be\n\
                    on this host)",
+            apply: |a, _| {
+                a.rerun = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--export-json"],
             takes: Takes::Value,
             form: "FILE",
             help: "compare: also write the comparison there as JSON",
+            apply: pass_on,
         },
         Flag {
             names: &["--export-csv"],
             takes: Takes::Value,
             form: "FILE",
             help: "compare: also write the comparison there as CSV",
+            apply: pass_on,
         },
         Flag {
-            names: &["--format"],
+            names: &["--format", "--output-format"],
             takes: Takes::Value,
             form: "F",
             help: "show: json (the stored document); trend: table or json;\n\
                    export: jsonl (default) or csv",
+            apply: |a, v| {
+                a.format = Some(v.string());
+                Ok(())
+            },
+        },
+        Flag {
+            names: &["--json"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "show, trend: the same as --format=json",
+            apply: |a, v| {
+                a.format = Some(v.with("json").string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--output", "-o"],
             takes: Takes::Value,
             form: "FILE",
             help: "export: write there instead of stdout",
+            apply: |a, v| {
+                a.output = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--keep-last"],
             takes: Takes::Value,
             form: "N",
             help: "gc: keep the N newest runs of each job hash and target",
+            apply: |a, v| {
+                a.keep_last = Some(v.number("a whole number")?);
+                Ok(())
+            },
         },
         Flag {
             names: &["--older-than"],
             takes: Takes::Value,
             form: "AGE|DATE",
             help: "gc: forget runs older than AGE (30d, 12h) or DATE; baselines stay",
+            apply: |a, v| {
+                // An age (30d, 12h) back from now, or a date.
+                let age = crate::defs::value::parse_time_us(v.text(), crate::defs::TimeUnit::Sec);
+                a.older_than = Some(match age {
+                    Ok(us) if !v.text().contains('-') => {
+                        crate::history::now() - (us / 1_000_000) as i64
+                    }
+                    _ => store::parse_time(v.text())
+                        .map_err(|_| v.bad("an age such as 30d or 12h, or a date"))?,
+                });
+                Ok(())
+            },
         },
     ],
     pass_unknown: false,
@@ -196,7 +301,7 @@ seconds since the epoch.",
 
 /// The parsed arguments.
 #[derive(Debug, Default)]
-struct Args {
+pub struct Args {
     action: String,
     words: Vec<String>,
     history: Option<String>,
@@ -240,6 +345,12 @@ fn time_flag(flag: &str, v: &str) -> Result<i64, String> {
     })
 }
 
+/// A flag `compare` reads: handed on as given.
+fn pass_on(a: &mut Args, v: flags::Value<'_>) -> Result<(), String> {
+    a.compare_flags.push(format!("{}={}", v.flag, v.text()));
+    Ok(())
+}
+
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let m = SPEC.parse(args)?;
     if m.help || m.positional.is_empty() {
@@ -254,64 +365,11 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         words: m.positional[1..].to_vec(),
         ..Default::default()
     };
-    if let Some(rest) = m.rest {
-        a.words.extend(rest);
+    if let Some(rest) = &m.rest {
+        a.words.extend(rest.iter().cloned());
     }
-    for (flag, v) in m.flags {
-        a.given.push(flag);
-        let v = v.unwrap_or_default();
-        match flag {
-            "--history" => a.history = Some(v),
-            "--job-hash" => a.filter.job_hash = Some(v),
-            "--target" => a.filter.target = Some(v),
-            "--host" => a.filter.host = Some(v),
-            "--tag" => a.filter.tag = Some(v),
-            "--since" => a.filter.since = Some(time_flag(flag, &v)?),
-            "--until" => a.filter.until = Some(time_flag(flag, &v)?),
-            "--name" => a.name = Some(v),
-            "--baseline" => a.baseline = true,
-            "--rerun" => a.rerun = true,
-            "--metric" => {
-                let first = v.split(',').next().unwrap_or("");
-                a.metric = Some(Metric::parse(first.trim()).ok_or_else(|| {
-                    flags::bad_value(flag, first, "iops, bw, lat, p50, p99 or p99.9")
-                })?);
-                a.compare_flags.push(format!("{flag}={v}"));
-            }
-            "--fail-if-slower" | "--export-json" | "--export-csv" | "--margin" => {
-                a.compare_flags.push(format!("{flag}={v}"))
-            }
-            "--markdown" => a.compare_flags.push(flag.to_string()),
-            "--format" => a.format = Some(v),
-            "--output" => a.output = Some(v.into()),
-            "--keep-last" => a.keep_last = Some(flags::number(flag, &v, "a whole number")?),
-            "--last" => {
-                a.last = Some(
-                    flags::number(flag, &v, "a whole number of runs, 1 or more")
-                        .ok()
-                        .filter(|&n: &usize| n > 0)
-                        .ok_or_else(|| {
-                            flags::bad_value(flag, &v, "a whole number of runs, 1 or more")
-                        })?,
-                )
-            }
-            "--study" => {
-                let n = flags::number(flag, &v, "a study number from history list (kind #S)")?;
-                a.filter.study = Some(n);
-                a.study = Some(n);
-            }
-            _ => {
-                // --older-than: an age (30d, 12h) back from now, or a date.
-                let age = crate::defs::value::parse_time_us(&v, crate::defs::TimeUnit::Sec);
-                a.older_than = Some(match age {
-                    Ok(us) if !v.contains('-') => crate::history::now() - (us / 1_000_000) as i64,
-                    _ => store::parse_time(&v).map_err(|_| {
-                        flags::bad_value(flag, &v, "an age such as 30d or 12h, or a date")
-                    })?,
-                });
-            }
-        }
-    }
+    SPEC.apply(&m, &mut a)?;
+    a.given = m.flags.iter().map(|(flag, _)| *flag).collect();
     // list's filters, which export and baseline set --last take too.
     const FILTERS: [&str; 7] = [
         "--job-hash",
@@ -327,7 +385,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     };
     let takes: Vec<&str> = match a.action.as_str() {
         "list" => with_filters(&[]),
-        "show" => vec!["--format"],
+        "show" => vec!["--format", "--json"],
         "tag" | "import" => vec![],
         "baseline" => with_filters(&["--name", "--last"]),
         "compare" => vec![
@@ -350,6 +408,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--until",
             "--metric",
             "--format",
+            "--json",
             "--name",
         ],
         "export" => with_filters(&["--format", "--output"]),

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// `iobench quick`'s flags and the usage its `--help` prints.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<QuickOptions> = Spec {
     command: "quick",
     usage: "\
 usage: iobench quick [options] [TARGET]
@@ -46,48 +46,123 @@ a device is written to only with --force (its data is destroyed).",
                    RND4K Q32T16), real-world (SEQ1M Q1T1, RND4K Q1T1),\n\
                    demo (SEQ1M Q8T1). default averages the loops; the others\n\
                    keep the best loop, as KDiskMark does.",
+            apply: |o, v| {
+                o.preset = Preset::parse(v.text()).ok_or_else(|| {
+                    bad(
+                        v.flag,
+                        v.text(),
+                        "default, nvme, peak, peak-nvme, real-world or demo",
+                    )
+                })?;
+                Ok(())
+            },
         },
         Flag {
-            names: &["--loops"],
+            names: &["--loops", "--repeat"],
             takes: Takes::Value,
             form: "N",
             help: "runs of each test (default 3; KDiskMark: 5)",
+            apply: |o, v| {
+                o.loops = v
+                    .text()
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=1000).contains(&n))
+                    .ok_or_else(|| bad(v.flag, v.text(), "a whole number from 1 to 1000"))?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--size"],
             takes: Takes::Value,
             form: "SIZE",
             help: "test file size (default 1g; KDiskMark: 1 GiB)",
+            apply: |o, v| {
+                o.size = parse_size(v.text(), KbBase::Binary)
+                    .ok()
+                    .filter(|&s| s >= 1 << 20)
+                    .ok_or_else(|| {
+                        bad(
+                            v.flag,
+                            v.text(),
+                            "a size of at least 1m, such as 256m or 1g",
+                        )
+                    })?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--duration"],
             takes: Takes::Value,
             form: "TIME",
             help: "longest time of one run (default 2s; KDiskMark: 5s)",
+            apply: |o, v| {
+                o.duration_us = parse_time_us(v.text(), TimeUnit::Sec)
+                    .ok()
+                    .filter(|&us| us >= 1000)
+                    .ok_or_else(|| {
+                        bad(
+                            v.flag,
+                            v.text(),
+                            "a time of at least 1ms, such as 2, 500ms or 5s",
+                        )
+                    })?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--interval"],
             takes: Takes::Value,
             form: "TIME",
             help: "pause between tests (default 0; KDiskMark: 5s)",
+            apply: |o, v| {
+                o.interval_us = parse_time_us(v.text(), TimeUnit::Sec)
+                    .map_err(|_| bad(v.flag, v.text(), "a time such as 0, 1 or 500ms"))?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--mode"],
             takes: Takes::Value,
             form: "all|read|write",
             help: "which directions to run (default all)",
+            apply: |o, v| {
+                (o.read, o.write) = match v.text() {
+                    "all" => (true, true),
+                    "read" => (true, false),
+                    "write" => (false, true),
+                    _ => return Err(bad(v.flag, v.text(), "all, read or write")),
+                };
+                Ok(())
+            },
         },
         Flag {
             names: &["--mix"],
             takes: Takes::MaybeValue,
             form: "PCT",
             help: "also the mixed tests, PCT % reads (default 70)",
+            apply: |o, v| {
+                let pct = match v.value {
+                    None => 70,
+                    Some(t) => t
+                        .parse()
+                        .ok()
+                        .filter(|&p| (0..=100).contains(&p))
+                        .ok_or_else(|| bad(v.flag, t, "a read percentage from 0 to 100"))?,
+                };
+                o.mix = Some(pct);
+                Ok(())
+            },
         },
         Flag {
             names: &["--zero-buffers"],
             takes: Takes::Nothing,
             form: "",
             help: "write zeros instead of random data",
+            apply: |a, _| {
+                a.zero_buffers = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--refill-buffers"],
@@ -95,33 +170,57 @@ a device is written to only with --force (its data is destroyed).",
             form: "",
             help: "new random data for every write (KDiskMark's\n\
                    \"continuous generation\"; default off, as there)",
+            apply: |a, _| {
+                a.refill_buffers = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--no-drop-caches"],
             takes: Takes::Nothing,
             form: "",
             help: "do not drop the page cache before each loop",
+            apply: |a, _| {
+                a.drop_caches = false;
+                Ok(())
+            },
         },
         Flag {
             names: &["--force"],
             takes: Takes::Nothing,
             form: "",
             help: "allow writing to a device or an existing file with data",
+            apply: |a, _| {
+                a.force = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--dry-run"],
             takes: Takes::Nothing,
             form: "",
             help: "print the fio command line of each run and the time estimate",
+            apply: |a, _| {
+                a.dry_run = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--output-format"],
             takes: Takes::Value,
             form: "normal|json",
             help: "the report as text (default) or JSON",
+            apply: output_format,
         },
-        crate::history::SAVE_FLAG,
-        crate::history::HISTORY_FLAG,
+        Flag {
+            names: &["--json"],
+            takes: Takes::Nothing,
+            form: "",
+            help: "the same as --output-format=json",
+            apply: |o, v| output_format(o, v.with("json")),
+        },
+        crate::history::save_flag(),
+        crate::history::history_flag(),
     ],
     pass_unknown: false,
     attached: false,
@@ -334,6 +433,25 @@ impl Default for QuickOptions {
     }
 }
 
+impl crate::history::Saves for QuickOptions {
+    fn save(&mut self) {
+        self.save = true;
+    }
+    fn history(&mut self, path: String) {
+        self.history = Some(path);
+    }
+}
+
+/// `--output-format` (and `--json`): the report as text or as JSON.
+fn output_format(o: &mut QuickOptions, v: flags::Value<'_>) -> Result<(), String> {
+    o.json = match v.text() {
+        "normal" => false,
+        "json" => true,
+        _ => return Err(bad(v.flag, v.text(), "normal or json")),
+    };
+    Ok(())
+}
+
 fn bad(option: &str, value: &str, expected: &str) -> String {
     format!("quick: {}", flags::bad_value(option, value, expected))
 }
@@ -343,7 +461,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
     let mut o = QuickOptions::default();
     let m = SPEC.parse(args).map_err(|e| format!("quick: {e}"))?;
     o.help = m.help;
-    let mut targets = m.positional.into_iter().chain(m.rest.unwrap_or_default());
+    let mut targets = m.positional.iter().chain(m.rest.iter().flatten()).cloned();
     if let Some(t) = targets.next() {
         o.target = t;
     }
@@ -352,82 +470,7 @@ pub fn parse_args<S: AsRef<str>>(args: &[S]) -> Result<QuickOptions, String> {
             "quick: more than one target given ('{more}'): expected one directory, file or device"
         ));
     }
-    for (name, v) in m.flags {
-        let value = v.clone().unwrap_or_default();
-        match name {
-            "--preset" => {
-                o.preset = Preset::parse(&value).ok_or_else(|| {
-                    bad(
-                        name,
-                        &value,
-                        "default, nvme, peak, peak-nvme, real-world or demo",
-                    )
-                })?
-            }
-            "--loops" => {
-                o.loops = value
-                    .parse()
-                    .ok()
-                    .filter(|&n| (1..=1000).contains(&n))
-                    .ok_or_else(|| bad(name, &value, "a whole number from 1 to 1000"))?
-            }
-            "--size" => {
-                o.size = parse_size(&value, KbBase::Binary)
-                    .ok()
-                    .filter(|&s| s >= 1 << 20)
-                    .ok_or_else(|| bad(name, &value, "a size of at least 1m, such as 256m or 1g"))?
-            }
-            "--duration" => {
-                o.duration_us = parse_time_us(&value, TimeUnit::Sec)
-                    .ok()
-                    .filter(|&us| us >= 1000)
-                    .ok_or_else(|| {
-                        bad(
-                            name,
-                            &value,
-                            "a time of at least 1ms, such as 2, 500ms or 5s",
-                        )
-                    })?
-            }
-            "--interval" => {
-                o.interval_us = parse_time_us(&value, TimeUnit::Sec)
-                    .map_err(|_| bad(name, &value, "a time such as 0, 1 or 500ms"))?
-            }
-            "--mode" => {
-                (o.read, o.write) = match value.as_str() {
-                    "all" => (true, true),
-                    "read" => (true, false),
-                    "write" => (false, true),
-                    _ => return Err(bad(name, &value, "all, read or write")),
-                }
-            }
-            "--mix" => {
-                let pct = match v.as_deref() {
-                    None => 70,
-                    Some(v) => v
-                        .parse()
-                        .ok()
-                        .filter(|&p| (0..=100).contains(&p))
-                        .ok_or_else(|| bad(name, v, "a read percentage from 0 to 100"))?,
-                };
-                o.mix = Some(pct);
-            }
-            "--output-format" => {
-                o.json = match value.as_str() {
-                    "normal" => false,
-                    "json" => true,
-                    _ => return Err(bad(name, &value, "normal or json")),
-                }
-            }
-            "--zero-buffers" => o.zero_buffers = true,
-            "--refill-buffers" => o.refill_buffers = true,
-            "--no-drop-caches" => o.drop_caches = false,
-            "--force" => o.force = true,
-            "--save" => o.save = true,
-            "--history" => o.history = Some(value),
-            _ => o.dry_run = true,
-        }
-    }
+    SPEC.apply(&m, &mut o)?;
     if o.history.is_some() && !o.save {
         return Err("quick: --history=PATH says where --save stores the runs: add --save".into());
     }

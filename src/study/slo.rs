@@ -21,7 +21,7 @@ use crate::stats::iostat::IoStat;
 use std::fmt::Write;
 
 /// The flags of `iobench slo`.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Args> = Spec {
     command: "slo",
     usage: "\
 usage: iobench slo TARGET... [OPTIONS] -- JOB...
@@ -36,96 +36,147 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
             takes: Takes::Value,
             form: "TIME",
             help: "target for the median",
+            apply: target,
         },
         Flag {
             names: &["--p90"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the 90th percentile",
+            apply: target,
         },
         Flag {
             names: &["--p95"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the 95th percentile",
+            apply: target,
         },
         Flag {
             names: &["--p99"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the 99th percentile",
+            apply: target,
         },
         Flag {
             names: &["--p99.9"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the 99.9th percentile",
+            apply: target,
         },
         Flag {
             names: &["--p99.99"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the 99.99th percentile",
+            apply: target,
         },
         Flag {
             names: &["--mean"],
             takes: Takes::Value,
             form: "TIME",
             help: "target for the mean",
+            apply: target,
         },
         Flag {
             names: &["--precision"],
             takes: Takes::Value,
             form: "P%",
             help: "stop bisecting when the bounds are within P% (default 5%)",
+            apply: |a, v| {
+                a.precision = percent(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--start"],
             takes: Takes::Value,
             form: "IOPS",
             help: "the first rate tried (default 100)",
+            apply: |a, v| {
+                a.start = rate(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--max"],
             takes: Takes::Value,
             form: "IOPS",
             help: "the highest rate tried (default 10000000)",
+            apply: |a, v| {
+                a.max = rate(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--min-time"],
             takes: Takes::Value,
             form: "TIME",
             help: "the shortest step (default 1s; a bare number is in seconds)",
+            apply: |a, v| {
+                a.min_time_us = time(v, TimeUnit::Sec)?.max(1000);
+                Ok(())
+            },
         },
         Flag {
             names: &["--max-time"],
             takes: Takes::Value,
             form: "TIME",
             help: "the longest step (default 60s; a bare number is in seconds)",
+            apply: |a, v| {
+                a.max_time_us = time(v, TimeUnit::Sec)?.max(1000);
+                Ok(())
+            },
         },
         Flag {
             names: &["--repeat-noisy"],
             takes: Takes::Value,
             form: "N",
             help: "run a noisy step up to N more times and go by the median run (default 2; 0: never)",
+            apply: |a, v| {
+                a.repeat_noisy = v
+                    .text()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n <= MAX_REPEATS)
+                    .ok_or_else(|| v.bad(&format!("a count from 0 to {MAX_REPEATS}")))?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--noise"],
             takes: Takes::Value,
             form: "P%",
             help: "a step is noisy when a value is within P% of its target; its runs agree when within P% of the target of each other (default 10%)",
+            apply: |a, v| {
+                a.noise = percent(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--arrival"],
             takes: Takes::Value,
             form: "fixed|poisson",
             help: "how the scheduled starts are spaced (default: the job's, else fixed)",
+            apply: |a, v| match v.text() {
+                "fixed" | "poisson" => {
+                    a.arrival = Some(v.string());
+                    Ok(())
+                }
+                _ => Err(v.bad("fixed or poisson")),
+            },
         },
         Flag {
             names: &["--output", "-o"],
             takes: Takes::Value,
             form: "FILE",
             help: "also write the result as JSON to FILE",
+            apply: |a, v| {
+                a.output = Some(v.string());
+                Ok(())
+            },
         },
         Flag {
             names: &["--output-format"],
@@ -133,12 +184,19 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
             form: "normal|json",
             help: "the result on stdout as text (default) or as the JSON document\n\
                    (the table then goes to stderr), as a plain run's",
+            apply: output_format,
         },
         Flag {
             names: &["--json"],
             takes: Takes::Nothing,
             form: "",
             help: "the same as --output-format=json",
+            apply: |a, v| {
+                output_format(
+                    a,
+                    v.with("json"),
+                )
+            },
         },
     ],
     pass_unknown: false,
@@ -205,6 +263,75 @@ pub struct Args {
     pub noise: f64,
 }
 
+impl Default for Args {
+    fn default() -> Self {
+        Args {
+            targets: Vec::new(),
+            precision: 0.05,
+            start: 100.0,
+            max: 10_000_000.0,
+            min_time_us: 1_000_000,
+            max_time_us: 60_000_000,
+            arrival: None,
+            output: None,
+            json: false,
+            job_args: Vec::new(),
+            repeat_noisy: 2,
+            noise: 0.10,
+        }
+    }
+}
+
+/// `--output-format` (and `--json`): the report as text or as the JSON document.
+fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
+    a.json = match v.text() {
+        "normal" => false,
+        "json" => true,
+        _ => return Err(v.bad("normal or json")),
+    };
+    Ok(())
+}
+
+/// `--p50`, ..., `--mean`: a target, the statistic named by the flag.
+fn target(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
+    let stat = match v.flag.strip_prefix("--p") {
+        Some(q) => Stat::Percentile(q.parse().unwrap_or(99.0)),
+        None => Stat::Mean,
+    };
+    let us = time(v, TimeUnit::Usec)?;
+    if us == 0 {
+        return Err(v.bad("a time above 0, such as 2ms"));
+    }
+    a.targets.push(Target {
+        stat,
+        max_ns: us.saturating_mul(1000),
+    });
+    Ok(())
+}
+
+/// A time flag's value in microseconds (`unit`: a bare number's).
+fn time(v: crate::flags::Value<'_>, unit: TimeUnit) -> Result<u64, String> {
+    parse_time_us(v.text(), unit).map_err(|e| format!("{}: {e}", v.bad("a time such as 2ms")))
+}
+
+/// A rate flag's value in IOPS.
+fn rate(v: crate::flags::Value<'_>) -> Result<f64, String> {
+    match v.text().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
+        _ => Err(v.bad("a rate in IOPS, at least 1")),
+    }
+}
+
+/// A percentage flag's value, as a share (5% is 0.05).
+fn percent(v: crate::flags::Value<'_>) -> Result<f64, String> {
+    v.text()
+        .strip_suffix('%')
+        .and_then(|n| n.trim().parse::<f64>().ok())
+        .filter(|p| *p > 0.0 && *p < 100.0)
+        .map(|p| p / 100.0)
+        .ok_or_else(|| v.bad("a percentage above 0, such as 5%"))
+}
+
 /// Reads the flags; `None` for `--help`.
 pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let m = SPEC.parse(args)?;
@@ -217,105 +344,10 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         ));
     }
     let mut a = Args {
-        targets: Vec::new(),
-        precision: 0.05,
-        start: 100.0,
-        max: 10_000_000.0,
-        min_time_us: 1_000_000,
-        max_time_us: 60_000_000,
-        arrival: None,
-        output: None,
-        json: false,
         job_args: m.rest.clone().unwrap_or_default(),
-        repeat_noisy: 2,
-        noise: 0.10,
+        ..Args::default()
     };
-    let rate = |flag: &str, v: &str| -> Result<f64, String> {
-        match v.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
-            _ => Err(crate::flags::bad_value(
-                flag,
-                v,
-                "a rate in IOPS, at least 1",
-            )),
-        }
-    };
-    for (name, value) in &m.flags {
-        let v = value.as_deref().unwrap_or("");
-        let time = |unit| {
-            parse_time_us(v, unit).map_err(|e| {
-                format!(
-                    "{}: {e}",
-                    crate::flags::bad_value(name, v, "a time such as 2ms")
-                )
-            })
-        };
-        match *name {
-            "--mean" | "--p50" | "--p90" | "--p95" | "--p99" | "--p99.9" | "--p99.99" => {
-                let stat = match name.strip_prefix("--p") {
-                    Some(q) => Stat::Percentile(q.parse().unwrap_or(99.0)),
-                    None => Stat::Mean,
-                };
-                let us = time(TimeUnit::Usec)?;
-                if us == 0 {
-                    return Err(crate::flags::bad_value(
-                        name,
-                        v,
-                        "a time above 0, such as 2ms",
-                    ));
-                }
-                a.targets.push(Target {
-                    stat,
-                    max_ns: us.saturating_mul(1000),
-                });
-            }
-            "--precision" | "--noise" => {
-                let p = v
-                    .strip_suffix('%')
-                    .and_then(|n| n.trim().parse::<f64>().ok())
-                    .filter(|p| *p > 0.0 && *p < 100.0)
-                    .ok_or_else(|| {
-                        crate::flags::bad_value(name, v, "a percentage above 0, such as 5%")
-                    })?;
-                if *name == "--noise" {
-                    a.noise = p / 100.0;
-                } else {
-                    a.precision = p / 100.0;
-                }
-            }
-            "--repeat-noisy" => {
-                a.repeat_noisy = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|n| *n <= MAX_REPEATS)
-                    .ok_or_else(|| {
-                        crate::flags::bad_value(
-                            name,
-                            v,
-                            &format!("a count from 0 to {MAX_REPEATS}"),
-                        )
-                    })?;
-            }
-            "--start" => a.start = rate(name, v)?,
-            "--max" => a.max = rate(name, v)?,
-            "--min-time" => a.min_time_us = time(TimeUnit::Sec)?.max(1000),
-            "--max-time" => a.max_time_us = time(TimeUnit::Sec)?.max(1000),
-            "--arrival" => match v {
-                "fixed" | "poisson" => a.arrival = Some(v.to_string()),
-                _ => return Err(crate::flags::bad_value(name, v, "fixed or poisson")),
-            },
-            "--output" => a.output = Some(v.to_string()),
-            "--output-format" => {
-                a.json = match v {
-                    "normal" => false,
-                    "json" => true,
-                    _ => return Err(crate::flags::bad_value(name, v, "normal or json")),
-                }
-            }
-            "--json" => a.json = true,
-            _ => {}
-        }
-    }
+    SPEC.apply(&m, &mut a)?;
     if a.targets.is_empty() {
         return Err(
             "no target given: name at least one, such as --p99 2ms (see iobench slo --help)".into(),

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 /// What `iobench sweep` was asked to do.
 #[derive(Debug, Default)]
-struct Args {
+pub struct Args {
     axes: Vec<Axis>,
     dir: Option<PathBuf>,
     dry_run: bool,
@@ -37,11 +37,11 @@ struct Args {
 }
 
 /// `iobench sweep`'s flags; anything else is the job, as a plain run takes it.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Args> = Spec {
     command: "sweep",
     usage: "\
 usage: iobench sweep --axis NAME=VALUES [--axis ...] [--zip NAME=VALUES] [-o DIR]
-                     [--repeat N] [--dry-run] [--fresh] [--markdown] [--] JOB...
+                     [--repeat N] [--dry-run] [--fresh] [--output-format F] [--] JOB...
 
 Runs one job over every combination of the axes' values, each point as a plain run of the
 job with the point's settings would run. JOB is a job file or options, as a plain run
@@ -54,19 +54,39 @@ takes them (after -- when they could be read as a sweep's own).",
             help: "an option and its values: a list (1,2,4; use | between values\n\
                    that hold commas: 4k,8k|16k,32k) or a range (1..128:x2,\n\
                    1..16:+1, 1k..32m:x2); repeat for more axes",
+            apply: |a, v| {
+                let (name, values) = axis::parse_spec("--axis", v.text())?;
+                a.axes.push(Axis {
+                    name,
+                    values,
+                    zipped: vec![],
+                });
+                Ok(())
+            },
         },
         Flag {
             names: &["--zip"],
             takes: Takes::Value,
             form: "NAME=VALUES",
             help: "an option that takes its i-th value with the previous axis's i-th",
+            apply: |a, v| {
+                let (name, values) = axis::parse_spec("--zip", v.text())?;
+                let last = a.axes.last_mut().ok_or(
+                    "--zip moves an option with the --axis before it: give an --axis first",
+                )?;
+                axis::zip(last, name, values)
+            },
         },
         Flag {
-            names: &["--dir", "-o", "--results"],
+            names: &["--dir", "-o", "--results", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "the result directory (default: sweep-<time>): one JSON+ per\n\
                    point, index.json and index.csv",
+            apply: |a, v| {
+                a.dir = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--repeat"],
@@ -75,6 +95,13 @@ takes them (after -- when they could be read as a sweep's own).",
             help: "run each point N times (default 1), the points in order, then in\n\
                    reverse, and so on; mean ± σ and min-max per point, and a\n\
                    warning when a point is noisy",
+            apply: |a, v| {
+                a.repeat = v.number::<usize>("a whole number")?;
+                if a.repeat == 0 {
+                    return Err(v.bad("a whole number of at least 1"));
+                }
+                Ok(())
+            },
         },
         Flag {
             names: &["--margin"],
@@ -83,6 +110,10 @@ takes them (after -- when they could be read as a sweep's own).",
             help: "with --repeat: the margin (default 5%) within which the notes\n\
                    call a point's IOPS equivalent to the previous value of the\n\
                    last axis (else different, or cannot tell with these repeats)",
+            apply: |a, v| {
+                a.margin = Some(stats::parse_margin(v.flag, v.text())?);
+                Ok(())
+            },
         },
         Flag {
             names: &["--dry-run"],
@@ -91,24 +122,51 @@ takes them (after -- when they could be read as a sweep's own).",
             help: "list the points and the estimated time; nothing runs but, for\n\
                    a point bound by size that only reads existing targets, a\n\
                    calibration run of at most 0.5 s",
+            apply: |a, _| {
+                a.dry_run = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--fresh"],
             takes: Takes::Nothing,
             form: "",
             help: "start over in a directory that holds another sweep",
+            apply: |a, _| {
+                a.fresh = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
-            help: "print the final table as markdown",
+            help: "print the final table as markdown (--output-format=markdown)",
+            apply: |a, v| output_format(a, v.with("markdown")),
+        },
+        Flag {
+            names: &["--output-format"],
+            takes: Takes::Value,
+            form: "normal|markdown",
+            help: "how the final table prints (default normal); the points always\n\
+                   write JSON+ into the result directory",
+            apply: output_format,
         },
     ],
     pass_unknown: true,
     attached: false,
     single_dash: false,
 };
+
+/// `--output-format` (and `--markdown`): how the final table prints.
+fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
+    a.markdown = match v.text() {
+        "normal" => false,
+        "markdown" => true,
+        _ => return Err(v.bad("normal or markdown")),
+    };
+    Ok(())
+}
 
 /// Reads the arguments: `None` when `--help` was asked for.
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
@@ -117,46 +175,12 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         return Ok(None);
     }
     let mut a = Args {
-        job_args: m.positional,
+        job_args: m.positional.clone(),
         repeat: 1,
         ..Default::default()
     };
-    a.job_args.extend(m.rest.unwrap_or_default());
-    for (flag, v) in m.flags {
-        let v = v.unwrap_or_default();
-        match flag {
-            "--axis" => {
-                let (name, values) = axis::parse_spec("--axis", &v)?;
-                a.axes.push(Axis {
-                    name,
-                    values,
-                    zipped: vec![],
-                });
-            }
-            "--zip" => {
-                let (name, values) = axis::parse_spec("--zip", &v)?;
-                let last = a.axes.last_mut().ok_or(
-                    "--zip moves an option with the --axis before it: give an --axis first",
-                )?;
-                axis::zip(last, name, values)?;
-            }
-            "--dir" => a.dir = Some(v.into()),
-            "--dry-run" => a.dry_run = true,
-            "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
-            "--fresh" => a.fresh = true,
-            "--repeat" => {
-                a.repeat = crate::flags::number::<usize>(flag, &v, "a whole number")?;
-                if a.repeat == 0 {
-                    return Err(crate::flags::bad_value(
-                        flag,
-                        &v,
-                        "a whole number of at least 1",
-                    ));
-                }
-            }
-            _ => a.markdown = true,
-        }
-    }
+    a.job_args.extend(m.rest.clone().unwrap_or_default());
+    SPEC.apply(&m, &mut a)?;
     if a.axes.is_empty() {
         return Err("no --axis given (see iobench sweep --help)".into());
     }

@@ -51,10 +51,11 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         &[
             "--axis=",
             "--zip=",
-            "-o, --dir",
+            "-o, --dir, --results, --output=",
             "--dry-run",
             "--fresh",
             "--markdown",
+            "--output-format=",
         ],
     ),
     (
@@ -65,11 +66,12 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "-n, --name=",
             "-m, --metric=",
             "--fail-if-slower=",
-            "-o, --dir=",
+            "-o, --dir, --output=",
             "--export-json=",
             "--export-csv=",
             "--export-markdown=",
             "--markdown",
+            "--output-format=",
             "--save",
             "--history=",
         ],
@@ -78,7 +80,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         "quick",
         &[
             "--preset=",
-            "--loops=",
+            "--loops, --repeat=",
             "--size=",
             "--duration=",
             "--interval=",
@@ -90,6 +92,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--force",
             "--dry-run",
             "--output-format=",
+            "--json",
             "--save",
             "--history=",
         ],
@@ -97,7 +100,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
     (
         "pts",
         &[
-            "-o, --dir=",
+            "-o, --dir, --output=",
             "--profile=",
             "--threads=",
             "--qd=",
@@ -120,14 +123,15 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--tag=",
             "--since=",
             "--until=",
-            "--name=",
+            "-n, --name=",
             "--baseline",
             "-m, --metric=",
             "--fail-if-slower=",
             "--markdown",
             "--export-json=",
             "--export-csv=",
-            "--format=",
+            "--format, --output-format=",
+            "--json",
             "-o, --output=",
             "--keep-last=",
             "--older-than=",
@@ -150,6 +154,8 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
             "--max-time=",
             "--arrival=",
             "-o, --output=",
+            "--output-format=",
+            "--json",
         ],
     ),
 ];
@@ -181,14 +187,17 @@ fn every_subcommand_help_lists_its_flags_and_exits_zero() {
                 text.starts_with(&format!("usage: iobench {sub}")),
                 "{sub}: {text}"
             );
+            let lines: Vec<&str> = text.lines().collect();
             for f in *flags {
-                let line = text.lines().find(|l| l.trim_start().starts_with(f));
-                let line = line.unwrap_or_else(|| panic!("{sub} --help lacks {f}:\n{text}"));
-                // A description follows the flag on its line.
-                assert!(
-                    line.trim().split("  ").filter(|s| !s.is_empty()).count() >= 2,
-                    "{sub}: {f} has no description: {line}"
-                );
+                let at = lines.iter().position(|l| l.trim_start().starts_with(f));
+                let at = at.unwrap_or_else(|| panic!("{sub} --help lacks {f}:\n{text}"));
+                let line = lines[at];
+                // A description follows the flag on its line, or on the next when the
+                // flag's names are too long for the column (then indented, not a flag).
+                let on_line = line.trim().split("  ").filter(|s| !s.is_empty()).count() >= 2;
+                let next = lines.get(at + 1).copied().unwrap_or("");
+                let below = next.starts_with("    ") && !next.trim_start().starts_with('-');
+                assert!(on_line || below, "{sub}: {f} has no description: {line}");
             }
             assert_aligned(&text, sub);
         }

@@ -6,6 +6,7 @@ mod common;
 
 mod cli_basics;
 mod cli_commands;
+mod command_table;
 mod context_env;
 mod debug_parse_steady;
 mod debug_process_verify;

@@ -15,14 +15,14 @@ pub mod steady;
 
 use crate::defs::value::{parse_size, parse_time_us, KbBase};
 use crate::defs::TimeUnit;
-use crate::flags::{bad_value, number, Flag, Spec, Takes};
+use crate::flags::{Flag, Spec, Takes, Value};
 use measure::Metrics;
 use plan::{Profile, Section, Settings, Test};
 use state::{Round, State};
 use std::path::{Path, PathBuf};
 
 /// `iobench pts`'s flags.
-pub const SPEC: Spec = Spec {
+pub const SPEC: Spec<Given> = Spec {
     command: "pts",
     usage: "\
 usage: iobench pts TEST -o DIR [options] TARGET
@@ -41,11 +41,15 @@ TEST: iops (7 mixes x 8 block sizes), throughput (128 KiB and 1 MiB sequential),
 THE TARGET'S DATA IS DESTROYED.",
     flags: &[
         Flag {
-            names: &["--dir", "-o"],
+            names: &["--dir", "-o", "--output"],
             takes: Takes::Value,
             form: "DIR",
             help: "the output directory (required): each run's JSON+, state.json,\n\
                    summary.json, report.txt; the same DIR resumes",
+            apply: |a, v| {
+                a.dir = Some(v.path());
+                Ok(())
+            },
         },
         Flag {
             names: &["--profile"],
@@ -53,6 +57,11 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "enterprise|client",
             help: "active range 100 % or 75 %; expects the write cache off or on\n\
                    (read from sysfs, not changed); default enterprise",
+            apply: |a, v| {
+                a.settings.profile =
+                    Profile::parse(v.text()).ok_or_else(|| v.bad("enterprise or client"))?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--threads"],
@@ -60,6 +69,10 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "N",
             help: "threads (jobs) per workload (default 1; latency runs T1);\n\
                    dirth: the largest thread count (default 32)",
+            apply: |a, v| {
+                a.settings.threads = positive(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--qd"],
@@ -67,12 +80,23 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "N",
             help: "queue depth per thread (default 32; latency runs QD1);\n\
                    dirth: the largest depth",
+            apply: |a, v| {
+                a.settings.qd = positive(v)?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--engine"],
             takes: Takes::Value,
             form: "ENGINE",
             help: "the I/O engine (default libaio), always with direct I/O",
+            apply: |a, v| {
+                if v.text().is_empty() {
+                    return Err(v.bad("an engine name"));
+                }
+                a.settings.engine = v.string();
+                Ok(())
+            },
         },
         Flag {
             names: &["--capacity"],
@@ -80,24 +104,46 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "SIZE",
             help: "test only the first SIZE bytes (a scaled run: not conforming);\n\
                    creates a file target that does not exist",
+            apply: |a, v| match parse_size(v.text(), KbBase::Binary) {
+                Ok(c) if c >= 2 << 20 => {
+                    a.capacity = Some(c);
+                    Ok(())
+                }
+                _ => Err(v.bad("a size of at least 2MiB, such as 64m or 10g")),
+            },
         },
         Flag {
             names: &["--round-time"],
             takes: Takes::Value,
             form: "TIME",
             help: "each workload's time per round (default 60s; shorter: not conforming)",
+            apply: |a, v| {
+                a.settings.round_ms = time_ms(v, 10, "10ms, such as 60s or 500ms")?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--max-rounds"],
             takes: Takes::Value,
             form: "N",
             help: "rounds at most, 5 to 25 (default 25; fewer: not conforming)",
+            apply: |a, v| match v.number::<usize>("5 to 25") {
+                Ok(n) if (steady::WINDOW..=steady::MAX_ROUNDS).contains(&n) => {
+                    a.settings.max_rounds = n;
+                    Ok(())
+                }
+                _ => Err(v.bad("a whole number from 5 to 25")),
+            },
         },
         Flag {
             names: &["--wsat-time"],
             takes: Takes::Value,
             form: "TIME",
             help: "write saturation's time limit (default 24h; it also stops at 4x capacity)",
+            apply: |a, v| {
+                a.settings.wsat_limit_s = time_ms(v, 1000, "1s, such as 24h or 30m")? / 1000;
+                Ok(())
+            },
         },
         Flag {
             names: &["--hir-burst"],
@@ -105,6 +151,10 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "TIME",
             help: "hir: one write burst's length (default 5s; the wait states are\n\
                    1, 2, 3, 5 and 10 times it; shorter: not conforming)",
+            apply: |a, v| {
+                a.settings.hir_burst_ms = time_ms(v, 10, "10ms, such as 5s or 200ms")?;
+                Ok(())
+            },
         },
         Flag {
             names: &["--hir-bursts"],
@@ -112,6 +162,10 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "N",
             help: "hir: bursts per wait state and per return to the baseline\n\
                    (default 360; fewer: not conforming)",
+            apply: |a, v| {
+                a.settings.hir_bursts = positive(v)? as usize;
+                Ok(())
+            },
         },
         Flag {
             names: &["--force"],
@@ -119,12 +173,20 @@ THE TARGET'S DATA IS DESTROYED.",
             form: "",
             help: "use a target that holds data: a device with partitions, a file system\n\
                    or partition-table signature, or a file with data in it",
+            apply: |a, _| {
+                a.force = true;
+                Ok(())
+            },
         },
         Flag {
             names: &["--no-purge"],
             takes: Takes::Nothing,
             form: "",
             help: "run on a target that cannot be purged (the report says so)",
+            apply: |a, _| {
+                a.settings.purge = false;
+                Ok(())
+            },
         },
     ],
     pass_unknown: false,
@@ -141,19 +203,60 @@ struct Args {
     force: bool,
 }
 
-fn positive(flag: &str, v: &str) -> Result<u32, String> {
-    match number::<u32>(flag, v, "a whole number from 1") {
+/// What the flags set, before the target's size is known.
+#[derive(Debug)]
+pub struct Given {
+    settings: Settings,
+    dir: Option<PathBuf>,
+    capacity: Option<u64>,
+    force: bool,
+}
+
+impl Given {
+    /// The settings of `test` before any flag: the specification's.
+    fn of(test: Test) -> Given {
+        Given {
+            settings: Settings {
+                test,
+                profile: Profile::Enterprise,
+                // Dirth's matrix: thread counts up to 32 (as depths).
+                threads: if test == Test::Dirth { 32 } else { 1 },
+                qd: 32,
+                engine: "libaio".into(),
+                capacity: 0,
+                round_ms: 60_000,
+                max_rounds: steady::MAX_ROUNDS,
+                wsat_limit_s: 24 * 3600,
+                purge: true,
+                hir_burst_ms: plan::HIR_BURST_MS,
+                hir_bursts: plan::HIR_BURSTS,
+            },
+            dir: None,
+            capacity: None,
+            force: false,
+        }
+    }
+}
+
+impl Default for Given {
+    fn default() -> Self {
+        Given::of(Test::Iops)
+    }
+}
+
+fn positive(v: Value<'_>) -> Result<u32, String> {
+    match v.number::<u32>("a whole number from 1") {
         Ok(n) if n >= 1 => Ok(n),
-        _ => Err(bad_value(flag, v, "a whole number from 1")),
+        _ => Err(v.bad("a whole number from 1")),
     }
 }
 
 /// A time option in milliseconds (seconds without a unit), at least `min_ms`; `least`
 /// names the least and an example for the error.
-fn time_ms(flag: &str, v: &str, min_ms: u64, least: &str) -> Result<u64, String> {
-    match parse_time_us(v, TimeUnit::Sec) {
+fn time_ms(v: Value<'_>, min_ms: u64, least: &str) -> Result<u64, String> {
+    match parse_time_us(v.text(), TimeUnit::Sec) {
         Ok(us) if us >= min_ms * 1000 => Ok(us / 1000),
-        _ => Err(bad_value(flag, v, &format!("a time of at least {least}"))),
+        _ => Err(v.bad(&format!("a time of at least {least}"))),
     }
 }
 
@@ -163,8 +266,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     if m.help {
         return Ok(None);
     }
-    let mut pos = m.positional;
-    pos.extend(m.rest.unwrap_or_default());
+    let mut pos = m.positional.clone();
+    pos.extend(m.rest.clone().unwrap_or_default());
     let [test, target] = <[String; 2]>::try_from(pos).map_err(|p| {
         format!(
             "expected TEST and TARGET, got {} argument(s) {p:?} (see iobench pts --help)",
@@ -174,63 +277,14 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let test = Test::parse(&test).ok_or_else(|| {
         format!("unknown test '{test}': expected iops, throughput, latency, wsat, hir or dirth")
     })?;
-    let mut s = Settings {
-        test,
-        profile: Profile::Enterprise,
-        threads: 1,
-        qd: 32,
-        engine: "libaio".into(),
-        capacity: 0,
-        round_ms: 60_000,
-        max_rounds: steady::MAX_ROUNDS,
-        wsat_limit_s: 24 * 3600,
-        purge: true,
-        hir_burst_ms: plan::HIR_BURST_MS,
-        hir_bursts: plan::HIR_BURSTS,
-    };
-    if test == Test::Dirth {
-        // The specification's matrix: thread counts up to 32 (as depths).
-        s.threads = 32;
-    }
-    let mut dir = None;
-    let mut capacity = None;
-    let mut force = false;
-    for (flag, v) in m.flags {
-        let v = v.unwrap_or_default();
-        match flag {
-            "--dir" => dir = Some(PathBuf::from(v)),
-            "--profile" => {
-                s.profile =
-                    Profile::parse(&v).ok_or_else(|| bad_value(flag, &v, "enterprise or client"))?
-            }
-            "--threads" => s.threads = positive(flag, &v)?,
-            "--qd" => s.qd = positive(flag, &v)?,
-            "--engine" if v.is_empty() => return Err(bad_value(flag, &v, "an engine name")),
-            "--engine" => s.engine = v,
-            "--capacity" => match parse_size(&v, KbBase::Binary) {
-                Ok(c) if c >= 2 << 20 => capacity = Some(c),
-                _ => {
-                    return Err(bad_value(
-                        flag,
-                        &v,
-                        "a size of at least 2MiB, such as 64m or 10g",
-                    ))
-                }
-            },
-            "--round-time" => s.round_ms = time_ms(flag, &v, 10, "10ms, such as 60s or 500ms")?,
-            "--max-rounds" => match number::<usize>(flag, &v, "5 to 25") {
-                Ok(n) if (steady::WINDOW..=steady::MAX_ROUNDS).contains(&n) => s.max_rounds = n,
-                _ => return Err(bad_value(flag, &v, "a whole number from 5 to 25")),
-            },
-            "--wsat-time" => {
-                s.wsat_limit_s = time_ms(flag, &v, 1000, "1s, such as 24h or 30m")? / 1000
-            }
-            "--hir-burst" => s.hir_burst_ms = time_ms(flag, &v, 10, "10ms, such as 5s or 200ms")?,
-            "--hir-bursts" => s.hir_bursts = positive(flag, &v)? as usize,
-            "--force" => force = true,
-            _ => s.purge = false,
-        }
-    }
+    let mut given = Given::of(test);
+    SPEC.apply(&m, &mut given)?;
+    let Given {
+        settings: s,
+        dir,
+        capacity,
+        force,
+    } = given;
     let dir = dir.ok_or("no output directory: give -o DIR (the same DIR resumes the run)")?;
     Ok(Some(Args {
         settings: s,

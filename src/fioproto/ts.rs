@@ -800,6 +800,7 @@ mod tests {
                 },
                 dur_s: 2,
                 ramp_ms: 0,
+                interval_ms: 1000,
             },
             attained: false,
             slope: 0.25,

@@ -424,7 +424,7 @@ mod tests {
 
     #[test]
     fn max_value_windows() {
-        let mut l = SampleLog::with_capacity(4, true);
+        let mut l = SampleLog::with_capacity(4, true, false);
         for t in 0..25u64 {
             let value = if t == 3 { 100 } else { t };
             l.add(

@@ -314,11 +314,11 @@ fn read_input(p: &Path) -> Result<Input, String> {
         }
         let idx = p.join("index.json");
         if idx.exists() {
-            let text =
-                std::fs::read_to_string(&idx).map_err(|e| format!("{}: {e}", idx.display()))?;
+            let text = String::from_utf8_lossy(&results::read_input(&idx)?).into_owned();
             let mut v: Value =
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
             crate::options::redact::json(&mut v);
+            results::check_doc_bounds(&idx, &v)?;
             return Ok(sweep_input(p, &v));
         }
         // Not a sweep: a directory of result files (bench-fio's layout).
@@ -340,23 +340,27 @@ fn read_input(p: &Path) -> Result<Input, String> {
             runs,
         });
     }
-    results::regular_file(p)?;
-    let text = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    let text = results::read_input(p)?;
     let text = String::from_utf8_lossy(&text);
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || text.contains("\n{") {
         if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
             crate::options::redact::json(&mut v);
             if v.get("relative").is_some() && v.get("sides").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(Input::Compare(p.to_path_buf(), v));
             }
             if v.get("capacity_iops").is_some() && v["steps"].is_array() {
+                results::check_doc_bounds(p, &v)?;
+                check_slo(p, &v)?;
                 return Ok(Input::Slo(p.to_path_buf(), v));
             }
             if v["points"].is_array() && v.get("metric").is_some() && v.get("job_hash").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(Input::Trend(p.to_path_buf(), v));
             }
             if v.get("points").is_some() && v.get("sweep").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(sweep_input(p.parent().unwrap_or(Path::new(".")), &v));
             }
         }
@@ -375,6 +379,60 @@ fn read_input(p: &Path) -> Result<Input, String> {
     }
     let (kind, lines) = parse_log(p, &text)?;
     Ok(Input::Log(p.to_path_buf(), kind, lines))
+}
+
+/// The highest rate a capacity search's document may name (IOPS): slo's `--max` limit.
+const MAX_SLO_RATE: f64 = crate::study::slo::MAX_RATE;
+
+/// Checks an slo document's rates and latencies: each a number from 0 to
+/// [`MAX_SLO_RATE`] (a rate) or to [`results::MAX_DOC_NUMBER`] (ns), or absent; the
+/// chart's axes are sized by them.
+fn check_slo(p: &Path, v: &Value) -> Result<(), String> {
+    let check = |at: String, x: &Value, max: f64, what: &str| -> Result<(), String> {
+        match x.as_f64() {
+            None if x.is_null() => Ok(()),
+            Some(f) if (0.0..=max).contains(&f) => Ok(()),
+            _ => Err(format!(
+                "{}: {at}: {x} is out of bounds (expected {what} from 0 to {max:e})",
+                p.display()
+            )),
+        }
+    };
+    check(
+        "capacity_iops".into(),
+        &v["capacity_iops"],
+        MAX_SLO_RATE,
+        "a rate in IOPS",
+    )?;
+    for (i, s) in v["steps"].as_array().into_iter().flatten().enumerate() {
+        for key in ["offered_iops", "achieved_iops"] {
+            check(
+                format!("steps[{i}].{key}"),
+                &s[key],
+                MAX_SLO_RATE,
+                "a rate in IOPS",
+            )?;
+        }
+        for key in ["sched_lat_ns", "clat_ns"] {
+            for (stat, x) in s[key].as_object().into_iter().flatten() {
+                check(
+                    format!("steps[{i}].{key}.{stat}"),
+                    x,
+                    results::MAX_DOC_NUMBER,
+                    "a latency in ns",
+                )?;
+            }
+        }
+    }
+    for (i, t) in v["targets"].as_array().into_iter().flatten().enumerate() {
+        check(
+            format!("targets[{i}].max_ns"),
+            &t["max_ns"],
+            results::MAX_DOC_NUMBER,
+            "a latency in ns",
+        )?;
+    }
+    Ok(())
 }
 
 /// Reads a fio-format log: `time, value, ddir, bs, offset[, prio]` lines, or a histogram
@@ -409,14 +467,19 @@ fn parse_log(p: &Path, text: &str) -> Result<(LogKind, Vec<LogLine>), String> {
             continue;
         }
         let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        // Finite and within 64 bits: a time, a value, a direction fio could have written
+        // (NaN, inf or 1e300 would size the chart's axes).
         let num = |i: usize| -> Result<f64, String> {
-            f.get(i).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| {
-                format!(
-                    "{}:{}: expected numbers separated by commas: {l}",
-                    p.display(),
-                    n + 1
-                )
-            })
+            f.get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && v.abs() <= results::MAX_DOC_NUMBER)
+                .ok_or_else(|| {
+                    format!(
+                        "{}:{}: expected numbers (finite, at most 2e19) separated by commas: {l}",
+                        p.display(),
+                        n + 1
+                    )
+                })
         };
         let line = if kind == LogKind::Hist {
             LogLine {

@@ -244,9 +244,19 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(a))
 }
 
+/// The most runs a side `--repeat` and `--warmup` ask for (each).
+const MAX_RUNS: usize = 1000;
+
 /// Applies compare's flags (all but the sides) to `a`.
 fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Result<(), String> {
-    let count = |flag: &str, v: &str| flags::number::<usize>(flag, v, "a whole number");
+    // Bounded: the runs are planned (and their files checked) before the first.
+    let count = |flag: &str, v: &str| {
+        let expected = format!("a whole number from 0 to {MAX_RUNS}");
+        flags::number::<usize>(flag, v, &expected)
+            .ok()
+            .filter(|n| *n <= MAX_RUNS)
+            .ok_or_else(|| flags::bad_value(flag, v, &expected))
+    };
     for (flag, v) in given {
         let v = v.unwrap_or_default();
         match flag {

@@ -232,11 +232,11 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     };
     let rate = |flag: &str, v: &str| -> Result<f64, String> {
         match v.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
+            Ok(x) if x.is_finite() && (1.0..=MAX_RATE).contains(&x) => Ok(x),
             _ => Err(crate::flags::bad_value(
                 flag,
                 v,
-                "a rate in IOPS, at least 1",
+                "a rate in IOPS from 1 to 1e12",
             )),
         }
     };
@@ -332,6 +332,10 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
 
 /// The most `--repeat-noisy` allows: a step is then run at most 11 times.
 const MAX_REPEATS: usize = 10;
+
+/// The highest rate `--start` and `--max` take (IOPS), and that a report reads from an
+/// slo document: far above any device, far below where a rate's arithmetic fails.
+pub const MAX_RATE: f64 = 1e12;
 
 /// One step of the search: the job run at one offered rate (when it was noisy, the
 /// median of its runs, with every run in `repeats`).

@@ -110,6 +110,10 @@ takes them (after -- when they could be read as a sweep's own).",
 };
 
 /// Reads the arguments: `None` when `--help` was asked for.
+/// The most runs of each point `--repeat` asks for (the runs of the whole sweep are
+/// bounded too: [`axis::MAX_POINTS`]).
+pub const MAX_REPEAT: usize = 1000;
+
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
     let m = SPEC.parse(args)?;
     if m.help {
@@ -144,13 +148,10 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             "--margin" => a.margin = Some(stats::parse_margin(flag, &v)?),
             "--fresh" => a.fresh = true,
             "--repeat" => {
-                a.repeat = crate::flags::number::<usize>(flag, &v, "a whole number")?;
-                if a.repeat == 0 {
-                    return Err(crate::flags::bad_value(
-                        flag,
-                        &v,
-                        "a whole number of at least 1",
-                    ));
+                let expected = format!("a whole number from 1 to {MAX_REPEAT}");
+                a.repeat = crate::flags::number::<usize>(flag, &v, &expected)?;
+                if !(1..=MAX_REPEAT).contains(&a.repeat) {
+                    return Err(crate::flags::bad_value(flag, &v, &expected));
                 }
             }
             _ => a.markdown = true,
@@ -480,6 +481,15 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         return Err("--output: a sweep writes each point's JSON into its result directory (-o DIR); drop --output".into());
     }
     let points = axis::points(&a.axes)?;
+    if points.len().saturating_mul(a.repeat) > axis::MAX_POINTS {
+        return Err(format!(
+            "--repeat {}: {} points × {} runs is more than the {} runs a sweep may make",
+            a.repeat,
+            points.len(),
+            a.repeat,
+            axis::MAX_POINTS
+        ));
+    }
     // Resolve every point before running any: a bad combination fails now, not at point 37.
     let mut planned = Vec::with_capacity(points.len());
     let mut first_jobs = Vec::new();

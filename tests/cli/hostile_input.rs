@@ -1170,3 +1170,152 @@ fn i26_a_stopped_worker_ends_the_run_after_io_timeout() {
     assert!(err(&o).contains("no progress"), "{}", err(&o));
     assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
 }
+
+// ---- issue 36: every number that sizes work is bounded ----
+
+/// An slo document with a capacity of -1e308 ran for minutes to 16 GB of chart ticks;
+/// every hostile number in a study's document or a log is refused, naming where it is,
+/// and a hostile but in-bounds span still renders (a bounded number of ticks).
+#[test]
+fn i36_report_of_hostile_numbers_is_bounded() {
+    let dir = scratch("hi_i36_report");
+    let slo = |cap: &str, extra: &str| {
+        format!(
+            "{{\"capacity_iops\": {cap}, \"steps\": [{{\"offered_iops\":100,\"achieved_iops\":100,\
+             \"sched_lat_ns\":{{\"p99\":1000}},\"clat_ns\":{{\"p99\":900}}}}{extra}], \
+             \"targets\":[{{\"stat\":\"p99\",\"max_ns\":2000}}]}}"
+        )
+    };
+    let html = dir.join("r.html");
+    let report = |name: &str, text: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let mut c = iobench();
+        c.args(["report", "-o"]).arg(&html).arg(&f);
+        run_for(c, 30)
+    };
+    for (cap, what) in [
+        ("-1e308", "capacity_iops"),
+        ("1e300", "capacity_iops"),
+        ("-1e18", "capacity_iops"),
+        ("-1", "capacity_iops"),
+        ("1e13", "capacity_iops"),
+    ] {
+        let o = report("slo.json", &slo(cap, ""));
+        assert_clean_failure(&o, cap);
+        assert!(
+            err(&o).contains(what) && err(&o).contains("out of bounds"),
+            "{cap}: {}",
+            err(&o)
+        );
+    }
+    // A step's rate or latency out of bounds, named by its place.
+    let o = report(
+        "slo.json",
+        &slo(
+            "150",
+            ",{\"offered_iops\":200,\"achieved_iops\":-5e17,\"sched_lat_ns\":{}}",
+        ),
+    );
+    assert_clean_failure(&o, "negative achieved rate");
+    assert!(err(&o).contains("steps[1].achieved_iops"), "{}", err(&o));
+    // A huge array: refused by its length, not drawn.
+    let many: String = (0..100_001).map(|_| ",{}").collect();
+    let o = report("slo.json", &slo("150", &many));
+    assert_clean_failure(&o, "100001 steps");
+    assert!(err(&o).contains("elements"), "{}", err(&o));
+    // A wide but legal span: a capacity of 1e11 IOPS beside steps at 100 renders.
+    let o = report("slo.json", &slo("1e11", ""));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(std::fs::metadata(&html).unwrap().len() < 1 << 20);
+    // A trend whose times are 1e18 s and a compare document with -1e300 are bounded too.
+    let o = report(
+        "trend.json",
+        "{\"metric\":\"iops\",\"job_hash\":\"x\",\"points\":[{\"id\":1,\"started\":1e18,\
+         \"values\":{\"read\":5}},{\"id\":2,\"started\":1.0000000001e18,\"values\":{\"read\":6}}]}",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let o = report(
+        "cmp.json",
+        "{\"relative\":[{\"ratio\":-1e300}],\"sides\":[]}",
+    );
+    assert_clean_failure(&o, "compare -1e300");
+    assert!(err(&o).contains("relative[0].ratio"), "{}", err(&o));
+    // Logs: NaN, inf and 1e300 are refused with the line; negative and huge-but-finite
+    // values render.
+    for v in ["nan", "inf", "-inf", "1e300"] {
+        let o = report("x_bw.1.log", &format!("0, 5, 0, 4096\n1, {v}, 0, 4096\n"));
+        assert_clean_failure(&o, v);
+        assert!(err(&o).contains(":2:"), "{v}: {}", err(&o));
+    }
+    let o = report(
+        "y_lat.1.log",
+        "0, 5, 0, 4096\n1, 1e18, 0, 4096\n2, -1e18, 1, 4096\n",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+/// Counts from flags that size a study's plan are bounded before anything is planned:
+/// `compare --warmup 1e14` used to plan (and start) 2e14 runs, `sweep --repeat 1e14` to
+/// allocate them, `slo --max 1e300` to reach fio's rate option as a bad value.
+#[test]
+fn i36_study_counts_and_rates_are_bounded() {
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["compare", "--warmup", "100000000000000", "--"],
+            "--warmup",
+        ),
+        (vec!["compare", "--repeat", "1001", "--"], "--repeat"),
+        (
+            vec![
+                "sweep",
+                "--repeat",
+                "100000000000000",
+                "--axis",
+                "bs=4k,8k",
+                "--dry-run",
+                "--",
+            ],
+            "--repeat",
+        ),
+        (
+            vec![
+                "sweep",
+                "--repeat",
+                "1000",
+                "--axis",
+                "bs=1..200:+1",
+                "--dry-run",
+                "--",
+            ],
+            "--repeat 1000",
+        ),
+        (vec!["slo", "--p99", "1ms", "--max", "1e300", "--"], "--max"),
+        (
+            vec!["slo", "--p99", "1ms", "--start", "1e13", "--"],
+            "--start",
+        ),
+        (
+            vec![
+                "pts",
+                "hir",
+                "-o",
+                "/nonexistent/x",
+                "--hir-bursts",
+                "4000000000",
+                "/nonexistent/t",
+            ],
+            "--hir-bursts",
+        ),
+    ];
+    for (args, flag) in cases {
+        let mut all: Vec<&str> = args.clone();
+        if all.last() == Some(&"--") {
+            all.extend(job);
+        }
+        let o = ib(&all);
+        assert_clean_failure(&o, &all.join(" "));
+        assert!(err(&o).contains(flag), "{}: {}", all.join(" "), err(&o));
+    }
+}

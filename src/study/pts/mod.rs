@@ -226,7 +226,12 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 s.wsat_limit_s = time_ms(flag, &v, 1000, "1s, such as 24h or 30m")? / 1000
             }
             "--hir-burst" => s.hir_burst_ms = time_ms(flag, &v, 10, "10ms, such as 5s or 200ms")?,
-            "--hir-bursts" => s.hir_bursts = positive(flag, &v)? as usize,
+            "--hir-bursts" => {
+                s.hir_bursts = match number::<usize>(flag, &v, "a whole number from 1 to 100000") {
+                    Ok(n) if (1..=100_000).contains(&n) => n,
+                    _ => return Err(bad_value(flag, &v, "a whole number from 1 to 100000")),
+                }
+            }
             "--force" => force = true,
             _ => s.purge = false,
         }

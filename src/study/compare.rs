@@ -106,6 +106,13 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                    then: iops,bw,p50,p99); one job side runs on both",
         },
         Flag {
+            names: &["--tool-timeout"],
+            takes: Takes::Value,
+            form: "SECS",
+            help: "stop a --tool run still going after SECS (0: never); default\n\
+                   1.5 × the job's runtime plus 60 s, 1 h for a job bound by size",
+        },
+        Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
@@ -143,6 +150,9 @@ struct Args {
     markdown: bool,
     /// `--tool`: the binary that runs the first side instead of iobench.
     tool: Option<String>,
+    /// `--tool-timeout`: None for the default (from the job's runtime), Some(None) for
+    /// no limit.
+    tool_timeout: Option<Option<std::time::Duration>>,
     /// True when `--metric` was given (`--tool` otherwise picks its own default).
     metrics_given: bool,
     /// The http engine's classes `--metric http.CLASS.STAT` named (their names as
@@ -195,6 +205,9 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
                 Source::Job(side.to_vec())
             });
         }
+    }
+    if a.tool_timeout.is_some() && a.tool.is_none() {
+        return Err("--tool-timeout bounds a --tool run: give --tool too".into());
     }
     if a.tool.is_some() {
         if let Some(Source::Files(_)) = a.sides.first() {
@@ -302,6 +315,15 @@ fn apply_flags(a: &mut Args, given: Vec<(&'static str, Option<String>)>) -> Resu
                     ));
                 }
                 a.tool = Some(v);
+            }
+            "--tool-timeout" => {
+                let expected = "a time in seconds, such as 600 or 10m (0: no limit)";
+                let us = crate::defs::value::parse_time_us(&v, crate::defs::TimeUnit::Sec)
+                    .map_err(|_| flags::bad_value(flag, &v, expected))?;
+                if us > 10 * 365 * 86_400 * 1_000_000 {
+                    return Err(flags::bad_value(flag, &v, expected));
+                }
+                a.tool_timeout = Some((us > 0).then(|| std::time::Duration::from_micros(us)));
             }
             "--fail-if-slower" => {
                 let p: f64 = v
@@ -651,7 +673,10 @@ fn compare(args: &[String]) -> Result<u8, String> {
                         crate::session::run_reported(&run)?.code as i32
                     }
                     Runner::Tool(t, args) => {
-                        let (status, err) = t.run(args, &file)?;
+                        let limit = a
+                            .tool_timeout
+                            .unwrap_or_else(|| Some(tool::time_limit(estimates[k])));
+                        let (status, err) = t.run(args, &file, limit)?;
                         if status != 0 && !err.is_empty() {
                             eprintln!("{err}");
                         }

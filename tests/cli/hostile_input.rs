@@ -1319,3 +1319,104 @@ fn i36_study_counts_and_rates_are_bounded() {
         assert!(err(&o).contains(flag), "{}: {}", all.join(" "), err(&o));
     }
 }
+
+/// A fake fio for `compare --tool`: answers `--version`, then runs `body` (sh).
+fn fake_tool(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\n{body}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// `compare --tool`: a tool printing 300 MB is stopped past the cap (not buffered whole),
+/// a hung one is stopped at `--tool-timeout` (the default comes from the job's runtime),
+/// and what either left running in its process group is killed.
+#[test]
+fn i36_a_child_tool_is_bounded_in_output_and_time() {
+    let dir = scratch("hi_i36_tool");
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    // 300 MB on stdout.
+    let loud = fake_tool(&dir, "loud", "head -c 300000000 /dev/zero");
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool"])
+        .arg(&loud)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 120);
+    assert_clean_failure(&o, "300 MB printed");
+    assert!(err(&o).contains("printed more than 64 MiB"), "{}", err(&o));
+    // Hung, with a child of its own in its group.
+    let pidfile = dir.join("left.pid");
+    let _ = std::fs::remove_file(&pidfile);
+    let hung = fake_tool(
+        &dir,
+        "hung",
+        &format!("sleep 600 & echo $! > {}\nwait", pidfile.display()),
+    );
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool-timeout=2", "--tool"])
+        .arg(&hung)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 60);
+    assert_clean_failure(&o, "hung tool");
+    assert!(err(&o).contains("still running after 2 s"), "{}", err(&o));
+    let left: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let t = Instant::now();
+    while alive(left) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(left), "the tool's child {left} was left running");
+    // A tool that ends but leaves a child behind: the child is killed with the group.
+    let _ = std::fs::remove_file(&pidfile);
+    let leaves = fake_tool(
+        &dir,
+        "leaves",
+        &format!(
+            "(sleep 600 >/dev/null 2>&1 & echo $! > {})\nexit 3",
+            pidfile.display()
+        ),
+    );
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool"])
+        .arg(&leaves)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 60);
+    assert_clean_failure(&o, "tool exiting 3");
+    let left: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let t = Instant::now();
+    while alive(left) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(left), "the tool's child {left} was left running");
+    // The flag's value is checked.
+    let o = ib(&[
+        "compare",
+        "--tool-timeout=soon",
+        "--tool",
+        "fio",
+        "--",
+        "--name=x",
+    ]);
+    assert_clean_failure(&o, "--tool-timeout=soon");
+    assert!(err(&o).contains("--tool-timeout"), "{}", err(&o));
+}

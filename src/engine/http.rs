@@ -1154,6 +1154,20 @@ fn drain(resp: ureq::Response) -> Vec<u8> {
     v
 }
 
+/// A server's answer given whole as text (head and body), read as a GET of `len` bytes
+/// is, and its error body as a failed request's is (for the fuzz target of response
+/// parsing: any bytes give a result or an error, never a panic).
+pub fn read_response_text(text: &str, len: usize) -> Result<usize, String> {
+    let resp: ureq::Response = text.parse().map_err(|e: ureq::Error| e.to_string())?;
+    let status = resp.status();
+    if status >= 300 {
+        let body = drain(resp);
+        return Err(crate::osstr::printable(&String::from_utf8_lossy(&body)).into_owned());
+    }
+    let mut buf = vec![0u8; len.min(1 << 20)];
+    read_body(resp, &mut buf).map_err(|e| e.to_string())
+}
+
 /// Reads a GET's body into `dst`: Ok(bytes) or Err(why). A body longer than the I/O is
 /// an error (as fio's), a shorter one leaves the rest of the buffer as it was.
 fn read_body(resp: ureq::Response, dst: &mut [u8]) -> io::Result<usize> {

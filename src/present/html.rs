@@ -341,7 +341,17 @@ fn read_input(p: &Path) -> Result<Input, String> {
         });
     }
     let text = results::read_input(p)?;
-    let text = String::from_utf8_lossy(&text);
+    input_of_text(p, &String::from_utf8_lossy(&text))
+}
+
+/// A report of one input file's text, as `iobench report` renders it (for the fuzz
+/// target of report's readers: any text gives a page or an error, never a panic).
+pub fn render_text(p: &Path, text: &str) -> Result<String, String> {
+    Ok(render("report", &[input_of_text(p, text)?]))
+}
+
+/// What an input file's text is: a result, a study's document, or a log.
+fn input_of_text(p: &Path, text: &str) -> Result<Input, String> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || text.contains("\n{") {
         if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
@@ -377,7 +387,7 @@ fn read_input(p: &Path) -> Result<Input, String> {
         });
         return Ok(Input::Result(p.to_path_buf(), r, runs));
     }
-    let (kind, lines) = parse_log(p, &text)?;
+    let (kind, lines) = parse_log(p, text)?;
     Ok(Input::Log(p.to_path_buf(), kind, lines))
 }
 

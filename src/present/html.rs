@@ -377,7 +377,7 @@ fn input_of_text(p: &Path, text: &str) -> Result<Input, String> {
         let runs = results::read_runs(p)?;
         // The file as one result (for its latency detail); a failed job has none, but
         // its document may still hold the http engine's failed requests.
-        let r = results::parse(&text).unwrap_or_else(|_| ResultFile {
+        let r = results::parse(text).unwrap_or_else(|_| ResultFile {
             doc: serde_json::Deserializer::from_str(trimmed)
                 .into_iter::<Value>()
                 .map_while(Result::ok)

@@ -496,7 +496,12 @@ fn parse_log(p: &Path, text: &str) -> Result<(LogKind, Vec<LogLine>), String> {
                 t_ms: num(0)? as u64,
                 ddir: num(1)? as usize,
                 value: 0.0,
-                buckets: f[3..].iter().map(|v| v.parse().unwrap_or(0)).collect(),
+                buckets: f
+                    .get(3..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.parse().unwrap_or(0))
+                    .collect(),
             }
         } else {
             LogLine {

@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SECS="${FUZZ_SECONDS:-5}"
 TARGET_DIR="${FUZZ_TARGET_DIR:-$PWD/target/fuzz}"
-TARGETS=(jobfile value cmdline fioproto iolog nbd_reply server_msg metrics_request)
+TARGETS=(jobfile value cmdline fioproto iolog nbd_reply server_msg metrics_request report_input result_json http_response)
 export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing -Cdebug-assertions -Coverflow-checks"

@@ -46,6 +46,10 @@ pub mod debug {
 /// The engine contract, for engines written outside the crate and the engine tests.
 pub mod engine {
     pub use crate::engine::{Engine, EngineConfig, EngineFile, IoUnit, Op, Queued, Setup};
+    /// The http engine's reading of a server's answer (fuzz target).
+    pub mod http {
+        pub use crate::engine::http::read_response_text;
+    }
     /// The NBD engine's wire protocol.
     pub mod nbd {
         pub use crate::engine::nbd::wire;
@@ -122,10 +126,23 @@ pub mod osstr {
 
 /// The readers of runs.
 pub mod present {
+    /// `iobench report`'s reader of its inputs (for the fuzz target).
+    pub mod report {
+        pub use crate::present::html::render_text;
+    }
+    /// Result documents as report, compare and history import read them (fuzz targets).
+    pub mod results {
+        pub use crate::present::results::{check_doc_bounds, parse, totals};
+    }
     /// `--metrics`: the endpoint's request parser (for the fuzz target).
     pub mod metrics {
         pub use crate::present::metrics::{head_end, parse_request};
     }
+}
+
+/// The results history: a document's identity as `history import` derives it (fuzz).
+pub mod history {
+    pub use crate::history::store::Identity;
 }
 
 /// fio's outputs.

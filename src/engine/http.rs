@@ -1154,9 +1154,51 @@ fn drain(resp: ureq::Response) -> Vec<u8> {
     v
 }
 
+/// A server's answer given whole as text (head and body), read as a GET of `len` bytes
+/// is, and its error body as a failed request's is (for the fuzz target of response
+/// parsing: any bytes give a result or an error, never a panic).
+pub fn read_response_text(text: &str, len: usize) -> Result<usize, String> {
+    let resp: ureq::Response = text.parse().map_err(|e: ureq::Error| e.to_string())?;
+    let status = resp.status();
+    if status >= 300 {
+        let body = drain(resp);
+        return Err(crate::osstr::printable(&String::from_utf8_lossy(&body)).into_owned());
+    }
+    let mut buf = vec![0u8; len.min(1 << 20)];
+    read_body(resp, &mut buf).map_err(|e| e.to_string())
+}
+
 /// Reads a GET's body into `dst`: Ok(bytes) or Err(why). A body longer than the I/O is
 /// an error (as fio's), a shorter one leaves the rest of the buffer as it was.
 fn read_body(resp: ureq::Response, dst: &mut [u8]) -> io::Result<usize> {
+    // The body's length must be said, and said right: a Content-Length that is not one
+    // number, or neither it nor chunked encoding (a body that ends when the server
+    // closes, which a cut connection fakes), is an error of this request.
+    let bad = |why: String| Err(io::Error::new(io::ErrorKind::InvalidData, why));
+    let chunked = resp
+        .header("transfer-encoding")
+        .is_some_and(|t| t.to_ascii_lowercase().contains("chunked"));
+    let lengths: Vec<&str> = resp
+        .headers_names()
+        .iter()
+        .filter(|n| n.eq_ignore_ascii_case("content-length"))
+        .flat_map(|n| resp.all(n))
+        .collect();
+    match lengths.as_slice() {
+        [] if !chunked => return bad("the answer says no Content-Length".into()),
+        [] => {}
+        [l] if l.trim().parse::<u64>().is_ok() => {}
+        [l] => return bad(format!("the answer's Content-Length '{l}' is not a length")),
+        many => {
+            let first = many[0].trim();
+            if many.iter().any(|l| l.trim() != first) || first.parse::<u64>().is_err() {
+                return bad(format!(
+                    "the answer has {} Content-Length headers that differ",
+                    many.len()
+                ));
+            }
+        }
+    }
     let mut r = resp.into_reader();
     let mut n = 0;
     while n < dst.len() {
@@ -1758,6 +1800,29 @@ mod tests {
             .unwrap()
             .1
             .clone()
+    }
+
+    #[test]
+    fn answers_without_a_right_length_are_errors() {
+        let ok = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nabcd";
+        assert_eq!(read_response_text(ok, 4096), Ok(4));
+        for (text, why) in [
+            ("HTTP/1.1 200 OK\r\n\r\nabcd", "no Content-Length"),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 4x\r\n\r\nabcd",
+                "not a length",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nContent-Length: 9\r\n\r\nabcd",
+                "differ",
+            ),
+        ] {
+            let e = read_response_text(text, 4096).unwrap_err();
+            assert!(e.contains(why), "{text:?}: {e}");
+        }
+        let e =
+            read_response_text("HTTP/1.1 500 x\r\nContent-Length: 3\r\n\r\n\x1b[2", 8).unwrap_err();
+        assert!(!e.contains('\x1b'), "{e}");
     }
 
     #[test]

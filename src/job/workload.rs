@@ -556,6 +556,21 @@ impl ZbdOptions {
         pattern: Pattern,
         bs: &[(u64, u64); 3],
     ) -> Result<Self, JobError> {
+        // On a device fio takes the zones from the device itself; iobench's zones are
+        // emulated, so it can use only those a zonesize lays out.
+        let on_device = r
+            .text(&crate::defs::rows::FILENAME)
+            .is_some_and(|f| f.split(':').any(|n| n.starts_with("/dev/")));
+        if zone_size == 0 && on_device {
+            return Err(JobError::Parse(
+                crate::error::ParseError::NotSupportedBecause {
+                    name: "zonemode".into(),
+                    why: "the zones of a zoned device are not read yet (iobench's zonemode=zbd \
+                      lays zones out itself: give zonesize=)",
+                    origin: r.raw.origin.clone(),
+                },
+            ));
+        }
         if zone_size == 0 {
             return Err(r.invalid(
                 &ZONESIZE,

@@ -349,11 +349,11 @@ fn read_input(p: &Path) -> Result<Input, String> {
         }
         let idx = p.join("index.json");
         if idx.exists() {
-            let text =
-                std::fs::read_to_string(&idx).map_err(|e| format!("{}: {e}", idx.display()))?;
+            let text = String::from_utf8_lossy(&results::read_input(&idx)?).into_owned();
             let mut v: Value =
                 serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
             crate::options::redact::json(&mut v);
+            results::check_doc_bounds(&idx, &v)?;
             return Ok(sweep_input(p, &v));
         }
         // Not a sweep: a directory of result files (bench-fio's layout).
@@ -375,30 +375,44 @@ fn read_input(p: &Path) -> Result<Input, String> {
             runs,
         });
     }
-    results::regular_file(p)?;
-    let text = std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    let text = String::from_utf8_lossy(&text);
+    let text = results::read_input(p)?;
+    input_of_text(p, &String::from_utf8_lossy(&text))
+}
+
+/// A report of one input file's text, as `iobench report` renders it (for the fuzz
+/// target of report's readers: any text gives a page or an error, never a panic).
+pub fn render_text(p: &Path, text: &str) -> Result<String, String> {
+    Ok(render("report", &[input_of_text(p, text)?]))
+}
+
+/// What an input file's text is: a result, a study's document, or a log.
+fn input_of_text(p: &Path, text: &str) -> Result<Input, String> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || text.contains("\n{") {
         if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
             crate::options::redact::json(&mut v);
             if v.get("relative").is_some() && v.get("sides").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(Input::Compare(p.to_path_buf(), v));
             }
             if v.get("capacity_iops").is_some() && v["steps"].is_array() {
+                results::check_doc_bounds(p, &v)?;
+                check_slo(p, &v)?;
                 return Ok(Input::Slo(p.to_path_buf(), v));
             }
             if v["points"].is_array() && v.get("metric").is_some() && v.get("job_hash").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(Input::Trend(p.to_path_buf(), v));
             }
             if v.get("points").is_some() && v.get("sweep").is_some() {
+                results::check_doc_bounds(p, &v)?;
                 return Ok(sweep_input(p.parent().unwrap_or(Path::new(".")), &v));
             }
         }
         let runs = results::read_runs(p)?;
         // The file as one result (for its latency detail); a failed job has none, but
         // its document may still hold the http engine's failed requests.
-        let r = results::parse(&text).unwrap_or_else(|_| ResultFile {
+        let r = results::parse(text).unwrap_or_else(|_| ResultFile {
             doc: serde_json::Deserializer::from_str(trimmed)
                 .into_iter::<Value>()
                 .map_while(Result::ok)
@@ -408,8 +422,63 @@ fn read_input(p: &Path) -> Result<Input, String> {
         });
         return Ok(Input::Result(p.to_path_buf(), r, runs));
     }
-    let (kind, lines) = parse_log(p, &text)?;
+    let (kind, lines) = parse_log(p, text)?;
     Ok(Input::Log(p.to_path_buf(), kind, lines))
+}
+
+/// The highest rate a capacity search's document may name (IOPS), which is also the
+/// limit of slo's `--start`/`--max` (defined here, the lower tier, for both).
+pub const MAX_SLO_RATE: f64 = 1e12;
+
+/// Checks an slo document's rates and latencies: each a number from 0 to
+/// [`MAX_SLO_RATE`] (a rate) or to [`results::MAX_DOC_NUMBER`] (ns), or absent; the
+/// chart's axes are sized by them.
+fn check_slo(p: &Path, v: &Value) -> Result<(), String> {
+    let check = |at: String, x: &Value, max: f64, what: &str| -> Result<(), String> {
+        match x.as_f64() {
+            None if x.is_null() => Ok(()),
+            Some(f) if (0.0..=max).contains(&f) => Ok(()),
+            _ => Err(format!(
+                "{}: {at}: {x} is out of bounds (expected {what} from 0 to {max:e})",
+                p.display()
+            )),
+        }
+    };
+    check(
+        "capacity_iops".into(),
+        &v["capacity_iops"],
+        MAX_SLO_RATE,
+        "a rate in IOPS",
+    )?;
+    for (i, s) in v["steps"].as_array().into_iter().flatten().enumerate() {
+        for key in ["offered_iops", "achieved_iops"] {
+            check(
+                format!("steps[{i}].{key}"),
+                &s[key],
+                MAX_SLO_RATE,
+                "a rate in IOPS",
+            )?;
+        }
+        for key in ["sched_lat_ns", "clat_ns"] {
+            for (stat, x) in s[key].as_object().into_iter().flatten() {
+                check(
+                    format!("steps[{i}].{key}.{stat}"),
+                    x,
+                    results::MAX_DOC_NUMBER,
+                    "a latency in ns",
+                )?;
+            }
+        }
+    }
+    for (i, t) in v["targets"].as_array().into_iter().flatten().enumerate() {
+        check(
+            format!("targets[{i}].max_ns"),
+            &t["max_ns"],
+            results::MAX_DOC_NUMBER,
+            "a latency in ns",
+        )?;
+    }
+    Ok(())
 }
 
 /// Reads a fio-format log: `time, value, ddir, bs, offset[, prio]` lines, or a histogram
@@ -444,21 +513,31 @@ fn parse_log(p: &Path, text: &str) -> Result<(LogKind, Vec<LogLine>), String> {
             continue;
         }
         let f: Vec<&str> = l.split(',').map(str::trim).collect();
+        // Finite and within 64 bits: a time, a value, a direction fio could have written
+        // (NaN, inf or 1e300 would size the chart's axes).
         let num = |i: usize| -> Result<f64, String> {
-            f.get(i).and_then(|v| v.parse::<f64>().ok()).ok_or_else(|| {
-                format!(
-                    "{}:{}: expected numbers separated by commas: {l}",
-                    p.display(),
-                    n + 1
-                )
-            })
+            f.get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && v.abs() <= results::MAX_DOC_NUMBER)
+                .ok_or_else(|| {
+                    format!(
+                        "{}:{}: expected numbers (finite, at most 2e19) separated by commas: {l}",
+                        p.display(),
+                        n + 1
+                    )
+                })
         };
         let line = if kind == LogKind::Hist {
             LogLine {
                 t_ms: num(0)? as u64,
                 ddir: num(1)? as usize,
                 value: 0.0,
-                buckets: f[3..].iter().map(|v| v.parse().unwrap_or(0)).collect(),
+                buckets: f
+                    .get(3..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|v| v.parse().unwrap_or(0))
+                    .collect(),
             }
         } else {
             LogLine {

@@ -21,8 +21,8 @@ pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
     if !path.is_file() {
         return None;
     }
-    let read = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))
+    let read = super::results::read_input(&path)
+        .map(|t| String::from_utf8_lossy(&t).into_owned())
         .and_then(|t| {
             serde_json::from_str::<Value>(&t).map_err(|e| format!("{}: {e}", path.display()))
         });
@@ -36,6 +36,9 @@ pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
             None
         }
         Ok(mut v) => {
+            if let Err(e) = super::results::check_doc_bounds(&path, &v) {
+                return Some(Err(e));
+            }
             // The platform: the summary's own, else a run's `iobench_env` (older runs).
             if !v["platform"].is_object() {
                 if let Some(env) = first_env(dir, &v) {

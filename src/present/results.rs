@@ -158,9 +158,87 @@ impl ResultFile {
 
 /// Reads a result file from disk.
 pub fn read(path: &Path) -> Result<ResultFile, String> {
-    regular_file(path)?;
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = read_input(path)?;
     parse(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The largest input file `report`, `compare` and `history import` read (a result, a
+/// study's document, a log): 1 GiB. A bigger one is refused before it is read, not
+/// buffered whole.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Reads an input file whole: a regular file (see [`regular_file`]) of at most
+/// [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    regular_file(path)?;
+    let f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = Vec::new();
+    f.take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(format!(
+            "{}: larger than {} MiB, the most an input may have (a result, a study's JSON or a log)",
+            path.display(),
+            MAX_INPUT_BYTES >> 20
+        ));
+    }
+    Ok(text)
+}
+
+/// The most elements an array of a study's document (slo, compare, trend, sweep index,
+/// pts summary) may have: its steps, sides, points, rounds.
+pub const MAX_DOC_ARRAY: usize = 100_000;
+
+/// The largest magnitude a number in a study's document may have: iobench writes none
+/// above it (its counts are 64-bit: rates, latencies in ns, byte counts, times), and an axis or a loop sized
+/// by one (`"capacity_iops": -1e308`) is refused before anything is drawn.
+pub const MAX_DOC_NUMBER: f64 = 2e19;
+
+/// Checks a study's document (one iobench wrote: slo, compare, history trend, a sweep's
+/// index, a pts summary) read from `path` against [`MAX_DOC_ARRAY`] and
+/// [`MAX_DOC_NUMBER`], naming the first value out of bounds by its JSON path.
+pub fn check_doc_bounds(path: &Path, v: &Value) -> Result<(), String> {
+    fn walk(v: &Value, at: &mut String) -> Result<(), String> {
+        match v {
+            Value::Number(n) => {
+                let x = n.as_f64().unwrap_or(0.0);
+                if !x.is_finite() || x.abs() > MAX_DOC_NUMBER {
+                    return Err(format!(
+                        "{at}: {n} is out of bounds (expected a number between -2e19 and 2e19)"
+                    ));
+                }
+            }
+            Value::Array(a) => {
+                if a.len() > MAX_DOC_ARRAY {
+                    return Err(format!(
+                        "{at}: {} elements, more than the {MAX_DOC_ARRAY} a study's document may have",
+                        a.len()
+                    ));
+                }
+                for (i, e) in a.iter().enumerate() {
+                    let len = at.len();
+                    let _ = write!(at, "[{i}]");
+                    walk(e, at)?;
+                    at.truncate(len);
+                }
+            }
+            Value::Object(m) => {
+                for (k, e) in m {
+                    let len = at.len();
+                    let _ = write!(at, ".{k}");
+                    walk(e, at)?;
+                    at.truncate(len);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+    use std::fmt::Write;
+    let mut at = String::from("$");
+    walk(v, &mut at).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Refuses an input that is not a regular file (a FIFO, a socket, a device): reading one
@@ -191,7 +269,7 @@ pub fn parse(text: &str) -> Result<ResultFile, String> {
 /// a study takes as a result file rather than a job file.
 pub fn is_result_file(path: &Path) -> bool {
     regular_file(path).is_ok()
-        && std::fs::read(path).is_ok_and(|t| document(&String::from_utf8_lossy(&t)).is_ok())
+        && read_input(path).is_ok_and(|t| document(&String::from_utf8_lossy(&t)).is_ok())
 }
 
 /// The last JSON document of `text` that has `jobs` or `client_stats`.
@@ -476,14 +554,15 @@ fn dir_of(at: &str, dir: &str, v: &Value) -> Result<DirResult, String> {
 
 /// The value below which `p` percent of the samples in `bins` fall (sorted by value).
 pub fn percentile_of_bins(bins: &[(u64, u64)], p: f64) -> f64 {
-    let total: u64 = bins.iter().map(|b| b.1).sum();
+    // Saturating: counts read from a file may add up past u64.
+    let total: u64 = bins.iter().fold(0u64, |t, b| t.saturating_add(b.1));
     if total == 0 {
         return 0.0;
     }
     let want = (p / 100.0 * total as f64).ceil().max(1.0) as u64;
-    let mut seen = 0;
+    let mut seen = 0u64;
     for &(v, c) in bins {
-        seen += c;
+        seen = seen.saturating_add(c);
         if seen >= want {
             return v as f64;
         }
@@ -587,7 +666,8 @@ fn sum_parts(name: &str, parts: &[&DirResult]) -> DirResult {
         let mut merged: std::collections::BTreeMap<u64, u64> = Default::default();
         for d in parts {
             for &(v, c) in &d.bins {
-                *merged.entry(v).or_default() += c;
+                let n = merged.entry(v).or_default();
+                *n = n.saturating_add(c);
             }
         }
         t.bins = merged.into_iter().collect();
@@ -761,8 +841,7 @@ pub fn runs_of(doc: &Value, source: &str) -> Result<Vec<Run>, String> {
 
 /// The runs of a result file on disk (see [`runs_of`]).
 pub fn read_runs(path: &Path) -> Result<Vec<Run>, String> {
-    regular_file(path)?;
-    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = read_input(path)?;
     let doc = document(&String::from_utf8_lossy(&text))
         .map_err(|e| format!("{}: {e}", path.display()))?;
     runs_of(&doc, &path.display().to_string())

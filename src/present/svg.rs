@@ -244,6 +244,9 @@ fn join_unit(n: &str, unit: &str) -> String {
     }
 }
 
+/// The most ticks an axis draws (a scale from a hostile file too).
+const MAX_TICKS: usize = 60;
+
 /// One scale: values to pixels, and the ticks to draw.
 #[derive(Debug, Clone)]
 struct Scale {
@@ -338,41 +341,75 @@ impl Scale {
     /// The ticks: every step of a linear scale; each decade of a log one (and 2× and 5×
     /// when it spans two decades or less).
     fn ticks(&self) -> Vec<(f64, String)> {
+        // Bounded whatever the values: a scale built from a hostile file (a span of
+        // 1e300, an end at -1e308, a log scale reaching 0) gives at most MAX_TICKS ticks,
+        // and a step too small to move the value on ends the loop.
+        if !(self.lo.is_finite() && self.hi.is_finite()) || self.hi < self.lo {
+            return Vec::new();
+        }
         if self.log {
-            let decades = (self.hi / self.lo).log10().round() as i32;
-            let mults: &[f64] = if decades <= 2 {
+            if self.lo <= 0.0 {
+                return Vec::new();
+            }
+            let decades = (self.hi.log10() - self.lo.log10()).round();
+            if !decades.is_finite() {
+                return Vec::new();
+            }
+            let mults: &[f64] = if decades <= 2.0 {
                 &[1.0, 2.0, 5.0]
             } else {
                 &[1.0]
             };
+            // Past MAX_TICKS decades, every k-th decade.
+            let every = ((decades / MAX_TICKS as f64).ceil() as i32).max(1);
             let mut t = Vec::new();
-            let mut d = self.lo;
-            while d <= self.hi * 1.0001 {
+            for i in 0..=MAX_TICKS as i32 {
+                let d = self.lo * 10f64.powi(i * every);
+                if !d.is_finite() || d > self.hi * 1.0001 {
+                    break;
+                }
                 for m in mults {
                     let v = d * m;
                     if v <= self.hi * 1.0001 {
                         t.push((v, self.q.text(v)));
                     }
                 }
-                d *= 10.0;
             }
             return t;
         }
-        if self.step <= 0.0 {
+        if !(self.step > 0.0 && self.step.is_finite()) {
             return Vec::new();
         }
+        // More steps than MAX_TICKS (a span of 1e300 in steps of 50): a nice step over
+        // the whole span instead.
+        let mut step = self.step;
+        let span = self.hi - self.lo;
+        if !span.is_finite() {
+            return vec![
+                (self.lo, self.tick_label(self.lo)),
+                (self.hi, self.tick_label(self.hi)),
+            ];
+        }
+        if span / step > MAX_TICKS as f64 {
+            step = nice_max(span).1;
+        }
         let mut t = Vec::new();
-        let mut v = self.lo;
-        while v <= self.hi + self.step / 2.0 {
-            let shown = match self.q {
-                // Per-tick k/M: 0, 10k, 20k.
-                Quantity::Iops | Quantity::Count => tick_text(v),
-                _ => num3(v / self.div),
-            };
-            t.push((v, shown));
-            v += self.step;
+        for i in 0..=MAX_TICKS {
+            let v = self.lo + i as f64 * step;
+            if v > self.hi + step / 2.0 || t.last().is_some_and(|l: &(f64, String)| l.0 >= v) {
+                break;
+            }
+            t.push((v, self.tick_label(v)));
         }
         t
+    }
+
+    fn tick_label(&self, v: f64) -> String {
+        match self.q {
+            // Per-tick k/M: 0, 10k, 20k.
+            Quantity::Iops | Quantity::Count => tick_text(v),
+            _ => num3(v / self.div),
+        }
     }
 
     /// The axis label with the scale's choice: `p99 clat (ms)`, `clat (log scale)`.
@@ -1284,7 +1321,13 @@ pub struct Marks {
 
 /// A Unix time (seconds) as a UTC date and time, `2026-11-27 19:05`.
 pub fn date_text(t: f64) -> String {
-    let secs = t.floor() as i64;
+    // Within ±300000 years, so the civil date's arithmetic cannot overflow (a time
+    // read from a file may be anything); NaN is the epoch.
+    let secs = if t.is_nan() {
+        0
+    } else {
+        t.clamp(-1e13, 1e13).floor() as i64
+    };
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Days since 1970-01-01 to a civil date (proleptic Gregorian; 400-year eras).
@@ -1306,7 +1349,12 @@ pub fn date_text(t: f64) -> String {
 
 /// A Unix time (seconds) as a UTC date and time to the second, `2026-11-27 19:05:09`.
 pub fn date_seconds(t: f64) -> String {
-    format!("{}:{:02}", date_text(t), (t.floor() as i64).rem_euclid(60))
+    let secs = if t.is_nan() {
+        0
+    } else {
+        t.clamp(-1e13, 1e13).floor() as i64
+    };
+    format!("{}:{:02}", date_text(t), secs.rem_euclid(60))
 }
 
 /// An x–y chart (histograms, CDFs, logs over time): one line per series, a marker per
@@ -1713,6 +1761,24 @@ mod tests {
             s.text(Quantity::Rate),
             "516 MiB/s ± 5.66 MiB/s (512–520 MiB/s, n=2)"
         );
+    }
+
+    #[test]
+    fn hostile_spans_give_a_bounded_number_of_ticks() {
+        // A linear span of -1e308..250 in steps of 50, a span too fine for its floats, a
+        // log span of 600 decades, a log scale starting at 0: at most MAX_TICKS ticks.
+        let mut s = Scale::span(Quantity::Iops, -1e308, 250.0, false, 0.0, 100.0);
+        s.step = 50.0;
+        assert!(s.ticks().len() <= MAX_TICKS + 1);
+        let mut s = Scale::span(Quantity::Plain, 1e18, 1e18 + 512.0, false, 0.0, 100.0);
+        s.step = 1.0;
+        assert!(s.ticks().len() <= MAX_TICKS + 1);
+        let s = Scale::auto(Quantity::Time, &[1e-300, 1e300], true, 0.0, 100.0);
+        assert!(s.log && !s.ticks().is_empty() && s.ticks().len() <= MAX_TICKS + 1);
+        let s = Scale::span(Quantity::Time, 0.0, 1e9, true, 0.0, 100.0);
+        assert!(s.ticks().is_empty());
+        assert_eq!(&date_text(1e300)[..1], "3");
+        assert_eq!(date_text(f64::NAN), "1970-01-01 00:00");
     }
 
     #[test]

@@ -32,7 +32,7 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             form: "N",
             help: "runs per job (default 5)",
             apply: |a, v| {
-                a.repeat = v.number("a whole number")?;
+                a.repeat = run_count(&v)?;
                 Ok(())
             },
         },
@@ -42,7 +42,7 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             form: "K",
             help: "rounds run first and discarded (default 0)",
             apply: |a, v| {
-                a.warmup = v.number("a whole number")?;
+                a.warmup = run_count(&v)?;
                 Ok(())
             },
         },
@@ -157,6 +157,23 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
             },
         },
         Flag {
+            names: &["--tool-timeout"],
+            takes: Takes::Value,
+            form: "SECS",
+            help: "stop a --tool run still going after SECS (0: never); default\n\
+                   1.5 × the job's runtime plus 60 s, 1 h for a job bound by size",
+            apply: |a, v| {
+                let expected = "a time in seconds, such as 600 or 10m (0: no limit)";
+                let us = crate::defs::value::parse_time_us(v.text(), crate::defs::TimeUnit::Sec)
+                    .map_err(|_| v.bad(expected))?;
+                if us > 10 * 365 * 86_400 * 1_000_000 {
+                    return Err(v.bad(expected));
+                }
+                a.tool_timeout = Some((us > 0).then(|| std::time::Duration::from_micros(us)));
+                Ok(())
+            },
+        },
+        Flag {
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
@@ -202,6 +219,9 @@ pub struct Args {
     markdown: bool,
     /// `--tool`: the binary that runs the first side instead of iobench.
     tool: Option<String>,
+    /// `--tool-timeout`: None for the default (from the job's runtime), Some(None) for
+    /// no limit.
+    tool_timeout: Option<Option<std::time::Duration>>,
     /// True when `--metric` was given (`--tool` otherwise picks its own default).
     metrics_given: bool,
     /// The http engine's classes `--metric http.CLASS.STAT` named (their names as
@@ -264,6 +284,9 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
             });
         }
     }
+    if a.tool_timeout.is_some() && a.tool.is_none() {
+        return Err("--tool-timeout bounds a --tool run: give --tool too".into());
+    }
     if a.tool.is_some() {
         if let Some(Source::Files(_)) = a.sides.first() {
             return Err(
@@ -310,6 +333,19 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         ));
     }
     Ok(Some(a))
+}
+
+/// The most runs a side `--repeat` and `--warmup` ask for (each).
+const MAX_RUNS: usize = 1000;
+
+/// `--repeat`, `--warmup`: a bounded count, since the runs are planned (and their files
+/// checked) before the first.
+fn run_count(v: &flags::Value<'_>) -> Result<usize, String> {
+    let expected = format!("a whole number from 0 to {MAX_RUNS}");
+    v.number::<usize>(&expected)
+        .ok()
+        .filter(|n| *n <= MAX_RUNS)
+        .ok_or_else(|| v.bad(&expected))
 }
 
 /// `--output-format` (and `--markdown`): how the tables print.
@@ -682,7 +718,10 @@ pub(crate) fn compare(args: &[String]) -> Result<u8, String> {
                         crate::session::run_reported(&run)?.code as i32
                     }
                     Runner::Tool(t, args) => {
-                        let (status, err) = t.run(args, &file)?;
+                        let limit = a
+                            .tool_timeout
+                            .unwrap_or_else(|| Some(tool::time_limit(estimates[k])));
+                        let (status, err) = t.run(args, &file, limit)?;
                         if status != 0 && !err.is_empty() {
                             eprintln!("{err}");
                         }

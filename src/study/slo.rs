@@ -19,6 +19,7 @@ use crate::flags::{Flag, Spec, Takes};
 use crate::stats::hist::Hist;
 use crate::stats::iostat::IoStat;
 use std::fmt::Write;
+use std::path::Path;
 
 /// The flags of `iobench slo`.
 pub const SPEC: Spec<Args> = Spec {
@@ -317,8 +318,8 @@ fn time(v: crate::flags::Value<'_>, unit: TimeUnit) -> Result<u64, String> {
 /// A rate flag's value in IOPS.
 fn rate(v: crate::flags::Value<'_>) -> Result<f64, String> {
     match v.text().parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
-        _ => Err(v.bad("a rate in IOPS, at least 1")),
+        Ok(x) if x.is_finite() && (1.0..=MAX_RATE).contains(&x) => Ok(x),
+        _ => Err(v.bad("a rate in IOPS from 1 to 1e12")),
     }
 }
 
@@ -364,6 +365,10 @@ pub fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
 
 /// The most `--repeat-noisy` allows: a step is then run at most 11 times.
 const MAX_REPEATS: usize = 10;
+
+/// The highest rate `--start` and `--max` take (IOPS), and that a report reads from an
+/// slo document: far above any device, far below where a rate's arithmetic fails.
+pub const MAX_RATE: f64 = crate::present::html::MAX_SLO_RATE;
 
 /// One step of the search: the job run at one offered rate (when it was noisy, the
 /// median of its runs, with every run in `repeats`).
@@ -425,8 +430,12 @@ fn slo(args: &[String]) -> Result<u8, String> {
     if inv.config.output.is_some() {
         return Err("--output after --: slo keeps each step's results itself; give iobench slo --output FILE instead".into());
     }
-    // Check the job once, as a run at the first rate, before any I/O.
-    prepare(&inv, &a, a.start)?;
+    // Check the job once, as a run at the first rate, before any I/O; and --output
+    // before the search, not after it.
+    let first = prepare(&inv, &a, a.start)?;
+    if let Some(path) = &a.output {
+        check_output(Path::new(path), &first.jobs)?;
+    }
     let outcome = search(&a, |rate| run_step(&inv, &a, rate))?;
     let text = serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
     if a.json {
@@ -437,12 +446,57 @@ fn slo(args: &[String]) -> Result<u8, String> {
         print!("{}", table(&a, &outcome));
     }
     if let Some(path) = &a.output {
-        std::fs::write(path, text + "\n").map_err(|e| format!("--output {path}: {e}"))?;
+        // A new file beside it renamed over it: never written through a planted link, a
+        // FIFO or a device that appeared during the search.
+        check_output(Path::new(path), &[])?;
+        crate::safefs::write_output(Path::new(path), (text + "\n").as_bytes())
+            .map_err(|e| format!("--output {path}: {e}"))?;
     }
     Ok(0)
 }
 
 /// The job at `rate`, checked as a plain run of it would be.
+/// Refuses an `--output` that is not a regular file when it exists (a FIFO would hang
+/// the write, a device or a directory is no place for a document; the type is read
+/// with stat, which opens nothing), or that is one of the files the jobs work on.
+fn check_output(path: &Path, jobs: &[crate::job::Job]) -> Result<(), String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            use std::os::unix::fs::FileTypeExt;
+            let t = m.file_type();
+            let kind = if t.is_dir() {
+                "a directory"
+            } else if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_block_device() || t.is_char_device() {
+                "a device"
+            } else {
+                "not a regular file"
+            };
+            return Err(format!(
+                "--output {}: {kind}; expected a file to write the search's JSON to",
+                path.display()
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("--output {}: {e}", path.display())),
+    }
+    for j in jobs {
+        for f in j.files.all_paths(&j.name, j.exec.numjobs) {
+            if crate::present::outputs::same_file(path, Path::new(&f)) {
+                return Err(format!(
+                    "--output {}: that is the file job '{}' works on ({f}); writing it would \
+                     destroy it: choose another file",
+                    path.display(),
+                    j.name
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session::Prepared, String> {
     let mut jobs = inv.jobs.clone();
     let secs = step_time_us(a, rate);

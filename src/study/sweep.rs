@@ -96,9 +96,10 @@ takes them (after -- when they could be read as a sweep's own).",
                    reverse, and so on; mean ± σ and min-max per point, and a\n\
                    warning when a point is noisy",
             apply: |a, v| {
-                a.repeat = v.number::<usize>("a whole number")?;
-                if a.repeat == 0 {
-                    return Err(v.bad("a whole number of at least 1"));
+                let expected = format!("a whole number from 1 to {MAX_REPEAT}");
+                a.repeat = v.number::<usize>(&expected)?;
+                if !(1..=MAX_REPEAT).contains(&a.repeat) {
+                    return Err(v.bad(&expected));
                 }
                 Ok(())
             },
@@ -167,6 +168,10 @@ fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String>
     };
     Ok(())
 }
+
+/// The most runs of each point `--repeat` asks for (the runs of the whole sweep are
+/// bounded too: [`axis::MAX_POINTS`]).
+pub const MAX_REPEAT: usize = 1000;
 
 /// Reads the arguments: `None` when `--help` was asked for.
 fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
@@ -494,6 +499,15 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         return Err("--output: a sweep writes each point's JSON into its result directory (-o DIR); drop --output".into());
     }
     let points = axis::points(&a.axes)?;
+    if points.len().saturating_mul(a.repeat) > axis::MAX_POINTS {
+        return Err(format!(
+            "--repeat {}: {} points × {} runs is more than the {} runs a sweep may make",
+            a.repeat,
+            points.len(),
+            a.repeat,
+            axis::MAX_POINTS
+        ));
+    }
     // Resolve every point before running any: a bad combination fails now, not at point 37.
     let mut planned = Vec::with_capacity(points.len());
     let mut first_jobs = Vec::new();

@@ -106,21 +106,162 @@ impl Tool {
 
     /// Runs `args` once with the tool, its JSON+ output written to `out`. Returns the exit
     /// status's code (-1 when killed by a signal) and the last lines of its stderr.
-    pub fn run(&self, args: &[String], out: &Path) -> Result<(i32, String), String> {
-        let o = Command::new(&self.program)
+    ///
+    /// Bounded: the tool leads its own process group; what it prints (stdout and stderr
+    /// together) is read as it comes, its last lines kept, and past [`MAX_TOOL_OUTPUT`]
+    /// the group is killed and the run is an error; past `limit` (None: none) too. When
+    /// the tool ends, whatever it left in its group is killed before it is reaped.
+    pub fn run(
+        &self,
+        args: &[String],
+        out: &Path,
+        limit: Option<Duration>,
+    ) -> Result<(i32, String), String> {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(&self.program)
             .args(without_output(args))
             .arg("--output-format=json+")
             .arg(format!("--output={}", out.display()))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .output()
+            .process_group(0)
+            .spawn()
             .map_err(|e| format!("{}: {e}", self.program.display()))?;
-        let err = String::from_utf8_lossy(&o.stderr);
+        let pid = child.id() as libc::pid_t;
+        let printed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let drain = |r: Option<Box<dyn std::io::Read + Send>>, keep: bool| {
+            let printed = printed.clone();
+            std::thread::spawn(move || -> Vec<u8> {
+                let Some(mut r) = r else { return Vec::new() };
+                let mut tail = Vec::new();
+                let mut buf = vec![0u8; 64 << 10];
+                loop {
+                    match r.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let total = printed
+                                .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed)
+                                + n as u64;
+                            if keep {
+                                tail.extend_from_slice(&buf[..n]);
+                                if tail.len() > TAIL_BYTES {
+                                    tail.drain(..tail.len() - TAIL_BYTES);
+                                }
+                            }
+                            if total > MAX_TOOL_OUTPUT {
+                                break;
+                            }
+                        }
+                    }
+                }
+                tail
+            })
+        };
+        let so = drain(child.stdout.take().map(|r| Box::new(r) as _), false);
+        let se = drain(child.stderr.take().map(|r| Box::new(r) as _), true);
+        let start = Instant::now();
+        let mut forwarded = false;
+        let mut ended: Option<Instant> = None;
+        let failure = loop {
+            // The cap first: a tool past it may already have died of SIGPIPE.
+            if printed.load(std::sync::atomic::Ordering::Relaxed) > MAX_TOOL_OUTPUT {
+                break Some(format!(
+                    "{}: printed more than {} MiB on its stdout and stderr: stopped (its results go                      to its --output file; a tool that prints that much is not running the job)",
+                    self.program.display(),
+                    MAX_TOOL_OUTPUT >> 20
+                ));
+            }
+            if exited(pid) {
+                // Its last output may still be in the pipes: the readers say (a child it
+                // left holding them is killed below).
+                let at = *ended.get_or_insert_with(Instant::now);
+                if so.is_finished() && se.is_finished() || at.elapsed() > Duration::from_millis(300)
+                {
+                    break None;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            }
+            if let Some(l) = limit.filter(|l| start.elapsed() > *l) {
+                break Some(format!(
+                    "{}: still running after {} s: stopped (the limit is the job's time plus slack;                      --tool-timeout=SECS changes it, 0 for none)",
+                    self.program.display(),
+                    l.as_secs()
+                ));
+            }
+            if !forwarded && crate::run::signals::signalled().is_some() {
+                // The tool is in its own group: the terminal's signal did not reach it.
+                kill_group(pid, libc::SIGTERM);
+                forwarded = true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        if failure.is_some() {
+            kill_group(pid, libc::SIGTERM);
+            let t = Instant::now();
+            while !exited(pid) && t.elapsed() < Duration::from_secs(2) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        // Not reaped yet, so the group's id is still this tool's: what it left goes.
+        kill_group(pid, libc::SIGKILL);
+        let status = child
+            .wait()
+            .map_err(|e| format!("{}: {e}", self.program.display()))?;
+        let _ = so.join();
+        let err = se.join().unwrap_or_default();
+        if let Some(f) = failure {
+            return Err(f);
+        }
+        let err = String::from_utf8_lossy(&err);
         let tail: Vec<&str> = err.lines().rev().take(5).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        Ok((o.status.code().unwrap_or(-1), tail.join("\n")))
+        Ok((status.code().unwrap_or(-1), tail.join("\n")))
     }
+}
+
+/// The most a `--tool` run may print on stdout and stderr together (its results go to
+/// a file): 64 MiB.
+pub const MAX_TOOL_OUTPUT: u64 = 64 << 20;
+
+/// The end of a tool's stderr kept for its error lines.
+const TAIL_BYTES: usize = 64 << 10;
+
+/// The time a `--tool` run of a job bound by time (`estimate` seconds) may take: one and
+/// a half times that plus a minute; a job bound by size: an hour.
+pub fn time_limit(estimate: Option<f64>) -> Duration {
+    match estimate {
+        Some(s) if s.is_finite() && s >= 0.0 => {
+            Duration::from_secs_f64((s * 1.5 + 60.0).min(365.0 * 86400.0))
+        }
+        _ => Duration::from_secs(3600),
+    }
+}
+
+/// True once the process `pid` (our child) has ended; it is left unreaped (WNOWAIT), so
+/// its process group's id cannot be taken by another process meanwhile.
+fn exited(pid: libc::pid_t) -> bool {
+    // SAFETY: a zeroed siginfo_t is a valid out-parameter; waitid only writes it.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: waitid on our own child with a valid siginfo pointer.
+    let r = unsafe {
+        libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        )
+    };
+    // SAFETY: si_pid is set by waitid (0 while the child runs).
+    r != 0 || unsafe { info.si_pid() } != 0
+}
+
+/// Sends `sig` to the process group `pgid` (our child's own).
+fn kill_group(pgid: libc::pid_t, sig: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals that group only; errors are ignored
+    // (ESRCH: the group is gone).
+    unsafe { libc::kill(-pgid, sig) };
 }
 
 /// The side's arguments without the output options compare sets itself (`--output`,

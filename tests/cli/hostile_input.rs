@@ -1170,3 +1170,253 @@ fn i26_a_stopped_worker_ends_the_run_after_io_timeout() {
     assert!(err(&o).contains("no progress"), "{}", err(&o));
     assert_eq!(json(&o)["jobs"][0]["jobname"], "x");
 }
+
+// ---- issue 36: every number that sizes work is bounded ----
+
+/// An slo document with a capacity of -1e308 ran for minutes to 16 GB of chart ticks;
+/// every hostile number in a study's document or a log is refused, naming where it is,
+/// and a hostile but in-bounds span still renders (a bounded number of ticks).
+#[test]
+fn i36_report_of_hostile_numbers_is_bounded() {
+    let dir = scratch("hi_i36_report");
+    let slo = |cap: &str, extra: &str| {
+        format!(
+            "{{\"capacity_iops\": {cap}, \"steps\": [{{\"offered_iops\":100,\"achieved_iops\":100,\
+             \"sched_lat_ns\":{{\"p99\":1000}},\"clat_ns\":{{\"p99\":900}}}}{extra}], \
+             \"targets\":[{{\"stat\":\"p99\",\"max_ns\":2000}}]}}"
+        )
+    };
+    let html = dir.join("r.html");
+    let report = |name: &str, text: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let mut c = iobench();
+        c.args(["report", "-o"]).arg(&html).arg(&f);
+        run_for(c, 30)
+    };
+    for (cap, what) in [
+        ("-1e308", "capacity_iops"),
+        ("1e300", "capacity_iops"),
+        ("-1e18", "capacity_iops"),
+        ("-1", "capacity_iops"),
+        ("1e13", "capacity_iops"),
+    ] {
+        let o = report("slo.json", &slo(cap, ""));
+        assert_clean_failure(&o, cap);
+        assert!(
+            err(&o).contains(what) && err(&o).contains("out of bounds"),
+            "{cap}: {}",
+            err(&o)
+        );
+    }
+    // A step's rate or latency out of bounds, named by its place.
+    let o = report(
+        "slo.json",
+        &slo(
+            "150",
+            ",{\"offered_iops\":200,\"achieved_iops\":-5e17,\"sched_lat_ns\":{}}",
+        ),
+    );
+    assert_clean_failure(&o, "negative achieved rate");
+    assert!(err(&o).contains("steps[1].achieved_iops"), "{}", err(&o));
+    // A huge array: refused by its length, not drawn.
+    let many: String = (0..100_001).map(|_| ",{}").collect();
+    let o = report("slo.json", &slo("150", &many));
+    assert_clean_failure(&o, "100001 steps");
+    assert!(err(&o).contains("elements"), "{}", err(&o));
+    // A wide but legal span: a capacity of 1e11 IOPS beside steps at 100 renders.
+    let o = report("slo.json", &slo("1e11", ""));
+    assert!(o.status.success(), "{}", err(&o));
+    assert!(std::fs::metadata(&html).unwrap().len() < 1 << 20);
+    // A trend whose times are 1e18 s and a compare document with -1e300 are bounded too.
+    let o = report(
+        "trend.json",
+        "{\"metric\":\"iops\",\"job_hash\":\"x\",\"points\":[{\"id\":1,\"started\":1e18,\
+         \"values\":{\"read\":5}},{\"id\":2,\"started\":1.0000000001e18,\"values\":{\"read\":6}}]}",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+    let o = report(
+        "cmp.json",
+        "{\"relative\":[{\"ratio\":-1e300}],\"sides\":[]}",
+    );
+    assert_clean_failure(&o, "compare -1e300");
+    assert!(err(&o).contains("relative[0].ratio"), "{}", err(&o));
+    // Logs: NaN, inf and 1e300 are refused with the line; negative and huge-but-finite
+    // values render.
+    for v in ["nan", "inf", "-inf", "1e300"] {
+        let o = report("x_bw.1.log", &format!("0, 5, 0, 4096\n1, {v}, 0, 4096\n"));
+        assert_clean_failure(&o, v);
+        assert!(err(&o).contains(":2:"), "{v}: {}", err(&o));
+    }
+    let o = report(
+        "y_lat.1.log",
+        "0, 5, 0, 4096\n1, 1e18, 0, 4096\n2, -1e18, 1, 4096\n",
+    );
+    assert!(o.status.success(), "{}", err(&o));
+}
+
+/// Counts from flags that size a study's plan are bounded before anything is planned:
+/// `compare --warmup 1e14` used to plan (and start) 2e14 runs, `sweep --repeat 1e14` to
+/// allocate them, `slo --max 1e300` to reach fio's rate option as a bad value.
+#[test]
+fn i36_study_counts_and_rates_are_bounded() {
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["compare", "--warmup", "100000000000000", "--"],
+            "--warmup",
+        ),
+        (vec!["compare", "--repeat", "1001", "--"], "--repeat"),
+        (
+            vec![
+                "sweep",
+                "--repeat",
+                "100000000000000",
+                "--axis",
+                "bs=4k,8k",
+                "--dry-run",
+                "--",
+            ],
+            "--repeat",
+        ),
+        (
+            vec![
+                "sweep",
+                "--repeat",
+                "1000",
+                "--axis",
+                "bs=1..200:+1",
+                "--dry-run",
+                "--",
+            ],
+            "--repeat 1000",
+        ),
+        (vec!["slo", "--p99", "1ms", "--max", "1e300", "--"], "--max"),
+        (
+            vec!["slo", "--p99", "1ms", "--start", "1e13", "--"],
+            "--start",
+        ),
+        (
+            vec![
+                "pts",
+                "hir",
+                "-o",
+                "/nonexistent/x",
+                "--hir-bursts",
+                "4000000000",
+                "/nonexistent/t",
+            ],
+            "--hir-bursts",
+        ),
+    ];
+    for (args, flag) in cases {
+        let mut all: Vec<&str> = args.clone();
+        if all.last() == Some(&"--") {
+            all.extend(job);
+        }
+        let o = ib(&all);
+        assert_clean_failure(&o, &all.join(" "));
+        assert!(err(&o).contains(flag), "{}: {}", all.join(" "), err(&o));
+    }
+}
+
+/// A fake fio for `compare --tool`: answers `--version`, then runs `body` (sh).
+fn fake_tool(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!("#!/bin/sh\nif [ \"$1\" = --version ]; then echo fio-3.33; exit 0; fi\n{body}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    unsafe { libc::kill(pid, 0) == 0 }
+}
+
+/// `compare --tool`: a tool printing 300 MB is stopped past the cap (not buffered whole),
+/// a hung one is stopped at `--tool-timeout` (the default comes from the job's runtime),
+/// and what either left running in its process group is killed.
+#[test]
+fn i36_a_child_tool_is_bounded_in_output_and_time() {
+    let dir = scratch("hi_i36_tool");
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    // 300 MB on stdout.
+    let loud = fake_tool(&dir, "loud", "head -c 300000000 /dev/zero");
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool"])
+        .arg(&loud)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 120);
+    assert_clean_failure(&o, "300 MB printed");
+    assert!(err(&o).contains("printed more than 64 MiB"), "{}", err(&o));
+    // Hung, with a child of its own in its group.
+    let pidfile = dir.join("left.pid");
+    let _ = std::fs::remove_file(&pidfile);
+    let hung = fake_tool(
+        &dir,
+        "hung",
+        &format!("sleep 600 & echo $! > {}\nwait", pidfile.display()),
+    );
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool-timeout=2", "--tool"])
+        .arg(&hung)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 60);
+    assert_clean_failure(&o, "hung tool");
+    assert!(err(&o).contains("still running after 2 s"), "{}", err(&o));
+    let left: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let t = Instant::now();
+    while alive(left) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(left), "the tool's child {left} was left running");
+    // A tool that ends but leaves a child behind: the child is killed with the group.
+    let _ = std::fs::remove_file(&pidfile);
+    let leaves = fake_tool(
+        &dir,
+        "leaves",
+        &format!(
+            "(sleep 600 >/dev/null 2>&1 & echo $! > {})\nexit 3",
+            pidfile.display()
+        ),
+    );
+    let mut c = iobench();
+    c.args(["compare", "--repeat", "1", "--tool"])
+        .arg(&leaves)
+        .arg("--")
+        .args(job);
+    let o = run_for(c, 60);
+    assert_clean_failure(&o, "tool exiting 3");
+    let left: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let t = Instant::now();
+    while alive(left) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(left), "the tool's child {left} was left running");
+    // The flag's value is checked.
+    let o = ib(&[
+        "compare",
+        "--tool-timeout=soon",
+        "--tool",
+        "fio",
+        "--",
+        "--name=x",
+    ]);
+    assert_clean_failure(&o, "--tool-timeout=soon");
+    assert!(err(&o).contains("--tool-timeout"), "{}", err(&o));
+}

@@ -271,3 +271,91 @@ fn report_charts_and_page_do_not_follow_planted_links() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("owned by uid 65534"), "{}", stderr(&o));
 }
+
+/// `slo -o`: the job's own target (by its name, a link to it or a hard link) is refused
+/// before the search runs, and a FIFO, a device or a directory is refused at once (a
+/// FIFO used to hang the write at the end).
+#[test]
+fn slo_output_is_not_the_target_nor_a_fifo_device_or_directory() {
+    let dir = scratch("planted_slo_output");
+    let target = dir.join("target");
+    std::fs::write(&target, vec![7u8; 1 << 20]).unwrap();
+    let link = dir.join("link");
+    let hard = dir.join("hard");
+    let _ = std::fs::remove_file(&link);
+    let _ = std::fs::remove_file(&hard);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    std::fs::hard_link(&target, &hard).unwrap();
+    let fifo = dir.join("fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let before = std::fs::read(&target).unwrap();
+    let cases: [(&Path, &str); 6] = [
+        (&target, "works on"),
+        (&link, "works on"),
+        (&hard, "works on"),
+        (&fifo, "a FIFO"),
+        (Path::new("/dev/null"), "a device"),
+        (&dir, "a directory"),
+    ];
+    for (out, why) in cases {
+        let mut c = iobench();
+        c.args([
+            "slo",
+            "--p99",
+            "100ms",
+            "--max",
+            "200",
+            "--min-time",
+            "100ms",
+            "-o",
+        ])
+        .arg(out)
+        .args([
+            "--",
+            "--name=x",
+            "--ioengine=psync",
+            "--rw=randread",
+            "--size=1m",
+        ])
+        .arg(format!("--filename={}", target.display()));
+        let o = run_within(c, 60);
+        assert!(!o.status.success(), "{}: accepted", out.display());
+        assert!(
+            stderr(&o).contains(why),
+            "{}: {}",
+            out.display(),
+            stderr(&o)
+        );
+        assert!(stderr(&o).contains("--output"), "{}", stderr(&o));
+    }
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        before,
+        "the target changed"
+    );
+}
+
+/// Runs `cmd`, killed (and the test failed) past `secs`: a hang is a failure.
+fn run_within(mut cmd: Command, secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = cmd.spawn().expect("spawn");
+    let pid = child.id() as i32;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(secs)) {
+        Ok(o) => o.expect("output"),
+        Err(_) => {
+            // SAFETY: our own child, not yet reaped.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            panic!("{cmd:?} still running after {secs} s (a hang)");
+        }
+    }
+}

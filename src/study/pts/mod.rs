@@ -163,7 +163,11 @@ THE TARGET'S DATA IS DESTROYED.",
             help: "hir: bursts per wait state and per return to the baseline\n\
                    (default 360; fewer: not conforming)",
             apply: |a, v| {
-                a.settings.hir_bursts = positive(v)? as usize;
+                let expected = "a whole number from 1 to 100000";
+                a.settings.hir_bursts = match v.number::<usize>(expected) {
+                    Ok(n) if (1..=100_000).contains(&n) => n,
+                    _ => return Err(v.bad(expected)),
+                };
                 Ok(())
             },
         },

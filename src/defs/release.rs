@@ -126,7 +126,7 @@ impl FioRelease {
     }
 
     /// The client/server protocol version (`FIO_SERVER_VER`) this release's fio speaks,
-    /// as its release tag sets it (see [`SERVER_VERSIONS`]). Distributions may patch it:
+    /// as its release tag sets it (see `SERVER_VERSIONS`). Distributions may patch it:
     /// Debian 13's fio 3.39 speaks 109, with two option fixes of 3.40 applied.
     pub const fn server_version(self) -> u16 {
         let mut k = 0;

@@ -161,7 +161,7 @@ pub enum ProtoError {
 /// One whole message (fragments joined).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cmd {
-    /// The protocol version its header carried ([`VERSION`] for one made here).
+    /// The protocol version its header carried (`VERSION` for one made here).
     pub version: u16,
     pub opcode: u16,
     /// Flags other than `MORE` (fio defines none today).

@@ -197,8 +197,8 @@ pub const MAX_DOC_ARRAY: usize = 100_000;
 pub const MAX_DOC_NUMBER: f64 = 2e19;
 
 /// Checks a study's document (one iobench wrote: slo, compare, history trend, a sweep's
-/// index, a pts summary) read from `path` against [`MAX_DOC_ARRAY`] and
-/// [`MAX_DOC_NUMBER`], naming the first value out of bounds by its JSON path.
+/// index, a pts summary) read from `path` against `MAX_DOC_ARRAY` and
+/// `MAX_DOC_NUMBER`, naming the first value out of bounds by its JSON path.
 pub fn check_doc_bounds(path: &Path, v: &Value) -> Result<(), String> {
     fn walk(v: &Value, at: &mut String) -> Result<(), String> {
         match v {

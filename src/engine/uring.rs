@@ -8,7 +8,40 @@ use super::{Completion, Engine, IoUnit, Op, Queued, SyncKind};
 use crate::defs::Ddir;
 use crate::defs::{opt, Category as C, Kind as K, OptDef};
 use crate::engine::psync::{HIPRI, NOWAIT, UNCACHED};
-use io_uring::{opcode, squeue, types, IoUring, Probe};
+use io_uring::{cqueue, opcode, squeue, types, IoUring, Probe};
+
+/// Pushes `entry` onto the submission ring; false when the ring is full. Under SQPOLL a
+/// full ring may only mean the polling thread has not taken the entries already
+/// committed: then it waits until the thread frees a slot (the ring holds `depth`
+/// entries, never more) and tries once more. Shared by the io_uring and io_uring_cmd
+/// engines, whose rings differ only in their entry sizes.
+///
+/// # Safety
+/// Whatever `entry` points at (buffers, iovecs, ranges) must stay valid until its
+/// completion is reaped.
+pub(super) unsafe fn push_entry<S, C>(
+    ring: &mut IoUring<S, C>,
+    entry: &S,
+    sqpoll: bool,
+) -> std::io::Result<bool>
+where
+    S: squeue::EntryMarker,
+    C: cqueue::EntryMarker,
+{
+    // SAFETY: the caller keeps what the entry points at valid until it completes.
+    if unsafe { ring.submission().push(entry) }.is_ok() {
+        return Ok(true);
+    }
+    if !sqpoll {
+        return Ok(false);
+    }
+    ring.submission().sync();
+    if ring.submission().is_full() {
+        ring.submitter().squeue_wait()?;
+    }
+    // SAFETY: as above.
+    Ok(unsafe { ring.submission().push(entry) }.is_ok())
+}
 use std::io;
 use std::os::fd::AsRawFd;
 
@@ -458,21 +491,10 @@ impl Engine for Uring {
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
         }
+        let sqpoll = self.opts.sqthread_poll;
         // SAFETY: the buffer and iovec stay valid until the completion is reaped: they
         // belong to the pool slot, which the worker does not reuse before then.
-        let mut pushed = unsafe { self.ring().submission().push(&entry) };
-        if pushed.is_err() && self.opts.sqthread_poll {
-            // The polling thread has not taken the entries already committed: wait until
-            // it frees a submission slot (the ring holds `depth` entries, never more).
-            let ring = self.ring();
-            ring.submission().sync();
-            if ring.submission().is_full() {
-                ring.submitter().squeue_wait()?;
-            }
-            // SAFETY: as above.
-            pushed = unsafe { self.ring().submission().push(&entry) };
-        }
-        if pushed.is_err() {
+        if !unsafe { push_entry(self.ring(), &entry, sqpoll)? } {
             return Ok(Queued::Busy);
         }
         self.staged += 1;

@@ -350,19 +350,10 @@ impl Engine for UringCmd {
                 entry = entry.flags(squeue::Flags::ASYNC);
             }
         }
+        let sqpoll = o.sqthread_poll;
         // SAFETY: the buffer, iovec and range stay valid until the completion is reaped:
         // they belong to the pool slot, which the worker does not reuse before then.
-        let mut pushed = unsafe { self.ring().submission().push(&entry) };
-        if pushed.is_err() && o.sqthread_poll {
-            let ring = self.ring();
-            ring.submission().sync();
-            if ring.submission().is_full() {
-                ring.submitter().squeue_wait()?;
-            }
-            // SAFETY: as above.
-            pushed = unsafe { self.ring().submission().push(&entry) };
-        }
-        if pushed.is_err() {
+        if !unsafe { super::uring::push_entry(self.ring(), &entry, sqpoll)? } {
             return Ok(Queued::Busy);
         }
         self.staged += 1;

@@ -846,7 +846,7 @@ pub fn parse_args_sent<S: AsRef<str>>(
         // with the release that added it, as that fio would not know it.
         for o in &j.opts {
             crate::options::check_dialect(
-                o.def.name,
+                o.spelled,
                 o.value.as_deref(),
                 inv.config.fio_compat,
                 &o.origin,

@@ -10,6 +10,9 @@ use crate::error::Origin;
 #[derive(Debug, Clone)]
 pub struct RawOpt {
     pub def: &'static OptDef,
+    /// The name it was given by: the row's name or one of its aliases (the dialect check
+    /// judges the name used, as an alias may be older or newer than the row's name).
+    pub spelled: &'static str,
     /// The value text after `${VAR}` expansion; `None` for a bare flag (`--time_based`).
     pub value: Option<String>,
     pub origin: Origin,
@@ -34,6 +37,17 @@ pub struct RawJob {
     /// The fio release the command line speaks as (`--fio-compat`, `IOBENCH_FIO_COMPAT`):
     /// set on every job when the command line is parsed, read where fio's releases differ.
     pub release: crate::defs::release::FioRelease,
+}
+
+impl RawOpt {
+    /// The row's own spelling of `name` (its name, or the alias `name` is), for `spelled`.
+    pub fn spelling(def: &'static OptDef, name: &str) -> &'static str {
+        def.aliases
+            .iter()
+            .copied()
+            .find(|a| *a == name)
+            .unwrap_or(def.name)
+    }
 }
 
 impl RawJob {

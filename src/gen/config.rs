@@ -120,6 +120,7 @@ impl Config {
             }
             .max(1),
             thread_number,
+            sprandom: w.sprandom,
         })
     }
 

@@ -18,6 +18,7 @@ mod plain;
 pub mod plan;
 pub mod rand;
 mod replay;
+pub mod sprandom;
 pub mod zbd;
 
 pub use replay::{replay_extents, replay_writes};
@@ -154,6 +155,8 @@ struct FileState {
     lfsr: Option<Lfsr>,
     zipf: Option<Zipf>,
     gauss: Option<Gauss>,
+    /// With `sprandom`: the preconditioning state, which picks every write's block.
+    spr: Option<Box<sprandom::SpRandom>>,
 }
 
 /// The random streams of one job clone.
@@ -217,6 +220,8 @@ pub struct Generator {
     plain: Option<Ddir>,
     /// What fio prints when it fits a zoned job's region to whole zones.
     zbd_notes: Vec<String>,
+    /// `sprandom` has written every region (fio's `td->done`): the job is over.
+    spr_done: bool,
 }
 
 /// The resolved settings the hot path reads.
@@ -263,6 +268,8 @@ struct Config {
     /// `openfiles`, capped at the number of files.
     max_open: usize,
     thread_number: u64,
+    /// `sprandom=1`'s settings (`None` without).
+    sprandom: Option<sprandom::SpRandomOpts>,
 }
 
 impl Generator {
@@ -327,6 +334,7 @@ impl Generator {
                 lfsr: None,
                 zipf: None,
                 gauss: None,
+                spr: None,
             })
             .collect::<Vec<FileState>>();
         let mut file_states = file_states;
@@ -368,10 +376,38 @@ impl Generator {
             plain: cfg.plain_ddir(zbd.is_some()),
             zbd,
             zbd_notes,
+            spr_done: false,
             cfg,
         };
         g.init_maps(&job.name, w)?;
+        g.init_sprandom(&job.name)?;
         Ok(g)
+    }
+
+    /// Sets up `sprandom` over the job's one file, as fio's `sprandom_init` does once the
+    /// file is laid out: the job then writes the file's physical size (its logical size
+    /// plus the over-provisioning), whatever `size` or `io_size` said.
+    fn init_sprandom(&mut self, job: &str) -> Result<(), JobError> {
+        let Some(o) = self.cfg.sprandom else {
+            return Ok(());
+        };
+        let invalid = |message: String| JobError::Invalid {
+            job: job.to_string(),
+            message,
+        };
+        if self.files.len() != 1 {
+            return Err(invalid("SPRandom supports only one file".into()));
+        }
+        let f = &self.files[0];
+        let logical = f.real_size.min(f.io_size);
+        let bs = self.cfg.min_bs[Ddir::Write as usize];
+        let seed = self.cfg.seeds[Stream::Sprandom as usize];
+        let (spr, physical) = sprandom::SpRandom::new(&o, logical, bs, seed).map_err(invalid)?;
+        self.files[0].spr = Some(Box::new(spr));
+        self.cfg.limit = physical;
+        self.cfg.io_size_set = true;
+        self.cfg.pass_total = self.cfg.pass_total.max(physical);
+        Ok(())
     }
 
     /// Sets up each file's random map, LFSR or distribution, as fio's `init_random_map`.
@@ -449,6 +485,9 @@ impl Generator {
             return r.next();
         }
         loop {
+            if self.spr_done {
+                return None;
+            }
             if !self.in_pass && !self.start_pass() {
                 return None;
             }

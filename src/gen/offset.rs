@@ -278,6 +278,9 @@ impl Generator {
     /// fio's `get_next_rand_offset`, per distribution.
     fn rand_offset(&mut self, fi: usize, ddir: Ddir) -> Option<u64> {
         let d = ddir as usize;
+        if ddir == Ddir::Write && self.cfg.sprandom.is_some() {
+            return self.sprandom_block(fi);
+        }
         match &self.cfg.distribution {
             Distribution::Random => self.uniform_in_region(fi, ddir),
             Distribution::Zipf { .. } => self.files[fi].zipf.as_mut().map(|z| z.next_zipf()),
@@ -328,6 +331,20 @@ impl Generator {
             return None;
         }
         self.uniform_block(fi, lastb)
+    }
+
+    /// `sprandom`'s next block to write; when it has none the job is done (fio sets
+    /// `td->done`), loops and time_based alike.
+    fn sprandom_block(&mut self, fi: usize) -> Option<u64> {
+        let f = &mut self.files[fi];
+        let b = match (&mut f.spr, &mut f.lfsr) {
+            (Some(s), Some(l)) => s.next(l),
+            _ => None,
+        };
+        if b.is_none() {
+            self.spr_done = true;
+        }
+        b
     }
 
     /// fio's `__get_next_rand_offset`: a uniform block below `lastb` (or the LFSR's next),

@@ -36,6 +36,10 @@ pub enum Stream {
     Poisson3,
     PrioCmds,
     DedupeWorkingSet,
+    /// FDP's placement id choice (fio 3.36).
+    Fdp,
+    /// `sprandom`'s choice of the blocks to rewrite (fio 3.41).
+    Sprandom,
 }
 
 /// How many seeds the table holds: fio 3.41's count (`FIO_RAND_NR_OFFS`, 23). The newer

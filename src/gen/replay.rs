@@ -220,6 +220,7 @@ impl Generator {
             }),
             zbd: None,
             zbd_notes: Vec::new(),
+            spr_done: false,
             cfg,
         })
     }

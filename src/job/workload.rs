@@ -15,9 +15,9 @@ use crate::options::table::{
     NUMBER_IOS, OFFSET, OFFSET_ALIGN, OFFSET_INCREMENT, OPENFILES, PERCENTAGE_RANDOM,
     RANDOM_DISTRIBUTION, RANDOM_GENERATOR, RANDREPEAT, RANDSEED, READ_BEYOND_WP, READ_IOLOG,
     READ_IOLOG_CHUNKED, REPLAY_ALIGN, REPLAY_NO_STALL, REPLAY_REDIRECT, REPLAY_SCALE, REPLAY_SKIP,
-    REPLAY_TIME_SCALE, RW, RWMIXREAD, RWMIXWRITE, RW_SEQUENCER, SIZE, SOFTRANDOMMAP, WRITE_IOLOG,
-    ZONECAPACITY, ZONEMODE, ZONERANGE, ZONESIZE, ZONESKIP, ZONE_RESET_FREQUENCY,
-    ZONE_RESET_THRESHOLD,
+    REPLAY_TIME_SCALE, RW, RWMIXREAD, RWMIXWRITE, RW_SEQUENCER, SIZE, SOFTRANDOMMAP, SPRANDOM,
+    SPR_CS, SPR_NUM_REGIONS, SPR_OP, WRITE_IOLOG, ZONECAPACITY, ZONEMODE, ZONERANGE, ZONESIZE,
+    ZONESKIP, ZONE_RESET_FREQUENCY, ZONE_RESET_THRESHOLD,
 };
 
 /// How `rw_sequencer` fills the I/Os between the `:N` random ones.
@@ -25,6 +25,17 @@ use crate::options::table::{
 pub enum RwSequencer {
     Sequential,
     Identical,
+}
+
+/// The settings of a job's `sprandom`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpRandomOpts {
+    /// `spr_op`: the over-provisioning ratio.
+    pub over_provisioning: f64,
+    /// `spr_num_regions`.
+    pub num_regions: u32,
+    /// `spr_cs`: the device cache size in bytes (0: no cache to step round).
+    pub cache_size: u64,
 }
 
 /// `random_generator=`.
@@ -160,6 +171,11 @@ pub struct Workload {
     pub random_generator_set: bool,
     pub distribution: Distribution,
     pub replay: Replay,
+    /// `sprandom=1` and its settings (fio 3.41); `None` without.
+    pub sprandom: Option<SpRandomOpts>,
+    /// What fio prints when `sprandom` sets the generator and the random map for the job
+    /// (`fio: sprandom sets random_generator=lfsr`), before the job's header line.
+    pub notes: Vec<&'static str>,
 }
 
 /// Reads `word:postfix` distribution parameters: `1.2` or `1.2:0.5` (value, center).
@@ -345,7 +361,7 @@ impl Workload {
 
         let file_service = parse_file_service(r)?;
         let distribution = parse_distribution(r)?;
-        let random_generator = match r.choice(&RANDOM_GENERATOR).as_deref() {
+        let mut random_generator = match r.choice(&RANDOM_GENERATOR).as_deref() {
             None | Some("tausworthe") => RandomGenerator::Tausworthe,
             Some("lfsr") => RandomGenerator::Lfsr,
             Some("tausworthe64") => RandomGenerator::Tausworthe64,
@@ -390,6 +406,52 @@ impl Workload {
         if replay.align != 0 && !replay.align.is_power_of_two() {
             return Err(r.invalid(&REPLAY_ALIGN, "must be a power of two"));
         }
+        let mut norandommap = r.bool(&NORANDOMMAP)?;
+        let mut notes = Vec::new();
+        let sprandom = if r.bool(&SPRANDOM)? {
+            // fio's fix-ups: sprandom needs random writes from the LFSR without a map, and
+            // sets the two itself when they are not given.
+            if !(pattern.writes() && pattern.is_random()) {
+                return Err(r.invalid(
+                    &SPRANDOM,
+                    "sprandom requires random write, random_generator=lfsr, norandommap=1 \
+                     (rw=randwrite, randrw or randtrimwrite)",
+                ));
+            }
+            if !r.is_set(&RANDOM_GENERATOR) {
+                notes.push("fio: sprandom sets random_generator=lfsr\n");
+                random_generator = RandomGenerator::Lfsr;
+            } else if random_generator != RandomGenerator::Lfsr {
+                return Err(r.invalid(&RANDOM_GENERATOR, "sprandom requires random_generator=lfsr"));
+            }
+            if !r.is_set(&NORANDOMMAP) {
+                notes.push("fio: sprandom sets norandommap=1\n");
+                norandommap = true;
+            } else if !norandommap {
+                return Err(r.invalid(&NORANDOMMAP, "sprandom requires norandommap=1"));
+            }
+            let op_text = r.string(&SPR_OP);
+            let op =
+                crate::defs::value::number::parse_float(op_text.split(':').next().unwrap_or(""))
+                    .map_err(|e| r.invalid(&SPR_OP, e))?;
+            if !(op > 0.0 && op < 1.0) {
+                return Err(r.invalid(
+                    &SPR_OP,
+                    format!("'{op_text}' is not an over-provisioning ratio: expected a number between 0 and 1, such as 0.15"),
+                ));
+            }
+            let num_regions = r.num(&SPR_NUM_REGIONS)?;
+            if num_regions < 1 {
+                return Err(r.invalid(&SPR_NUM_REGIONS, "sprandom needs at least one region"));
+            }
+            Some(SpRandomOpts {
+                over_provisioning: op,
+                num_regions: num_regions as u32,
+                cache_size: r.bytes(&SPR_CS)?,
+            })
+        } else {
+            None
+        };
         Ok(Workload {
             pattern,
             seq_add,
@@ -419,12 +481,14 @@ impl Workload {
             randseed,
             allrandrepeat,
             release: r.raw.release,
-            norandommap: r.bool(&NORANDOMMAP)?,
+            norandommap,
             softrandommap: r.bool(&SOFTRANDOMMAP)?,
             random_generator,
             random_generator_set: r.is_set(&RANDOM_GENERATOR),
             distribution,
             replay,
+            sprandom,
+            notes,
         })
     }
 }

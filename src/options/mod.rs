@@ -49,8 +49,10 @@ impl RawJob {
             ..Default::default()
         };
         for (n, v) in options {
+            let def = lookup(n).ok_or_else(|| format!("unknown option {n}"))?;
             raw.opts.push(RawOpt {
-                def: lookup(n).ok_or_else(|| format!("unknown option {n}"))?,
+                def,
+                spelled: RawOpt::spelling(def, n),
                 value: Some(v.to_string()),
                 origin: Origin::command_line(),
             });
@@ -155,6 +157,7 @@ pub fn make_opt_with(
     }
     Ok(RawOpt {
         def,
+        spelled: RawOpt::spelling(def, name),
         value: value.map(str::to_string),
         origin: origin.clone(),
     })

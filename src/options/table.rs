@@ -2470,8 +2470,7 @@ pub const SPRANDOM: OptDef = opt(
 .def("0")
 .cat(C::Io)
 .parent("rw")
-.since(F::V3_41)
-.not_yet_because("SPRandom preconditioning is not implemented yet");
+.since(F::V3_41);
 
 pub const SPR_OP: OptDef = opt(
     "spr_op",
@@ -2481,8 +2480,7 @@ pub const SPR_OP: OptDef = opt(
 .def("0.15")
 .cat(C::Io)
 .parent("sprandom")
-.since(F::V3_41)
-.not_yet_because("SPRandom preconditioning is not implemented yet");
+.since(F::V3_41);
 
 pub const SPR_NUM_REGIONS: OptDef = opt(
     "spr_num_regions",
@@ -2495,15 +2493,13 @@ pub const SPR_NUM_REGIONS: OptDef = opt(
 .def("100")
 .cat(C::Io)
 .parent("sprandom")
-.since(F::V3_41)
-.not_yet_because("SPRandom preconditioning is not implemented yet");
+.since(F::V3_41);
 
 pub const SPR_CS: OptDef = opt("spr_cs", K::Size, "The device's cache size for sprandom")
     .def("0")
     .cat(C::Io)
     .parent("sprandom")
-    .since(F::V3_42)
-    .not_yet_because("SPRandom preconditioning is not implemented yet");
+    .since(F::V3_42);
 
 pub const THINKCYCLES: OptDef = opt(
     "thinkcycles",

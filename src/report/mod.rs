@@ -56,7 +56,8 @@ pub fn sync_depth_notes(jobs: &[Job]) -> String {
 /// and "read phase will never start" for each of its writing clones (`parent` is the
 /// first, `false` the others) when the time runs out before a verify pass can.
 pub fn verify_notes(job: &Job, parent: bool) -> String {
-    let mut out = String::new();
+    // fio's option fix-ups print these for every clone, before the verify notes.
+    let mut out: String = job.workload.notes.concat();
     let v = &job.verify;
     let p = job.workload.pattern;
     if v.method == crate::defs::verify_method::Method::None || !p.writes() || !v.do_verify {

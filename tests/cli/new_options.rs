@@ -425,3 +425,31 @@ fn engines_fio_removed_are_refused_with_the_release_that_removed_them() {
         "{err}"
     );
 }
+
+#[test]
+fn the_dialect_check_judges_the_name_a_job_gives_not_the_rows() {
+    // `fdp_pli_select` (fio 3.36) is the older name of `plid_select` (3.38): a 3.37 job
+    // file may use it, and not the new name. `--showcmd` lets the not-supported rows
+    // through, so only the dialect check speaks.
+    let dir = common::scratch("dialect-alias-name");
+    let _g = common::Gone(dir.clone());
+    let job = |opt: &str| {
+        let f = dir.join(format!("{opt}.fio"));
+        std::fs::write(&f, format!("[j]\nioengine=null\nsize=1m\n{opt}=random\n")).unwrap();
+        let mut c = iobench();
+        c.arg("--fio-compat=3.37").arg("--showcmd").arg(&f);
+        common::run(c)
+    };
+    let old = job("fdp_pli_select");
+    assert!(
+        old.status.success(),
+        "the old name in 3.37: {}",
+        String::from_utf8_lossy(&old.stderr)
+    );
+    let new = job("plid_select");
+    let err = String::from_utf8_lossy(&new.stderr);
+    assert!(
+        !new.status.success() && err.contains("option 'plid_select' was added in fio 3.38"),
+        "{err}"
+    );
+}

@@ -78,7 +78,7 @@ const RANDOM_JOBS: &[&[&str]] = &[
 
 /// Runs `tool` with `args` and the null engine in `(host dir, dir the tool sees)`,
 /// returning the iolog's I/O lines.
-fn logged(
+pub(crate) fn logged(
     mut tool: std::process::Command,
     dirs: &(std::path::PathBuf, std::path::PathBuf),
     args: &[&str],

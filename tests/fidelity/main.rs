@@ -30,3 +30,4 @@ mod report_eta_live;
 mod report_notes;
 mod report_ramp_counts;
 mod report_units;
+mod sprandom_refs;

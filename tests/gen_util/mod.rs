@@ -48,8 +48,10 @@ pub fn job_as(release: FioRelease, args: &[&str]) -> Job {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (a, None),
         };
+        let def = def_for(n);
         raw.opts.push(RawOpt {
-            def: def_for(n),
+            def,
+            spelled: RawOpt::spelling(def, n),
             value: v,
             origin: Origin::command_line(),
         });

@@ -16,8 +16,14 @@ use std::marker::PhantomData;
 
 /// A JSON object whose keys keep the order they were given in (a sweep point's options
 /// in the order of its axes, the http engine's classes in the order first seen).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
 
 impl<V> Ordered<V> {
     /// The value of `key`, if there is one.
@@ -120,7 +126,31 @@ mod tests {
             format!("{SCHEMA_BASE}{name}.schema.json").into(),
         );
         out.extend(std::mem::take(o));
+        let mut out = serde_json::Value::Object(out);
+        unwrap_descriptions(&mut out);
         serde_json::to_string_pretty(&out).unwrap_or_default() + "\n"
+    }
+
+    /// A doc comment's lines joined into its paragraphs (a description is not wrapped).
+    fn unwrap_descriptions(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    match x {
+                        serde_json::Value::String(s) if k == "description" => {
+                            *s = s
+                                .split("\n\n")
+                                .map(|p| p.replace('\n', " "))
+                                .collect::<Vec<_>>()
+                                .join("\n\n");
+                        }
+                        _ => unwrap_descriptions(x),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(unwrap_descriptions),
+            _ => {}
+        }
     }
 
     /// Every generated schema: its file name stem and its text.

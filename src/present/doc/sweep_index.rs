@@ -1,19 +1,18 @@
 //! A sweep's `index.json` (written by study/sweep.rs, read by `iobench report`) and its
 //! plan, which the sweep also keeps alone as `sweep.json`.
 
-use super::Ordered;
+pub use super::Ordered;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The version of index.json's layout: an added key does not raise it.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// iobench sweep's index.json
-///
 /// The plan (the job's arguments and the axes) and one entry per point done: its option
 /// values, its JSON+ file, its status and its totals per direction.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[cfg_attr(test, schemars(title = "iobench sweep's index.json"))]
 pub struct SweepIndex {
     /// The layout's version (1).
     #[cfg_attr(test, schemars(extend("const" = 1)))]
@@ -136,18 +135,18 @@ pub struct RunEntry {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Rows<T> {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub read: Option<T>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub write: Option<T>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trim: Option<T>,
     /// Added within schema_version 1 (an added key does not raise it): present only when
     /// the job ran the http engine with its iobench-only options; each class of its
     /// requests (all, GET, PUT, ..., a size class, an endpoint; NAME ttfb with time to
     /// first byte as its latency; JOB NAME when several jobs have classes) with a
     /// direction's keys.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub iobench_http: Option<Ordered<T>>,
 }
 

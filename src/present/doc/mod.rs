@@ -26,16 +26,6 @@ impl<V> Default for Ordered<V> {
 }
 
 impl<V> Ordered<V> {
-    /// The value of `key`, if there is one.
-    pub fn get(&self, key: &str) -> Option<&V> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-    }
-
-    /// Whether it has no key.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Sets `key` to `value`: in place when it is there, else last.
     pub fn insert(&mut self, key: String, value: V) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
@@ -159,6 +149,117 @@ mod tests {
             "sweep-index",
             schema_of::<sweep_index::SweepIndex>("sweep-index"),
         )]
+    }
+
+    /// A sweep index in the layout sweep writes: a failed repeat (no error number), an
+    /// http class beside a direction, a zipped axis, options out of alphabetical order.
+    const INDEX: &str = r#"{
+  "schema_version": 1,
+  "iobench": "iobench-0",
+  "sweep": {
+    "args": [
+      "--name=j"
+    ],
+    "axes": [
+      {
+        "name": "rw",
+        "values": [
+          "read"
+        ],
+        "zip": [
+          {
+            "name": "bs",
+            "values": [
+              "4k"
+            ]
+          }
+        ]
+      }
+    ],
+    "repeat": 2
+  },
+  "iobench_env": {},
+  "noise_cv": 0.05,
+  "points": [
+    {
+      "point": 1,
+      "params": {
+        "rw": "read",
+        "bs": "4k"
+      },
+      "file": "rw=read.r1.json",
+      "status": "failed",
+      "exit_code": 1,
+      "elapsed_s": 1.5,
+      "repeats": 2,
+      "runs": [
+        {
+          "repeat": 1,
+          "file": "rw=read.r1.json",
+          "status": "ok",
+          "exit_code": 0,
+          "elapsed_s": 0.5,
+          "failed": false,
+          "read": {
+            "iops": 10.0,
+            "bw_bytes": 40960.0,
+            "io_bytes": 40960,
+            "total_ios": 10,
+            "runtime_ms": 1000,
+            "lat_mean_ns": 1.5,
+            "lat_min_ns": 1.0,
+            "lat_max_ns": 2.0,
+            "percentiles_of": "clat",
+            "p50_ns": 1.0,
+            "p90_ns": 2.0,
+            "p99_ns": 2.0,
+            "p99_9_ns": 2.0
+          },
+          "iobench_http": {
+            "GET ttfb": {
+              "iops": 1.0,
+              "bw_bytes": 0.0,
+              "io_bytes": 0,
+              "total_ios": 1,
+              "runtime_ms": 1000,
+              "lat_mean_ns": 3.0,
+              "lat_min_ns": 3.0,
+              "lat_max_ns": 3.0,
+              "percentiles_of": "lat",
+              "p50_ns": 3.0,
+              "p90_ns": 3.0,
+              "p99_ns": 3.0,
+              "p99_9_ns": 3.0
+            }
+          }
+        },
+        {
+          "repeat": 2,
+          "file": "rw=read.r2.json",
+          "status": "failed",
+          "exit_code": 1,
+          "elapsed_s": 1.0,
+          "failed": true,
+          "error": null,
+          "reason": "the run was ended"
+        }
+      ],
+      "failed": true,
+      "error": null,
+      "reason": "the run was ended"
+    }
+  ]
+}
+"#;
+
+    #[test]
+    fn a_sweep_index_reads_back_as_it_was_written() {
+        let doc: sweep_index::SweepIndex = serde_json::from_str(INDEX).unwrap();
+        assert_eq!(doc.points[0].params.0[1], ("bs".into(), "4k".into()));
+        assert_eq!(doc.points[0].failure.as_ref().map(|f| f.error), Some(None));
+        assert!(doc.points[0].runs[1].rows.read.is_none());
+        let again = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        assert_eq!(again, INDEX);
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub struct SweepIndex {
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Plan {
     /// The job's arguments, as given after the sweep's own.
+    #[serde(default)]
     pub args: Vec<String>,
     pub axes: Vec<AxisEntry>,
     /// The runs per point; absent for one run.
@@ -175,18 +176,6 @@ impl<T> Rows<T> {
             (None, "trim") => self.trim = Some(value),
             (None, _) => {}
         }
-    }
-
-    /// Every row with its name as [`Rows::put`] takes it, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (String, &T)> {
-        let dirs = [("read", &self.read), ("write", &self.write), ("trim", &self.trim)];
-        let dirs = dirs
-            .into_iter()
-            .filter_map(|(n, v)| v.as_ref().map(|v| (n.to_string(), v)));
-        let http = self.iobench_http.iter().flat_map(|h| {
-            h.0.iter().map(|(n, v)| (format!("http {n}"), v))
-        });
-        dirs.chain(http)
     }
 }
 

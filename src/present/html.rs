@@ -9,6 +9,7 @@
 //! also in a table, which names the latency it shows as the chart does. `--svg DIR` and
 //! `--png DIR` write each chart alone (the PNG rendered by `png`).
 
+use super::doc::sweep_index::Plan;
 use super::png;
 use super::svg::{
     self, Axis, Quantity, Series, Stat, StatSeries, StudyChart, StudyX, Style, YSpec,
@@ -16,6 +17,7 @@ use super::svg::{
 use crate::flags::{Flag, Spec, Takes};
 use crate::present::results::{self, DirResult, ResultFile, ResultSet, Run, DIRECTIONS, IGNORED};
 use crate::stats::hist;
+use serde::Deserialize;
 use serde_json::Value;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -331,10 +333,10 @@ fn charts(html: &str) -> Vec<(&str, String)> {
 
 /// A sweep's runs and its axes' names, in order.
 fn sweep_input(dir: &Path, v: &Value) -> Input {
-    let mut axes = Vec::new();
-    for a in v["sweep"]["axes"].as_array().into_iter().flatten() {
-        axes.extend(a["name"].as_str().map(str::to_string));
-    }
+    // The plan as the sweep wrote it (an index without one has no axes to name).
+    let axes = Plan::deserialize(&v["sweep"])
+        .map(|p| p.axes.into_iter().map(|a| a.name).collect())
+        .unwrap_or_default();
     Input::Runs {
         env: v.get("iobench_env").cloned(),
         axes,

@@ -6,6 +6,7 @@
 //! `metrics` serves them to Prometheus (`--metrics`), `window` derives an interval from
 //! two cumulative snapshots.
 
+pub mod doc;
 pub mod html;
 pub mod http_page;
 pub mod jsonlines;

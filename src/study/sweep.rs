@@ -15,6 +15,7 @@ use crate::error::Origin;
 use crate::flags::{Flag, Spec, Takes};
 use crate::job::Job;
 use crate::options;
+use crate::present::doc::sweep_index as doc;
 use crate::present::results::{self, DirResult};
 use crate::session::Prepared;
 use serde_json::{json, Value};
@@ -430,19 +431,27 @@ fn metric_text(key: &str, v: f64) -> String {
 
 /// The sweep's identity, kept in `sweep.json`: a directory holds one sweep. A sweep run
 /// once per point has no `repeat` key, as before repeats existed, so it resumes there.
-fn plan_value(a: &Args) -> Value {
-    let mut v = json!({
-        "args": a.job_args,
-        "axes": a.axes.iter().map(|x| json!({
-            "name": x.name,
-            "values": x.values,
-            "zip": x.zipped.iter().map(|(n, v)| json!({"name": n, "values": v})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    });
-    if a.repeat > 1 {
-        v["repeat"] = json!(a.repeat);
+fn plan_doc(a: &Args) -> doc::Plan {
+    doc::Plan {
+        args: a.job_args.clone(),
+        axes: a
+            .axes
+            .iter()
+            .map(|x| doc::AxisEntry {
+                name: x.name.clone(),
+                values: x.values.clone(),
+                zip: x
+                    .zipped
+                    .iter()
+                    .map(|(n, v)| doc::Zipped {
+                        name: n.clone(),
+                        values: v.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        repeat: (a.repeat > 1).then_some(a.repeat),
     }
-    v
 }
 
 /// Runs `iobench sweep ARGS`; returns the exit status.
@@ -544,7 +553,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
             );
         }
     }
-    prepare_dir(&dir, &plan_value(&a), a.fresh, &own_names)?;
+    prepare_dir(&dir, &plan_doc(&a), a.fresh, &own_names)?;
     // The sweep records where and how it ran (the first point's jobs stand for the rest).
     let argv: Vec<String> = std::env::args().collect();
     let env = crate::context::env::collect(&argv, &first_jobs);
@@ -945,13 +954,18 @@ fn default_dir() -> PathBuf {
 
 /// Makes the result directory, or checks that the one there holds this same sweep.
 /// `own_names` are the files the sweep writes there besides `sweep.json`.
-fn prepare_dir(dir: &Path, plan: &Value, fresh: bool, own_names: &[String]) -> Result<(), String> {
+fn prepare_dir(
+    dir: &Path,
+    plan: &doc::Plan,
+    fresh: bool,
+    own_names: &[String],
+) -> Result<(), String> {
     // Made, or checked: no other user may plant links or swap run files in it.
     crate::safefs::output_dir("-o", dir)?;
     let plan_path = dir.join("sweep.json");
     if let Ok(text) = std::fs::read_to_string(&plan_path) {
-        let old: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-        if &old != plan {
+        let old = serde_json::from_str::<doc::Plan>(&text).ok();
+        if old.as_ref() != Some(plan) {
             if !fresh {
                 return Err(format!(
                     "{} holds another sweep (its sweep.json differs): use another -o DIR, or --fresh to start over there",
@@ -983,13 +997,13 @@ fn remove_points(dir: &Path) {
     let Ok(text) = std::fs::read_to_string(dir.join("index.json")) else {
         return;
     };
-    let Ok(v) = serde_json::from_str::<Value>(&text) else {
+    let Ok(v) = serde_json::from_str::<doc::SweepIndex>(&text) else {
         return;
     };
-    for p in v["points"].as_array().into_iter().flatten() {
-        let runs = p["runs"].as_array().into_iter().flatten();
-        for f in std::iter::once(&p["file"]).chain(runs.map(|r| &r["file"])) {
-            if let Some(f) = f.as_str().filter(|f| !f.contains('/')) {
+    for p in &v.points {
+        let runs = p.runs.iter().map(|r| Some(&r.file));
+        for f in std::iter::once(p.file.as_ref()).chain(runs).flatten() {
+            if !f.contains('/') {
                 let _ = std::fs::remove_file(dir.join(f));
             }
         }
@@ -1022,121 +1036,130 @@ fn brief(dirs: &[DirResult]) -> String {
         .join("; ")
 }
 
-fn dir_value(d: &DirResult) -> Value {
-    json!({
-        "iops": d.iops,
-        "bw_bytes": d.bw_bytes,
-        "io_bytes": d.io_bytes,
-        "total_ios": d.total_ios,
-        "runtime_ms": d.runtime_ms,
-        "lat_mean_ns": d.lat_mean_ns,
-        "lat_min_ns": d.lat_min_ns,
-        "lat_max_ns": d.lat_max_ns,
-        "percentiles_of": d.pct_of,
-        "p50_ns": d.p50_ns,
-        "p90_ns": d.p90_ns,
-        "p99_ns": d.p99_ns,
-        "p99_9_ns": d.p99_9_ns,
-    })
+fn totals_doc(d: &DirResult) -> doc::Totals {
+    doc::Totals {
+        iops: d.iops,
+        bw_bytes: d.bw_bytes,
+        io_bytes: d.io_bytes,
+        total_ios: d.total_ios,
+        runtime_ms: d.runtime_ms,
+        lat_mean_ns: d.lat_mean_ns,
+        lat_min_ns: d.lat_min_ns,
+        lat_max_ns: d.lat_max_ns,
+        percentiles_of: if d.pct_of == "lat" {
+            doc::PercentilesOf::Lat
+        } else {
+            doc::PercentilesOf::Clat
+        },
+        p50_ns: d.p50_ns,
+        p90_ns: d.p90_ns,
+        p99_ns: d.p99_ns,
+        p99_9_ns: d.p99_9_ns,
+    }
 }
 
 /// A direction of a point: the means (the keys a one-run point has), `n` the repeats
 /// averaged, and `spread` per metric: mean, sd, min, max and cv (σ / mean).
-fn summary_value(d: &DirSummary) -> Value {
-    let mut v = dir_value(&d.mean);
-    v["n"] = json!(d.of("iops").n);
-    v["spread"] = d
-        .spread
-        .iter()
-        .map(|(k, s, _)| {
-            let cv = if s.mean == 0.0 { 0.0 } else { s.sd / s.mean };
-            (
-                k.to_string(),
-                json!({"mean": s.mean, "sd": s.sd, "min": s.min, "max": s.max, "cv": cv}),
-            )
-        })
-        .collect::<serde_json::Map<_, _>>()
-        .into();
-    v
-}
-
-/// `"failed": true, "error": 22, "reason": "..."` (error null when no job's error number
-/// says why), or `"failed": false`.
-fn set_failure(v: &mut Value, f: Option<&Failure>) {
-    v["failed"] = json!(f.is_some());
-    if let Some(f) = f {
-        v["error"] = json!(f.error);
-        v["reason"] = json!(f.reason);
+fn summary_doc(d: &DirSummary) -> doc::Summary {
+    let stat = |key: &str| {
+        let s = d.of(key);
+        let cv = if s.mean == 0.0 { 0.0 } else { s.sd / s.mean };
+        doc::Stat {
+            mean: s.mean,
+            sd: s.sd,
+            min: s.min,
+            max: s.max,
+            cv,
+        }
+    };
+    doc::Summary {
+        mean: totals_doc(&d.mean),
+        n: d.of("iops").n,
+        spread: doc::Spread {
+            iops: stat("iops"),
+            bw_bytes: stat("bw_bytes"),
+            lat_mean_ns: stat("lat_mean_ns"),
+            p50_ns: stat("p50_ns"),
+            p90_ns: stat("p90_ns"),
+            p99_ns: stat("p99_ns"),
+            p99_9_ns: stat("p99_9_ns"),
+        },
     }
 }
 
-/// Puts a row's values in a point or run object: a direction under its name, an http
-/// class (`http GET`) under `iobench_http` by its own name (`GET`).
-fn put_row(v: &mut Value, row: &str, value: Value) {
-    match row.strip_prefix("http ") {
-        Some(class) => v["iobench_http"][class] = value,
-        None => v[row] = value,
+fn failure_doc(f: &Failure) -> doc::Failure {
+    doc::Failure {
+        error: f.error,
+        reason: f.reason.clone(),
+    }
+}
+
+fn status_of(f: Option<&Failure>) -> doc::Status {
+    match f {
+        Some(_) => doc::Status::Failed,
+        None => doc::Status::Ok,
     }
 }
 
 /// The version of index.json's layout (docs/schema/sweep-index.schema.json).
-pub const INDEX_SCHEMA_VERSION: u32 = 1;
+pub const INDEX_SCHEMA_VERSION: u32 = doc::SCHEMA_VERSION;
 
 /// Writes `index.json` and `index.csv` for the runs so far (rewritten after each).
 fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
-    let points: Vec<Value> = done
+    let points: Vec<doc::PointEntry> = done
         .iter()
         .enumerate()
         .filter(|(_, r)| !r.runs.is_empty())
         .map(|(k, r)| {
-            let runs: Vec<Value> = r
+            let runs: Vec<doc::RunEntry> = r
                 .runs
                 .iter()
                 .map(|run| {
-                    let mut v = json!({
-                        "repeat": run.repeat,
-                        "file": run.file,
-                        "status": if run.failure.is_some() { "failed" } else { "ok" },
-                        "exit_code": run.exit_code,
-                        "elapsed_s": run.elapsed_s,
-                    });
-                    set_failure(&mut v, run.failure.as_ref());
+                    let mut rows = doc::Rows::default();
                     for d in &run.dirs {
-                        put_row(&mut v, &d.dir, dir_value(d));
+                        rows.put(&d.dir, totals_doc(d));
                     }
-                    v
+                    doc::RunEntry {
+                        repeat: run.repeat,
+                        file: run.file.clone(),
+                        status: status_of(run.failure.as_ref()),
+                        exit_code: run.exit_code,
+                        elapsed_s: run.elapsed_s,
+                        failed: run.failure.is_some(),
+                        failure: run.failure.as_ref().map(failure_doc),
+                        rows,
+                    }
                 })
                 .collect();
             let failed_run = r.runs.iter().find(|x| x.failure.is_some());
-            let mut v = json!({
-                "point": k + 1,
-                "params": r.point.iter().map(|(n, v)| (n.clone(), Value::from(v.clone()))).collect::<serde_json::Map<_, _>>(),
-                "file": r.runs[0].file,
-                "status": r.status(),
-                "exit_code": failed_run.unwrap_or(&r.runs[0]).exit_code,
-                "elapsed_s": r.runs.iter().map(|x| x.elapsed_s).sum::<f64>(),
-                "repeats": a.repeat,
-                "runs": runs,
-            });
-            set_failure(&mut v, r.failure());
+            let mut rows = doc::Rows::default();
             for d in r.summary() {
-                put_row(&mut v, &d.mean.dir, summary_value(&d));
+                rows.put(&d.mean.dir, summary_doc(&d));
             }
-            let noise = r.noise();
-            if !noise.is_empty() {
-                v["noise"] = json!(noise);
+            doc::PointEntry {
+                point: k + 1,
+                params: doc::Ordered(r.point.clone()),
+                file: Some(r.runs[0].file.clone()),
+                status: status_of(r.failure()),
+                exit_code: failed_run.unwrap_or(&r.runs[0]).exit_code,
+                elapsed_s: r.runs.iter().map(|x| x.elapsed_s).sum::<f64>(),
+                repeats: a.repeat,
+                runs,
+                failed: r.failure().is_some(),
+                failure: r.failure().map(failure_doc),
+                rows,
+                noise: r.noise(),
             }
-            v
         })
         .collect();
-    let index = json!({
-        "schema_version": INDEX_SCHEMA_VERSION,
-        "iobench": crate::report::VERSION,
-        "sweep": plan_value(a),
-        "iobench_env": env,
-        "noise_cv": NOISE_CV,
-        "points": points,
-    });
+    let index = doc::SweepIndex {
+        schema_version: INDEX_SCHEMA_VERSION,
+        iobench: crate::report::VERSION.to_string(),
+        sweep: plan_doc(a),
+        iobench_env: env.clone(),
+        noise_cv: NOISE_CV,
+        points,
+    };
     let write = |name: &str, text: String| {
         let path = dir.join(name);
         crate::safefs::replace(&path, text.as_bytes())

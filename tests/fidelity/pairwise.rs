@@ -281,6 +281,10 @@ impl Row<'_> {
     fn ordered(&self) -> bool {
         (self.sync_engine() || self.get("iodepth") == "1") && !self.rated_mix()
     }
+    /// A clock decides which I/Os are measured or when they are issued.
+    fn clocked(&self) -> bool {
+        self.timed() || self.get("ramp") != "0" || self.get("rate") != "none"
+    }
     fn timed(&self) -> bool {
         self.get("end") == "time"
     }
@@ -537,6 +541,21 @@ fn compare(row: &Row, fio: &Run, ours: &Run) -> Vec<(&'static str, String)> {
         let (mut ka, mut kb) = (BTreeSet::new(), BTreeSet::new());
         key_paths(a, "", &mut ka);
         key_paths(b, "", &mut kb);
+        // Each tool's report has a direction's percentiles exactly when that direction has
+        // latency samples, as fio's does.
+        for (tool, j, keys) in [("fio", a, &ka), ("iobench", b, &kb)] {
+            if let Some(why) = percentiles_follow_samples(j, keys) {
+                d.push(("keys", format!("job {i}: {tool}: {why}")));
+            }
+        }
+        // Where a clock (ramp, runtime, rate) decides which I/Os are measured, one tool may
+        // have measured none in a direction (all of its verify reads fell in the ramp, say)
+        // and the other some: the percentiles then come and go with the host's speed.
+        if row.clocked() {
+            for keys in [&mut ka, &mut kb] {
+                keys.retain(|k| !k.contains(".percentile"));
+            }
+        }
         let only_fio: Vec<_> = ka.difference(&kb).take(6).cloned().collect();
         let only_ours: Vec<_> = kb.difference(&ka).take(6).cloned().collect();
         if !only_fio.is_empty() || !only_ours.is_empty() {
@@ -570,7 +589,17 @@ fn compare(row: &Row, fio: &Run, ours: &Run) -> Vec<(&'static str, String)> {
                 };
             (200..=per + 1000).contains(&rb) || near(rb, ra, 1.5, 100)
         } else if row.get("rate") != "none" {
-            near(rb, ra, 2.0, 100)
+            // The rate sets the least time a job takes for the bytes it moved; above that a
+            // slow (loaded) device stretches either tool's run, so fio's runtime is only an
+            // upper guide. fio's own run is held to the same floor, which checks the floor.
+            let (fa, fb) = (rate_floor_ms(a), rate_floor_ms(b));
+            if ra + 30 < fa * 8 / 10 {
+                d.push((
+                    "runtime",
+                    format!("job {i}: fio {ra} ms is under its rate's floor {fa} ms"),
+                ));
+            }
+            rb + 30 >= fb * 8 / 10 && rb <= ra.max(fb) * 2 + 200
         } else {
             rb <= ra.max(50) * 20
         };
@@ -604,6 +633,38 @@ fn compare(row: &Row, fio: &Run, ours: &Run) -> Vec<(&'static str, String)> {
         ));
     }
     d
+}
+
+/// The rate of the array's rated rows, per direction, in bytes a second (`rate=32m`).
+const RATE: u64 = 32 << 20;
+
+/// The least runtime, in ms, a rated job's report allows: each direction moves at most
+/// `RATE` bytes a second, so the busier one sets it.
+fn rate_floor_ms(job: &serde_json::Value) -> u64 {
+    ["read", "write"]
+        .iter()
+        .map(|d| job[*d]["io_bytes"].as_u64().unwrap_or(0) * 1000 / RATE)
+        .max()
+        .unwrap_or(0)
+}
+
+/// A report's percentiles without samples, or samples without percentiles, in any
+/// direction of one job.
+fn percentiles_follow_samples(job: &serde_json::Value, keys: &BTreeSet<String>) -> Option<String> {
+    for dir in ["read", "write", "trim", "sync"] {
+        for lat in ["clat_ns", "lat_ns"] {
+            let Some(n) = job[dir][lat]["N"].as_u64() else {
+                continue;
+            };
+            let has = keys.contains(&format!(".{dir}.{lat}.percentile"));
+            // fio prints a sync's lat percentiles and a direction's clat ones only.
+            let asks = (dir == "sync") == (lat == "lat_ns");
+            if asks && has != (n > 0) {
+                return Some(format!("{dir}.{lat}: N {n}, percentiles {has}"));
+            }
+        }
+    }
+    None
 }
 
 /// Where two iologs differ, in the row's terms: equal line for line where the order is

@@ -30,5 +30,6 @@ else
     echo "scripts/test.sh: WARNING: no Rust 1.82 toolchain: the MSRV check did not run" >&2
 fi
 # The suite profile (Cargo.toml) is release without LTO: the same optimised code, built
-# in a third of the time.
-cargo test --profile suite --no-fail-fast "${features[@]}" -- --test-threads=2
+# in a third of the time. The binaries then run in two lanes (see scripts/test-lanes.sh).
+cargo test --profile suite --no-run "${features[@]}"
+bash scripts/test-lanes.sh "${features[@]}"

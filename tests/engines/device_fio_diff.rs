@@ -591,20 +591,26 @@ fn run_cases(name: &str, kind: Kind, cases: &[Case]) {
     let mut failures = Vec::new();
     for c in cases {
         let started = std::time::Instant::now();
-        let theirs: Vec<Sample> = (0..c.fio_runs).map(|_| measure(&rig, "fio", c)).collect();
         let label = format!("{name}/{}", c.label);
-        // iobench gets as many draws as fio: how contiguous a run's buffer pages come out
-        // of the allocator is luck, on both sides.
-        let mut ours = measure(&rig, iobench, c);
-        let mut wrong = compare(&label, c, &theirs, &ours);
-        for _ in 1..c.fio_runs {
-            if wrong.is_empty() {
-                break;
-            }
-            ours = measure(&rig, iobench, c);
-            wrong = compare(&label, c, &theirs, &ours);
+        // The tools alternate, fio first: how contiguous a run's buffer pages come out of
+        // the allocator depends on what the process before it freed (the per-CPU lists
+        // hand those pages back first), so each tool runs after the other as often, and
+        // iobench gets as many draws as fio. One of iobench's runs must fall in fio's
+        // range: luck can put one run outside, a different job puts them all outside.
+        let (mut theirs, mut all_ours) = (Vec::new(), Vec::new());
+        for _ in 0..c.fio_runs {
+            theirs.push(measure(&rig, "fio", c));
+            all_ours.push(measure(&rig, iobench, c));
         }
-        failures.extend(wrong);
+        let judged: Vec<Vec<String>> = all_ours
+            .iter()
+            .map(|o| compare(&label, c, &theirs, o))
+            .collect();
+        let best = (0..judged.len())
+            .min_by_key(|&i| judged[i].len())
+            .expect("at least one run");
+        let ours = all_ours.swap_remove(best);
+        failures.extend(judged[best].iter().cloned());
         eprintln!(
             "{label}: fio {:?} iobench {:?} ({:.1}s)",
             theirs

@@ -32,6 +32,21 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// mpirun's environment for a run in `dir`: as root if need be, no single-copy mechanism
+/// (a container may forbid it), and a temporary directory of the run's own, where Open MPI
+/// makes its session directory: two mpiruns starting together in the shared /tmp once
+/// raced to create the same `/tmp/ompi.<host>.0` and one failed ("File exists").
+fn mpi_env(dir: &Path) -> Vec<(&'static str, std::ffi::OsString)> {
+    let tmp = dir.join(".mpi-tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    vec![
+        ("OMPI_ALLOW_RUN_AS_ROOT", "1".into()),
+        ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1".into()),
+        ("OMPI_MCA_btl_vader_single_copy_mechanism", "none".into()),
+        ("TMPDIR", tmp.into_os_string()),
+    ]
+}
+
 /// `mpirun -np N [wrap…] iobench args…` in `dir`, as root if need be; (status, stdout,
 /// stderr).
 fn run(np: u32, wrap: &[&str], dir: &Path, args: &[&str]) -> (i32, String, String) {
@@ -41,9 +56,7 @@ fn run(np: u32, wrap: &[&str], dir: &Path, args: &[&str]) -> (i32, String, Strin
         .arg(env!("CARGO_BIN_EXE_iobench"))
         .args(args)
         .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+        .envs(mpi_env(dir));
     let o = c.output().expect("mpirun runs");
     (
         o.status.code().unwrap_or(-1),
@@ -241,9 +254,7 @@ fn ranks_in_their_own_uts_namespaces_are_separate_hosts() {
     c.args(["--oversubscribe", "-np", "2", "sh", "-c", &script, "sh"])
         .args(["--output-format=json", "j.fio"])
         .current_dir(&d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+        .envs(mpi_env(&d));
     let o = c.output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -467,9 +478,7 @@ fn ranks_without_the_job_file_get_it_from_rank_0() {
     c.args(["--oversubscribe", "-np", "3", "sh", "-c", &script, "sh"])
         .args(["--output-format=json", "only-here.fio"])
         .current_dir(&d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+        .envs(mpi_env(&d));
     let o = c.output().unwrap();
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -484,13 +493,15 @@ fn ranks_without_the_job_file_get_it_from_rank_0() {
         assert_eq!(c["write"]["io_bytes"], 128 << 10);
         assert!(d.join(format!("f.r{r}")).exists());
     }
-    // The copies the other ranks parsed are gone.
-    let left = std::fs::read_dir(std::env::temp_dir())
+    // The copies the other ranks parsed are gone, with their private directories: the
+    // ranks' temporary directory (see `mpi_env`) holds nothing of iobench's.
+    let left: Vec<_> = std::fs::read_dir(d.join(".mpi-tmp"))
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with("-only-here.fio"))
-        .count();
-    assert_eq!(left, 0);
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("iobench-") || n.ends_with("-only-here.fio"))
+        .collect();
+    assert!(left.is_empty(), "left in the ranks' TMPDIR: {left:?}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

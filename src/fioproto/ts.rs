@@ -155,11 +155,14 @@ impl Layout {
 
 /// fio's steady-state flags (steadystate.h).
 const SS_IOPS: u32 = 1;
+const SS_BW: u32 = 1 << 1;
 const SS_SLOPE_F: u32 = 1 << 2;
 const SS_ATTAINED: u32 = 1 << 3;
 const SS_DATA: u32 = 1 << 5;
 const SS_PCT: u32 = 1 << 6;
 const SS_BUFFER_FULL: u32 = 1 << 7;
+/// fio 3.42's latency criteria.
+const SS_LAT: u32 = 1 << 8;
 /// Longest steady-state window accepted from a peer (fio's is `ss_dur` seconds).
 const SS_MAX_DUR: u64 = 1 << 20;
 
@@ -441,10 +444,15 @@ impl WireTs {
 /// Appends a job's steady-state window after the TS payload, as fio sends its rings:
 /// IOPS then bandwidth, `ss_dur` values each, oldest first (head 0).
 fn put_steady(l: &Layout, img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
+    use crate::defs::steady::Measure;
     let c = &ss.spec.criterion;
     let dur = ss.spec.dur_s as usize;
     let mut state = SS_DATA;
-    state |= if c.iops { SS_IOPS } else { 1 << 1 };
+    state |= match c.measure {
+        Measure::Iops => SS_IOPS,
+        Measure::Bw => SS_BW,
+        Measure::Lat => SS_LAT,
+    };
     if c.slope {
         state |= SS_SLOPE_F;
     }
@@ -466,11 +474,10 @@ fn put_steady(l: &Layout, img: &mut Image, ss: &crate::stats::steady::SteadyRepo
     let at = i.0.len();
     i.u64(l.at(SS_IOPS_OFFSET), at as u64);
     i.u64(l.at(SS_BW_OFFSET), (at + 8 * dur) as u64);
-    // From version 115 a latency ring follows (iobench's steady state has none: zeros).
-    let lat = Vec::new();
+    // From version 115 the intervals' mean latencies follow (zeros unless measured).
     let rings: &[&Vec<u64>] = if l.ss_lat {
         i.u64(l.ss_lat_offset(), (at + 16 * dur) as u64);
-        &[&ss.iops, &ss.bw, &lat]
+        &[&ss.iops, &ss.bw, &ss.lat]
     } else {
         &[&ss.iops, &ss.bw]
     };
@@ -487,7 +494,7 @@ fn get_steady(
     l: &Layout,
     f: &Fields,
 ) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
-    use crate::defs::steady::Criterion;
+    use crate::defs::steady::{Criterion, Measure};
     use crate::job::exec::SteadySpec;
     use crate::stats::steady::SteadyReport;
     let dur = f.u64(l.at(SS_DUR))?;
@@ -515,10 +522,22 @@ fn get_steady(
     };
     let iops = ring(f.u64(l.at(SS_IOPS_OFFSET))? as usize)?;
     let bw = ring(f.u64(l.at(SS_BW_OFFSET))? as usize)?;
+    let lat = if l.ss_lat {
+        ring(f.u64(l.ss_lat_offset())? as usize)?
+    } else {
+        Vec::new()
+    };
+    let measure = if state & SS_IOPS != 0 {
+        Measure::Iops
+    } else if state & SS_LAT != 0 {
+        Measure::Lat
+    } else {
+        Measure::Bw
+    };
     Ok(Some(SteadyReport {
         spec: SteadySpec {
             criterion: Criterion {
-                iops: state & SS_IOPS != 0,
+                measure,
                 slope: state & SS_SLOPE_F != 0,
                 pct: state & SS_PCT != 0,
                 limit: f.f64(l.at(SS_LIMIT))?,
@@ -534,6 +553,7 @@ fn get_steady(
         criterion: f.f64(l.at(SS_CRITERION))?,
         iops,
         bw,
+        lat,
     }))
 }
 
@@ -712,7 +732,7 @@ mod tests {
         let ss = crate::stats::steady::SteadyReport {
             spec: crate::job::exec::SteadySpec {
                 criterion: crate::defs::steady::Criterion {
-                    iops: true,
+                    measure: crate::defs::steady::Measure::Iops,
                     slope: false,
                     pct: true,
                     limit: 5.0,
@@ -727,6 +747,7 @@ mod tests {
             criterion: 1.25,
             iops: vec![10, 20, 30],
             bw: vec![40, 50, 60],
+            lat: Vec::new(),
         };
         let mut with_ss = t.clone();
         with_ss.steady = Some(ss.clone());
@@ -790,12 +811,13 @@ mod tests {
             assert_eq!(back.thread_number, 3);
         }
         // Every version decodes what it encodes, steady-state rings included (three of
-        // them from 115 on).
+        // them from 115 on, the third the latency criterion's; older ones carry no
+        // latency, and fio 3.42's flag for it).
         let mut with_ss = t.clone();
         with_ss.steady = Some(crate::stats::steady::SteadyReport {
             spec: crate::job::exec::SteadySpec {
                 criterion: crate::defs::steady::Criterion {
-                    iops: false,
+                    measure: crate::defs::steady::Measure::Lat,
                     slope: true,
                     pct: false,
                     limit: 0.5,
@@ -810,15 +832,20 @@ mod tests {
             criterion: 0.125,
             iops: vec![1, 2],
             bw: vec![3, 4],
+            lat: vec![52_000, 48_000],
         });
         for v in Proto::OLDEST.number()..=Proto::NEWEST.number() {
             let p = Proto::new(v).unwrap();
             let b = WireTs::encode_as(p, &with_ss, 1, &g);
             let rings = if p.ss_lat() { 3 } else { 2 };
             assert_eq!(b.len(), Layout::of(p).pdu_len() + rings * 16, "version {v}");
+            let mut want = with_ss.steady.clone();
+            if !p.ss_lat() {
+                want.as_mut().unwrap().lat.clear();
+            }
             assert_eq!(
                 WireTs::decode_as(p, &b).unwrap().stats.steady,
-                with_ss.steady,
+                want,
                 "version {v}"
             );
         }

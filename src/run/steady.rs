@@ -1,5 +1,6 @@
 //! The steady-state monitor: once an interval (a second by default) the collector reads each running clone's totals
-//! from the live board, turns them into an IOPS and a bandwidth sample, and stops the job
+//! from the live board, turns them into an IOPS, a bandwidth and a mean-latency sample
+//! (the mean completion latency of the interval's I/Os), and stops the job
 //! (or its whole reporting group, with group_reporting) once the window of samples meets
 //! the `steadystate` criterion. Workers do nothing for it: their I/O path is untouched.
 
@@ -14,6 +15,9 @@ struct Last {
     ms: u64,
     ios: u64,
     bytes: u64,
+    /// Completion latencies so far: fio's mean × samples (ns) and samples.
+    clat_sum_ns: f64,
+    clat_count: u64,
     ramp_over: bool,
 }
 
@@ -91,6 +95,8 @@ impl Monitor {
                 continue;
             }
             let mut sample = (0u64, 0u64);
+            // The interval's completion latencies over the members: sum (ns) and count.
+            let mut lat = (0.0f64, 0u64);
             let mut counted = 0;
             for &i in &j.members {
                 let s = &specs[i];
@@ -116,12 +122,16 @@ impl Monitor {
                 if last.ramp_over {
                     sample.0 += 1000 * p.ios.saturating_sub(last.ios) / ms;
                     sample.1 += 1000 * p.bytes.saturating_sub(last.bytes) / ms;
+                    lat.0 += p.clat_sum_ns - last.clat_sum_ns;
+                    lat.1 += p.clat_count.saturating_sub(last.clat_count);
                     counted += 1;
                 }
                 *last = Last {
                     ms: now,
                     ios: p.ios,
                     bytes: p.bytes,
+                    clat_sum_ns: p.clat_sum_ns,
+                    clat_count: p.clat_count,
                     ramp_over: last.ramp_over,
                 };
             }
@@ -131,7 +141,13 @@ impl Monitor {
             if counted == 0 || !holder_running {
                 continue;
             }
-            if j.window.push(sample.0, sample.1) {
+            // An interval without completions has a mean latency of 0, as in fio.
+            let lat_ns = if lat.1 == 0 {
+                0
+            } else {
+                (lat.0 / lat.1 as f64).max(0.0) as u64
+            };
+            if j.window.push(sample.0, sample.1, lat_ns) {
                 j.attained = true;
                 for &i in &j.members {
                     stop(i);

@@ -338,7 +338,11 @@ fn steadystate_check_interval_samples_every_interval_as_fio_3_41_does() {
         .args(["--parse-only", "--name=x", "--ss=lat:1%", "--ss_dur=2"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = iobench()
         .args(["--fio-compat=3.41", "--parse-only", "--name=x"])
         .args(["--ss=lat_slope:1%", "--ss_dur=2"])

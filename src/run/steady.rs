@@ -89,7 +89,11 @@ impl Monitor {
         if now < self.next_ms {
             return;
         }
-        self.next_ms = now + self.period_ms;
+        // On a fixed schedule from the start, as fio's helper thread keeps its timer: a
+        // tick that comes late does not push the later ones back (over a 6 s job of 2 s
+        // intervals, drift would lose the last sample); one more than a whole period late
+        // starts the schedule again from now.
+        self.next_ms = next_tick(self.next_ms, now, self.period_ms);
         for j in &mut self.judged {
             if j.attained {
                 continue;
@@ -156,12 +160,29 @@ impl Monitor {
         }
     }
 
+    /// Milliseconds until the next sampling is due (0: due now), so that the collector
+    /// wakes for it rather than up to a poll's length late.
+    pub fn ms_to_next(&self) -> u64 {
+        self.next_ms.saturating_sub(crate::stats::board::board_ms())
+    }
+
     /// The report of each window, by the index of the clone that carries it.
     pub fn reports(&self) -> Vec<(usize, SteadyReport)> {
         self.judged
             .iter()
             .map(|j| (j.holder, j.window.report(j.attained)))
             .collect()
+    }
+}
+
+/// The sampling after one due at `due_ms` and taken at `now_ms`: a period after the due
+/// time, or after now when even that has passed.
+fn next_tick(due_ms: u64, now_ms: u64, period_ms: u64) -> u64 {
+    let next = due_ms + period_ms;
+    if next <= now_ms {
+        now_ms + period_ms
+    } else {
+        next
     }
 }
 
@@ -193,4 +214,19 @@ pub fn preflight(jobs: &[Job]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_tick;
+
+    #[test]
+    fn late_samplings_keep_the_schedule() {
+        // Due every 2 s from 1000: taken 40 ms late each time, the next stays on time.
+        assert_eq!(next_tick(3000, 3040, 2000), 5000);
+        assert_eq!(next_tick(5000, 5049, 2000), 7000);
+        // A whole period late (a stalled collector): from now on.
+        assert_eq!(next_tick(3000, 5000, 2000), 7000);
+        assert_eq!(next_tick(3000, 6500, 2000), 8500);
+    }
 }

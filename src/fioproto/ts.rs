@@ -142,9 +142,10 @@ impl Layout {
         LATENCY_DEPTH + 8
     }
 
-    /// `ss_lat_data_offset` (version 115 on).
+    /// `ss_lat_data_offset` (version 115 on): right after `ss_bw_data_offset` (fio 3.42's
+    /// `offsetof`: 183840, the bandwidth ring's at 183832).
     fn ss_lat_offset(&self) -> usize {
-        self.at(SS_BW_OFFSET) + 16
+        self.at(SS_BW_OFFSET) + 8
     }
 
     /// `sizeof(struct cmd_ts_pdu)`: the thread_stat and the group, padded to 8.
@@ -702,6 +703,18 @@ impl WireDu {
 mod tests {
     use super::*;
     use crate::defs::Ddir;
+
+    #[test]
+    fn the_latency_ring_offset_sits_where_fio_342_has_it() {
+        // offsetof(struct thread_stat, ...) in fio 3.42 (protocol 120), compiled against
+        // its headers: ss_iops_data_offset 183824, ss_bw_data_offset 183832,
+        // ss_lat_data_offset 183840, clat_prio 183848. A fio 3.42 client read the ring
+        // from 183840 and found none where iobench had put it at 183848.
+        let l = Layout::of(Proto::new(120).unwrap());
+        assert_eq!(l.at(SS_IOPS_OFFSET), 183_824);
+        assert_eq!(l.at(SS_BW_OFFSET), 183_832);
+        assert_eq!(l.ss_lat_offset(), 183_840);
+    }
 
     #[test]
     fn thread_stat_round_trips() {

@@ -142,9 +142,10 @@ impl Layout {
         LATENCY_DEPTH + 8
     }
 
-    /// `ss_lat_data_offset` (version 115 on).
+    /// `ss_lat_data_offset` (version 115 on): right after `ss_bw_data_offset` (fio 3.42's
+    /// `offsetof`: 183840, the bandwidth ring's at 183832).
     fn ss_lat_offset(&self) -> usize {
-        self.at(SS_BW_OFFSET) + 16
+        self.at(SS_BW_OFFSET) + 8
     }
 
     /// `sizeof(struct cmd_ts_pdu)`: the thread_stat and the group, padded to 8.
@@ -155,11 +156,14 @@ impl Layout {
 
 /// fio's steady-state flags (steadystate.h).
 const SS_IOPS: u32 = 1;
+const SS_BW: u32 = 1 << 1;
 const SS_SLOPE_F: u32 = 1 << 2;
 const SS_ATTAINED: u32 = 1 << 3;
 const SS_DATA: u32 = 1 << 5;
 const SS_PCT: u32 = 1 << 6;
 const SS_BUFFER_FULL: u32 = 1 << 7;
+/// fio 3.42's latency criteria.
+const SS_LAT: u32 = 1 << 8;
 /// Longest steady-state window accepted from a peer (fio's is `ss_dur` seconds).
 const SS_MAX_DUR: u64 = 1 << 20;
 
@@ -441,10 +445,15 @@ impl WireTs {
 /// Appends a job's steady-state window after the TS payload, as fio sends its rings:
 /// IOPS then bandwidth, `ss_dur` values each, oldest first (head 0).
 fn put_steady(l: &Layout, img: &mut Image, ss: &crate::stats::steady::SteadyReport) {
+    use crate::defs::steady::Measure;
     let c = &ss.spec.criterion;
     let dur = ss.spec.dur_s as usize;
     let mut state = SS_DATA;
-    state |= if c.iops { SS_IOPS } else { 1 << 1 };
+    state |= match c.measure {
+        Measure::Iops => SS_IOPS,
+        Measure::Bw => SS_BW,
+        Measure::Lat => SS_LAT,
+    };
     if c.slope {
         state |= SS_SLOPE_F;
     }
@@ -466,11 +475,10 @@ fn put_steady(l: &Layout, img: &mut Image, ss: &crate::stats::steady::SteadyRepo
     let at = i.0.len();
     i.u64(l.at(SS_IOPS_OFFSET), at as u64);
     i.u64(l.at(SS_BW_OFFSET), (at + 8 * dur) as u64);
-    // From version 115 a latency ring follows (iobench's steady state has none: zeros).
-    let lat = Vec::new();
+    // From version 115 the intervals' mean latencies follow (zeros unless measured).
     let rings: &[&Vec<u64>] = if l.ss_lat {
         i.u64(l.ss_lat_offset(), (at + 16 * dur) as u64);
-        &[&ss.iops, &ss.bw, &lat]
+        &[&ss.iops, &ss.bw, &ss.lat]
     } else {
         &[&ss.iops, &ss.bw]
     };
@@ -487,7 +495,7 @@ fn get_steady(
     l: &Layout,
     f: &Fields,
 ) -> Result<Option<crate::stats::steady::SteadyReport>, ProtoError> {
-    use crate::defs::steady::Criterion;
+    use crate::defs::steady::{Criterion, Measure};
     use crate::job::exec::SteadySpec;
     use crate::stats::steady::SteadyReport;
     let dur = f.u64(l.at(SS_DUR))?;
@@ -515,10 +523,22 @@ fn get_steady(
     };
     let iops = ring(f.u64(l.at(SS_IOPS_OFFSET))? as usize)?;
     let bw = ring(f.u64(l.at(SS_BW_OFFSET))? as usize)?;
+    let lat = if l.ss_lat {
+        ring(f.u64(l.ss_lat_offset())? as usize)?
+    } else {
+        Vec::new()
+    };
+    let measure = if state & SS_IOPS != 0 {
+        Measure::Iops
+    } else if state & SS_LAT != 0 {
+        Measure::Lat
+    } else {
+        Measure::Bw
+    };
     Ok(Some(SteadyReport {
         spec: SteadySpec {
             criterion: Criterion {
-                iops: state & SS_IOPS != 0,
+                measure,
                 slope: state & SS_SLOPE_F != 0,
                 pct: state & SS_PCT != 0,
                 limit: f.f64(l.at(SS_LIMIT))?,
@@ -534,6 +554,7 @@ fn get_steady(
         criterion: f.f64(l.at(SS_CRITERION))?,
         iops,
         bw,
+        lat,
     }))
 }
 
@@ -684,6 +705,18 @@ mod tests {
     use crate::defs::Ddir;
 
     #[test]
+    fn the_latency_ring_offset_sits_where_fio_342_has_it() {
+        // offsetof(struct thread_stat, ...) in fio 3.42 (protocol 120), compiled against
+        // its headers: ss_iops_data_offset 183824, ss_bw_data_offset 183832,
+        // ss_lat_data_offset 183840, clat_prio 183848. A fio 3.42 client read the ring
+        // from 183840 and found none where iobench had put it at 183848.
+        let l = Layout::of(Proto::new(120).unwrap());
+        assert_eq!(l.at(SS_IOPS_OFFSET), 183_824);
+        assert_eq!(l.at(SS_BW_OFFSET), 183_832);
+        assert_eq!(l.ss_lat_offset(), 183_840);
+    }
+
+    #[test]
     fn thread_stat_round_trips() {
         let mut t = JobStats::new("job1", 0, StatsConfig::default());
         for k in 1..=1000u64 {
@@ -712,7 +745,7 @@ mod tests {
         let ss = crate::stats::steady::SteadyReport {
             spec: crate::job::exec::SteadySpec {
                 criterion: crate::defs::steady::Criterion {
-                    iops: true,
+                    measure: crate::defs::steady::Measure::Iops,
                     slope: false,
                     pct: true,
                     limit: 5.0,
@@ -727,6 +760,7 @@ mod tests {
             criterion: 1.25,
             iops: vec![10, 20, 30],
             bw: vec![40, 50, 60],
+            lat: Vec::new(),
         };
         let mut with_ss = t.clone();
         with_ss.steady = Some(ss.clone());
@@ -790,12 +824,13 @@ mod tests {
             assert_eq!(back.thread_number, 3);
         }
         // Every version decodes what it encodes, steady-state rings included (three of
-        // them from 115 on).
+        // them from 115 on, the third the latency criterion's; older ones carry no
+        // latency, and fio 3.42's flag for it).
         let mut with_ss = t.clone();
         with_ss.steady = Some(crate::stats::steady::SteadyReport {
             spec: crate::job::exec::SteadySpec {
                 criterion: crate::defs::steady::Criterion {
-                    iops: false,
+                    measure: crate::defs::steady::Measure::Lat,
                     slope: true,
                     pct: false,
                     limit: 0.5,
@@ -810,15 +845,20 @@ mod tests {
             criterion: 0.125,
             iops: vec![1, 2],
             bw: vec![3, 4],
+            lat: vec![52_000, 48_000],
         });
         for v in Proto::OLDEST.number()..=Proto::NEWEST.number() {
             let p = Proto::new(v).unwrap();
             let b = WireTs::encode_as(p, &with_ss, 1, &g);
             let rings = if p.ss_lat() { 3 } else { 2 };
             assert_eq!(b.len(), Layout::of(p).pdu_len() + rings * 16, "version {v}");
+            let mut want = with_ss.steady.clone();
+            if !p.ss_lat() {
+                want.as_mut().unwrap().lat.clear();
+            }
             assert_eq!(
                 WireTs::decode_as(p, &b).unwrap().stats.steady,
-                with_ss.steady,
+                want,
                 "version {v}"
             );
         }

@@ -2359,8 +2359,7 @@ pub const STEADYSTATE: OptDef = opt(
 .alias(&["ss"])
 .def("iops_slope:0.01%")
 .cat(C::Other)
-.later(&[("lat", F::V3_42), ("lat_slope", F::V3_42)])
-.only(&["iops", "iops_slope", "bw", "bw_slope"]);
+.later(&[("lat", F::V3_42), ("lat_slope", F::V3_42)]);
 
 pub const STEADYSTATE_DURATION: OptDef = opt(
     "steadystate_duration",

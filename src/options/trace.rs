@@ -57,7 +57,8 @@ pub fn parse_option(def: &OptDef, value: Option<&str>) {
 }
 
 /// The line fio's `steadystate` callback prints once it has read the threshold: a
-/// percentage or an IOPS limit as a C `%f`, a bandwidth in bytes as an integer. A value
+/// percentage or an IOPS limit as a C `%f`, a bandwidth in bytes or (fio 3.42) a latency
+/// in nanoseconds as an integer. A value
 /// fio refuses prints nothing (the option's error follows).
 fn steady_threshold(v: &str) {
     let Ok(c) = crate::defs::steady::Criterion::parse(v, value::KbBase::Binary) else {
@@ -68,10 +69,18 @@ fn steady_threshold(v: &str) {
             Cat::Parse,
             format_args!("set steady state threshold to {:.6}%", c.limit),
         );
-    } else if c.iops {
+    } else if c.measure == crate::defs::steady::Measure::Iops {
         print(
             Cat::Parse,
             format_args!("set steady state IOPS threshold to {:.6}", c.limit),
+        );
+    } else if c.measure == crate::defs::steady::Measure::Lat {
+        print(
+            Cat::Parse,
+            format_args!(
+                "set steady state latency threshold to {} nsec",
+                c.limit as i64
+            ),
         );
     } else {
         print(

@@ -549,9 +549,13 @@ fn steady_obj(ss: &crate::stats::steady::SteadyReport) -> Obj {
     let ints = |v: &[u64]| v.iter().map(|&x| Value::Int(x as i64)).collect::<Vec<_>>();
     let mut data = Obj::new();
     data.int("bw_mean", ss.bw_mean())
-        .int("iops_mean", ss.iops_mean())
-        .arr("iops", ints(&ss.iops))
-        .arr("bw", ints(&ss.bw));
+        .int("iops_mean", ss.iops_mean());
+    // fio 3.42's latency criteria add the intervals' mean completion latencies.
+    if c.measure == crate::defs::steady::Measure::Lat {
+        data.int("lat_mean", ss.lat_mean())
+            .arr("lat_ns", ints(&ss.lat));
+    }
+    data.arr("iops", ints(&ss.iops)).arr("bw", ints(&ss.bw));
     let mut o = Obj::new();
     o.str("ss", &c.label())
         .int("duration", ss.spec.dur_s)

@@ -598,14 +598,25 @@ fn show_steady(out: &mut String, t: &JobStats, ss: &crate::stats::steady::Steady
         Unit::BytePerSec
     };
     let c = &ss.spec.criterion;
+    // fio 3.42's latency criteria add the window's mean latency, always in nsec (fio
+    // passes its unit scaling a deviation of zero, which never scales).
+    let lat = if c.measure == crate::defs::steady::Measure::Lat {
+        format!(
+            ", lat={}nsec",
+            num2str(ss.lat_mean(), sf, 1, false, Unit::None)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        "  steadystate  : attained={}, bw={} ({}), iops={}{}, {}{}={:.3}{}",
         if ss.attained { "yes" } else { "no" },
         num2str(ss.bw_mean() / kb, sf, kb, pow2, unit),
         num2str(ss.bw_mean() / kb, sf, kb, !pow2, unit),
         num2str(ss.iops_mean(), sf, 1, false, Unit::None),
-        if c.iops { "iops" } else { "bw" },
+        lat,
+        c.measure.word(),
         if c.slope { " slope" } else { " mean dev" },
         ss.criterion,
         if c.pct { "%" } else { "" }

@@ -299,8 +299,11 @@ fn collect(
                 idx.push(i);
             }
         }
+        // Wake for the steady-state sampling when it is due sooner than the usual poll.
+        let due = steady.as_ref().map_or(u64::MAX, |m| m.ms_to_next());
+        let wait_ms = due.min(50) as libc::c_int;
         // SAFETY: pfds is a valid array of pollfd of the given length.
-        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, 50) };
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, wait_ms) };
         let mut finished = Vec::new();
         for (p, &i) in pfds.iter().zip(&idx) {
             if p.revents == 0 {
@@ -362,7 +365,7 @@ fn collect(
             }
         }
         if pfds.is_empty() {
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::sleep(Duration::from_millis(due.min(20)));
         }
         super::live_tick();
         super::interim::tick();

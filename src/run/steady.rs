@@ -1,5 +1,6 @@
 //! The steady-state monitor: once an interval (a second by default) the collector reads each running clone's totals
-//! from the live board, turns them into an IOPS and a bandwidth sample, and stops the job
+//! from the live board, turns them into an IOPS, a bandwidth and a mean-latency sample
+//! (the mean completion latency of the interval's I/Os), and stops the job
 //! (or its whole reporting group, with group_reporting) once the window of samples meets
 //! the `steadystate` criterion. Workers do nothing for it: their I/O path is untouched.
 
@@ -14,6 +15,9 @@ struct Last {
     ms: u64,
     ios: u64,
     bytes: u64,
+    /// Completion latencies so far: fio's mean × samples (ns) and samples.
+    clat_sum_ns: f64,
+    clat_count: u64,
     ramp_over: bool,
 }
 
@@ -85,12 +89,18 @@ impl Monitor {
         if now < self.next_ms {
             return;
         }
-        self.next_ms = now + self.period_ms;
+        // On a fixed schedule from the start, as fio's helper thread keeps its timer: a
+        // tick that comes late does not push the later ones back (over a 6 s job of 2 s
+        // intervals, drift would lose the last sample); one more than a whole period late
+        // starts the schedule again from now.
+        self.next_ms = next_tick(self.next_ms, now, self.period_ms);
         for j in &mut self.judged {
             if j.attained {
                 continue;
             }
             let mut sample = (0u64, 0u64);
+            // The interval's completion latencies over the members: sum (ns) and count.
+            let mut lat = (0.0f64, 0u64);
             let mut counted = 0;
             for &i in &j.members {
                 let s = &specs[i];
@@ -116,12 +126,16 @@ impl Monitor {
                 if last.ramp_over {
                     sample.0 += 1000 * p.ios.saturating_sub(last.ios) / ms;
                     sample.1 += 1000 * p.bytes.saturating_sub(last.bytes) / ms;
+                    lat.0 += p.clat_sum_ns - last.clat_sum_ns;
+                    lat.1 += p.clat_count.saturating_sub(last.clat_count);
                     counted += 1;
                 }
                 *last = Last {
                     ms: now,
                     ios: p.ios,
                     bytes: p.bytes,
+                    clat_sum_ns: p.clat_sum_ns,
+                    clat_count: p.clat_count,
                     ramp_over: last.ramp_over,
                 };
             }
@@ -131,7 +145,13 @@ impl Monitor {
             if counted == 0 || !holder_running {
                 continue;
             }
-            if j.window.push(sample.0, sample.1) {
+            // An interval without completions has a mean latency of 0, as in fio.
+            let lat_ns = if lat.1 == 0 {
+                0
+            } else {
+                (lat.0 / lat.1 as f64).max(0.0) as u64
+            };
+            if j.window.push(sample.0, sample.1, lat_ns) {
                 j.attained = true;
                 for &i in &j.members {
                     stop(i);
@@ -140,12 +160,29 @@ impl Monitor {
         }
     }
 
+    /// Milliseconds until the next sampling is due (0: due now), so that the collector
+    /// wakes for it rather than up to a poll's length late.
+    pub fn ms_to_next(&self) -> u64 {
+        self.next_ms.saturating_sub(crate::stats::board::board_ms())
+    }
+
     /// The report of each window, by the index of the clone that carries it.
     pub fn reports(&self) -> Vec<(usize, SteadyReport)> {
         self.judged
             .iter()
             .map(|j| (j.holder, j.window.report(j.attained)))
             .collect()
+    }
+}
+
+/// The sampling after one due at `due_ms` and taken at `now_ms`: a period after the due
+/// time, or after now when even that has passed.
+fn next_tick(due_ms: u64, now_ms: u64, period_ms: u64) -> u64 {
+    let next = due_ms + period_ms;
+    if next <= now_ms {
+        now_ms + period_ms
+    } else {
+        next
     }
 }
 
@@ -177,4 +214,19 @@ pub fn preflight(jobs: &[Job]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_tick;
+
+    #[test]
+    fn late_samplings_keep_the_schedule() {
+        // Due every 2 s from 1000: taken 40 ms late each time, the next stays on time.
+        assert_eq!(next_tick(3000, 3040, 2000), 5000);
+        assert_eq!(next_tick(5000, 5049, 2000), 7000);
+        // A whole period late (a stalled collector): from now on.
+        assert_eq!(next_tick(3000, 5000, 2000), 7000);
+        assert_eq!(next_tick(3000, 6500, 2000), 8500);
+    }
 }

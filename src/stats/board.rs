@@ -16,6 +16,11 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 pub struct Slot {
     bytes: [AtomicU64; 3],
     ios: [AtomicU64; 3],
+    /// Per direction, the completion latencies recorded so far, as fio reads them for
+    /// `steadystate=lat`: mean × samples (the bits of an f64, in ns) and samples. An
+    /// interval's mean is the difference of two readings' sums over that of their counts.
+    clat_sum_ns: [AtomicU64; 3],
+    clat_count: [AtomicU64; 3],
     /// Board milliseconds when the clone's I/O began (0: not yet).
     started_ms: AtomicU64,
     /// The state letter as a char code (0: pending).
@@ -79,6 +84,14 @@ impl Slot {
     pub fn set_progress(&self, d: usize, bytes: u64, ios: u64) {
         self.bytes[d].store(bytes, Ordering::Relaxed);
         self.ios[d].store(ios, Ordering::Relaxed);
+    }
+
+    /// Publishes direction `d`'s completion latencies so far: their mean (ns) and count.
+    #[inline]
+    pub fn set_clat(&self, d: usize, mean_ns: f64, count: u64) {
+        let sum = mean_ns * count as f64;
+        self.clat_sum_ns[d].store(sum.to_bits(), Ordering::Relaxed);
+        self.clat_count[d].store(count, Ordering::Relaxed);
     }
 
     /// Marks the clone as doing I/O, with the letter fio shows for its pattern.
@@ -435,6 +448,10 @@ pub fn snapshot(plans: &[Plan]) -> (Vec<LiveJob>, u64) {
 pub struct Progress {
     pub ios: u64,
     pub bytes: u64,
+    /// Completion latencies recorded so far over every direction: their sum (ns, as
+    /// fio's mean × samples) and count.
+    pub clat_sum_ns: f64,
+    pub clat_count: u64,
     /// Board milliseconds when its I/O began.
     pub started_ms: u64,
     /// Doing I/O now (started, not yet exited).
@@ -450,6 +467,12 @@ pub fn progress(thread_number: u64) -> Option<Progress> {
     Some(Progress {
         ios: sum(&s.ios),
         bytes: sum(&s.bytes),
+        clat_sum_ns: s
+            .clat_sum_ns
+            .iter()
+            .map(|v| f64::from_bits(v.load(Ordering::Relaxed)))
+            .sum(),
+        clat_count: sum(&s.clat_count),
         started_ms,
         running: started_ms > 0 && ![0, 'E' as u32, '_' as u32, 'X' as u32].contains(&state),
     })

@@ -412,6 +412,9 @@ impl JobStats {
         }
         if !self.cfg.disable_clat {
             d.clat.add(clat_ns);
+            if let Some(slot) = self.live {
+                slot.set_clat(ddir as usize, d.clat.mean, d.clat.samples);
+            }
             if self.cfg.clat_percentiles {
                 d.hist[1].add(clat_ns);
             }
@@ -499,6 +502,9 @@ impl JobStats {
         }
         let d = &mut self.dir[ddir as usize];
         d.clat.add(clat_ns);
+        if let Some(slot) = self.live {
+            slot.set_clat(ddir as usize, d.clat.mean, d.clat.samples);
+        }
         if self.cfg.clat_percentiles {
             d.hist[1].add(clat_ns);
         }

@@ -23,6 +23,7 @@ mod run_openfiles;
 mod run_overwrite;
 mod run_serialize_overlap;
 mod run_steady;
+mod run_steady_lat;
 mod run_sync_diff;
 mod run_thinktime_iotime;
 mod run_timing;

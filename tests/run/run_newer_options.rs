@@ -332,13 +332,28 @@ fn steadystate_check_interval_samples_every_interval_as_fio_3_41_does() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("steadystate_check_interval"), "{err}");
-    // fio 3.42's latency criterion is refused by name (not done yet).
+    // fio 3.42's latency criterion: read in 3.42, refused by name with its release in
+    // 3.41 (tests/run/run_steady_lat.rs runs it).
     let out = iobench()
         .args(["--parse-only", "--name=x", "--ss=lat:1%", "--ss_dur=2"])
         .output()
         .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = iobench()
+        .args(["--fio-compat=3.41", "--parse-only", "--name=x"])
+        .args(["--ss=lat_slope:1%", "--ss_dur=2"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not supported yet"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'ss=lat_slope:1%' was added in fio 3.42") && err.contains("fio 3.41"),
+        "{err}"
+    );
     // fio 3.33 had no interval: its dialect keeps a one-second window of one second.
     let out = iobench()
         .env("IOBENCH_FIO_COMPAT", "3.33")

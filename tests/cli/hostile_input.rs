@@ -1506,6 +1506,50 @@ fn i36_a_child_tool_is_bounded_in_output_and_time() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!alive(left), "the tool's child {left} was left running");
+    // `--version` is bounded alike: a child it leaves holding its stdout (compare
+    // waited for that pipe to close: 10 minutes here, for ever with `yes`), and one
+    // printing without end, end within the probe's 10 s; the child is killed.
+    use std::os::unix::fs::PermissionsExt;
+    for (name, version) in [
+        (
+            "version_leaves",
+            format!(
+                "echo fio-3.33; sleep 600 & echo $! > {}; exit 0",
+                pidfile.display()
+            ),
+        ),
+        ("version_loud", "yes fio-3.33".to_string()),
+    ] {
+        let _ = std::fs::remove_file(&pidfile);
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\nif [ \"$1\" = --version ]; then {version}; fi\nexit 3\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = iobench();
+        c.args(["compare", "--repeat", "1", "--tool"])
+            .arg(&p)
+            .arg("--")
+            .args(job);
+        let t = Instant::now();
+        let o = run_for(c, 40);
+        assert_clean_failure(&o, name);
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+        if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+            let left: i32 = pid.trim().parse().unwrap();
+            let t = Instant::now();
+            while alive(left) && t.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            assert!(!alive(left), "{name}: the child {left} was left running");
+        }
+    }
     // The flag's value is checked.
     let o = ib(&[
         "compare",

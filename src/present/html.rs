@@ -231,7 +231,7 @@ fn report(args: &[String]) -> Result<(), String> {
         Some(_) => Some(png::Renderer::new(png_scale.unwrap_or(png::DEFAULT_SCALE))?),
         None => None,
     };
-    let html = render(&title, &inputs);
+    let html = render(&title, &inputs)?;
     crate::safefs::write_output(&out, html.as_bytes())
         .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("report: {} input(s) → {}", inputs.len(), out.display());
@@ -332,16 +332,16 @@ fn charts(html: &str) -> Vec<(&str, String)> {
 }
 
 /// A sweep's runs and its axes' names, in order.
-fn sweep_input(dir: &Path, v: &Value) -> Input {
+fn sweep_input(dir: &Path, v: &Value) -> Result<Input, String> {
     // The plan as the sweep wrote it (an index without one has no axes to name).
     let axes = Plan::deserialize(&v["sweep"])
         .map(|p| p.axes.into_iter().map(|a| a.name).collect())
         .unwrap_or_default();
-    Input::Runs {
+    Ok(Input::Runs {
         env: v.get("iobench_env").cloned(),
         axes,
-        runs: results::sweep_runs(dir, v),
-    }
+        runs: results::sweep_runs(dir, v)?,
+    })
 }
 
 fn read_input(p: &Path) -> Result<Input, String> {
@@ -352,11 +352,10 @@ fn read_input(p: &Path) -> Result<Input, String> {
         let idx = p.join("index.json");
         if idx.exists() {
             let text = String::from_utf8_lossy(&results::read_input(&idx)?).into_owned();
-            let mut v: Value =
-                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
+            let mut v = results::parse_doc(&text).map_err(|e| format!("{}: {e}", idx.display()))?;
             crate::options::redact::json(&mut v);
             results::check_doc_bounds(&idx, &v)?;
-            return Ok(sweep_input(p, &v));
+            return sweep_input(p, &v);
         }
         // Not a sweep: a directory of result files (bench-fio's layout).
         let files = results::result_files_under(p);
@@ -384,14 +383,14 @@ fn read_input(p: &Path) -> Result<Input, String> {
 /// A report of one input file's text, as `iobench report` renders it (for the fuzz
 /// target of report's readers: any text gives a page or an error, never a panic).
 pub fn render_text(p: &Path, text: &str) -> Result<String, String> {
-    Ok(render("report", &[input_of_text(p, text)?]))
+    render("report", &[input_of_text(p, text)?])
 }
 
 /// What an input file's text is: a result, a study's document, or a log.
 fn input_of_text(p: &Path, text: &str) -> Result<Input, String> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || text.contains("\n{") {
-        if let Ok(mut v) = serde_json::from_str::<Value>(trimmed) {
+        if let Ok(mut v) = results::parse_doc(trimmed) {
             crate::options::redact::json(&mut v);
             if v.get("relative").is_some() && v.get("sides").is_some() {
                 results::check_doc_bounds(p, &v)?;
@@ -408,15 +407,14 @@ fn input_of_text(p: &Path, text: &str) -> Result<Input, String> {
             }
             if v.get("points").is_some() && v.get("sweep").is_some() {
                 results::check_doc_bounds(p, &v)?;
-                return Ok(sweep_input(p.parent().unwrap_or(Path::new(".")), &v));
+                return sweep_input(p.parent().unwrap_or(Path::new(".")), &v);
             }
         }
         let runs = results::read_runs(p)?;
         // The file as one result (for its latency detail); a failed job has none, but
         // its document may still hold the http engine's failed requests.
         let r = results::parse(text).unwrap_or_else(|_| ResultFile {
-            doc: serde_json::Deserializer::from_str(trimmed)
-                .into_iter::<Value>()
+            doc: results::docs(trimmed)
                 .map_while(Result::ok)
                 .last()
                 .unwrap_or_default(),
@@ -566,7 +564,7 @@ figure{margin:14px 0;display:block}figure svg{width:100%;height:auto;max-width:1
 figcaption.note,p.note{font-size:13px;color:#7a4b00;background:#fff6e0;padding:4px 8px;margin:4px 0}\
 .ctx td{text-align:left}";
 
-fn render(title: &str, inputs: &[Input]) -> String {
+fn render(title: &str, inputs: &[Input]) -> Result<String, String> {
     let mut h = String::new();
     let _ = write!(
         h,
@@ -621,7 +619,7 @@ fn render(title: &str, inputs: &[Input]) -> String {
         || (runs.len() == 1 && single.is_none())
         || runs.iter().any(|r| r.outcome.is_err())
     {
-        let set = results::pool(runs, &first_axes);
+        let set = results::pool(runs, &first_axes)?;
         set_section(&mut h, &set, env);
     }
     for (k, input) in inputs.iter().enumerate() {
@@ -635,7 +633,7 @@ fn render(title: &str, inputs: &[Input]) -> String {
         }
     }
     h.push_str("</body></html>\n");
-    h
+    Ok(h)
 }
 
 /// The context header (`iobench_env`), when the input carries one.
@@ -2102,7 +2100,7 @@ fn trend_section(h: &mut String, k: usize, p: &Path, v: &Value) {
         &format!("trend{k}"),
         &format!(
             "{label} per run, job {}, target {target}",
-            &job[..job.len().min(12)]
+            job.chars().take(12).collect::<String>()
         ),
         Axis {
             label: "run started",

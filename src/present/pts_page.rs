@@ -24,7 +24,7 @@ pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
     let read = super::results::read_input(&path)
         .map(|t| String::from_utf8_lossy(&t).into_owned())
         .and_then(|t| {
-            serde_json::from_str::<Value>(&t).map_err(|e| format!("{}: {e}", path.display()))
+            super::results::parse_doc(&t).map_err(|e| format!("{}: {e}", path.display()))
         });
     match read {
         Ok(v)
@@ -51,7 +51,9 @@ pub fn summary_of(dir: &Path) -> Option<Result<Value, String>> {
     }
 }
 
-/// The `iobench_env` of the first section's preconditioning run or first round.
+/// The `iobench_env` of the first section's preconditioning run or first round: a
+/// regular file inside `dir` (a name that leaves it, `/dev/zero` or `../x`, is passed
+/// over), read within the limits of every input.
 fn first_env(dir: &Path, sum: &Value) -> Option<Value> {
     let sec = &sum["sections"][0];
     let mut files: Vec<String> = sec["preconditioning"]["run"]
@@ -63,8 +65,14 @@ fn first_env(dir: &Path, sum: &Value) -> Option<Value> {
         files.push(format!("runs/{name}/r01-{w}.json"));
     }
     files.iter().find_map(|f| {
-        let t = std::fs::read_to_string(dir.join(f)).ok()?;
-        let v: Value = serde_json::from_str(t.trim_start()).ok()?;
+        let inside = Path::new(f)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !inside {
+            return None;
+        }
+        let t = super::results::read_input(&dir.join(f)).ok()?;
+        let v = super::results::parse_doc(String::from_utf8_lossy(&t).trim_start()).ok()?;
         v.get("iobench_env").filter(|e| e.is_object()).cloned()
     })
 }

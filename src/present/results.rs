@@ -241,6 +241,128 @@ pub fn check_doc_bounds(path: &Path, v: &Value) -> Result<(), String> {
     walk(v, &mut at).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The most values (each number, string, boolean, null, array and object counts one) one
+/// JSON document read from a file may hold: 16 million, about 1.5 GB parsed at the most.
+/// A file of `[0,0,0,...]` costs about 32 bytes of memory per 2 bytes of text, so the
+/// size limit alone ([`MAX_INPUT_BYTES`]) would let 1 GiB of text take 17 GB; fio's
+/// largest results (4096 jobs' JSON+) hold a few million.
+pub const MAX_DOC_VALUES: usize = 16_000_000;
+
+thread_local! {
+    /// What the document being parsed on this thread may still hold ([`Bounded`]).
+    static VALUES_LEFT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// One JSON document parsed as a [`Value`] of at most [`MAX_DOC_VALUES`] values: the
+/// parse stops with an error (naming the limit, and serde_json's line and column) at the
+/// first value past it, before it is built.
+pub struct Bounded(pub Value);
+
+/// A value inside a [`Bounded`] document.
+struct Node(Value);
+
+impl<'de> serde::Deserialize<'de> for Bounded {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        VALUES_LEFT.with(|l| l.set(MAX_DOC_VALUES));
+        <Node as serde::Deserialize>::deserialize(d).map(|n| Bounded(n.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Node {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+}
+
+/// Counts one value against the document's budget.
+fn one_more<E: serde::de::Error>() -> Result<(), E> {
+    VALUES_LEFT.with(|l| match l.get() {
+        0 => Err(E::custom(format_args!(
+            "more than {MAX_DOC_VALUES} values in one document, the most an input may hold"
+        ))),
+        n => {
+            l.set(n - 1);
+            Ok(())
+        }
+    })
+}
+
+struct NodeVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NodeVisitor {
+    type Value = Node;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::Bool(b)))
+    }
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::from(n)))
+    }
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::from(n)))
+    }
+    fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(
+            serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number),
+        ))
+    }
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::String(s.to_string())))
+    }
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::String(s)))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Node, E> {
+        one_more()?;
+        Ok(Node(Value::Null))
+    }
+    fn visit_none<E: serde::de::Error>(self) -> Result<Node, E> {
+        self.visit_unit()
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        serde::Deserialize::deserialize(d)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+        one_more()?;
+        let mut v = Vec::new();
+        while let Some(Node(x)) = a.next_element()? {
+            v.push(x);
+        }
+        Ok(Node(Value::Array(v)))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+        one_more()?;
+        let mut m = serde_json::Map::new();
+        while let Some(k) = a.next_key::<String>()? {
+            let Node(x) = a.next_value()?;
+            m.insert(k, x);
+        }
+        Ok(Node(Value::Object(m)))
+    }
+}
+
+/// Parses one JSON document of an input file (a study's document, a sweep index, a pts
+/// summary) within [`MAX_DOC_VALUES`].
+pub fn parse_doc(text: &str) -> Result<Value, serde_json::Error> {
+    serde_json::from_str::<Bounded>(text).map(|b| b.0)
+}
+
+/// The JSON documents of a text one after another (fio's `--status-interval` output),
+/// each within [`MAX_DOC_VALUES`].
+pub fn docs(text: &str) -> impl Iterator<Item = Result<Value, serde_json::Error>> + '_ {
+    serde_json::Deserializer::from_str(text)
+        .into_iter::<Bounded>()
+        .map(|d| d.map(|b| b.0))
+}
+
 /// Refuses an input that is not a regular file (a FIFO, a socket, a device): reading one
 /// could wait forever for a writer, and none of them holds a saved result.
 pub fn regular_file(path: &Path) -> Result<(), String> {
@@ -281,7 +403,7 @@ fn document(text: &str) -> Result<Value, String> {
         .filter(|_| !text.starts_with('{'))
         .unwrap_or(0);
     let mut last = None;
-    for doc in serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>() {
+    for doc in docs(&text[start..]) {
         match doc {
             Ok(v) if v.get("jobs").is_some() || v.get("client_stats").is_some() => last = Some(v),
             Ok(_) => {}
@@ -877,14 +999,24 @@ pub fn result_files_under(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The most the runs a report pools may hold in all, counted as each run's options and
+/// settings (runs × what names a run): 4 million. A sweep index of 20000 runs naming
+/// 20000 settings of one point (650 KB of text) would otherwise build 400 million copies,
+/// and 100000 runs each setting another option 10 billion defaults in [`pool`].
+pub const MAX_RUN_CELLS: usize = 4_000_000;
+
 /// The runs of a sweep directory from its `index.json`: each point's result files (its
 /// repeats: `runs[].file` as iobench's sweep writes them, `repeats[].file`, `files[]` or
 /// `file`) read back, with the point's settings
 /// over the job's options; a point marked failed (`"failed": true` or `"status":
 /// "failed"`) is a failed run with the reason the sweep kept; a point whose files are gone
-/// is taken from the numbers in the index.
-pub fn sweep_runs(dir: &Path, index: &Value) -> Vec<Run> {
+/// is taken from the numbers in the index. Each file is read once, however many entries
+/// name it; more than [`MAX_DOC_ARRAY`] runs, or runs holding more than
+/// [`MAX_RUN_CELLS`] options and settings in all, are an error.
+pub fn sweep_runs(dir: &Path, index: &Value) -> Result<Vec<Run>, String> {
     let mut runs = Vec::new();
+    let mut cells = 0usize;
+    let mut read: BTreeMap<String, Option<Vec<Run>>> = BTreeMap::new();
     for (k, pt) in index["points"].as_array().into_iter().flatten().enumerate() {
         let params: BTreeMap<String, String> = options_in(&pt["params"]).collect();
         // iobench's sweep lists its repeats in `runs[]` (`repeats` is their count);
@@ -897,10 +1029,39 @@ pub fn sweep_runs(dir: &Path, index: &Value) -> Vec<Run> {
             None => vec![pt],
         };
         for e in entries {
-            runs.push(sweep_entry_run(dir, k, pt, e, &params));
+            if runs.len() == MAX_DOC_ARRAY {
+                return Err(format!(
+                    "{}: more than {MAX_DOC_ARRAY} runs in the sweep's points, the most a \
+                     sweep may have",
+                    dir.display()
+                ));
+            }
+            let file = e["file"].as_str().unwrap_or("");
+            let from_file = if !file.is_empty() && !file.contains('/') {
+                read.entry(file.to_string())
+                    .or_insert_with(|| read_runs(&dir.join(file)).ok())
+                    .as_deref()
+            } else {
+                None
+            };
+            // What the run copies from its file: the first job's options, each job's
+            // http classes (summed).
+            let from_options = from_file.map_or(0, |rs| {
+                rs.first().map_or(0, |r| r.options.len())
+                    + rs.iter().map(|r| 1 + r.http.len()).sum::<usize>()
+            });
+            cells = cells.saturating_add(1 + params.len() + from_options);
+            if cells > MAX_RUN_CELLS {
+                return Err(format!(
+                    "{}: the sweep's runs name more than {MAX_RUN_CELLS} options and \
+                     settings in all (runs × each run's options), the most a report draws",
+                    dir.display()
+                ));
+            }
+            runs.push(sweep_entry_run(dir, k, pt, e, file, from_file, &params));
         }
     }
-    runs
+    Ok(runs)
 }
 
 /// Whether a sweep index entry (a point or one of its repeats) says it failed, and why.
@@ -926,17 +1087,15 @@ fn sweep_entry_run(
     k: usize,
     pt: &Value,
     e: &Value,
+    file: &str,
+    from_file: Option<&[Run]>,
     params: &BTreeMap<String, String>,
 ) -> Run {
-    let file = e["file"].as_str().unwrap_or("");
     let source = if file.is_empty() {
         format!("{} point {}", dir.display(), k + 1)
     } else {
         dir.join(file).display().to_string()
     };
-    let from_file = (!file.is_empty() && !file.contains('/'))
-        .then(|| read_runs(&dir.join(file)).ok())
-        .flatten();
     let mut options: BTreeMap<String, String> = from_file
         .as_ref()
         .and_then(|r| r.first())
@@ -1110,7 +1269,9 @@ pub fn engine_is_sync(engine: &str) -> bool {
 }
 
 /// Pools `runs` into a set. `first` names axes to put first (a sweep's, in its order).
-pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
+/// Every run is given a value of every option any run sets: runs × options above
+/// [`MAX_RUN_CELLS`] is an error.
+pub fn pool(runs: Vec<Run>, first: &[String]) -> Result<ResultSet, String> {
     let alias = |k: &str| match k {
         "blocksize" => "bs".to_string(),
         "readwrite" => "rw".to_string(),
@@ -1130,6 +1291,15 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
     keys.sort();
     keys.dedup();
     keys.retain(|k| !NOT_AXES.contains(&k.as_str()));
+    let cells = runs.len().saturating_mul(keys.len());
+    if cells > MAX_RUN_CELLS {
+        return Err(format!(
+            "{} runs setting {} different options in all: each run would be given all of \
+             them, {cells} in all, more than the {MAX_RUN_CELLS} a report pools",
+            runs.len(),
+            keys.len()
+        ));
+    }
     // `tool` is an axis only when both programs wrote some of the runs (a run read from
     // no file has none, and is not a third tool).
     let tools: std::collections::BTreeSet<&String> =
@@ -1175,9 +1345,11 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
     }
     let mut axes: Vec<SetAxis> = Vec::new();
     for k in &keys {
+        // In the order first met (a set for the test, so 100000 runs are not 10^10).
         let mut values: Vec<String> = Vec::new();
+        let mut met = std::collections::HashSet::new();
         for o in &eff {
-            if !values.contains(&o[k]) {
+            if met.insert(o[k].as_str()) {
                 values.push(o[k].clone());
             }
         }
@@ -1222,24 +1394,41 @@ pub fn pool(runs: Vec<Run>, first: &[String]) -> ResultSet {
             .unwrap_or(usize::MAX)
     };
     axes.sort_by_key(|a| rank(&a.name));
+    // Each run's place on the axes, and the runs at each place (looked up, not searched).
+    let places: Vec<std::collections::HashMap<&str, usize>> = axes
+        .iter()
+        .map(|a| {
+            let mut m = std::collections::HashMap::new();
+            for (i, v) in a.values.iter().enumerate() {
+                m.entry(v.as_str()).or_insert(i);
+            }
+            m
+        })
+        .collect();
     let mut points: Vec<SetPoint> = Vec::new();
+    let mut point_at: std::collections::HashMap<Vec<usize>, usize> =
+        std::collections::HashMap::new();
     for (i, o) in eff.iter().enumerate() {
         let at: Vec<usize> = axes
             .iter()
-            .map(|a| a.values.iter().position(|v| *v == o[&a.name]).unwrap_or(0))
+            .zip(&places)
+            .map(|(a, m)| m.get(o[&a.name].as_str()).copied().unwrap_or(0))
             .collect();
-        match points.iter_mut().find(|p| p.at == at) {
-            Some(p) => p.runs.push(i),
-            None => points.push(SetPoint { at, runs: vec![i] }),
+        match point_at.get(&at) {
+            Some(&p) => points[p].runs.push(i),
+            None => {
+                point_at.insert(at.clone(), points.len());
+                points.push(SetPoint { at, runs: vec![i] });
+            }
         }
     }
     points.sort_by(|a, b| a.at.cmp(&b.at));
-    ResultSet {
+    Ok(ResultSet {
         runs,
         axes,
         points,
         notes,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -1270,11 +1459,11 @@ mod tests {
         }
         assert_eq!(runs[0].options[TOOL_AXIS], "fio");
         assert_eq!(runs[2].options[TOOL_AXIS], "iobench");
-        let set = pool(runs.clone(), &[]);
+        let set = pool(runs.clone(), &[]).unwrap();
         let names: Vec<&str> = set.axes.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(names, ["tool"], "{names:?}");
         // Files of one program: no tool axis, repeats of one point.
-        let set = pool(runs[..2].to_vec(), &[]);
+        let set = pool(runs[..2].to_vec(), &[]).unwrap();
         assert!(set.axes.is_empty());
     }
 
@@ -1455,7 +1644,7 @@ fio: some trailing normal output
             }
         }
         runs.push(run(&[("name", "x"), ("bs", "1000"), ("rw", "read")], None));
-        let set = pool(runs, &[]);
+        let set = pool(runs, &[]).unwrap();
         assert_eq!(set.axes.len(), 1, "names are not axes: {:?}", set.axes);
         let bs = &set.axes[0];
         assert_eq!(bs.name, "bs");
@@ -1482,7 +1671,8 @@ fio: some trailing normal output
                 run(&[("ioengine", "io_uring"), ("direct", "0")], Some(1.0)),
             ],
             &[],
-        );
+        )
+        .unwrap();
         assert_eq!(set.axes[0].name, "ioengine");
         assert_eq!(set.axes[0].values, ["libaio", "io_uring"]);
         assert!(set.axes.iter().all(|a| a.numbers.is_none()));
@@ -1498,7 +1688,7 @@ fio: some trailing normal output
         }
         // Unset ioengine is fio's default, psync.
         runs.push(run(&[("iodepth", "4")], Some(1.0)));
-        let set = pool(runs, &[]);
+        let set = pool(runs, &[]).unwrap();
         let qd = set.axes.iter().find(|a| a.name == "iodepth").unwrap();
         assert_eq!(qd.values, ["1", "8", "32", IGNORED]);
         assert_eq!(set.points.len(), 4, "psync's 4 runs are one point");
@@ -1531,7 +1721,7 @@ fio: some trailing normal output
             {"params": {"bs": "16k"}, "file": "gone.json", "status": "ok",
              "read": {"iops": 9.0, "bw_bytes": 1.0, "percentiles_of": "clat", "p99_ns": 5.0}},
         ]});
-        let runs = sweep_runs(&dir, &index);
+        let runs = sweep_runs(&dir, &index).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
         let iops = |r: &Run| {
             r.outcome
@@ -1555,7 +1745,7 @@ fio: some trailing normal output
             runs[2].options["bs"], "8k",
             "the point's settings over the file's"
         );
-        let set = pool(runs, &["bs".into()]);
+        let set = pool(runs, &["bs".into()]).unwrap();
         assert_eq!(
             set.points.iter().map(|p| p.runs.len()).collect::<Vec<_>>(),
             [1, 1, 3, 1]

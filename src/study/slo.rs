@@ -435,6 +435,15 @@ fn slo(args: &[String]) -> Result<u8, String> {
     let first = prepare(&inv, &a, a.start)?;
     if let Some(path) = &a.output {
         check_output(Path::new(path), &first.jobs)?;
+        // Nor a job file the jobs were read from.
+        crate::present::outputs::refuse_clobber(
+            "--output",
+            Path::new(path),
+            a.job_args
+                .iter()
+                .filter(|s| !s.starts_with('-'))
+                .map(Path::new),
+        )?;
     }
     let outcome = search(&a, |rate| run_step(&inv, &a, rate))?;
     let text = serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
@@ -448,7 +457,7 @@ fn slo(args: &[String]) -> Result<u8, String> {
     if let Some(path) = &a.output {
         // A new file beside it renamed over it: never written through a planted link, a
         // FIFO or a device that appeared during the search.
-        check_output(Path::new(path), &[])?;
+        check_output(Path::new(path), &first.jobs)?;
         crate::safefs::write_output(Path::new(path), (text + "\n").as_bytes())
             .map_err(|e| format!("--output {path}: {e}"))?;
     }
@@ -484,7 +493,10 @@ fn check_output(path: &Path, jobs: &[crate::job::Job]) -> Result<(), String> {
     }
     for j in jobs {
         for f in j.files.all_paths(&j.name, j.exec.numjobs) {
-            if crate::present::outputs::same_file(path, Path::new(&f)) {
+            // The same file by any name, or, before the job has laid it out, by its name.
+            if crate::present::outputs::same_file(path, Path::new(&f))
+                || same_name(path, Path::new(&f))
+            {
                 return Err(format!(
                     "--output {}: that is the file job '{}' works on ({f}); writing it would \
                      destroy it: choose another file",
@@ -495,6 +507,31 @@ fn check_output(path: &Path, jobs: &[crate::job::Job]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Whether two paths name the same place, read as text from the working directory
+/// (`.` and `..` taken away, nothing looked up): a file not made yet has no identity.
+fn same_name(a: &Path, b: &Path) -> bool {
+    fn plain(p: &Path) -> Option<std::path::PathBuf> {
+        use std::path::Component;
+        let abs = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().ok()?.join(p)
+        };
+        let mut out = std::path::PathBuf::new();
+        for c in abs.components() {
+            match c {
+                Component::ParentDir => {
+                    out.pop();
+                }
+                Component::CurDir => {}
+                c => out.push(c),
+            }
+        }
+        Some(out)
+    }
+    matches!((plain(a), plain(b)), (Some(x), Some(y)) if x == y)
 }
 
 fn prepare(inv: &cli::Invocation, a: &Args, rate: f64) -> Result<crate::session::Prepared, String> {

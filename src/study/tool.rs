@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 /// How long `--version` may take before the binary is judged not fio-compatible.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How much of `--version`'s stdout and stderr is read (its first line is the answer).
+const VERSION_BYTES: u64 = 64 << 10;
+
 /// A checked tool: the program to run and the version it reported.
 #[derive(Debug, Clone)]
 pub struct Tool {
@@ -37,11 +40,17 @@ impl Tool {
                 Ok(_) => {}
             }
         }
+        // Bounded as a run is: its own process group, what it prints read as it comes
+        // (the first VERSION_BYTES kept, the rest left unread), the group killed once it
+        // has answered or at the limit, so a child it left holding its stdout (`yes &`)
+        // neither hangs compare nor fills its memory.
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new(&program)
             .arg("--version")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => format!(
@@ -49,27 +58,48 @@ impl Tool {
                 ),
                 _ => format!("--tool {spec}: cannot run it: {e}"),
             })?;
-        let start = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(s)) => break s,
-                Ok(None) if start.elapsed() < VERSION_TIMEOUT => {
-                    std::thread::sleep(Duration::from_millis(20))
+        let pid = child.id() as libc::pid_t;
+        let read = |r: Option<Box<dyn std::io::Read + Send>>| {
+            std::thread::spawn(move || -> Vec<u8> {
+                use std::io::Read;
+                let mut v = Vec::new();
+                if let Some(r) = r {
+                    let _ = r.take(VERSION_BYTES).read_to_end(&mut v);
                 }
-                Ok(None) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(format!(
-                        "--tool {spec}: not fio-compatible: '{spec} --version' did not answer within {}s",
-                        VERSION_TIMEOUT.as_secs()
-                    ));
-                }
-                Err(e) => return Err(format!("--tool {spec}: {e}")),
-            }
+                v
+            })
         };
-        let out = child
-            .wait_with_output()
-            .map_err(|e| format!("--tool {spec}: {e}"))?;
+        let so = read(child.stdout.take().map(|r| Box::new(r) as _));
+        let se = read(child.stderr.take().map(|r| Box::new(r) as _));
+        let start = Instant::now();
+        let mut ended: Option<Instant> = None;
+        let answered = loop {
+            if exited(pid) {
+                // Its last lines may still be in the pipes: the readers say.
+                let at = *ended.get_or_insert_with(Instant::now);
+                if so.is_finished() && se.is_finished() || at.elapsed() > Duration::from_millis(300)
+                {
+                    break true;
+                }
+            } else if start.elapsed() >= VERSION_TIMEOUT {
+                break false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        // Not reaped yet, so the group's id is still this tool's: what it left goes.
+        kill_group(pid, libc::SIGKILL);
+        let status = child.wait().map_err(|e| format!("--tool {spec}: {e}"))?;
+        let out = std::process::Output {
+            status,
+            stdout: so.join().unwrap_or_default(),
+            stderr: se.join().unwrap_or_default(),
+        };
+        if !answered {
+            return Err(format!(
+                "--tool {spec}: not fio-compatible: '{spec} --version' did not answer within {}s",
+                VERSION_TIMEOUT.as_secs()
+            ));
+        }
         let first = |b: &[u8]| {
             String::from_utf8_lossy(b)
                 .lines()

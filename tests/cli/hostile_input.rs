@@ -1320,6 +1320,104 @@ fn i36_study_counts_and_rates_are_bounded() {
     }
 }
 
+/// What a report builds from its inputs is bounded by what they are, not by what they
+/// say: a trend's job hash of multi-byte text panicked (cut at byte 12); a pts summary
+/// naming a FIFO as its run hung (and `/dev/zero` was read to the end of memory); a
+/// sweep index of 650 KB (20000 runs of one point setting 20000 options) took 8 GB and
+/// aborted; 100000 runs each setting another option were to be given 10^10 defaults;
+/// a JSON document of 16 million numbers (32 MB of text) was parsed whole (about 32
+/// bytes of memory for each 2 of text, so 17 GB for a 1 GiB file).
+#[test]
+fn i36_report_inputs_bound_what_they_build() {
+    let dir = scratch("hi_i36_build");
+    let html = dir.join("r.html");
+    let report = |input: &Path, secs: u64| {
+        let mut c = iobench();
+        c.args(["report", "-o"]).arg(&html).arg(input);
+        run_for(c, secs)
+    };
+    // A trend with a job hash of multi-byte characters renders.
+    let trend = dir.join("trend.json");
+    std::fs::write(
+        &trend,
+        "{\"metric\":\"iops\",\"job_hash\":\"a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\",\
+         \"points\":[{\"id\":1,\"started\":1,\"values\":{\"read\":5}}]}",
+    )
+    .unwrap();
+    let o = report(&trend, 30);
+    assert!(o.status.success(), "{}", err(&o));
+    // A pts summary whose run is a FIFO, a device or outside the directory: the
+    // platform is not read from it, and the page renders at once.
+    let pts = dir.join("pts");
+    std::fs::create_dir_all(&pts).unwrap();
+    let _ = std::fs::remove_file(pts.join("fifo"));
+    mkfifo(&pts.join("fifo"));
+    for run in ["fifo", "/dev/zero", "../trend.json"] {
+        std::fs::write(
+            pts.join("summary.json"),
+            format!(
+                "{{\"specification\":\"SNIA SSS PTS 2.0.2\",\"test\":\"iops\",\
+                 \"sections\":[{{\"preconditioning\":{{\"run\":\"{run}\"}}}}]}}"
+            ),
+        )
+        .unwrap();
+        let o = report(&pts, 30);
+        assert!(o.status.success(), "{run}: {}", err(&o));
+    }
+    // A sweep index whose runs would copy a point's 20000 settings 20000 times.
+    let sweep = dir.join("sweep");
+    std::fs::create_dir_all(&sweep).unwrap();
+    let params: Vec<String> = (0..20_000).map(|i| format!("\"a{i}\":\"v\"")).collect();
+    let runs = vec!["{\"status\":\"ok\"}"; 20_000].join(",");
+    std::fs::write(
+        sweep.join("index.json"),
+        format!(
+            "{{\"sweep\":{{}},\"points\":[{{\"point\":1,\"params\":{{{}}},\"runs\":[{runs}]}}]}}",
+            params.join(",")
+        ),
+    )
+    .unwrap();
+    let o = report(&sweep, 60);
+    assert_clean_failure(&o, "20000 runs of 20000 settings");
+    assert!(err(&o).contains("options and settings"), "{}", err(&o));
+    // 100000 points, each setting an option of its own.
+    let points: Vec<String> = (0..100_000)
+        .map(|i| {
+            format!(
+                "{{\"point\":{i},\"params\":{{\"k{i}\":\"v\"}},\"status\":\"ok\",\
+                 \"read\":{{\"iops\":1.0,\"bw_bytes\":1.0}}}}"
+            )
+        })
+        .collect();
+    std::fs::write(
+        sweep.join("index.json"),
+        format!("{{\"sweep\":{{}},\"points\":[{}]}}", points.join(",")),
+    )
+    .unwrap();
+    let o = report(&sweep, 60);
+    assert_clean_failure(&o, "100000 options");
+    assert!(err(&o).contains("100000 different options"), "{}", err(&o));
+    // A result padded with 16 million numbers: refused by the count, with its place.
+    let big = dir.join("big.json");
+    let mut text = String::from(
+        "{\"fio version\":\"fio-3.33\",\"jobs\":[{\"jobname\":\"x\",\"error\":0,\
+         \"read\":{\"iops\":1.0,\"bw_bytes\":1,\"io_bytes\":1,\"total_ios\":1,\
+         \"runtime\":1,\"lat_ns\":{\"min\":1,\"max\":1,\"mean\":1}}}],\"pad\":[",
+    );
+    text.push_str(&"0,".repeat(16_000_000));
+    text.push_str("0]}");
+    std::fs::write(&big, text).unwrap();
+    let o = report(&big, 60);
+    std::fs::remove_file(&big).unwrap();
+    assert_clean_failure(&o, "16 million numbers");
+    assert!(
+        err(&o).contains("more than 16000000 values in one document"),
+        "{}",
+        err(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A fake fio for `compare --tool`: answers `--version`, then runs `body` (sh).
 fn fake_tool(dir: &Path, name: &str, body: &str) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -1408,6 +1506,50 @@ fn i36_a_child_tool_is_bounded_in_output_and_time() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!alive(left), "the tool's child {left} was left running");
+    // `--version` is bounded alike: a child it leaves holding its stdout (compare
+    // waited for that pipe to close: 10 minutes here, for ever with `yes`), and one
+    // printing without end, end within the probe's 10 s; the child is killed.
+    use std::os::unix::fs::PermissionsExt;
+    for (name, version) in [
+        (
+            "version_leaves",
+            format!(
+                "echo fio-3.33; sleep 600 & echo $! > {}; exit 0",
+                pidfile.display()
+            ),
+        ),
+        ("version_loud", "yes fio-3.33".to_string()),
+    ] {
+        let _ = std::fs::remove_file(&pidfile);
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\nif [ \"$1\" = --version ]; then {version}; fi\nexit 3\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = iobench();
+        c.args(["compare", "--repeat", "1", "--tool"])
+            .arg(&p)
+            .arg("--")
+            .args(job);
+        let t = Instant::now();
+        let o = run_for(c, 40);
+        assert_clean_failure(&o, name);
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+        if let Ok(pid) = std::fs::read_to_string(&pidfile) {
+            let left: i32 = pid.trim().parse().unwrap();
+            let t = Instant::now();
+            while alive(left) && t.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            assert!(!alive(left), "{name}: the child {left} was left running");
+        }
+    }
     // The flag's value is checked.
     let o = ib(&[
         "compare",

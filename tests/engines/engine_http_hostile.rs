@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex};
 /// One request the server read.
 #[derive(Debug, Clone)]
 pub struct Req {
+    /// Which connection it came on (0 for the first the server accepted).
+    pub conn: usize,
     pub line: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
@@ -50,13 +52,14 @@ impl Hostile {
         let answer = Arc::new(answer);
         let s2 = Arc::clone(&seen);
         std::thread::spawn(move || {
-            for conn in listener.incoming() {
+            for (k, conn) in listener.incoming().enumerate() {
                 let Ok(conn) = conn else { return };
                 let (seen, answer) = (Arc::clone(&s2), Arc::clone(&answer));
                 std::thread::spawn(move || {
                     let mut r = BufReader::new(conn.try_clone().unwrap());
                     let mut w = conn;
-                    while let Some(req) = read_req(&mut r) {
+                    while let Some(mut req) = read_req(&mut r) {
+                        req.conn = k;
                         let n = {
                             let mut g = seen.lock().unwrap();
                             g.push(req.clone());
@@ -104,6 +107,7 @@ fn read_req(r: &mut impl BufRead) -> Option<Req> {
     let mut body = vec![0; len];
     r.read_exact(&mut body).ok()?;
     Some(Req {
+        conn: 0,
         line: line.trim_end().to_string(),
         headers,
         body,
@@ -377,4 +381,50 @@ fn dot_segments_in_an_object_name_are_refused_unsent() {
         assert!(all.contains("'.' or '..' segment"), "{name}: {all}");
     }
     assert!(home.seen().is_empty(), "{:?}", home.seen());
+}
+
+/// Bytes past a GET's Content-Length, sent with its body: the read takes exactly the
+/// Content-Length, and the bytes after it must never be read as the next request's
+/// answer (here they are a whole forged 200 with a block of its own, while the server
+/// answers every later request 503): the next GET should go out on a new connection and
+/// get the server's own answer, as curl (and so fio) does when it finds "excess" data.
+///
+/// Not so yet: ureq 2 keeps the connection when its buffer still holds bytes after the
+/// body (it looks for more only on the socket, before the next request), and offers no
+/// way to see them; both GETs go out on one connection and the forged block is counted
+/// as the second read. Closing it needs a client that owns its connections' buffers (an
+/// HTTP/1.1 transport of the engine's own, or ureq 3, whose Rust 1.85 is above the
+/// MSRV): docs/security.md, "Not closed yet".
+#[test]
+#[ignore = "issue 36: ureq 2 reads bytes past Content-Length as the next answer"]
+fn bytes_past_content_length_are_not_the_next_answer() {
+    let gets = std::sync::atomic::AtomicUsize::new(0);
+    let home = Hostile::start(move |r, _| {
+        if r.method() != "GET" {
+            return (reply("200 OK", "", b""), false);
+        }
+        if gets.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+            // Small enough that the answer, the forged one and all come in one read.
+            let mut v = reply("200 OK", "", &[1u8; 1024]);
+            v.extend(reply("200 OK", "", &[2u8; 1024]));
+            return (v, false);
+        }
+        (reply("503 Slow Down", "", b"busy"), false)
+    });
+    let mut a = s3_job(home.port, "read");
+    a.retain(|x| x != "--size=4k" && x != "--bs=4k");
+    a.push("--size=2k".into());
+    a.push("--bs=1k".into());
+    a.push("--http_errors=count".into());
+    let out = iobench(&a);
+    let all = text(&out);
+    assert!(!all.contains("panicked"), "{all}");
+    let seen = home.seen();
+    let gets: Vec<&Req> = seen.iter().filter(|r| r.method() == "GET").collect();
+    assert_eq!(gets.len(), 2, "{seen:?}");
+    assert_ne!(
+        gets[0].conn, gets[1].conn,
+        "the second GET went out on the connection with the forged answer: {seen:?}\n{all}"
+    );
+    assert!(!out.status.success(), "the forged answer was taken: {all}");
 }

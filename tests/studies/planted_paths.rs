@@ -336,6 +336,70 @@ fn slo_output_is_not_the_target_nor_a_fifo_device_or_directory() {
         before,
         "the target changed"
     );
+    // The job file the jobs come from, and a file the job has not laid out yet (named
+    // by `directory=`), are refused too: the first was replaced by the document, the
+    // second written over at the end of the search.
+    let job = dir.join("j.fio");
+    std::fs::write(
+        &job,
+        format!(
+            "[x]\nioengine=psync\nrw=randread\nsize=1m\nfilename={}\n",
+            target.display()
+        ),
+    )
+    .unwrap();
+    let laid = dir.join("later");
+    std::fs::create_dir_all(&laid).unwrap();
+    let later = laid.join("y.0.0");
+    let _ = std::fs::remove_file(&later);
+    let job_text = std::fs::read(&job).unwrap();
+    for (out, job_args, why) in [
+        (
+            job.clone(),
+            vec![job.display().to_string()],
+            "that is the input",
+        ),
+        (
+            later.clone(),
+            vec![
+                "--name=y".to_string(),
+                "--ioengine=psync".into(),
+                "--rw=randread".into(),
+                "--size=1m".into(),
+                format!("--directory={}", laid.display()),
+            ],
+            "works on",
+        ),
+    ] {
+        let mut c = iobench();
+        c.args([
+            "slo",
+            "--p99",
+            "100ms",
+            "--max",
+            "200",
+            "--min-time",
+            "100ms",
+            "-o",
+        ])
+        .arg(&out)
+        .arg("--")
+        .args(&job_args);
+        let o = run_within(c, 60);
+        assert!(!o.status.success(), "{}: accepted", out.display());
+        assert!(
+            stderr(&o).contains(why) && stderr(&o).contains("--output"),
+            "{}: {}",
+            out.display(),
+            stderr(&o)
+        );
+    }
+    assert_eq!(
+        std::fs::read(&job).unwrap(),
+        job_text,
+        "the job file changed"
+    );
+    assert!(!later.exists(), "the search ran");
 }
 
 /// Runs `cmd`, killed (and the test failed) past `secs`: a hang is a failure.

@@ -701,7 +701,13 @@ impl<'a, E: Engine> Worker<'a, E> {
         // verify_backlog: the read of a logged block may go first, as fio's get_io_u
         // asks check_get_verify before anything else (an I/O already made up and held
         // back is issued first: fio had it from get_io_u before).
-        if self.pending.is_none() {
+        // fio's loop takes one while the job has I/O left to issue, or verify trims to
+        // make, and its per-loop byte check has not ended the loop.
+        let gen = &self.cx.gen;
+        if self.pending.is_none()
+            && gen.pass_left()
+            && (gen.budget_left() || self.data.trims_pending())
+        {
             if let Some(read) = self.data.next_backlog() {
                 return Ok(Some(read));
             }
@@ -966,6 +972,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Ok(!stop)
             }
             Queued::Queued => {
+                if next.ddir == Ddir::Read && self.data.carries_backlog(slot) {
+                    self.cx.gen.count_verify_read(next.len);
+                }
                 self.staged.push(slot);
                 self.count_queued()?;
                 Ok(true)
@@ -1323,12 +1332,9 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// the pass failed (already recorded in the stats).
     fn verify_pass(&mut self) -> io::Result<Option<String>> {
         // fio closes the job's files before its verify phase (clear_io_state) and opens
-        // them again for its reads: so does the write_iolog (the reads log their opens).
-        if let (Some(l), true) = (&mut self.iolog, self.data.verifies_after()) {
-            if !self.end.is_some_and(|e| now_ns() >= e) {
-                l.close_all()?;
-            }
-        }
+        // them again for its reads, and closes them again before its next loop: so does
+        // the write_iolog (the reads and the next loop's I/O log their opens).
+        self.iolog_close_for_verify()?;
         let opened = if self.data.reads_back() {
             self.open.before_verify(&mut self.engine)
         } else {
@@ -1339,10 +1345,22 @@ impl<'a, E: Engine> Worker<'a, E> {
             Err(f) => Err((f.errno, f.verror)),
         };
         self.open.after_verify(&mut self.engine);
+        self.iolog_close_for_verify()?;
         Ok(r.err().map(|(errno, text)| {
             self.cx.stats.record_error(errno, &text);
             text
         }))
+    }
+
+    /// The write_iolog's closes around a verify phase (see `verify_pass`), unless the
+    /// runtime is over (fio then ends the job without one).
+    fn iolog_close_for_verify(&mut self) -> io::Result<()> {
+        if let (Some(l), true) = (&mut self.iolog, self.data.verifies_after()) {
+            if !self.end.is_some_and(|e| now_ns() >= e) {
+                l.close_all()?;
+            }
+        }
+        Ok(())
     }
 
     /// Reads back and checks the pass's blocks with the loop's own phases: fill (the

@@ -303,6 +303,17 @@ impl Contents {
         }
     }
 
+    /// True while verify trims wait to be issued: fio's I/O loop goes on for them after
+    /// the job's own I/O is done, taking backlog reads too (see `trim`).
+    pub fn trims_pending(&self) -> bool {
+        self.trims.as_ref().is_some_and(|t| t.pending())
+    }
+
+    /// True when the unit in `slot` is a backlog verify read.
+    pub fn carries_backlog(&self, slot: u32) -> bool {
+        self.reading[slot as usize].is_some()
+    }
+
     /// The engine refused the unit in `slot` (busy): a backlog read's block waits for
     /// the unit's retry, which [`Self::next_backlog`] hands out before anything else.
     /// True when the unit was a backlog read.

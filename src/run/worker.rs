@@ -1356,7 +1356,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// runtime is over (fio then ends the job without one).
     fn iolog_close_for_verify(&mut self) -> io::Result<()> {
         if let (Some(l), true) = (&mut self.iolog, self.data.verifies_after()) {
-            if !self.end.is_some_and(|e| now_ns() >= e) {
+            if self.end.is_none_or(|e| now_ns() < e) {
                 l.close_all()?;
             }
         }
@@ -1485,7 +1485,7 @@ impl<'a, E: Engine> Worker<'a, E> {
                     self.data.refill(u, pass.numberio(slot));
                 }
                 // fio's write_iolog has the pass's reads of logged blocks.
-                if let (Some(l), true) = (&mut self.iolog, pass.from_log()) {
+                if let (Some(l), true) = (&mut self.iolog, pass.reads_log()) {
                     l.log_io(u.file as usize, Ddir::Read, u.offset, u.len as u64)?;
                 }
             }

@@ -189,7 +189,7 @@ impl ReadPass {
 
     /// True when the pass reads back logged blocks (not a replay of the writes).
     #[inline]
-    pub fn from_log(&self) -> bool {
+    pub fn reads_log(&self) -> bool {
         self.from_log
     }
 

@@ -63,6 +63,12 @@ impl Config {
         if p == Pattern::TrimWrite || p == Pattern::RandTrimWrite {
             pass_total += limit.saturating_mul(w.loops as u64);
         }
+        let verify_on = job.verify.method != crate::defs::verify_method::Method::None;
+        // fio's do_io reads the verify backlog among the writes: a loop may issue up to
+        // `size` bytes more.
+        if verify_on && write && job.verify.backlog > 0 {
+            pass_total += size;
+        }
         let rw_min_bs = min_bs.iter().copied().min().unwrap_or(1);
         let max_region = regions.iter().map(|r| r.io_size).max().unwrap_or(0);
         let use64 = w.random_generator == RandomGenerator::Tausworthe64
@@ -112,6 +118,9 @@ impl Config {
             io_size_set: io_size_bytes.is_some(),
             pass_total,
             pass_limited: job.exec.offload || !job.exec.engine.completes_in_queue(job.exec.iodepth),
+            // fio ends a timed job's loop at the byte check too when it verifies (its
+            // verify phase follows, then the next loop).
+            timed_verify: job.exec.time_based && verify_on && w.replay.read_iolog.is_none(),
             service: w.file_service,
             service_nr,
             max_open: match job.files.openfiles as usize {

@@ -263,6 +263,9 @@ struct Config {
     /// Whether a loop ends after `pass_total` bytes (fio's per-loop byte check, which
     /// only counts I/O its engine queued; see `EngineConfig::completes_in_queue`).
     pass_limited: bool,
+    /// A time_based job with a verify method: its loops end at the byte check as well
+    /// (fio's do_io breaks there so its verify phase can run, then starts over).
+    timed_verify: bool,
     service: FileService,
     service_nr: u32,
     /// `openfiles`, capped at the number of files.
@@ -491,10 +494,7 @@ impl Generator {
             if !self.in_pass && !self.start_pass() {
                 return None;
             }
-            if !self.cfg.time_based
-                && (self.issue_bytes_exceeded()
-                    || (self.cfg.pass_limited && self.pass_bytes >= self.cfg.pass_total))
-            {
+            if !self.budget_left() {
                 self.in_pass = false;
                 continue;
             }
@@ -562,11 +562,29 @@ impl Generator {
     /// loop, has issued all the I/O it may (fio checks this before it considers a sync
     /// or the next I/O).
     pub fn budget_left(&self) -> bool {
-        if self.replay.is_some() || self.cfg.time_based {
+        if self.replay.is_some() {
             return true;
         }
         let pass_over = self.cfg.pass_limited && self.pass_bytes >= self.cfg.pass_total;
+        if self.cfg.time_based {
+            return !(self.cfg.timed_verify && pass_over);
+        }
         !(self.issue_bytes_exceeded() || pass_over)
+    }
+
+    /// False once fio's per-loop byte check says the loop is over (see `pass_total`):
+    /// fio's do_io stops there, before it would take another backlog verify read. (Its
+    /// other limits end the generator's I/O; a verify trim still due keeps fio's loop
+    /// going, and the backlog reads with it, so those do not stop the reads here.)
+    pub fn pass_left(&self) -> bool {
+        let c = &self.cfg;
+        !(c.pass_limited && self.pass_bytes >= c.pass_total && (!c.time_based || c.timed_verify))
+    }
+
+    /// A verify read of the backlog was queued among the loop's I/O: fio's per-loop
+    /// byte check counts it (its other counts do not).
+    pub fn count_verify_read(&mut self, len: u64) {
+        self.pass_bytes += len;
     }
 
     /// The file picked for the sync that opens a new loop (see `sync_at_new_loop`), and

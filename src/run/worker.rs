@@ -425,13 +425,10 @@ impl<'a, E: Engine> Worker<'a, E> {
         if self.inflight == 0 && self.staged.is_empty() && self.syncer.take_end_sync() {
             self.end_sync()?;
         }
-        if self.inflight == 0 && self.staged.is_empty() && self.data.backlog_due() {
-            let batch = if self.data.take_loop_due() {
-                None
-            } else {
-                Some(ex_backlog_batch(self.cx.job))
-            };
-            if let Some(t) = self.verify_pass(batch)? {
+        // A loop ended: its writes are verified before the next loop's I/O. (The
+        // backlog's reads are taken among the writes, in `next_io`.)
+        if self.inflight == 0 && self.staged.is_empty() && self.data.take_loop_due() {
+            if let Some(t) = self.verify_pass()? {
                 self.error.get_or_insert(t);
             }
         }
@@ -659,7 +656,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             && !self.gen_done
             && !self.free.is_empty()
             && self.inflight + self.staged.len() < limit
-            && !self.data.backlog_due()
+            && !self.data.loop_due()
             && !self.syncer.end_sync_waits()
         {
             // An engine that is busy says so before the I/O is made up (fio's write_iolog
@@ -700,6 +697,20 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.syncer.last_file = f;
             self.hold = Hold::sync_now(kind, f, &self.cx.gen);
             return Ok(None);
+        }
+        // verify_backlog: the read of a logged block may go first, as fio's get_io_u
+        // asks check_get_verify before anything else (an I/O already made up and held
+        // back is issued first: fio had it from get_io_u before).
+        // fio's loop takes one while the job has I/O left to issue, or verify trims to
+        // make, and its per-loop byte check has not ended the loop.
+        let gen = &self.cx.gen;
+        if self.pending.is_none()
+            && gen.pass_left()
+            && (gen.budget_left() || self.data.trims_pending())
+        {
+            if let Some(read) = self.data.next_backlog() {
+                return Ok(Some(read));
+            }
         }
         // A due verify trim goes before the next generated I/O, as fio's get_io_u.
         let mut fresh = false;
@@ -961,6 +972,9 @@ impl<'a, E: Engine> Worker<'a, E> {
                 Ok(!stop)
             }
             Queued::Queued => {
+                if next.ddir == Ddir::Read && self.data.carries_backlog(slot) {
+                    self.cx.gen.count_verify_read(next.len);
+                }
                 self.staged.push(slot);
                 self.count_queued()?;
                 Ok(true)
@@ -975,7 +989,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                     self.busy[slot as usize] = false;
                 }
                 self.open.io_done(next.file, &mut self.engine);
-                self.pending = Some(next);
+                // A backlog read waits in the verify state for its retry instead.
+                if !self.data.refused(slot) {
+                    self.pending = Some(next);
+                }
                 self.must_reap = self.inflight > 0;
                 // fio commits what is queued when the engine is busy.
                 self.full_commit()?;
@@ -1310,41 +1327,55 @@ impl<'a, E: Engine> Worker<'a, E> {
         )
     }
 
-    /// Runs a verify pass (the whole job's, or `batch` blocks of the backlog) over files
-    /// opened for it when the worker opens files as it goes. Returns the job's error text
-    /// when the pass failed (already recorded in the stats).
-    fn verify_pass(&mut self, batch: Option<usize>) -> io::Result<Option<String>> {
+    /// Runs the verify pass after the writes (of the job or of a loop) over files opened
+    /// for it when the worker opens files as it goes. Returns the job's error text when
+    /// the pass failed (already recorded in the stats).
+    fn verify_pass(&mut self) -> io::Result<Option<String>> {
+        // fio closes the job's files before its verify phase (clear_io_state) and opens
+        // them again for its reads, and closes them again before its next loop: so does
+        // the write_iolog (the reads and the next loop's I/O log their opens).
+        self.iolog_close_for_verify()?;
         let opened = if self.data.reads_back() {
             self.open.before_verify(&mut self.engine)
         } else {
             Ok(())
         };
         let r = match opened {
-            Ok(()) => self.verify_reads(batch)?,
+            Ok(()) => self.verify_reads()?,
             Err(f) => Err((f.errno, f.verror)),
         };
         self.open.after_verify(&mut self.engine);
+        self.iolog_close_for_verify()?;
         Ok(r.err().map(|(errno, text)| {
             self.cx.stats.record_error(errno, &text);
             text
         }))
     }
 
+    /// The write_iolog's closes around a verify phase (see `verify_pass`), unless the
+    /// runtime is over (fio then ends the job without one).
+    fn iolog_close_for_verify(&mut self) -> io::Result<()> {
+        if let (Some(l), true) = (&mut self.iolog, self.data.verifies_after()) {
+            if self.end.is_none_or(|e| now_ns() < e) {
+                l.close_all()?;
+            }
+        }
+        Ok(())
+    }
+
     /// Reads back and checks the pass's blocks with the loop's own phases: fill (the
     /// pass's reads instead of generated I/O), submit, reap and complete (the pass's
     /// check instead of the job's accounting). With `verify_async`, checker threads
     /// (scoped to the pass) check the blocks while reads stay in flight.
-    fn verify_reads(&mut self, batch: Option<usize>) -> io::Result<Result<(), (i32, String)>> {
+    fn verify_reads(&mut self) -> io::Result<Result<(), (i32, String)>> {
         self.pass_unmeasured = false;
         let bases = self.pool.iter().map(|u| u.buf).collect();
-        let Some(mut pass) = self.data.begin_pass(batch, bases) else {
+        let Some(mut pass) = self.data.begin_pass(bases) else {
             return Ok(Ok(()));
         };
-        // The job's own pass drops the cache first (counted in the pass's time, as fio's
+        // The pass drops the cache first (counted in the pass's time, as fio's
         // do_verify), so it reads what reached the storage.
-        if batch.is_none() {
-            self.open.invalidate_before_verify();
-        }
+        self.open.invalidate_before_verify();
         let threads = self.data.checker_threads();
         let env = (threads > 0).then(|| self.data.checker_env());
         let names = self.cx.names;
@@ -1452,6 +1483,10 @@ impl<'a, E: Engine> Worker<'a, E> {
                 pass.start_block(u, self.open.fds());
                 if pass.rewrites() {
                     self.data.refill(u, pass.numberio(slot));
+                }
+                // fio's write_iolog has the pass's reads of logged blocks.
+                if let (Some(l), true) = (&mut self.iolog, pass.reads_log()) {
+                    l.log_io(u.file as usize, Ddir::Read, u.offset, u.len as u64)?;
                 }
             }
             u.start_ns = now_ns();
@@ -1628,7 +1663,7 @@ impl<'a, E: Engine> Worker<'a, E> {
             self.end_sync()?;
         }
         if self.error.is_none() {
-            self.error = self.verify_pass(None)?;
+            self.error = self.verify_pass()?;
             // A ramp that ended during the pass carried its reads in flight.
             self.settle_ramp_carry();
         }
@@ -1740,16 +1775,6 @@ fn file_events<E: Engine>(
         }
     }
     Ok(failed)
-}
-
-/// How many blocks one backlog check reads (`verify_backlog_batch`, default the backlog).
-fn ex_backlog_batch(job: &Job) -> usize {
-    let v = &job.verify;
-    (if v.backlog_batch > 0 {
-        v.backlog_batch
-    } else {
-        v.backlog
-    }) as usize
 }
 
 #[cfg(test)]

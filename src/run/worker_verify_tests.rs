@@ -131,7 +131,7 @@ fn pass(j: &Job, fault: Fault) -> (Result<(), (i32, String)>, usize, JobStats) {
     }
     w.engine.disk[4096 + 100] ^= 0xff;
     w.engine.fault = fault;
-    let r = w.verify_reads(None).unwrap();
+    let r = w.verify_reads().unwrap();
     assert_eq!(
         w.pool[0].buf,
         buf.as_mut_ptr(),

@@ -17,6 +17,12 @@ use crate::stats::JobStats;
 /// fio's errno for a verify failure (EILSEQ).
 pub const EILSEQ: i32 = libc::EILSEQ;
 
+/// A slot's `slot_seq` when no logged write of it is in flight.
+const NO_SEQ: u64 = u64::MAX;
+
+/// The flags of fio's verify header check for a block from the verify log.
+pub(super) const FROM_LOG: u32 = 0x88;
+
 /// One written block, remembered for the verify phase.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Piece {
@@ -87,8 +93,16 @@ pub struct Contents {
     trims: Option<super::trim::Trims>,
     /// The write number of the write in each slot.
     slot_wno: Vec<u64>,
-    /// The verify log's sequence number of the write in each slot.
+    /// The verify log's sequence number of the write in each slot while it is in flight
+    /// (queued and not yet completed), [`NO_SEQ`] otherwise: a logged block whose write
+    /// is in flight is not read back yet (fio's `IP_F_IN_FLIGHT`).
     slot_seq: Vec<u64>,
+    /// Per slot: the logged block whose backlog verify read the slot carries, checked
+    /// against it when the read completes (see [`Self::next_backlog`]).
+    reading: Vec<Option<Piece>>,
+    /// The block of the backlog read taken last and not queued yet: the unit the worker
+    /// queues next as a read takes it (in [`Self::before_queue`]).
+    staged: Option<Piece>,
     /// The job's error policy: which read errors of the verify pass may be passed over.
     pub(super) errors: crate::job::errors::ErrorPolicy,
     /// The generator pass of the last generated I/O (0 before the first).
@@ -176,7 +190,9 @@ impl Contents {
             verify_reads: 0,
             trims: None,
             slot_wno: vec![0; depth],
-            slot_seq: vec![0; depth],
+            slot_seq: vec![NO_SEQ; depth],
+            reading: vec![None; depth],
+            staged: None,
             errors: job.exec.errors.clone(),
             pass: 0,
             loop_due: false,
@@ -274,6 +290,89 @@ impl Contents {
     pub fn before_queue(&mut self, u: &mut IoUnit) {
         if u.op == Op::Rw(Ddir::Write) && self.writes_active {
             self.prepare_write(u);
+        } else if self.v.backlog > 0 && u.op == Op::Rw(Ddir::Read) {
+            self.reading[u.slot as usize] = self.staged.take();
+            if self.reading[u.slot as usize].is_some() {
+                crate::debug::enter(crate::debug::RunState::Verifying);
+                crate::dprint!(
+                    crate::debug::Cat::Verify,
+                    "get_next_verify: ret io_u {:p}",
+                    u.buf
+                );
+            }
+        }
+    }
+
+    /// True while verify trims wait to be issued: fio's I/O loop goes on for them after
+    /// the job's own I/O is done, taking backlog reads too (see `trim`).
+    pub fn trims_pending(&self) -> bool {
+        self.trims.as_ref().is_some_and(|t| t.pending())
+    }
+
+    /// True when the unit in `slot` is a backlog verify read.
+    pub fn carries_backlog(&self, slot: u32) -> bool {
+        self.reading[slot as usize].is_some()
+    }
+
+    /// The engine refused the unit in `slot` (busy): a backlog read's block waits for
+    /// the unit's retry, which [`Self::next_backlog`] hands out before anything else.
+    /// True when the unit was a backlog read.
+    pub fn refused(&mut self, slot: u32) -> bool {
+        let p = self.reading[slot as usize].take();
+        self.staged = self.staged.or(p);
+        p.is_some()
+    }
+
+    /// fio's `check_get_verify`, asked each time the worker is about to make up an I/O
+    /// among the writes: with `verify_backlog`, when a batch is still owed or the log
+    /// holds a multiple of the backlog and the last completed I/O was not a read (a new
+    /// batch of `verify_backlog_batch`, or the backlog), the log's first block is read
+    /// back instead. When that block's write is still in flight nothing is read: the
+    /// I/O is made up as usual (a write) and the batch owes the same. The queue is not
+    /// drained, so at depth blocks in flight hold reads back, as in fio. The block's
+    /// read is returned for the worker to issue; the unit it is queued in takes the
+    /// block (see [`Self::before_queue`]) and is checked when it completes.
+    pub fn next_backlog(&mut self) -> Option<crate::gen::NextIo> {
+        if self.v.backlog == 0 || !self.keep_hist {
+            return None;
+        }
+        if let Some(p) = self.staged {
+            // Taken and not queued yet (the worker retries its refused unit first).
+            return Some(read_of(&p));
+        }
+        let n = self.hist.len() as u64;
+        if n == 0 {
+            return None;
+        }
+        if self.verify_batch == 0 {
+            if n % self.v.backlog != 0 || self.last_read {
+                return None;
+            }
+            self.verify_batch = if self.v.backlog_batch > 0 {
+                self.v.backlog_batch
+            } else {
+                self.v.backlog
+            };
+        }
+        loop {
+            let seq = self.hist.first()?.seq;
+            // The O(depth) look at the writes in flight, only when a read is tried.
+            if self.slot_seq.contains(&seq) {
+                return None;
+            }
+            let mut p = self.hist.pop_first()?;
+            if let Some(t) = &mut self.trims {
+                t.verified(p.wno);
+                match t.fate(p.file, p.offset, p.wno) {
+                    super::trim::Fate::Data => {}
+                    super::trim::Fate::Zeroes => p.zeroes = true,
+                    // Not checked (fio takes such a block off its log when it trims it).
+                    super::trim::Fate::Skip => continue,
+                }
+            }
+            self.verify_batch -= 1;
+            self.staged = Some(p);
+            return Some(read_of(&p));
         }
     }
 
@@ -337,6 +436,11 @@ impl Contents {
         if let Op::Rw(d) = u.op {
             self.last_read = d == Ddir::Read;
         }
+        if self.v.backlog > 0 && u.op == Op::Rw(Ddir::Read) {
+            if let Some(p) = self.reading[u.slot as usize].take() {
+                return self.check_backlog(u, &p, name);
+            }
+        }
         // A read that is not checked, with no trims to count, needs nothing here.
         if u.op == Op::Rw(Ddir::Read) && self.trims.is_none() && (self.mixed || !self.v.on()) {
             return Ok(());
@@ -347,10 +451,36 @@ impl Contents {
     /// A write failed: it leaves the verify log (fio's `unlog_io_piece`).
     #[cold]
     pub fn write_failed(&mut self, u: &IoUnit) {
+        let slot = u.slot as usize;
         if u.op == Op::Rw(Ddir::Write) && self.keep_hist && self.writes_active {
-            self.hist
-                .remove(u.file, u.offset, self.slot_seq[u.slot as usize]);
+            self.hist.remove(u.file, u.offset, self.slot_seq[slot]);
+            self.slot_seq[slot] = NO_SEQ;
         }
+        // A backlog read that failed is an I/O error (the job's error policy judges it);
+        // its block is not checked.
+        self.reading[slot] = None;
+    }
+
+    /// A backlog read completed: checked against its logged block as the pass checks
+    /// one (`pass::check_block`), here in the worker (a `verify_async` job's checker
+    /// threads serve the pass after the writes). A short read is not continued among the
+    /// writes: it fails the check, named so.
+    #[inline(never)]
+    fn check_backlog(&mut self, u: &IoUnit, p: &Piece, name: &str) -> Result<(), String> {
+        if let Some(t) = &mut self.trims {
+            t.completed(Ddir::Read);
+        }
+        if (u.result as usize) < u.len {
+            let text = format!(
+                "verify: short read at file {name} offset {} ({} of {} bytes)",
+                u.offset, u.result, u.len
+            );
+            eprintln!("iobench: {text}");
+            return Err(text);
+        }
+        // SAFETY: the read completed into the unit's own buffer of `len` bytes.
+        let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
+        super::pass::check_block(self, p, buf, name, FROM_LOG).map_err(|(_, text)| text)
     }
 
     /// `on_complete` for a completion this job remembers or checks.
@@ -361,6 +491,7 @@ impl Contents {
         }
         match u.op {
             Op::Rw(Ddir::Write) => {
+                self.slot_seq[u.slot as usize] = NO_SEQ;
                 self.written += u.len as u64;
                 if let Some(s) = &mut self.saving {
                     s.comps.record(u.file as usize, u.offset);
@@ -448,22 +579,22 @@ impl Contents {
         faked
     }
 
+    /// True when the job has a verify phase after its writes (fio's `do_verify` with a
+    /// verify method), whether or not anything is left to read in it.
+    pub fn verifies_after(&self) -> bool {
+        self.v.do_verify && self.v.on()
+    }
+
     /// True when a verify pass may read the job's files back (so they must be open).
     pub fn reads_back(&self) -> bool {
         self.keep_hist || self.experimental || self.replay.is_some()
     }
 
-    /// True when a verify is due before more I/O: a loop of the job ended (see
-    /// [`Self::loop_ended`]), or fio's backlog point is reached (the log holds a multiple
-    /// of `verify_backlog` blocks and the last completed I/O was not a read), or one
-    /// before it still owes blocks and the log has some.
+    /// True when the writes of a loop of the job that ended are to be verified before
+    /// more I/O (see [`Self::loop_ended`]): the worker drains its queue and runs the pass.
     #[inline]
-    pub fn backlog_due(&self) -> bool {
-        let n = self.hist.len() as u64;
+    pub fn loop_due(&self) -> bool {
         self.loop_due
-            || (n > 0
-                && (self.verify_batch > 0
-                    || (self.v.backlog > 0 && n % self.v.backlog == 0 && !self.last_read)))
     }
 
     /// Told that the generator's I/O now belongs to pass `pass`: when a new loop begins
@@ -495,40 +626,23 @@ impl Contents {
         due
     }
 
-    /// Starts a verify pass that reads back and checks written blocks: all of them
-    /// (`batch == None`, the phase after the writes) or the first `batch` of those a
-    /// backlog point owes, in the log's order (see `hist`), into a pool whose slots have the buffers
-    /// `bases`. None when there is nothing to check. The worker then issues the pass's
-    /// reads (see `pass`); their reads count in the read statistics, as fio counts them.
-    pub fn begin_pass(&mut self, batch: Option<usize>, bases: Vec<*mut u8>) -> Option<ReadPass> {
+    /// Starts the verify pass after the writes (of the job, or of a loop of it) that
+    /// reads back and checks every block still logged, in the log's order (see `hist`),
+    /// or replays the writes (`experimental_verify`), into a pool whose slots have the
+    /// buffers `bases`. None when there is nothing to check. The worker then issues the
+    /// pass's reads (see `pass`); their reads count in the read statistics, as fio counts
+    /// them.
+    pub fn begin_pass(&mut self, bases: Vec<*mut u8>) -> Option<ReadPass> {
         // An experimental replay starts again from the copy taken before the first I/O at
         // every loop (fio reseeds its generator at each loop with randrepeat).
-        let todo = match (batch, &self.replay) {
-            (Some(n), _) => {
-                // A backlog point owes `n` blocks; those beyond the log's are read as
-                // writes come in.
-                if self.verify_batch == 0 {
-                    self.verify_batch = n as u64;
-                }
-                let n = (self.verify_batch as usize).min(n);
-                let h = self.hist.take_front(n);
-                self.verify_batch -= h.len() as u64;
-                // Its reads complete last: no backlog point until the next write.
-                self.last_read |= !h.is_empty();
-                if let Some(t) = &mut self.trims {
-                    for p in &h {
-                        t.verified(p.wno);
-                    }
-                }
-                Source::List(self.mark_trims(h).into_iter())
-            }
-            (None, Some(gen)) => Source::Replay {
+        let todo = match &self.replay {
+            Some(gen) => Source::Replay {
                 gen: Box::new(gen.clone()),
                 budget: self.written.saturating_sub(self.verified_total),
                 min_bs: self.min_bs,
                 numberio: self.verify_reads,
             },
-            (None, None) => {
+            None => {
                 if !self.keep_hist || !self.v.do_verify {
                     return None;
                 }
@@ -539,17 +653,14 @@ impl Contents {
                     h.retain(|p| p.seq < stop);
                 }
                 self.last_read |= !h.is_empty();
+                // A backlog batch does not carry over the pass (fio's pass empties the log).
+                self.verify_batch = 0;
                 Source::List(self.mark_trims(h).into_iter())
             }
         };
-        // fio's verify loop runs for the whole pass; a backlog batch is read among the
-        // writes, but its reads still put the job in the verifying state.
-        let whole_pass = batch.is_none();
-        if whole_pass {
-            crate::dprint!(crate::debug::Cat::Verify, "starting loop");
-        }
+        crate::dprint!(crate::debug::Cat::Verify, "starting loop");
         crate::debug::enter(crate::debug::RunState::Verifying);
-        let mut pass = ReadPass::new(todo, bases, whole_pass);
+        let mut pass = ReadPass::new(todo, bases);
         pass.rewrite = self.rewrites && !pass.from_log;
         Some(pass)
     }
@@ -592,13 +703,11 @@ impl Contents {
         stats: &mut JobStats,
     ) -> Result<(), (i32, String)> {
         let result = pass.end(pool, stats);
-        if pass.from_log && pass.whole_pass {
+        if pass.from_log {
             crate::dprint!(crate::debug::Cat::Verify, "get_next_verify: empty");
         }
         crate::debug::enter(crate::debug::RunState::Running);
-        if pass.whole_pass {
-            crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
-        }
+        crate::dprint!(crate::debug::Cat::Verify, "exiting loop");
         if let Source::Replay { numberio, .. } = pass.todo {
             self.verified_total += pass.verified;
             self.verify_reads = numberio;
@@ -622,6 +731,16 @@ impl Contents {
             });
         }
         pieces
+    }
+}
+
+/// The read of logged block `p` (a backlog verify read).
+fn read_of(p: &Piece) -> crate::gen::NextIo {
+    crate::gen::NextIo {
+        ddir: Ddir::Read,
+        file: p.file as usize,
+        offset: p.offset,
+        len: p.len as u64,
     }
 }
 

@@ -86,14 +86,19 @@ impl WriteLog {
         }
     }
 
-    /// Takes the first `n` blocks in the order they are read back (a backlog check).
-    pub(super) fn take_front(&mut self, n: usize) -> Vec<Piece> {
+    /// The block read back next (the oldest in a list, the lowest offset in a sorted log).
+    pub(super) fn first(&self) -> Option<&Piece> {
         match self {
-            WriteLog::List(l) => {
-                let n = n.min(l.len());
-                l.drain(..n).collect()
-            }
-            WriteLog::Sorted(t) => (0..n).map_while(|_| t.pop_first().map(|e| e.1)).collect(),
+            WriteLog::List(l) => l.front(),
+            WriteLog::Sorted(t) => t.first_key_value().map(|e| e.1),
+        }
+    }
+
+    /// Takes the block read back next (see [`Self::first`]): a backlog verify read.
+    pub(super) fn pop_first(&mut self) -> Option<Piece> {
+        match self {
+            WriteLog::List(l) => l.pop_front(),
+            WriteLog::Sorted(t) => t.pop_first().map(|e| e.1),
         }
     }
 
@@ -125,6 +130,11 @@ mod tests {
         v.iter().map(|p| (p.file, p.offset, p.seq)).collect()
     }
 
+    /// The first `n` blocks read back, taken one at a time as the backlog takes them.
+    fn take_front(l: &mut WriteLog, n: usize) -> Vec<Piece> {
+        (0..n).map_while(|_| l.pop_first()).collect()
+    }
+
     #[test]
     fn a_list_keeps_write_order_and_every_write() {
         let mut l = WriteLog::new(false);
@@ -132,7 +142,7 @@ mod tests {
             l.push(piece(0, off, 4096, i as u64));
         }
         assert_eq!(l.len(), 3);
-        assert_eq!(offsets(&l.take_front(2)), [(0, 8192, 0), (0, 0, 1)]);
+        assert_eq!(offsets(&take_front(&mut l, 2)), [(0, 8192, 0), (0, 0, 1)]);
         assert_eq!(offsets(&l.take_all()), [(0, 8192, 2)]);
         assert!(l.is_empty());
     }
@@ -150,7 +160,7 @@ mod tests {
         assert_eq!(l.len(), 3);
         // A block overlapping two logged ones replaces both.
         l.push(piece(0, 2048, 6144, 5));
-        assert_eq!(offsets(&l.take_front(1)), [(0, 2048, 5)]);
+        assert_eq!(offsets(&take_front(&mut l, 1)), [(0, 2048, 5)]);
         assert_eq!(offsets(&l.take_all()), [(1, 0, 1)]);
     }
 
@@ -161,7 +171,7 @@ mod tests {
             l.push(piece(0, off, 4096, i as u64));
         }
         assert_eq!(
-            offsets(&l.take_front(3)),
+            offsets(&take_front(&mut l, 3)),
             [(0, 0, 2), (0, 4096, 1), (0, 8192, 3)]
         );
         assert_eq!(l.len(), 1);

@@ -5,7 +5,7 @@
 //! completion here to be accounted and checked.
 
 use super::block::{self, Expect};
-use super::contents::{fail, Contents, Piece, EILSEQ};
+use super::contents::{fail, Contents, Piece, EILSEQ, FROM_LOG};
 use super::offload::{Checkers, Verdict};
 use crate::defs::Ddir;
 use crate::engine::{IoUnit, Op};
@@ -54,6 +54,43 @@ impl Source {
     }
 }
 
+/// What the header check of logged block `p` expects (numberio, seed), as the job checks.
+fn expect(data: &Contents, p: &Piece) -> Expect {
+    Expect {
+        numberio: data.check_numberio.then_some(p.numberio),
+        seed: data.check_seed.then_some(p.seed),
+    }
+}
+
+/// Checks block `p` read back in full into `buf`: zeroes for a trimmed block, else its
+/// header and checksum (`flags`: fio's verify flags). The failure's errno and text (its
+/// details printed already). The one check of a logged block, in the pass after the
+/// writes and for the backlog reads among them (`Contents::next_backlog`).
+pub(super) fn check_block(
+    data: &Contents,
+    p: &Piece,
+    buf: &mut [u8],
+    name: &str,
+    flags: u32,
+) -> Result<(), (i32, String)> {
+    if p.zeroes {
+        return super::trim::check_zeroes(buf, name, p.offset).map_err(|t| {
+            eprintln!("{t}");
+            (EILSEQ, t)
+        });
+    }
+    block::check(
+        &data.v,
+        &data.filler,
+        buf,
+        p.offset,
+        expect(data, p),
+        name,
+        flags,
+    )
+    .map_err(|f| (EILSEQ, fail(&f, name, p.offset)))
+}
+
 /// What became of a completed verify read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Settled {
@@ -92,8 +129,6 @@ pub struct ReadPass {
     flags: u32,
     /// The blocks come from the log (fio's get_next_verify hands them out).
     pub(super) from_log: bool,
-    /// The pass after the writes (not a backlog batch).
-    pub(super) whole_pass: bool,
     /// Bytes of blocks read back in full so far (fio's `bytes_verified` in this pass).
     pub(super) verified: u64,
     /// The replayed blocks are written again, not read (see [`Contents::rewrites`]).
@@ -102,10 +137,10 @@ pub struct ReadPass {
 
 impl ReadPass {
     /// A pass over `todo` for a pool whose slots have the buffers `bases`.
-    pub(super) fn new(mut todo: Source, bases: Vec<*mut u8>, whole_pass: bool) -> ReadPass {
+    pub(super) fn new(mut todo: Source, bases: Vec<*mut u8>) -> ReadPass {
         let from_log = matches!(todo, Source::List(_));
         // Blocks from the log carry fio's "from the verify list" flag; replayed ones not.
-        let flags = if from_log { 0x88 } else { 0x08 };
+        let flags = if from_log { FROM_LOG } else { 0x08 };
         ReadPass {
             ahead: todo.next(),
             todo,
@@ -116,7 +151,6 @@ impl ReadPass {
             passed: Vec::new(),
             flags,
             from_log,
-            whole_pass,
             verified: 0,
             rewrite: false,
         }
@@ -151,6 +185,12 @@ impl ReadPass {
             }
             Source::List(_) => self.ahead.is_some(),
         }
+    }
+
+    /// True when the pass reads back logged blocks (not a replay of the writes).
+    #[inline]
+    pub fn reads_log(&self) -> bool {
+        self.from_log
     }
 
     /// True when the pass's blocks are written instead of read (see
@@ -269,37 +309,22 @@ impl ReadPass {
             // The block was just written from this buffer: fio's check of it passes.
             return self.free(u);
         }
-        if p.zeroes {
-            // SAFETY: the read completed into this unit's buffer of `len` bytes.
-            let buf = unsafe { std::slice::from_raw_parts(u.buf, u.len) };
-            if let Err(t) = super::trim::check_zeroes(buf, name, p.offset) {
-                eprintln!("{t}");
-                self.note(data, EILSEQ, t, false);
-            }
-            return self.free(u);
-        }
-        let expect = Expect {
-            numberio: data.check_numberio.then_some(p.numberio),
-            seed: data.check_seed.then_some(p.seed),
-        };
-        if let Some(c) = ck {
-            c.submit(u.slot, u.buf, u.len, p.offset, expect, p.file, self.flags);
+        if let (Some(c), false) = (ck.as_mut(), p.zeroes) {
+            c.submit(
+                u.slot,
+                u.buf,
+                u.len,
+                p.offset,
+                expect(data, &p),
+                p.file,
+                self.flags,
+            );
             return Settled::Held;
         }
         // SAFETY: the read completed into this unit's buffer of `len` bytes.
         let buf = unsafe { std::slice::from_raw_parts_mut(u.buf, u.len) };
-        let r = block::check(
-            &data.v,
-            &data.filler,
-            buf,
-            p.offset,
-            expect,
-            name,
-            self.flags,
-        );
-        if let Err(f) = r {
-            let text = fail(&f, name, p.offset);
-            self.note(data, EILSEQ, text, false);
+        if let Err((errno, text)) = check_block(data, &p, buf, name, self.flags) {
+            self.note(data, errno, text, false);
         }
         self.free(u)
     }

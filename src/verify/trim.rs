@@ -172,6 +172,11 @@ impl Trims {
         }
     }
 
+    /// True while chosen blocks wait for their trim (fio's trim list is not empty).
+    pub fn pending(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
     /// Blocks chosen for a trim that were never trimmed (fio reports them as leaked).
     pub fn left_over(&self) -> u64 {
         self.unscheduled + self.queue.len() as u64

@@ -31,3 +31,4 @@ mod report_notes;
 mod report_ramp_counts;
 mod report_units;
 mod sprandom_refs;
+mod verify_backlog_depth;

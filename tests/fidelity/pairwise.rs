@@ -756,9 +756,6 @@ fn log_diff(row: &Row, fio: &[String], ours: &[String]) -> Option<String> {
 /// difference fails.
 fn known_open(row: &Row, check: &str) -> Option<&'static str> {
     let writes = !matches!(row.get("rw"), "read" | "randread");
-    if check == "iolog" && row.get("verify") != "none" {
-        return Some("device-work.md, open: verify reads and loops (rows 7, 25)");
-    }
     // A clock (runtime or ramp) decides what is counted, and fio's mmap writes are far
     // slower than iobench's: the counts, and which reads fall after the ramp, differ.
     let clocked = row.timed() || row.get("ramp") != "0";

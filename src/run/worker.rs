@@ -704,7 +704,8 @@ impl<'a, E: Engine> Worker<'a, E> {
         // fio's loop takes one while the job has I/O left to issue, or verify trims to
         // make, and its per-loop byte check has not ended the loop.
         let gen = &self.cx.gen;
-        if self.pending.is_none()
+        if self.data.backlog_on()
+            && self.pending.is_none()
             && gen.pass_left()
             && (gen.budget_left() || self.data.trims_pending())
         {

@@ -323,6 +323,13 @@ impl Contents {
         p.is_some()
     }
 
+    /// The job reads its backlog among its writes (`verify_backlog` on a job that logs
+    /// its writes): the worker asks this first, so that other jobs pay one test per I/O.
+    #[inline]
+    pub fn backlog_on(&self) -> bool {
+        self.v.backlog > 0 && self.keep_hist
+    }
+
     /// fio's `check_get_verify`, asked each time the worker is about to make up an I/O
     /// among the writes: with `verify_backlog`, when a batch is still owed or the log
     /// holds a multiple of the backlog and the last completed I/O was not a read (a new
@@ -333,7 +340,7 @@ impl Contents {
     /// read is returned for the worker to issue; the unit it is queued in takes the
     /// block (see [`Self::before_queue`]) and is checked when it completes.
     pub fn next_backlog(&mut self) -> Option<crate::gen::NextIo> {
-        if self.v.backlog == 0 || !self.keep_hist {
+        if !self.backlog_on() {
             return None;
         }
         if let Some(p) = self.staged {

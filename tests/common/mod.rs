@@ -246,6 +246,27 @@ pub fn json_report(out: &Output) -> serde_json::Value {
     })
 }
 
+/// Waits for `child` at most `secs` seconds; `None` when it was still running then, and
+/// then it and its process group (a child spawned with `process_group(0)`: fio's job
+/// processes) are killed.
+pub fn wait_within(mut child: std::process::Child, secs: u64) -> Option<Output> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            // The whole group first; for a child not leading a group of its own this finds
+            // no group and does nothing, and the child itself is killed next.
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Some(child.wait_with_output().unwrap())
+}
+
 /// Waits for `child` at most `secs` seconds; a child still running then is killed and the
 /// test fails ("iobench hung"), so a hang is a failure, never a stuck suite.
 pub fn wait_for(mut child: std::process::Child, secs: u64) -> Output {

@@ -9,6 +9,7 @@ use super::progress::Progress;
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
 use super::tool::{self, Tool};
+use super::vocab::{self, Format};
 use crate::cli::{self, OutputFormat};
 use crate::flags::{self, Flag, Spec, Takes};
 use crate::present::outputs;
@@ -173,20 +174,13 @@ the others (A B A B ...), or one or more result files (iobench's or fio's JSON).
                 Ok(())
             },
         },
-        Flag {
-            names: &["--markdown"],
-            takes: Takes::Nothing,
-            form: "",
-            help: "print the tables as markdown (--output-format=markdown)",
-            apply: |a, v| output_format(a, v.with("markdown")),
-        },
-        Flag {
-            names: &["--output-format"],
-            takes: Takes::Value,
-            form: "normal|markdown",
-            help: "how the tables print (default normal)",
-            apply: output_format,
-        },
+        vocab::markdown(),
+        vocab::json(),
+        vocab::output_format(
+            "how the result prints (default normal): the tables as text or\n\
+             markdown, or the comparison as JSON (what --export-json writes)\n\
+             on stdout and the tables on stderr",
+        ),
         crate::history::save_flag(),
         crate::history::history_flag(),
     ],
@@ -216,7 +210,8 @@ pub struct Args {
     export_json: Option<PathBuf>,
     export_csv: Option<PathBuf>,
     export_md: Option<PathBuf>,
-    markdown: bool,
+    /// `--output-format`: the tables as text or markdown, or the comparison as JSON.
+    format: Format,
     /// `--tool`: the binary that runs the first side instead of iobench.
     tool: Option<String>,
     /// `--tool-timeout`: None for the default (from the job's runtime), Some(None) for
@@ -348,14 +343,12 @@ fn run_count(v: &flags::Value<'_>) -> Result<usize, String> {
         .ok_or_else(|| v.bad(&expected))
 }
 
-/// `--output-format` (and `--markdown`): how the tables print.
-fn output_format(a: &mut Args, v: flags::Value<'_>) -> Result<(), String> {
-    a.markdown = match v.text() {
-        "normal" => false,
-        "markdown" => true,
-        _ => return Err(v.bad("normal or markdown")),
-    };
-    Ok(())
+impl vocab::Formats for Args {
+    const ACCEPTS: &'static [Format] = &[Format::Normal, Format::Markdown, Format::Json];
+    const FORM: &'static str = "normal|markdown|json";
+    fn format_mut(&mut self) -> &mut Format {
+        &mut self.format
+    }
 }
 
 /// `--metric`: the metrics compared, and the http engine's classes they name.
@@ -625,6 +618,13 @@ pub(crate) fn compare(args: &[String]) -> Result<u8, String> {
     let live_on_stdout = jobs
         .iter()
         .any(|j| matches!(j, Some(Runner::Iobench(p)) if p.config.live_on_stdout()));
+    if live_on_stdout && a.format == Format::Json {
+        return Err(
+            "--output-format=json and --live=- both want stdout: write the live \
+                    lines to a file (--live=FILE) or the comparison with --export-json=FILE"
+                .into(),
+        );
+    }
     // Without -o the runs go in a private directory (mkdtemp, 0700) removed at the end;
     // -o DIR is made or checked: no other user may plant or swap run files in it.
     let mut private = None;
@@ -770,7 +770,10 @@ fn judge(
     tool: Option<&Tool>,
     to_stderr: bool,
 ) -> Result<Judged, String> {
-    let say = |text: &str| super::table::emit(to_stderr, text);
+    // With `--output-format=json` stdout is the comparison's alone.
+    let json_out = a.format == Format::Json;
+    let say = |text: &str| super::table::emit(to_stderr || json_out, text);
+    let markdown = a.format == Format::Markdown;
     // A side with a run (or file) that did no I/O where its jobs were to is a failure:
     // it is marked so and left out, never compared (its numbers are no measurement).
     let mut failed = Vec::new();
@@ -839,14 +842,14 @@ fn judge(
     }
     let tables = report.tables(&a.metrics);
     for t in &tables {
-        say(&if a.markdown { t.markdown() } else { t.text() });
+        say(&if markdown { t.markdown() } else { t.text() });
         say("\n");
     }
     say(&report.relative_text(&a.metrics));
     if tool.is_some() {
         let t = report.verdicts();
         say("\n");
-        say(&if a.markdown { t.markdown() } else { t.text() });
+        say(&if markdown { t.markdown() } else { t.text() });
     }
     if a.fail_if_slower.is_some() {
         if let Some(few) = report.too_few_runs(a.metrics[0]) {
@@ -860,15 +863,18 @@ fn judge(
     for line in &slower {
         say(&format!("{line}\n"));
     }
-    if let Some(p) = &a.export_json {
+    if a.export_json.is_some() || json_out {
         // The context: the machine, and the jobs of every side that ran.
         let argv: Vec<String> = std::env::args().collect();
         let env = crate::context::env::collect(&argv, ran);
         let doc = report.json(sides, a, &env, tool);
-        write(
-            p,
-            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n",
-        )?;
+        let text = serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n";
+        if json_out && !to_stderr {
+            super::table::emit(false, &text);
+        }
+        if let Some(p) = &a.export_json {
+            write(p, text)?;
+        }
     }
     if let Some(p) = &a.export_csv {
         write(p, report.csv())?;

@@ -194,9 +194,9 @@ seconds since the epoch.",
             names: &["--markdown"],
             takes: Takes::Nothing,
             form: "",
-            help: "compare: print the tables as markdown",
+            help: "compare: the same as --format=markdown",
             apply: |a, v| {
-                a.compare_flags.push(v.flag.to_string());
+                a.format = Some(v.with("markdown").string());
                 Ok(())
             },
         },
@@ -239,8 +239,15 @@ seconds since the epoch.",
             takes: Takes::Value,
             form: "F",
             help: "show: json (the stored document); trend: table or json;\n\
-                   export: jsonl (default) or csv",
+                   export: jsonl (default) or csv; compare: normal, markdown or json\n\
+                   (compare's --output-format)",
             apply: |a, v| {
+                // Each action takes some of these (checked when it runs); anything else
+                // is no action's.
+                const ANY: [&str; 6] = ["normal", "markdown", "json", "table", "jsonl", "csv"];
+                if !ANY.contains(&v.text()) {
+                    return Err(v.bad("normal, markdown, json, table, jsonl or csv"));
+                }
                 a.format = Some(v.string());
                 Ok(())
             },
@@ -249,7 +256,7 @@ seconds since the epoch.",
             names: &["--json"],
             takes: Takes::Nothing,
             form: "",
-            help: "show, trend: the same as --format=json",
+            help: "show, trend, compare: the same as --format=json",
             apply: |a, v| {
                 a.format = Some(v.with("json").string());
                 Ok(())
@@ -300,7 +307,7 @@ seconds since the epoch.",
 };
 
 /// The parsed arguments.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Args {
     action: String,
     words: Vec<String>,
@@ -389,6 +396,8 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         "tag" | "import" => vec![],
         "baseline" => with_filters(&["--name", "--last"]),
         "compare" => vec![
+            "--format",
+            "--json",
             "--baseline",
             "--name",
             "--study",
@@ -684,19 +693,19 @@ fn baseline(db: &mut Store, a: &Args) -> Result<u8, String> {
     Ok(0)
 }
 
-/// Says on stdout in which of the matching fields the two sides differ.
-fn note_differences(x: (&str, &Identity), y: (&str, &Identity)) {
+/// Says in which of the matching fields the two sides differ (through `say`: stdout, or
+/// stderr when stdout is the JSON's).
+fn note_differences(x: (&str, &Identity), y: (&str, &Identity), say: &dyn Fn(&str)) {
     let diff = x.1.differences_text(y.1);
     if diff.is_empty() {
-        println!(
-            "{} and {}: same options hash, device model, filesystem and kernel",
+        say(&format!(
+            "{} and {}: same options hash, device model, filesystem and kernel\n\n",
             x.0, y.0
-        );
+        ));
     } else {
         let line = format!("NOTE: {} and {} differ in {}", x.0, y.0, diff.join(", "));
-        println!("{}", crate::osstr::printable(&line));
+        say(&format!("{}\n\n", crate::osstr::printable(&line)));
     }
-    println!();
 }
 
 /// What a reader must know when two sides' runs were not alternated (A A A, then B B B):
@@ -724,6 +733,14 @@ fn alternation_note(first: &[i64], second: &[i64]) -> Option<String> {
 }
 
 fn compare(db: &Store, a: &Args) -> Result<u8, String> {
+    // `--output-format`/`--json` are compare's: stdout is then the comparison's alone.
+    let mut a = a.clone();
+    if let Some(f) = a.format.take() {
+        a.compare_flags.push(format!("--output-format={f}"));
+    }
+    let a = &a;
+    let to_stderr = a.compare_flags.iter().any(|f| f == "--output-format=json");
+    let say = |text: &str| crate::study::table::emit(to_stderr, text);
     let (first, second, first_label) = if a.baseline {
         let name = a.name.as_deref().unwrap_or(DEFAULT_BASELINE);
         let b = db.baseline(name)?;
@@ -772,14 +789,21 @@ fn compare(db: &Store, a: &Args) -> Result<u8, String> {
     sides::alike(&first, &first_label)?;
     sides::alike(&second, &second_label)?;
     let (fi, si) = (first.ident(), second.ident());
-    note_differences((&first_label, &fi), (&second_label, &si));
+    note_differences((&first_label, &fi), (&second_label, &si), &say);
     let when = |r: &sides::Runs| r.rows.iter().map(|r| r.started).collect::<Vec<_>>();
     let not_alternated = alternation_note(&when(&first), &when(&second));
     if a.rerun {
-        return rerun(db, a, [(&first, first_label), (&second, second_label)]);
+        return rerun(
+            db,
+            a,
+            [(&first, first_label), (&second, second_label)],
+            &say,
+        );
     }
     if let Some(note) = not_alternated {
-        println!("NOTE: {note}\n(history compare --rerun runs both jobs again in turn)\n");
+        say(&format!(
+            "NOTE: {note}\n(history compare --rerun runs both jobs again in turn)\n\n"
+        ));
     }
     if a.compare_flags
         .iter()
@@ -882,23 +906,28 @@ fn job_again(db: &Store, runs: &sides::Runs, label: &str) -> Result<Vec<String>,
 
 /// `compare --rerun`: both sides' jobs run again now, in turn, and judged on those runs
 /// (alternated, so that the host's drift falls on both sides alike).
-fn rerun(db: &Store, a: &Args, sides: [(&sides::Runs, String); 2]) -> Result<u8, String> {
+fn rerun(
+    db: &Store,
+    a: &Args,
+    sides: [(&sides::Runs, String); 2],
+    say: &dyn Fn(&str),
+) -> Result<u8, String> {
     let jobs = [
         job_again(db, sides[0].0, &sides[0].1)?,
         job_again(db, sides[1].0, &sides[1].1)?,
     ];
     let n = sides[0].0.rows.len().max(sides[1].0.rows.len()).max(2);
     if sides[0].0.ident().job_hash == sides[1].0.ident().job_hash {
-        println!(
+        say(
             "NOTE: both sides ran the same job: run again here they are one system twice \
              (an A/A check: a difference now is the host's noise or drift, not a change \
-             between the sides)\n"
+             between the sides)\n\n",
         );
     }
-    println!(
-        "rerun: {} and {} run again, in turn, {n} times each\n",
+    say(&format!(
+        "rerun: {} and {} run again, in turn, {n} times each\n\n",
         sides[0].1, sides[1].1
-    );
+    ));
     let mut args: Vec<String> = vec!["--repeat".into(), n.to_string()];
     for (_, label) in &sides {
         args.extend(["--name".to_string(), format!("{label}, rerun")]);

@@ -16,3 +16,4 @@ pub mod stats;
 pub mod sweep;
 pub mod table;
 pub mod tool;
+pub mod vocab;

@@ -18,6 +18,7 @@ use crate::defs::value::{parse_size, parse_time_us, KbBase};
 use crate::defs::TimeUnit;
 use crate::flags::{self, Flag, Spec, Takes};
 use crate::report::json::Value as FioValue;
+use crate::study::vocab::{self, Format};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
@@ -58,7 +59,7 @@ a device is written to only with --force (its data is destroyed).",
             },
         },
         Flag {
-            names: &["--loops", "--repeat"],
+            names: &["--loops", "--repeat", "-r"],
             takes: Takes::Value,
             form: "N",
             help: "runs of each test (default 3; KDiskMark: 5)",
@@ -205,20 +206,8 @@ a device is written to only with --force (its data is destroyed).",
                 Ok(())
             },
         },
-        Flag {
-            names: &["--output-format"],
-            takes: Takes::Value,
-            form: "normal|json",
-            help: "the report as text (default) or JSON",
-            apply: output_format,
-        },
-        Flag {
-            names: &["--json"],
-            takes: Takes::Nothing,
-            form: "",
-            help: "the same as --output-format=json",
-            apply: |o, v| output_format(o, v.with("json")),
-        },
+        vocab::output_format("the report as text (default) or JSON"),
+        vocab::json(),
         crate::history::save_flag(),
         crate::history::history_flag(),
     ],
@@ -401,7 +390,7 @@ pub struct QuickOptions {
     pub drop_caches: bool,
     pub force: bool,
     pub dry_run: bool,
-    pub json: bool,
+    pub format: Format,
     pub help: bool,
     /// `--save` and `--history`: the tests' runs go to the results history.
     pub save: bool,
@@ -425,7 +414,7 @@ impl Default for QuickOptions {
             drop_caches: true,
             force: false,
             dry_run: false,
-            json: false,
+            format: Format::Normal,
             help: false,
             save: false,
             history: None,
@@ -442,14 +431,12 @@ impl crate::history::Saves for QuickOptions {
     }
 }
 
-/// `--output-format` (and `--json`): the report as text or as JSON.
-fn output_format(o: &mut QuickOptions, v: flags::Value<'_>) -> Result<(), String> {
-    o.json = match v.text() {
-        "normal" => false,
-        "json" => true,
-        _ => return Err(bad(v.flag, v.text(), "normal or json")),
-    };
-    Ok(())
+impl vocab::Formats for QuickOptions {
+    const ACCEPTS: &'static [Format] = &[Format::Normal, Format::Json];
+    const FORM: &'static str = "normal|json";
+    fn format_mut(&mut self) -> &mut Format {
+        &mut self.format
+    }
 }
 
 fn bad(option: &str, value: &str, expected: &str) -> String {
@@ -1046,7 +1033,7 @@ fn run(o: &QuickOptions) -> Result<u8, String> {
     };
     let mut r = r;
     r.elapsed_ms = t0.elapsed().as_secs_f64() * 1e3;
-    let text = if o.json {
+    let text = if o.format == Format::Json {
         let mut s = serde_json::to_string_pretty(&json_report(o, &file, &r)).unwrap_or_default();
         s.push('\n');
         s

@@ -18,6 +18,7 @@ use crate::defs::TimeUnit;
 use crate::flags::{Flag, Spec, Takes};
 use crate::stats::hist::Hist;
 use crate::stats::iostat::IoStat;
+use crate::study::vocab::{self, Format};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -179,26 +180,11 @@ A latency is a time: 2ms, 500us, 1s (a bare number is in microseconds).",
                 Ok(())
             },
         },
-        Flag {
-            names: &["--output-format"],
-            takes: Takes::Value,
-            form: "normal|json",
-            help: "the result on stdout as text (default) or as the JSON document\n\
-                   (the table then goes to stderr), as a plain run's",
-            apply: output_format,
-        },
-        Flag {
-            names: &["--json"],
-            takes: Takes::Nothing,
-            form: "",
-            help: "the same as --output-format=json",
-            apply: |a, v| {
-                output_format(
-                    a,
-                    v.with("json"),
-                )
-            },
-        },
+        vocab::output_format(
+            "the result on stdout as text (default) or as the JSON document\n\
+             (the table then goes to stderr), as a plain run's",
+        ),
+        vocab::json(),
     ],
     pass_unknown: false,
     attached: false,
@@ -255,7 +241,7 @@ pub struct Args {
     pub arrival: Option<String>,
     pub output: Option<String>,
     /// `--output-format=json` (or `--json`): the JSON document on stdout.
-    pub json: bool,
+    pub format: Format,
     pub job_args: Vec<String>,
     /// `--repeat-noisy`: the most extra runs of a noisy step.
     pub repeat_noisy: usize,
@@ -275,7 +261,7 @@ impl Default for Args {
             max_time_us: 60_000_000,
             arrival: None,
             output: None,
-            json: false,
+            format: Format::Normal,
             job_args: Vec::new(),
             repeat_noisy: 2,
             noise: 0.10,
@@ -283,14 +269,12 @@ impl Default for Args {
     }
 }
 
-/// `--output-format` (and `--json`): the report as text or as the JSON document.
-fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
-    a.json = match v.text() {
-        "normal" => false,
-        "json" => true,
-        _ => return Err(v.bad("normal or json")),
-    };
-    Ok(())
+impl vocab::Formats for Args {
+    const ACCEPTS: &'static [Format] = &[Format::Normal, Format::Json];
+    const FORM: &'static str = "normal|json";
+    fn format_mut(&mut self) -> &mut Format {
+        &mut self.format
+    }
 }
 
 /// `--p50`, ..., `--mean`: a target, the statistic named by the flag.
@@ -447,7 +431,7 @@ fn slo(args: &[String]) -> Result<u8, String> {
     }
     let outcome = search(&a, |rate| run_step(&inv, &a, rate))?;
     let text = serde_json::to_string_pretty(&document(&a, &outcome)).map_err(|e| e.to_string())?;
-    if a.json {
+    if a.format == Format::Json {
         // Only JSON on stdout, as a plain run's --output-format=json.
         eprint!("{}", table(&a, &outcome));
         println!("{text}");
@@ -1046,7 +1030,7 @@ mod tests {
             let mut v = vec!["--p99", "2ms"];
             v.extend_from_slice(f);
             v.extend_from_slice(&["--", "--name=x"]);
-            args(&v).map(|a| a.unwrap().json)
+            args(&v).map(|a| a.unwrap().format == Format::Json)
         };
         assert_eq!(json(&[]), Ok(false));
         assert_eq!(json(&["--output-format=json"]), Ok(true));

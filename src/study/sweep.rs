@@ -9,6 +9,7 @@ use super::estimate;
 use super::progress::{duration_text, Progress};
 use super::stats::{self, Summary, OUTLIER_Z};
 use super::table::{self, Table};
+use super::vocab::{self, Format};
 use crate::cli::{self, OutputFormat};
 use crate::defs::raw::RawJob;
 use crate::error::Origin;
@@ -29,7 +30,8 @@ pub struct Args {
     dir: Option<PathBuf>,
     dry_run: bool,
     fresh: bool,
-    markdown: bool,
+    /// `--output-format`: the final table as text or markdown, or the index on stdout.
+    format: Format,
     /// Runs of each point (`--repeat`), the points' order alternating between repeats.
     repeat: usize,
     /// `--margin`: the equivalence margin of the notes' verdicts, in percent.
@@ -90,7 +92,7 @@ takes them (after -- when they could be read as a sweep's own).",
             },
         },
         Flag {
-            names: &["--repeat"],
+            names: &["--repeat", "-r"],
             takes: Takes::Value,
             form: "N",
             help: "run each point N times (default 1), the points in order, then in\n\
@@ -139,35 +141,26 @@ takes them (after -- when they could be read as a sweep's own).",
                 Ok(())
             },
         },
-        Flag {
-            names: &["--markdown"],
-            takes: Takes::Nothing,
-            form: "",
-            help: "print the final table as markdown (--output-format=markdown)",
-            apply: |a, v| output_format(a, v.with("markdown")),
-        },
-        Flag {
-            names: &["--output-format"],
-            takes: Takes::Value,
-            form: "normal|markdown",
-            help: "how the final table prints (default normal); the points always\n\
-                   write JSON+ into the result directory",
-            apply: output_format,
-        },
+        vocab::markdown(),
+        vocab::json(),
+        vocab::output_format(
+            "how the result prints (default normal): the final table as text\n\
+             or markdown, or the index document (index.json) on stdout and the\n\
+             table on stderr; the points always write JSON+ into the result\n\
+             directory",
+        ),
     ],
     pass_unknown: true,
     attached: false,
     single_dash: false,
 };
 
-/// `--output-format` (and `--markdown`): how the final table prints.
-fn output_format(a: &mut Args, v: crate::flags::Value<'_>) -> Result<(), String> {
-    a.markdown = match v.text() {
-        "normal" => false,
-        "markdown" => true,
-        _ => return Err(v.bad("normal or markdown")),
-    };
-    Ok(())
+impl vocab::Formats for Args {
+    const ACCEPTS: &'static [Format] = &[Format::Normal, Format::Markdown, Format::Json];
+    const FORM: &'static str = "normal|markdown|json";
+    fn format_mut(&mut self) -> &mut Format {
+        &mut self.format
+    }
 }
 
 /// The most runs of each point `--repeat` asks for (the runs of the whole sweep are
@@ -497,6 +490,13 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         return Ok(0);
     };
     let inv = cli::parse_args(&a.job_args).map_err(|e| e.to_string())?;
+    if inv.config.live_on_stdout() && a.format == Format::Json {
+        return Err(
+            "--output-format=json and --live=- both want stdout: write the live \
+                    lines to a file (--live=FILE); the index is in the result directory"
+                .into(),
+        );
+    }
     if inv.jobs.is_empty() {
         return Err(
             "no job given: name a job file or options such as --name=x --rw=read \
@@ -674,7 +674,7 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         }
     }
     progress.finish();
-    write_index(&dir, &a, &env, &done)?;
+    let index = write_index(&dir, &a, &env, &done)?;
     for r in &done {
         for n in r.noise() {
             eprintln!(
@@ -689,11 +689,20 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         a.repeat,
         a.margin.unwrap_or(stats::DEFAULT_MARGIN_PCT),
     );
-    // With `--live=-` stdout is the JSON Lines' alone, and the table goes to stderr.
+    // With `--live=-` stdout is the JSON Lines' alone, and with `--output-format=json`
+    // the index's: the table goes to stderr.
+    let json = a.format == Format::Json;
     super::table::emit(
-        inv.config.live_on_stdout(),
-        &if a.markdown { t.markdown() } else { t.text() },
+        inv.config.live_on_stdout() || json,
+        &if a.format == Format::Markdown {
+            t.markdown()
+        } else {
+            t.text()
+        },
     );
+    if json {
+        super::table::emit(false, &index);
+    }
     eprintln!(
         "sweep: {} points{} in {}, results in {}",
         done.len(),
@@ -1104,8 +1113,9 @@ fn status_of(f: Option<&Failure>) -> doc::Status {
 /// The version of index.json's layout (docs/schema/sweep-index.schema.json).
 pub const INDEX_SCHEMA_VERSION: u32 = doc::SCHEMA_VERSION;
 
-/// Writes `index.json` and `index.csv` for the runs so far (rewritten after each).
-fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<(), String> {
+/// Writes `index.json` and `index.csv` for the runs so far (rewritten after each);
+/// returns the index's JSON text.
+fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Result<String, String> {
     let points: Vec<doc::PointEntry> = done
         .iter()
         .enumerate()
@@ -1165,11 +1175,10 @@ fn write_index(dir: &Path, a: &Args, env: &Value, done: &[PointResult]) -> Resul
         crate::safefs::replace(&path, text.as_bytes())
             .map_err(|e| format!("{}: {e}", path.display()))
     };
-    write(
-        "index.json",
-        serde_json::to_string_pretty(&index).unwrap_or_default() + "\n",
-    )?;
-    write("index.csv", index_csv(done))
+    let text = serde_json::to_string_pretty(&index).unwrap_or_default() + "\n";
+    write("index.json", text.clone())?;
+    write("index.csv", index_csv(done))?;
+    Ok(text)
 }
 
 /// `index.csv`: one row per point and direction (one for a failed point), the repeats'

@@ -227,14 +227,14 @@ fn a_subcommand_is_one_table_entry() {
 const WORDS: &[(&str, &[&str], &[&str])] = &[
     ("--output", &["-o"], &["--dir", "--results"]),
     ("--output-format", &[], &["--format"]),
-    ("--repeat", &[], &["--loops"]),
+    ("--repeat", &["-r"], &["--loops"]),
     ("--name", &["-n"], &[]),
 ];
 
 /// The subcommands that write something and so take `-o/--output`, and those that print
 /// in more than one format and so take `--output-format`.
 const WRITERS: &[&str] = &["sweep", "compare", "pts", "report", "slo", "history"];
-const FORMATS: &[&str] = &["sweep", "compare", "quick", "slo", "history"];
+const FORMATS: &[&str] = &["sweep", "compare", "quick", "slo", "pts", "history"];
 
 trait Of {
     fn of(name: &str) -> &'static Subcommand;
@@ -280,13 +280,16 @@ fn every_subcommand_spells_the_same_thing_the_same_way() {
             FORMATS.contains(&n),
             "iobench {n} --output-format"
         );
-        // `--json` and `--markdown` are values of `--output-format`, set by its row
-        // (history's --markdown is its compare's, as compare --markdown).
+        // `--json` and `--markdown` are values of `--output-format`, set by its row; each
+        // subcommand with formats prints JSON, and has a switch for each value it takes.
         for (switch, value) in [("--json", "json"), ("--markdown", "markdown")] {
-            if switch == "--markdown" && n == "history" {
-                continue;
-            }
             let Some((s, _)) = row_of(sub, switch) else {
+                if let Some((f, _)) = row_of(sub, "--output-format") {
+                    assert!(
+                        sub.flags.effect(&[(f, Some(value))]).is_err(),
+                        "iobench {n} takes --output-format={value} but has no {switch}"
+                    );
+                }
                 continue;
             };
             let (f, _) = row_of(sub, "--output-format")
@@ -304,6 +307,17 @@ fn every_subcommand_spells_the_same_thing_the_same_way() {
             );
         }
     }
+    for n in FORMATS {
+        let sub = Subcommand::of(n);
+        let (f, _) = row_of(sub, "--output-format").unwrap();
+        let json = sub.flags.effect(&[(f, Some("json"))]);
+        assert!(json.is_ok(), "iobench {n} --output-format=json: {json:?}");
+        assert!(
+            sub.flags.effect(&[(f, Some("xml"))]).is_err(),
+            "iobench {n}: xml"
+        );
+        assert!(row_of(sub, "--json").is_some(), "iobench {n} lacks --json");
+    }
     // The words the guide lists where it lists them.
     let has = |sub: &str, flag: &str| row_of(Subcommand::of(sub), flag).is_some();
     for (sub, flag) in [
@@ -313,6 +327,11 @@ fn every_subcommand_spells_the_same_thing_the_same_way() {
         ("compare", "--name"),
         ("history", "--name"),
         ("quick", "--json"),
+        ("sweep", "--json"),
+        ("compare", "--json"),
+        ("pts", "--json"),
+        ("sweep", "-r"),
+        ("quick", "-r"),
         ("slo", "--json"),
         ("history", "--json"),
         ("sweep", "--markdown"),

@@ -248,3 +248,123 @@ fn output_to_a_directory_writes_one_file_per_format() {
         assert!(!o.status.success());
     }
 }
+
+/// One vocabulary of flags (issue 39): each subcommand's `--output-format=json` (or
+/// `--json`) prints the document it also writes to a file, alone on stdout, with the
+/// text a reader gets on stderr; `--markdown` prints its tables as markdown.
+#[test]
+fn each_subcommands_json_on_stdout_is_its_own_document() {
+    let dir = scratch("output_vocabulary");
+    let doc = |out: &std::process::Output, what: &str| -> serde_json::Value {
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{what}: stdout is not one JSON document ({e}): {}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    };
+    let file = |p: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap()
+    };
+    // sweep: the index.
+    let mut s = iobench();
+    s.args(["sweep", "--json", "--axis", "bs=4k,8k", "-r", "2", "-o"])
+        .arg(dir.join("sweep"))
+        .args(["--name=s", "--ioengine=null", "--size=1m"]);
+    let o = run_ok(s);
+    let index = doc(&o, "sweep --json");
+    assert_eq!(index, file(dir.join("sweep/index.json")));
+    assert_eq!(index["points"].as_array().unwrap().len(), 2);
+    assert_eq!(index["points"][0]["repeats"], 2, "-r is --repeat");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("bs"),
+        "the table goes to stderr"
+    );
+    let mut s = iobench();
+    s.args(["sweep", "--markdown", "--axis", "bs=4k,8k", "--fresh", "-o"])
+        .arg(dir.join("sweep"))
+        .args(["--name=s", "--ioengine=null", "--size=1m"]);
+    let md = String::from_utf8_lossy(&run_ok(s).stdout).into_owned();
+    assert!(md.lines().any(|l| l.starts_with("| bs")), "{md}");
+    // compare: what --export-json writes.
+    let runs: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let f = dir.join(format!("r{k}.json"));
+            let mut c = iobench();
+            c.args(job(&dir))
+                .arg("--output-format=json")
+                .arg(format!("--output={}", f.display()));
+            run_ok(c);
+            f
+        })
+        .collect();
+    let mut c = iobench();
+    c.args(["compare", "--output-format=json", "--export-json"])
+        .arg(dir.join("cmp.json"))
+        .args(&runs);
+    let o = run_ok(c);
+    assert_eq!(doc(&o, "compare --json"), file(dir.join("cmp.json")));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("IOPS"),
+        "tables on stderr"
+    );
+    // history compare: compare's document, its notes on stderr.
+    let db = dir.join("h.sqlite");
+    for f in &runs {
+        let mut i = iobench();
+        i.args(["history", "import"])
+            .arg(f)
+            .arg(format!("--history={}", db.display()));
+        run_ok(i);
+    }
+    let mut h = iobench();
+    h.args(["history", "compare", "1", "2", "--json"])
+        .arg(format!("--history={}", db.display()));
+    let o = run_ok(h);
+    let cmp = doc(&o, "history compare --json");
+    assert_eq!(cmp["sides"].as_array().map(Vec::len), Some(2), "{cmp}");
+    assert!(cmp["results"].is_array(), "{cmp}");
+    let notes = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        notes.contains("same options hash"),
+        "its notes on stderr: {notes}"
+    );
+    let mut h = iobench();
+    h.args(["history", "compare", "1", "2", "--output-format=markdown"])
+        .arg(format!("--history={}", db.display()));
+    let md = String::from_utf8_lossy(&run_ok(h).stdout).into_owned();
+    assert!(md.contains("| ") && md.contains("---"), "{md}");
+    // pts: summary.json.
+    let target = dir.join("pts-target");
+    std::fs::write(&target, b"").unwrap();
+    let mut p = iobench();
+    p.args([
+        "pts",
+        "throughput",
+        "--json",
+        "--capacity=4m",
+        "--round-time=20ms",
+        "--max-rounds=5",
+        "-o",
+    ])
+    .arg(dir.join("pts"))
+    .arg(&target);
+    let o = run_ok(p);
+    assert_eq!(doc(&o, "pts --json"), file(dir.join("pts/summary.json")));
+    assert!(!o.stderr.is_empty(), "the report goes to stderr");
+    // A format a subcommand does not print is refused by name.
+    let mut p = iobench();
+    p.args(["pts", "throughput", "--markdown", "-o", "d", "f"]);
+    let o = run(p);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("unknown option '--markdown'"), "{err}");
+    let mut l = iobench();
+    l.args(["slo", "--output-format=markdown", "--p99=1ms", "--", "x"]);
+    let o = run(l);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("'markdown' for --output-format: expected normal or json"),
+        "{err}"
+    );
+}

@@ -16,6 +16,7 @@ pub mod steady;
 use crate::defs::value::{parse_size, parse_time_us, KbBase};
 use crate::defs::TimeUnit;
 use crate::flags::{Flag, Spec, Takes, Value};
+use crate::study::vocab::{self, Format};
 use measure::Metrics;
 use plan::{Profile, Section, Settings, Test};
 use state::{Round, State};
@@ -192,6 +193,11 @@ THE TARGET'S DATA IS DESTROYED.",
                 Ok(())
             },
         },
+        vocab::json(),
+        vocab::output_format(
+            "the report on stdout as text (default), or summary.json's document\n\
+             (the text then goes to stderr); both are always written to DIR",
+        ),
     ],
     pass_unknown: false,
     attached: false,
@@ -205,6 +211,7 @@ struct Args {
     dir: PathBuf,
     capacity: Option<u64>,
     force: bool,
+    format: Format,
 }
 
 /// What the flags set, before the target's size is known.
@@ -214,6 +221,16 @@ pub struct Given {
     dir: Option<PathBuf>,
     capacity: Option<u64>,
     force: bool,
+    /// `--output-format`: the report as text, or the summary document, on stdout.
+    format: Format,
+}
+
+impl vocab::Formats for Given {
+    const ACCEPTS: &'static [Format] = &[Format::Normal, Format::Json];
+    const FORM: &'static str = "normal|json";
+    fn format_mut(&mut self) -> &mut Format {
+        &mut self.format
+    }
 }
 
 impl Given {
@@ -238,6 +255,7 @@ impl Given {
             dir: None,
             capacity: None,
             force: false,
+            format: Format::Normal,
         }
     }
 }
@@ -288,6 +306,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         dir,
         capacity,
         force,
+        format,
     } = given;
     let dir = dir.ok_or("no output directory: give -o DIR (the same DIR resumes the run)")?;
     Ok(Some(Args {
@@ -296,6 +315,7 @@ fn parse_args(args: &[String]) -> Result<Option<Args>, String> {
         dir,
         capacity,
         force,
+        format,
     }))
 }
 
@@ -376,8 +396,13 @@ fn pts(args: &[String]) -> Result<u8, String> {
             return Ok(128u8.saturating_add(sig as u8));
         }
     }
-    let text = report::write(&a.dir, &st)?;
-    print!("{text}");
+    let (text, json) = report::write(&a.dir, &st)?;
+    if a.format == Format::Json {
+        eprint!("{text}");
+        print!("{json}");
+    } else {
+        print!("{text}");
+    }
     Ok(0)
 }
 

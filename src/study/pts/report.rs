@@ -722,8 +722,9 @@ fn results_text(test: &str, sec: &Value) -> String {
     }
 }
 
-/// Writes `summary.json` and `report.txt` into `dir`; returns the text report.
-pub fn write(dir: &Path, st: &State) -> Result<String, String> {
+/// Writes `summary.json` and `report.txt` into `dir`; returns the text report and the
+/// summary's JSON.
+pub fn write(dir: &Path, st: &State) -> Result<(String, String), String> {
     let sum = summary(dir, st)?;
     let text = text(&sum);
     let json = serde_json::to_string_pretty(&sum).map_err(|e| e.to_string())? + "\n";
@@ -734,5 +735,5 @@ pub fn write(dir: &Path, st: &State) -> Result<String, String> {
         crate::safefs::replace(&dir.join(name), data)
             .map_err(|e| format!("{}: {e}", dir.join(name).display()))?;
     }
-    Ok(text)
+    Ok((text, json))
 }

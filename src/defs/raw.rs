@@ -61,4 +61,20 @@ impl RawJob {
     pub fn value(&self, def: &OptDef) -> Option<&str> {
         self.get(def).map(|o| o.value.as_deref().unwrap_or("1"))
     }
+
+    /// The value of `def` in force where the last setting of `at` was read: fio applies
+    /// some options to a file as its name is parsed (`filetype` to the `filename`s after
+    /// it), so what comes later does not reach it. With `at` not set, the last value.
+    pub fn value_at(&self, def: &OptDef, at: &OptDef) -> Option<&str> {
+        let end = self
+            .opts
+            .iter()
+            .rposition(|o| o.def.answers_to(at.name))
+            .unwrap_or(self.opts.len());
+        self.opts[..end]
+            .iter()
+            .rev()
+            .find(|o| o.def.answers_to(def.name))
+            .map(|o| o.value.as_deref().unwrap_or("1"))
+    }
 }

@@ -5,9 +5,9 @@ use crate::defs::reader::Reader;
 use crate::error::JobError;
 use crate::options::table::{
     ALLOW_FILE_CREATE, ALLOW_MOUNTED_WRITE, CREATE_FSYNC, CREATE_ONLY, CREATE_ON_OPEN,
-    CREATE_SERIALIZE, DIRECTORY, FALLOCATE, FILENAME, FILENAME_FORMAT, FILESIZE, FILE_APPEND,
-    INVALIDATE, LOCKFILE, NRFILES, OPENDIR, OPENFILES, OVERWRITE, PRE_READ, UNIQUE_FILENAME,
-    UNLINK, UNLINK_EACH_LOOP,
+    CREATE_SERIALIZE, DIRECTORY, FALLOCATE, FILENAME, FILENAME_FORMAT, FILESIZE, FILETYPE,
+    FILE_APPEND, INVALIDATE, LOCKFILE, NRFILES, OPENDIR, OPENFILES, OVERWRITE, PRE_READ,
+    UNIQUE_FILENAME, UNLINK, UNLINK_EACH_LOOP,
 };
 
 /// How file space is reserved when a file is laid out (`fallocate=`).
@@ -24,10 +24,34 @@ pub enum Fallocate {
     Truncate,
 }
 
+/// What `filetype` (fio 3.41) says every file of the job is, so nothing looks (no stat):
+/// the file is then sized and prepared as that kind, whatever it really is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclaredKind {
+    File,
+    Block,
+    Char,
+}
+
+impl DeclaredKind {
+    fn from_word(w: Option<&str>) -> Option<DeclaredKind> {
+        match w?.trim().to_ascii_lowercase().as_str() {
+            "file" => Some(DeclaredKind::File),
+            "block" => Some(DeclaredKind::Block),
+            "char" => Some(DeclaredKind::Char),
+            _ => None,
+        }
+    }
+}
+
 /// The resolved file options.
 #[derive(Debug, Clone)]
 pub struct FileOpts {
     pub filename: Option<String>,
+    /// `filetype` as it stood when the files were named: fio types a `filename` (or
+    /// `opendir`) entry as it parses it, so a `filetype` after it does not apply to it;
+    /// generated names are made after the whole job is read.
+    pub filetype: Option<DeclaredKind>,
     pub directory: Option<String>,
     /// `opendir`: every regular file below this directory is one of the job's files.
     pub opendir: Option<String>,
@@ -111,7 +135,13 @@ impl FileOpts {
                 }
             }
         };
+        let named_at = if r.is_set(&FILENAME) {
+            &FILENAME
+        } else {
+            &OPENDIR
+        };
         Ok(FileOpts {
+            filetype: DeclaredKind::from_word(r.raw.value_at(&FILETYPE, named_at)),
             filename: r.text(&FILENAME).filter(|s| !s.is_empty()),
             directory: r.text(&DIRECTORY).filter(|s| !s.is_empty()),
             opendir: r.text(&OPENDIR).filter(|s| !s.is_empty()),
@@ -264,6 +294,7 @@ mod tests {
 
     fn opts() -> FileOpts {
         FileOpts {
+            filetype: None,
             filename: None,
             directory: None,
             opendir: None,

@@ -2446,8 +2446,7 @@ pub const FILETYPE: OptDef = opt(
 )
 .def("none")
 .cat(C::File)
-.since(F::V3_41)
-.not_yet_because("iobench always looks at what each file is");
+.since(F::V3_41);
 
 pub const NUM_RANGE: OptDef = opt(
     "num_range",

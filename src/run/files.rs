@@ -4,7 +4,7 @@
 //! before any I/O (`--readonly`, mounted block devices).
 
 use crate::defs::value::SizeSpec;
-use crate::job::files::Fallocate;
+use crate::job::files::{DeclaredKind, Fallocate};
 use crate::job::Job;
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -177,50 +177,83 @@ pub fn prepare(
                 job.name
             );
         }
-        let (kind, size) = match std::fs::metadata(&os_path) {
-            Ok(md) if md.file_type().is_block_device() => {
-                let f = File::open(&os_path).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
-                let s = block_size(&f).map_err(|e| setup_err(job, format!("{path}: {e}")))?;
-                (Kind::Block, s)
+        let block = |job: &Job| -> Result<(Kind, u64), crate::error::RunError> {
+            let io_err = |e: io::Error| crate::error::RunError::Io {
+                job: job.name.clone(),
+                source: crate::error::with_path(&path, e),
+            };
+            let f = File::open(&os_path).map_err(io_err)?;
+            Ok((Kind::Block, block_size(&f).map_err(io_err)?))
+        };
+        // An engine that asks the device its size (sg's READ CAPACITY) sizes it.
+        let char_dev = |job: &Job| -> Result<(Kind, u64), crate::error::RunError> {
+            match job.exec.engine.char_device_size(&path) {
+                Some(Ok(s)) => Ok((Kind::Char, s)),
+                Some(Err(e)) => Err(setup_err(job, format!("{path}: {e}"))),
+                None => Ok((Kind::Char, 0)),
             }
-            // An engine that asks the device its size (sg's READ CAPACITY) sizes it.
-            Ok(md) if md.file_type().is_char_device() => {
-                match job.exec.engine.char_device_size(&path) {
-                    Some(Ok(s)) => (Kind::Char, s),
-                    Some(Err(e)) => return Err(setup_err(job, format!("{path}: {e}"))),
-                    None => (Kind::Char, 0),
+        };
+        // `filetype` (fio 3.41) says what the file is, and it is sized as that kind,
+        // unlooked at: a regular file by its size, a device by asking it.
+        let (kind, size) = match job.files.filetype {
+            Some(DeclaredKind::Block) => block(job)?,
+            Some(DeclaredKind::Char) => char_dev(job)?,
+            Some(DeclaredKind::File) => match std::fs::metadata(&os_path) {
+                // fio sizes a device taken for a regular file at 0 and, to lay the "file"
+                // out, unlinks the device's node: refused here, before anything is done.
+                Ok(md) if md.file_type().is_block_device() || md.file_type().is_char_device() => {
+                    return Err(setup_err(
+                        job,
+                        format!(
+                            "filetype=file, but {path} is a device: laying it out as a \
+                             regular file would unlink its node (fio 3.41 tries to); give \
+                             filetype=block or char, or leave filetype out"
+                        ),
+                    ));
                 }
-            }
-            // A FIFO or socket has no size, and opening a FIFO to lay it out would block
-            // forever waiting for a reader (fio: "failed to get file size"). A diskless
-            // engine (net: the path is its Unix socket) neither sizes nor lays it out.
-            Ok(md) if !no_io && (md.file_type().is_fifo() || md.file_type().is_socket()) => {
-                return Err(setup_err(
-                    job,
-                    format!(
-                        "failed to get file size of {path}: it is a {}, not a regular \
-                         file or device",
-                        if md.file_type().is_fifo() {
-                            "FIFO"
-                        } else {
-                            "socket"
-                        }
-                    ),
-                ));
-            }
-            // The directory engines' targets are directories: nothing to size or lay out.
-            Ok(md) if md.is_dir() && job.exec.engine.flags().dir_ops => (Kind::Regular, 0),
-            Ok(md) if md.is_dir() => {
-                return Err(setup_err(job, format!("{path} is a directory")));
-            }
-            Ok(md) => (Kind::Regular, md.len()),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
-            Err(e) => {
-                return Err(crate::error::RunError::Io {
-                    job: job.name.clone(),
-                    source: crate::error::with_path(&path, e),
-                })
-            }
+                Ok(md) => (Kind::Regular, md.len()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
+                Err(e) => {
+                    return Err(crate::error::RunError::Io {
+                        job: job.name.clone(),
+                        source: crate::error::with_path(&path, e),
+                    })
+                }
+            },
+            None => match std::fs::metadata(&os_path) {
+                Ok(md) if md.file_type().is_block_device() => block(job)?,
+                Ok(md) if md.file_type().is_char_device() => char_dev(job)?,
+                // A FIFO or socket has no size, and opening a FIFO to lay it out would block
+                // forever waiting for a reader (fio: "failed to get file size"). A diskless
+                // engine (net: the path is its Unix socket) neither sizes nor lays it out.
+                Ok(md) if !no_io && (md.file_type().is_fifo() || md.file_type().is_socket()) => {
+                    return Err(setup_err(
+                        job,
+                        format!(
+                            "failed to get file size of {path}: it is a {}, not a regular \
+                             file or device",
+                            if md.file_type().is_fifo() {
+                                "FIFO"
+                            } else {
+                                "socket"
+                            }
+                        ),
+                    ));
+                }
+                // The directory engines' targets are directories: nothing to size or lay out.
+                Ok(md) if md.is_dir() && job.exec.engine.flags().dir_ops => (Kind::Regular, 0),
+                Ok(md) if md.is_dir() => {
+                    return Err(setup_err(job, format!("{path} is a directory")));
+                }
+                Ok(md) => (Kind::Regular, md.len()),
+                Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
+                Err(e) => {
+                    return Err(crate::error::RunError::Io {
+                        job: job.name.clone(),
+                        source: crate::error::with_path(&path, e),
+                    })
+                }
+            },
         };
         targets.push(Target {
             path,

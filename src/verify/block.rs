@@ -101,7 +101,7 @@ pub fn fill(o: &VerifyOpts, filler: &Filler, buf: &mut [u8], offset: u64, st: &S
             );
         }
         let (head, data) = chunk.split_at_mut(hs);
-        m.compute(data, &mut head[layout.len()..]);
+        m.compute_in(o.release, data, &mut head[layout.len()..]);
         swap_header(chunk, o.offset as usize, hs);
     }
 }
@@ -272,8 +272,8 @@ pub fn check(
             let at = layout.len();
             got[..n].copy_from_slice(&chunk[at..at + n]);
             let stored = got;
-            method.compute(&chunk[hs..], &mut got);
-            let d = method.defined_len(chunk.len() - hs);
+            method.compute_in(o.release, &chunk[hs..], &mut got);
+            let d = method.defined_len_in(o.release, chunk.len() - hs);
             if stored[..d] != got[..d] {
                 sums = Some((stored[..n].to_vec(), got[..n].to_vec()));
             }

@@ -10,17 +10,39 @@
 //! - sha1: the five state words are stored in host (little-endian) order.
 //! - sha256: the bit length is appended little-endian, and the 64-byte area holds the low
 //!   byte of each state word followed by the rest of the last compressed block.
-//! - sha512: fio never finalises it; the 128-byte area is the context's block buffer after
-//!   the data went through (the tail of the data over the start of the first block).
+//! - sha512: fio before 3.39 never finalises it; the 128-byte area is the context's block
+//!   buffer after the data went through (the tail of the data over the start of the first
+//!   block). fio 3.39 finalises it (commit 3ee53198): the area holds the standard digest
+//!   over the first half of the context's last padded block, whose second half stays.
 
 use crc::{Algorithm, Crc, Table};
 use md5::Digest;
 use sha2::digest::generic_array::GenericArray;
 
+use crate::defs::release::FioRelease;
 use crate::defs::verify_method::Method;
 
 /// The checksums themselves (the method's names and sizes are `defs::verify_method`'s).
 impl Method {
+    /// [`Method::compute`] as the fio of `release` stores it: sha512 is finished from
+    /// 3.39 on, unfinished before.
+    pub fn compute_in(self, release: FioRelease, data: &[u8], out: &mut [u8]) {
+        if self == Method::Sha512 && sha512_finished(release) {
+            sha512_final_fio(data, &mut out[..self.sum_len()]);
+        } else {
+            self.compute(data, out);
+        }
+    }
+
+    /// [`Method::defined_len`] in `release`: a finished sha512 defines its whole area.
+    pub fn defined_len_in(self, release: FioRelease, data_len: usize) -> usize {
+        if self == Method::Sha512 && sha512_finished(release) {
+            self.sum_len()
+        } else {
+            self.defined_len(data_len)
+        }
+    }
+
     /// Computes the method's stored checksum of `data` into `out[..self.sum_len()]`.
     /// Bytes of `out` the method leaves undefined are left as they were.
     pub fn compute(self, data: &[u8], out: &mut [u8]) {
@@ -131,6 +153,33 @@ fn sha256_fio(data: &[u8], out: &mut [u8]) {
         last[i] = *w as u8;
     }
     out[..64].copy_from_slice(&last);
+}
+
+/// True when `release`'s sha512 is finished (fio 3.39 on).
+fn sha512_finished(release: FioRelease) -> bool {
+    release >= FioRelease::V3_39
+}
+
+/// fio 3.39's finished sha512 into a 128-byte area: the digest, then bytes 64..128 of the
+/// last 128-byte block of the padded message (the data's tail, the 0x80 byte, zeros and
+/// the length in bits, big-endian, in its last 16 bytes), which its context keeps there.
+fn sha512_final_fio(data: &[u8], out: &mut [u8]) {
+    out[..64].copy_from_slice(&sha2::Sha512::digest(data));
+    let len = data.len();
+    let padded = (len + 1 + 16).div_ceil(128) * 128;
+    let bits = (len as u128) * 8;
+    for (k, o) in out[64..128].iter_mut().enumerate() {
+        let at = padded - 64 + k;
+        *o = if at < len {
+            data[at]
+        } else if at == len {
+            0x80
+        } else if at >= padded - 16 {
+            bits.to_be_bytes()[at - (padded - 16)]
+        } else {
+            0
+        };
+    }
 }
 
 /// fio's unfinished sha512 (see the module comment) into a 128-byte area.

@@ -22,6 +22,7 @@ pub mod http;
 pub mod http_sigv4;
 pub mod libaio;
 pub mod mmap;
+pub mod mtd;
 pub mod nbd;
 pub mod net;
 pub mod null;
@@ -188,6 +189,23 @@ pub struct ObjLayout {
     pub multipart: bool,
 }
 
+/// How an I/O that failed in the queue call of an engine reporting its own failures was
+/// reported there (fio's engines that set the unit's error themselves and print no
+/// `io_u error` line: mtd).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueFailure {
+    /// The engine named the failing call, as fio's engine does (its `td_verror`): the
+    /// job's error is `errno`, worded `file:SITE, func=FUNC, error=…`.
+    Named {
+        errno: i32,
+        site: &'static str,
+        func: &'static str,
+    },
+    /// The engine set the error without a word: fio's queue call names it
+    /// (`td_io_queue`).
+    Silent,
+}
+
 /// One open file as the engine sees it (for registration or mapping).
 #[derive(Debug, Clone, Copy)]
 pub struct EngineFile {
@@ -290,6 +308,12 @@ pub trait Engine: Send {
     /// Hands the requests measured since the last call to `record`, oldest first, and
     /// forgets them; called after every completion when `obj_layout` said something.
     fn drain_obj_samples(&mut self, _record: &mut dyn FnMut(&ObjSample)) {}
+    /// For an I/O that just failed: how the engine reported it, taken once; `None` for
+    /// engines whose failures fio reports as failed I/Os (the `io_u error` line).
+    #[cold]
+    fn take_queue_failure(&mut self) -> Option<QueueFailure> {
+        None
+    }
     /// True when the engine has ended the job (cpuio's `exit_on_io_done`); asked when
     /// `queue` says busy.
     #[inline]

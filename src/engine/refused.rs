@@ -51,16 +51,6 @@ pub const SINGLE_INSTANCE: OptDef = opt(
 .engines(&["gfapi", "gfapi_async"])
 .not_yet();
 
-pub const SKIP_BAD: OptDef = opt(
-    "skip_bad",
-    K::Bool,
-    "Skip blocks the flash device marks as bad",
-)
-.def("0")
-.cat(C::Engine)
-.engines(&["mtd"])
-.not_yet();
-
 /// io_uring_cmd's kind of command (NVMe, the only one); fio's io_uring engine takes its
 /// value and ignores it, and so does iobench's, so that job files written for either
 /// parse alike.
@@ -146,13 +136,6 @@ pub const SPECS: &[Spec] = &[
         "needs a GlusterFS volume and libgfapi; no cluster is reachable here",
     )
     .options(&[VOLUME, BRICK, SINGLE_INSTANCE]),
-    Spec::refused(
-        "mtd",
-        "raw flash (MTD) devices",
-        "needs a raw flash (MTD) character device (/dev/mtdN) and libmtd; this machine has none",
-    )
-    .options(&[SKIP_BAD])
-    .hidden(),
     Spec::refused(
         "rdma",
         "RDMA reads, writes, sends and receives",

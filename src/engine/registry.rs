@@ -103,6 +103,7 @@ registry! {
     Http => super::http::Http,
     Sg => super::sg::Sg,
     UringCmd => super::uring_cmd::UringCmd,
+    Mtd => super::mtd::Mtd,
 }
 
 /// Every engine fio 3.33 has, each once: iobench's first, then the refused ones.

@@ -4,7 +4,7 @@
 
 use super::io_errors::{full_resid_verror, io_error_line, io_verror, queue_verror};
 use crate::defs::Ddir;
-use crate::engine::{Engine, EngineFile, IoUnit, Op, Queued, Setup, SyncKind};
+use crate::engine::{Engine, EngineFile, IoUnit, Op, QueueFailure, Queued, Setup, SyncKind};
 use crate::gen::Generator;
 use crate::job::Job;
 use crate::stats::JobStats;
@@ -1248,6 +1248,7 @@ impl<'a, E: Engine> Worker<'a, E> {
     /// unless the error is one it continues past (errors are off the hot path).
     #[cold]
     fn failed(&mut self, slot: u32) {
+        let reported = self.engine.take_queue_failure();
         let u = &self.pool[slot as usize];
         self.data.write_failed(u);
         let ex = &self.cx.job.exec;
@@ -1295,15 +1296,23 @@ impl<'a, E: Engine> Worker<'a, E> {
         };
         // A trim fails inside fio's queue call, which names itself and prints no io_u
         // line.
+        // So does an engine that reports its own failures (mtd), naming its call or not.
         let trim = u.op == Op::Rw(Ddir::Trim);
-        if (full || fatal || ex.errors.error_dump) && !trim {
+        if (full || fatal || ex.errors.error_dump) && !trim && reported.is_none() {
             eprintln!("iobench: {line}");
         }
         if !full {
-            let verror = if trim {
-                queue_verror(errno)
-            } else {
-                io_verror(errno)
+            let (errno, verror) = match reported {
+                Some(QueueFailure::Named { errno, site, func }) => (
+                    errno,
+                    format!(
+                        "file:{site}, func={func}, error={}",
+                        crate::job::errors::strerror(errno)
+                    ),
+                ),
+                Some(QueueFailure::Silent) => (errno, queue_verror(errno)),
+                None if trim => (errno, queue_verror(errno)),
+                None => (errno, io_verror(errno)),
             };
             stats.record_error(errno, &verror);
         }

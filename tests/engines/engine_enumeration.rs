@@ -71,6 +71,7 @@ fn every_fio_engine_runs_or_says_why_not() {
         "e4defrag",
         "sg",
         "io_uring_cmd",
+        "mtd",
     ] {
         assert!(runs.iter().any(|r| r == e), "{e} is not run");
     }

@@ -24,6 +24,7 @@ mod engine_http;
 mod engine_http_beyond;
 mod engine_http_hostile;
 mod engine_mmap_thp;
+mod engine_mtd;
 mod engine_nbd;
 mod engine_net;
 mod engine_null_depth;

@@ -16,7 +16,7 @@ const FLAGS_FLOOR: usize = 33;
 const OPTIONS_FLOOR: usize = 213;
 const VALUES_FLOOR: usize = 117;
 const REJECTS_FLOOR: usize = 83;
-const ENGINES_FLOOR: usize = 22;
+const ENGINES_FLOOR: usize = 25;
 
 fn fio_text(args: &[&str]) -> String {
     let out = Command::new("fio").args(args).output().expect("run fio");

@@ -442,6 +442,31 @@ mod tests {
     }
 
     #[test]
+    fn read_own_takes_only_regular_files_inside() {
+        let d = private_dir("iobench-safefs-").unwrap();
+        let p = d.path();
+        std::fs::create_dir(p.join("runs")).unwrap();
+        std::fs::write(p.join("runs/a.json"), b"{}").unwrap();
+        std::fs::write(p.join("outside"), b"secret").unwrap();
+        std::os::unix::fs::symlink(p.join("outside"), p.join("link")).unwrap();
+        std::os::unix::fs::symlink(p.join("runs"), p.join("runs2")).unwrap();
+        let fifo = std::ffi::CString::new(p.join("fifo").as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let read = |rel: &str, cap| read_own(p, Path::new(rel), cap);
+        assert_eq!(read("runs/a.json", 2).unwrap().unwrap(), b"{}");
+        assert!(read("missing", 2).unwrap().is_none());
+        assert!(read("runs/missing", 2).unwrap().is_none());
+        let e = |r: Result<Option<Vec<u8>>, OwnFile>| r.unwrap_err().to_string();
+        assert!(e(read("link", 100)).starts_with("a symbolic link"));
+        assert!(e(read("runs2/a.json", 100)).starts_with("a symbolic link on its way"));
+        assert!(e(read("fifo", 100)).starts_with("a FIFO"));
+        assert!(e(read("runs", 100)).starts_with("a directory"));
+        assert!(e(read("../x", 100)).contains("leaves its directory"));
+        assert!(e(read("runs/a.json", 1)).starts_with("2 bytes, more than the 1 bytes"));
+    }
+
+    #[test]
     fn a_directory_others_may_write_is_refused() {
         let d = private_dir("iobench-safefs-").unwrap();
         check_dir(d.path()).unwrap();

@@ -1742,3 +1742,85 @@ fn i36_a_resumed_pts_or_sweep_reads_back_only_its_own_regular_files() {
     assert!(err(&o).contains("done before, skipped"), "{}", err(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Kills `pid` (a process the test's tool left in a session of its own) once the test
+/// is done with it.
+struct KillOnDrop(std::path::PathBuf);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for line in std::fs::read_to_string(&self.0).unwrap_or_default().lines() {
+            if let Ok(pid) = line.trim().parse::<i32>() {
+                // SAFETY: kill(2) of the one sleep the test's tool started (its pid read
+                // back from the tool's own file).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `compare --tool`: a descendant that leaves the tool's process group (`setsid`) and
+/// keeps its stdout and stderr open can no longer hold compare: neither the
+/// `--version` probe (compare read the pipe to its end, 600 s here) nor a run (the same
+/// read after the run) waits past its deadline for the pipe to close.
+#[test]
+fn i36_a_tools_setsid_child_cannot_hold_compare() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("hi_i36_setsid");
+    let pids = dir.join("left.pids");
+    let kill = KillOnDrop(pids.clone());
+    let me = iobench().get_program().to_owned();
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    let left = format!("setsid sleep 600 & echo $! >> {}", pids.display());
+    for (name, version, body, ok) in [
+        // The probe: it answers, then leaves a child holding its stdout.
+        (
+            "probe",
+            format!("echo fio-3.33; {left}; exit 0"),
+            "exit 3".to_string(),
+            false,
+        ),
+        // A run that fails, its child holding the pipes.
+        (
+            "failing_run",
+            "echo fio-3.33; exit 0".to_string(),
+            format!("{left}\nexit 3"),
+            false,
+        ),
+        // A run that works (iobench itself runs the side), its child holding the pipes.
+        (
+            "good_run",
+            "echo fio-3.33; exit 0".to_string(),
+            format!("{left}\nexec {} \"$@\"", me.to_string_lossy()),
+            true,
+        ),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\nif [ \"$1\" = --version ]; then {version}; fi\n{body}\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = iobench();
+        c.args(["compare", "--repeat", "1", "--tool"])
+            .arg(&p)
+            .arg("--")
+            .args(job);
+        let t = Instant::now();
+        let o = run_for(c, 60);
+        let took = t.elapsed();
+        if ok {
+            assert!(o.status.success(), "{name}: {}", err(&o));
+        } else {
+            assert_clean_failure(&o, name);
+        }
+        assert!(took < Duration::from_secs(20), "{name}: took {took:?}");
+        let n = std::fs::read_to_string(&pids).unwrap_or_default();
+        assert!(!n.trim().is_empty(), "{name}: the tool left no child");
+        eprintln!("{name}: compare ended in {took:?}");
+    }
+    drop(kill);
+    let _ = std::fs::remove_dir_all(&dir);
+}

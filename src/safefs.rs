@@ -227,6 +227,186 @@ pub fn check_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Why [`read_own`] refused a file (its message names what the file is, not the path).
+#[derive(Debug)]
+pub enum OwnFile {
+    /// A link, a FIFO, a socket, a device or a directory where a regular file was
+    /// expected, or a name that leaves the directory.
+    NotRegular(String),
+    /// A regular file larger than the cap.
+    TooBig(u64, u64),
+    /// Another error from the system.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for OwnFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            OwnFile::NotRegular(what) => write!(
+                f,
+                "{what}, not a regular file: a file of this run's own directory is read only \
+                 as a regular file, not through a link (remove it, or use another directory)"
+            ),
+            OwnFile::TooBig(len, cap) => write!(
+                f,
+                "{len} bytes, more than the {cap} bytes such a file may have (not one this run \
+                 wrote: remove it, or use another directory)"
+            ),
+            OwnFile::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// What a file of mode `mode` (`st_mode`) is, in words.
+fn kind_of(mode: libc::mode_t) -> &'static str {
+    match mode & libc::S_IFMT {
+        libc::S_IFLNK => "a symbolic link",
+        libc::S_IFDIR => "a directory",
+        libc::S_IFIFO => "a FIFO",
+        libc::S_IFSOCK => "a socket",
+        libc::S_IFBLK => "a block device",
+        libc::S_IFCHR => "a character device",
+        libc::S_IFREG => "a regular file",
+        _ => "a file of an unknown type",
+    }
+}
+
+/// `fstatat(at, name, AT_SYMLINK_NOFOLLOW)`: what `name` is itself, a link not followed.
+fn lstat_at(at: &std::os::fd::OwnedFd, name: &std::ffi::CStr) -> io::Result<libc::stat> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a zeroed stat is a valid out-parameter; fstatat only writes it.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `at` is an open descriptor, `name` NUL-terminated, `st` writable.
+    let r = unsafe {
+        libc::fstatat(
+            at.as_raw_fd(),
+            name.as_ptr(),
+            &mut st,
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(st)
+}
+
+/// `openat(at, name, flags | O_CLOEXEC)` (`at` None: the working directory).
+fn open_at(
+    at: Option<&std::os::fd::OwnedFd>,
+    name: &std::ffi::CStr,
+    flags: libc::c_int,
+) -> io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let base = at.map_or(libc::AT_FDCWD, |f| f.as_raw_fd());
+    // SAFETY: `name` is NUL-terminated and outlives the call; `base` is AT_FDCWD or a
+    // descriptor the caller holds open.
+    let fd = unsafe { libc::openat(base, name.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: openat returned a new descriptor that nothing else owns.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// Reads `rel`, a relative name below `dir` (a resumed run's state, a point's or a
+/// round's result), as a file this run wrote there: each directory on the way is taken
+/// only when it is one (a link is not followed), the file itself only when it is a
+/// regular file (a FIFO is never waited for, a link to `/dev/zero` or outside never
+/// followed) of at most `cap` bytes, checked before a byte is read. `Ok(None)`: nothing
+/// has that name.
+pub fn read_own(dir: &Path, rel: &Path, cap: u64) -> Result<Option<Vec<u8>>, OwnFile> {
+    use std::io::Read;
+    use std::path::Component;
+    let cstr = |n: &std::ffi::OsStr| {
+        std::ffi::CString::new(n.as_bytes())
+            .map_err(|_| OwnFile::NotRegular("a name with a NUL byte".into()))
+    };
+    let mut names = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => names.push(cstr(n)?),
+            _ => {
+                return Err(OwnFile::NotRegular(format!(
+                    "a name that leaves its directory ({})",
+                    rel.display()
+                )))
+            }
+        }
+    }
+    let Some((last, dirs)) = names.split_last() else {
+        return Err(OwnFile::NotRegular("an empty name".into()));
+    };
+    let gone = |e: &io::Error| e.kind() == io::ErrorKind::NotFound;
+    // The directory itself was checked by the command that owns it (`check_dir`).
+    let mut at = match open_at(
+        None,
+        &cstr(dir.as_os_str())?,
+        libc::O_RDONLY | libc::O_DIRECTORY,
+    ) {
+        Err(e) if gone(&e) => return Ok(None),
+        r => r.map_err(OwnFile::Io)?,
+    };
+    for d in dirs {
+        let st = match lstat_at(&at, d) {
+            Err(e) if gone(&e) => return Ok(None),
+            r => r.map_err(OwnFile::Io)?,
+        };
+        if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+            return Err(OwnFile::NotRegular(format!(
+                "{} on its way ({})",
+                kind_of(st.st_mode),
+                d.to_string_lossy()
+            )));
+        }
+        at = open_at(
+            Some(&at),
+            d,
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW,
+        )
+        .map_err(OwnFile::Io)?;
+    }
+    let st = match lstat_at(&at, last) {
+        Err(e) if gone(&e) => return Ok(None),
+        r => r.map_err(OwnFile::Io)?,
+    };
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(OwnFile::NotRegular(kind_of(st.st_mode).into()));
+    }
+    if st.st_size as u64 > cap {
+        return Err(OwnFile::TooBig(st.st_size as u64, cap));
+    }
+    // Opened without waiting and without following, then looked at again: a name
+    // swapped since the look is refused, not read.
+    let fd = open_at(
+        Some(&at),
+        last,
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY,
+    )
+    .map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => OwnFile::NotRegular("a symbolic link".into()),
+        _ => OwnFile::Io(e),
+    })?;
+    let f = File::from(fd);
+    let md = f.metadata().map_err(OwnFile::Io)?;
+    if !md.is_file() {
+        return Err(OwnFile::NotRegular(
+            kind_of(md.mode() as libc::mode_t).into(),
+        ));
+    }
+    if md.len() > cap {
+        return Err(OwnFile::TooBig(md.len(), cap));
+    }
+    let mut data = Vec::with_capacity(md.len() as usize);
+    f.take(cap + 1)
+        .read_to_end(&mut data)
+        .map_err(OwnFile::Io)?;
+    if data.len() as u64 > cap {
+        return Err(OwnFile::TooBig(data.len() as u64, cap));
+    }
+    Ok(Some(data))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +439,31 @@ mod tests {
         assert_eq!(std::fs::read(&link).unwrap(), b"<svg/>");
         // Nothing else is left beside it.
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn read_own_takes_only_regular_files_inside() {
+        let d = private_dir("iobench-safefs-").unwrap();
+        let p = d.path();
+        std::fs::create_dir(p.join("runs")).unwrap();
+        std::fs::write(p.join("runs/a.json"), b"{}").unwrap();
+        std::fs::write(p.join("outside"), b"secret").unwrap();
+        std::os::unix::fs::symlink(p.join("outside"), p.join("link")).unwrap();
+        std::os::unix::fs::symlink(p.join("runs"), p.join("runs2")).unwrap();
+        let fifo = std::ffi::CString::new(p.join("fifo").as_os_str().as_bytes()).unwrap();
+        // SAFETY: mkfifo with a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let read = |rel: &str, cap| read_own(p, Path::new(rel), cap);
+        assert_eq!(read("runs/a.json", 2).unwrap().unwrap(), b"{}");
+        assert!(read("missing", 2).unwrap().is_none());
+        assert!(read("runs/missing", 2).unwrap().is_none());
+        let e = |r: Result<Option<Vec<u8>>, OwnFile>| r.unwrap_err().to_string();
+        assert!(e(read("link", 100)).starts_with("a symbolic link"));
+        assert!(e(read("runs2/a.json", 100)).starts_with("a symbolic link on its way"));
+        assert!(e(read("fifo", 100)).starts_with("a FIFO"));
+        assert!(e(read("runs", 100)).starts_with("a directory"));
+        assert!(e(read("../x", 100)).contains("leaves its directory"));
+        assert!(e(read("runs/a.json", 1)).starts_with("2 bytes, more than the 1 bytes"));
     }
 
     #[test]

@@ -818,3 +818,181 @@ fn merged_report_to_a_directory_is_one_file_per_format() {
     assert!(!text.contains('{'), "no JSON in the normal report: {text}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Removes a scratch tree when the test ends, passed or failed.
+struct Gone(PathBuf);
+
+impl Drop for Gone {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An MPI rank without the job file writes rank 0's copy in a private directory
+/// (mkdtemp, 0700; the file `O_EXCL|O_NOFOLLOW`, 0600). Another user (`nobody`, through
+/// `setpriv`) plants, in the ranks' `$TMPDIR` (sticky and world-writable, as /tmp is),
+/// every name the old scheme (`$TMPDIR/iobench-mpi-<pid>-<arg>-<name>`, written with
+/// `fs::write`) gives the next thousands of processes: links to a root-only file, and
+/// files of the attacker's own holding another job; and, beside the private directory,
+/// links named as mkdtemp's names are to a root-only directory. Root's run must follow
+/// none and overwrite none (the old scheme wrote root's job through the links into the
+/// root-only file and into the attacker's files), run the job it was given, and leave
+/// nothing of its own in `$TMPDIR`.
+#[test]
+fn another_user_cannot_plant_a_ranks_job_file() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if mpirun().is_none() {
+        return;
+    }
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        if std::env::var("IOBENCH_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("another_user_cannot_plant_a_ranks_job_file needs root (setpriv)");
+        }
+        eprintln!("skipped: needs root");
+        return;
+    }
+    let d = scratch("planted");
+    let _gone = Gone(d.clone());
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    mode(&d, 0o755).unwrap();
+    let sticky = d.join("sticky");
+    std::fs::create_dir(&sticky).unwrap();
+    mode(&sticky, 0o1777).unwrap();
+    let root = d.join("root");
+    std::fs::create_dir(&root).unwrap();
+    let victim = root.join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    mode(&victim, 0o600).unwrap();
+    let victim_dir = root.join("dir");
+    std::fs::create_dir(&victim_dir).unwrap();
+    mode(&root, 0o711).unwrap();
+    let here = d.join("here");
+    let empty = d.join("elsewhere");
+    std::fs::create_dir_all(&here).unwrap();
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(
+        here.join("only-here.fio"),
+        format!(
+            "[w]\nrw=write\nsize=64k\nbs=4k\nfilename={}/f\n",
+            here.display()
+        ),
+    )
+    .unwrap();
+    // The attacker's job, should a rank run it: it would write into root's directory.
+    let theirs = format!(
+        "[pwned]\nrw=write\nsize=4k\nfilename={}/pwned\n",
+        victim_dir.display()
+    );
+    // Every old name for the next 6000 processes (pids wrap at pid_max), arguments 0 to
+    // 2; even pids a link to the victim, odd ones a file of the attacker's; and links at
+    // mkdtemp-like names beside the private directory.
+    let last: u64 = std::fs::read_to_string("/proc/sys/kernel/ns_last_pid")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let max: u64 = std::fs::read_to_string("/proc/sys/kernel/pid_max")
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let perl = format!(
+        "my ($S, $V, $D, $J) = @ARGV; \
+         for my $k (1..6000) {{ my $p = ({last} + $k) % {max}; next if $p < 2; \
+           for my $i (0..2) {{ my $n = \"$S/iobench-mpi-$p-$i-only-here.fio\"; \
+             if ($p % 2) {{ open(my $f, '>', $n) or die; print $f $J; close $f; chmod 0666, $n; }} \
+             else {{ symlink($V, $n) or die }} }} }} \
+         my @c = ('a'..'z', 'A'..'Z', 0..9); \
+         for (1..2000) {{ my $x = join('', map {{ $c[rand @c] }} 1..6); \
+           symlink($D, \"$S/iobench-mpi-$x\"); }} \
+         symlink($D, \"$S/iobench-mpi-XXXXXX\") or die; 1"
+    );
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "perl",
+            "-e",
+        ])
+        .arg(&perl)
+        .arg(&sticky)
+        .arg(&victim)
+        .arg(&victim_dir)
+        .arg(&theirs)
+        .output()
+        .expect("setpriv");
+    assert!(
+        out.status.success(),
+        "the attacker's perl failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let planted = |p: &Path| {
+        let mut v: Vec<(PathBuf, u32, String)> = std::fs::read_dir(p)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.metadata().is_ok_and(|m| m.uid() == 65534))
+            .map(|e| {
+                let p = e.path();
+                let md = std::fs::symlink_metadata(&p).unwrap();
+                let what = if md.file_type().is_symlink() {
+                    format!("-> {}", std::fs::read_link(&p).unwrap().display())
+                } else {
+                    std::fs::read_to_string(&p).unwrap()
+                };
+                (p, md.uid(), what)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = planted(&sticky);
+    assert!(before.len() > 18_000, "{} planted", before.len());
+    // Ranks 1 and 2 start where the job file is not; their TMPDIR is the sticky one.
+    let bin = env!("CARGO_BIN_EXE_iobench");
+    let script = format!(
+        "[ \"$OMPI_COMM_WORLD_RANK\" = 0 ] || cd {}; exec {bin} \"$@\"",
+        empty.display()
+    );
+    let mut c = Command::new("mpirun");
+    c.args(["--oversubscribe", "-np", "3", "sh", "-c", &script, "sh"])
+        .args(["--output-format=json", "only-here.fio"])
+        .current_dir(&here)
+        .envs(mpi_env(&d))
+        .env("TMPDIR", &sticky);
+    let o = c.output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{}\n{text}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    // Root's job ran on every rank, the attacker's on none.
+    let v = json_of(&text);
+    let cs = v["client_stats"].as_array().unwrap();
+    for (r, c) in cs.iter().take(3).enumerate() {
+        assert_eq!(c["write"]["io_bytes"], 64 << 10, "rank {r}");
+        assert_eq!(c["jobname"], "w", "rank {r}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        "precious\n",
+        "root's file was written through a planted link"
+    );
+    let n = std::fs::read_dir(&victim_dir).unwrap().count();
+    assert_eq!(n, 0, "files were written into root's directory");
+    assert!(
+        planted(&sticky) == before,
+        "the attacker's files or links were changed"
+    );
+    // Nothing of the ranks' is left: their private directories are gone.
+    let left: Vec<_> = std::fs::read_dir(&sticky)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == 0))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("iobench-"))
+        .collect();
+    assert!(left.is_empty(), "left in the ranks' TMPDIR: {left:?}");
+}

@@ -585,7 +585,6 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         let (p, _, prepared) = &planned[k];
         let stem = run_stem(p, repeat, a.repeat);
         let file = format!("{stem}.json");
-        let path = dir.join(&file);
         let what = if a.repeat > 1 {
             format!("{} (repeat {repeat}/{})", settings_text(p), a.repeat)
         } else {
@@ -593,8 +592,10 @@ fn sweep(args: &[String]) -> Result<u8, String> {
         };
         // A point kept from before is done unless it did no I/O where I/O was expected
         // (then it runs again: such a result is a failure, not a measurement).
-        if let Some(prev) = results::read(&path)
-            .ok()
+        // Read as the sweep wrote it (a regular file here, not through a link).
+        let kept = own_file(&dir, &file, results::MAX_INPUT_BYTES)?;
+        if let Some(prev) = kept
+            .and_then(|t| results::parse(&String::from_utf8_lossy(&t)).ok())
             .filter(|f| !f.jobs.is_empty() && f.no_io_failure().is_none())
         {
             progress.note(&format!(
@@ -972,8 +973,15 @@ fn prepare_dir(
     // Made, or checked: no other user may plant links or swap run files in it.
     crate::safefs::output_dir("-o", dir)?;
     let plan_path = dir.join("sweep.json");
-    if let Ok(text) = std::fs::read_to_string(&plan_path) {
-        let old = serde_json::from_str::<doc::Plan>(&text).ok();
+    // What a resumed sweep reads back is looked at first, before anything is written or
+    // removed: its plan, its index (under --fresh) and every file it would take as a point.
+    if let Some(text) = own_file(dir, "sweep.json", MAX_PLAN_BYTES)? {
+        let old = results::parse_doc(String::from_utf8_lossy(&text).trim_start())
+            .ok()
+            .and_then(|v| serde_json::from_value::<doc::Plan>(v).ok());
+        for name in own_names {
+            check_own(dir, name)?;
+        }
         if old.as_ref() != Some(plan) {
             if !fresh {
                 return Err(format!(
@@ -981,7 +989,7 @@ fn prepare_dir(
                     dir.display()
                 ));
             }
-            remove_points(dir);
+            remove_points(dir)?;
         }
     } else {
         // No sweep here yet: whatever already has the name of a file this sweep writes is
@@ -1001,24 +1009,78 @@ fn prepare_dir(
         .map_err(|e| format!("{}: {e}", plan_path.display()))
 }
 
-/// Removes the point files an earlier sweep's index lists (nothing else in the directory).
-fn remove_points(dir: &Path) {
-    let Ok(text) = std::fs::read_to_string(dir.join("index.json")) else {
-        return;
+/// The largest `sweep.json` a resumed sweep reads: 64 MiB (a plan is its axes and job
+/// arguments: kilobytes).
+const MAX_PLAN_BYTES: u64 = 64 << 20;
+
+/// File `name` of the result directory as the sweep wrote it (see `safefs::read_own`:
+/// a regular file, not a link, a FIFO or a device, of at most `cap` bytes); None: there
+/// is none.
+fn own_file(dir: &Path, name: &str, cap: u64) -> Result<Option<Vec<u8>>, String> {
+    crate::safefs::read_own(dir, Path::new(name), cap)
+        .map_err(|e| format!("{}: {e}", dir.join(name).display()))
+}
+
+/// Refuses a file the sweep would read back or replace when it is no file a sweep
+/// writes: a link, a FIFO, a device, a directory, or a regular file above the limit of
+/// every input.
+fn check_own(dir: &Path, name: &str) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let path = dir.join(name);
+    let md = match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        r => r.map_err(|e| format!("{}: {e}", path.display()))?,
     };
-    let Ok(v) = serde_json::from_str::<doc::SweepIndex>(&text) else {
-        return;
+    let ft = md.file_type();
+    let what = match () {
+        _ if ft.is_file() && md.len() <= results::MAX_INPUT_BYTES => return Ok(()),
+        _ if ft.is_file() => {
+            return Err(format!(
+                "{}: {} bytes, more than the {} a sweep's file may have (not one a sweep \
+                 wrote: remove it, or use another -o DIR)",
+                path.display(),
+                md.len(),
+                results::MAX_INPUT_BYTES
+            ))
+        }
+        _ if ft.is_symlink() => "a symbolic link",
+        _ if ft.is_fifo() => "a FIFO",
+        _ if ft.is_socket() => "a socket",
+        _ if ft.is_dir() => "a directory",
+        _ => "a device",
     };
-    for p in &v.points {
-        let runs = p.runs.iter().map(|r| Some(&r.file));
-        for f in std::iter::once(p.file.as_ref()).chain(runs).flatten() {
-            if !f.contains('/') {
-                let _ = std::fs::remove_file(dir.join(f));
+    Err(format!(
+        "{}: {what}, not a regular file: a sweep reads its own files back only as regular \
+         files in its -o DIR, not through links (remove it, or use another -o DIR)",
+        path.display()
+    ))
+}
+
+/// Removes the point files an earlier sweep's index lists (nothing else in the
+/// directory); an index that is not a regular file within the limits stops the sweep
+/// before anything is removed.
+fn remove_points(dir: &Path) -> Result<(), String> {
+    let index = own_file(dir, "index.json", results::MAX_INPUT_BYTES)?;
+    let parsed = index.and_then(|t| {
+        results::parse_doc(String::from_utf8_lossy(&t).trim_start())
+            .ok()
+            .and_then(|v| serde_json::from_value::<doc::SweepIndex>(v).ok())
+    });
+    if let Some(v) = parsed {
+        for p in &v.points {
+            let runs = p.runs.iter().map(|r| Some(&r.file));
+            for f in std::iter::once(p.file.as_ref()).chain(runs).flatten() {
+                if !f.contains('/') {
+                    let _ = std::fs::remove_file(dir.join(f));
+                }
             }
         }
     }
-    let _ = std::fs::remove_file(dir.join("index.json"));
-    let _ = std::fs::remove_file(dir.join("index.csv"));
+    for name in ["index.json", "index.csv"] {
+        check_own(dir, name)?;
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    Ok(())
 }
 
 fn settings_text(p: &Point) -> String {

@@ -59,40 +59,31 @@ impl Tool {
                 _ => format!("--tool {spec}: cannot run it: {e}"),
             })?;
         let pid = child.id() as libc::pid_t;
-        let read = |r: Option<Box<dyn std::io::Read + Send>>| {
-            std::thread::spawn(move || -> Vec<u8> {
-                use std::io::Read;
-                let mut v = Vec::new();
-                if let Some(r) = r {
-                    let _ = r.take(VERSION_BYTES).read_to_end(&mut v);
-                }
-                v
-            })
-        };
-        let so = read(child.stdout.take().map(|r| Box::new(r) as _));
-        let se = read(child.stderr.take().map(|r| Box::new(r) as _));
+        let mut pipes = Pipes::new(&mut child, Keep::Head(VERSION_BYTES as usize));
         let start = Instant::now();
         let mut ended: Option<Instant> = None;
         let answered = loop {
+            let drained = pipes.pump(Duration::from_millis(5));
             if exited(pid) {
-                // Its last lines may still be in the pipes: the readers say.
+                // Its last lines may still be in the pipes: read them for a moment.
                 let at = *ended.get_or_insert_with(Instant::now);
-                if so.is_finished() && se.is_finished() || at.elapsed() > Duration::from_millis(300)
-                {
+                if drained || at.elapsed() > Duration::from_millis(300) {
                     break true;
                 }
             } else if start.elapsed() >= VERSION_TIMEOUT {
                 break false;
             }
-            std::thread::sleep(Duration::from_millis(5));
         };
         // Not reaped yet, so the group's id is still this tool's: what it left goes.
         kill_group(pid, libc::SIGKILL);
         let status = child.wait().map_err(|e| format!("--tool {spec}: {e}"))?;
+        // What is read is kept; the pipes close here, whoever still holds their other
+        // end (a child that left the group with setsid).
+        let (stdout, stderr) = pipes.into_kept();
         let out = std::process::Output {
             status,
-            stdout: so.join().unwrap_or_default(),
-            stderr: se.join().unwrap_or_default(),
+            stdout,
+            stderr,
         };
         if !answered {
             return Err(format!(
@@ -159,43 +150,14 @@ impl Tool {
             .spawn()
             .map_err(|e| format!("{}: {e}", self.program.display()))?;
         let pid = child.id() as libc::pid_t;
-        let printed = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let drain = |r: Option<Box<dyn std::io::Read + Send>>, keep: bool| {
-            let printed = printed.clone();
-            std::thread::spawn(move || -> Vec<u8> {
-                let Some(mut r) = r else { return Vec::new() };
-                let mut tail = Vec::new();
-                let mut buf = vec![0u8; 64 << 10];
-                loop {
-                    match r.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => {
-                            let total = printed
-                                .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed)
-                                + n as u64;
-                            if keep {
-                                tail.extend_from_slice(&buf[..n]);
-                                if tail.len() > TAIL_BYTES {
-                                    tail.drain(..tail.len() - TAIL_BYTES);
-                                }
-                            }
-                            if total > MAX_TOOL_OUTPUT {
-                                break;
-                            }
-                        }
-                    }
-                }
-                tail
-            })
-        };
-        let so = drain(child.stdout.take().map(|r| Box::new(r) as _), false);
-        let se = drain(child.stderr.take().map(|r| Box::new(r) as _), true);
+        let mut pipes = Pipes::new(&mut child, Keep::Tail(TAIL_BYTES));
         let start = Instant::now();
         let mut forwarded = false;
         let mut ended: Option<Instant> = None;
         let failure = loop {
+            let drained = pipes.pump(Duration::from_millis(20));
             // The cap first: a tool past it may already have died of SIGPIPE.
-            if printed.load(std::sync::atomic::Ordering::Relaxed) > MAX_TOOL_OUTPUT {
+            if pipes.total() > MAX_TOOL_OUTPUT {
                 break Some(format!(
                     "{}: printed more than {} MiB on its stdout and stderr: stopped (its results go                      to its --output file; a tool that prints that much is not running the job)",
                     self.program.display(),
@@ -203,14 +165,12 @@ impl Tool {
                 ));
             }
             if exited(pid) {
-                // Its last output may still be in the pipes: the readers say (a child it
-                // left holding them is killed below).
+                // Its last output may still be in the pipes: read for a moment (a child
+                // it left holding them is killed below, or, out of its group, cut off).
                 let at = *ended.get_or_insert_with(Instant::now);
-                if so.is_finished() && se.is_finished() || at.elapsed() > Duration::from_millis(300)
-                {
+                if drained || at.elapsed() > Duration::from_millis(300) {
                     break None;
                 }
-                std::thread::sleep(Duration::from_millis(5));
                 continue;
             }
             if let Some(l) = limit.filter(|l| start.elapsed() > *l) {
@@ -225,7 +185,6 @@ impl Tool {
                 kill_group(pid, libc::SIGTERM);
                 forwarded = true;
             }
-            std::thread::sleep(Duration::from_millis(20));
         };
         if failure.is_some() {
             kill_group(pid, libc::SIGTERM);
@@ -239,8 +198,8 @@ impl Tool {
         let status = child
             .wait()
             .map_err(|e| format!("{}: {e}", self.program.display()))?;
-        let _ = so.join();
-        let err = se.join().unwrap_or_default();
+        // Whoever still holds the pipes' other ends, they close here.
+        let (_, err) = pipes.into_kept();
         if let Some(f) = failure {
             return Err(f);
         }
@@ -248,6 +207,146 @@ impl Tool {
         let tail: Vec<&str> = err.lines().rev().take(5).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         Ok((status.code().unwrap_or(-1), tail.join("\n")))
+    }
+}
+
+/// What [`Pipes`] keeps of a child's stdout and stderr.
+#[derive(Debug, Clone, Copy)]
+enum Keep {
+    /// The first N bytes of each; a pipe is no longer read once it has them.
+    Head(usize),
+    /// Stderr's last N bytes; stdout is counted and dropped.
+    Tail(usize),
+}
+
+/// One of a child's pipes in [`Pipes`].
+struct End {
+    /// The read end, open until the [`Pipes`] drop.
+    file: Option<std::fs::File>,
+    /// What is kept of it.
+    kept: Vec<u8>,
+    /// At its end of file, failed, or holding all it keeps: no longer read.
+    done: bool,
+}
+
+/// A child's stdout and stderr, read in the caller's thread with `poll(2)` and
+/// non-blocking reads, so that reading never outlasts the caller's deadline: a
+/// descendant that left the child's process group (`setsid`) and holds the pipes open
+/// cannot keep compare waiting for an end of file; they are closed when this drops.
+struct Pipes {
+    /// Stdout then stderr.
+    ends: [End; 2],
+    keep: Keep,
+    /// Bytes read from both, kept or not.
+    total: u64,
+}
+
+impl Pipes {
+    /// Takes `child`'s piped stdout and stderr (either may be absent).
+    fn new(child: &mut std::process::Child, keep: Keep) -> Pipes {
+        use std::os::fd::{AsRawFd, OwnedFd};
+        let nonblocking = |fd: OwnedFd| {
+            // SAFETY: fcntl on a descriptor this function owns, flags only.
+            unsafe {
+                let fl = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+                libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, fl | libc::O_NONBLOCK);
+            }
+            std::fs::File::from(fd)
+        };
+        let out = child.stdout.take().map(|p| nonblocking(OwnedFd::from(p)));
+        let err = child.stderr.take().map(|p| nonblocking(OwnedFd::from(p)));
+        let end = |file: Option<std::fs::File>| End {
+            done: file.is_none(),
+            file,
+            kept: Vec::new(),
+        };
+        Pipes {
+            ends: [end(out), end(err)],
+            keep,
+            total: 0,
+        }
+    }
+
+    /// Waits at most `wait` for output and reads what there is (a bounded amount per
+    /// call, so the caller's loop keeps its pace). True once both are done: at their end
+    /// of file, or (`Keep::Head`) holding all they keep. With both done it only sleeps.
+    fn pump(&mut self, wait: Duration) -> bool {
+        use std::io::Read;
+        use std::os::fd::AsRawFd;
+        let keep = self.keep;
+        let mut fds: Vec<libc::pollfd> = Vec::new();
+        let mut which = Vec::new();
+        for (i, e) in self.ends.iter().enumerate() {
+            if let Some(f) = e.file.as_ref().filter(|_| !e.done) {
+                fds.push(libc::pollfd {
+                    fd: f.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                });
+                which.push(i);
+            }
+        }
+        let ms = wait.as_millis().min(1000) as libc::c_int;
+        if fds.is_empty() {
+            std::thread::sleep(wait);
+            return true;
+        }
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd entries for the call.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        if n <= 0 {
+            return false;
+        }
+        let mut buf = vec![0u8; 64 << 10];
+        for (p, &i) in fds.iter().zip(&which) {
+            if p.revents == 0 {
+                continue;
+            }
+            let End { file, kept, done } = &mut self.ends[i];
+            let Some(f) = file.as_mut() else { continue };
+            // At most 1 MiB a call from each, then back to the caller's checks.
+            for _ in 0..16 {
+                match f.read(&mut buf) {
+                    Ok(0) => *done = true,
+                    Ok(n) => {
+                        self.total += n as u64;
+                        match keep {
+                            Keep::Head(cap) => {
+                                let room = cap.saturating_sub(kept.len());
+                                kept.extend_from_slice(&buf[..n.min(room)]);
+                                // Enough: the rest is left unread (the pipe kept open,
+                                // so a child that prints on blocks until it is killed).
+                                *done |= kept.len() >= cap;
+                            }
+                            Keep::Tail(cap) if i == 1 => {
+                                kept.extend_from_slice(&buf[..n]);
+                                if kept.len() > cap {
+                                    kept.drain(..kept.len() - cap);
+                                }
+                            }
+                            Keep::Tail(_) => {}
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => *done = true,
+                }
+                if *done {
+                    break;
+                }
+            }
+        }
+        self.ends.iter().all(|e| e.done)
+    }
+
+    /// Bytes read so far from both.
+    fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// What was kept of stdout and of stderr; the pipes close.
+    fn into_kept(self) -> (Vec<u8>, Vec<u8>) {
+        let [out, err] = self.ends;
+        (out.kept, err.kept)
     }
 }
 

@@ -1562,3 +1562,265 @@ fn i36_a_child_tool_is_bounded_in_output_and_time() {
     assert_clean_failure(&o, "--tool-timeout=soon");
     assert!(err(&o).contains("--tool-timeout"), "{}", err(&o));
 }
+
+/// Every entry under `dir`: its kind and, for a regular file, its size and digest (a
+/// link by its target), so that a test sees anything written, removed or replaced.
+fn tree(dir: &Path) -> std::collections::BTreeMap<std::path::PathBuf, String> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(p) = todo.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let path = e.unwrap().path();
+            let md = std::fs::symlink_metadata(&path).unwrap();
+            let what = if md.file_type().is_symlink() {
+                format!("link {}", std::fs::read_link(&path).unwrap().display())
+            } else if md.is_dir() {
+                todo.push(path.clone());
+                "dir".into()
+            } else if md.is_file() && md.len() < 1 << 24 {
+                format!("file {:?}", digest(&path))
+            } else {
+                format!("{:?} {}", md.file_type(), md.len())
+            };
+            out.insert(path, what);
+        }
+    }
+    out
+}
+
+/// What each hostile entry is planted as: a FIFO, a link to `/dev/zero`, a link to a
+/// copy outside the directory, a sparse file above the cap.
+fn plant(at: &Path, how: &str, outside: &Path, big: u64) {
+    let _ = std::fs::remove_file(at);
+    match how {
+        "fifo" => mkfifo(at),
+        "/dev/zero" => std::os::unix::fs::symlink("/dev/zero", at).unwrap(),
+        "outside" => std::os::unix::fs::symlink(outside, at).unwrap(),
+        "huge" => std::fs::File::create(at).unwrap().set_len(big).unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+/// Resuming `pts` or `sweep` in its `-o` directory reads back only what it wrote there:
+/// a FIFO at the state, the plan, the index or a run's file (it hung, or the run was
+/// silently made again over it), a link to `/dev/zero` (memory without end) or to a file
+/// outside (read as a run's result), a file above the cap: each is refused at once with
+/// an error naming the file, before the target is purged or any file written or removed.
+#[test]
+fn i36_a_resumed_pts_or_sweep_reads_back_only_its_own_regular_files() {
+    let dir = scratch("hi_i36_resume");
+    // ---- pts: a state planted before the first run, the target a file with data.
+    let target = dir.join("target");
+    patterned(&target, 2 << 20);
+    let before = digest(&target);
+    let pts = |out: &Path, force: bool| {
+        let mut c = iobench();
+        c.args(["pts", "latency", "-o"]).arg(out).args([
+            "--capacity",
+            "2m",
+            "--round-time",
+            "20ms",
+            "--max-rounds",
+            "5",
+        ]);
+        if force {
+            c.arg("--force");
+        }
+        c.arg(&target);
+        run_for(c, 60)
+    };
+    // A finished run elsewhere, whose state and runs a link would lead to.
+    let done = dir.join("done");
+    let o = pts(&done, true);
+    assert!(o.status.success(), "{}", err(&o));
+    patterned(&target, 2 << 20);
+    let fresh = dir.join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    for how in ["fifo", "/dev/zero", "outside", "huge"] {
+        plant(
+            &fresh.join("state.json"),
+            how,
+            &done.join("state.json"),
+            300 << 20,
+        );
+        let snap = tree(&fresh);
+        let o = pts(&fresh, true);
+        assert_clean_failure(&o, &format!("pts state.json {how}"));
+        let e = err(&o);
+        let why = if how == "huge" {
+            "more than the 268435456 bytes"
+        } else {
+            "not a regular file"
+        };
+        assert!(e.contains("state.json") && e.contains(why), "{how}: {e}");
+        assert_eq!(digest(&target), before, "{how}: the target was purged");
+        assert_eq!(tree(&fresh), snap, "{how}: the directory was written");
+    }
+    // A run of a finished run: its state resumes, and the run file is read back.
+    let mut copy = Command::new("cp");
+    copy.arg("-a").arg(&done).arg(dir.join("copy"));
+    assert!(copy.status().unwrap().success());
+    let run = done.join("runs/latency/r03-rw0-bs4k.json");
+    let saved = dir.join("saved-run.json");
+    std::fs::copy(&run, &saved).unwrap();
+    for how in ["fifo", "/dev/zero", "outside", "huge", "runs-link"] {
+        if how == "runs-link" {
+            std::fs::copy(&saved, &run).unwrap();
+            std::fs::rename(done.join("runs"), dir.join("runs-moved")).unwrap();
+            std::os::unix::fs::symlink(dir.join("copy/runs"), done.join("runs")).unwrap();
+        } else {
+            plant(&run, how, &saved, (1 << 30) + 1);
+        }
+        let snap = tree(&done);
+        let o = pts(&done, false);
+        assert_clean_failure(&o, &format!("pts run file {how}"));
+        let e = err(&o);
+        let (name, why) = match how {
+            "huge" => ("r03-rw0-bs4k.json", "bytes, more than the"),
+            "runs-link" => ("runs", "a symbolic link"),
+            _ => ("r03-rw0-bs4k.json", "not a regular file"),
+        };
+        assert!(e.contains(name) && e.contains(why), "{how}: {e}");
+        assert_eq!(tree(&done), snap, "{how}: the directory was written");
+    }
+    std::fs::remove_file(done.join("runs")).unwrap();
+    std::fs::rename(dir.join("runs-moved"), done.join("runs")).unwrap();
+    std::fs::copy(&saved, &run).unwrap();
+    let o = pts(&done, false);
+    assert!(o.status.success(), "restored: {}", err(&o));
+    assert!(err(&o).contains("resuming"), "{}", err(&o));
+
+    // ---- sweep: its plan, a point and (with --fresh) its index.
+    let sw = dir.join("sweep");
+    let sweep = |axis: &str, fresh: bool| {
+        let mut c = iobench();
+        c.args(["sweep", "-o"]).arg(&sw).args(["--axis", axis]);
+        if fresh {
+            c.arg("--fresh");
+        }
+        c.args(["--", "--name=x", "--ioengine=null", "--size=1m"]);
+        run_for(c, 30)
+    };
+    let o = sweep("bs=4k,8k", false);
+    assert!(o.status.success(), "{}", err(&o));
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    for f in ["sweep.json", "index.json", "bs=4k.json"] {
+        std::fs::copy(sw.join(f), elsewhere.join(f)).unwrap();
+    }
+    for (file, how, axis, fresh) in [
+        ("sweep.json", "fifo", "bs=4k,8k", false),
+        ("sweep.json", "/dev/zero", "bs=4k,8k", false),
+        ("sweep.json", "huge", "bs=4k,8k", false),
+        ("bs=4k.json", "fifo", "bs=4k,8k", false),
+        ("bs=4k.json", "/dev/zero", "bs=4k,8k", false),
+        ("bs=4k.json", "outside", "bs=4k,8k", false),
+        ("bs=4k.json", "huge", "bs=4k,8k", false),
+        ("index.json", "fifo", "bs=16k", true),
+        ("index.json", "outside", "bs=16k", true),
+    ] {
+        let at = sw.join(file);
+        let keep = dir.join("kept");
+        std::fs::copy(&at, &keep).unwrap();
+        plant(&at, how, &elsewhere.join(file), (1 << 30) + 1);
+        let snap = tree(&sw);
+        let o = sweep(axis, fresh);
+        assert_clean_failure(&o, &format!("sweep {file} {how}"));
+        let e = err(&o);
+        let why = if how == "huge" {
+            "bytes, more than the"
+        } else {
+            "not a regular file"
+        };
+        assert!(e.contains(file) && e.contains(why), "{file} {how}: {e}");
+        assert_eq!(tree(&sw), snap, "{file} {how}: the directory was written");
+        std::fs::remove_file(&at).unwrap();
+        std::fs::rename(&keep, &at).unwrap();
+    }
+    let o = sweep("bs=4k,8k", false);
+    assert!(o.status.success(), "restored: {}", err(&o));
+    assert!(err(&o).contains("done before, skipped"), "{}", err(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Kills `pid` (a process the test's tool left in a session of its own) once the test
+/// is done with it.
+struct KillOnDrop(std::path::PathBuf);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        for line in std::fs::read_to_string(&self.0).unwrap_or_default().lines() {
+            if let Ok(pid) = line.trim().parse::<i32>() {
+                // SAFETY: kill(2) of the one sleep the test's tool started (its pid read
+                // back from the tool's own file).
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+            }
+        }
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `compare --tool`: a descendant that leaves the tool's process group (`setsid`) and
+/// keeps its stdout and stderr open can no longer hold compare: neither the
+/// `--version` probe (compare read the pipe to its end, 600 s here) nor a run (the same
+/// read after the run) waits past its deadline for the pipe to close.
+#[test]
+fn i36_a_tools_setsid_child_cannot_hold_compare() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("hi_i36_setsid");
+    let pids = dir.join("left.pids");
+    let kill = KillOnDrop(pids.clone());
+    let me = iobench().get_program().to_owned();
+    let job = ["--name=x", "--ioengine=null", "--size=1m"];
+    let left = format!("setsid sleep 600 & echo $! >> {}", pids.display());
+    for (name, version, body, ok) in [
+        // The probe: it answers, then leaves a child holding its stdout.
+        (
+            "probe",
+            format!("echo fio-3.33; {left}; exit 0"),
+            "exit 3".to_string(),
+            false,
+        ),
+        // A run that fails, its child holding the pipes.
+        (
+            "failing_run",
+            "echo fio-3.33; exit 0".to_string(),
+            format!("{left}\nexit 3"),
+            false,
+        ),
+        // A run that works (iobench itself runs the side), its child holding the pipes.
+        (
+            "good_run",
+            "echo fio-3.33; exit 0".to_string(),
+            format!("{left}\nexec {} \"$@\"", me.to_string_lossy()),
+            true,
+        ),
+    ] {
+        let p = dir.join(name);
+        std::fs::write(
+            &p,
+            format!("#!/bin/sh\nif [ \"$1\" = --version ]; then {version}; fi\n{body}\n"),
+        )
+        .unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut c = iobench();
+        c.args(["compare", "--repeat", "1", "--tool"])
+            .arg(&p)
+            .arg("--")
+            .args(job);
+        let t = Instant::now();
+        let o = run_for(c, 60);
+        let took = t.elapsed();
+        if ok {
+            assert!(o.status.success(), "{name}: {}", err(&o));
+        } else {
+            assert_clean_failure(&o, name);
+        }
+        assert!(took < Duration::from_secs(20), "{name}: took {took:?}");
+        let n = std::fs::read_to_string(&pids).unwrap_or_default();
+        assert!(!n.trim().is_empty(), "{name}: the tool left no child");
+        eprintln!("{name}: compare ended in {took:?}");
+    }
+    drop(kill);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -32,14 +32,106 @@ impl Metrics {
     }
 }
 
-/// Reads one run's JSON+ file. A run that did no I/O (a stalled device, or a scaled
-/// round too short to start one) measured zero, which the determination sees.
-pub fn read(path: &Path) -> Result<Metrics, String> {
-    let file = results::read(path)?;
+/// The largest run file pts reads back: the limit of every result input (1 GiB).
+const MAX_RUN_BYTES: u64 = results::MAX_INPUT_BYTES;
+
+/// Run `rel`'s JSON+ under the output directory `dir`, as pts wrote it: a regular file
+/// inside `dir` (not a link, a FIFO or a device), within the size and value limits of
+/// every input. `Err`: such a file is there but may not be read (the run stops);
+/// `Ok(None)`: none; `Ok(Some(Err))`: one that is no result (run again).
+pub fn kept(dir: &Path, rel: &str) -> Result<Option<Result<Metrics, String>>, String> {
+    let path = dir.join(rel);
+    let text = crate::safefs::read_own(dir, Path::new(rel), MAX_RUN_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(text.map(|t| {
+        results::parse(&String::from_utf8_lossy(&t))
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|f| metrics(&path, &f))
+    }))
+}
+
+/// The most entries `runs/` of an output directory may hold: more than any run writes
+/// (host idle recovery's 10 segments × 100000 bursts, and their `.partial` files).
+const MAX_RUN_ENTRIES: usize = 4_000_000;
+
+/// Looks at every entry of `DIR/runs` (the runs a resumed pts reads back, and their
+/// `.partial` outputs) before anything is purged or written: each a directory (one per
+/// section) or a regular file within the size limit, never a link, a FIFO or a device.
+/// A hostile entry stops the command at once, with the target untouched.
+pub fn check_runs(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::FileTypeExt;
+    let mut todo = vec![(dir.join("runs"), 0usize)];
+    let mut seen = 0usize;
+    while let Some((p, depth)) = todo.pop() {
+        let md = match std::fs::symlink_metadata(&p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            r => r.map_err(|e| format!("{}: {e}", p.display()))?,
+        };
+        let ft = md.file_type();
+        let what = if ft.is_symlink() {
+            "a symbolic link"
+        } else if ft.is_fifo() {
+            "a FIFO"
+        } else if ft.is_socket() {
+            "a socket"
+        } else if ft.is_block_device() || ft.is_char_device() {
+            "a device"
+        } else if ft.is_dir() && depth < 2 {
+            let list = std::fs::read_dir(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+            for e in list {
+                let e = e.map_err(|e| format!("{}: {e}", p.display()))?;
+                seen += 1;
+                if seen > MAX_RUN_ENTRIES {
+                    return Err(format!(
+                        "{}: more than {MAX_RUN_ENTRIES} entries, more than a pts run writes",
+                        dir.join("runs").display()
+                    ));
+                }
+                todo.push((e.path(), depth + 1));
+            }
+            continue;
+        } else if ft.is_dir() {
+            "a directory"
+        } else if md.len() > MAX_RUN_BYTES {
+            return Err(format!(
+                "{}: {} bytes, more than the {MAX_RUN_BYTES} a run's result may have (not one \
+                 pts wrote: remove it, or use another -o DIR)",
+                p.display(),
+                md.len()
+            ));
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "{}: {what}, not a regular file: pts reads its runs back only as regular files in \
+             its -o DIR, not through links (remove it, or use another -o DIR)",
+            p.display()
+        ));
+    }
+    Ok(())
+}
+
+/// Run `rel`'s result (see [`kept`]), which must be there.
+pub fn read(dir: &Path, rel: &str) -> Result<Metrics, String> {
+    file(dir, rel).and_then(|f| metrics(&dir.join(rel), &f))
+}
+
+/// Run `rel`'s parsed result, which must be there.
+fn file(dir: &Path, rel: &str) -> Result<results::ResultFile, String> {
+    let path = dir.join(rel);
+    let text = crate::safefs::read_own(dir, Path::new(rel), MAX_RUN_BYTES)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .ok_or_else(|| format!("{}: missing (the run's result)", path.display()))?;
+    results::parse(&String::from_utf8_lossy(&text)).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One run's numbers. A run that did no I/O (a stalled device, or a scaled round too
+/// short to start one) measured zero, which the determination sees.
+fn metrics(path: &Path, file: &results::ResultFile) -> Result<Metrics, String> {
     if file.jobs.is_empty() {
         return Err(format!("{}: no job in the result", path.display()));
     }
-    let dirs = results::totals(&file);
+    let dirs = results::totals(file);
     let ios: u64 = dirs.iter().map(|d| d.total_ios).sum();
     let bins = merged_bins(&dirs);
     Ok(Metrics {
@@ -73,8 +165,8 @@ fn merged_bins(dirs: &[results::DirResult]) -> Vec<(u64, u64)> {
 }
 
 /// One run's response-time histogram: its JSON+ latency bins, read and write merged.
-pub fn bins(path: &Path) -> Result<Vec<(u64, u64)>, String> {
-    Ok(merged_bins(&results::totals(&results::read(path)?)))
+pub fn bins(dir: &Path, rel: &str) -> Result<Vec<(u64, u64)>, String> {
+    Ok(merged_bins(&results::totals(&file(dir, rel)?)))
 }
 
 /// Response-time bins summed into buckets whose upper edges run 1, 2, 5, 10, 20, 50 … µs

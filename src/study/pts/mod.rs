@@ -370,6 +370,7 @@ fn pts(args: &[String]) -> Result<u8, String> {
     }
     let names: Vec<String> = defs.iter().map(|d| d.name.clone()).collect();
     let mut st = State::open(&a.dir, &a.settings, &target, &names)?;
+    measure::check_runs(&a.dir)?;
     // A run that already purged the target resumes on pts's own data.
     let purged = st.sections.iter().any(|x| x.purge.is_some());
     if !a.force && !purged {
@@ -434,7 +435,9 @@ fn run_job(
     job: impl FnOnce(&str) -> Vec<String>,
 ) -> Result<Step<Metrics>, String> {
     let done = dir.join(rel);
-    if let Ok(m) = measure::read(&done) {
+    // A file there that is no result runs again (the rename replaces it); one that is
+    // not a regular file, or too big, stops the run.
+    if let Some(Ok(m)) = measure::kept(dir, rel)? {
         return Ok(Step::Done(m));
     }
     let partial = dir.join(format!("{rel}.partial"));
@@ -456,7 +459,7 @@ fn run_job(
         ));
     }
     std::fs::rename(&partial, &done).map_err(|e| format!("{}: {e}", done.display()))?;
-    measure::read(&done).map(Step::Done)
+    measure::read(dir, rel).map(Step::Done)
 }
 
 /// Runs what is left of section `k`: its purge, its preconditioning, its rounds.

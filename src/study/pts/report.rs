@@ -110,7 +110,7 @@ fn over_window(
     last: usize,
 ) -> Result<Metrics, String> {
     let runs: Vec<Metrics> = (first..=last)
-        .map(|r| measure::read(&dir.join(round_file(section, r, &w.name))))
+        .map(|r| measure::read(dir, &round_file(section, r, &w.name)))
         .collect::<Result<_, _>>()?;
     let n = runs.len().max(1) as f64;
     let mean = |f: fn(&Metrics) -> f64| runs.iter().map(f).sum::<f64>() / n;
@@ -294,7 +294,7 @@ fn dirth_value(
         let name = p["workload"].as_str().unwrap_or("");
         let mut bins = vec![];
         for r in first..=last {
-            bins.extend(measure::bins(&dir.join(round_file(&def.name, r, name)))?);
+            bins.extend(measure::bins(dir, &round_file(&def.name, r, name))?);
         }
         let buckets: Vec<Value> = measure::log_buckets(&bins)
             .iter()

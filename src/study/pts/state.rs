@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 /// The state file's name in the output directory.
 pub const FILE: &str = "state.json";
 
+/// The largest state file a resumed run reads: 256 MiB (the largest a run writes, host
+/// idle recovery's 100000 bursts in each of its 10 segments, is about 170 MB).
+pub const MAX_STATE_BYTES: u64 = 256 << 20;
+
 /// One finished round of a section.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
@@ -78,10 +82,16 @@ impl State {
         sections: &[String],
     ) -> Result<State, String> {
         let path = dir.join(FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let mut old: State = serde_json::from_str(&text)
-                    .map_err(|e| format!("{}: not a pts state file: {e}", path.display()))?;
+        // Read as pts wrote it: a regular file, not a link, FIFO or device, within a cap
+        // and a count of values, before anything is purged or written.
+        let text = crate::safefs::read_own(dir, Path::new(FILE), MAX_STATE_BYTES)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        match text {
+            Some(text) => {
+                let mut old: State =
+                    crate::present::results::parse_doc(String::from_utf8_lossy(&text).trim_start())
+                        .and_then(serde_json::from_value)
+                        .map_err(|e| format!("{}: not a pts state file: {e}", path.display()))?;
                 if &old.settings != settings || old.target.path != target.path {
                     return Err(format!(
                         "{} holds a pts run with other settings or another target ({} {} on {}); \
@@ -95,7 +105,7 @@ impl State {
                 old.resumed += 1;
                 Ok(old)
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State {
+            None => Ok(State {
                 settings: settings.clone(),
                 target: target.clone(),
                 sections: sections
@@ -107,7 +117,6 @@ impl State {
                     .collect(),
                 resumed: 0,
             }),
-            Err(e) => Err(format!("{}: {e}", path.display())),
         }
     }
 

@@ -134,7 +134,13 @@ impl Pacer {
     /// Pauses for thinktime (the worker reaps what is in flight first); under
     /// `rate_ignore_thinktime` the rate skips the pause.
     pub fn think(&mut self, stop: impl Fn() -> bool) {
-        let paused_us = self.think.pause(stop);
+        let (t0, t1) = self.think.pause(stop);
+        self.paused(t0, t1);
+    }
+
+    /// Accounts a thinktime pause from `t0_ns` to `t1_ns` on the worker clock.
+    pub fn paused(&mut self, t0_ns: u64, t1_ns: u64) {
+        let paused_us = self.think.ended(t0_ns, t1_ns);
         if self.think.rate_ignores {
             self.rate.skip(self.last_ddir, paused_us);
         }
@@ -262,5 +268,93 @@ mod tests {
             .is_none());
         let m = p.rate.check_floor("p", [200, 0, 0], [2, 0, 0], 3 * s);
         assert!(m.unwrap().contains("rate_min=1048576B/s not met"));
+    }
+
+    /// The job of tests/run/run_thinktime_iotime.rs's rate_ignore_thinktime test, run on
+    /// a simulated clock: 200 IOPS for 3 s with a 0.5 s pause after each 1 s of I/O.
+    /// `late(i)` is how long the host keeps the worker from its `i`-th step (a
+    /// preemption), and `pause_end(t0, us)` when a pause begun at `t0` ends. Returns the
+    /// I/Os issued.
+    fn simulate(
+        ignore: bool,
+        late: impl Fn(u64) -> u64,
+        pause_end: impl Fn(u64, u64) -> u64,
+    ) -> u64 {
+        let mut args = vec![
+            ("rate_iops", "200"),
+            ("bs", "4k"),
+            ("thinktime", "500ms"),
+            ("thinktime_iotime", "1"),
+        ];
+        if ignore {
+            args.push(("rate_ignore_thinktime", "1"));
+        }
+        let mut p = pacer(&args);
+        let start = 1_000_000_000u64;
+        let end = start + 3_000_000_000;
+        p.start(start);
+        let (mut now, mut ios, mut step) = (start, 0, 0);
+        while now < end {
+            now += late(step);
+            step += 1;
+            if p.think.due_at(now) {
+                let t1 = pause_end(now, 500_000);
+                p.paused(now, t1);
+                now = now.max(t1);
+                continue;
+            }
+            let (d, wait) = p.choose(Ddir::Read, now);
+            if wait > 0 {
+                now = (now + wait).min(end);
+                continue;
+            }
+            p.issued(d, 4096);
+            p.completed(d, 1000, ("f", 0, 4096));
+            ios += 1;
+            now += 20_000;
+        }
+        ios
+    }
+
+    #[test]
+    fn rate_ignore_thinktime_keeps_the_rate_on_a_slow_host() {
+        let on_time = |t0: u64, us: u64| t0 + us * 1000;
+        // A quiet host: pauses at 1.5 s, 300 + 200 I/Os (fio 3.33: about 500).
+        let quiet = simulate(true, |_| 0, on_time);
+        assert!((495..=505).contains(&quiet), "{quiet}");
+        // Without rate_ignore_thinktime the job catches up after its pause.
+        let caught_up = simulate(false, |_| 0, on_time);
+        assert!((595..=605).contains(&caught_up), "{caught_up}");
+        // A late first I/O, a long preemption before or during a pause, a pause that
+        // overshoots: the job is behind and catches up, never ahead of its rate.
+        for (name, n) in [
+            (
+                "first I/O 1.2 s late",
+                simulate(true, |i| if i == 0 { 1_200_000_000 } else { 0 }, on_time),
+            ),
+            (
+                "first I/O 2 s late",
+                simulate(true, |i| if i == 0 { 2_000_000_000 } else { 0 }, on_time),
+            ),
+            (
+                "preempted 400 ms at I/O 290",
+                simulate(true, |i| if i == 290 { 400_000_000 } else { 0 }, on_time),
+            ),
+            (
+                "pause overshoots 300 ms",
+                simulate(true, |_| 0, |t0, us| t0 + us * 1000 + 300_000_000),
+            ),
+            (
+                "every step 3 ms late",
+                simulate(true, |_| 3_000_000, on_time),
+            ),
+        ] {
+            assert!((430..=620).contains(&n), "{name}: {n} I/Os");
+        }
+        // The clock read at a pause's end behind the one at its start (a time-stamp
+        // counter read on another CPU): a pause of nothing, not one of 584 years that
+        // puts the next I/O beyond the runtime.
+        let back = simulate(true, |_| 0, |t0, _| t0 - 2_000);
+        assert!(back >= 400, "{back} I/Os after a backward clock step");
     }
 }

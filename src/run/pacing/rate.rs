@@ -203,12 +203,14 @@ impl Rate {
         if paused_us == 0 || bps == 0 {
             return;
         }
-        let missed = bps * paused_us / 1_000_000;
+        // bps × µs outgrows a u64 after 260 days at 200 IOPS of 4 KiB: u128, saturated.
+        let missed = u128::from(bps) * u128::from(paused_us) / 1_000_000;
+        let missed = u64::try_from(missed).unwrap_or(u64::MAX);
         let bs = self.min_bs[d];
         let us_per_io = bs * 1_000_000 / bps;
         let held_back = if us_per_io <= paused_us { bs } else { 0 };
-        self.bytes[d] += missed.saturating_sub(held_back);
-        self.last_usec[d] += paused_us;
+        self.bytes[d] = self.bytes[d].saturating_add(missed.saturating_sub(held_back));
+        self.last_usec[d] = self.last_usec[d].saturating_add(paused_us);
     }
 
     /// True when rate_min or rate_iops_min is set (the worker then checks after reaps).

@@ -85,8 +85,16 @@ impl Think {
         if self.us == 0 {
             return false;
         }
+        self.due_at(crate::clock::now_ns())
+    }
+
+    /// [`Think::due`] with the clock read at `now_ns` (the unit tests drive it).
+    pub fn due_at(&self, now_ns: u64) -> bool {
+        if self.us == 0 {
+            return false;
+        }
         if self.iotime_us > 0 {
-            let since = crate::clock::now_ns().saturating_sub(self.last_ns);
+            let since = now_ns.saturating_sub(self.last_ns);
             if since >= (self.iotime_us + self.us) * 1000 {
                 return true;
             }
@@ -110,13 +118,13 @@ impl Think {
         self.iotime_us = 0;
     }
 
-    /// Pauses: spins `thinktime_spin`, sleeps the rest (or until `stop()`). Returns how
-    /// long the pause took in µs.
-    pub fn pause(&mut self, stop: impl Fn() -> bool) -> u64 {
+    /// Pauses: spins `thinktime_spin`, sleeps the rest (or until `stop()`). Returns the
+    /// clock at the pause's start and at its end.
+    pub fn pause(&mut self, stop: impl Fn() -> bool) -> (u64, u64) {
         let t0 = crate::clock::now_ns();
         let spin = self.spin_us.min(self.us);
         if spin > 0 {
-            while crate::clock::now_ns() - t0 < spin * 1000 {
+            while crate::clock::now_ns().saturating_sub(t0) < spin * 1000 {
                 std::hint::spin_loop();
             }
         }
@@ -124,11 +132,19 @@ impl Think {
         if left > 0 {
             super::sleep_until(t0 + self.us * 1000, stop);
         }
+        (t0, crate::clock::now_ns())
+    }
+
+    /// The pause that began at `t0_ns` ended at `t1_ns`: the counts start again, and the
+    /// pause's length in µs is returned. A clock read at the end that is behind the one
+    /// at the start (a time-stamp counter read on another CPU) makes a pause of 0, not
+    /// a difference that wraps to centuries.
+    pub fn ended(&mut self, t0_ns: u64, t1_ns: u64) -> u64 {
         self.last = self.count;
         if self.iotime_us > 0 {
-            self.last_ns = t0;
+            self.last_ns = t0_ns;
         }
-        (crate::clock::now_ns() - t0) / 1000
+        t1_ns.saturating_sub(t0_ns) / 1000
     }
 }
 

@@ -86,19 +86,29 @@ fn rate_ignore_thinktime_keeps_the_rate_through_pauses_as_fio() {
         if ignore {
             args.push("--rate_ignore_thinktime=1");
         }
-        let (_, json) = issue_times(tool, dir, &args);
-        json["jobs"][0]["read"]["total_ios"].as_u64().unwrap()
+        let (times, json) = issue_times(tool, dir, &args);
+        let n = json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
+        // Where the time went, for a failure: the pauses and the first issue times.
+        let first: Vec<u64> = times.iter().take(12).map(|t| t / 1000).collect();
+        let why = format!(
+            "pauses at {:?} ms; first issues at {first:?} ms",
+            pauses(&times, 300)
+        );
+        (n, why)
     };
     let base = common::scratch("rate_ignore_thinktime");
-    let caught_up = run(common::iobench(), &base.join("a"), false);
-    let kept = run(common::iobench(), &base.join("b"), true);
+    let (caught_up, why) = run(common::iobench(), &base.join("a"), false);
     assert!(
         (560..=640).contains(&caught_up),
-        "{caught_up} I/Os catching up"
+        "{caught_up} I/Os catching up: {why}"
     );
-    assert!((460..=540).contains(&kept), "{kept} I/Os keeping the rate");
+    let (kept, why) = run(common::iobench(), &base.join("b"), true);
+    assert!(
+        (460..=540).contains(&kept),
+        "{kept} I/Os keeping the rate: {why}"
+    );
     if let Some(fio) = common::fio() {
-        let theirs = run(fio, &base.join("c"), true);
+        let (theirs, _) = run(fio, &base.join("c"), true);
         assert!(
             kept.abs_diff(theirs) <= 30,
             "fio {theirs} I/Os, iobench {kept}"

@@ -214,8 +214,10 @@ impl Printer {
             ));
         }
         if self.f.normal {
-            h.buf
-                .push((OutputFormat::Normal, normal::render_thread(&t, &g, &now)));
+            h.buf.push((
+                OutputFormat::Normal,
+                normal::render_thread(&t, &g, &now, self.release),
+            ));
         }
         // fio's client looks the options up by thread number; an iobench server numbers
         // them by report, which is also what they are listed by.
@@ -323,7 +325,7 @@ impl Printer {
                 self.write(OutputFormat::Terse, &s)?;
             }
             if self.f.normal {
-                let s = normal::render_thread(&t.stats, &t.group, &now);
+                let s = normal::render_thread(&t.stats, &t.group, &now, self.release);
                 self.write(OutputFormat::Normal, &s)?;
             }
             if self.f.json {

@@ -694,7 +694,8 @@ fn render(f: Formats, jobs: &[crate::job::Job], reports: &[RankReport]) -> Rende
         .json
         .then(|| clients::json_value_with(jobs, &clients, f.plus, Extras::all(), &spreads));
     let normal = if f.normal {
-        clients::render_normal_with(&clients, Extras::all(), &spreads)
+        let release = jobs.first().map(|j| j.raw.release).unwrap_or_default();
+        clients::render_normal_with(&clients, Extras::all(), &spreads, release)
     } else {
         String::new()
     };

@@ -162,6 +162,14 @@ impl FioRelease {
         self >= FioRelease::V3_42
     }
 
+    /// fio 3.42's normal output: the sync latency block is headed
+    /// `fsync/fdatasync/sync_file_range/syncfs`, and the `latency   :` line gives its
+    /// target and window with units (`target=10.00ms, window=1000.00ms`), where older
+    /// releases print the bare numbers (ns and µs).
+    pub fn normal_output_3_42(self) -> bool {
+        self >= FioRelease::V3_42
+    }
+
     /// fio 3.35 lists a job's random seeds under `--debug=random`.
     pub fn prints_rand_seeds(self) -> bool {
         self >= FioRelease::V3_35

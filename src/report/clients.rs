@@ -272,21 +272,29 @@ pub fn spreads(clients: &[ClientStats]) -> Vec<Spread> {
 /// The normal-format report: each client's own report, then the "All clients" blocks,
 /// then (with `extras.spread`) each group's first-done / last-done lines.
 pub fn render_normal(clients: &[ClientStats], extras: Extras) -> String {
-    render_normal_with(clients, extras, &spreads(clients))
+    render_normal_with(clients, extras, &spreads(clients), Default::default())
 }
 
-/// `render_normal` with the spreads given (the MPI runner measures first-done figures).
-pub fn render_normal_with(clients: &[ClientStats], extras: Extras, spreads: &[Spread]) -> String {
+/// `render_normal` with the spreads given (the MPI runner measures first-done figures),
+/// in the dialect `release` of the jobs.
+pub fn render_normal_with(
+    clients: &[ClientStats],
+    extras: Extras,
+    spreads: &[Spread],
+    release: crate::defs::release::FioRelease,
+) -> String {
     let mut out = String::new();
     for c in clients {
         if extras.client_lines {
             let _ = writeln!(out, "\nhostname={}, {}", c.hostname, c.id.label());
         }
-        out.push_str(&normal::render(&c.summary()));
+        let mut sum = c.summary();
+        sum.release = release;
+        out.push_str(&normal::render(&sum));
     }
     let now = ctime(std::time::SystemTime::now());
     for t in printed_totals(clients, extras) {
-        out.push_str(&normal::render_thread(&t.stats, &t.group, &now));
+        out.push_str(&normal::render_thread(&t.stats, &t.group, &now, release));
     }
     if extras.spread {
         out.push_str(&render_spreads_of(clients, spreads));

@@ -2,6 +2,7 @@
 //! its result block, the `Run status group` totals and the `Disk stats` section.
 
 use super::{ctime, version_line};
+use crate::defs::release::FioRelease;
 use crate::defs::Ddir;
 use crate::job::group_ids;
 use crate::job::reportopts::Unified;
@@ -75,7 +76,7 @@ pub fn render(sum: &RunSummary) -> String {
     let now = ctime(std::time::SystemTime::now());
     for t in &sum.threads {
         if let Some(g) = sum.groups.get(t.groupid as usize) {
-            out.push_str(&render_thread(t, g, &now));
+            out.push_str(&render_thread(t, g, &now, sum.release));
         }
     }
     for g in &sum.groups {
@@ -83,6 +84,21 @@ pub fn render(sum: &RunSummary) -> String {
     }
     out.push_str(&render_disks(&sum.disks));
     out
+}
+
+/// A time in ns in fio 3.42's `latency   :` line's unit: s from 2 s, ms from 2 ms, us
+/// from 2 µs, else ns.
+fn scale_down_ns(ns: u64) -> (f64, &'static str) {
+    let v = ns as f64;
+    if ns >= 2_000_000_000 {
+        (v / 1e9, "s")
+    } else if ns >= 2_000_000 {
+        (v / 1e6, "ms")
+    } else if ns >= 2_000 {
+        (v / 1e3, "us")
+    } else {
+        (v, "ns")
+    }
 }
 
 /// Splits a latency summary into fio's display unit (nsec, usec or msec).
@@ -370,7 +386,7 @@ pub const LAT_LABELS: [&str; 12] = [
 ];
 
 /// One reported job's block.
-pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
+pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str, rel: FioRelease) -> String {
     let mut out = String::new();
     if t.total_bytes() == 0 && t.total_ios() == 0 {
         return out;
@@ -416,7 +432,11 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
     show_lat_lines(&mut out, &dist(&t.lat_m, total, 0.01), &LAT_LABELS, "msec");
     if let Some(m) = t.sync.summary() {
         let _ = m;
-        out.push_str("  fsync/fdatasync/sync_file_range:\n");
+        out.push_str(if rel.normal_output_3_42() {
+            "  fsync/fdatasync/sync_file_range/syncfs:\n"
+        } else {
+            "  fsync/fdatasync/sync_file_range:\n"
+        });
         display_lat(&mut out, "sync", &t.sync);
         percentiles_block(&mut out, &t.sync_hist, t.sync.samples, t, "sync");
     }
@@ -484,11 +504,19 @@ pub fn render_thread(t: &JobStats, g: &GroupStats, now: &str) -> String {
         );
     }
     if t.latency_depth > 0 {
+        let (target, window) = if rel.normal_output_3_42() {
+            let (tv, tu) = scale_down_ns(t.latency_target);
+            let (wv, wu) = scale_down_ns(t.latency_window.saturating_mul(1000));
+            (
+                format!("{}{tu}", fw(0, 2, tv)),
+                format!("{}{wu}", fw(0, 2, wv)),
+            )
+        } else {
+            (t.latency_target.to_string(), t.latency_window.to_string())
+        };
         let _ = writeln!(
             out,
-            "     latency   : target={}, window={}, percentile={}%, depth={}",
-            t.latency_target,
-            t.latency_window,
+            "     latency   : target={target}, window={window}, percentile={}%, depth={}",
             fw(0, 2, t.latency_percentile),
             t.latency_depth
         );

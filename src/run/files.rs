@@ -177,16 +177,16 @@ pub fn prepare(
                 job.name
             );
         }
-        let block = |job: &Job| -> Result<(Kind, u64), crate::error::RunError> {
-            let io_err = |e: io::Error| crate::error::RunError::Io {
-                job: job.name.clone(),
-                source: crate::error::with_path(&path, e),
-            };
+        let io_err = |e: io::Error| crate::error::RunError::Io {
+            job: job.name.clone(),
+            source: crate::error::with_path(&path, e),
+        };
+        let block = || -> Result<(Kind, u64), crate::error::RunError> {
             let f = File::open(&os_path).map_err(io_err)?;
             Ok((Kind::Block, block_size(&f).map_err(io_err)?))
         };
         // An engine that asks the device its size (sg's READ CAPACITY) sizes it.
-        let char_dev = |job: &Job| -> Result<(Kind, u64), crate::error::RunError> {
+        let char_dev = || -> Result<(Kind, u64), crate::error::RunError> {
             match job.exec.engine.char_device_size(&path) {
                 Some(Ok(s)) => Ok((Kind::Char, s)),
                 Some(Err(e)) => Err(setup_err(job, format!("{path}: {e}"))),
@@ -196,8 +196,8 @@ pub fn prepare(
         // `filetype` (fio 3.41) says what the file is, and it is sized as that kind,
         // unlooked at: a regular file by its size, a device by asking it.
         let (kind, size) = match job.files.filetype {
-            Some(DeclaredKind::Block) => block(job)?,
-            Some(DeclaredKind::Char) => char_dev(job)?,
+            Some(DeclaredKind::Block) => block()?,
+            Some(DeclaredKind::Char) => char_dev()?,
             Some(DeclaredKind::File) => match std::fs::metadata(&os_path) {
                 // fio sizes a device taken for a regular file at 0 and, to lay the "file"
                 // out, unlinks the device's node: refused here, before anything is done.
@@ -213,16 +213,11 @@ pub fn prepare(
                 }
                 Ok(md) => (Kind::Regular, md.len()),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
-                Err(e) => {
-                    return Err(crate::error::RunError::Io {
-                        job: job.name.clone(),
-                        source: crate::error::with_path(&path, e),
-                    })
-                }
+                Err(e) => return Err(io_err(e)),
             },
             None => match std::fs::metadata(&os_path) {
-                Ok(md) if md.file_type().is_block_device() => block(job)?,
-                Ok(md) if md.file_type().is_char_device() => char_dev(job)?,
+                Ok(md) if md.file_type().is_block_device() => block()?,
+                Ok(md) if md.file_type().is_char_device() => char_dev()?,
                 // A FIFO or socket has no size, and opening a FIFO to lay it out would block
                 // forever waiting for a reader (fio: "failed to get file size"). A diskless
                 // engine (net: the path is its Unix socket) neither sizes nor lays it out.
@@ -247,12 +242,7 @@ pub fn prepare(
                 }
                 Ok(md) => (Kind::Regular, md.len()),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => (Kind::Regular, 0),
-                Err(e) => {
-                    return Err(crate::error::RunError::Io {
-                        job: job.name.clone(),
-                        source: crate::error::with_path(&path, e),
-                    })
-                }
+                Err(e) => return Err(io_err(e)),
             },
         };
         targets.push(Target {

@@ -182,7 +182,9 @@ pub struct JobStats {
     /// `iodepth` for the `latency   :` line (fio shows the depth the latency target
     /// settled on; without a target that is the job's iodepth).
     pub latency_depth: u32,
+    /// `latency_target` in ns, as fio keeps it.
     pub latency_target: u64,
+    /// `latency_window` in µs, as fio keeps it.
     pub latency_window: u64,
     pub latency_percentile: f64,
     pub continue_on_error: bool,
@@ -719,8 +721,8 @@ impl JobStats {
     }
 
     /// The `latency   :` line's values when `latency_target` is used.
-    pub fn set_latency_target(&mut self, target_us: u64, window_us: u64, pct: f64, depth: u32) {
-        self.latency_target = target_us;
+    pub fn set_latency_target(&mut self, target_ns: u64, window_us: u64, pct: f64, depth: u32) {
+        self.latency_target = target_ns;
         self.latency_window = window_us;
         self.latency_percentile = pct;
         self.latency_depth = depth;

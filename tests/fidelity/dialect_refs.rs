@@ -334,3 +334,76 @@ fn debug_random_lists_the_seeds_each_reference_fio_lists() {
         }
     }
 }
+
+/// The `latency   :` line and the sync block's heading of a job, as `tool` prints them.
+fn normal_lines(mut c: std::process::Command, dir: &std::path::Path) -> (String, String, u64) {
+    c.args([
+        "--name=l",
+        "--ioengine=psync",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+    ])
+    .args(["--fsync=4", "--latency_target=10ms", "--latency_window=1s"])
+    .arg(format!("--filename={}", dir.join("f").display()))
+    .arg("--output-format=normal,json");
+    let out = common::run_ok(c);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = |pat: &str| {
+        text.lines()
+            .find(|l| l.contains(pat))
+            .unwrap_or_else(|| panic!("no '{pat}' line in:\n{text}"))
+            .trim()
+            .to_string()
+    };
+    // The JSON document and the normal text, in either order: the first document.
+    let at = if text.starts_with('{') {
+        0
+    } else {
+        text.find("\n{").expect("the JSON") + 1
+    };
+    let json: serde_json::Value = serde_json::Deserializer::from_str(&text[at..])
+        .into_iter()
+        .next()
+        .expect("a JSON document")
+        .unwrap();
+    let target = json["jobs"][0]["latency_target"].as_u64().unwrap();
+    (line("latency   :"), line("fsync/fdatasync"), target)
+}
+
+#[test]
+fn latency_target_and_sync_lines_read_as_each_fio_prints_them() {
+    // fio keeps latency_target in ns and latency_window in µs (10ms: 10000000, 1s:
+    // 1000000, in 3.33 and 3.41 alike); 3.42 prints them with units in the normal line
+    // (`scale_down_ns`: s from 2 s, ms from 2 ms, us from 2 µs) and heads the sync block
+    // with syncfs too (end_syncfs is 3.42's).
+    for r in reffio::reference_fios() {
+        let theirs = r.scratch(&format!("lat-line-{}", r.version));
+        let _g = common::Gone(theirs.0.clone());
+        let mine = common::scratch(&format!("lat-line-iobench-{}", r.version));
+        let want = normal_lines(r.command(), &theirs.1);
+        let got = normal_lines(r.iobench(), &mine);
+        let depth = |l: &str| l.split("depth=").nth(1).map(str::to_string);
+        assert_eq!(want.2, 10_000_000, "{} latency_target", r.label());
+        assert_eq!(got.2, want.2, "{}: latency_target", r.label());
+        assert_eq!(got.1, want.1, "{}", r.label());
+        // The depth the target settled on is the run's own; the rest of the line is fio's.
+        let cut = |l: &str| l.split(", depth=").next().unwrap().to_string();
+        assert_eq!(cut(&got.0), cut(&want.0), "{}", r.label());
+        assert!(depth(&got.0).is_some(), "{}", got.0);
+        assert!(
+            want.0
+                .starts_with("latency   : target=10000000, window=1000000,"),
+            "{}",
+            want.0
+        );
+    }
+    let dir = common::scratch("lat-line-iobench-3.42");
+    let (line, sync, target) = normal_lines(common::iobench_default(), &dir);
+    assert_eq!(target, 10_000_000);
+    assert!(
+        line.starts_with("latency   : target=10.00ms, window=1000.00ms, percentile=100.00%,"),
+        "{line}"
+    );
+    assert_eq!(sync, "fsync/fdatasync/sync_file_range/syncfs:");
+}

@@ -30,7 +30,12 @@ fn group_of(s: &JobStats) -> GroupStats {
 fn latency_lines_and_percentiles_for_known_values() {
     let lats: Vec<u64> = (1..=100).map(|v| v * 10).collect();
     let s = job_with(&lats);
-    let text = normal::render_thread(&s, &group_of(&s), "Thu Jan  1 00:00:00 1970\n");
+    let text = normal::render_thread(
+        &s,
+        &group_of(&s),
+        "Thu Jan  1 00:00:00 1970\n",
+        Default::default(),
+    );
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[1],

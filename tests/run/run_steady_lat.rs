@@ -360,6 +360,17 @@ fn the_normal_line_shows_the_mean_latency_as_fio_342_does() {
     let out = String::from_utf8(common::run_ok(c).stdout).unwrap();
     let ours = steady_line(&out);
     assert_eq!(blanked(&ours), blanked(&theirs), "{ours}\n{theirs}");
+    // 3.42's `latency   :` line, its times with units even without a target.
+    let lat = |t: &str| {
+        t.lines()
+            .find(|l| l.contains("latency   :"))
+            .map(str::to_string)
+    };
+    assert_eq!(
+        lat(FIO_SLOPE_NORMAL).as_deref(),
+        Some("     latency   : target=0.00ns, window=0.00ns, percentile=100.00%, depth=1")
+    );
+    assert_eq!(lat(&out), lat(FIO_SLOPE_NORMAL), "{out}");
 }
 
 #[test]

@@ -144,11 +144,13 @@ impl Latency {
         v
     }
 
-    /// The `latency   :` line's values: target µs, window µs, percentile, depth reached.
+    /// The `latency   :` line's values as fio keeps them: the target in ns, the window in
+    /// µs (fio 3.33-3.42 print `latency_target` 10000000 for 10ms, `latency_window`
+    /// 1000000 for 1s), the percentile and the depth reached.
     pub fn report(&self) -> Option<(u64, u64, f64, u32)> {
         self.target
             .as_ref()
-            .map(|l| (l.target_ns / 1000, l.window_ns / 1000, l.percentile, l.qd))
+            .map(|l| (l.target_ns, l.window_ns / 1000, l.percentile, l.qd))
     }
 }
 
